@@ -1,0 +1,145 @@
+#include "check/check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attntrace {
+
+namespace {
+
+bool agrees_at_precision(float computed, float printed, int decimals) {
+    if (std::isinf(printed) || std::isinf(computed)) return computed == printed;
+    const double half_unit = 0.5 * std::pow(10.0, -decimals);
+    const double slack = kPrintedRelSlack * std::max(1.0, std::fabs(static_cast<double>(printed)));
+    return std::fabs(static_cast<double>(computed) - printed) <= half_unit + slack;
+}
+
+bool all_agree(const Tensor& computed, const Claim& c) {
+    for (std::size_t i = 0; i < c.values.size(); ++i)
+        if (!agrees_at_precision(computed.data[i], c.values.data[i], c.decimals)) return false;
+    return true;
+}
+
+void deviations(ClaimResult& r) {
+    const Claim& c = *r.claim;
+    for (std::size_t i = 0; i < c.values.size(); ++i) {
+        float x = r.computed.data[i], p = c.values.data[i];
+        double dev = (std::isinf(x) || std::isinf(p)) ? (x == p ? 0.0 : INFINITY)
+                                                       : std::fabs(static_cast<double>(x) - p);
+        if (!agrees_at_precision(x, p, c.decimals)) ++r.cells_off;
+        if (dev > r.max_deviation) r.max_deviation = dev, r.worst = i;
+    }
+}
+
+ClaimResult check_shape(const Claim& c, const Step& step) {
+    ClaimResult r;
+    r.claim = &c;
+    std::string ours, theirs;
+    bool ok = true;
+    for (const auto& [axis, extent] : c.shape) {
+        std::size_t k = std::find(step.axes.begin(), step.axes.end(), axis_name(axis)) - step.axes.begin();
+        std::size_t have = step.shape[k];
+        ok = ok && have == extent;
+        theirs += fmt::format("{}{}={}", theirs.empty() ? "" : ", ", axis_name(axis), extent);
+        ours += fmt::format("{}{}={}", ours.empty() ? "" : ", ", axis_name(axis), have);
+    }
+    r.verdict = ok ? Verdict::agrees : Verdict::disagrees;
+    r.reason = ok ? fmt::format("shape {}", ours) : fmt::format("article: {}; computed: {}", theirs, ours);
+    return r;
+}
+
+}  // namespace
+
+Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values) {
+    // Strides of the step's tensor, then walk the free axes in order.
+    const std::size_t rank = step.shape.size();
+    std::vector<std::size_t> stride(rank, 1);
+    for (std::size_t k = rank; k-- > 1;) stride[k - 1] = stride[k] * step.shape[k];
+    std::size_t base = 0;
+    std::vector<std::size_t> free;
+    for (std::size_t k = 0; k < rank; ++k) {
+        auto it = std::find_if(claim.at.begin(), claim.at.end(),
+                               [&](const auto& p) { return axis_name(p.first) == step.axes[k]; });
+        if (it != claim.at.end()) base += it->second * stride[k];
+        else free.push_back(k);
+    }
+    Shape out_shape;
+    for (std::size_t k : free) out_shape.push_back(step.shape[k]);
+    Tensor region(out_shape);
+    std::vector<std::size_t> idx(free.size(), 0);
+    for (std::size_t n = 0; n < region.size(); ++n) {
+        std::size_t off = base;
+        for (std::size_t f = 0; f < free.size(); ++f) off += idx[f] * stride[free[f]];
+        region.data[n] = values.data[off];
+        for (std::size_t f = free.size(); f-- > 0;) {
+            if (++idx[f] < out_shape[f]) break;
+            idx[f] = 0;
+        }
+    }
+    if (claim.kind != Claim::Kind::row_sum) return region;
+    // Σ over the last free axis, in double so the sum adds no error of its own.
+    const std::size_t cols = out_shape.back();
+    out_shape.pop_back();
+    Tensor sums(out_shape);
+    for (std::size_t r = 0; r < sums.size(); ++r) {
+        double s = 0.0;
+        for (std::size_t j = 0; j < cols; ++j) s += region.data[r * cols + j];
+        sums.data[r] = static_cast<float>(s);
+    }
+    return sums;
+}
+
+std::string describe_at(const Claim& claim, const Step& step) {
+    std::string out;
+    for (const auto& [axis, i] : claim.at) {
+        std::size_t k = std::find(step.axes.begin(), step.axes.end(), axis_name(axis)) - step.axes.begin();
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", axis_name(axis),
+                           k < step.labels.size() ? "'" + step.labels[k][i] + "'" : std::to_string(i));
+    }
+    if (claim.kind == Claim::Kind::row_sum) out += out.empty() ? "row sums" : ", row sums";
+    return out;
+}
+
+CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* document) {
+    CheckReport report;
+    for (const Claim& c : lesson.claims) {
+        const Step* step = exact.find(c.step);
+        ClaimResult r;
+        r.claim = &c;
+        if (!step) {
+            r.reason = "the step is not recorded";
+        } else if (c.kind == Claim::Kind::shape) {
+            r = check_shape(c, *step);
+        } else if (const Tensor* v = step->checked_value()) {
+            r.computed = select_claimed(c, *step, *v);
+            deviations(r);
+            if (all_agree(r.computed, c)) r.verdict = Verdict::agrees;
+            else r.verdict = Verdict::disagrees;
+            if (document) {
+                const Step* ds = document->find(c.step);
+                if (const Tensor* dv = ds ? ds->checked_value() : nullptr) {
+                    r.document = select_claimed(c, *ds, *dv);
+                    if (r.verdict == Verdict::disagrees && all_agree(r.document, c))
+                        r.verdict = Verdict::agrees_when_rounded;
+                }
+            }
+        } else {
+            r.reason = step->note;
+        }
+        report.results.push_back(std::move(r));
+    }
+    return report;
+}
+
+bool CheckReport::all_as_expected() const {
+    return std::all_of(results.begin(), results.end(), [](const auto& r) { return r.as_expected(); });
+}
+
+std::size_t CheckReport::count(Verdict v) const {
+    return static_cast<std::size_t>(
+        std::count_if(results.begin(), results.end(), [&](const auto& r) { return r.verdict == v; }));
+}
+
+}  // namespace attntrace

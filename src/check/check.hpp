@@ -1,0 +1,48 @@
+// Checking claims: what the article prints against what the formulas give, at
+// the article's printed precision.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lesson/lesson.hpp"
+#include "trace/trace.hpp"
+
+namespace attntrace {
+
+// A printed number p with d decimals agrees with a computed x when x rounds
+// to p: |x - p| <= 0.5·10^-d. The slack covers float32's representation of
+// both numbers (a true tie such as 0.125 printed as 0.13 must agree): a few
+// float ulps, relative to the number's size.
+inline constexpr double kPrintedRelSlack = 4.0e-7;
+
+struct ClaimResult {
+    const Claim* claim = nullptr;
+    Verdict verdict = Verdict::not_checkable;
+    Tensor computed;   // the selected values, exact arithmetic (empty if not checkable)
+    Tensor document;   // the same from the document-arithmetic run (empty if none)
+    double max_deviation = 0.0;  // largest |computed - printed|, exact arithmetic
+    std::size_t worst = 0;       // flat index of that cell in the claim's values
+    std::size_t cells_off = 0;   // how many printed numbers disagree (exact)
+    std::string reason;          // not checkable: why; shape claims: the shapes
+    bool as_expected() const { return verdict == claim->expect; }
+};
+
+struct CheckReport {
+    std::vector<ClaimResult> results;
+    bool all_as_expected() const;
+    std::size_t count(Verdict v) const;
+};
+
+// `document` is the trace of the document-arithmetic run, or null when the
+// lesson rounds nothing.
+CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* document);
+
+// The cells a claim selects from a step's tensor (kind values), or their row
+// sums (kind row_sum), in the claim's shape.
+Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values);
+
+// "row 'ring' (query 1), head h0": the claim's `at` in words.
+std::string describe_at(const Claim& claim, const Step& step);
+
+}  // namespace attntrace

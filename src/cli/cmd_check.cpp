@@ -1,0 +1,60 @@
+// attntrace check LESSON...: every claim's verdict; exit 1 when one is not what its lesson expects.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "check/evaluate.hpp"
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "render/text.hpp"
+#include "trace/trace_json.hpp"
+
+namespace attntrace {
+
+void add_check_command(CLI::App& app, int& status) {
+    struct Opts {
+        std::vector<std::string> lessons;
+        std::string format = "table";
+    };
+    auto opts = std::make_shared<Opts>();
+    auto* cmd = app.add_subcommand("check", "Compare each claim of the lessons with the computation at the claim's "
+                                            "printed precision: agrees, agrees-when-rounded (only once an "
+                                            "intermediate is rounded as the article printed it), disagrees (with the "
+                                            "right values), not-checkable. Exits 1 when a verdict differs from the "
+                                            "one its lesson expects.");
+    cmd->add_option("lessons", opts->lessons, "Lesson ids or files")->required();
+    cmd->add_option("--format", opts->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+    cmd->footer("Example:\n  attntrace check lessons/*.json\n  attntrace check 002-cat-sat-down --format json");
+    cmd->callback([opts, &status] {
+        // Read every lesson first: a bad one stops the run before anything is printed.
+        std::vector<std::unique_ptr<Evaluation>> evals;
+        for (const auto& l : opts->lessons) evals.push_back(evaluate(read_lesson(resolve_lesson(l))));
+        bool ok = true;
+        std::size_t counts[4] = {0, 0, 0, 0};
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& e : evals) {
+            ok = ok && e->report.all_as_expected();
+            for (const auto& r : e->report.results) ++counts[static_cast<int>(r.verdict)];
+            if (opts->format == "json") {
+                nlohmann::json j = trace_to_json(e->lesson, e->exact, &e->report);
+                out.push_back({{"lesson", e->lesson.id},
+                               {"file", e->lesson.file},
+                               {"as_expected", e->report.all_as_expected()},
+                               {"claims", j["claims"]}});
+            } else {
+                render_check(std::cout, e->lesson, e->exact, e->report);
+            }
+        }
+        if (opts->format == "json") {
+            std::cout << dump_readable({{"format", "attntrace-check"}, {"version", 1}, {"lessons", out}});
+        } else {
+            std::cout << fmt::format("\n{} lessons: {} agree, {} agree when rounded as printed, {} disagree, {} not "
+                                     "checkable; {}\n",
+                                     evals.size(), counts[0], counts[1], counts[2], counts[3],
+                                     ok ? "every verdict as its lesson expects" : "SOME VERDICTS ARE NOT AS EXPECTED");
+        }
+        status = ok ? 0 : 1;
+    });
+}
+
+}  // namespace attntrace

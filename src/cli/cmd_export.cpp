@@ -1,0 +1,32 @@
+// attntrace export LESSON -o trace.json: the whole trace, for notebooks and diffs.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "check/evaluate.hpp"
+#include "cli/commands.hpp"
+#include "io/files.hpp"
+#include "trace/trace_json.hpp"
+
+namespace attntrace {
+
+void add_export_command(CLI::App& app, int& status) {
+    struct Opts {
+        std::string lesson;
+        std::string out;
+    };
+    auto opts = std::make_shared<Opts>();
+    auto* cmd = app.add_subcommand("export", "Write the lesson's trace (every step, every value, the claims and "
+                                             "their verdicts) as JSON; see docs/trace-format.md.");
+    cmd->add_option("lesson", opts->lesson, "Lesson id or file")->required();
+    cmd->add_option("-o,--output", opts->out, "Output file ('-' for standard output)")->required();
+    cmd->footer("Example:\n  attntrace export 003-3.1-ring-fell -o trace.json");
+    cmd->callback([opts, &status] {
+        auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)));
+        std::string text = dump_readable(trace_to_json(e->lesson, e->exact, &e->report));
+        if (opts->out == "-") std::cout << text;
+        else write_file_atomic(opts->out, text);
+        status = 0;
+    });
+}
+
+}  // namespace attntrace

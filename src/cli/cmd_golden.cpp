@@ -1,0 +1,80 @@
+// attntrace golden [LESSON...] [--update]: compare the lessons' traces with
+// golden/, or (only with --update) rewrite them.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "check/evaluate.hpp"
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "io/files.hpp"
+#include "trace/golden.hpp"
+
+namespace attntrace {
+
+namespace {
+
+std::string golden_dir() {
+    if (const char* env = std::getenv("ATTNTRACE_GOLDEN"); env && *env) return env;
+    return ATTNTRACE_GOLDEN_DIR;
+}
+
+nlohmann::json golden_json(const Evaluation& e) {
+    nlohmann::json j = trace_to_json(e.lesson, e.exact, &e.report);
+    j["about"] = fmt::format("Expected trace of lesson {}, written by `attntrace golden --update {}`. The golden test "
+                             "recomputes it and compares every value within the tolerances in src/trace/golden.hpp.",
+                             e.lesson.id, e.lesson.id);
+    return j;
+}
+
+}  // namespace
+
+void add_golden_command(CLI::App& app, int& status) {
+    struct Opts {
+        std::vector<std::string> lessons;
+        bool update = false;
+    };
+    auto opts = std::make_shared<Opts>();
+    auto* cmd = app.add_subcommand("golden", "Compare each lesson's trace with its golden file (golden/ID.json, or "
+                                             "$ATTNTRACE_GOLDEN); exit 1 on any difference. Only --update rewrites "
+                                             "goldens, and only when every lesson loads and checks as expected.");
+    cmd->add_option("lessons", opts->lessons, "Lesson ids or files (default: every lesson)");
+    cmd->add_flag("--update", opts->update, "Rewrite the golden files from the current computation");
+    cmd->footer("Examples:\n  attntrace golden\n  attntrace golden --update 003-3.1-ring-fell");
+    cmd->callback([opts, &status] {
+        std::vector<std::string> files;
+        if (opts->lessons.empty()) files = list_lesson_files();
+        for (const auto& l : opts->lessons) files.push_back(resolve_lesson(l));
+        std::vector<std::unique_ptr<Evaluation>> evals;
+        for (const auto& f : files) evals.push_back(evaluate(read_lesson(f)));
+        namespace fs = std::filesystem;
+        if (opts->update) {
+            for (const auto& e : evals)
+                if (!e->report.all_as_expected())
+                    fail_file(e->lesson.file, "expected every claim to check as the lesson expects before goldens "
+                                              "are rewritten, found a verdict that differs (see attntrace check)");
+            for (const auto& e : evals) {
+                std::string path = (fs::path(golden_dir()) / (e->lesson.id + ".json")).string();
+                write_file_atomic(path, dump_readable(golden_json(*e)));
+                std::cout << "wrote " << path << "\n";
+            }
+            status = 0;
+            return;
+        }
+        bool ok = true;
+        for (const auto& e : evals) {
+            std::string path = (fs::path(golden_dir()) / (e->lesson.id + ".json")).string();
+            TraceData golden = read_trace_file(path);
+            TraceData fresh = parse_trace(golden_json(*e), "(computed)");
+            auto diffs = compare_traces(golden, fresh, "attntrace golden --update " + e->lesson.id);
+            for (const auto& d : diffs) std::cout << d << "\n";
+            std::cout << fmt::format("{} {}\n", diffs.empty() ? "ok      " : "MISMATCH", path);
+            ok = ok && diffs.empty();
+        }
+        status = ok ? 0 : 1;
+    });
+}
+
+}  // namespace attntrace

@@ -1,0 +1,41 @@
+// attntrace: the command line. A thin door over the library: it builds the
+// CLI::App, one subcommand per mode, and maps errors to exit statuses
+// (0 fine, 1 a check failed, 2 bad input or usage).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+    using namespace attntrace;
+    CLI::App app{"attntrace: every number of a transformer's attention, computed in front of you and checked "
+                 "against the articles that print them.\n\nWith no command, runs the flagship lesson (" +
+                 std::string(kFlagshipLesson) + ": \"the ring fell\") step by step."};
+    app.set_version_flag("--version", "attntrace " ATTNTRACE_VERSION);
+    app.require_subcommand(0, 1);
+    app.footer("Examples:\n  attntrace\n  attntrace list\n  attntrace run 003-3.1-ring-fell --steps 'attn.*'\n"
+               "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json");
+    int status = 0;
+    add_run_command(app, status);
+    add_list_command(app, status);
+    add_check_command(app, status);
+    add_export_command(app, status);
+    add_golden_command(app, status);
+    try {
+        app.parse(argc, argv);
+        if (app.get_subcommands().empty()) status = run_lesson_command(kFlagshipLesson, {}, 4, false, false);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);  // --help, --version
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "attntrace: error: " << e.what() << " (see attntrace --help)\n";
+        return 2;
+    } catch (const InputError& e) {
+        std::cerr << "attntrace: error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "attntrace: error: out of memory\n";
+        return 2;
+    }
+    return status;
+}

@@ -1,0 +1,42 @@
+#include "core/tensor.hpp"
+
+#include <fmt/format.h>
+
+namespace attntrace {
+
+Tensor::Tensor(Shape s, float fill) : shape(std::move(s)), data(numel(shape), fill) {}
+
+std::size_t numel(const Shape& s) {
+    std::size_t n = 1;
+    for (std::size_t d : s) n *= d;
+    return n;
+}
+
+bool checked_numel(const Shape& s, std::size_t limit, std::size_t& out) {
+    std::size_t n = 1;
+    for (std::size_t d : s) {
+        if (d != 0 && n > limit / d) return false;
+        n *= d;
+    }
+    out = n;
+    return n <= limit;
+}
+
+std::string shape_str(const Shape& s) {
+    if (s.empty()) return "scalar";
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i) out += 'x';
+        out += fmt::format("{}", s[i]);
+    }
+    return out;
+}
+
+Shape squeeze(const Shape& s) {
+    Shape out;
+    for (std::size_t d : s)
+        if (d != 1) out.push_back(d);
+    return out;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,52 @@
+// Tensor: a dense row-major float buffer with a shape of rank 0..3.
+//
+// The trace owns one Tensor per step and the pipeline's kernels write straight
+// into Tensor::data (raw pointers, shapes in comments). We do not use
+// xt::xarray here: a dynamic-rank container whose buffer the trace owns and the
+// kernels fill is all the pipeline needs, and keeping xtensor out of the
+// library headers keeps every translation unit light (NOTES.md: one xtensor
+// include costs ~20 s of compile time). The independent scalar reference in
+// tests/ is written with xtensor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace attntrace {
+
+using Shape = std::vector<std::size_t>;
+
+struct Tensor {
+    Shape shape;
+    std::vector<float> data;
+
+    Tensor() = default;
+    explicit Tensor(Shape s, float fill = 0.0f);
+
+    std::size_t size() const { return data.size(); }
+    std::size_t rank() const { return shape.size(); }
+    float* ptr() { return data.data(); }
+    const float* ptr() const { return data.data(); }
+};
+
+// Number of elements of a shape. The caller has bounded the dimensions
+// (lesson validation refuses products above kMaxElements), so no overflow here.
+std::size_t numel(const Shape& s);
+
+// Product of dimensions with overflow detection: false when a*b*... would
+// exceed `limit`. Used before any allocation sized by user input.
+bool checked_numel(const Shape& s, std::size_t limit, std::size_t& out);
+
+// "3x4", "2x3x3", "scalar"
+std::string shape_str(const Shape& s);
+
+// Drop axes of size 1: (1,3,3) -> (3,3). Used to accept a single head's matrix
+// where the step holds (heads, T, T) with heads = 1.
+Shape squeeze(const Shape& s);
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+}  // namespace attntrace

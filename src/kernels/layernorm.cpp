@@ -1,0 +1,34 @@
+#include "kernels/layernorm.hpp"
+
+#include <cmath>
+
+namespace attntrace {
+
+void layernorm_rows_ref(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma,
+                        const float* beta, float* mean, float* var, float* std, float* xhat, float* out) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* xi = x + i * C;
+        // pass 1: μ
+        float sum = 0.0f;
+        for (std::size_t c = 0; c < C; ++c) sum += xi[c];
+        const float mu = sum / static_cast<float>(C);
+        // pass 2: σ² (biased)
+        float sq = 0.0f;
+        for (std::size_t c = 0; c < C; ++c) sq += (xi[c] - mu) * (xi[c] - mu);
+        const float v = sq / static_cast<float>(C);
+        // pass 3: σ and x̂
+        const float sd = std::sqrt(v + eps);
+        float* hi = xhat + i * C;
+        for (std::size_t c = 0; c < C; ++c) hi[c] = (xi[c] - mu) / sd;
+        mean[i] = mu;
+        var[i] = v;
+        std[i] = sd;
+        // pass 4: affine
+        if (gamma && beta && out) {
+            float* oi = out + i * C;
+            for (std::size_t c = 0; c < C; ++c) oi[c] = gamma[c] * hi[c] + beta[c];
+        }
+    }
+}
+
+}  // namespace attntrace

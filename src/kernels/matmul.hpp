@@ -1,0 +1,21 @@
+// Matrix products on raw row-major buffers with leading dimensions, so that a
+// head's slice of Q (T, NH, hs) is passed as (T, hs) with ld = C, no copy.
+#pragma once
+
+#include <cstddef>
+
+namespace attntrace {
+
+// c = a·b        a: (M, K) ld lda   b: (K, N) ld ldb   c: (M, N) ld ldc
+void matmul_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                std::size_t ldc, std::size_t M, std::size_t K, std::size_t N);
+
+// c = a·bᵀ       a: (M, K) ld lda   b: (N, K) ld ldb   c: (M, N) ld ldc
+// (Q·Kᵀ without forming Kᵀ)
+void matmul_nt_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                   std::size_t ldc, std::size_t M, std::size_t K, std::size_t N);
+
+// c[i, :] += bias   c: (M, N) ld ldc   bias: (N)
+void add_bias_rows_ref(float* c, std::size_t ldc, const float* bias, std::size_t M, std::size_t N);
+
+}  // namespace attntrace

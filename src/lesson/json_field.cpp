@@ -1,0 +1,216 @@
+#include "lesson/json_field.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// Depth of the deepest array/object, found by a scan that does not recurse, so
+// that a file of a million '[' is refused before the parser sees it.
+int max_depth(const std::string& text, std::size_t& where) {
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') {
+            if (++depth > deepest) {
+                deepest = depth;
+                where = i;
+                if (deepest > kMaxJsonDepth) return deepest;
+            }
+        } else if (c == ']' || c == '}') --depth;
+    }
+    return deepest;
+}
+
+}  // namespace
+
+json parse_json_text(const std::string& text, const std::string& file) {
+    if (text.empty()) fail_file(file, "expected a JSON document, found an empty file");
+    std::size_t where = 0;
+    if (max_depth(text, where) > kMaxJsonDepth)
+        fail_file(file, fmt::format("byte {}: expected JSON nested at most {} deep, found deeper nesting",
+                                    where, kMaxJsonDepth));
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        // e.byte is 1-based and points just past the offending character.
+        std::string what = e.what();
+        auto pos = what.find("syntax error");
+        if (pos == std::string::npos) pos = what.find("invalid");
+        std::string detail = pos == std::string::npos ? what : what.substr(pos);
+        fail_file(file, fmt::format("byte {}: expected valid JSON, found {}",
+                                    e.byte > 0 ? e.byte - 1 : 0, detail));
+    }
+}
+
+json load_json_file(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) fail_file(path, "expected a readable file, found no such file");
+    if (fs::is_directory(status)) fail_file(path, "expected a file, found a directory");
+    auto size = fs::file_size(path, ec);
+    if (ec) fail_file(path, "expected a readable file, found one whose size cannot be read");
+    if (size > kMaxFileBytes)
+        fail_file(path, fmt::format("expected at most {} bytes, found {} bytes", kMaxFileBytes, size));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail_file(path, "expected a readable file, found one that cannot be opened");
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    if (static_cast<std::size_t>(in.gcount()) != size)
+        fail_file(path, "expected to read the whole file, found it shorter than its size");
+    return parse_json_text(text, path);
+}
+
+std::string describe(const json& v) {
+    switch (v.type()) {
+        case json::value_t::null: return "null";
+        case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+        case json::value_t::string: {
+            auto s = v.get<std::string>();
+            if (s.size() > 24) s = s.substr(0, 21) + "...";
+            return fmt::format("string \"{}\"", s);
+        }
+        case json::value_t::array: return fmt::format("an array of {}", v.size());
+        case json::value_t::object: return "an object";
+        case json::value_t::number_float: return fmt::format("{}", v.get<double>());
+        case json::value_t::number_integer: return fmt::format("{}", v.get<std::int64_t>());
+        case json::value_t::number_unsigned: return fmt::format("{}", v.get<std::uint64_t>());
+        default: return "an unsupported value";
+    }
+}
+
+std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+}
+std::string index(const std::string& path, std::size_t i) { return fmt::format("{}[{}]", path, i); }
+
+void Fields::fail(const std::string& path, const std::string& expected, const std::string& found) const {
+    fail_field(file_, path.empty() ? "(top level)" : path, expected, found);
+}
+
+void Fields::only_keys(const json& obj, const std::string& path,
+                       std::initializer_list<const char*> allowed) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        bool ok = false;
+        for (const char* a : allowed) ok = ok || it.key() == a;
+        if (!ok) {
+            std::string list;
+            for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+            fail(join(path, it.key()), "one of the known fields (" + list + ")", "an unknown field");
+        }
+    }
+}
+
+const json& Fields::object(const json& v, const std::string& path) const {
+    if (!v.is_object()) fail(path, "an object", describe(v));
+    return v;
+}
+
+const json& Fields::member(const json& obj, const std::string& path, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(path, key), "a value", "nothing (the field is missing)");
+    return *it;
+}
+
+const json* Fields::optional(const json& obj, const char* key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+}
+
+std::string Fields::string(const json& v, const std::string& path) const {
+    if (!v.is_string()) fail(path, "a string", describe(v));
+    return v.get<std::string>();
+}
+
+bool Fields::boolean(const json& v, const std::string& path) const {
+    if (!v.is_boolean()) fail(path, "true or false", describe(v));
+    return v.get<bool>();
+}
+
+double Fields::number(const json& v, const std::string& path) const {
+    if (!v.is_number()) fail(path, "a number", describe(v));
+    double d = v.get<double>();
+    if (!std::isfinite(d)) fail(path, "a finite number", "a number out of range");
+    return d;
+}
+
+std::int64_t Fields::integer(const json& v, const std::string& path, std::int64_t lo,
+                             std::int64_t hi) const {
+    std::string range = fmt::format("an integer from {} to {}", lo, hi);
+    if (v.is_number_unsigned()) {
+        auto u = v.get<std::uint64_t>();
+        if (u > static_cast<std::uint64_t>(hi)) fail(path, range, describe(v));
+        return static_cast<std::int64_t>(u);
+    }
+    if (!v.is_number_integer()) fail(path, range, describe(v));
+    auto i = v.get<std::int64_t>();
+    if (i < lo || i > hi) fail(path, range, describe(v));
+    return i;
+}
+
+std::vector<std::string> Fields::strings(const json& v, const std::string& path, bool nonempty) const {
+    if (!v.is_array()) fail(path, "an array of strings", describe(v));
+    if (nonempty && v.empty()) fail(path, "at least one string", "an empty array");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(string(v[i], index(path, i)));
+    return out;
+}
+
+Tensor Fields::tensor(const json& v, const std::string& path, bool allow_neg_inf) const {
+    // Shape from the first element at each depth; then every element is checked.
+    Shape shape;
+    const json* probe = &v;
+    while (probe->is_array()) {
+        if (shape.size() == 3) fail(path, "an array nested at most 3 deep", "deeper nesting");
+        if (probe->empty()) fail(path, "a non-empty array", "an empty array");
+        shape.push_back(probe->size());
+        probe = &(*probe)[0];
+    }
+    std::size_t n = 0;
+    if (!checked_numel(shape, kMaxElements, n))
+        fail(path, fmt::format("at most {} numbers", kMaxElements), "more");
+    Tensor t(shape);
+    std::size_t k = 0;
+    // Walk in row-major order, checking each level's length against the shape.
+    auto walk = [&](auto&& self, const json& node, const std::string& p, std::size_t depth) -> void {
+        if (depth == shape.size()) {
+            if (node.is_string() && allow_neg_inf && node.get<std::string>() == "-inf") {
+                t.data[k++] = kNegInf;
+                return;
+            }
+            if (!node.is_number())
+                fail(p, allow_neg_inf ? "a number or \"-inf\"" : "a number", describe(node));
+            double d = node.get<double>();
+            if (!std::isfinite(d)) fail(p, "a finite number", "a number out of range");
+            t.data[k++] = static_cast<float>(d);
+            return;
+        }
+        if (!node.is_array())
+            fail(p, fmt::format("an array of {}", shape[depth]), describe(node));
+        if (node.size() != shape[depth])
+            fail(p, fmt::format("an array of {} (as the first row)", shape[depth]),
+                 fmt::format("an array of {}", node.size()));
+        for (std::size_t i = 0; i < node.size(); ++i) self(self, node[i], index(p, i), depth + 1);
+    };
+    walk(walk, v, path, 0);
+    return t;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,67 @@
+// Reading JSON with field paths: every accessor knows where it is
+// ("weights.W_Q[2]") so that a wrong value is reported as
+// "FILE: weights.W_Q[2]: expected 4 numbers, found 3".
+// Shared by the lesson reader and the trace reader.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+
+namespace attntrace {
+
+using nlohmann::json;
+
+// Bounds on user-given sizes, checked before anything is allocated.
+inline constexpr std::size_t kMaxFileBytes = std::size_t{1} << 30;  // 1 GiB: a BERT-base layer inline is ~0.1 GiB
+inline constexpr int kMaxJsonDepth = 64;  // lessons nest 6 deep at most; deeper is an attack or a mistake
+inline constexpr std::size_t kMaxElements = std::size_t{1} << 31;  // one tensor: 8 GiB of floats
+
+// Reads a whole file (refusing more than kMaxFileBytes) and parses it; JSON
+// syntax errors name the byte offset. Throws InputError.
+json load_json_file(const std::string& path);
+json parse_json_text(const std::string& text, const std::string& file);
+
+// A short description of a JSON value for "found ..." ("string \"abc\"", "array of 3", "null").
+std::string describe(const json& v);
+
+class Fields {
+public:
+    explicit Fields(std::string file) : file_(std::move(file)) {}
+    const std::string& file() const { return file_; }
+
+    [[noreturn]] void fail(const std::string& path, const std::string& expected,
+                           const std::string& found) const;
+
+    // The object at path must have only these keys.
+    void only_keys(const json& obj, const std::string& path,
+                   std::initializer_list<const char*> allowed) const;
+    const json& object(const json& v, const std::string& path) const;
+    const json& member(const json& obj, const std::string& path, const char* key) const;  // required
+    const json* optional(const json& obj, const char* key) const;
+
+    std::string string(const json& v, const std::string& path) const;
+    bool boolean(const json& v, const std::string& path) const;
+    double number(const json& v, const std::string& path) const;  // finite
+    std::int64_t integer(const json& v, const std::string& path, std::int64_t lo,
+                         std::int64_t hi) const;
+    std::vector<std::string> strings(const json& v, const std::string& path,
+                                     bool nonempty) const;
+
+    // A nested array of numbers of rank 0..3, rectangular, every number finite.
+    // With allow_neg_inf, the string "-inf" is accepted as a number (masks, scores).
+    Tensor tensor(const json& v, const std::string& path, bool allow_neg_inf) const;
+
+private:
+    std::string file_;
+};
+
+// Path helpers: join("weights", "W_Q") = "weights.W_Q"; index("a", 2) = "a[2]".
+std::string join(const std::string& path, const std::string& key);
+std::string index(const std::string& path, std::size_t i);
+
+}  // namespace attntrace

@@ -1,0 +1,483 @@
+// Lesson file -> validated Lesson. Every check names the file and the field
+// path; see docs/lesson-format.md for the format this reads.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/error.hpp"
+#include "lesson/generate.hpp"
+#include "lesson/json_field.hpp"
+#include "lesson/lesson.hpp"
+#include "lesson/weights.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// Dimension bounds, checked before anything is sized by them. Generous for
+// real models (BERT-base: C 768, F 3072; long contexts: T 32768+) and far
+// below what would overflow the products the pipeline forms.
+constexpr std::int64_t kMaxTokens = 1 << 20;
+constexpr std::int64_t kMaxDModel = 1 << 16;
+constexpr std::int64_t kMaxDff = 1 << 18;
+constexpr std::int64_t kMaxHeads = 1 << 12;
+constexpr std::int64_t kMaxVocab = 1 << 24;
+constexpr int kMaxDecimals = 8;  // float32 carries ~7 significant digits
+
+// Steps whose values may hold -inf (blocked cells).
+bool may_hold_neg_inf(std::string_view step) {
+    return step == "blocks.0.attn.hook_scores_raw" || step == "blocks.0.attn.hook_scores_scaled" ||
+           step == "blocks.0.attn.hook_mask" || step == "blocks.0.attn.hook_attn_scores" ||
+           step == "blocks.0.attn.softmax.hook_row_max" || step == "blocks.0.attn.softmax.hook_shifted";
+}
+
+// Merge the last two axes: (T, NH, hs) -> (T, C). The articles print Q and Z
+// with the heads side by side; the trace keeps TransformerLens' (pos, head, d_head).
+Shape merge_last2(const Shape& s) {
+    if (s.size() < 2) return s;
+    Shape out(s.begin(), s.end() - 2);
+    out.push_back(s[s.size() - 2] * s[s.size() - 1]);
+    return out;
+}
+
+class LessonReader {
+public:
+    LessonReader(const json& doc, const std::string& file) : doc_(doc), f_(file) { lesson_.file = file; }
+
+    Lesson read() {
+        f_.object(doc_, "");
+        f_.only_keys(doc_, "", {"format", "version", "id", "title", "source", "description", "tokens",
+                                "query_tokens", "token_ids", "config", "run", "inputs", "weights",
+                                "weights_seed", "given", "document_rounding", "claims"});
+        header();
+        tokens();
+        config();
+        run_range();
+        inputs();
+        weights();
+        given();
+        document_rounding();
+        claims();
+        check_entry();
+        return std::move(lesson_);
+    }
+
+private:
+    const json& doc_;
+    Fields f_;
+    Lesson lesson_;
+    Dims dims_;
+
+    void header() {
+        auto fmt_name = f_.string(f_.member(doc_, "", "format"), "format");
+        if (fmt_name != "attntrace-lesson") f_.fail("format", "\"attntrace-lesson\"", describe(doc_["format"]));
+        auto version = f_.integer(f_.member(doc_, "", "version"), "version", 1, 1000000);
+        if (version != kLessonFormatVersion)
+            f_.fail("version", fmt::format("{} (the lesson format this attntrace reads)", kLessonFormatVersion),
+                    fmt::format("{}", version));
+        lesson_.id = f_.string(f_.member(doc_, "", "id"), "id");
+        if (lesson_.id.empty() || !std::all_of(lesson_.id.begin(), lesson_.id.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+            }))
+            f_.fail("id", "letters, digits, '-', '_' or '.'", describe(doc_["id"]));
+        lesson_.title = f_.string(f_.member(doc_, "", "title"), "title");
+        if (auto* d = f_.optional(doc_, "description")) lesson_.description = f_.string(*d, "description");
+        const json& src = f_.object(f_.member(doc_, "", "source"), "source");
+        f_.only_keys(src, "source", {"document", "title", "section"});
+        lesson_.source.document = f_.string(f_.member(src, "source", "document"), "source.document");
+        if (auto* t = f_.optional(src, "title")) lesson_.source.title = f_.string(*t, "source.title");
+        if (auto* s = f_.optional(src, "section")) lesson_.source.section = f_.string(*s, "source.section");
+    }
+
+    void tokens() {
+        lesson_.tokens = f_.strings(f_.member(doc_, "", "tokens"), "tokens", true);
+        if (static_cast<std::int64_t>(lesson_.tokens.size()) > kMaxTokens)
+            f_.fail("tokens", fmt::format("at most {} tokens", kMaxTokens),
+                    fmt::format("{}", lesson_.tokens.size()));
+        if (auto* q = f_.optional(doc_, "query_tokens"))
+            lesson_.query_tokens = f_.strings(*q, "query_tokens", true);
+        if (auto* ids = f_.optional(doc_, "token_ids")) {
+            if (!ids->is_array()) f_.fail("token_ids", "an array of integers", describe(*ids));
+            if (ids->size() != lesson_.tokens.size())
+                f_.fail("token_ids", fmt::format("one id per token ({})", lesson_.tokens.size()),
+                        fmt::format("{}", ids->size()));
+            for (std::size_t i = 0; i < ids->size(); ++i)
+                lesson_.token_ids.push_back(f_.integer((*ids)[i], index("token_ids", i), 0, kMaxVocab - 1));
+        }
+    }
+
+    void config() {
+        const json& c = f_.object(f_.member(doc_, "", "config"), "config");
+        f_.only_keys(c, "config", {"d_model", "heads", "d_ff", "mask", "scale", "activation", "eps"});
+        Config& cfg = lesson_.config;
+        cfg.d_model = static_cast<std::size_t>(f_.integer(f_.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
+        if (auto* h = f_.optional(c, "heads"))
+            cfg.heads = static_cast<std::size_t>(f_.integer(*h, "config.heads", 1, kMaxHeads));
+        if (cfg.d_model % cfg.heads != 0)
+            f_.fail("config.heads", fmt::format("a divisor of d_model = {}", cfg.d_model),
+                    fmt::format("{}", cfg.heads));
+        if (auto* d = f_.optional(c, "d_ff"))
+            cfg.d_ff = static_cast<std::size_t>(f_.integer(*d, "config.d_ff", 1, kMaxDff));
+        if (auto* m = f_.optional(c, "mask")) {
+            auto s = f_.string(*m, "config.mask");
+            if (s == "none") cfg.mask = MaskKind::none;
+            else if (s == "causal") cfg.mask = MaskKind::causal;
+            else f_.fail("config.mask", "\"none\" or \"causal\"", describe(*m));
+        }
+        if (auto* s = f_.optional(c, "scale")) cfg.scale = f_.boolean(*s, "config.scale");
+        if (auto* a = f_.optional(c, "activation")) {
+            auto s = f_.string(*a, "config.activation");
+            if (s == "relu") cfg.activation = Activation::relu;
+            else if (s == "gelu") cfg.activation = Activation::gelu;
+            else f_.fail("config.activation", "\"relu\" or \"gelu\"", describe(*a));
+        }
+        if (auto* e = f_.optional(c, "eps")) {
+            cfg.eps = f_.number(*e, "config.eps");
+            if (cfg.eps < 0 || cfg.eps > 1) f_.fail("config.eps", "a number from 0 to 1", describe(*e));
+        }
+        dims_ = lesson_.dims();
+    }
+
+    void run_range() {
+        if (auto* r = f_.optional(doc_, "run")) {
+            f_.object(*r, "run");
+            f_.only_keys(*r, "run", {"from", "to"});
+            auto stage = [&](const char* key, Stage def) {
+                auto* v = f_.optional(*r, key);
+                if (!v) return def;
+                auto name = f_.string(*v, join("run", key));
+                auto s = stage_from_name(name);
+                if (!s) f_.fail(join("run", key), "a stage (" + stage_list() + ")", describe(*v));
+                return *s;
+            };
+            lesson_.from = stage("from", Stage::embed);
+            lesson_.to = stage("to", Stage::norm2);
+            if (lesson_.to < lesson_.from)
+                f_.fail("run.to", fmt::format("a stage at or after run.from ({})", stage_name(lesson_.from)),
+                        std::string(stage_name(lesson_.to)));
+        }
+        if (!lesson_.query_tokens.empty()) {
+            if (lesson_.from < Stage::scores)
+                f_.fail("query_tokens", "no query_tokens when the run computes Q from X (run.from before \"scores\")",
+                        fmt::format("{} query tokens", lesson_.query_tokens.size()));
+            if (lesson_.to > Stage::out && lesson_.query_tokens.size() != lesson_.tokens.size())
+                f_.fail("query_tokens", "as many query tokens as tokens when the run goes past \"out\"",
+                        fmt::format("{} query tokens for {} tokens", lesson_.query_tokens.size(), lesson_.tokens.size()));
+        }
+    }
+
+    void inputs() {
+        auto* in = f_.optional(doc_, "inputs");
+        if (!in) return;
+        f_.object(*in, "inputs");
+        f_.only_keys(*in, "inputs", {"X", "embedding"});
+        if (auto* x = f_.optional(*in, "X"))
+            lesson_.inputs["X"] = read_matrix(*x, "inputs.X", {dims_.T, dims_.C},
+                                              "tokens x d_model", 1.0);
+        if (auto* e = f_.optional(*in, "embedding")) {
+            if (lesson_.token_ids.empty())
+                f_.fail("token_ids", "token ids to look up in inputs.embedding", "nothing (the field is missing)");
+            std::int64_t vocab = *std::max_element(lesson_.token_ids.begin(), lesson_.token_ids.end()) + 1;
+            Tensor table = read_matrix(*e, "inputs.embedding", {0, dims_.C}, "vocab x d_model", 1.0,
+                                       static_cast<std::size_t>(vocab));
+            if (table.shape[0] < static_cast<std::size_t>(vocab))
+                f_.fail("inputs.embedding", fmt::format("at least {} rows (the largest token id + 1)", vocab),
+                        fmt::format("{} rows", table.shape[0]));
+            lesson_.inputs["embedding"] = std::move(table);
+        }
+        if (lesson_.inputs.count("X") && lesson_.inputs.count("embedding"))
+            f_.fail("inputs", "either X or embedding", "both");
+    }
+
+    // A matrix given inline or as a generator {"generate": ..., "seed": ..., "std": ...}.
+    // A 0 in `shape` accepts any extent there (the embedding table's rows);
+    // generated tables get `rows_if_generated` rows.
+    Tensor read_matrix(const json& v, const std::string& path, Shape shape, const std::string& what,
+                       double default_std, std::size_t rows_if_generated = 0) {
+        if (v.is_object()) {
+            f_.only_keys(v, path, {"generate", "seed", "std"});
+            auto kind = f_.string(f_.member(v, path, "generate"), join(path, "generate"));
+            Fill fill;
+            if (kind == "normal") fill = Fill::normal;
+            else if (kind == "zeros") fill = Fill::zeros;
+            else if (kind == "ones") fill = Fill::ones;
+            else if (kind == "identity") fill = Fill::identity;
+            else f_.fail(join(path, "generate"), "\"normal\", \"zeros\", \"ones\" or \"identity\"", describe(v["generate"]));
+            std::uint64_t seed = 0;
+            if (auto* s = f_.optional(v, "seed"))
+                seed = static_cast<std::uint64_t>(f_.integer(*s, join(path, "seed"), 0, INT64_MAX));
+            else if (fill == Fill::normal)
+                f_.fail(join(path, "seed"), "a seed for the normal generator", "nothing (the field is missing)");
+            double sd = default_std;
+            if (auto* s = f_.optional(v, "std")) {
+                sd = f_.number(*s, join(path, "std"));
+                if (sd < 0) f_.fail(join(path, "std"), "a non-negative number", describe(*s));
+            }
+            for (auto& d : shape)
+                if (d == 0) d = rows_if_generated;
+            if (fill == Fill::identity && (shape.size() != 2 || shape[0] != shape[1]))
+                f_.fail(join(path, "generate"), "\"identity\" only for a square matrix",
+                        fmt::format("a {} {}", shape_str(shape), what));
+            std::size_t n = 0;
+            if (!checked_numel(shape, kMaxElements, n))
+                f_.fail(path, fmt::format("at most {} numbers", kMaxElements), shape_str(shape));
+            return generate(fill, shape, seed, sd);
+        }
+        Tensor t = f_.tensor(v, path, false);
+        bool ok = t.shape.size() == shape.size();
+        for (std::size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] == 0 || shape[i] == t.shape[i];
+        if (!ok) {
+            Shape want = shape;
+            std::string w = shape_str(want);
+            if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+                w = fmt::format("N x {}", shape.back());
+            f_.fail(path, fmt::format("a {} array ({})", w, what), fmt::format("a {} array", shape_str(t.shape)));
+        }
+        return t;
+    }
+
+    void weights() {
+        std::optional<std::uint64_t> seed;
+        if (auto* s = f_.optional(doc_, "weights_seed"))
+            seed = static_cast<std::uint64_t>(f_.integer(*s, "weights_seed", 0, INT64_MAX));
+        const json* w = f_.optional(doc_, "weights");
+        if (w) f_.object(*w, "weights");
+        if (w) {
+            for (auto it = w->begin(); it != w->end(); ++it)
+                if (!find_weight(it.key())) f_.fail(join("weights", it.key()), "a weight name (" + weight_list() + ")", "an unknown field");
+        }
+        for (const WeightSpec& spec : weight_specs()) {
+            Shape shape = weight_shape(spec, dims_);
+            std::string path = join("weights", spec.name);
+            const json* v = w ? f_.optional(*w, spec.name) : nullptr;
+            if (v) {
+                if (spec.uses_d_ff && dims_.F == 0)
+                    f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
+                lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text, spec.default_std(dims_));
+            } else if (seed && lesson_.runs(spec.stage) && !(spec.uses_d_ff && dims_.F == 0)) {
+                lesson_.weights[spec.name] = generate(spec.init, shape, derive_seed(*seed, spec.name), spec.default_std(dims_));
+            }
+        }
+    }
+
+    void given() {
+        auto* g = f_.optional(doc_, "given");
+        if (!g) return;
+        f_.object(*g, "given");
+        for (auto it = g->begin(); it != g->end(); ++it) {
+            std::string path = join("given", it.key());
+            const StepDef* def = find_step(it.key());
+            if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
+            if (def->stage > lesson_.to)
+                f_.fail(path, fmt::format("a step of a stage up to run.to ({})", stage_name(lesson_.to)),
+                        fmt::format("a step of stage {}", stage_name(def->stage)));
+            Shape want = step_shape(*def, dims_);
+            Tensor t = f_.tensor(*it, path, may_hold_neg_inf(def->name));
+            if (!shape_accepts(t.shape, want))
+                f_.fail(path, fmt::format("a {} array (the step's shape {})", shape_str(want),
+                                          axes_text(*def)),
+                        fmt::format("a {} array", shape_str(t.shape)));
+            t.shape = want;
+            lesson_.given[def->name] = std::move(t);
+        }
+    }
+
+    void document_rounding() {
+        auto* d = f_.optional(doc_, "document_rounding");
+        if (!d) return;
+        f_.object(*d, "document_rounding");
+        for (auto it = d->begin(); it != d->end(); ++it) {
+            std::string path = join("document_rounding", it.key());
+            if (!find_step(it.key())) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
+            lesson_.document_rounding[it.key()] = static_cast<int>(f_.integer(*it, path, 0, kMaxDecimals));
+        }
+    }
+
+    void claims() {
+        auto* c = f_.optional(doc_, "claims");
+        if (!c) return;
+        if (!c->is_array()) f_.fail("claims", "an array of claims", describe(*c));
+        std::set<std::string> ids;
+        for (std::size_t i = 0; i < c->size(); ++i) {
+            Claim claim = read_claim((*c)[i], index("claims", i));
+            if (!ids.insert(claim.id).second)
+                f_.fail(index("claims", i) + ".id", "an id used by no other claim", "\"" + claim.id + "\" again");
+            lesson_.claims.push_back(std::move(claim));
+        }
+    }
+
+    Claim read_claim(const json& v, const std::string& path) {
+        f_.object(v, path);
+        f_.only_keys(v, path, {"id", "step", "at", "of", "decimals", "values", "shape", "expect", "quote", "note"});
+        Claim c;
+        c.path = path;
+        c.id = f_.string(f_.member(v, path, "id"), join(path, "id"));
+        c.step = f_.string(f_.member(v, path, "step"), join(path, "step"));
+        const StepDef* def = find_step(c.step);
+        if (!def) f_.fail(join(path, "step"), "a step name (see docs/steps.md)", describe(v["step"]));
+        bool recorded = lesson_.runs(def->stage) || lesson_.given.count(c.step);
+        if (!recorded)
+            f_.fail(join(path, "step"),
+                    fmt::format("a step this lesson records (stages {}..{}, or a given step)",
+                                stage_name(lesson_.from), stage_name(lesson_.to)),
+                    fmt::format("{} (stage {})", c.step, stage_name(def->stage)));
+        auto expect = f_.string(f_.member(v, path, "expect"), join(path, "expect"));
+        auto verdict = verdict_from_name(expect);
+        if (!verdict)
+            f_.fail(join(path, "expect"), "agrees, agrees-when-rounded, disagrees or not-checkable", describe(v["expect"]));
+        c.expect = *verdict;
+        if (auto* q = f_.optional(v, "quote")) c.quote = f_.string(*q, join(path, "quote"));
+        if (auto* n = f_.optional(v, "note")) c.note = f_.string(*n, join(path, "note"));
+
+        // Region selected by `at`.
+        std::vector<Axis> free_axes = def->axes;
+        if (auto* at = f_.optional(v, "at")) {
+            f_.object(*at, join(path, "at"));
+            for (auto it = at->begin(); it != at->end(); ++it) {
+                std::string p = join(join(path, "at"), it.key());
+                auto axis = axis_from_name(it.key());
+                auto pos = axis ? std::find(free_axes.begin(), free_axes.end(), *axis) : free_axes.end();
+                if (pos == free_axes.end())
+                    f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
+                std::size_t extent = dims_.extent(*axis);
+                c.at.emplace_back(*axis, static_cast<std::size_t>(
+                                             f_.integer(*it, p, 0, static_cast<std::int64_t>(extent) - 1)));
+                free_axes.erase(pos);
+            }
+        }
+
+        if (auto* s = f_.optional(v, "shape")) {
+            if (f_.optional(v, "values") || f_.optional(v, "decimals") || f_.optional(v, "of"))
+                f_.fail(path, "either \"shape\" or \"values\" with \"decimals\"", "both");
+            c.kind = Claim::Kind::shape;
+            f_.object(*s, join(path, "shape"));
+            for (auto it = s->begin(); it != s->end(); ++it) {
+                std::string p = join(join(path, "shape"), it.key());
+                auto axis = axis_from_name(it.key());
+                if (!axis || std::find(def->axes.begin(), def->axes.end(), *axis) == def->axes.end())
+                    f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
+                c.shape.emplace_back(*axis, static_cast<std::size_t>(f_.integer(*it, p, 0, kMaxTokens)));
+            }
+            return c;
+        }
+        if (auto* of = f_.optional(v, "of")) {
+            auto s = f_.string(*of, join(path, "of"));
+            if (s == "values") c.kind = Claim::Kind::values;
+            else if (s == "row_sum") c.kind = Claim::Kind::row_sum;
+            else f_.fail(join(path, "of"), "\"values\" or \"row_sum\"", describe(*of));
+        }
+        c.decimals = static_cast<int>(f_.integer(f_.member(v, path, "decimals"), join(path, "decimals"), 0, kMaxDecimals));
+        Shape region;
+        for (Axis a : free_axes) region.push_back(dims_.extent(a));
+        if (c.kind == Claim::Kind::row_sum) {
+            if (region.empty()) f_.fail(join(path, "of"), "row_sum of a step with rows left after \"at\"", "a single value");
+            region.pop_back();
+        }
+        const json& vals = f_.member(v, path, "values");
+        c.values = vals.is_array() ? f_.tensor(vals, join(path, "values"), true)
+                                   : Tensor(Shape{}, 0.0f);
+        if (!vals.is_array()) {
+            if (vals.is_string() && vals.get<std::string>() == "-inf") c.values.data[0] = kNegInf;
+            else c.values.data[0] = static_cast<float>(f_.number(vals, join(path, "values")));
+        }
+        if (!shape_accepts(c.values.shape, region))
+            f_.fail(join(path, "values"),
+                    fmt::format("{} (the selected part of {})", region.empty() ? "a single number" : "a " + shape_str(region) + " array", c.step),
+                    c.values.shape.empty() ? "a single number" : fmt::format("a {} array", shape_str(c.values.shape)));
+        c.values.shape = region;
+        return c;
+    }
+
+    // The run's first stage needs something to start from.
+    void check_entry() {
+        switch (lesson_.from) {
+            case Stage::embed:
+                if (!lesson_.inputs.count("X") && !lesson_.inputs.count("embedding") &&
+                    !lesson_.given.count("blocks.0.hook_resid_pre"))
+                    f_.fail("inputs", "X, or embedding with token_ids (run.from is \"embed\")", "neither");
+                if (lesson_.inputs.count("embedding") && lesson_.token_ids.empty())
+                    f_.fail("token_ids", "token ids for inputs.embedding", "nothing");
+                break;
+            default: {
+                // At least one step the first stage consumes must be given.
+                bool any = false;
+                for (const auto& name : consumed_by(lesson_.from)) any = any || lesson_.given.count(name);
+                if (!any) {
+                    std::string list;
+                    for (const auto& n : consumed_by(lesson_.from)) list += (list.empty() ? "" : " or ") + n;
+                    f_.fail("given", fmt::format("{} (run.from is \"{}\")", list, stage_name(lesson_.from)),
+                            "none of them");
+                }
+            }
+        }
+    }
+
+    static bool shape_accepts(const Shape& got, const Shape& want) {
+        return got == want || squeeze(got) == squeeze(want) ||
+               (want.size() >= 2 && squeeze(got) == squeeze(merge_last2(want)));
+    }
+
+    static std::string axes_text(const StepDef& def) {
+        std::string s;
+        for (Axis a : def.axes) s += (s.empty() ? "" : ", ") + std::string(axis_name(a));
+        return s.empty() ? "scalar" : s;
+    }
+};
+
+}  // namespace
+
+Dims Lesson::dims() const {
+    Dims d;
+    d.T = tokens.size();
+    d.Tq = query_labels().size();
+    d.C = config.d_model;
+    d.NH = config.heads;
+    d.hs = config.heads ? config.d_model / config.heads : 0;
+    d.F = config.d_ff;
+    return d;
+}
+
+const Tensor* Lesson::weight(const std::string& name) const {
+    auto it = weights.find(name);
+    return it == weights.end() ? nullptr : &it->second;
+}
+
+Lesson parse_lesson(const std::string& text, const std::string& file) {
+    json doc = parse_json_text(text, file);
+    return LessonReader(doc, file).read();
+}
+
+Lesson read_lesson(const std::string& path) {
+    json doc = load_json_file(path);
+    return LessonReader(doc, path).read();
+}
+
+std::string lessons_dir() {
+    if (const char* env = std::getenv("ATTNTRACE_LESSONS"); env && *env) return env;
+    return ATTNTRACE_LESSONS_DIR;
+}
+
+std::string resolve_lesson(const std::string& name_or_path) {
+    namespace fs = std::filesystem;
+    if (fs::exists(name_or_path) || name_or_path.find('/') != std::string::npos ||
+        (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json"))
+        return name_or_path;
+    return (fs::path(lessons_dir()) / (name_or_path + ".json")).string();
+}
+
+std::vector<std::string> list_lesson_files() {
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(lessons_dir(), ec))
+        if (e.path().extension() == ".json") out.push_back(e.path().string());
+    if (ec) fail_file(lessons_dir(), "expected a folder of lessons, found none (set ATTNTRACE_LESSONS)");
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace attntrace

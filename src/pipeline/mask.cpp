@@ -1,0 +1,29 @@
+// Stage mask: which keys each query may see, and the scores with the mask added.
+#include "pipeline/stages.hpp"
+
+namespace attntrace {
+
+void mask_forward(Run& run) {
+    const Dims& d = run.dims();
+    // M: (Tq, T). Causal: query i sits at position i + (T - Tq) (the last Tq
+    // positions, as when a model decodes with a cache) and sees keys up to it.
+    if (float* m = run.open("blocks.0.attn.hook_mask", {})) {
+        const bool causal = run.lesson().config.mask == MaskKind::causal;
+        const std::size_t offset = d.T - d.Tq;
+        for (std::size_t i = 0; i < d.Tq; ++i)
+            for (std::size_t j = 0; j < d.T; ++j) m[i * d.T + j] = causal && j > i + offset ? kNegInf : 0.0f;
+    }
+    run.close();
+    const Tensor* mask = run.value("blocks.0.attn.hook_mask");
+    const Tensor* s = run.value("blocks.0.attn.hook_scores_scaled");
+    // S̃ + M   (NH, Tq, T) + (Tq, T) broadcast over heads; -inf + finite = -inf
+    if (float* out = run.open("blocks.0.attn.hook_attn_scores",
+                              {{"blocks.0.attn.hook_scores_scaled", s}, {"blocks.0.attn.hook_mask", mask}})) {
+        const std::size_t plane = d.Tq * d.T;
+        for (std::size_t h = 0; h < d.NH; ++h)
+            for (std::size_t i = 0; i < plane; ++i) out[h * plane + i] = s->data[h * plane + i] + mask->data[i];
+    }
+    run.close();
+}
+
+}  // namespace attntrace

@@ -1,0 +1,21 @@
+// Stage out: W^O mixes the heads' findings.
+#include "kernels/matmul.hpp"
+#include "pipeline/stages.hpp"
+
+namespace attntrace {
+
+void out_proj_forward(Run& run) {
+    const Dims& d = run.dims();
+    const Tensor* z = run.value("blocks.0.attn.hook_z");
+    const Tensor* W = run.weight("W_O");
+    const Tensor* B = run.weight("b_O");
+    // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, C)   W_O: (C, C)
+    if (float* out = run.open("blocks.0.hook_attn_out", {{"blocks.0.attn.hook_z", z}, {"weights.W_O", W}},
+                              {{"weights.b_O", B}})) {
+        matmul_ref(z->ptr(), d.C, W->ptr(), d.C, out, d.C, d.Tq, d.C, d.C);
+        if (B) add_bias_rows_ref(out, d.C, B->ptr(), d.Tq, d.C);
+    }
+    run.close();
+}
+
+}  // namespace attntrace

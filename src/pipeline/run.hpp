@@ -1,0 +1,70 @@
+// Run: the state of one pass of a lesson through the pipeline. Stages ask it
+// for the values they read, open a step to write their result into, and close
+// it; closing applies the lesson's given values and, in document-arithmetic
+// mode, the article's rounding.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "lesson/lesson.hpp"
+#include "trace/trace.hpp"
+
+namespace attntrace {
+
+enum class Arithmetic {
+    exact,     // the formulas, in float32
+    document,  // also round the steps the lesson names, as the article did
+};
+
+// An input a step needs: its name (a step or "weights.W_Q") and its value, or
+// null when it is missing.
+using Need = std::pair<std::string, const Tensor*>;
+
+class Run {
+public:
+    Run(const Lesson& lesson, Arithmetic mode);
+
+    const Lesson& lesson() const { return lesson_; }
+    const Dims& dims() const { return dims_; }
+    Trace& trace() { return trace_; }
+
+    // The value flowing downstream from a recorded step; null when it was not
+    // computable or not recorded.
+    const Tensor* value(const std::string& name) const;
+    // A weight, or null when the lesson has none of that name.
+    const Tensor* weight(const std::string& name) const { return lesson_.weight(name); }
+
+    // Opens step `name`. Returns the buffer for the formula's result, or null
+    // when an input in `needs` is missing (the step is then recorded as given,
+    // or as not computable with the reason). `optional` inputs (biases) are
+    // listed as inputs when present and never make the step not computable.
+    // A stage whose kernel fills several steps at once (softmax, LayerNorm)
+    // opens them all before it runs the kernel.
+    float* open(const char* name, std::initializer_list<Need> needs,
+                std::initializer_list<Need> optional = {});
+    // Closes every open step: given values replace the formula's, the
+    // document rounding is applied. Given values therefore take effect at the
+    // next open(): within one kernel's steps, they are not fed back.
+    void close();
+
+    void warn(std::string message) { trace_.warnings.push_back(std::move(message)); }
+
+private:
+    const Lesson& lesson_;
+    Arithmetic mode_;
+    Dims dims_;
+    Trace trace_;
+    std::vector<Step*> open_;
+
+    Step& add_step(const StepDef& def);
+    void close_step(Step& s);
+    void record_given_inputs();
+    std::vector<std::string> labels_for(Axis a) const;
+};
+
+// Runs the lesson's stages (run.from .. run.to) and returns the trace.
+Trace run_lesson(const Lesson& lesson, Arithmetic mode = Arithmetic::exact);
+
+}  // namespace attntrace

@@ -1,0 +1,22 @@
+// Stage scale: divide the scores by √hs (or not, to show why it exists).
+#include <cmath>
+
+#include "pipeline/stages.hpp"
+
+namespace attntrace {
+
+void scale_forward(Run& run) {
+    const Dims& d = run.dims();
+    const Tensor* s = run.value("blocks.0.attn.hook_scores_raw");
+    // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
+    if (float* out = run.open("blocks.0.attn.hook_scores_scaled", {{"blocks.0.attn.hook_scores_raw", s}})) {
+        const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
+        for (std::size_t i = 0; i < s->size(); ++i) out[i] = s->data[i] / divisor;
+    }
+    run.close();
+    if (!run.lesson().config.scale)
+        run.trace().find("blocks.0.attn.hook_scores_scaled")->note =
+            "scaling is switched off (config.scale = false): S̃ = S";
+}
+
+}  // namespace attntrace

@@ -1,0 +1,21 @@
+// Stage scores: every query against every key, per head.
+#include "kernels/matmul.hpp"
+#include "pipeline/stages.hpp"
+
+namespace attntrace {
+
+void scores_forward(Run& run) {
+    const Dims& d = run.dims();
+    const Tensor* q = run.value("blocks.0.attn.hook_q");
+    const Tensor* k = run.value("blocks.0.attn.hook_k");
+    // S_h = Q_h·K_hᵀ   Q_h: (Tq, hs) at q + h·hs, row stride C   K_h: (T, hs)   S_h: (Tq, T)
+    if (float* s = run.open("blocks.0.attn.hook_scores_raw",
+                            {{"blocks.0.attn.hook_q", q}, {"blocks.0.attn.hook_k", k}})) {
+        for (std::size_t h = 0; h < d.NH; ++h)
+            matmul_nt_ref(q->ptr() + h * d.hs, d.C, k->ptr() + h * d.hs, d.C, s + h * d.Tq * d.T, d.T,
+                          d.Tq, d.hs, d.T);
+    }
+    run.close();
+}
+
+}  // namespace attntrace

@@ -1,0 +1,24 @@
+// One function per stage, each in the file named after it. Each reads the
+// steps it needs from the Run, records its own steps, and leaves the rest to
+// the stages after it. Shapes use the letters of trace/steps.hpp.
+#pragma once
+
+#include "pipeline/run.hpp"
+
+namespace attntrace {
+
+void embed_forward(Run& run);      // embed.cpp     X (T, C)
+void qkv_forward(Run& run);        // qkv.cpp       Q (Tq, NH, hs), K, V (T, NH, hs)
+void scores_forward(Run& run);     // scores.cpp    S (NH, Tq, T)
+void scale_forward(Run& run);      // scale.cpp     S/√hs (NH, Tq, T)
+void mask_forward(Run& run);       // mask.cpp      M (Tq, T), S̃ + M (NH, Tq, T)
+void softmax_forward(Run& run);    // softmax.cpp   A (NH, Tq, T) and internals
+void mix_forward(Run& run);        // mix.cpp       Z (Tq, NH, hs)
+void out_proj_forward(Run& run);   // out_proj.cpp  attn_out (Tq, C)
+void add1_forward(Run& run);       // residual.cpp  X_mid (T, C)
+void norm1_forward(Run& run);      // layernorm.cpp LN1 (T, C)
+void ffn_forward(Run& run);        // ffn.cpp       FFN (T, C)
+void add2_forward(Run& run);       // residual.cpp  X_mid2 (T, C)
+void norm2_forward(Run& run);      // layernorm.cpp X_out (T, C)
+
+}  // namespace attntrace

@@ -1,0 +1,145 @@
+#include "render/text.hpp"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <cmath>
+
+#include "render/matrix.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// Values on one line, rows separated by " | " so a matrix claim stays readable.
+std::string numbers(const Tensor& t, int precision) {
+    const std::size_t row = t.rank() >= 2 ? t.shape.back() : t.size() + 1;
+    std::string s;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (i) s += i % row == 0 ? " | " : " ";
+        s += format_number(t.data[i], precision);
+    }
+    return s;
+}
+
+std::string claim_where(const Claim& c, const Step& step) {
+    std::string at = describe_at(c, step);
+    return at.empty() ? "" : " (" + at + ")";
+}
+
+void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int precision) {
+    const Claim& c = *r.claim;
+    out << fmt::format("    {} claim {}{}: {}{}\n", verdict_mark(r.verdict), c.id, claim_where(c, step),
+                       verdict_name(r.verdict),
+                       r.as_expected() ? "" : fmt::format("  [lesson expects {}]", verdict_name(c.expect)));
+    if (!c.quote.empty()) out << fmt::format("      article: \"{}\"\n", c.quote);
+    if (c.kind == Claim::Kind::shape) {
+        out << "      " << r.reason << "\n";
+        return;
+    }
+    out << fmt::format("      printed ({} dp): {}\n", c.decimals, numbers(c.values, c.decimals));
+    if (r.computed.size()) {
+        out << fmt::format("      computed:       {}\n", numbers(r.computed, std::max(precision, c.decimals + 2)));
+        if (r.verdict == Verdict::agrees_when_rounded)
+            out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, std::max(precision, c.decimals + 2)));
+        if (r.verdict == Verdict::disagrees || r.verdict == Verdict::agrees_when_rounded)
+            out << fmt::format("      largest deviation {:.4g}; right values at {} dp: {}\n", r.max_deviation, c.decimals,
+                               numbers(r.computed, c.decimals));
+    } else {
+        out << "      " << r.reason << "\n";
+    }
+    if (!c.note.empty()) out << "      note: " << c.note << "\n";
+}
+
+}  // namespace
+
+std::string_view verdict_mark(Verdict v) {
+    switch (v) {
+        case Verdict::agrees: return "✓";
+        case Verdict::agrees_when_rounded: return "≈";
+        case Verdict::disagrees: return "✗";
+        case Verdict::not_checkable: return "?";
+    }
+    return " ";
+}
+
+bool step_selected(const std::string& name, const std::vector<std::string>& patterns) {
+    if (patterns.empty()) return true;
+    for (const auto& p : patterns) {
+        if (fnmatch(p.c_str(), name.c_str(), 0) == 0) return true;
+        // A pattern without a prefix matches the step's last part: "hook_pattern".
+        if (fnmatch(("*." + p).c_str(), name.c_str(), 0) == 0) return true;
+    }
+    return false;
+}
+
+void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
+                const RunView& view) {
+    const Config& c = lesson.config;
+    out << fmt::format("attntrace · {} — {}\n", lesson.id, lesson.title);
+    out << fmt::format("source: {}{}{}\n", lesson.source.document,
+                       lesson.source.title.empty() ? "" : " · " + lesson.source.title,
+                       lesson.source.section.empty() ? "" : " · §" + lesson.source.section);
+    out << fmt::format("tokens: {}{}\n", fmt::join(lesson.tokens, " "),
+                       lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", fmt::join(lesson.query_tokens, " ")));
+    out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
+                       c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_name(c.mask),
+                       c.scale ? "on" : "off", activation_name(c.activation), c.eps);
+    out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
+    if (!lesson.description.empty()) out << "\n" << lesson.description << "\n";
+
+    TableOptions table;
+    table.precision = view.precision;
+    if (view.full) table.max_rows = table.max_cols = SIZE_MAX / 4;
+    std::size_t n = 0;
+    for (const Step& s : trace.steps) {
+        ++n;
+        if (!step_selected(s.name, view.steps)) continue;
+        std::string axes;
+        for (std::size_t k = 0; k < s.axes.size(); ++k) axes += (k ? " x " : "") + s.axes[k];
+        out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), s.name, s.def ? s.def->title : "",
+                           shape_str(s.shape), axes.empty() ? "" : ": " + axes);
+        if (s.def) out << "    " << s.def->formula << "\n";
+        switch (s.source) {
+            case StepSource::not_computable:
+                out << "    not computable: " << s.note << "\n";
+                break;
+            case StepSource::given:
+                out << "    given (the article's values):\n"
+                    << format_tensor(s.value, s.axes, s.labels, table);
+                if (s.formula)
+                    out << "    the formula gives:\n" << format_tensor(*s.formula, s.axes, s.labels, table);
+                break;
+            case StepSource::computed:
+                out << format_tensor(s.value, s.axes, s.labels, table);
+                break;
+        }
+        if (s.rounded_to >= 0) out << fmt::format("    (rounded to {} decimals, as the article did)\n", s.rounded_to);
+        if (s.def) out << "    " << s.def->explain << "\n";
+        for (const auto& r : report.results)
+            if (r.claim->step == s.name) render_claim(out, r, s, view.precision);
+    }
+    for (const auto& w : trace.warnings) out << "\nwarning: " << w << "\n";
+    out << fmt::format("\nclaims: {} agree, {} agree when rounded as printed, {} disagree, {} not checkable\n",
+                       report.count(Verdict::agrees), report.count(Verdict::agrees_when_rounded),
+                       report.count(Verdict::disagrees), report.count(Verdict::not_checkable));
+}
+
+void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
+    out << fmt::format("{}  ({} claims)\n", lesson.id, report.results.size());
+    for (const auto& r : report.results) {
+        const Claim& c = *r.claim;
+        const Step* step = trace.find(c.step);
+        std::string where = step ? claim_where(c, *step) : "";
+        std::string dev = r.computed.size() && r.verdict != Verdict::agrees ? fmt::format("  max |Δ| {:.3g}", r.max_deviation) : "";
+        out << fmt::format("  {} {:<18} {:<20} {}{}{}\n", verdict_mark(r.verdict), c.id, verdict_name(r.verdict),
+                           c.step + where, dev,
+                           r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
+        if (r.verdict == Verdict::disagrees && r.computed.size())
+            out << fmt::format("      printed {} | right {}\n", numbers(c.values, c.decimals), numbers(r.computed, c.decimals));
+        else if (r.verdict == Verdict::disagrees)
+            out << "      " << r.reason << "\n";
+    }
+}
+
+}  // namespace attntrace

@@ -1,0 +1,32 @@
+// Terminal renderings: a lesson's run step by step, and the check table.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "check/check.hpp"
+#include "lesson/lesson.hpp"
+#include "trace/trace.hpp"
+
+namespace attntrace {
+
+struct RunView {
+    int precision = 4;
+    std::vector<std::string> steps;  // names or globs; empty: every step
+    bool full = false;               // no elision of big matrices
+};
+
+bool step_selected(const std::string& name, const std::vector<std::string>& patterns);
+
+// Each step: title, formula, shape, token-labelled values, explanation, and
+// the article's claims beside the computed values.
+void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
+                const RunView& view);
+
+// One row per claim, then the details of every disagreement.
+void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report);
+
+std::string_view verdict_mark(Verdict v);
+
+}  // namespace attntrace

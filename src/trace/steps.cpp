@@ -1,0 +1,215 @@
+#include "trace/steps.hpp"
+
+#include <array>
+
+namespace attntrace {
+
+namespace {
+
+constexpr std::array<std::string_view, kStageCount> kStageNames = {
+    "embed", "qkv", "scores", "scale", "mask", "softmax", "mix",
+    "out",   "add1", "norm1", "ffn",   "add2", "norm2"};
+
+constexpr std::array<std::string_view, 7> kAxisNames = {"pos",     "query",  "key", "head",
+                                                        "d_model", "d_head", "d_ff"};
+
+using A = Axis;
+
+const std::vector<StepDef> kSteps = {
+    // stage embed
+    {"hook_embed", Stage::embed, "Token embeddings",
+     "E[t] = W_E[token_id(t)]",
+     "Each token id looks up its row of the embedding table: a vector that stands for the token on its own, "
+     "before it has seen any context.",
+     {A::pos, A::d_model}},
+    {"blocks.0.hook_resid_pre", Stage::embed, "Input X",
+     "X = token embeddings, one row per token",
+     "The residual stream entering the block: one row per token, d_model numbers each.",
+     {A::pos, A::d_model}},
+    // stage qkv
+    {"blocks.0.attn.hook_q", Stage::qkv, "Queries Q",
+     "Q = X·W^Q + b^Q, split into heads of hs columns",
+     "What each token is looking for. Head h owns columns h·hs to (h+1)·hs-1.",
+     {A::query, A::head, A::d_head}},
+    {"blocks.0.attn.hook_k", Stage::qkv, "Keys K",
+     "K = X·W^K + b^K, split into heads of hs columns",
+     "What each token offers to be found by: queries are matched against these.",
+     {A::key, A::head, A::d_head}},
+    {"blocks.0.attn.hook_v", Stage::qkv, "Values V",
+     "V = X·W^V + b^V, split into heads of hs columns",
+     "What each token hands over when another token attends to it.",
+     {A::key, A::head, A::d_head}},
+    // stage scores
+    {"blocks.0.attn.hook_scores_raw", Stage::scores, "Raw scores S",
+     "S_h = Q_h·K_hᵀ",
+     "Dot product of every query with every key: how well each token's question matches each token's offer.",
+     {A::head, A::query, A::key}},
+    // stage scale
+    {"blocks.0.attn.hook_scores_scaled", Stage::scale, "Scaled scores S/√hs",
+     "S̃_h = S_h / √hs",
+     "Dividing by √hs keeps the scores' variance near 1 whatever the head size, so softmax does not saturate.",
+     {A::head, A::query, A::key}},
+    // stage mask
+    {"blocks.0.attn.hook_mask", Stage::mask, "Mask M",
+     "M[i,j] = 0 where query i may see key j, -inf where it may not",
+     "Added to the scores before softmax: a -inf score becomes a weight of exactly 0.",
+     {A::query, A::key}},
+    {"blocks.0.attn.hook_attn_scores", Stage::mask, "Masked scores",
+     "S̃_h + M",
+     "The scores softmax sees: blocked cells are -inf.",
+     {A::head, A::query, A::key}},
+    // stage softmax
+    {"blocks.0.attn.softmax.hook_row_max", Stage::softmax, "Softmax: row maximum",
+     "m_i = max_j (S̃ + M)[i,j]",
+     "Subtracted before exp only for numerical safety: softmax(x - m) = softmax(x) exactly.",
+     {A::head, A::query}},
+    {"blocks.0.attn.softmax.hook_shifted", Stage::softmax, "Softmax: shifted scores",
+     "(S̃ + M)[i,j] - m_i",
+     "Every row now peaks at 0, so exp never overflows.",
+     {A::head, A::query, A::key}},
+    {"blocks.0.attn.softmax.hook_exp", Stage::softmax, "Softmax: exponentials",
+     "e[i,j] = exp((S̃ + M)[i,j] - m_i)",
+     "Exponentials of the shifted scores: all positive, masked cells exactly 0.",
+     {A::head, A::query, A::key}},
+    {"blocks.0.attn.softmax.hook_row_sum", Stage::softmax, "Softmax: row sum",
+     "Σ_i = Σ_j e[i,j]",
+     "The normaliser: dividing by it makes each row sum to 1.",
+     {A::head, A::query}},
+    {"blocks.0.attn.hook_pattern", Stage::softmax, "Attention weights A",
+     "A[i,j] = e[i,j] / Σ_i",
+     "Row i says how much query token i reads from each key token; every row sums to 1.",
+     {A::head, A::query, A::key}},
+    // stage mix
+    {"blocks.0.attn.hook_z", Stage::mix, "Mixed values Z = A·V",
+     "Z_h = A_h·V_h; side by side, the heads form the concatenation [Z_1 … Z_NH]",
+     "Each token's new vector: the values of all tokens, weighted by its attention row.",
+     {A::query, A::head, A::d_head}},
+    // stage out
+    {"blocks.0.hook_attn_out", Stage::out, "Attention output",
+     "concat(Z_1 … Z_NH)·W^O + b^O",
+     "W^O mixes what the heads found into one d_model vector per token.",
+     {A::query, A::d_model}},
+    // stage add1
+    {"blocks.0.hook_resid_mid", Stage::add1, "Residual add",
+     "X_mid = X + attn_out",
+     "The block adds what attention found to the input instead of replacing it: the original token survives.",
+     {A::pos, A::d_model}},
+    // stage norm1
+    {"blocks.0.ln1.hook_mean", Stage::norm1, "LayerNorm 1: row mean μ",
+     "μ_i = (1/C) Σ_c X_mid[i,c]", "Each token's average over its d_model numbers.", {A::pos}},
+    {"blocks.0.ln1.hook_var", Stage::norm1, "LayerNorm 1: row variance",
+     "σ²_i = (1/C) Σ_c (X_mid[i,c] - μ_i)²",
+     "Biased variance (divide by C, not C-1), as PyTorch's LayerNorm.", {A::pos}},
+    {"blocks.0.ln1.hook_scale", Stage::norm1, "LayerNorm 1: std σ",
+     "σ_i = √(σ²_i + eps)",
+     "The spread of each row; eps keeps it away from 0.", {A::pos}},
+    {"blocks.0.ln1.hook_standardized", Stage::norm1, "LayerNorm 1: normalized rows",
+     "x̂[i,c] = (X_mid[i,c] - μ_i) / σ_i",
+     "Each row now has mean 0 and variance 1 (before the learned affine).", {A::pos, A::d_model}},
+    {"blocks.0.ln1.hook_normalized", Stage::norm1, "LayerNorm 1: output",
+     "LN(X_mid) = γ ⊙ x̂ + β",
+     "The learned gain γ and bias β rescale each dimension.", {A::pos, A::d_model}},
+    // stage ffn
+    {"blocks.0.mlp.hook_pre", Stage::ffn, "FFN: first linear layer",
+     "H = LN1·W_1 + b_1",
+     "Each token alone is projected up to d_ff hidden units.", {A::pos, A::d_ff}},
+    {"blocks.0.mlp.hook_post", Stage::ffn, "FFN: activation",
+     "act(H)  (ReLU: max(0, h); GELU: h·Φ(h))",
+     "The non-linearity: what attention's weighted averages cannot do on their own.", {A::pos, A::d_ff}},
+    {"blocks.0.hook_mlp_out", Stage::ffn, "FFN output",
+     "act(H)·W_2 + b_2",
+     "Projected back to d_model: the FFN's update for each token.", {A::pos, A::d_model}},
+    // stage add2
+    {"blocks.0.hook_resid_post", Stage::add2, "Second residual add",
+     "X_mid2 = LN1 + FFN(LN1)",
+     "Again the update is added, not substituted.", {A::pos, A::d_model}},
+    // stage norm2
+    {"blocks.0.ln2.hook_mean", Stage::norm2, "LayerNorm 2: row mean μ",
+     "μ_i = (1/C) Σ_c X_mid2[i,c]", "Each token's average over its d_model numbers.", {A::pos}},
+    {"blocks.0.ln2.hook_var", Stage::norm2, "LayerNorm 2: row variance",
+     "σ²_i = (1/C) Σ_c (X_mid2[i,c] - μ_i)²",
+     "Biased variance (divide by C, not C-1), as PyTorch's LayerNorm.", {A::pos}},
+    {"blocks.0.ln2.hook_scale", Stage::norm2, "LayerNorm 2: std σ",
+     "σ_i = √(σ²_i + eps)", "The spread of each row; eps keeps it away from 0.", {A::pos}},
+    {"blocks.0.ln2.hook_standardized", Stage::norm2, "LayerNorm 2: normalized rows",
+     "x̂[i,c] = (X_mid2[i,c] - μ_i) / σ_i",
+     "Each row now has mean 0 and variance 1 (before the learned affine).", {A::pos, A::d_model}},
+    {"blocks.0.ln2.hook_normalized", Stage::norm2, "Block output",
+     "X_out = γ₂ ⊙ x̂ + β₂",
+     "What the block hands to the next one: same shape as its input.", {A::pos, A::d_model}},
+};
+
+}  // namespace
+
+std::string_view stage_name(Stage s) { return kStageNames[static_cast<int>(s)]; }
+
+std::optional<Stage> stage_from_name(std::string_view name) {
+    for (int i = 0; i < kStageCount; ++i)
+        if (kStageNames[i] == name) return static_cast<Stage>(i);
+    return std::nullopt;
+}
+
+std::string stage_list() {
+    std::string out;
+    for (auto n : kStageNames) {
+        if (!out.empty()) out += ", ";
+        out += n;
+    }
+    return out;
+}
+
+std::string_view axis_name(Axis a) { return kAxisNames[static_cast<int>(a)]; }
+
+std::optional<Axis> axis_from_name(std::string_view name) {
+    for (std::size_t i = 0; i < kAxisNames.size(); ++i)
+        if (kAxisNames[i] == name) return static_cast<Axis>(i);
+    return std::nullopt;
+}
+
+std::size_t Dims::extent(Axis a) const {
+    switch (a) {
+        case Axis::pos: return T;
+        case Axis::query: return Tq;
+        case Axis::key: return T;
+        case Axis::head: return NH;
+        case Axis::d_model: return C;
+        case Axis::d_head: return hs;
+        case Axis::d_ff: return F;
+    }
+    return 0;
+}
+
+const std::vector<StepDef>& step_catalogue() { return kSteps; }
+
+const StepDef* find_step(std::string_view name) {
+    for (const auto& s : kSteps)
+        if (name == s.name) return &s;
+    return nullptr;
+}
+
+std::vector<std::string> consumed_by(Stage s) {
+    switch (s) {
+        case Stage::embed: return {};
+        case Stage::qkv: return {"blocks.0.hook_resid_pre"};
+        case Stage::scores: return {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k"};
+        case Stage::scale: return {"blocks.0.attn.hook_scores_raw"};
+        case Stage::mask: return {"blocks.0.attn.hook_scores_scaled"};
+        case Stage::softmax: return {"blocks.0.attn.hook_attn_scores"};
+        case Stage::mix: return {"blocks.0.attn.hook_pattern", "blocks.0.attn.hook_v"};
+        case Stage::out: return {"blocks.0.attn.hook_z"};
+        case Stage::add1: return {"blocks.0.hook_resid_pre", "blocks.0.hook_attn_out"};
+        case Stage::norm1: return {"blocks.0.hook_resid_mid"};
+        case Stage::ffn: return {"blocks.0.ln1.hook_normalized"};
+        case Stage::add2: return {"blocks.0.ln1.hook_normalized", "blocks.0.hook_mlp_out"};
+        case Stage::norm2: return {"blocks.0.hook_resid_post"};
+    }
+    return {};
+}
+
+Shape step_shape(const StepDef& def, const Dims& dims) {
+    Shape s;
+    for (Axis a : def.axes) s.push_back(dims.extent(a));
+    return s;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,65 @@
+// The step catalogue: every intermediate the pipeline records, in pipeline
+// order, with its stable name, title, formula, axes and one-line explanation.
+//
+// Letters used in shapes everywhere in attntrace:
+//   T  tokens (keys)          Tq  query tokens (= T in self-attention)
+//   C  d_model                NH  heads          hs  head size = C / NH
+//   F  d_ff
+//
+// Names follow TransformerLens hooks where one exists for the same tensor
+// (blocks.0.attn.hook_q, hook_pattern, ...) and add the finer steps it fuses
+// (raw and scaled scores, the mask, the softmax internals, LayerNorm's mean
+// and std). docs/steps.md documents the list; a test keeps the two in step.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/tensor.hpp"
+
+namespace attntrace {
+
+// Coarse pipeline stages: a lesson runs the stages from run.from to run.to.
+enum class Stage { embed, qkv, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2 };
+inline constexpr int kStageCount = 13;
+
+std::string_view stage_name(Stage s);
+std::optional<Stage> stage_from_name(std::string_view name);
+std::string stage_list();  // "embed, qkv, ..." for error messages
+
+// What an axis indexes; decides its labels (tokens, heads, dimensions).
+enum class Axis { pos, query, key, head, d_model, d_head, d_ff };
+std::string_view axis_name(Axis a);
+std::optional<Axis> axis_from_name(std::string_view name);
+
+struct Dims {
+    std::size_t T = 0;   // tokens (keys; residual stream positions)
+    std::size_t Tq = 0;  // query tokens
+    std::size_t C = 0;   // d_model
+    std::size_t NH = 1;  // heads
+    std::size_t hs = 0;  // head size
+    std::size_t F = 0;   // d_ff (0 when the lesson has no FFN)
+    std::size_t extent(Axis a) const;
+};
+
+struct StepDef {
+    const char* name;  // full name, e.g. "blocks.0.attn.hook_pattern"
+    Stage stage;
+    const char* title;
+    const char* formula;
+    const char* explain;
+    std::vector<Axis> axes;
+};
+
+// All steps, in the order the pipeline records them.
+const std::vector<StepDef>& step_catalogue();
+const StepDef* find_step(std::string_view name);
+Shape step_shape(const StepDef& def, const Dims& dims);
+
+// The steps of earlier stages that stage `s` reads (weights aside).
+std::vector<std::string> consumed_by(Stage s);
+
+}  // namespace attntrace

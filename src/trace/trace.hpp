@@ -1,0 +1,48 @@
+// Trace: every step the pipeline recorded, in order. The pipeline writes each
+// step's values straight into the Tensor the trace keeps.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "trace/steps.hpp"
+
+namespace attntrace {
+
+inline constexpr int kTraceFormatVersion = 1;
+
+enum class StepSource {
+    computed,        // the formula, from the steps before it
+    given,           // the lesson's (article's) values replace the formula's from here on
+    not_computable,  // an input is missing (a weight the article never gives, ...)
+};
+std::string_view source_name(StepSource s);
+
+struct Step {
+    std::string name;
+    const StepDef* def = nullptr;  // catalogue entry (null for a step read from a foreign trace)
+    Shape shape;
+    std::vector<std::string> axes;                 // axis names, one per dimension
+    std::vector<std::vector<std::string>> labels;  // per axis: tokens, heads "h0", dims "d0"
+    StepSource source = StepSource::computed;
+    Tensor value;                   // what flows downstream (empty when not computable)
+    std::optional<Tensor> formula;  // the formula's value where a given replaced it
+    std::vector<std::string> inputs;  // steps and weights it was computed from
+    std::string note;               // why not computable; where a given comes from
+    int rounded_to = -1;            // document arithmetic: decimals this step was rounded to
+
+    // The value a claim about this step is checked against: the formula's
+    // where one exists, else the given values.
+    const Tensor* checked_value() const;
+};
+
+struct Trace {
+    std::vector<Step> steps;
+    std::vector<std::string> warnings;
+    const Step* find(std::string_view name) const;
+    Step* find(std::string_view name);
+};
+
+}  // namespace attntrace

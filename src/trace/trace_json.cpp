@@ -1,0 +1,233 @@
+#include "trace/trace_json.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "lesson/json_field.hpp"
+
+namespace attntrace {
+
+using nlohmann::json;
+
+namespace {
+
+json tensor_rec(const Tensor& t, std::size_t axis, std::size_t offset, std::size_t stride_after) {
+    auto num = [](float x) -> json {
+        if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+        return static_cast<double>(x);
+    };
+    if (t.shape.empty()) return num(t.data[0]);
+    json arr = json::array();
+    std::size_t n = t.shape[axis];
+    std::size_t inner = stride_after / n;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (axis + 1 == t.shape.size()) arr.push_back(num(t.data[offset + i]));
+        else arr.push_back(tensor_rec(t, axis + 1, offset + i * inner, inner));
+    }
+    return arr;
+}
+
+json claim_json(const Lesson& lesson, const Trace& trace, const ClaimResult& r) {
+    const Claim& c = *r.claim;
+    json j;
+    j["id"] = c.id;
+    j["step"] = c.step;
+    json at = json::object();
+    for (const auto& [axis, i] : c.at) at[std::string(axis_name(axis))] = i;
+    j["at"] = at;
+    if (c.kind == Claim::Kind::shape) {
+        j["of"] = "shape";
+        json s = json::object();
+        for (const auto& [axis, n] : c.shape) s[std::string(axis_name(axis))] = n;
+        j["printed"] = s;
+    } else {
+        j["of"] = c.kind == Claim::Kind::row_sum ? "row_sum" : "values";
+        j["decimals"] = c.decimals;
+        j["printed"] = tensor_to_json(c.values);
+        j["computed"] = r.computed.size() ? tensor_to_json(r.computed) : json(nullptr);
+        if (r.document.size()) j["document_arithmetic"] = tensor_to_json(r.document);
+        if (r.computed.size()) {
+            j["max_deviation"] = std::isinf(r.max_deviation) ? json("inf") : json(r.max_deviation);
+            j["cells_off"] = r.cells_off;
+        }
+    }
+    j["verdict"] = std::string(verdict_name(r.verdict));
+    j["expected"] = std::string(verdict_name(c.expect));
+    if (!r.reason.empty()) j["reason"] = r.reason;
+    if (!c.quote.empty()) j["quote"] = c.quote;
+    if (!c.note.empty()) j["note"] = c.note;
+    (void)lesson;
+    (void)trace;
+    return j;
+}
+
+void dump(const json& j, int indent, std::string& out) {
+    const std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
+    const std::string pad_in(static_cast<std::size_t>(indent + 1) * 2, ' ');
+    if (j.is_object()) {
+        if (j.empty()) {
+            out += "{}";
+            return;
+        }
+        out += "{\n";
+        bool first = true;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (!first) out += ",\n";
+            first = false;
+            out += pad_in + json(it.key()).dump() + ": ";
+            dump(it.value(), indent + 1, out);
+        }
+        out += "\n" + pad + "}";
+    } else if (j.is_array()) {
+        bool flat = std::none_of(j.begin(), j.end(), [](const json& e) { return e.is_structured(); });
+        if (flat) {
+            out += "[";
+            for (std::size_t i = 0; i < j.size(); ++i) {
+                if (i) out += ", ";
+                dump(j[i], indent + 1, out);
+            }
+            out += "]";
+            return;
+        }
+        out += "[\n";
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            if (i) out += ",\n";
+            out += pad_in;
+            dump(j[i], indent + 1, out);
+        }
+        out += "\n" + pad + "]";
+    } else if (j.is_number_float()) {
+        // Every tensor value is a float32: its shortest form round-trips.
+        out += fmt::format("{}", static_cast<float>(j.get<double>()));
+    } else {
+        out += j.dump();
+    }
+}
+
+}  // namespace
+
+json tensor_to_json(const Tensor& t) {
+    if (t.shape.empty()) return t.data.empty() ? json(nullptr) : tensor_rec(t, 0, 0, 1);
+    return tensor_rec(t, 0, 0, t.size());
+}
+
+json trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report) {
+    json j;
+    j["format"] = "attntrace-trace";
+    j["version"] = kTraceFormatVersion;
+    j["generator"] = "attntrace " ATTNTRACE_VERSION;
+    j["lesson"] = {{"id", lesson.id},
+                   {"title", lesson.title},
+                   {"source", {{"document", lesson.source.document},
+                               {"title", lesson.source.title},
+                               {"section", lesson.source.section}}}};
+    j["tokens"] = lesson.tokens;
+    if (!lesson.query_tokens.empty()) j["query_tokens"] = lesson.query_tokens;
+    const Config& c = lesson.config;
+    j["config"] = {{"d_model", c.d_model},  {"heads", c.heads},
+                   {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},
+                   {"mask", std::string(mask_name(c.mask))}, {"scale", c.scale},
+                   {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
+    j["run"] = {{"from", std::string(stage_name(lesson.from))}, {"to", std::string(stage_name(lesson.to))}};
+    j["document_rounding"] = lesson.document_rounding;
+    json steps = json::array();
+    for (const Step& s : trace.steps) {
+        json sj;
+        sj["name"] = s.name;
+        if (s.def) {
+            sj["title"] = s.def->title;
+            sj["stage"] = std::string(stage_name(s.def->stage));
+            sj["formula"] = s.def->formula;
+            sj["explain"] = s.def->explain;
+        }
+        sj["shape"] = s.shape;
+        sj["axes"] = s.axes;
+        sj["labels"] = s.labels;
+        sj["source"] = std::string(source_name(s.source));
+        sj["inputs"] = s.inputs;
+        if (!s.note.empty()) sj["note"] = s.note;
+        sj["values"] = s.source == StepSource::not_computable ? json(nullptr) : tensor_to_json(s.value);
+        if (s.formula) sj["formula_values"] = tensor_to_json(*s.formula);
+        if (s.rounded_to >= 0) sj["rounded_to"] = s.rounded_to;
+        steps.push_back(std::move(sj));
+    }
+    j["steps"] = std::move(steps);
+    json claims = json::array();
+    if (report)
+        for (const auto& r : report->results) claims.push_back(claim_json(lesson, trace, r));
+    j["claims"] = std::move(claims);
+    j["warnings"] = trace.warnings;
+    return j;
+}
+
+std::string dump_readable(const json& j) {
+    std::string out;
+    dump(j, 0, out);
+    out += "\n";
+    return out;
+}
+
+TraceData parse_trace(const json& doc, const std::string& file) {
+    Fields f(file);
+    f.object(doc, "");
+    if (f.string(f.member(doc, "", "format"), "format") != "attntrace-trace")
+        f.fail("format", "\"attntrace-trace\"", describe(doc["format"]));
+    auto version = f.integer(f.member(doc, "", "version"), "version", 1, 1000000);
+    if (version != kTraceFormatVersion)
+        f.fail("version", fmt::format("{}", kTraceFormatVersion), fmt::format("{}", version));
+    TraceData t;
+    t.file = file;
+    const json& lesson = f.object(f.member(doc, "", "lesson"), "lesson");
+    t.lesson_id = f.string(f.member(lesson, "lesson", "id"), "lesson.id");
+    const json& steps = f.member(doc, "", "steps");
+    if (!steps.is_array()) f.fail("steps", "an array of steps", describe(steps));
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        std::string p = index("steps", i);
+        const json& s = f.object(steps[i], p);
+        TraceStepData d;
+        d.name = f.string(f.member(s, p, "name"), join(p, "name"));
+        const json& shape = f.member(s, p, "shape");
+        if (!shape.is_array() || shape.size() > 3) f.fail(join(p, "shape"), "an array of at most 3 sizes", describe(shape));
+        for (std::size_t k = 0; k < shape.size(); ++k)
+            d.shape.push_back(static_cast<std::size_t>(f.integer(shape[k], index(join(p, "shape"), k), 0, kMaxElements)));
+        std::size_t n = 0;
+        if (!checked_numel(d.shape, kMaxElements, n))
+            f.fail(join(p, "shape"), fmt::format("at most {} numbers", kMaxElements), shape_str(d.shape));
+        d.source = f.string(f.member(s, p, "source"), join(p, "source"));
+        if (d.source != "computed" && d.source != "given" && d.source != "not-computable")
+            f.fail(join(p, "source"), "computed, given or not-computable", describe(s["source"]));
+        auto read_values = [&](const json& v, const std::string& vp) {
+            Tensor out = d.shape.empty() ? Tensor(Shape{}) : f.tensor(v, vp, true);
+            if (d.shape.empty()) {
+                if (v.is_string() && v.get<std::string>() == "-inf") out.data[0] = kNegInf;
+                else out.data[0] = static_cast<float>(f.number(v, vp));
+            }
+            if (out.shape != d.shape)
+                f.fail(vp, fmt::format("a {} array (the step's shape)", shape_str(d.shape)),
+                       fmt::format("a {} array", shape_str(out.shape)));
+            return out;
+        };
+        const json& values = f.member(s, p, "values");
+        if (!values.is_null()) d.values = read_values(values, join(p, "values"));
+        else if (d.source != "not-computable") f.fail(join(p, "values"), "the step's values", "null");
+        if (auto* fv = f.optional(s, "formula_values")) d.formula_values = read_values(*fv, join(p, "formula_values"));
+        t.steps.push_back(std::move(d));
+    }
+    if (auto* claims = f.optional(doc, "claims")) {
+        if (!claims->is_array()) f.fail("claims", "an array", describe(*claims));
+        for (std::size_t i = 0; i < claims->size(); ++i) {
+            std::string p = index("claims", i);
+            const json& c = f.object((*claims)[i], p);
+            t.claims.push_back({f.string(f.member(c, p, "id"), join(p, "id")),
+                                f.string(f.member(c, p, "verdict"), join(p, "verdict"))});
+        }
+    }
+    return t;
+}
+
+TraceData read_trace_file(const std::string& path) { return parse_trace(load_json_file(path), path); }
+
+}  // namespace attntrace

@@ -1,0 +1,48 @@
+// The trace as JSON (format "attntrace-trace", documented in docs/trace-format.md,
+// schema in docs/trace.schema.json): what `export` writes, what golden/ holds,
+// what the golden test and `diff` read back.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "check/check.hpp"
+#include "lesson/lesson.hpp"
+#include "trace/trace.hpp"
+
+namespace attntrace {
+
+nlohmann::json trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report);
+
+// JSON text for people: objects indented, arrays of numbers on one line per
+// innermost row, floats in their shortest round-trip form.
+std::string dump_readable(const nlohmann::json& j);
+
+// A tensor as nested arrays; -inf as the string "-inf" (JSON has no infinity).
+nlohmann::json tensor_to_json(const Tensor& t);
+
+// A trace read back from JSON: enough to compare it with another.
+struct TraceStepData {
+    std::string name;
+    Shape shape;
+    std::string source;
+    Tensor values;             // empty when not computable
+    std::optional<Tensor> formula_values;
+};
+struct TraceClaimData {
+    std::string id;
+    std::string verdict;
+};
+struct TraceData {
+    std::string file;
+    std::string lesson_id;
+    std::vector<TraceStepData> steps;
+    std::vector<TraceClaimData> claims;
+};
+
+// Throws InputError with file and field path on anything malformed.
+TraceData read_trace_file(const std::string& path);
+TraceData parse_trace(const nlohmann::json& doc, const std::string& file);
+
+}  // namespace attntrace
