@@ -1,0 +1,101 @@
+#include "support.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace attntrace::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp_fd(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+    TempDir io;
+    std::string out_path = io.file("stdout"), err_path = io.file("stderr");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> argv_s{ATTNTRACE_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_s;
+    for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
+    env_s.insert(env_s.end(), env.begin(), env.end());
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, ATTNTRACE_BINARY, &actions, nullptr, argv.data(), envp.data()) != 0)
+        throw std::runtime_error("cannot start " ATTNTRACE_BINARY);
+    posix_spawn_file_actions_destroy(&actions);
+    int wstatus = 0;
+    waitpid(pid, &wstatus, 0);
+    CliResult r;
+    r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    r.out = slurp_fd(out_path);
+    r.err = slurp_fd(err_path);
+    return r;
+}
+
+TempDir::TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "attntrace-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, ec);
+    fs::remove_all(path_, ec);
+}
+
+std::vector<std::string> TempDir::entries() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string source_dir() { return ATTNTRACE_SOURCE_DIR; }
+std::string lessons_dir() { return source_dir() + "/lessons"; }
+
+std::vector<std::string> lesson_files() {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(lessons_dir()))
+        if (e.path().extension() == ".json") out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string read_text(const std::string& path) { return slurp_fd(path); }
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+}
+
+}  // namespace attntrace::test

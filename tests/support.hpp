@@ -1,0 +1,38 @@
+// Helpers shared by the tests: running the real CLI, temporary folders, lessons.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attntrace::test {
+
+struct CliResult {
+    int status = -1;      // exit status
+    std::string out;      // standard output
+    std::string err;      // standard error
+};
+
+// Runs the attntrace binary with `args` (no shell: each arg is passed as is).
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+
+// A fresh empty folder under the system temp dir, removed at exit of scope.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+    std::vector<std::string> entries() const;  // names in the folder
+private:
+    std::string path_;
+};
+
+std::string source_dir();       // the repository
+std::string lessons_dir();      // <repo>/lessons
+std::vector<std::string> lesson_files();  // every lessons/*.json, sorted
+std::string read_text(const std::string& path);
+void write_text(const std::string& path, const std::string& text);
+
+}  // namespace attntrace::test
