@@ -31,22 +31,28 @@ void add_check_command(CLI::App& app, int& status) {
         for (const auto& l : opts->lessons) evals.push_back(evaluate(read_lesson(resolve_lesson(l))));
         bool ok = true;
         std::size_t counts[4] = {0, 0, 0, 0};
-        nlohmann::json out = nlohmann::json::array();
+        OrderedJson out = OrderedJson::array();
         for (const auto& e : evals) {
             ok = ok && e->report.all_as_expected();
             for (const auto& r : e->report.results) ++counts[static_cast<int>(r.verdict)];
             if (opts->format == "json") {
-                nlohmann::json j = trace_to_json(e->lesson, e->exact, &e->report);
-                out.push_back({{"lesson", e->lesson.id},
-                               {"file", e->lesson.file},
-                               {"as_expected", e->report.all_as_expected()},
-                               {"claims", j["claims"]}});
+                OrderedJson j = trace_to_json(e->lesson, e->exact, &e->report);
+                OrderedJson entry;
+                entry["lesson"] = e->lesson.id;
+                entry["file"] = e->lesson.file;
+                entry["as_expected"] = e->report.all_as_expected();
+                entry["claims"] = j["claims"];
+                out.push_back(std::move(entry));
             } else {
                 render_check(std::cout, e->lesson, e->exact, e->report);
             }
         }
         if (opts->format == "json") {
-            std::cout << dump_readable({{"format", "attntrace-check"}, {"version", 1}, {"lessons", out}});
+            OrderedJson doc;
+            doc["format"] = "attntrace-check";
+            doc["version"] = 1;
+            doc["lessons"] = out;
+            std::cout << dump_readable(doc);
         } else {
             std::cout << fmt::format("\n{} lessons: {} agree, {} agree when rounded as printed, {} disagree, {} not "
                                      "checkable; {}\n",

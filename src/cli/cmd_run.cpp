@@ -13,9 +13,9 @@ int run_lesson_command(const std::string& lesson, const std::vector<std::string>
                        bool full) {
     auto e = evaluate(read_lesson(resolve_lesson(lesson)));
     if (json) {
-        nlohmann::json j = trace_to_json(e->lesson, e->exact, &e->report);
+        OrderedJson j = trace_to_json(e->lesson, e->exact, &e->report);
         if (!steps.empty()) {
-            nlohmann::json kept = nlohmann::json::array();
+            OrderedJson kept = OrderedJson::array();
             for (auto& s : j["steps"])
                 if (step_selected(s["name"].get<std::string>(), steps)) kept.push_back(s);
             j["steps"] = kept;

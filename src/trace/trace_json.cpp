@@ -14,13 +14,17 @@ using nlohmann::json;
 
 namespace {
 
-json tensor_rec(const Tensor& t, std::size_t axis, std::size_t offset, std::size_t stride_after) {
-    auto num = [](float x) -> json {
+// An array whose one-line form is at most this wide stays on one line: a
+// small matrix reads as a matrix, a long row as a list.
+constexpr std::size_t kInlineWidth = 100;
+
+OrderedJson tensor_rec(const Tensor& t, std::size_t axis, std::size_t offset, std::size_t stride_after) {
+    auto num = [](float x) -> OrderedJson {
         if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
         return static_cast<double>(x);
     };
     if (t.shape.empty()) return num(t.data[0]);
-    json arr = json::array();
+    OrderedJson arr = OrderedJson::array();
     std::size_t n = t.shape[axis];
     std::size_t inner = stride_after / n;
     for (std::size_t i = 0; i < n; ++i) {
@@ -30,27 +34,27 @@ json tensor_rec(const Tensor& t, std::size_t axis, std::size_t offset, std::size
     return arr;
 }
 
-json claim_json(const Lesson& lesson, const Trace& trace, const ClaimResult& r) {
+OrderedJson claim_json(const ClaimResult& r) {
     const Claim& c = *r.claim;
-    json j;
+    OrderedJson j;
     j["id"] = c.id;
     j["step"] = c.step;
-    json at = json::object();
+    OrderedJson at = OrderedJson::object();
     for (const auto& [axis, i] : c.at) at[std::string(axis_name(axis))] = i;
     j["at"] = at;
     if (c.kind == Claim::Kind::shape) {
         j["of"] = "shape";
-        json s = json::object();
+        OrderedJson s = OrderedJson::object();
         for (const auto& [axis, n] : c.shape) s[std::string(axis_name(axis))] = n;
         j["printed"] = s;
     } else {
         j["of"] = c.kind == Claim::Kind::row_sum ? "row_sum" : "values";
         j["decimals"] = c.decimals;
         j["printed"] = tensor_to_json(c.values);
-        j["computed"] = r.computed.size() ? tensor_to_json(r.computed) : json(nullptr);
+        j["computed"] = r.computed.size() ? tensor_to_json(r.computed) : OrderedJson(nullptr);
         if (r.document.size()) j["document_arithmetic"] = tensor_to_json(r.document);
         if (r.computed.size()) {
-            j["max_deviation"] = std::isinf(r.max_deviation) ? json("inf") : json(r.max_deviation);
+            j["max_deviation"] = std::isinf(r.max_deviation) ? OrderedJson("inf") : OrderedJson(r.max_deviation);
             j["cells_off"] = r.cells_off;
         }
     }
@@ -59,12 +63,30 @@ json claim_json(const Lesson& lesson, const Trace& trace, const ClaimResult& r) 
     if (!r.reason.empty()) j["reason"] = r.reason;
     if (!c.quote.empty()) j["quote"] = c.quote;
     if (!c.note.empty()) j["note"] = c.note;
-    (void)lesson;
-    (void)trace;
     return j;
 }
 
-void dump(const json& j, int indent, std::string& out) {
+void dump(const OrderedJson& j, int indent, std::string& out);
+
+// The one-line form, or "" when it would hold an object or exceed kInlineWidth.
+std::string inline_form(const OrderedJson& j) {
+    std::string out;
+    if (j.is_object()) return "";
+    if (!j.is_array()) {
+        dump(j, 0, out);
+        return out;
+    }
+    out = "[";
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        std::string e = inline_form(j[i]);
+        if (e.empty() && !(j[i].is_string() || j[i].is_primitive())) return "";
+        out += (i ? ", " : "") + e;
+        if (out.size() > kInlineWidth) return "";
+    }
+    return out + "]";
+}
+
+void dump(const OrderedJson& j, int indent, std::string& out) {
     const std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
     const std::string pad_in(static_cast<std::size_t>(indent + 1) * 2, ' ');
     if (j.is_object()) {
@@ -77,19 +99,24 @@ void dump(const json& j, int indent, std::string& out) {
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (!first) out += ",\n";
             first = false;
-            out += pad_in + json(it.key()).dump() + ": ";
+            out += pad_in + OrderedJson(it.key()).dump() + ": ";
             dump(it.value(), indent + 1, out);
         }
         out += "\n" + pad + "}";
     } else if (j.is_array()) {
-        bool flat = std::none_of(j.begin(), j.end(), [](const json& e) { return e.is_structured(); });
-        if (flat) {
-            out += "[";
-            for (std::size_t i = 0; i < j.size(); ++i) {
-                if (i) out += ", ";
-                dump(j[i], indent + 1, out);
+        std::string one_line = inline_form(j);
+        bool flat = std::none_of(j.begin(), j.end(), [](const OrderedJson& e) { return e.is_structured(); });
+        if (!one_line.empty() || flat) {
+            if (one_line.empty()) {  // a long flat row: still one line
+                out += "[";
+                for (std::size_t i = 0; i < j.size(); ++i) {
+                    if (i) out += ", ";
+                    dump(j[i], indent + 1, out);
+                }
+                out += "]";
+            } else {
+                out += one_line;
             }
-            out += "]";
             return;
         }
         out += "[\n";
@@ -109,13 +136,13 @@ void dump(const json& j, int indent, std::string& out) {
 
 }  // namespace
 
-json tensor_to_json(const Tensor& t) {
-    if (t.shape.empty()) return t.data.empty() ? json(nullptr) : tensor_rec(t, 0, 0, 1);
+OrderedJson tensor_to_json(const Tensor& t) {
+    if (t.shape.empty()) return t.data.empty() ? OrderedJson(nullptr) : tensor_rec(t, 0, 0, 1);
     return tensor_rec(t, 0, 0, t.size());
 }
 
-json trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report) {
-    json j;
+OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report) {
+    OrderedJson j;
     j["format"] = "attntrace-trace";
     j["version"] = kTraceFormatVersion;
     j["generator"] = "attntrace " ATTNTRACE_VERSION;
@@ -133,9 +160,9 @@ json trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* 
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
     j["run"] = {{"from", std::string(stage_name(lesson.from))}, {"to", std::string(stage_name(lesson.to))}};
     j["document_rounding"] = lesson.document_rounding;
-    json steps = json::array();
+    OrderedJson steps = OrderedJson::array();
     for (const Step& s : trace.steps) {
-        json sj;
+        OrderedJson sj;
         sj["name"] = s.name;
         if (s.def) {
             sj["title"] = s.def->title;
@@ -149,21 +176,21 @@ json trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* 
         sj["source"] = std::string(source_name(s.source));
         sj["inputs"] = s.inputs;
         if (!s.note.empty()) sj["note"] = s.note;
-        sj["values"] = s.source == StepSource::not_computable ? json(nullptr) : tensor_to_json(s.value);
+        sj["values"] = s.source == StepSource::not_computable ? OrderedJson(nullptr) : tensor_to_json(s.value);
         if (s.formula) sj["formula_values"] = tensor_to_json(*s.formula);
         if (s.rounded_to >= 0) sj["rounded_to"] = s.rounded_to;
         steps.push_back(std::move(sj));
     }
     j["steps"] = std::move(steps);
-    json claims = json::array();
+    OrderedJson claims = OrderedJson::array();
     if (report)
-        for (const auto& r : report->results) claims.push_back(claim_json(lesson, trace, r));
+        for (const auto& r : report->results) claims.push_back(claim_json(r));
     j["claims"] = std::move(claims);
     j["warnings"] = trace.warnings;
     return j;
 }
 
-std::string dump_readable(const json& j) {
+std::string dump_readable(const OrderedJson& j) {
     std::string out;
     dump(j, 0, out);
     out += "\n";

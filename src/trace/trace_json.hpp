@@ -13,14 +13,17 @@
 
 namespace attntrace {
 
-nlohmann::json trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report);
+// Fields keep the order they are written in (format and version first, steps in pipeline order).
+using OrderedJson = nlohmann::ordered_json;
 
-// JSON text for people: objects indented, arrays of numbers on one line per
-// innermost row, floats in their shortest round-trip form.
-std::string dump_readable(const nlohmann::json& j);
+OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report);
+
+// JSON text for people: objects indented, arrays on one line when they fit
+// (kInlineWidth), floats in their shortest round-trip form.
+std::string dump_readable(const OrderedJson& j);
 
 // A tensor as nested arrays; -inf as the string "-inf" (JSON has no infinity).
-nlohmann::json tensor_to_json(const Tensor& t);
+OrderedJson tensor_to_json(const Tensor& t);
 
 // A trace read back from JSON: enough to compare it with another.
 struct TraceStepData {

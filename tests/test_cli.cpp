@@ -1,0 +1,101 @@
+// The CLI end to end on every lesson, as a user runs it.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+
+using attntrace::test::run_cli;
+using nlohmann::json;
+
+TEST_CASE("run, check and export succeed on every lesson", "[cli]") {
+    for (const auto& lesson : attntrace::test::lesson_files()) {
+        INFO(lesson);
+        auto run = run_cli({"run", lesson});
+        CHECK(run.status == 0);
+        CHECK(run.err.empty());
+        CHECK(run.out.find("claims: ") != std::string::npos);
+
+        auto check = run_cli({"check", lesson});
+        CHECK(check.status == 0);
+        CHECK(check.out.find("every verdict as its lesson expects") != std::string::npos);
+
+        attntrace::test::TempDir dir;
+        auto exp = run_cli({"export", lesson, "-o", dir.file("t.json")});
+        CHECK(exp.status == 0);
+        json t = json::parse(attntrace::test::read_text(dir.file("t.json")));
+        CHECK(t["format"] == "attntrace-trace");
+        CHECK(!t["steps"].empty());
+        CHECK(dir.entries() == std::vector<std::string>{"t.json"});  // no temporary left behind
+    }
+}
+
+TEST_CASE("check of all lessons at once exits 0 and counts every verdict", "[cli]") {
+    std::vector<std::string> args{"check"};
+    for (const auto& l : attntrace::test::lesson_files()) args.push_back(l);
+    auto r = run_cli(args);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("disagree") != std::string::npos);
+}
+
+TEST_CASE("check exits 1 when a verdict differs from the lesson's expectation", "[cli]") {
+    attntrace::test::TempDir dir;
+    std::string text = attntrace::test::read_text(attntrace::test::lessons_dir() + "/003-3.1-ring-fell.json");
+    // Claim S (raw scores) agrees; expecting a disagreement must fail the check.
+    auto pos = text.find("\"values\": [[1, 0, 0], [0, 1, 2], [0, 1, 1]], \"expect\": \"agrees\"");
+    REQUIRE(pos != std::string::npos);
+    text.replace(text.find("\"agrees\"", pos), 8, "\"disagrees\"");
+    attntrace::test::write_text(dir.file("lesson.json"), text);
+    auto r = run_cli({"check", dir.file("lesson.json")});
+    CHECK(r.status == 1);
+    CHECK(r.out.find("UNEXPECTED (lesson expects disagrees)") != std::string::npos);
+}
+
+TEST_CASE("check --format json gives a verdict, the printed and the computed values per claim", "[cli]") {
+    auto r = run_cli({"check", "003-3.1-ring-fell", "--format", "json"});
+    REQUIRE(r.status == 0);
+    json j = json::parse(r.out);
+    const json& claims = j["lessons"][0]["claims"];
+    bool found = false;
+    for (const auto& c : claims)
+        if (c["id"] == "Z") {
+            found = true;
+            CHECK(c["verdict"] == "agrees-when-rounded");
+            CHECK(c["computed"][0][0][0].get<double>() == Approx(1.2741).margin(1e-4));
+            CHECK(c["document_arithmetic"][0][0][0].get<double>() == Approx(1.26).margin(1e-6));
+        }
+    CHECK(found);
+}
+
+TEST_CASE("run --steps selects steps by glob or short name; --precision sets the decimals", "[cli]") {
+    auto r = run_cli({"run", "003-3.1-ring-fell", "--steps", "hook_pattern", "--precision", "2"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("blocks.0.attn.hook_pattern") != std::string::npos);
+    CHECK(r.out.find("blocks.0.attn.hook_q ") == std::string::npos);
+    CHECK(r.out.find("ring  0.19  0.31  0.51") != std::string::npos);
+
+    auto g = run_cli({"run", "003-3.1-ring-fell", "--steps", "blocks.0.attn.softmax.*", "--json"});
+    REQUIRE(g.status == 0);
+    json j = json::parse(g.out);
+    REQUIRE(j["steps"].size() == 4);
+    for (const auto& s : j["steps"]) CHECK(s["name"].get<std::string>().rfind("blocks.0.attn.softmax.", 0) == 0);
+}
+
+TEST_CASE("list shows every lesson with its source", "[cli]") {
+    auto r = run_cli({"list"});
+    REQUIRE(r.status == 0);
+    for (const auto& l : attntrace::test::lesson_files()) {
+        std::string id = std::filesystem::path(l).stem().string();
+        CHECK(r.out.find(id) != std::string::npos);
+    }
+    CHECK(r.out.find("003_1ea6acd0c34a2194.txt §3.1 Attention Step by Step") != std::string::npos);
+}
+
+TEST_CASE("--help of every subcommand has an example", "[cli]") {
+    for (const char* cmd : {"run", "list", "check", "export", "golden"}) {
+        auto r = run_cli({cmd, "--help"});
+        INFO(cmd);
+        CHECK(r.status == 0);
+        CHECK(r.out.find("Example") != std::string::npos);
+    }
+}

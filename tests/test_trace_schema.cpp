@@ -1,0 +1,75 @@
+// Every exported trace validates against the published JSON Schema (docs/trace.schema.json).
+#include <catch2/catch.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+#include "lesson/json_field.hpp"
+#include "support.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+valijson::Schema& trace_schema() {
+    static valijson::Schema schema;
+    static bool loaded = false;
+    if (!loaded) {
+        json doc = json::parse(attntrace::test::read_text(attntrace::test::source_dir() + "/docs/trace.schema.json"));
+        valijson::SchemaParser parser;
+        valijson::adapters::NlohmannJsonAdapter adapter(doc);
+        parser.populateSchema(adapter, schema);
+        loaded = true;
+    }
+    return schema;
+}
+
+// Empty when `doc` validates; otherwise the first errors, one per line.
+std::string schema_errors(const json& doc) {
+    valijson::Validator validator;
+    valijson::ValidationResults results;
+    valijson::adapters::NlohmannJsonAdapter adapter(doc);
+    if (validator.validate(trace_schema(), adapter, &results)) return "";
+    std::string out;
+    valijson::ValidationResults::Error e;
+    for (int n = 0; n < 5 && results.popError(e); ++n) {
+        std::string where;
+        for (const auto& c : e.context) where += c;
+        out += where + ": " + e.description + "\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("every lesson's exported trace validates against docs/trace.schema.json", "[trace][schema]") {
+    for (const auto& lesson : attntrace::test::lesson_files()) {
+        attntrace::test::TempDir dir;
+        auto r = attntrace::test::run_cli({"export", lesson, "-o", dir.file("trace.json")});
+        REQUIRE(r.status == 0);
+        json doc = json::parse(attntrace::test::read_text(dir.file("trace.json")));
+        INFO(lesson);
+        CHECK(schema_errors(doc) == "");
+    }
+}
+
+TEST_CASE("the schema rejects a trace with a step missing its values or a bad verdict", "[trace][schema]") {
+    attntrace::test::TempDir dir;
+    auto r = attntrace::test::run_cli({"export", "003-3.1-ring-fell", "-o", dir.file("trace.json")});
+    REQUIRE(r.status == 0);
+    json doc = json::parse(attntrace::test::read_text(dir.file("trace.json")));
+    REQUIRE(schema_errors(doc) == "");
+
+    json no_values = doc;
+    no_values["steps"][0].erase("values");
+    CHECK(schema_errors(no_values) != "");
+
+    json bad_verdict = doc;
+    bad_verdict["claims"][0]["verdict"] = "maybe";
+    CHECK(schema_errors(bad_verdict) != "");
+
+    json deep = doc;
+    deep["steps"][0]["values"] = json::array({json::array({json::array({json::array({1.0})})})});
+    CHECK(schema_errors(deep) != "");
+}
