@@ -46,11 +46,22 @@ ClaimResult check_shape(const Claim& c, const Step& step) {
         ours += fmt::format("{}{}={}", ours.empty() ? "" : ", ", axis_name(axis), have);
     }
     r.verdict = ok ? Verdict::agrees : Verdict::disagrees;
+    r.basis = Basis::config;
     r.reason = ok ? fmt::format("shape {}", ours) : fmt::format("article: {}; computed: {}", theirs, ours);
     return r;
 }
 
 }  // namespace
+
+std::string_view basis_text(Basis b) {
+    switch (b) {
+        case Basis::formula: return "formula";
+        case Basis::given: return "given";
+        case Basis::config: return "config";
+        case Basis::none: return "none";
+    }
+    return "none";
+}
 
 Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values) {
     // Strides of the step's tensor, then walk the free axes in order.
@@ -93,11 +104,13 @@ Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values
 
 std::string describe_at(const Claim& claim, const Step& step) {
     std::string out;
-    for (const auto& [axis, i] : claim.at) {
-        std::size_t k = std::find(step.axes.begin(), step.axes.end(), axis_name(axis)) - step.axes.begin();
-        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", axis_name(axis),
-                           k < step.labels.size() ? "'" + step.labels[k][i] + "'" : std::to_string(i));
-    }
+    // In the step's axis order, whatever order the lesson wrote them in.
+    for (std::size_t k = 0; k < step.axes.size(); ++k)
+        for (const auto& [axis, i] : claim.at)
+            if (axis_name(axis) == step.axes[k])
+                out += fmt::format("{}{} {}", out.empty() ? "" : ", ", step.axes[k],
+                                   k < step.labels.size() && i < step.labels[k].size() ? "'" + step.labels[k][i] + "'"
+                                                                                        : std::to_string(i));
     if (claim.kind == Claim::Kind::row_sum) out += out.empty() ? "row sums" : ", row sums";
     return out;
 }
@@ -113,6 +126,7 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
         } else if (c.kind == Claim::Kind::shape) {
             r = check_shape(c, *step);
         } else if (const Tensor* v = step->checked_value()) {
+            r.basis = step->formula || step->source == StepSource::computed ? Basis::formula : Basis::given;
             r.computed = select_claimed(c, *step, *v);
             deviations(r);
             if (all_agree(r.computed, c)) r.verdict = Verdict::agrees;

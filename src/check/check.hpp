@@ -16,8 +16,19 @@ namespace attntrace {
 // float ulps, relative to the number's size.
 inline constexpr double kPrintedRelSlack = 4.0e-7;
 
+// What a claim was checked against.
+enum class Basis {
+    formula,  // the formula's value from the steps before: a real check
+    given,    // the lesson's given values (no formula could be computed): the
+              // article's consistency with itself, e.g. its Q_1 against its Q
+    config,   // a shape claim: the extents the config implies
+    none,     // not checkable
+};
+std::string_view basis_text(Basis b);
+
 struct ClaimResult {
     const Claim* claim = nullptr;
+    Basis basis = Basis::none;
     Verdict verdict = Verdict::not_checkable;
     Tensor computed;   // the selected values, exact arithmetic (empty if not checkable)
     Tensor document;   // the same from the document-arithmetic run (empty if none)

@@ -34,17 +34,19 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
                        r.as_expected() ? "" : fmt::format("  [lesson expects {}]", verdict_name(c.expect)));
     if (!c.quote.empty()) out << fmt::format("      article: \"{}\"\n", c.quote);
     if (c.kind == Claim::Kind::shape) {
-        out << "      " << r.reason << "\n";
+        out << "      " << r.reason << " (the extents the config implies)\n";
         return;
     }
+    if (r.basis == Basis::given)
+        out << "      (checked against the lesson's given values, not a formula: the article's consistency with itself)\n";
     out << fmt::format("      printed ({} dp): {}\n", c.decimals, numbers(c.values, c.decimals));
     if (r.computed.size()) {
         out << fmt::format("      computed:       {}\n", numbers(r.computed, std::max(precision, c.decimals + 2)));
         if (r.verdict == Verdict::agrees_when_rounded)
             out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, std::max(precision, c.decimals + 2)));
         if (r.verdict == Verdict::disagrees || r.verdict == Verdict::agrees_when_rounded)
-            out << fmt::format("      largest deviation {:.4g}; right values at {} dp: {}\n", r.max_deviation, c.decimals,
-                               numbers(r.computed, c.decimals));
+            out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
+                               numbers(r.computed, std::max(c.decimals, 2)));
     } else {
         out << "      " << r.reason << "\n";
     }
@@ -114,6 +116,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                 out << format_tensor(s.value, s.axes, s.labels, table);
                 break;
         }
+        if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << s.note << "\n";
         if (s.rounded_to >= 0) out << fmt::format("    (rounded to {} decimals, as the article did)\n", s.rounded_to);
         if (s.def) out << "    " << s.def->explain << "\n";
         for (const auto& r : report.results)
@@ -132,11 +135,13 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
         const Step* step = trace.find(c.step);
         std::string where = step ? claim_where(c, *step) : "";
         std::string dev = r.computed.size() && r.verdict != Verdict::agrees ? fmt::format("  max |Δ| {:.3g}", r.max_deviation) : "";
-        out << fmt::format("  {} {:<18} {:<20} {}{}{}\n", verdict_mark(r.verdict), c.id, verdict_name(r.verdict),
-                           c.step + where, dev,
+        std::string basis = r.basis == Basis::given ? "  (against the given values)" : "";
+        out << fmt::format("  {} {:<18} {:<20} {}{}{}{}\n", verdict_mark(r.verdict), c.id, verdict_name(r.verdict),
+                           c.step + where, dev, basis,
                            r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
         if (r.verdict == Verdict::disagrees && r.computed.size())
-            out << fmt::format("      printed {} | right {}\n", numbers(c.values, c.decimals), numbers(r.computed, c.decimals));
+            out << fmt::format("      printed {}\n      right   {}\n", numbers(c.values, c.decimals),
+                               numbers(r.computed, std::max(c.decimals, 2)));
         else if (r.verdict == Verdict::disagrees)
             out << "      " << r.reason << "\n";
     }

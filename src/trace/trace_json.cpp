@@ -58,6 +58,7 @@ OrderedJson claim_json(const ClaimResult& r) {
             j["cells_off"] = r.cells_off;
         }
     }
+    j["basis"] = std::string(basis_text(r.basis));
     j["verdict"] = std::string(verdict_name(r.verdict));
     j["expected"] = std::string(verdict_name(c.expect));
     if (!r.reason.empty()) j["reason"] = r.reason;
@@ -172,7 +173,13 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
         }
         sj["shape"] = s.shape;
         sj["axes"] = s.axes;
-        sj["labels"] = s.labels;
+        // Token axes carry their labels; index axes (h0, d0, f0, ...) are null.
+        OrderedJson labels = OrderedJson::array();
+        for (std::size_t k = 0; k < s.labels.size(); ++k) {
+            bool tokens = s.axes[k] == "pos" || s.axes[k] == "query" || s.axes[k] == "key";
+            labels.push_back(tokens ? OrderedJson(s.labels[k]) : OrderedJson(nullptr));
+        }
+        sj["labels"] = std::move(labels);
         sj["source"] = std::string(source_name(s.source));
         sj["inputs"] = s.inputs;
         if (!s.note.empty()) sj["note"] = s.note;

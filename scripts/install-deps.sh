@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what attntrace needs on Debian 12, skipping what is already there.
+# Run as root (or with sudo). Safe to run again.
+set -euo pipefail
+
+packages=(
+  cmake g++ make                 # build
+  libxtensor-dev xtl-dev libxsimd-dev   # tensors, SIMD
+  libfmt-dev libcli11-dev nlohmann-json3-dev
+  catch2                         # tests
+  libvalijson-dev                # JSON Schema validation of traces (tests)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
