@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -38,10 +39,35 @@ int max_depth(const std::string& text, std::size_t& where) {
     return deepest;
 }
 
+// Offset of the first number outside strings too large for a double (1e999),
+// which nlohmann refuses as out_of_range without saying where.
+std::size_t overflowing_number(const std::string& text, std::string& token) {
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '-' || (c >= '0' && c <= '9')) {
+            std::size_t end = text.find_first_not_of("0123456789+-.eE", i);
+            if (end == std::string::npos) end = text.size();
+            token = text.substr(i, end - i);
+            if (!std::isfinite(std::strtod(token.c_str(), nullptr))) return i;
+            i = end - 1;
+        }
+    }
+    token.clear();
+    return 0;
+}
+
 }  // namespace
 
 json parse_json_text(const std::string& text, const std::string& file) {
-    if (text.empty()) fail_file(file, "expected a JSON document, found an empty file");
+    if (text.empty()) fail_file(file, "byte 0: expected a JSON document, found an empty file");
     std::size_t where = 0;
     if (max_depth(text, where) > kMaxJsonDepth)
         fail_file(file, fmt::format("byte {}: expected JSON nested at most {} deep, found deeper nesting",
@@ -56,6 +82,13 @@ json parse_json_text(const std::string& text, const std::string& file) {
         std::string detail = pos == std::string::npos ? what : what.substr(pos);
         fail_file(file, fmt::format("byte {}: expected valid JSON, found {}",
                                     e.byte > 0 ? e.byte - 1 : 0, detail));
+    } catch (const json::out_of_range& e) {
+        // A number beyond the double range: nlohmann gives no position.
+        std::string token;
+        std::size_t at = overflowing_number(text, token);
+        if (token.empty()) fail_file(file, fmt::format("expected valid JSON, found {}", e.what()));
+        fail_file(file, fmt::format("byte {}: expected a finite number, found {} (out of range)", at,
+                                    token.size() > 24 ? token.substr(0, 21) + "..." : token));
     }
 }
 
@@ -156,7 +189,8 @@ std::int64_t Fields::integer(const json& v, const std::string& path, std::int64_
     std::string range = fmt::format("an integer from {} to {}", lo, hi);
     if (v.is_number_unsigned()) {
         auto u = v.get<std::uint64_t>();
-        if (u > static_cast<std::uint64_t>(hi)) fail(path, range, describe(v));
+        if (u > static_cast<std::uint64_t>(hi) || (lo > 0 && u < static_cast<std::uint64_t>(lo)))
+            fail(path, range, describe(v));
         return static_cast<std::int64_t>(u);
     }
     if (!v.is_number_integer()) fail(path, range, describe(v));
@@ -177,11 +211,13 @@ Tensor Fields::tensor(const json& v, const std::string& path, bool allow_neg_inf
     // Shape from the first element at each depth; then every element is checked.
     Shape shape;
     const json* probe = &v;
+    std::string probe_path = path;
     while (probe->is_array()) {
         if (shape.size() == 3) fail(path, "an array nested at most 3 deep", "deeper nesting");
-        if (probe->empty()) fail(path, "a non-empty array", "an empty array");
+        if (probe->empty()) fail(probe_path, "a non-empty array", "an empty array");
         shape.push_back(probe->size());
         probe = &(*probe)[0];
+        probe_path = index(probe_path, 0);
     }
     std::size_t n = 0;
     if (!checked_numel(shape, kMaxElements, n))
@@ -198,7 +234,9 @@ Tensor Fields::tensor(const json& v, const std::string& path, bool allow_neg_inf
             if (!node.is_number())
                 fail(p, allow_neg_inf ? "a number or \"-inf\"" : "a number", describe(node));
             double d = node.get<double>();
-            if (!std::isfinite(d)) fail(p, "a finite number", "a number out of range");
+            // Values are float32: 1e39 is a finite double but an infinite float.
+            if (!std::isfinite(d) || !std::isfinite(static_cast<float>(d)))
+                fail(p, "a finite number within float range (|x| < 3.4e38)", describe(node));
             t.data[k++] = static_cast<float>(d);
             return;
         }

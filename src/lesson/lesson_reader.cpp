@@ -27,6 +27,7 @@ constexpr std::int64_t kMaxDff = 1 << 18;
 constexpr std::int64_t kMaxHeads = 1 << 12;
 constexpr std::int64_t kMaxVocab = 1 << 24;
 constexpr int kMaxDecimals = 8;  // float32 carries ~7 significant digits
+constexpr double kMaxStd = 1e37;  // 9 std (the largest normal draw) still fits a float
 
 // Steps whose values may hold -inf (blocked cells).
 bool may_hold_neg_inf(std::string_view step) {
@@ -215,7 +216,9 @@ private:
             double sd = default_std;
             if (auto* s = f_.optional(v, "std")) {
                 sd = f_.number(*s, join(path, "std"));
-                if (sd < 0) f_.fail(join(path, "std"), "a non-negative number", describe(*s));
+                // Box-Muller draws stay within 9 std: keep every sample a finite float.
+                if (sd < 0 || sd > kMaxStd)
+                    f_.fail(join(path, "std"), fmt::format("a number from 0 to {:g}", kMaxStd), describe(*s));
             }
             for (auto& d : shape)
                 if (d == 0) d = rows_if_generated;
@@ -235,7 +238,7 @@ private:
             std::string w = shape_str(want);
             if (std::find(shape.begin(), shape.end(), 0) != shape.end())
                 w = fmt::format("N x {}", shape.back());
-            f_.fail(path, fmt::format("a {} array ({})", w, what), fmt::format("a {} array", shape_str(t.shape)));
+            f_.fail(path, fmt::format("a {} array ({})", w, what), found_shape(v, t.shape));
         }
         return t;
     }
@@ -259,6 +262,10 @@ private:
                     f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
                 lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text, spec.default_std(dims_));
             } else if (seed && lesson_.runs(spec.stage) && !(spec.uses_d_ff && dims_.F == 0)) {
+                std::size_t n = 0;
+                if (!checked_numel(shape, kMaxElements, n))
+                    f_.fail("weights_seed", fmt::format("weights of at most {} numbers to generate", kMaxElements),
+                            fmt::format("{} {}", path, shape_str(shape)));
                 lesson_.weights[spec.name] = generate(spec.init, shape, derive_seed(*seed, spec.name), spec.default_std(dims_));
             }
         }
@@ -280,7 +287,7 @@ private:
             if (!shape_accepts(t.shape, want))
                 f_.fail(path, fmt::format("a {} array (the step's shape {})", shape_str(want),
                                           axes_text(*def)),
-                        fmt::format("a {} array", shape_str(t.shape)));
+                        found_shape(*it, t.shape));
             t.shape = want;
             lesson_.given[def->name] = std::move(t);
         }
@@ -378,12 +385,7 @@ private:
             region.pop_back();
         }
         const json& vals = f_.member(v, path, "values");
-        c.values = vals.is_array() ? f_.tensor(vals, join(path, "values"), true)
-                                   : Tensor(Shape{}, 0.0f);
-        if (!vals.is_array()) {
-            if (vals.is_string() && vals.get<std::string>() == "-inf") c.values.data[0] = kNegInf;
-            else c.values.data[0] = static_cast<float>(f_.number(vals, join(path, "values")));
-        }
+        c.values = f_.tensor(vals, join(path, "values"), true);  // a single number is rank 0
         if (!shape_accepts(c.values.shape, region))
             f_.fail(join(path, "values"),
                     fmt::format("{} (the selected part of {})", region.empty() ? "a single number" : "a " + shape_str(region) + " array", c.step),
@@ -419,6 +421,11 @@ private:
     static bool shape_accepts(const Shape& got, const Shape& want) {
         return got == want || squeeze(got) == squeeze(want) ||
                (want.size() >= 2 && squeeze(got) == squeeze(merge_last2(want)));
+    }
+
+    // "a 4x3 array", or the value itself when it is not an array ("2", "string \"abc\"").
+    static std::string found_shape(const json& v, const Shape& s) {
+        return v.is_array() ? fmt::format("a {} array", shape_str(s)) : describe(v);
     }
 
     static std::string axes_text(const StepDef& def) {

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+# Writes tests/bad-input/*.json, each the flagship lesson made wrong in one way,
+# and cases.json (file -> substrings its one-line error must contain), which
+# tests/test_bad_input.cpp runs through the CLI. Run it from anywhere:
+#   python3 tests/bad-input/make_cases.py
+import copy
+import json
+import os
+from collections import OrderedDict
+
+OUT = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(OUT))
+SRC = os.path.join(ROOT, "lessons/003-3.1-ring-fell.json")
+
+with open(SRC, encoding="utf-8") as f:
+    TEXT = f.read()
+BASE = json.loads(TEXT, object_pairs_hook=OrderedDict)
+
+cases = OrderedDict()
+
+
+def compact(v):
+    return json.dumps(v, ensure_ascii=False)
+
+
+def dump(doc):
+    # One top-level field per line, claims one per line: small, diffable files.
+    if not isinstance(doc, dict):
+        return compact(doc) + "\n"
+    lines = []
+    for k, v in doc.items():
+        if k == "claims" and isinstance(v, list) and v:
+            inner = ",\n    ".join(compact(c) for c in v)
+            lines.append(f"  {compact(k)}: [\n    {inner}\n  ]")
+        else:
+            lines.append(f"  {compact(k)}: {compact(v)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def raw(name, data, expect):
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(os.path.join(OUT, name), mode) as f:
+        f.write(data)
+    cases[name] = expect
+
+
+def mod(name, fn, expect):
+    doc = copy.deepcopy(BASE)
+    fn(doc)  # edits doc in place (what it returns is ignored)
+    raw(name, dump(doc), expect)
+
+
+# ---- malformed JSON -------------------------------------------------------
+raw("json-truncated.json", TEXT[: len(TEXT) // 2], ["byte"])
+good = dump(BASE)
+tail = good.rstrip()
+assert tail.endswith("]\n}")
+raw("json-trailing-comma.json", tail[:-1].rstrip() + ",\n}\n", ["byte"])
+raw("json-empty.json", "", ["byte 0", "empty"])
+raw("json-whitespace-only.json", " \n\t\n", ["byte"])
+raw("json-non-utf8.json",
+    good.replace('"title": "\\"the ring fell\\"', '"title": "\\"the ring \xff fell\\"', 1)
+    .encode("utf-8").replace("\xff".encode("utf-8"), b"\xff", 1),
+    ["byte"])
+raw("json-deep-nesting.json", "[" * 10000, ["byte", "nested"])
+raw("json-deep-nesting-in-field.json",
+    good.replace('"run": {', '"run": ' + "[" * 200 + "]" * 200 + ', "run2": {', 1), ["byte", "nested"])
+assert "[0.1, 0.2, 0.3, 0.4]" in good
+raw("json-nan-literal.json", good.replace("[0.1, 0.2, 0.3, 0.4]", "[NaN, 0.2, 0.3, 0.4]", 1), ["byte"])
+raw("json-single-quotes.json", good.replace('"format"', "'format'", 1), ["byte"])
+
+# ---- top level -------------------------------------------------------------
+raw("top-level-array.json", "[" + dump(BASE).rstrip() + "]\n", ["(top level)", "an object"])
+raw("top-level-number.json", "42\n", ["(top level)", "an object"])
+mod("format-wrong.json", lambda d: d.__setitem__("format", "attntrace-trace"), ["format"])
+mod("version-2.json", lambda d: d.__setitem__("version", 2), ["version"])
+mod("version-string.json", lambda d: d.__setitem__("version", "1"), ["version", "string"])
+mod("id-with-space.json", lambda d: d.__setitem__("id", "ring fell"), ["id"])
+
+# ---- missing required fields ------------------------------------------------
+mod("missing-tokens.json", lambda d: d.pop("tokens"), ["tokens", "missing"])
+mod("missing-config.json", lambda d: d.pop("config"), ["config", "missing"])
+mod("missing-d-model.json", lambda d: d["config"].pop("d_model"), ["config.d_model", "missing"])
+mod("missing-source-document.json", lambda d: d["source"].pop("document"), ["source.document", "missing"])
+mod("missing-claim-expect.json", lambda d: d["claims"][0].pop("expect"), ["claims[0].expect", "missing"])
+mod("missing-claim-decimals.json", lambda d: d["claims"][4].pop("decimals"), ["claims[4].decimals", "missing"])
+mod("missing-format.json", lambda d: d.pop("format"), ["format", "missing"])
+
+# ---- unknown fields ----------------------------------------------------------
+def rename(obj, old, new):
+    items = [(new if k == old else k, v) for k, v in obj.items()]
+    obj.clear()
+    obj.update(items)
+
+
+mod("unknown-top-field.json", lambda d: rename(d, "description", "descripton"), ["descripton", "unknown"])
+mod("unknown-config-d-modle.json", lambda d: rename(d["config"], "d_model", "d_modle"),
+    ["config.d_modle", "unknown"])
+mod("unknown-source-field.json", lambda d: d["source"].__setitem__("author", "someone"),
+    ["source.author", "unknown"])
+mod("unknown-weight-name.json", lambda d: rename(d["weights"], "W_V", "W_X"), ["weights.W_X", "unknown"])
+mod("unknown-run-from-stage.json", lambda d: d["run"].__setitem__("from", "attention"), ["run.from"])
+mod("unknown-given-step.json",
+    lambda d: rename(d["given"], "blocks.0.attn.hook_v", "blocks.0.attn.hook_values"),
+    ["given.blocks.0.attn.hook_values", "unknown"])
+mod("unknown-claim-step.json", lambda d: d["claims"][7].__setitem__("step", "blocks.0.attn.hook_attention"),
+    ["claims[7].step"])
+mod("unknown-claim-field.json", lambda d: rename(d["claims"][2], "decimals", "decimal"),
+    ["claims[2].decimal", "unknown"])
+mod("unknown-generator-field.json",
+    lambda d: d["weights"].__setitem__("W_Q", {"generate": "normal", "seed": 1, "mean": 0}),
+    ["weights.W_Q.mean", "unknown"])
+mod("unknown-rounding-step.json",
+    lambda d: rename(d["document_rounding"], "blocks.0.attn.hook_pattern", "blocks.0.attn.hook_weights"),
+    ["document_rounding.blocks.0.attn.hook_weights"])
+
+# ---- wrong types -------------------------------------------------------------
+mod("type-d-model-string.json", lambda d: d["config"].__setitem__("d_model", "4"), ["config.d_model", "string"])
+mod("type-d-model-float.json", lambda d: d["config"].__setitem__("d_model", 4.5), ["config.d_model"])
+mod("type-tokens-number.json", lambda d: d.__setitem__("tokens", 3), ["tokens"])
+mod("type-token-not-string.json", lambda d: d["tokens"].__setitem__(1, 2), ["tokens[1]"])
+mod("type-wq-number.json", lambda d: d["weights"].__setitem__("W_Q", 2), ["weights.W_Q"])
+mod("type-claims-object.json", lambda d: d.__setitem__("claims", {"Q": d["claims"][0]}), ["claims"])
+mod("type-scale-string.json", lambda d: d["config"].__setitem__("scale", "yes"), ["config.scale"])
+mod("type-weights-array.json", lambda d: d.__setitem__("weights", [d["weights"]["W_Q"]]), ["weights", "an object"])
+mod("type-at-array.json", lambda d: d["claims"][3].__setitem__("at", [2]), ["claims[3].at"])
+
+# ---- shapes --------------------------------------------------------------------
+mod("shape-wq-4x3.json", lambda d: d["weights"].__setitem__("W_Q", [r[:3] for r in d["weights"]["W_Q"]]),
+    ["weights.W_Q"])
+mod("shape-wq-ragged-row.json", lambda d: d["weights"]["W_Q"].__setitem__(2, [0, 1, 0]), ["weights.W_Q[2]"])
+mod("shape-wk-rank3.json", lambda d: d["weights"].__setitem__("W_K", [d["weights"]["W_K"]]), ["weights.W_K"])
+mod("shape-x-wrong-rows.json", lambda d: d["inputs"].__setitem__("X", d["inputs"]["X"][:2]), ["inputs.X"])
+mod("shape-given-q-wrong.json",
+    lambda d: d["given"].__setitem__("blocks.0.attn.hook_q", [r[:3] for r in d["given"]["blocks.0.attn.hook_q"]]),
+    ["given.blocks.0.attn.hook_q"])
+mod("shape-claim-values-wrong.json", lambda d: d["claims"][0].__setitem__("values", d["claims"][0]["values"][:2]),
+    ["claims[0].values"])
+mod("shape-claim-values-scalar-for-matrix.json", lambda d: d["claims"][4].__setitem__("values", 1),
+    ["claims[4].values"])
+mod("shape-claim-values-too-deep.json", lambda d: d["claims"][5].__setitem__("values", [[[[2]]]]),
+    ["claims[5].values"])
+mod("shape-empty-row.json", lambda d: d["weights"]["W_V"].__setitem__(0, []), ["weights.W_V[0]"])
+mod("heads-not-dividing.json", lambda d: d["config"].__setitem__("heads", 3), ["config.heads"])
+mod("heads-zero.json", lambda d: d["config"].__setitem__("heads", 0), ["config.heads"])
+
+# ---- numbers -------------------------------------------------------------------
+mod("number-abc-in-matrix.json", lambda d: d["weights"]["W_K"][1].__setitem__(2, "abc"), ["weights.W_K[1][2]"])
+mod("number-null-in-matrix.json", lambda d: d["inputs"]["X"][2].__setitem__(0, None), ["inputs.X[2][0]"])
+# 1e999 cannot be written by json.dumps: patch the text.
+huge = dump(BASE).replace('[0.5, 0.6', '[1e999, 0.6', 1)
+assert "1e999" in huge
+raw("number-huge-exponent.json", huge, ["byte", "1e999"])  # nlohmann refuses it while parsing
+neg_huge = dump(BASE)
+i = neg_huge.index('"W_V"')
+j = neg_huge.index("[[1, 1", i) + 2
+neg_huge = neg_huge[:j] + "-1e400" + neg_huge[j + 1:]
+raw("number-huge-negative-exponent.json", neg_huge, ["byte", "-1e400"])
+f32 = dump(BASE).replace('[0.5, 0.6', '[1e39, 0.6', 1)
+assert "1e39" in f32
+raw("number-float32-overflow.json", f32, ["inputs.X[1][0]"])
+mod("number-neg-inf-in-weight.json", lambda d: d["weights"]["W_V"][0].__setitem__(0, "-inf"),
+    ["weights.W_V[0][0]"])
+mod("number-inf-string-in-given.json", lambda d: d["given"]["blocks.0.attn.hook_k"][0].__setitem__(0, "inf"),
+    ["given.blocks.0.attn.hook_k[0][0]"])
+mod("number-huge-claim-value.json", lambda d: d["claims"][5].__setitem__("values", 1e300),
+    ["claims[5].values"])
+
+# ---- tokens ----------------------------------------------------------------------
+mod("tokens-empty.json", lambda d: d.__setitem__("tokens", []), ["tokens"])
+mod("token-ids-count.json", lambda d: d.__setitem__("token_ids", [1, 2]), ["token_ids"])
+mod("token-ids-negative.json", lambda d: d.__setitem__("token_ids", [0, -1, 2]), ["token_ids[1]"])
+
+# ---- dimensions ------------------------------------------------------------------
+mod("dim-d-model-huge.json", lambda d: d["config"].__setitem__("d_model", 100000000), ["config.d_model"])
+mod("dim-d-model-zero.json", lambda d: d["config"].__setitem__("d_model", 0), ["config.d_model"])
+mod("dim-d-model-u64.json", lambda d: d["config"].__setitem__("d_model", 18446744073709551615),
+    ["config.d_model"])
+def huge_generated(d):
+    # d_model within its bound, but W_Q = 65536 x 65536 (16 GiB) generated from weights_seed
+    d["config"]["d_model"] = 65536
+    d["inputs"]["X"] = {"generate": "zeros"}
+    for k in ("weights", "given", "claims"):
+        d.pop(k)
+    d["weights_seed"] = 1
+
+
+mod("dim-generated-weights-too-big.json", huge_generated, ["weights_seed", "W_Q"])
+mod("dim-heads-negative.json", lambda d: d["config"].__setitem__("heads", -1), ["config.heads"])
+
+# ---- run / claims ----------------------------------------------------------------
+mod("run-to-before-from.json", lambda d: d.__setitem__("run", {"from": "mix", "to": "qkv"}), ["run.to"])
+mod("claim-step-outside-run.json", lambda d: d["claims"][9].__setitem__("step", "blocks.0.hook_attn_out"),
+    ["claims[9].step"])
+mod("given-step-after-run.json",
+    lambda d: d["given"].__setitem__("blocks.0.hook_attn_out", [[0, 0, 0, 0]] * 3),
+    ["given.blocks.0.hook_attn_out"])
+mod("claim-duplicate-id.json", lambda d: d["claims"][3].__setitem__("id", "K"), ["claims[3].id"])
+mod("claim-decimals-too-many.json", lambda d: d["claims"][7].__setitem__("decimals", 12), ["claims[7].decimals"])
+mod("claim-decimals-negative.json", lambda d: d["claims"][7].__setitem__("decimals", -1), ["claims[7].decimals"])
+mod("claim-unknown-expect.json", lambda d: d["claims"][1].__setitem__("expect", "agree"), ["claims[1].expect"])
+mod("claim-at-unknown-axis.json", lambda d: d["claims"][8].__setitem__("at", {"row": 1}), ["claims[8].at.row"])
+mod("claim-at-axis-not-of-step.json", lambda d: d["claims"][8].__setitem__("at", {"d_ff": 1}),
+    ["claims[8].at.d_ff"])
+mod("claim-at-index-out-of-range.json", lambda d: d["claims"][5].__setitem__("at", {"query": 3, "key": 2}),
+    ["claims[5].at.query"])
+mod("claim-at-index-negative.json", lambda d: d["claims"][3].__setitem__("at", {"key": -1}), ["claims[3].at.key"])
+mod("claim-of-unknown.json", lambda d: d["claims"][7].__setitem__("of", "row_max"), ["claims[7].of"])
+mod("claim-shape-and-values.json", lambda d: d["claims"][4].__setitem__("shape", {"query": 3, "key": 3}),
+    ["claims[4]"])
+mod("rounding-decimals-out-of-range.json",
+    lambda d: d["document_rounding"].__setitem__("blocks.0.attn.hook_pattern", 40),
+    ["document_rounding.blocks.0.attn.hook_pattern"])
+
+# ---- generators --------------------------------------------------------------------
+mod("generator-unknown-kind.json",
+    lambda d: d["weights"].__setitem__("W_Q", {"generate": "uniform", "seed": 7}), ["weights.W_Q.generate"])
+mod("generator-identity-non-square.json", lambda d: d["inputs"].__setitem__("X", {"generate": "identity"}),
+    ["inputs.X.generate"])
+mod("generator-normal-no-seed.json", lambda d: d["weights"].__setitem__("W_K", {"generate": "normal"}),
+    ["weights.W_K.seed"])
+mod("generator-negative-std.json",
+    lambda d: d["weights"].__setitem__("W_K", {"generate": "normal", "seed": 3, "std": -0.5}),
+    ["weights.W_K.std"])
+mod("generator-huge-std.json",
+    lambda d: d["weights"].__setitem__("W_K", {"generate": "normal", "seed": 3, "std": 1e300}),
+    ["weights.W_K.std"])
+mod("generator-seed-negative.json", lambda d: d.__setitem__("weights_seed", -5), ["weights_seed"])
+
+# ---- config values -----------------------------------------------------------------
+mod("config-mask-unknown.json", lambda d: d["config"].__setitem__("mask", "sparse"), ["config.mask"])
+mod("config-eps-negative.json", lambda d: d["config"].__setitem__("eps", -1e-5), ["config.eps"])
+
+with open(os.path.join(OUT, "cases.json"), "w") as f:
+    f.write("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in cases.items()) + "\n}\n")
+print(len(cases), "cases")
