@@ -8,14 +8,17 @@ void layernorm_rows_ref(const float* x, std::size_t rows, std::size_t C, float e
                         const float* beta, float* mean, float* var, float* std, float* xhat, float* out) {
     for (std::size_t i = 0; i < rows; ++i) {
         const float* xi = x + i * C;
-        // pass 1: μ
-        float sum = 0.0f;
+        // pass 1: μ   (double accumulation: see the header)
+        double sum = 0.0;
         for (std::size_t c = 0; c < C; ++c) sum += xi[c];
-        const float mu = sum / static_cast<float>(C);
+        const float mu = static_cast<float>(sum / static_cast<double>(C));
         // pass 2: σ² (biased)
-        float sq = 0.0f;
-        for (std::size_t c = 0; c < C; ++c) sq += (xi[c] - mu) * (xi[c] - mu);
-        const float v = sq / static_cast<float>(C);
+        double sq = 0.0;
+        for (std::size_t c = 0; c < C; ++c) {
+            const double d = static_cast<double>(xi[c]) - mu;
+            sq += d * d;
+        }
+        const float v = static_cast<float>(sq / static_cast<double>(C));
         // pass 3: σ and x̂
         const float sd = std::sqrt(v + eps);
         float* hi = xhat + i * C;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "lesson/generate.hpp"
 #include "lesson/json_field.hpp"
 #include "lesson/lesson.hpp"
@@ -28,13 +29,6 @@ constexpr std::int64_t kMaxHeads = 1 << 12;
 constexpr std::int64_t kMaxVocab = 1 << 24;
 constexpr int kMaxDecimals = 8;  // float32 carries ~7 significant digits
 constexpr double kMaxStd = 1e37;  // 9 std (the largest normal draw) still fits a float
-
-// Steps whose values may hold -inf (blocked cells).
-bool may_hold_neg_inf(std::string_view step) {
-    return step == "blocks.0.attn.hook_scores_raw" || step == "blocks.0.attn.hook_scores_scaled" ||
-           step == "blocks.0.attn.hook_mask" || step == "blocks.0.attn.hook_attn_scores" ||
-           step == "blocks.0.attn.softmax.hook_row_max" || step == "blocks.0.attn.softmax.hook_shifted";
-}
 
 // Merge the last two axes: (T, NH, hs) -> (T, C). The articles print Q and Z
 // with the heads side by side; the trace keeps TransformerLens' (pos, head, d_head).
@@ -72,6 +66,18 @@ private:
     Fields f_;
     Lesson lesson_;
     Dims dims_;
+    std::size_t budget_ = max_memory_bytes();
+    std::size_t reserved_ = 0;
+
+    // Everything the run will allocate is counted against the memory budget
+    // before it is allocated: the trace, generated inputs and weights.
+    void reserve(std::size_t floats, const std::string& path, const std::string& what) {
+        std::size_t bytes = floats > SIZE_MAX / sizeof(float) ? SIZE_MAX : floats * sizeof(float);
+        if (bytes > budget_ || reserved_ > budget_ - bytes)
+            f_.fail(path, fmt::format("a lesson that fits in {} (ATTNTRACE_MAX_MEMORY)", human_bytes(budget_)),
+                    fmt::format("{} needing {} more, on top of {}", what, human_bytes(bytes), human_bytes(reserved_)));
+        reserved_ += bytes;
+    }
 
     void header() {
         auto fmt_name = f_.string(f_.member(doc_, "", "format"), "format");
@@ -161,10 +167,19 @@ private:
                 f_.fail("run.to", fmt::format("a stage at or after run.from ({})", stage_name(lesson_.from)),
                         std::string(stage_name(lesson_.to)));
         }
+        // The trace (twice with document arithmetic), before any of it exists.
+        std::size_t steps = trace_elements(dims_, lesson_.from, lesson_.to);
+        if (doc_.contains("document_rounding")) steps = steps > SIZE_MAX / 2 ? SIZE_MAX : 2 * steps;
+        reserve(steps, "config", fmt::format("the trace of {} tokens, d_model {}, {} heads", dims_.T, dims_.C, dims_.NH));
         if (!lesson_.query_tokens.empty()) {
             if (lesson_.from < Stage::scores)
                 f_.fail("query_tokens", "no query_tokens when the run computes Q from X (run.from before \"scores\")",
                         fmt::format("{} query tokens", lesson_.query_tokens.size()));
+            if (lesson_.config.mask == MaskKind::causal && lesson_.query_tokens.size() > lesson_.tokens.size())
+                f_.fail("query_tokens",
+                        fmt::format("at most {} query tokens with a causal mask (the queries are the last positions "
+                                    "of the {} tokens)", lesson_.tokens.size(), lesson_.tokens.size()),
+                        fmt::format("{}", lesson_.query_tokens.size()));
             if (lesson_.to > Stage::out && lesson_.query_tokens.size() != lesson_.tokens.size())
                 f_.fail("query_tokens", "as many query tokens as tokens when the run goes past \"out\"",
                         fmt::format("{} query tokens for {} tokens", lesson_.query_tokens.size(), lesson_.tokens.size()));
@@ -228,6 +243,7 @@ private:
             std::size_t n = 0;
             if (!checked_numel(shape, kMaxElements, n))
                 f_.fail(path, fmt::format("at most {} numbers", kMaxElements), shape_str(shape));
+            reserve(n, path, "a generated " + shape_str(shape) + " " + what);
             return generate(fill, shape, seed, sd);
         }
         Tensor t = f_.tensor(v, path, false);
@@ -266,6 +282,7 @@ private:
                 if (!checked_numel(shape, kMaxElements, n))
                     f_.fail("weights_seed", fmt::format("weights of at most {} numbers to generate", kMaxElements),
                             fmt::format("{} {}", path, shape_str(shape)));
+                reserve(n, "weights_seed", "a generated " + path + " " + shape_str(shape));
                 lesson_.weights[spec.name] = generate(spec.init, shape, derive_seed(*seed, spec.name), spec.default_std(dims_));
             }
         }

@@ -14,9 +14,9 @@ void scale_forward(Run& run) {
         for (std::size_t i = 0; i < s->size(); ++i) out[i] = s->data[i] / divisor;
     }
     run.close();
-    if (!run.lesson().config.scale)
-        run.trace().find("blocks.0.attn.hook_scores_scaled")->note =
-            "scaling is switched off (config.scale = false): S̃ = S";
+    Step* step = run.trace().find("blocks.0.attn.hook_scores_scaled");
+    if (!run.lesson().config.scale && step->source == StepSource::computed)
+        step->note = "scaling is switched off (config.scale = false): S̃ = S";
 }
 
 }  // namespace attntrace

@@ -1,0 +1,265 @@
+// The whole block against an independent reference (reference_block.hpp:
+// plain loops in double, from PyTorch's definitions), every recorded step,
+// on random inputs of several sizes, with and without a causal mask, with
+// ReLU and GELU.
+//
+// Letters: T tokens, C d_model, NH heads, hs = C/NH, F d_ff.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lesson/lesson.hpp"
+#include "pipeline/run.hpp"
+#include "reference_block.hpp"
+
+using namespace attntrace;
+namespace ref = attntrace::reference;
+
+namespace {
+
+// Tolerance. A float32 dot product of K terms has a worst-case relative error
+// of K·u (u = FLT_EPSILON/2) and, with errors of random sign, a typical one of
+// about √K·u. The block chains ~8 such stages (projections, scores, mixing,
+// W_O, two LayerNorms dividing by σ, two FFN products), each adding its own
+// rounding to what it inherits, with K up to max(C, F, T). Every cell of a step
+// must be within
+//     kBlockGrowth · √K · FLT_EPSILON · max(1, max |reference value of the step|)
+// of the reference. Measured: the cases below reach 1.2 of those units; a sweep
+// of 300 seeds over the same sizes (6000 blocks) reached 5.5, in LayerNorm 2
+// at T = 1, C = 4, where a small σ of X_mid2 amplifies the inherited error.
+// 32 leaves a margin of ~6x over that tail and is still only 4e-5 of the
+// step's scale at the largest size, far below a real mistake (a wrong head's
+// columns, a missing bias, C-1 for C in the variance: 1e-2 and more). Where
+// eps goes moves values by only ~1e-5 at eps = 1e-5: test_stages.cpp checks
+// that with eps = 0.25.
+constexpr double kBlockGrowth = 32.0;
+
+struct Size {
+    std::size_t T, C, NH, F;
+};
+
+std::string lesson_json(const Size& s, bool causal, bool gelu, std::uint64_t seed) {
+    nlohmann::json tokens = nlohmann::json::array();
+    for (std::size_t t = 0; t < s.T; ++t) tokens.push_back("t" + std::to_string(t));
+    auto normal = [&](std::uint64_t k, double sd) {
+        return nlohmann::json{{"generate", "normal"}, {"seed", seed * 100 + k}, {"std", sd}};
+    };
+    nlohmann::json j = {
+        {"format", "attntrace-lesson"},
+        {"version", 1},
+        {"id", "reference"},
+        {"title", "random block"},
+        {"source", {{"document", "test_block_reference.cpp"}}},
+        {"tokens", tokens},
+        {"config",
+         {{"d_model", s.C},
+          {"heads", s.NH},
+          {"d_ff", s.F},
+          {"mask", causal ? "causal" : "none"},
+          {"activation", gelu ? "gelu" : "relu"}}},
+        {"inputs", {{"X", {{"generate", "normal"}, {"seed", seed}}}}},
+        // the weight matrices from weights_seed; biases and LayerNorm affines
+        // non-trivial (weights_seed would make them 0 and 1, hiding their use)
+        {"weights_seed", seed + 1},
+        {"weights",
+         {{"b_Q", normal(1, 0.5)},
+          {"b_K", normal(2, 0.5)},
+          {"b_V", normal(3, 0.5)},
+          {"b_O", normal(4, 0.5)},
+          {"b_1", normal(5, 0.5)},
+          {"b_2", normal(6, 0.5)},
+          {"ln1_gamma", normal(7, 1.0)},
+          {"ln1_beta", normal(8, 0.5)},
+          {"ln2_gamma", normal(9, 1.0)},
+          {"ln2_beta", normal(10, 0.5)}}},
+    };
+    return j.dump();
+}
+
+ref::Mat to_mat(const Tensor& t) {
+    ref::Mat m = xt::zeros<double>({t.shape.at(0), t.shape.at(1)});
+    std::copy(t.data.begin(), t.data.end(), m.begin());
+    return m;
+}
+
+ref::Vec to_vec(const Tensor& t) {
+    ref::Vec v = xt::zeros<double>({t.shape.at(0)});
+    std::copy(t.data.begin(), t.data.end(), v.begin());
+    return v;
+}
+
+template <class E>
+std::vector<double> flat(const E& e) {
+    return std::vector<double>(e.begin(), e.end());
+}
+
+// Every step the block records, by name, from the reference, flat in the
+// trace's row-major order.
+std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson) {
+    auto w = [&](const char* name) -> const Tensor& {
+        const Tensor* t = lesson.weight(name);
+        REQUIRE(t != nullptr);
+        return *t;
+    };
+    ref::BlockWeights bw;
+    bw.W_Q = to_mat(w("W_Q"));
+    bw.W_K = to_mat(w("W_K"));
+    bw.W_V = to_mat(w("W_V"));
+    bw.W_O = to_mat(w("W_O"));
+    bw.b_Q = to_vec(w("b_Q"));
+    bw.b_K = to_vec(w("b_K"));
+    bw.b_V = to_vec(w("b_V"));
+    bw.b_O = to_vec(w("b_O"));
+    bw.ln1_gamma = to_vec(w("ln1_gamma"));
+    bw.ln1_beta = to_vec(w("ln1_beta"));
+    bw.ln2_gamma = to_vec(w("ln2_gamma"));
+    bw.ln2_beta = to_vec(w("ln2_beta"));
+    bw.W_1 = to_mat(w("W_1"));
+    bw.b_1 = to_vec(w("b_1"));
+    bw.W_2 = to_mat(w("W_2"));
+    bw.b_2 = to_vec(w("b_2"));
+    ref::BlockConfig cfg;
+    cfg.heads = lesson.config.heads;
+    cfg.causal = lesson.config.mask == MaskKind::causal;
+    cfg.scale = lesson.config.scale;
+    cfg.gelu = lesson.config.activation == Activation::gelu;
+    cfg.eps = lesson.config.eps;
+    ref::BlockOut o = ref::encoder_block(to_mat(lesson.inputs.at("X")), bw, cfg);
+
+    const std::string b = "blocks.0.";
+    std::map<std::string, std::vector<double>> m;
+    m[b + "hook_resid_pre"] = flat(o.X);
+    m[b + "attn.hook_q"] = flat(o.Q);
+    m[b + "attn.hook_k"] = flat(o.K);
+    m[b + "attn.hook_v"] = flat(o.V);
+    m[b + "attn.hook_scores_raw"] = flat(o.scores_raw);
+    m[b + "attn.hook_scores_scaled"] = flat(o.scores_scaled);
+    m[b + "attn.hook_mask"] = flat(o.mask);
+    m[b + "attn.hook_attn_scores"] = flat(o.attn_scores);
+    m[b + "attn.softmax.hook_row_max"] = flat(o.row_max);
+    m[b + "attn.softmax.hook_shifted"] = flat(o.shifted);
+    m[b + "attn.softmax.hook_exp"] = flat(o.exp);
+    m[b + "attn.softmax.hook_row_sum"] = flat(o.row_sum);
+    m[b + "attn.hook_pattern"] = flat(o.pattern);
+    m[b + "attn.hook_z"] = flat(o.Z);
+    m[b + "hook_attn_out"] = flat(o.attn_out);
+    m[b + "hook_resid_mid"] = flat(o.resid_mid);
+    for (auto [prefix, ln] : {std::pair{b + "ln1.", &o.ln1}, std::pair{b + "ln2.", &o.ln2}}) {
+        m[prefix + "hook_mean"] = flat(ln->mean);
+        m[prefix + "hook_var"] = flat(ln->var);
+        m[prefix + "hook_scale"] = flat(ln->scale);
+        m[prefix + "hook_standardized"] = flat(ln->standardized);
+        m[prefix + "hook_normalized"] = flat(ln->normalized);
+    }
+    m[b + "mlp.hook_pre"] = flat(o.mlp_pre);
+    m[b + "mlp.hook_post"] = flat(o.mlp_post);
+    m[b + "hook_mlp_out"] = flat(o.mlp_out);
+    m[b + "hook_resid_post"] = flat(o.resid_post);
+    return m;
+}
+
+// The error of one step in units of √K·FLT_EPSILON·scale; -1 when a cell
+// that must be -inf (masked) is not, or the other way round.
+double error_units(const std::vector<float>& got, const std::vector<double>& want, double sqrtK) {
+    double scale = 1.0;
+    for (double v : want)
+        if (std::isfinite(v)) scale = std::max(scale, std::abs(v));
+    double worst = 0.0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        if (std::isinf(want[i]) || std::isinf(got[i]) || std::isnan(got[i])) {
+            if (!(std::isinf(got[i]) && static_cast<double>(got[i]) == want[i])) return -1.0;
+            continue;
+        }
+        worst = std::max(worst, std::abs(got[i] - want[i]) / (sqrtK * FLT_EPSILON * scale));
+    }
+    return worst;
+}
+
+void check_against_reference(const Size& s, bool causal, bool gelu, std::uint64_t seed) {
+    INFO("T, C, NH, F = " << s.T << ", " << s.C << ", " << s.NH << ", " << s.F << (causal ? ", causal" : "")
+                          << (gelu ? ", gelu" : ", relu") << ", seed " << seed);
+    Lesson lesson = parse_lesson(lesson_json(s, causal, gelu, seed), "reference.json");
+    Trace trace = run_lesson(lesson);
+    auto want = reference_steps(lesson);
+    const double sqrtK = std::sqrt(static_cast<double>(std::max({s.C, s.F, s.T})));
+
+    // every step of the block is recorded (the embedding table's step aside: X is given inline)
+    CHECK(trace.steps.size() == want.size());
+    for (const Step& step : trace.steps) {
+        INFO("step " << step.name << " " << step.note);
+        auto it = want.find(step.name);
+        REQUIRE(it != want.end());
+        REQUIRE(step.source == StepSource::computed);
+        REQUIRE(step.value.data.size() == it->second.size());
+        const double units = error_units(step.value.data, it->second, sqrtK);
+        INFO("error: " << units << " units of sqrt(K)·FLT_EPSILON·scale (-1: a masked cell differs)");
+        CHECK(units >= 0.0);
+        CHECK(units <= kBlockGrowth);
+    }
+    CHECK(trace.warnings.empty());
+}
+
+const Size kSizes[] = {{1, 4, 1, 8}, {3, 4, 2, 16}, {7, 12, 3, 20}, {16, 32, 4, 64}, {33, 64, 8, 128}};
+
+}  // namespace
+
+TEST_CASE("the block matches the double-precision reference at every step, without a mask, with ReLU") {
+    std::uint64_t seed = 1;
+    for (const Size& s : kSizes) check_against_reference(s, false, false, seed++);
+}
+
+TEST_CASE("the block matches the double-precision reference at every step, with a causal mask, with ReLU") {
+    std::uint64_t seed = 11;
+    for (const Size& s : kSizes) check_against_reference(s, true, false, seed++);
+}
+
+TEST_CASE("the block matches the double-precision reference at every step, without a mask, with GELU") {
+    std::uint64_t seed = 21;
+    for (const Size& s : kSizes) check_against_reference(s, false, true, seed++);
+}
+
+TEST_CASE("the block matches the double-precision reference at every step, with a causal mask, with GELU") {
+    std::uint64_t seed = 31;
+    for (const Size& s : kSizes) check_against_reference(s, true, true, seed++);
+}
+
+TEST_CASE("the reference itself: one head, T = 2, worked by hand") {
+    // Guards the reference against sharing a mistake with the pipeline.
+    // Causal; X = I (2x2), W_Q = W_K = W_V = W_O = I, biases 0, γ = 1, β = 0, W_1 = W_2 = 0 (FFN = 0).
+    // Q = K = V = X; S = X·Xᵀ = I; S̃ = I/√2 = [[0.707107, 0], [0, 0.707107]]
+    // A row 0 sees key 0 only: [1, 0]; row 1: softmax([0, 0.707107]) = [0.330238, 0.669762]
+    // Z = A·V = A; attn_out = Z; X_mid = X + Z = [[2, 0], [0.330238, 1.669762]]
+    ref::BlockWeights w;
+    ref::Mat I = {{1, 0}, {0, 1}};
+    ref::Vec z2 = {0, 0}, one2 = {1, 1};
+    w.W_Q = w.W_K = w.W_V = w.W_O = I;
+    w.b_Q = w.b_K = w.b_V = w.b_O = w.b_2 = w.ln1_beta = w.ln2_beta = z2;
+    w.ln1_gamma = w.ln2_gamma = one2;
+    w.W_1 = xt::zeros<double>({2, 3});
+    w.W_2 = xt::zeros<double>({3, 2});
+    w.b_1 = xt::zeros<double>({3});
+    ref::BlockConfig cfg;
+    cfg.causal = true;
+    ref::BlockOut o = ref::encoder_block(I, w, cfg);
+    CHECK(o.pattern(0, 0, 0) == 1.0);
+    CHECK(o.pattern(0, 0, 1) == 0.0);
+    CHECK(o.pattern(0, 1, 0) == Approx(0.330238).epsilon(1e-5));
+    CHECK(o.pattern(0, 1, 1) == Approx(0.669762).epsilon(1e-5));
+    CHECK(std::isinf(o.mask(0, 1)));
+    CHECK(o.mask(1, 0) == 0.0);
+    // X_mid row 1 = [0.330238, 1.669762]: μ = 1, σ² = 0.669762² = 0.448581,
+    // x̂ = [-1, 1]·0.669762/√(0.448581 + 1e-5) = [-0.999989, 0.999989]
+    CHECK(o.ln1.mean(1) == Approx(1.0));
+    CHECK(o.ln1.var(1) == Approx(0.448581).epsilon(1e-5));
+    CHECK(o.ln1.standardized(1, 0) == Approx(-0.999989).epsilon(1e-5));
+    // FFN is 0: X_mid2 = LN1, and LN2 of a standardized row is that row scaled by 1/√(σ² + eps)
+    CHECK(o.resid_post(1, 1) == Approx(0.999989).epsilon(1e-5));
+    CHECK(o.ln2.var(1) == Approx(0.999978).epsilon(1e-5));
+}
