@@ -34,8 +34,12 @@ int main(int argc, char** argv) {
         std::cerr << "attntrace: error: " << e.what() << "\n";
         return 2;
     } catch (const std::bad_alloc&) {
-        std::cerr << "attntrace: error: out of memory\n";
+        std::cerr << "attntrace: error: out of memory (lower the lesson's sizes or set ATTNTRACE_MAX_MEMORY)\n";
         return 2;
+    } catch (const std::exception& e) {
+        // Not the user's fault: a bug. Still one line and no abort.
+        std::cerr << "attntrace: internal error: " << e.what() << " (please report it)\n";
+        return 3;
     }
     return status;
 }

@@ -1,6 +1,7 @@
 #include "trace/steps.hpp"
 
 #include <array>
+#include <cstdint>
 
 namespace attntrace {
 
@@ -204,6 +205,23 @@ std::vector<std::string> consumed_by(Stage s) {
         case Stage::norm2: return {"blocks.0.hook_resid_post"};
     }
     return {};
+}
+
+bool may_hold_neg_inf(std::string_view step) {
+    return step == "blocks.0.attn.hook_scores_raw" || step == "blocks.0.attn.hook_scores_scaled" ||
+           step == "blocks.0.attn.hook_mask" || step == "blocks.0.attn.hook_attn_scores" ||
+           step == "blocks.0.attn.softmax.hook_row_max" || step == "blocks.0.attn.softmax.hook_shifted";
+}
+
+std::size_t trace_elements(const Dims& dims, Stage from, Stage to) {
+    std::size_t total = 0;
+    for (const StepDef& def : kSteps) {
+        if (def.stage < from || def.stage > to) continue;
+        std::size_t n = 0;
+        if (!checked_numel(step_shape(def, dims), SIZE_MAX, n) || total > SIZE_MAX - n) return SIZE_MAX;
+        total += n;
+    }
+    return total;
 }
 
 Shape step_shape(const StepDef& def, const Dims& dims) {

@@ -1,0 +1,37 @@
+#include "core/memory.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+
+#include "core/error.hpp"
+
+namespace attntrace {
+
+std::size_t max_memory_bytes() {
+    if (const char* env = std::getenv("ATTNTRACE_MAX_MEMORY"); env && *env) {
+        std::string s = env;
+        std::size_t digits = 0;
+        while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
+        std::string suffix = s.substr(digits);
+        std::size_t shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : 99;
+        if (digits == 0 || digits > 12 || shift == 99)
+            throw InputError(fmt::format("ATTNTRACE_MAX_MEMORY: expected a size such as 512M or 8G, found \"{}\"", s));
+        return static_cast<std::size_t>(std::stoull(s.substr(0, digits))) << shift;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return std::size_t{4} << 30;
+    return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2;
+}
+
+std::string human_bytes(std::size_t bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 6) v /= 1024.0, ++u;
+    return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+}  // namespace attntrace

@@ -1,0 +1,17 @@
+// The memory budget a run may use, checked before anything is allocated.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace attntrace {
+
+// $ATTNTRACE_MAX_MEMORY ("512M", "8G", or bytes), else half the machine's
+// physical memory: room for the trace and the OS, and a clear refusal instead
+// of the OOM killer. Throws InputError on a malformed value.
+std::size_t max_memory_bytes();
+
+// "1.5 GiB", "312 KiB"
+std::string human_bytes(std::size_t bytes);
+
+}  // namespace attntrace
