@@ -36,3 +36,31 @@ TEST_CASE("the README's test command is the one .ci/run runs", "[docs]") {
     INFO(line);
     CHECK(ci.find(line) != std::string::npos);
 }
+
+TEST_CASE("the README's table of lessons gives each lesson's real verdict counts", "[docs]") {
+    std::string readme = attntrace::test::read_text(attntrace::test::source_dir() + "/README.md");
+    for (const auto& file : attntrace::test::lesson_files()) {
+        std::string id = file.substr(file.rfind('/') + 1);
+        id = id.substr(0, id.size() - 5);
+        INFO(id);
+        auto at = readme.find("| `" + id + "` |");
+        REQUIRE(at != std::string::npos);
+        std::string row = readme.substr(at, readme.find('\n', at) - at);
+        // The last four cells: agrees, agrees-when-rounded, disagrees, not-checkable.
+        std::vector<int> cells;
+        std::size_t p = row.size();
+        for (int k = 0; k < 4; ++k) {
+            std::size_t bar = row.rfind('|', p - 1);
+            std::size_t prev = row.rfind('|', bar - 1);
+            cells.insert(cells.begin(), std::stoi(row.substr(prev + 1, bar - prev - 1)));
+            p = prev + 1;
+        }
+        auto r = attntrace::test::run_cli({"check", file});
+        REQUIRE(r.status == 0);
+        auto summary = r.out.substr(r.out.rfind("lessons: "));
+        std::string expected = std::to_string(cells[0]) + " agree, " + std::to_string(cells[1]) +
+                               " agree when rounded as printed, " + std::to_string(cells[2]) + " disagree, " +
+                               std::to_string(cells[3]) + " not checkable";
+        CHECK(summary.find(expected) != std::string::npos);
+    }
+}

@@ -26,6 +26,12 @@ void matmul_nt_ref(const float* a, std::size_t lda, const float* b, std::size_t 
         }
 }
 
+void linear_ref(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K,
+                std::size_t N) {
+    matmul_ref(x, K, W, N, y, N, M, K, N);
+    if (b) add_bias_rows_ref(y, N, b, M, N);
+}
+
 void add_bias_rows_ref(float* c, std::size_t ldc, const float* bias, std::size_t M, std::size_t N) {
     for (std::size_t i = 0; i < M; ++i)
         for (std::size_t j = 0; j < N; ++j) c[i * ldc + j] += bias[j];

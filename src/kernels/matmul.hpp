@@ -15,6 +15,11 @@ void matmul_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb
 void matmul_nt_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                    std::size_t ldc, std::size_t M, std::size_t K, std::size_t N);
 
+// y = x·W + b   x: (M, K)   W: (K, N)   b: (N) or null (zero)   y: (M, N); all contiguous
+// (the projections: Q, K, V, W^O, the FFN's two layers)
+void linear_ref(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K,
+                std::size_t N);
+
 // c[i, :] += bias   c: (M, N) ld ldc   bias: (N)
 void add_bias_rows_ref(float* c, std::size_t ldc, const float* bias, std::size_t M, std::size_t N);
 

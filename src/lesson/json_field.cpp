@@ -14,54 +14,71 @@ namespace attntrace {
 
 namespace {
 
-// Depth of the deepest array/object, found by a scan that does not recurse, so
-// that a file of a million '[' is refused before the parser sees it.
-int max_depth(const std::string& text, std::size_t& where) {
-    int depth = 0, deepest = 0;
+// Calls visit(i) for every byte of `text` outside string literals; visit
+// returns how many bytes it consumed (at least 1), or 0 to stop the scan.
+// Both pre-scans below use it, so neither recurses nor allocates per byte.
+template <class Visit>
+void scan_outside_strings(const std::string& text, Visit visit) {
     bool in_string = false, escaped = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
+    for (std::size_t i = 0; i < text.size();) {
         char c = text[i];
         if (in_string) {
             if (escaped) escaped = false;
             else if (c == '\\') escaped = true;
             else if (c == '"') in_string = false;
+            ++i;
             continue;
         }
-        if (c == '"') in_string = true;
-        else if (c == '[' || c == '{') {
+        if (c == '"') {
+            in_string = true;
+            ++i;
+            continue;
+        }
+        std::size_t used = visit(i);
+        if (used == 0) return;
+        i += used;
+    }
+}
+
+// Depth of the deepest array/object, so that a file of a million '[' is
+// refused before the (recursive-destructing) parser sees it.
+int max_depth(const std::string& text, std::size_t& where) {
+    int depth = 0, deepest = 0;
+    scan_outside_strings(text, [&](std::size_t i) -> std::size_t {
+        char c = text[i];
+        if (c == '[' || c == '{') {
             if (++depth > deepest) {
                 deepest = depth;
                 where = i;
-                if (deepest > kMaxJsonDepth) return deepest;
+                if (deepest > kMaxJsonDepth) return 0;
             }
-        } else if (c == ']' || c == '}') --depth;
-    }
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+        return 1;
+    });
     return deepest;
 }
 
-// Offset of the first number outside strings too large for a double (1e999),
-// which nlohmann refuses as out_of_range without saying where.
+// Offset of the first number too large for a double (1e999), which nlohmann
+// refuses as out_of_range without saying where. `token` is left empty if none.
 std::size_t overflowing_number(const std::string& text, std::string& token) {
-    bool in_string = false, escaped = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '-' || (c >= '0' && c <= '9')) {
-            std::size_t end = text.find_first_not_of("0123456789+-.eE", i);
-            if (end == std::string::npos) end = text.size();
-            token = text.substr(i, end - i);
-            if (!std::isfinite(std::strtod(token.c_str(), nullptr))) return i;
-            i = end - 1;
-        }
-    }
+    std::size_t found = 0;
     token.clear();
-    return 0;
+    scan_outside_strings(text, [&](std::size_t i) -> std::size_t {
+        char c = text[i];
+        if (c != '-' && (c < '0' || c > '9')) return 1;
+        std::size_t end = text.find_first_not_of("0123456789+-.eE", i);
+        if (end == std::string::npos) end = text.size();
+        std::string number = text.substr(i, end - i);
+        if (!std::isfinite(std::strtod(number.c_str(), nullptr))) {
+            token = number;
+            found = i;
+            return 0;
+        }
+        return end - i;
+    });
+    return found;
 }
 
 }  // namespace

@@ -13,8 +13,7 @@ void ffn_forward(Run& run) {
     const Tensor* b1 = run.weight("b_1");
     // H = x·W_1 + b_1   x: (T, C)   W_1: (C, F)   H: (T, F)
     if (float* h = run.open("blocks.0.mlp.hook_pre", {{in_name, x}, {"weights.W_1", W1}}, {{"weights.b_1", b1}})) {
-        matmul_ref(x->ptr(), d.C, W1->ptr(), d.F, h, d.F, d.T, d.C, d.F);
-        if (b1) add_bias_rows_ref(h, d.F, b1->ptr(), d.T, d.F);
+        linear_ref(x->ptr(), W1->ptr(), b1 ? b1->ptr() : nullptr, h, d.T, d.C, d.F);
     }
     run.close();
 
@@ -32,8 +31,7 @@ void ffn_forward(Run& run) {
     // FFN = act(H)·W_2 + b_2   W_2: (F, C)   out: (T, C)
     if (float* out = run.open("blocks.0.hook_mlp_out", {{"blocks.0.mlp.hook_post", post}, {"weights.W_2", W2}},
                               {{"weights.b_2", b2}})) {
-        matmul_ref(post->ptr(), d.F, W2->ptr(), d.C, out, d.C, d.T, d.F, d.C);
-        if (b2) add_bias_rows_ref(out, d.C, b2->ptr(), d.T, d.C);
+        linear_ref(post->ptr(), W2->ptr(), b2 ? b2->ptr() : nullptr, out, d.T, d.F, d.C);
     }
     run.close();
 }

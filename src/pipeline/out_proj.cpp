@@ -12,8 +12,7 @@ void out_proj_forward(Run& run) {
     // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, C)   W_O: (C, C)
     if (float* out = run.open("blocks.0.hook_attn_out", {{"blocks.0.attn.hook_z", z}, {"weights.W_O", W}},
                               {{"weights.b_O", B}})) {
-        matmul_ref(z->ptr(), d.C, W->ptr(), d.C, out, d.C, d.Tq, d.C, d.C);
-        if (B) add_bias_rows_ref(out, d.C, B->ptr(), d.Tq, d.C);
+        linear_ref(z->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.Tq, d.C, d.C);
     }
     run.close();
 }

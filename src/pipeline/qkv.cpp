@@ -14,8 +14,7 @@ void project(Run& run, const char* step, const std::string& w, const std::string
     const Tensor* B = run.weight(b);
     if (float* out = run.open(step, {{"blocks.0.hook_resid_pre", X}, {"weights." + w, W}},
                               {{"weights." + b, B}})) {
-        matmul_ref(X->ptr(), d.C, W->ptr(), d.C, out, d.C, d.T, d.C, d.C);
-        if (B) add_bias_rows_ref(out, d.C, B->ptr(), d.T, d.C);
+        linear_ref(X->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.T, d.C, d.C);
     }
     run.close();
 }
