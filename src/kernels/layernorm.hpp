@@ -16,6 +16,11 @@ namespace attntrace {
 // error divided by √eps). Two passes for the variance, not E[x²] - μ², for the
 // same reason.
 void layernorm_rows_ref(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma,
-                        const float* beta, float* mean, float* var, float* std, float* xhat, float* out);
+                        const float* beta, float* mean, float* var, float* sigma, float* xhat, float* out);
+
+// Passes 1-3's statistics alone: μ, σ², σ per row (the SIMD LayerNorm keeps
+// these scalar and in double, and vectorises the element-wise passes).
+void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float eps, float* mean, float* var,
+                         float* sigma);
 
 }  // namespace attntrace

@@ -1,6 +1,5 @@
 // Stage ffn: the position-wise feed-forward network.
-#include "kernels/activations.hpp"
-#include "kernels/matmul.hpp"
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -13,15 +12,15 @@ void ffn_forward(Run& run) {
     const Tensor* b1 = run.weight("b_1");
     // H = x·W_1 + b_1   x: (T, C)   W_1: (C, F)   H: (T, F)
     if (float* h = run.open("blocks.0.mlp.hook_pre", {{in_name, x}, {"weights.W_1", W1}}, {{"weights.b_1", b1}})) {
-        linear_ref(x->ptr(), W1->ptr(), b1 ? b1->ptr() : nullptr, h, d.T, d.C, d.F);
+        linear(x->ptr(), W1->ptr(), b1 ? b1->ptr() : nullptr, h, d.T, d.C, d.F);
     }
     run.close();
 
     const Tensor* pre = run.value("blocks.0.mlp.hook_pre");
     // act(H)   (T, F)
     if (float* post = run.open("blocks.0.mlp.hook_post", {{"blocks.0.mlp.hook_pre", pre}})) {
-        if (run.lesson().config.activation == Activation::gelu) gelu_ref(pre->ptr(), post, pre->size());
-        else relu_ref(pre->ptr(), post, pre->size());
+        if (run.lesson().config.activation == Activation::gelu) gelu(pre->ptr(), post, pre->size());
+        else relu(pre->ptr(), post, pre->size());
     }
     run.close();
 
@@ -31,7 +30,7 @@ void ffn_forward(Run& run) {
     // FFN = act(H)·W_2 + b_2   W_2: (F, C)   out: (T, C)
     if (float* out = run.open("blocks.0.hook_mlp_out", {{"blocks.0.mlp.hook_post", post}, {"weights.W_2", W2}},
                               {{"weights.b_2", b2}})) {
-        linear_ref(post->ptr(), W2->ptr(), b2 ? b2->ptr() : nullptr, out, d.T, d.F, d.C);
+        linear(post->ptr(), W2->ptr(), b2 ? b2->ptr() : nullptr, out, d.T, d.F, d.C);
     }
     run.close();
 }

@@ -2,7 +2,7 @@
 // nn.TransformerEncoderLayer with norm_first=False).
 #include <string>
 
-#include "kernels/layernorm.hpp"
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -22,7 +22,7 @@ void layernorm(Run& run, const std::string& prefix, const char* in_name, const s
     float* out = run.open((prefix + "hook_normalized").c_str(),
                           {{in_name, x}, {"weights." + ln + "_gamma", gamma}, {"weights." + ln + "_beta", beta}});
     if (x)
-        layernorm_rows_ref(x->ptr(), d.T, d.C, static_cast<float>(run.lesson().config.eps),
+        layernorm_rows(x->ptr(), d.T, d.C, static_cast<float>(run.lesson().config.eps),
                            out ? gamma->ptr() : nullptr, out ? beta->ptr() : nullptr, mean, var, sd, xhat, out);
     run.close();
 }

@@ -1,5 +1,5 @@
 // Stage mix: each query's new vector is the attention-weighted sum of the values.
-#include "kernels/matmul.hpp"
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -13,7 +13,7 @@ void mix_forward(Run& run) {
     if (float* z = run.open("blocks.0.attn.hook_z",
                             {{"blocks.0.attn.hook_pattern", a}, {"blocks.0.attn.hook_v", v}})) {
         for (std::size_t h = 0; h < d.NH; ++h)
-            matmul_ref(a->ptr() + h * d.Tq * d.T, d.T, v->ptr() + h * d.hs, d.C, z + h * d.hs, d.C, d.Tq, d.T,
+            matmul(a->ptr() + h * d.Tq * d.T, d.T, v->ptr() + h * d.hs, d.C, z + h * d.hs, d.C, d.Tq, d.T,
                        d.hs);
     }
     run.close();

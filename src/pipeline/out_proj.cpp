@@ -1,5 +1,5 @@
 // Stage out: W^O mixes the heads' findings.
-#include "kernels/matmul.hpp"
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -12,7 +12,7 @@ void out_proj_forward(Run& run) {
     // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, C)   W_O: (C, C)
     if (float* out = run.open("blocks.0.hook_attn_out", {{"blocks.0.attn.hook_z", z}, {"weights.W_O", W}},
                               {{"weights.b_O", B}})) {
-        linear_ref(z->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.Tq, d.C, d.C);
+        linear(z->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.Tq, d.C, d.C);
     }
     run.close();
 }

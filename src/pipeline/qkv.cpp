@@ -1,5 +1,5 @@
 // Stage qkv: the three projections of X.
-#include "kernels/matmul.hpp"
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -14,7 +14,7 @@ void project(Run& run, const char* step, const std::string& w, const std::string
     const Tensor* B = run.weight(b);
     if (float* out = run.open(step, {{"blocks.0.hook_resid_pre", X}, {"weights." + w, W}},
                               {{"weights." + b, B}})) {
-        linear_ref(X->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.T, d.C, d.C);
+        linear(X->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.T, d.C, d.C);
     }
     run.close();
 }

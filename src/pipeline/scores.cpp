@@ -1,5 +1,5 @@
 // Stage scores: every query against every key, per head.
-#include "kernels/matmul.hpp"
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -12,7 +12,7 @@ void scores_forward(Run& run) {
     if (float* s = run.open("blocks.0.attn.hook_scores_raw",
                             {{"blocks.0.attn.hook_q", q}, {"blocks.0.attn.hook_k", k}})) {
         for (std::size_t h = 0; h < d.NH; ++h)
-            matmul_nt_ref(q->ptr() + h * d.hs, d.C, k->ptr() + h * d.hs, d.C, s + h * d.Tq * d.T, d.T,
+            matmul_nt(q->ptr() + h * d.hs, d.C, k->ptr() + h * d.hs, d.C, s + h * d.Tq * d.T, d.T,
                           d.Tq, d.hs, d.T);
     }
     run.close();

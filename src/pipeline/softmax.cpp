@@ -1,7 +1,7 @@
 // Stage softmax: each row of masked scores becomes a probability distribution.
 #include <fmt/format.h>
 
-#include "kernels/softmax.hpp"
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -17,7 +17,7 @@ void softmax_forward(Run& run) {
     float* row_sum = run.open("blocks.0.attn.softmax.hook_row_sum", {{in_name, x}});
     float* a = run.open("blocks.0.attn.hook_pattern", {{in_name, x}});
     std::size_t empty = 0;
-    if (x) empty = softmax_rows_ref(x->ptr(), d.NH * d.Tq, d.T, row_max, shifted, e, row_sum, a);
+    if (x) empty = softmax_rows(x->ptr(), d.NH * d.Tq, d.T, row_max, shifted, e, row_sum, a);
     run.close();
     if (empty)
         run.warn(fmt::format("{} row(s) of {} have every key masked: their weights are all 0 (no distribution)",

@@ -1,0 +1,145 @@
+// Routes each kernel to its SIMD version for the best instruction set this
+// CPU has (xsimd::dispatch over simd::Archs), or to its _ref twin.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/activations.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/layernorm.hpp"
+#include "kernels/matmul.hpp"
+#include "kernels/softmax.hpp"
+
+#ifndef ATTNTRACE_SCALAR_ONLY
+#include "kernels/simd/kernels.hpp"
+#endif
+
+namespace attntrace {
+
+namespace {
+
+enum class Isa { ref, sse4_2, avx2, avx512 };
+
+#ifdef ATTNTRACE_SCALAR_ONLY
+Isa detect() { return Isa::ref; }
+#else
+Isa detect() {
+    const auto have = xsimd::available_architectures();
+    Isa best = have.avx512bw ? Isa::avx512 : have.fma3_avx2 ? Isa::avx2 : have.sse4_2 ? Isa::sse4_2 : Isa::ref;
+    const char* env = std::getenv("ATTNTRACE_KERNELS");
+    if (!env || !*env) return best;
+    std::string want = env;
+    Isa forced = want == "ref" ? Isa::ref : want == "sse4.2" ? Isa::sse4_2 : want == "avx2" ? Isa::avx2
+                 : want == "avx512" ? Isa::avx512 : best;
+    if (want != "ref" && want != "sse4.2" && want != "avx2" && want != "avx512")
+        throw InputError("ATTNTRACE_KERNELS: expected ref, sse4.2, avx2 or avx512, found \"" + want + "\"");
+    if (forced > best) throw InputError("ATTNTRACE_KERNELS: expected an instruction set this CPU has, found \"" + want + "\"");
+    return forced;
+}
+#endif
+
+Isa isa() {
+    static const Isa chosen = detect();
+    return chosen;
+}
+
+bool forced() {
+    const char* env = std::getenv("ATTNTRACE_KERNELS");
+    return env && *env;
+}
+
+#ifndef ATTNTRACE_SCALAR_ONLY
+// Runs functor F for the chosen instruction set: xsimd::dispatch over the
+// whole list when nothing is forced, else the forced one directly.
+template <class F, class... Args>
+auto simd_call(F f, Args... args) {
+    static const bool by_env = forced();
+    if (!by_env) return xsimd::dispatch<simd::Archs>(f)(args...);
+    switch (isa()) {
+        case Isa::avx512: return f(xsimd::avx512bw{}, args...);
+        case Isa::avx2: return f(xsimd::fma3<xsimd::avx2>{}, args...);
+        default: return f(xsimd::sse4_2{}, args...);
+    }
+}
+
+// Packed panels for the GEMM, one per thread, 64-byte aligned.
+float* gemm_workspace() {
+    thread_local std::vector<float> buffer;
+    if (buffer.empty()) buffer.resize(simd::gemm_workspace_floats() + 16);
+    auto p = reinterpret_cast<std::uintptr_t>(buffer.data());
+    return reinterpret_cast<float*>((p + 63) & ~std::uintptr_t{63});
+}
+#endif
+
+}  // namespace
+
+std::string_view kernel_isa() {
+    switch (isa()) {
+        case Isa::avx512: return "avx512";
+        case Isa::avx2: return "avx2";
+        case Isa::sse4_2: return "sse4.2";
+        case Isa::ref: return "ref";
+    }
+    return "ref";
+}
+
+#ifdef ATTNTRACE_SCALAR_ONLY
+#define ATTNTRACE_SIMD_OR_REF(simd_expr, ref_expr) return ref_expr
+#else
+#define ATTNTRACE_SIMD_OR_REF(simd_expr, ref_expr) \
+    if (isa() == Isa::ref) return ref_expr;         \
+    return simd_expr
+#endif
+
+void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+            std::size_t M, std::size_t K, std::size_t N) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, false, c, ldc, M, K, N, gemm_workspace()),
+                          matmul_ref(a, lda, b, ldb, c, ldc, M, K, N));
+}
+
+void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+               std::size_t M, std::size_t K, std::size_t N) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, gemm_workspace()),
+                          matmul_nt_ref(a, lda, b, ldb, c, ldc, M, K, N));
+}
+
+void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N) {
+    matmul(x, K, W, N, y, N, M, K, N);
+    if (!b) return;
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::AddBiasRows{}, y, N, b, M, N), add_bias_rows_ref(y, N, b, M, N));
+}
+
+std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted, float* e,
+                         float* row_sum, float* out) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::SoftmaxRows{}, x, rows, cols, row_max, shifted, e, row_sum, out),
+                          softmax_rows_ref(x, rows, cols, row_max, shifted, e, row_sum, out));
+}
+
+void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma, const float* beta,
+                    float* mean, float* var, float* sigma, float* xhat, float* out) {
+#ifndef ATTNTRACE_SCALAR_ONLY
+    if (isa() != Isa::ref) {
+        // The statistics in double, as the definition; the element-wise passes vectorised.
+        layernorm_stats_ref(x, rows, C, eps, mean, var, sigma);
+        const bool affine = gamma && beta && out;
+        simd_call(simd::NormalizeRows{}, x, rows, C, static_cast<const float*>(mean), static_cast<const float*>(sigma),
+                  gamma, beta, xhat, affine ? out : nullptr);
+        return;
+    }
+#endif
+    layernorm_rows_ref(x, rows, C, eps, gamma, beta, mean, var, sigma, xhat, out);
+}
+
+void relu(const float* x, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Relu{}, x, y, n), relu_ref(x, y, n));
+}
+void gelu(const float* x, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gelu{}, x, y, n), gelu_ref(x, y, n));
+}
+void add(const float* a, const float* b, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Add{}, a, b, y, n), add_ref(a, b, y, n));
+}
+
+}  // namespace attntrace

@@ -1,0 +1,31 @@
+// The kernels the pipeline calls. Each runs the best SIMD version the CPU
+// supports (AVX-512, AVX2+FMA, SSE4.2; see simd/kernels.hpp), or its scalar
+// *_ref twin when the build has ATTNTRACE_SIMD=OFF, the CPU has none of them,
+// or $ATTNTRACE_KERNELS says "ref". The _ref twins, in matmul.hpp,
+// softmax.hpp, layernorm.hpp and activations.hpp, are the definitions.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace attntrace {
+
+// Which kernels run: "avx512", "avx2", "sse4.2" or "ref". $ATTNTRACE_KERNELS
+// may force a lower one (or "ref") for comparisons; a higher one than the
+// CPU has is refused with an InputError.
+std::string_view kernel_isa();
+
+void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+            std::size_t M, std::size_t K, std::size_t N);
+void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+               std::size_t M, std::size_t K, std::size_t N);
+void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N);
+std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted, float* e,
+                         float* row_sum, float* out);
+void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma, const float* beta,
+                    float* mean, float* var, float* sigma, float* xhat, float* out);
+void relu(const float* x, float* y, std::size_t n);
+void gelu(const float* x, float* y, std::size_t n);
+void add(const float* a, const float* b, float* y, std::size_t n);
+
+}  // namespace attntrace

@@ -1,0 +1,88 @@
+// Element-wise kernels with xsimd: LayerNorm's normalisation and affine,
+// ReLU, GELU, residual add, bias add. Same operations in the same order as
+// their _ref twins (no fused multiply-add), so results are identical except
+// GELU, whose erf is xsimd::erf (within a few ulp of std::erf).
+#pragma once
+
+#include <cmath>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/simd/kernels.hpp"
+
+namespace attntrace::simd {
+
+template <class Arch>
+void NormalizeRows::operator()(Arch, const float* x, std::size_t rows, std::size_t C, const float* mean,
+                               const float* sigma, const float* gamma, const float* beta, float* xhat,
+                               float* out) const {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    const std::size_t full = C - C % W;
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* xi = x + i * C;
+        float* hi = xhat + i * C;
+        const B mu(mean[i]), sd(sigma[i]);
+        // x̂ = (x - μ) / σ
+        for (std::size_t c = 0; c < full; c += W) ((B::load_unaligned(xi + c) - mu) / sd).store_unaligned(hi + c);
+        for (std::size_t c = full; c < C; ++c) hi[c] = (xi[c] - mean[i]) / sigma[i];  // tail
+        if (!out) continue;
+        // out = γ ⊙ x̂ + β
+        float* oi = out + i * C;
+        for (std::size_t c = 0; c < full; c += W)
+            (B::load_unaligned(gamma + c) * B::load_unaligned(hi + c) + B::load_unaligned(beta + c))
+                .store_unaligned(oi + c);
+        for (std::size_t c = full; c < C; ++c) oi[c] = gamma[c] * hi[c] + beta[c];  // tail
+    }
+}
+
+template <class Arch>
+void Relu::operator()(Arch, const float* x, float* y, std::size_t n) const {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    const std::size_t full = n - n % W;
+    const B zero(0.0f);
+    // select, not max: max(0, x) and x > 0 ? x : 0 differ on -0.0 and NaN; _ref uses the latter
+    for (std::size_t i = 0; i < full; i += W) {
+        const B v = B::load_unaligned(x + i);
+        xsimd::select(v > zero, v, zero).store_unaligned(y + i);
+    }
+    for (std::size_t i = full; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;  // tail
+}
+
+template <class Arch>
+void Gelu::operator()(Arch, const float* x, float* y, std::size_t n) const {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    const std::size_t full = n - n % W;
+    const float inv_sqrt2 = 0.70710678118654752f;
+    const B half(0.5f), one(1.0f), k(inv_sqrt2);
+    // y = 0.5·x·(1 + erf(x/√2))
+    for (std::size_t i = 0; i < full; i += W) {
+        const B v = B::load_unaligned(x + i);
+        (half * v * (one + xsimd::erf(v * k))).store_unaligned(y + i);
+    }
+    for (std::size_t i = full; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * inv_sqrt2));  // tail
+}
+
+template <class Arch>
+void Add::operator()(Arch, const float* a, const float* b, float* y, std::size_t n) const {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    const std::size_t full = n - n % W;
+    for (std::size_t i = 0; i < full; i += W) (B::load_unaligned(a + i) + B::load_unaligned(b + i)).store_unaligned(y + i);
+    for (std::size_t i = full; i < n; ++i) y[i] = a[i] + b[i];  // tail
+}
+
+template <class Arch>
+void AddBiasRows::operator()(Arch, float* c, std::size_t ldc, const float* bias, std::size_t M, std::size_t N) const {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    const std::size_t full = N - N % W;
+    for (std::size_t i = 0; i < M; ++i) {
+        float* ci = c + i * ldc;
+        for (std::size_t j = 0; j < full; j += W) (B::load_unaligned(ci + j) + B::load_unaligned(bias + j)).store_unaligned(ci + j);
+        for (std::size_t j = full; j < N; ++j) ci[j] += bias[j];  // tail
+    }
+}
+
+}  // namespace attntrace::simd

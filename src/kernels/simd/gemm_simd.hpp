@@ -1,0 +1,172 @@
+// GEMM with xsimd: packed panels, cache blocking, an MR x NR register tile.
+// Same math as matmul_ref / matmul_nt_ref (c = a·b, c = a·bᵀ); only the loops
+// are reorganised, so sums run in another order (tests hold it to _ref within
+// a tolerance scaled by √K).
+//
+// Blocking (Goto/BLIS; the block sizes and their reasons are in kernels.hpp):
+//   for jc in N by kNC:
+//     for pc in K by kKC:        pack b[pc:pc+kc, jc:jc+nc] into NR-wide panels  (L2)
+//       for ic in M by kMC:      pack a[ic:ic+mc, pc:pc+kc] into MR-tall panels  (L3)
+//         for ir in mc by MR:    this A micro-panel stays in L1...
+//           for jr in nc by NR:  ...while the B micro-panels stream from L2:
+//             micro-kernel: c[MR x NR] += A_panel · B_panel
+// The micro-kernel broadcasts A and loads B, so the A micro-panel is the one
+// reused from L1 (as BLIS keeps its broadcast operand there). With B reused
+// instead (jr outer), its 256 x 32 micro-panel filled all of L1: 56 GFLOP/s
+// against 66-74 for this order (512 x 768 x 768, one core).
+// Register budget of the micro-kernel: MR x 2 accumulators + 2 for the B row
+// + 1 broadcast of A. AVX-512 (32 zmm): MR = 14 -> 28 + 3 = 31. AVX2 and SSE
+// (16 registers): MR = 6 -> 12 + 3 = 15.
+#pragma once
+
+#include <immintrin.h>
+
+#include <type_traits>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/simd/kernels.hpp"
+
+namespace attntrace::simd {
+
+// Internal linkage on purpose: this header is compiled once per instruction
+// set (arch/*.cpp), and a helper such as pack_a<6> instantiated in both the
+// AVX2 and the SSE unit must not be merged by the linker into one copy built
+// with AVX2 instructions.
+namespace gemm_detail {
+namespace {
+
+constexpr std::size_t kKC = kGemmKC, kMC = kGemmMC, kNC = kGemmNC;
+
+template <class Arch>
+struct Tile {
+    using B = xsimd::batch<float, Arch>;
+    static constexpr std::size_t W = B::size;
+    static constexpr std::size_t NR = 2 * W;
+    static constexpr std::size_t MR = W == 16 ? 14 : 6;
+};
+
+// acc + a·b, fused where the instruction set has FMA. xsimd 8.1 fuses
+// xsimd::fma for fma3<avx2> (_mm256_fmadd_ps) but leaves AVX-512 to the
+// compiler's contraction, which the build turns off (-ffp-contract=off):
+// without this the AVX-512 micro-kernel runs mul + add and loses half its speed.
+template <class Arch>
+xsimd::batch<float, Arch> fmadd(xsimd::batch<float, Arch> a, xsimd::batch<float, Arch> b,
+                                xsimd::batch<float, Arch> acc) {
+    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>)
+        return _mm512_fmadd_ps(a, b, acc);
+    else
+        return xsimd::fma(a, b, acc);  // fma3<avx2>: vfmadd; sse4_2: mul + add (no FMA there)
+}
+
+inline std::size_t min_sz(std::size_t a, std::size_t b) { return a < b ? a : b; }
+
+// ap: panels of MR rows, k-major: ap[p][k][i] = a[ic + p·MR + i, pc + k], 0 past M.
+// Rows are read contiguously (the writes stride by MR inside an L1-sized
+// panel): reading 14 rows at once per k cost 16% of a 2048 x 3072 x 768 GEMM.
+template <std::size_t MR>
+void pack_a(const float* a, std::size_t lda, std::size_t mc, std::size_t kc, float* ap) {
+    for (std::size_t p = 0; p < mc; p += MR) {
+        const std::size_t rows = min_sz(MR, mc - p);
+        for (std::size_t i = 0; i < rows; ++i) {
+            const float* ai = a + (p + i) * lda;
+            for (std::size_t k = 0; k < kc; ++k) ap[k * MR + i] = ai[k];
+        }
+        for (std::size_t i = rows; i < MR; ++i)
+            for (std::size_t k = 0; k < kc; ++k) ap[k * MR + i] = 0.0f;
+        ap += MR * kc;
+    }
+}
+
+// bp: panels of NR columns, k-major: bp[q][k][j] = b[pc + k, q·NR + j] (or bᵀ), 0 past N.
+template <std::size_t NR>
+void pack_b(const float* b, std::size_t ldb, bool transposed, std::size_t kc, std::size_t n, float* bp) {
+    for (std::size_t q = 0; q < n; q += NR) {
+        const std::size_t cols = min_sz(NR, n - q);
+        for (std::size_t k = 0; k < kc; ++k) {
+            if (transposed)
+                for (std::size_t j = 0; j < cols; ++j) bp[j] = b[(q + j) * ldb + k];
+            else
+                for (std::size_t j = 0; j < cols; ++j) bp[j] = b[k * ldb + q + j];
+            for (std::size_t j = cols; j < NR; ++j) bp[j] = 0.0f;
+            bp += NR;
+        }
+    }
+}
+
+// c[MR x NR] (+)= ap · bp over kc. A partial tile (m < MR or n < NR) goes
+// through a local buffer so the loop itself never branches.
+template <class Arch>
+void micro_kernel(std::size_t kc, const float* ap, const float* bp, float* c, std::size_t ldc, bool accumulate,
+                  std::size_t m, std::size_t n) {
+    using T = Tile<Arch>;
+    using B = typename T::B;
+    constexpr std::size_t MR = T::MR, W = T::W, NR = T::NR;
+    B acc0[MR], acc1[MR];
+    for (std::size_t i = 0; i < MR; ++i) acc0[i] = acc1[i] = B(0.0f);
+    for (std::size_t k = 0; k < kc; ++k) {
+        const B b0 = B::load_aligned(bp), b1 = B::load_aligned(bp + W);
+#pragma GCC unroll 16
+        for (std::size_t i = 0; i < MR; ++i) {
+            const B a(ap[i]);
+            acc0[i] = fmadd<Arch>(a, b0, acc0[i]);
+            acc1[i] = fmadd<Arch>(a, b1, acc1[i]);
+        }
+        ap += MR;
+        bp += NR;
+    }
+    if (m == MR && n == NR) {
+        for (std::size_t i = 0; i < MR; ++i) {
+            float* ci = c + i * ldc;
+            if (accumulate) {
+                acc0[i] += B::load_unaligned(ci);
+                acc1[i] += B::load_unaligned(ci + W);
+            }
+            acc0[i].store_unaligned(ci);
+            acc1[i].store_unaligned(ci + W);
+        }
+        return;
+    }
+    alignas(64) float tile[MR * NR];
+    for (std::size_t i = 0; i < MR; ++i) {
+        acc0[i].store_aligned(tile + i * NR);
+        acc1[i].store_aligned(tile + i * NR + W);
+    }
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + tile[i * NR + j];
+}
+
+}  // namespace
+}  // namespace gemm_detail
+
+template <class Arch>
+void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
+                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work) const {
+    using namespace gemm_detail;
+    using T = Tile<Arch>;
+    constexpr std::size_t MR = T::MR, NR = T::NR;
+    if (K == 0) {
+        for (std::size_t i = 0; i < M; ++i)
+            for (std::size_t j = 0; j < N; ++j) c[i * ldc + j] = 0.0f;
+        return;
+    }
+    float* ap = work;              // kMC x kKC, MR-panels
+    float* bp = work + kMC * kKC;  // kKC x kNC, NR-panels
+    for (std::size_t jc = 0; jc < N; jc += kNC) {
+        const std::size_t nc = min_sz(kNC, N - jc);
+        const float* bj = b_transposed ? b + jc * ldb : b + jc;
+        for (std::size_t pc = 0; pc < K; pc += kKC) {
+            const std::size_t kc = min_sz(kKC, K - pc);
+            pack_b<NR>(b_transposed ? bj + pc : bj + pc * ldb, ldb, b_transposed, kc, nc, bp);
+            for (std::size_t ic = 0; ic < M; ic += kMC) {
+                const std::size_t mc = min_sz(kMC, M - ic);
+                pack_a<MR>(a + ic * lda + pc, lda, mc, kc, ap);
+                for (std::size_t ir = 0; ir < mc; ir += MR)
+                    for (std::size_t jr = 0; jr < nc; jr += NR)
+                        micro_kernel<Arch>(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc, pc > 0,
+                                           min_sz(MR, mc - ir), min_sz(NR, nc - jr));
+            }
+        }
+    }
+}
+
+}  // namespace attntrace::simd

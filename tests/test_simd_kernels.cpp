@@ -1,0 +1,182 @@
+// Every SIMD kernel, for every instruction set this CPU has, against its
+// scalar _ref twin, on lengths around the lane edges and odd matrix shapes.
+#include <catch2/catch.hpp>
+
+#ifndef ATTNTRACE_SCALAR_ONLY
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/activations.hpp"
+#include "kernels/layernorm.hpp"
+#include "kernels/matmul.hpp"
+#include "kernels/simd/kernels.hpp"
+#include "kernels/softmax.hpp"
+
+namespace {
+
+using attntrace::simd::Archs;
+
+// A GEMM sums K products in another order than matmul_ref (panels, lanes,
+// FMA): each order is within K·eps·Σ|a·b| of the exact sum, so two orders
+// differ by at most 2·K·eps·Σ|a·b|. With inputs in [-1, 1], Σ|a·b| <= K.
+constexpr double kGemmOrderSlack = 2.0;
+// xsimd::exp and xsimd::erf against std::exp and std::erf: a few ulp. The
+// softmax sum then divides by a sum accumulated lane by lane.
+constexpr double kMathUlps = 8.0;
+const double kEps = std::numeric_limits<float>::epsilon();
+
+const std::size_t kLengths[] = {1, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 129};
+
+// Deterministic values in [-1, 1] (a fixed LCG: no library distribution).
+std::vector<float> values(std::size_t n, std::uint32_t seed) {
+    std::vector<float> v(n);
+    std::uint32_t s = seed * 2654435761u + 1u;
+    for (auto& x : v) {
+        s = s * 1664525u + 1013904223u;
+        x = static_cast<float>((s >> 8) & 0xFFFF) / 32767.5f - 1.0f;
+    }
+    return v;
+}
+
+// Runs `body(arch, name)` for every arch in Archs the CPU supports.
+template <class Body>
+void for_each_arch(Body body) {
+    const auto have = xsimd::available_architectures();
+    if (have.avx512bw) body(xsimd::avx512bw{}, "avx512");
+    if (have.fma3_avx2) body(xsimd::fma3<xsimd::avx2>{}, "avx2");
+    if (have.sse4_2) body(xsimd::sse4_2{}, "sse4.2");
+}
+
+}  // namespace
+
+TEST_CASE("SIMD GEMM matches matmul_ref and matmul_nt_ref on odd shapes and strides", "[simd]") {
+    const std::size_t shapes[][3] = {{1, 1, 1},   {1, 7, 17},  {3, 5, 7},    {14, 9, 32},  {15, 16, 33},
+                                     {17, 9, 13}, {29, 65, 63}, {64, 64, 64}, {65, 400, 97}, {7, 1, 500}};
+    std::vector<float> work(attntrace::simd::gemm_workspace_floats() + 16);
+    float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
+    for_each_arch([&](auto arch, const char* name) {
+        for (const auto& s : shapes) {
+            const std::size_t M = s[0], K = s[1], N = s[2];
+            const std::size_t lda = K + 3, ldb = N + 5, ldbt = K + 2, ldc = N + 1;  // strided views
+            auto a = values(M * lda, 1), b = values(K * ldb, 2), bt = values(N * ldbt, 3);
+            std::vector<float> want(M * ldc), got(M * ldc, 7.0f);
+            const double tol = kGemmOrderSlack * K * kEps * K;
+            INFO(name << " " << M << "x" << K << "x" << N);
+            attntrace::matmul_ref(a.data(), lda, b.data(), ldb, want.data(), ldc, M, K, N);
+            attntrace::simd::Gemm{}(arch, a.data(), lda, b.data(), ldb, false, got.data(), ldc, M, K, N, ws);
+            for (std::size_t i = 0; i < M; ++i)
+                for (std::size_t j = 0; j < N; ++j) REQUIRE(std::fabs(got[i * ldc + j] - want[i * ldc + j]) <= tol);
+            attntrace::matmul_nt_ref(a.data(), lda, bt.data(), ldbt, want.data(), ldc, M, K, N);
+            attntrace::simd::Gemm{}(arch, a.data(), lda, bt.data(), ldbt, true, got.data(), ldc, M, K, N, ws);
+            for (std::size_t i = 0; i < M; ++i)
+                for (std::size_t j = 0; j < N; ++j) REQUIRE(std::fabs(got[i * ldc + j] - want[i * ldc + j]) <= tol);
+        }
+    });
+}
+
+TEST_CASE("SIMD GEMM crosses its cache blocks (K > kc, N > nc, M > mc) like matmul_ref", "[simd]") {
+    using namespace attntrace::simd;
+    const std::size_t M = kGemmMC + 5, K = kGemmKC + 7, N = kGemmNC + 9;
+    std::vector<float> work(gemm_workspace_floats() + 16);
+    float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
+    auto a = values(M * K, 4), b = values(K * N, 5);
+    std::vector<float> want(M * N), got(M * N);
+    attntrace::matmul_ref(a.data(), K, b.data(), N, want.data(), N, M, K, N);
+    const double tol = kGemmOrderSlack * K * kEps * K;
+    for_each_arch([&](auto arch, const char* name) {
+        INFO(name);
+        Gemm{}(arch, a.data(), K, b.data(), N, false, got.data(), N, M, K, N, ws);
+        double worst = 0;
+        for (std::size_t i = 0; i < M * N; ++i) worst = std::max(worst, static_cast<double>(std::fabs(got[i] - want[i])));
+        CHECK(worst <= tol);
+    });
+}
+
+TEST_CASE("SIMD softmax matches softmax_rows_ref, masked cells exactly 0, empty rows all 0", "[simd]") {
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t cols : kLengths) {
+            const std::size_t rows = 4;
+            auto x = values(rows * cols, static_cast<std::uint32_t>(cols));
+            for (auto& v : x) v *= 30.0f;                               // logits from -30 to 30
+            for (std::size_t j = 1; j < cols; j += 3) x[j] = neg_inf;   // row 0: some keys masked
+            for (std::size_t j = 0; j < cols; ++j) x[cols + j] = neg_inf;  // row 1: every key masked
+            x[2 * cols] = 1e30f;                                       // row 2: one huge logit
+            std::vector<float> want(5 * rows * cols), got(5 * rows * cols);
+            auto run = [&](std::vector<float>& o, auto&& f) {
+                float* m = o.data();
+                float* sh = m + rows;
+                float* e = sh + rows * cols;
+                float* s = e + rows * cols;
+                float* out = s + rows;
+                return f(x.data(), rows, cols, m, sh, e, s, out);
+            };
+            INFO(name << " cols " << cols);
+            auto empty_ref = run(want, attntrace::softmax_rows_ref);
+            auto empty = run(got, [&](auto... args) { return attntrace::simd::SoftmaxRows{}(arch, args...); });
+            CHECK(empty == empty_ref);
+            CHECK(empty == 1);
+            for (std::size_t i = 0; i < want.size(); ++i) {
+                if (std::isinf(want[i]) || want[i] == 0.0f) {
+                    REQUIRE(got[i] == want[i]);  // -inf stays -inf, masked weights exactly 0
+                } else {
+                    REQUIRE(std::isfinite(got[i]));
+                    REQUIRE(std::fabs(got[i] - want[i]) <= kMathUlps * kEps * std::max(1.0f, std::fabs(want[i])) * 2);
+                }
+            }
+        }
+    });
+}
+
+TEST_CASE("SIMD LayerNorm normalisation and affine equal the _ref twin exactly", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t C : kLengths) {
+            const std::size_t rows = 3;
+            auto x = values(rows * C, static_cast<std::uint32_t>(C + 100));
+            for (std::size_t c = 0; c < C; ++c) x[C + c] = 0.1f;  // a constant row
+            auto g = values(C, 7), b = values(C, 8);
+            std::vector<float> mean(rows), var(rows), sd(rows), xhat(rows * C), out(rows * C);
+            std::vector<float> mean2(rows), var2(rows), sd2(rows), xhat2(rows * C), out2(rows * C);
+            attntrace::layernorm_rows_ref(x.data(), rows, C, 1e-5f, g.data(), b.data(), mean.data(), var.data(),
+                                          sd.data(), xhat.data(), out.data());
+            attntrace::layernorm_stats_ref(x.data(), rows, C, 1e-5f, mean2.data(), var2.data(), sd2.data());
+            attntrace::simd::NormalizeRows{}(arch, x.data(), rows, C, mean2.data(), sd2.data(), g.data(), b.data(),
+                                             xhat2.data(), out2.data());
+            INFO(name << " C " << C);
+            CHECK(xhat2 == xhat);  // same operations in the same order: bit for bit
+            CHECK(out2 == out);
+            for (std::size_t c = 0; c < C; ++c) CHECK(xhat2[C + c] == 0.0f);
+        }
+    });
+}
+
+TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins; GELU within a few ulp", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t n : kLengths) {
+            auto x = values(n, static_cast<std::uint32_t>(n + 200)), y = values(n, static_cast<std::uint32_t>(n + 300));
+            for (auto& v : x) v *= 6.0f;
+            std::vector<float> want(n), got(n);
+            INFO(name << " n " << n);
+            attntrace::relu_ref(x.data(), want.data(), n);
+            attntrace::simd::Relu{}(arch, x.data(), got.data(), n);
+            CHECK(got == want);
+            attntrace::add_ref(x.data(), y.data(), want.data(), n);
+            attntrace::simd::Add{}(arch, x.data(), y.data(), got.data(), n);
+            CHECK(got == want);
+            attntrace::gelu_ref(x.data(), want.data(), n);
+            attntrace::simd::Gelu{}(arch, x.data(), got.data(), n);
+            for (std::size_t i = 0; i < n; ++i)
+                REQUIRE(std::fabs(got[i] - want[i]) <= kMathUlps * kEps * std::max(1.0f, std::fabs(want[i])));
+            std::vector<float> c1 = values(3 * n, 9), c2 = c1;
+            attntrace::add_bias_rows_ref(c1.data(), n, y.data(), 3, n);
+            attntrace::simd::AddBiasRows{}(arch, c2.data(), n, y.data(), 3, n);
+            CHECK(c2 == c1);
+        }
+    });
+}
+
+#endif  // ATTNTRACE_SCALAR_ONLY
