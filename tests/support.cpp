@@ -29,9 +29,10 @@ std::string slurp_fd(const std::string& path) {
 
 }  // namespace
 
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                  const std::string& stdout_path) {
     TempDir io;
-    std::string out_path = io.file("stdout"), err_path = io.file("stderr");
+    std::string out_path = stdout_path.empty() ? io.file("stdout") : stdout_path, err_path = io.file("stderr");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -56,7 +57,7 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::s
     waitpid(pid, &wstatus, 0);
     CliResult r;
     r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    r.out = slurp_fd(out_path);
+    r.out = stdout_path.empty() ? slurp_fd(out_path) : "";
     r.err = slurp_fd(err_path);
     return r;
 }

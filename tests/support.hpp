@@ -12,8 +12,11 @@ struct CliResult {
     std::string err;      // standard error
 };
 
-// Runs the attntrace binary with `args` (no shell: each arg is passed as is).
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+// Runs the attntrace binary with `args` (no shell: each arg is passed as is),
+// extra environment entries "NAME=value", and standard output sent to
+// `stdout_path` instead of being captured when one is given.
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                  const std::string& stdout_path = "");
 
 // A fresh empty folder under the system temp dir, removed at exit of scope.
 class TempDir {

@@ -99,3 +99,48 @@ TEST_CASE("--help of every subcommand has an example", "[cli]") {
         CHECK(r.out.find("Example") != std::string::npos);
     }
 }
+
+TEST_CASE("scores that overflow to -inf are refused, not taken for masked cells", "[cli]") {
+    attntrace::test::TempDir dir;
+    attntrace::test::write_text(dir.file("l.json"), R"({"format": "attntrace-lesson", "version": 1, "id": "l",
+      "title": "t", "source": {"document": "x"}, "tokens": ["a", "b"], "config": {"d_model": 1},
+      "run": {"from": "scores", "to": "softmax"},
+      "given": {"blocks.0.attn.hook_q": [[3e38], [1]], "blocks.0.attn.hook_k": [[-3e38], [-3e38]]}})");
+    auto r = run_cli({"check", dir.file("l.json")});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("blocks.0.attn.hook_scores_raw: expected finite values, found -inf") != std::string::npos);
+}
+
+TEST_CASE("run --arithmetic document shows the rounded steps; a lesson that rounds nothing refuses it", "[cli]") {
+    auto r = run_cli({"run", "003-3.1-ring-fell", "--arithmetic", "document", "--steps", "hook_pattern", "hook_z"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("(rounded to 2 decimals, as the article did)") != std::string::npos);
+    CHECK(r.out.find("ring  1.7200  0.1900  0.6200  2.1500") != std::string::npos);  // the article's Z row
+    auto none = run_cli({"run", "003-3.3-multi-head", "--arithmetic", "document"});
+    CHECK(none.status == 2);
+    CHECK(none.err.find("--arithmetic document") != std::string::npos);
+}
+
+TEST_CASE("a --steps pattern that matches no step is an error, not an empty listing", "[cli]") {
+    auto r = run_cli({"run", "003-3.1-ring-fell", "--steps", "hook_patern"});
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("--steps: expected a step name or glob matching a step of this lesson") != std::string::npos);
+}
+
+TEST_CASE("golden refuses a lesson whose id is not its file name (it would overwrite another's golden)", "[cli]") {
+    attntrace::test::TempDir dir;
+    std::string text = attntrace::test::read_text(attntrace::test::lessons_dir() + "/003-3.1-ring-fell.json");
+    attntrace::test::write_text(dir.file("impostor.json"), text);
+    auto r = run_cli({"golden", "--update", dir.file("impostor.json")}, {"ATTNTRACE_GOLDEN=" + dir.path()});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("impostor.json: id: expected the file's name without .json") != std::string::npos);
+    CHECK(dir.entries() == std::vector<std::string>{"impostor.json"});
+}
+
+TEST_CASE("a failed write to standard output exits 2", "[cli]") {
+    if (!std::filesystem::exists("/dev/full")) return;
+    auto r = run_cli({"export", "003-3.1-ring-fell", "-o", "-"}, {}, "/dev/full");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("standard output") != std::string::npos);
+}

@@ -536,3 +536,51 @@ TEST_CASE("a missing LayerNorm gain leaves the statistics computable and only th
         CHECK(step(t, name).source == StepSource::not_computable);
     }
 }
+
+// ---------------------------------------------------------------- review fixes
+
+TEST_CASE("rounding an internal softmax step feeds the steps after it (document arithmetic)") {
+    // exp of row [0.5, 0, 0] shifted by 0.5 is [1, 0.6065, 0.6065]; rounded to
+    // 1 decimal [1, 0.6, 0.6], whose sum is 2.2: A = [1/2.2, 0.6/2.2, 0.6/2.2].
+    const std::string body = R"(
+        "tokens": ["a", "b", "c"], "config": {"d_model": 1, "scale": false},
+        "run": {"from": "softmax", "to": "softmax"},
+        "given": {"blocks.0.attn.hook_attn_scores": [[0.5, 0, 0], [0, 0.5, 1], [0, 1, 1]]},
+        "document_rounding": {"blocks.0.attn.softmax.hook_exp": 1})";
+    Lesson lesson = parse_lesson(lesson_text(body), "test.json");
+    Trace doc = run_lesson(lesson, Arithmetic::document);
+    const auto& a = values(doc, "blocks.0.attn.hook_pattern");
+    CHECK(a[0] == Approx(1.0 / 2.2).epsilon(1e-6));
+    CHECK(a[1] == Approx(0.6 / 2.2).epsilon(1e-6));
+    CHECK(values(doc, "blocks.0.attn.softmax.hook_row_sum")[0] == Approx(2.2).epsilon(1e-6));
+    // The exact run is untouched by the rounding.
+    Trace exact = run_lesson(lesson, Arithmetic::exact);
+    CHECK(values(exact, "blocks.0.attn.hook_pattern")[0] == Approx(0.45186).epsilon(1e-4));
+}
+
+TEST_CASE("a given LayerNorm std is the one the normalized rows divide by") {
+    // x = [2.1, 2.2, 3.1, 3.2]: μ = 2.65; the article's σ = 0.48 gives x̂ = [-0.55, -0.45, 0.45, 0.55] / 0.48.
+    const std::string body = R"(
+        "tokens": ["ring"], "config": {"d_model": 4},
+        "run": {"from": "norm1", "to": "norm1"},
+        "given": {"blocks.0.hook_resid_mid": [[2.1, 2.2, 3.1, 3.2]], "blocks.0.ln1.hook_scale": [0.48]})";
+    Trace t = run_lesson(parse_lesson(lesson_text(body), "test.json"));
+    const auto& xhat = values(t, "blocks.0.ln1.hook_standardized");
+    CHECK(xhat[0] == Approx(-0.55 / 0.48).epsilon(1e-5));
+    CHECK(xhat[3] == Approx(0.55 / 0.48).epsilon(1e-5));
+    const Step* sd = t.find("blocks.0.ln1.hook_scale");
+    REQUIRE(sd->formula);
+    CHECK(sd->formula->data[0] == Approx(0.5025037).epsilon(1e-6));  // √(0.2525 + 1e-5), kept beside
+}
+
+TEST_CASE("document rounding rounds decimal ties away from zero, as on paper") {
+    // 0.145 is stored as 0.14499999; rounded to 2 decimals it must be 0.15, so Z = 0.15·10 = 1.5.
+    const std::string body = R"(
+        "tokens": ["a", "b"], "query_tokens": ["a"], "config": {"d_model": 1},
+        "run": {"from": "mix", "to": "mix"},
+        "given": {"blocks.0.attn.hook_pattern": [[0.145, 0.855]], "blocks.0.attn.hook_v": [[10], [0]]},
+        "document_rounding": {"blocks.0.attn.hook_pattern": 2})";
+    Trace doc = run_lesson(parse_lesson(lesson_text(body), "test.json"), Arithmetic::document);
+    CHECK(values(doc, "blocks.0.attn.hook_pattern")[0] == 0.15f);
+    CHECK(values(doc, "blocks.0.attn.hook_z")[0] == Approx(1.5).epsilon(1e-6));
+}

@@ -5,7 +5,7 @@
 #include <valijson/schema_parser.hpp>
 #include <valijson/validator.hpp>
 
-#include "lesson/json_field.hpp"
+#include "core/json_field.hpp"
 #include "support.hpp"
 
 namespace {

@@ -10,11 +10,8 @@
 
 namespace attntrace {
 
-// A printed number p with d decimals agrees with a computed x when x rounds
-// to p: |x - p| <= 0.5·10^-d. The slack covers float32's representation of
-// both numbers (a true tie such as 0.125 printed as 0.13 must agree): a few
-// float ulps, relative to the number's size.
-inline constexpr double kPrintedRelSlack = 4.0e-7;
+// A printed number agrees with a computed one when the computed one rounds to
+// it: see agrees_at_precision() in core/decimal.hpp.
 
 // What a claim was checked against.
 enum class Basis {
@@ -33,7 +30,6 @@ struct ClaimResult {
     Tensor computed;   // the selected values, exact arithmetic (empty if not checkable)
     Tensor document;   // the same from the document-arithmetic run (empty if none)
     double max_deviation = 0.0;  // largest |computed - printed|, exact arithmetic
-    std::size_t worst = 0;       // flat index of that cell in the claim's values
     std::size_t cells_off = 0;   // how many printed numbers disagree (exact)
     std::string reason;          // not checkable: why; shape claims: the shapes
     bool as_expected() const { return verdict == claim->expect; }

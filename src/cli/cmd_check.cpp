@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "render/text.hpp"
-#include "trace/trace_json.hpp"
+#include "export/trace_export.hpp"
 
 namespace attntrace {
 
@@ -31,10 +31,14 @@ void add_check_command(CLI::App& app, int& status) {
         for (const auto& l : opts->lessons) evals.push_back(evaluate(read_lesson(resolve_lesson(l))));
         bool ok = true;
         std::size_t counts[4] = {0, 0, 0, 0};
+        CheckReport all;  // every lesson's results, for the summary
         OrderedJson out = OrderedJson::array();
         for (const auto& e : evals) {
             ok = ok && e->report.all_as_expected();
-            for (const auto& r : e->report.results) ++counts[static_cast<int>(r.verdict)];
+            for (const auto& r : e->report.results) {
+                ++counts[static_cast<int>(r.verdict)];
+                all.results.push_back(r);
+            }
             if (opts->format == "json") {
                 OrderedJson j = trace_to_json(e->lesson, e->exact, &e->report);
                 OrderedJson entry;
@@ -55,8 +59,8 @@ void add_check_command(CLI::App& app, int& status) {
             std::cout << dump_readable(doc);
         } else {
             std::cout << fmt::format("\n{} lessons: {} agree, {} agree when rounded as printed, {} disagree, {} not "
-                                     "checkable; {}\n",
-                                     evals.size(), counts[0], counts[1], counts[2], counts[3],
+                                     "checkable{}; {}\n",
+                                     evals.size(), counts[0], counts[1], counts[2], counts[3], given_note(all),
                                      ok ? "every verdict as its lesson expects" : "SOME VERDICTS ARE NOT AS EXPECTED");
         }
         status = ok ? 0 : 1;

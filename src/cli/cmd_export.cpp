@@ -4,8 +4,9 @@
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
+#include "core/error.hpp"
 #include "io/files.hpp"
-#include "trace/trace_json.hpp"
+#include "export/trace_export.hpp"
 
 namespace attntrace {
 
@@ -13,16 +14,20 @@ void add_export_command(CLI::App& app, int& status) {
     struct Opts {
         std::string lesson;
         std::string out;
+        std::string arithmetic = "exact";
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand("export", "Write the lesson's trace (every step, every value, the claims and "
                                              "their verdicts) as JSON; see docs/trace-format.md.");
     cmd->add_option("lesson", opts->lesson, "Lesson id or file")->required();
     cmd->add_option("-o,--output", opts->out, "Output file ('-' for standard output)")->required();
+    cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
+        ->check(CLI::IsMember({"exact", "document"}));
     cmd->footer("Example:\n  attntrace export 003-3.1-ring-fell -o trace.json");
     cmd->callback([opts, &status] {
+        if (opts->out.empty()) fail_file("-o", "expected a file path or '-', found an empty string");
         auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)));
-        std::string text = dump_readable(trace_to_json(e->lesson, e->exact, &e->report));
+        std::string text = dump_readable(trace_to_json(e->lesson, chosen_trace(*e, opts->arithmetic), &e->report));
         if (opts->out == "-") std::cout << text;
         else write_file_atomic(opts->out, text);
         status = 0;

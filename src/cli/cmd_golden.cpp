@@ -5,12 +5,14 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
+#include <set>
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
+#include "export/trace_export.hpp"
 #include "core/error.hpp"
 #include "io/files.hpp"
-#include "lesson/json_field.hpp"
+#include "core/json_field.hpp"
 #include "trace/golden.hpp"
 
 namespace attntrace {
@@ -54,9 +56,19 @@ void add_golden_command(CLI::App& app, int& status) {
         std::vector<std::string> files;
         if (opts->lessons.empty()) files = list_lesson_files();
         for (const auto& l : opts->lessons) files.push_back(resolve_lesson(l));
-        std::vector<std::unique_ptr<Evaluation>> evals;
-        for (const auto& f : files) evals.push_back(evaluate(read_lesson(f)));
         namespace fs = std::filesystem;
+        std::vector<std::unique_ptr<Evaluation>> evals;
+        std::set<std::string> ids;
+        for (const auto& f : files) {
+            evals.push_back(evaluate(read_lesson(f)));
+            // golden/ID.json is named after the id: a lesson must not write another's golden.
+            const std::string& id = evals.back()->lesson.id;
+            if (fs::path(f).stem().string() != id)
+                fail_field(f, "id", fmt::format("the file's name without .json (\"{}\"), which names its golden file",
+                                                fs::path(f).stem().string()),
+                           "\"" + id + "\"");
+            if (!ids.insert(id).second) fail_field(f, "id", "an id no other lesson of this run has", "\"" + id + "\" again");
+        }
         if (opts->update) {
             for (const auto& e : evals)
                 if (!e->report.all_as_expected())

@@ -12,6 +12,9 @@ class App;
 
 namespace attntrace {
 
+struct Evaluation;
+struct Trace;
+
 inline constexpr const char* kFlagshipLesson = "003-3.1-ring-fell";
 
 void add_run_command(CLI::App& app, int& status);
@@ -20,7 +23,18 @@ void add_check_command(CLI::App& app, int& status);
 void add_export_command(CLI::App& app, int& status);
 void add_golden_command(CLI::App& app, int& status);
 
-int run_lesson_command(const std::string& lesson, const std::vector<std::string>& steps, int precision,
-                       bool json, bool full);
+struct RunOptions {
+    std::string lesson;
+    std::vector<std::string> steps;  // names or globs; empty: all
+    int precision = 4;
+    std::string arithmetic = "exact";
+    bool json = false;
+    bool full = false;
+};
+int run_lesson_command(const RunOptions& options);
+
+// The exact trace, or with --arithmetic document the document-arithmetic one
+// (an InputError when the lesson rounds nothing).
+const Trace& chosen_trace(const Evaluation& e, const std::string& arithmetic);
 
 }  // namespace attntrace

@@ -3,6 +3,7 @@
 // (0 fine, 1 a check failed, 2 bad input or usage).
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -24,7 +25,17 @@ int main(int argc, char** argv) {
     add_golden_command(app, status);
     try {
         app.parse(argc, argv);
-        if (app.get_subcommands().empty()) status = run_lesson_command(kFlagshipLesson, {}, 4, false, false);
+        if (app.get_subcommands().empty()) {
+            RunOptions flagship;
+            flagship.lesson = kFlagshipLesson;
+            status = run_lesson_command(flagship);
+        }
+        // A full disk or a closed pipe must not pass for success.
+        std::cout.flush();
+        if (!std::cout) {
+            std::cerr << "attntrace: error: standard output: expected to write the output, found a write error\n";
+            return 2;
+        }
     } catch (const CLI::Success& e) {
         return app.exit(e);  // --help, --version
     } catch (const CLI::ParseError& e) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -18,8 +19,11 @@ std::size_t max_memory_bytes() {
         std::string suffix = s.substr(digits);
         std::size_t shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : 99;
         if (digits == 0 || digits > 12 || shift == 99)
-            throw InputError(fmt::format("ATTNTRACE_MAX_MEMORY: expected a size such as 512M or 8G, found \"{}\"", s));
-        return static_cast<std::size_t>(std::stoull(s.substr(0, digits))) << shift;
+            fail_file("ATTNTRACE_MAX_MEMORY", fmt::format("expected a size such as 512M or 8G, found \"{}\"", s));
+        const std::size_t n = static_cast<std::size_t>(std::stoull(s.substr(0, digits)));
+        if (n > (SIZE_MAX >> shift))  // "17179869184G" would wrap around to 0
+            fail_file("ATTNTRACE_MAX_MEMORY", fmt::format("expected a size below 16 EiB, found \"{}\"", s));
+        return n << shift;
     }
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0) return std::size_t{4} << 30;

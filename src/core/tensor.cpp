@@ -32,6 +32,12 @@ std::string shape_str(const Shape& s) {
     return out;
 }
 
+std::string array_text(const Shape& s) {
+    if (s.empty()) return "a single number";
+    if (s.size() == 1) return fmt::format("an array of {}", s[0]);
+    return fmt::format("a {} array", shape_str(s));
+}
+
 Shape squeeze(const Shape& s) {
     Shape out;
     for (std::size_t d : s)

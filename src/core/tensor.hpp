@@ -42,6 +42,8 @@ bool checked_numel(const Shape& s, std::size_t limit, std::size_t& out);
 
 // "3x4", "2x3x3", "scalar"
 std::string shape_str(const Shape& s);
+// For messages: "a 3x4 array", "an array of 8", "a single number"
+std::string array_text(const Shape& s);
 
 // Drop axes of size 1: (1,3,3) -> (3,3). Used to accept a single head's matrix
 // where the step holds (heads, T, T) with heads = 1.

@@ -34,8 +34,8 @@ Isa detect() {
     Isa forced = want == "ref" ? Isa::ref : want == "sse4.2" ? Isa::sse4_2 : want == "avx2" ? Isa::avx2
                  : want == "avx512" ? Isa::avx512 : best;
     if (want != "ref" && want != "sse4.2" && want != "avx2" && want != "avx512")
-        throw InputError("ATTNTRACE_KERNELS: expected ref, sse4.2, avx2 or avx512, found \"" + want + "\"");
-    if (forced > best) throw InputError("ATTNTRACE_KERNELS: expected an instruction set this CPU has, found \"" + want + "\"");
+        fail_file("ATTNTRACE_KERNELS", "expected ref, sse4.2, avx2 or avx512, found \"" + want + "\"");
+    if (forced > best) fail_file("ATTNTRACE_KERNELS", "expected an instruction set this CPU has, found \"" + want + "\"");
     return forced;
 }
 #endif

@@ -4,42 +4,53 @@
 
 namespace attntrace {
 
-void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float eps, float* mean, float* var,
-                         float* sigma) {
+void row_mean_ref(const float* x, std::size_t rows, std::size_t C, float* mean) {
     for (std::size_t i = 0; i < rows; ++i) {
-        const float* xi = x + i * C;
-        // pass 1: μ   (double accumulation: see the header)
-        double sum = 0.0;
-        for (std::size_t c = 0; c < C; ++c) sum += xi[c];
-        const float mu = static_cast<float>(sum / static_cast<double>(C));
-        // pass 2: σ² (biased)
+        double sum = 0.0;  // double: see the header
+        for (std::size_t c = 0; c < C; ++c) sum += x[i * C + c];
+        mean[i] = static_cast<float>(sum / static_cast<double>(C));
+    }
+}
+
+void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_t C, float* var) {
+    for (std::size_t i = 0; i < rows; ++i) {
         double sq = 0.0;
         for (std::size_t c = 0; c < C; ++c) {
-            const double d = static_cast<double>(xi[c]) - mu;
+            const double d = static_cast<double>(x[i * C + c]) - mean[i];
             sq += d * d;
         }
-        const float v = static_cast<float>(sq / static_cast<double>(C));
-        mean[i] = mu;
-        var[i] = v;
-        // pass 3 (first half): σ = √(σ² + eps)
-        sigma[i] = std::sqrt(v + eps);
+        var[i] = static_cast<float>(sq / static_cast<double>(C));
     }
+}
+
+void std_eps_ref(const float* var, std::size_t rows, float eps, float* sigma) {
+    for (std::size_t i = 0; i < rows; ++i) sigma[i] = std::sqrt(var[i] + eps);
+}
+
+void standardize_ref(const float* x, const float* mean, const float* sigma, std::size_t rows, std::size_t C,
+                     float* xhat) {
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t c = 0; c < C; ++c) xhat[i * C + c] = (x[i * C + c] - mean[i]) / sigma[i];
+}
+
+void affine_ref(const float* xhat, const float* gamma, const float* beta, std::size_t rows, std::size_t C,
+                float* out) {
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t c = 0; c < C; ++c) out[i * C + c] = gamma[c] * xhat[i * C + c] + beta[c];
+}
+
+void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float eps, float* mean, float* var,
+                         float* sigma) {
+    row_mean_ref(x, rows, C, mean);          // pass 1
+    row_var_ref(x, mean, rows, C, var);      // pass 2
+    std_eps_ref(var, rows, eps, sigma);      // pass 3 (σ)
 }
 
 void layernorm_rows_ref(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma,
                         const float* beta, float* mean, float* var, float* sigma, float* xhat, float* out) {
     layernorm_stats_ref(x, rows, C, eps, mean, var, sigma);
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* xi = x + i * C;
-        // pass 3: x̂ = (x - μ) / σ
-        float* hi = xhat + i * C;
-        for (std::size_t c = 0; c < C; ++c) hi[c] = (xi[c] - mean[i]) / sigma[i];
-        // pass 4: affine
-        if (gamma && beta && out) {
-            float* oi = out + i * C;
-            for (std::size_t c = 0; c < C; ++c) oi[c] = gamma[c] * hi[c] + beta[c];
-        }
-    }
+    standardize_ref(x, mean, sigma, rows, C, xhat);                     // pass 3 (x̂)
+    if (gamma && beta && out) affine_ref(xhat, gamma, beta, rows, C, out);  // pass 4
 }
 
 }  // namespace attntrace

@@ -5,22 +5,32 @@
 
 namespace attntrace {
 
-// x, xhat, out: (rows, C)   mean, var, std: (rows)   gamma, beta: (C)
+// x, xhat, out: (rows, C)   mean, var, sigma: (rows)   gamma, beta: (C)
 // pass 1: μ = Σ x / C
 // pass 2: σ² = Σ (x - μ)² / C          (biased, as torch.nn.LayerNorm)
 // pass 3: σ = √(σ² + eps);  x̂ = (x - μ) / σ
-// pass 4: out = γ ⊙ x̂ + β             (skipped when gamma or beta is null)
+// pass 4: out = γ ⊙ x̂ + β             (skipped when gamma, beta or out is null)
 // μ and σ² are accumulated in double: the sum of C copies of a float is then
 // exact, so a constant row gives μ equal to its value and x̂ exactly 0 (with a
 // float sum, 123.456 over 768 columns gave x̂ = 0.21: the mean's rounding
 // error divided by √eps). Two passes for the variance, not E[x²] - μ², for the
-// same reason.
+// same reason. Defined as the passes below, one after the other.
 void layernorm_rows_ref(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma,
                         const float* beta, float* mean, float* var, float* sigma, float* xhat, float* out);
 
-// Passes 1-3's statistics alone: μ, σ², σ per row (the SIMD LayerNorm keeps
-// these scalar and in double, and vectorises the element-wise passes).
+// The statistics alone (passes 1, 2 and σ): the SIMD LayerNorm keeps these
+// scalar and in double, and vectorises the element-wise passes.
 void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float eps, float* mean, float* var,
                          float* sigma);
+
+// The passes, one step each, for lessons that give or round an intermediate
+// (an article that rounds σ before dividing by it).
+void row_mean_ref(const float* x, std::size_t rows, std::size_t C, float* mean);
+void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_t C, float* var);
+void std_eps_ref(const float* var, std::size_t rows, float eps, float* sigma);
+void standardize_ref(const float* x, const float* mean, const float* sigma, std::size_t rows, std::size_t C,
+                     float* xhat);
+void affine_ref(const float* xhat, const float* gamma, const float* beta, std::size_t rows, std::size_t C,
+                float* out);
 
 }  // namespace attntrace

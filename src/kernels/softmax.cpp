@@ -5,36 +5,52 @@
 
 namespace attntrace {
 
-std::size_t softmax_rows_ref(const float* x, std::size_t rows, std::size_t cols, float* row_max,
-                             float* shifted, float* e, float* row_sum, float* out) {
-    const float neg_inf = -std::numeric_limits<float>::infinity();
-    std::size_t empty_rows = 0;
+namespace {
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+}
+
+void row_max_ref(const float* x, std::size_t rows, std::size_t cols, float* m) {
+    // subtracting the max only guards exp against overflow: softmax(x - m) = softmax(x)
     for (std::size_t i = 0; i < rows; ++i) {
-        const float* xi = x + i * cols;
-        float* si = shifted + i * cols;
-        float* ei = e + i * cols;
-        float* oi = out + i * cols;
-        // pass 1: m = max_j x[j]   (subtracting it only guards exp against overflow)
-        float m = neg_inf;
-        for (std::size_t j = 0; j < cols; ++j) m = xi[j] > m ? xi[j] : m;
-        row_max[i] = m;
-        if (m == neg_inf) {
-            ++empty_rows;
-            for (std::size_t j = 0; j < cols; ++j) si[j] = neg_inf, ei[j] = 0.0f, oi[j] = 0.0f;
-            row_sum[i] = 0.0f;
-            continue;
-        }
-        // pass 2: shifted = x - m; e = exp(shifted); s = Σ e   (exp(-inf) = 0 exactly)
-        float s = 0.0f;
-        for (std::size_t j = 0; j < cols; ++j) {
-            si[j] = xi[j] - m;
-            ei[j] = std::exp(si[j]);
-            s += ei[j];
-        }
-        row_sum[i] = s;
-        // pass 3: out = e / s   (s >= 1: the max cell contributes exp(0) = 1)
-        for (std::size_t j = 0; j < cols; ++j) oi[j] = ei[j] / s;
+        float best = kNegInf;
+        for (std::size_t j = 0; j < cols; ++j) best = x[i * cols + j] > best ? x[i * cols + j] : best;
+        m[i] = best;
     }
+}
+
+void shift_rows_ref(const float* x, const float* m, std::size_t rows, std::size_t cols, float* shifted) {
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j)
+            // a fully masked row (m = -inf) stays -inf rather than -inf - -inf = NaN
+            shifted[i * cols + j] = m[i] == kNegInf ? kNegInf : x[i * cols + j] - m[i];
+}
+
+void exp_ref(const float* x, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+}
+
+void row_sum_ref(const float* e, std::size_t rows, std::size_t cols, float* s) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        float sum = 0.0f;
+        for (std::size_t j = 0; j < cols; ++j) sum += e[i * cols + j];
+        s[i] = sum;
+    }
+}
+
+void divide_rows_ref(const float* e, const float* s, std::size_t rows, std::size_t cols, float* out) {
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) out[i * cols + j] = s[i] == 0.0f ? 0.0f : e[i * cols + j] / s[i];
+}
+
+std::size_t softmax_rows_ref(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted,
+                             float* e, float* row_sum, float* out) {
+    row_max_ref(x, rows, cols, row_max);                // pass 1
+    shift_rows_ref(x, row_max, rows, cols, shifted);    // pass 2
+    exp_ref(shifted, e, rows * cols);
+    row_sum_ref(e, rows, cols, row_sum);
+    divide_rows_ref(e, row_sum, rows, cols, out);       // pass 3
+    std::size_t empty_rows = 0;
+    for (std::size_t i = 0; i < rows; ++i) empty_rows += row_max[i] == kNegInf;
     return empty_rows;
 }
 

@@ -12,7 +12,19 @@ namespace attntrace {
 // A row whose every cell is -inf (every key masked) has no distribution: it
 // gets m = -inf, shifted = -inf, e = 0, s = 0 and out = 0, never NaN.
 // Returns the number of such rows, so the caller can warn.
+// Defined as the passes below, one after the other.
 std::size_t softmax_rows_ref(const float* x, std::size_t rows, std::size_t cols, float* row_max,
                              float* shifted, float* e, float* row_sum, float* out);
+
+// The passes, one step each. The pipeline runs them one by one when a lesson
+// gives or rounds an intermediate (an article that rounds e^x before
+// dividing), so that the next pass reads the rounded values.
+void row_max_ref(const float* x, std::size_t rows, std::size_t cols, float* m);             // m: (rows)
+void shift_rows_ref(const float* x, const float* m, std::size_t rows, std::size_t cols,
+                    float* shifted);                                                       // x - m; -inf rows stay -inf
+void exp_ref(const float* x, float* y, std::size_t n);                                      // exp(-inf) = 0
+void row_sum_ref(const float* e, std::size_t rows, std::size_t cols, float* s);             // s: (rows)
+void divide_rows_ref(const float* e, const float* s, std::size_t rows, std::size_t cols,
+                     float* out);                                                          // e / s; s = 0 gives 0
 
 }  // namespace attntrace

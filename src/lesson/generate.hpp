@@ -1,7 +1,8 @@
-// Deterministic tensors from a seed, identical on every platform and compiler:
-// splitmix64 for the bits and our own Box-Muller for the normals
-// (std::normal_distribution is implementation-defined, so it cannot back a
-// golden file).
+// Deterministic tensors from a seed: splitmix64 for the bits (exact on every
+// platform) and our own Box-Muller for the normals (std::normal_distribution
+// is implementation-defined, so it cannot back a golden file). The normals go
+// through libm's log, sin and cos, so another libm may move the last bit: the
+// golden tolerance covers that.
 #pragma once
 
 #include <cstdint>

@@ -45,7 +45,6 @@ struct Source {
 struct Claim {
     enum class Kind { values, row_sum, shape };
     std::string id;
-    std::string path;  // "claims[3]", for messages
     std::string step;
     std::vector<std::pair<Axis, std::size_t>> at;  // fixed indices, e.g. head 0, query 1
     Kind kind = Kind::values;
@@ -80,6 +79,9 @@ struct Lesson {
         return query_tokens.empty() ? tokens : query_tokens;
     }
     bool runs(Stage s) const { return s >= from && s <= to; }
+    // Whether the trace will hold this step: its stage runs (hook_embed only
+    // with an embedding table), or it is given as an input before run.from.
+    bool records(const StepDef& def) const;
     const Tensor* weight(const std::string& name) const;
 };
 

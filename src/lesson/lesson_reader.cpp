@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "lesson/generate.hpp"
-#include "lesson/json_field.hpp"
+#include "core/json_field.hpp"
 #include "lesson/lesson.hpp"
 #include "lesson/weights.hpp"
 
@@ -144,7 +144,8 @@ private:
         }
         if (auto* e = f_.optional(c, "eps")) {
             cfg.eps = f_.number(*e, "config.eps");
-            if (cfg.eps < 0 || cfg.eps > 1) f_.fail("config.eps", "a number from 0 to 1", describe(*e));
+            // eps = 0 divides a constant row by 0; below ~1e-30 it is 0 or denormal in float32
+            if (cfg.eps < 1e-30 || cfg.eps > 1) f_.fail("config.eps", "a number from 1e-30 to 1", describe(*e));
         }
         dims_ = lesson_.dims();
     }
@@ -299,10 +300,13 @@ private:
             if (def->stage > lesson_.to)
                 f_.fail(path, fmt::format("a step of a stage up to run.to ({})", stage_name(lesson_.to)),
                         fmt::format("a step of stage {}", stage_name(def->stage)));
+            if (def->stage >= lesson_.from && !lesson_.records(*def))
+                f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
+            require_d_ff(*def, path);
             Shape want = step_shape(*def, dims_);
-            Tensor t = f_.tensor(*it, path, may_hold_neg_inf(def->name));
-            if (!shape_accepts(t.shape, want))
-                f_.fail(path, fmt::format("a {} array (the step's shape {})", shape_str(want),
+            Tensor t = f_.tensor(*it, path, def->neg_inf != NegInf::never);
+            if (!shape_accepts(t.shape, want, ends_with_heads(def->axes)))
+                f_.fail(path, fmt::format("{} (the step's shape {})", array_text(want),
                                           axes_text(*def)),
                         found_shape(*it, t.shape));
             t.shape = want;
@@ -316,7 +320,10 @@ private:
         f_.object(*d, "document_rounding");
         for (auto it = d->begin(); it != d->end(); ++it) {
             std::string path = join("document_rounding", it.key());
-            if (!find_step(it.key())) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
+            const StepDef* def = find_step(it.key());
+            if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
+            if (!lesson_.records(*def))
+                f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
             lesson_.document_rounding[it.key()] = static_cast<int>(f_.integer(*it, path, 0, kMaxDecimals));
         }
     }
@@ -338,17 +345,14 @@ private:
         f_.object(v, path);
         f_.only_keys(v, path, {"id", "step", "at", "of", "decimals", "values", "shape", "expect", "quote", "note"});
         Claim c;
-        c.path = path;
         c.id = f_.string(f_.member(v, path, "id"), join(path, "id"));
         c.step = f_.string(f_.member(v, path, "step"), join(path, "step"));
         const StepDef* def = find_step(c.step);
         if (!def) f_.fail(join(path, "step"), "a step name (see docs/steps.md)", describe(v["step"]));
-        bool recorded = lesson_.runs(def->stage) || lesson_.given.count(c.step);
-        if (!recorded)
-            f_.fail(join(path, "step"),
-                    fmt::format("a step this lesson records (stages {}..{}, or a given step)",
-                                stage_name(lesson_.from), stage_name(lesson_.to)),
-                    fmt::format("{} (stage {})", c.step, stage_name(def->stage)));
+        if (!lesson_.records(*def))
+            f_.fail(join(path, "step"), "a step this lesson records",
+                    fmt::format("{} ({})", c.step, why_not_recorded(*def)));
+        require_d_ff(*def, join(path, "step"));
         auto expect = f_.string(f_.member(v, path, "expect"), join(path, "expect"));
         auto verdict = verdict_from_name(expect);
         if (!verdict)
@@ -403,10 +407,10 @@ private:
         }
         const json& vals = f_.member(v, path, "values");
         c.values = f_.tensor(vals, join(path, "values"), true);  // a single number is rank 0
-        if (!shape_accepts(c.values.shape, region))
+        if (!shape_accepts(c.values.shape, region, ends_with_heads(free_axes)))
             f_.fail(join(path, "values"),
                     fmt::format("{} (the selected part of {})", region.empty() ? "a single number" : "a " + shape_str(region) + " array", c.step),
-                    c.values.shape.empty() ? "a single number" : fmt::format("a {} array", shape_str(c.values.shape)));
+                    array_text(c.values.shape));
         c.values.shape = region;
         return c;
     }
@@ -435,14 +439,34 @@ private:
         }
     }
 
-    static bool shape_accepts(const Shape& got, const Shape& want) {
+    std::string why_not_recorded(const StepDef& def) const {
+        if (std::string_view(def.name) == "hook_embed" && lesson_.runs(Stage::embed))
+            return "recorded only when the lesson looks tokens up in inputs.embedding";
+        return fmt::format("stage {} is outside run {}..{} and the step is not given", stage_name(def.stage),
+                           stage_name(lesson_.from), stage_name(lesson_.to));
+    }
+
+    // A step with a d_ff axis has no shape until the lesson gives d_ff.
+    void require_d_ff(const StepDef& def, const std::string& what) const {
+        if (dims_.F == 0 && std::find(def.axes.begin(), def.axes.end(), Axis::d_ff) != def.axes.end())
+            f_.fail("config.d_ff", fmt::format("d_ff, since {} names {}", what, def.name), "nothing (the field is missing)");
+    }
+
+    // The article's layout of a step: the step's own shape, or it without axes
+    // of size 1 (one head's T x T scores); for a step ending in (head, d_head),
+    // also the heads side by side (Q as T x d_model, as the articles print it).
+    static bool shape_accepts(const Shape& got, const Shape& want, bool heads_side_by_side) {
         return got == want || squeeze(got) == squeeze(want) ||
-               (want.size() >= 2 && squeeze(got) == squeeze(merge_last2(want)));
+               (heads_side_by_side && want.size() >= 2 && squeeze(got) == squeeze(merge_last2(want)));
+    }
+
+    static bool ends_with_heads(const std::vector<Axis>& axes) {
+        return axes.size() >= 2 && axes[axes.size() - 2] == Axis::head && axes.back() == Axis::d_head;
     }
 
     // "a 4x3 array", or the value itself when it is not an array ("2", "string \"abc\"").
     static std::string found_shape(const json& v, const Shape& s) {
-        return v.is_array() ? fmt::format("a {} array", shape_str(s)) : describe(v);
+        return v.is_array() ? array_text(s) : describe(v);
     }
 
     static std::string axes_text(const StepDef& def) {
@@ -463,6 +487,12 @@ Dims Lesson::dims() const {
     d.hs = config.heads ? config.d_model / config.heads : 0;
     d.F = config.d_ff;
     return d;
+}
+
+bool Lesson::records(const StepDef& def) const {
+    if (std::string_view(def.name) == "hook_embed" && !inputs.count("embedding")) return false;
+    if (runs(def.stage)) return true;
+    return def.stage < from && given.count(def.name) > 0;
 }
 
 const Tensor* Lesson::weight(const std::string& name) const {

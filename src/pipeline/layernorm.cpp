@@ -3,27 +3,61 @@
 #include <string>
 
 #include "kernels/kernels.hpp"
+#include "kernels/layernorm.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
 
 namespace {
 
+struct LnSteps {
+    std::string mean, var, scale, standardized, normalized, gamma, beta;
+    LnSteps(const std::string& prefix, const std::string& ln)
+        : mean(prefix + "hook_mean"), var(prefix + "hook_var"), scale(prefix + "hook_scale"),
+          standardized(prefix + "hook_standardized"), normalized(prefix + "hook_normalized"),
+          gamma("weights." + ln + "_gamma"), beta("weights." + ln + "_beta") {}
+};
+
 // x: (T, C)   mean, var, scale: (T)   standardized, normalized: (T, C)
-void layernorm(Run& run, const std::string& prefix, const char* in_name, const std::string& ln) {
+void layernorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
-    const Tensor* x = run.value(in_name);
+    const LnSteps st(prefix, ln);
+    const Tensor* x = run.value(in);
     const Tensor* gamma = run.weight(ln + "_gamma");
     const Tensor* beta = run.weight(ln + "_beta");
-    float* mean = run.open((prefix + "hook_mean").c_str(), {{in_name, x}});
-    float* var = run.open((prefix + "hook_var").c_str(), {{in_name, x}});
-    float* sd = run.open((prefix + "hook_scale").c_str(), {{in_name, x}});
-    float* xhat = run.open((prefix + "hook_standardized").c_str(), {{in_name, x}});
-    float* out = run.open((prefix + "hook_normalized").c_str(),
-                          {{in_name, x}, {"weights." + ln + "_gamma", gamma}, {"weights." + ln + "_beta", beta}});
-    if (x)
-        layernorm_rows(x->ptr(), d.T, d.C, static_cast<float>(run.lesson().config.eps),
-                           out ? gamma->ptr() : nullptr, out ? beta->ptr() : nullptr, mean, var, sd, xhat, out);
+    const float eps = static_cast<float>(run.lesson().config.eps);
+    if (!run.intervenes({st.mean, st.var, st.scale, st.standardized})) {
+        // The fused kernel fills all five steps.
+        float* mean = run.open(st.mean.c_str(), {{in, x}});
+        float* var = run.open(st.var.c_str(), {{in, x}});
+        float* sd = run.open(st.scale.c_str(), {{in, x}});
+        float* xhat = run.open(st.standardized.c_str(), {{in, x}});
+        float* out = run.open(st.normalized.c_str(), {{in, x}, {st.gamma, gamma}, {st.beta, beta}});
+        if (x) layernorm_rows(x->ptr(), d.T, d.C, eps, out ? gamma->ptr() : nullptr, out ? beta->ptr() : nullptr, mean,
+                              var, sd, xhat, out);
+        run.close();
+        return;
+    }
+    // One pass per step, each reading the (possibly given or rounded) step before.
+    // pass 1: μ
+    if (float* mean = run.open(st.mean.c_str(), {{in, x}})) row_mean_ref(x->ptr(), d.T, d.C, mean);
+    run.close();
+    const Tensor* mean = run.value(st.mean);
+    // pass 2: σ² (biased)
+    if (float* var = run.open(st.var.c_str(), {{in, x}, {st.mean, mean}})) row_var_ref(x->ptr(), mean->ptr(), d.T, d.C, var);
+    run.close();
+    const Tensor* var = run.value(st.var);
+    // pass 3: σ = √(σ² + eps);  x̂ = (x - μ) / σ
+    if (float* sd = run.open(st.scale.c_str(), {{st.var, var}})) std_eps_ref(var->ptr(), d.T, eps, sd);
+    run.close();
+    const Tensor* sd = run.value(st.scale);
+    if (float* xhat = run.open(st.standardized.c_str(), {{in, x}, {st.mean, mean}, {st.scale, sd}}))
+        standardize_ref(x->ptr(), mean->ptr(), sd->ptr(), d.T, d.C, xhat);
+    run.close();
+    const Tensor* xhat = run.value(st.standardized);
+    // pass 4: γ ⊙ x̂ + β
+    if (float* out = run.open(st.normalized.c_str(), {{st.standardized, xhat}, {st.gamma, gamma}, {st.beta, beta}}))
+        affine_ref(xhat->ptr(), gamma->ptr(), beta->ptr(), d.T, d.C, out);
     run.close();
 }
 

@@ -1,22 +1,13 @@
 #include "pipeline/run.hpp"
 
+#include "core/decimal.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <stdexcept>
 
 namespace attntrace {
-
-namespace {
-
-// Round half away from zero, as a person rounding by hand.
-float round_to(float x, int decimals) {
-    if (!std::isfinite(x)) return x;
-    const double scale = std::pow(10.0, decimals);
-    return static_cast<float>(std::round(static_cast<double>(x) * scale) / scale);
-}
-
-}  // namespace
 
 Run::Run(const Lesson& lesson, Arithmetic mode) : lesson_(lesson), mode_(mode), dims_(lesson.dims()) {
     // Every step is recorded at most once: reserving them all keeps the
@@ -72,10 +63,18 @@ void Run::record_given_inputs() {
         s.note = "given by the lesson: the run starts after the stage that computes it";
         if (auto r = lesson_.document_rounding.find(def.name);
             mode_ == Arithmetic::document && r != lesson_.document_rounding.end()) {
-            for (float& x : s.value.data) x = round_to(x, r->second);
+            for (float& x : s.value.data) x = round_decimals(x, r->second);
             s.rounded_to = r->second;
         }
     }
+}
+
+bool Run::intervenes(std::initializer_list<std::string> steps) const {
+    for (const auto& name : steps) {
+        if (lesson_.given.count(name)) return true;
+        if (mode_ == Arithmetic::document && lesson_.document_rounding.count(name)) return true;
+    }
+    return false;
 }
 
 const Tensor* Run::value(const std::string& name) const {
@@ -122,7 +121,7 @@ void Run::close_step(Step& s) {
     }
     if (mode_ == Arithmetic::document && s.source != StepSource::not_computable) {
         if (auto r = lesson_.document_rounding.find(s.name); r != lesson_.document_rounding.end()) {
-            for (float& x : s.value.data) x = round_to(x, r->second);
+            for (float& x : s.value.data) x = round_decimals(x, r->second);
             s.rounded_to = r->second;
         }
     }

@@ -41,15 +41,19 @@ public:
     // or as not computable with the reason). `optional` inputs (biases) are
     // listed as inputs when present and never make the step not computable.
     // A stage whose kernel fills several steps at once (softmax, LayerNorm)
-    // opens them all before it runs the kernel.
+    // opens them all before it runs the kernel (see intervenes()).
     float* open(const char* name, std::initializer_list<Need> needs,
                 std::initializer_list<Need> optional = {});
     // Closes every open step: given values replace the formula's, the
-    // document rounding is applied. Given values therefore take effect at the
-    // next open(): within one kernel's steps, they are not fed back.
+    // document rounding is applied.
     void close();
 
     void warn(std::string message) { trace_.warnings.push_back(std::move(message)); }
+
+    // True when the lesson gives, or (in document arithmetic) rounds, any of
+    // these steps: a stage whose kernel fills several steps at once then runs
+    // pass by pass, so each pass reads the given or rounded values.
+    bool intervenes(std::initializer_list<std::string> steps) const;
 
 private:
     const Lesson& lesson_;

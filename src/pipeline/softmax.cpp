@@ -2,26 +2,67 @@
 #include <fmt/format.h>
 
 #include "kernels/kernels.hpp"
+#include "kernels/softmax.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
 
+namespace {
+
+const std::string kIn = "blocks.0.attn.hook_attn_scores";
+const std::string kMax = "blocks.0.attn.softmax.hook_row_max";
+const std::string kShifted = "blocks.0.attn.softmax.hook_shifted";
+const std::string kExp = "blocks.0.attn.softmax.hook_exp";
+const std::string kSum = "blocks.0.attn.softmax.hook_row_sum";
+const std::string kPattern = "blocks.0.attn.hook_pattern";
+
+// One pass per step, each reading the (possibly given or rounded) step before.
+void softmax_by_pass(Run& run, std::size_t rows, std::size_t cols) {
+    const Tensor* x = run.value(kIn);
+    // pass 1: m = max_j x[j]
+    if (float* m = run.open(kMax.c_str(), {{kIn, x}})) row_max_ref(x->ptr(), rows, cols, m);
+    run.close();
+    const Tensor* m = run.value(kMax);
+    // pass 2: shifted = x - m;  e = exp(shifted);  s = Σ e
+    if (float* sh = run.open(kShifted.c_str(), {{kIn, x}, {kMax, m}})) shift_rows_ref(x->ptr(), m->ptr(), rows, cols, sh);
+    run.close();
+    const Tensor* sh = run.value(kShifted);
+    if (float* e = run.open(kExp.c_str(), {{kShifted, sh}})) exp_ref(sh->ptr(), e, rows * cols);
+    run.close();
+    const Tensor* e = run.value(kExp);
+    if (float* s = run.open(kSum.c_str(), {{kExp, e}})) row_sum_ref(e->ptr(), rows, cols, s);
+    run.close();
+    const Tensor* s = run.value(kSum);
+    // pass 3: A = e / s
+    if (float* a = run.open(kPattern.c_str(), {{kExp, e}, {kSum, s}})) divide_rows_ref(e->ptr(), s->ptr(), rows, cols, a);
+    run.close();
+}
+
+}  // namespace
+
 void softmax_forward(Run& run) {
     const Dims& d = run.dims();
-    const std::string in_name = "blocks.0.attn.hook_attn_scores";
-    const Tensor* x = run.value(in_name);
-    // x: (NH, Tq, T) as NH·Tq rows of T   row_max, row_sum: (NH, Tq)
-    float* row_max = run.open("blocks.0.attn.softmax.hook_row_max", {{in_name, x}});
-    float* shifted = run.open("blocks.0.attn.softmax.hook_shifted", {{in_name, x}});
-    float* e = run.open("blocks.0.attn.softmax.hook_exp", {{in_name, x}});
-    float* row_sum = run.open("blocks.0.attn.softmax.hook_row_sum", {{in_name, x}});
-    float* a = run.open("blocks.0.attn.hook_pattern", {{in_name, x}});
+    const std::size_t rows = d.NH * d.Tq, cols = d.T;  // (NH, Tq, T) as NH·Tq rows of T
+    if (run.intervenes({kMax, kShifted, kExp, kSum})) {
+        softmax_by_pass(run, rows, cols);
+    } else {
+        // The fused kernel fills all five steps in three passes.
+        const Tensor* x = run.value(kIn);
+        float* row_max = run.open(kMax.c_str(), {{kIn, x}});
+        float* shifted = run.open(kShifted.c_str(), {{kIn, x}});
+        float* e = run.open(kExp.c_str(), {{kIn, x}});
+        float* row_sum = run.open(kSum.c_str(), {{kIn, x}});
+        float* a = run.open(kPattern.c_str(), {{kIn, x}});
+        if (x) softmax_rows(x->ptr(), rows, cols, row_max, shifted, e, row_sum, a);
+        run.close();
+    }
+    const Tensor* m = run.value(kMax);
     std::size_t empty = 0;
-    if (x) empty = softmax_rows(x->ptr(), d.NH * d.Tq, d.T, row_max, shifted, e, row_sum, a);
-    run.close();
+    if (m)
+        for (float v : m->data) empty += v == kNegInf;
     if (empty)
-        run.warn(fmt::format("{} row(s) of {} have every key masked: their weights are all 0 (no distribution)",
-                             empty, in_name));
+        run.warn(fmt::format("{} row(s) of {} have every key masked: their weights are all 0 (no distribution)", empty,
+                             kIn));
 }
 
 }  // namespace attntrace

@@ -11,9 +11,10 @@ namespace attntrace {
 
 namespace {
 
-// Values on one line, rows separated by " | " so a matrix claim stays readable.
+// Values on one line, rows (of the first axis) separated by " | ", so a
+// (query, head, d_head) claim reads as the article's rows of d_model.
 std::string numbers(const Tensor& t, int precision) {
-    const std::size_t row = t.rank() >= 2 ? t.shape.back() : t.size() + 1;
+    const std::size_t row = t.rank() >= 2 ? t.size() / t.shape[0] : t.size() + 1;
     std::string s;
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (i) s += i % row == 0 ? " | " : " ";
@@ -54,6 +55,12 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
 }
 
 }  // namespace
+
+std::string given_note(const CheckReport& report) {
+    std::size_t n = 0;
+    for (const auto& r : report.results) n += r.basis == Basis::given && r.verdict == Verdict::agrees;
+    return n ? fmt::format(" ({} of the agreements only check the article against its own given values)", n) : "";
+}
 
 std::string_view verdict_mark(Verdict v) {
     switch (v) {
@@ -123,9 +130,10 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
             if (r.claim->step == s.name) render_claim(out, r, s, view.precision);
     }
     for (const auto& w : trace.warnings) out << "\nwarning: " << w << "\n";
-    out << fmt::format("\nclaims: {} agree, {} agree when rounded as printed, {} disagree, {} not checkable\n",
+    out << fmt::format("\nclaims: {} agree, {} agree when rounded as printed, {} disagree, {} not checkable{}\n",
                        report.count(Verdict::agrees), report.count(Verdict::agrees_when_rounded),
-                       report.count(Verdict::disagrees), report.count(Verdict::not_checkable));
+                       report.count(Verdict::disagrees), report.count(Verdict::not_checkable),
+                       given_note(report));
 }
 
 void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {

@@ -29,4 +29,7 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
 
 std::string_view verdict_mark(Verdict v);
 
+// " (N of the agreements only check the article against its own given values)", or "".
+std::string given_note(const CheckReport& report);
+
 }  // namespace attntrace

@@ -44,30 +44,30 @@ const std::vector<StepDef> kSteps = {
     {"blocks.0.attn.hook_scores_raw", Stage::scores, "Raw scores S",
      "S_h = Q_h·K_hᵀ",
      "Dot product of every query with every key: how well each token's question matches each token's offer.",
-     {A::head, A::query, A::key}},
+     {A::head, A::query, A::key}, NegInf::given},
     // stage scale
     {"blocks.0.attn.hook_scores_scaled", Stage::scale, "Scaled scores S/√hs",
      "S̃_h = S_h / √hs",
      "Dividing by √hs keeps the scores' variance near 1 whatever the head size, so softmax does not saturate.",
-     {A::head, A::query, A::key}},
+     {A::head, A::query, A::key}, NegInf::given},
     // stage mask
     {"blocks.0.attn.hook_mask", Stage::mask, "Mask M",
      "M[i,j] = 0 where query i may see key j, -inf where it may not",
      "Added to the scores before softmax: a -inf score becomes a weight of exactly 0.",
-     {A::query, A::key}},
+     {A::query, A::key}, NegInf::masked},
     {"blocks.0.attn.hook_attn_scores", Stage::mask, "Masked scores",
      "S̃_h + M",
      "The scores softmax sees: blocked cells are -inf.",
-     {A::head, A::query, A::key}},
+     {A::head, A::query, A::key}, NegInf::masked},
     // stage softmax
     {"blocks.0.attn.softmax.hook_row_max", Stage::softmax, "Softmax: row maximum",
      "m_i = max_j (S̃ + M)[i,j]",
      "Subtracted before exp only for numerical safety: softmax(x - m) = softmax(x) exactly.",
-     {A::head, A::query}},
+     {A::head, A::query}, NegInf::masked},
     {"blocks.0.attn.softmax.hook_shifted", Stage::softmax, "Softmax: shifted scores",
      "(S̃ + M)[i,j] - m_i",
      "Every row now peaks at 0, so exp never overflows.",
-     {A::head, A::query, A::key}},
+     {A::head, A::query, A::key}, NegInf::masked},
     {"blocks.0.attn.softmax.hook_exp", Stage::softmax, "Softmax: exponentials",
      "e[i,j] = exp((S̃ + M)[i,j] - m_i)",
      "Exponentials of the shifted scores: all positive, masked cells exactly 0.",
@@ -205,12 +205,6 @@ std::vector<std::string> consumed_by(Stage s) {
         case Stage::norm2: return {"blocks.0.hook_resid_post"};
     }
     return {};
-}
-
-bool may_hold_neg_inf(std::string_view step) {
-    return step == "blocks.0.attn.hook_scores_raw" || step == "blocks.0.attn.hook_scores_scaled" ||
-           step == "blocks.0.attn.hook_mask" || step == "blocks.0.attn.hook_attn_scores" ||
-           step == "blocks.0.attn.softmax.hook_row_max" || step == "blocks.0.attn.softmax.hook_shifted";
 }
 
 std::size_t trace_elements(const Dims& dims, Stage from, Stage to) {

@@ -45,6 +45,14 @@ struct Dims {
     std::size_t extent(Axis a) const;
 };
 
+// Where a step may hold -inf (a blocked cell). Anywhere else an infinity is
+// an overflow, and the run is refused.
+enum class NegInf {
+    never,
+    given,   // only in values a lesson gives (an article's score matrix with -inf)
+    masked,  // also when computed: the mask, and what it is added to
+};
+
 struct StepDef {
     const char* name;  // full name, e.g. "blocks.0.attn.hook_pattern"
     Stage stage;
@@ -52,16 +60,13 @@ struct StepDef {
     const char* formula;
     const char* explain;
     std::vector<Axis> axes;
+    NegInf neg_inf = NegInf::never;
 };
 
 // All steps, in the order the pipeline records them.
 const std::vector<StepDef>& step_catalogue();
 const StepDef* find_step(std::string_view name);
 Shape step_shape(const StepDef& def, const Dims& dims);
-
-// Steps whose values may hold -inf (blocked cells): the mask and the scores
-// it is added to. Anywhere else an infinity is an overflow.
-bool may_hold_neg_inf(std::string_view step);
 
 // How many floats the steps of stages from..to hold, saturating at SIZE_MAX:
 // known before anything is allocated.

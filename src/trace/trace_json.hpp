@@ -1,22 +1,20 @@
-// The trace as JSON (format "attntrace-trace", documented in docs/trace-format.md,
-// schema in docs/trace.schema.json): what `export` writes, what golden/ holds,
-// what the golden test and `diff` read back.
+// Trace JSON (format "attntrace-trace", documented in docs/trace-format.md,
+// schema in docs/trace.schema.json): the readable writer, tensors as JSON, and
+// the reader the golden comparison (and diff) use. Writing a whole trace with
+// its claims is export/trace_export.hpp.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "check/check.hpp"
-#include "lesson/lesson.hpp"
+#include "core/tensor.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace {
 
 // Fields keep the order they are written in (format and version first, steps in pipeline order).
 using OrderedJson = nlohmann::ordered_json;
-
-OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report);
 
 // JSON text for people: objects indented, arrays on one line when they fit
 // (kInlineWidth), floats in their shortest round-trip form.

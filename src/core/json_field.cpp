@@ -1,4 +1,4 @@
-#include "lesson/json_field.hpp"
+#include "core/json_field.hpp"
 
 #include <fmt/format.h>
 
@@ -135,11 +135,11 @@ std::string describe(const json& v) {
         case json::value_t::string: {
             auto s = v.get<std::string>();
             if (s.size() > 24) s = s.substr(0, 21) + "...";
-            return fmt::format("string \"{}\"", s);
+            return "string " + json(s).dump();  // quoted and escaped: a newline stays "\n"
         }
         case json::value_t::array: return fmt::format("an array of {}", v.size());
         case json::value_t::object: return "an object";
-        case json::value_t::number_float: return fmt::format("{}", v.get<double>());
+        case json::value_t::number_float: return v.dump();  // as written: 1.0, not 1
         case json::value_t::number_integer: return fmt::format("{}", v.get<std::int64_t>());
         case json::value_t::number_unsigned: return fmt::format("{}", v.get<std::uint64_t>());
         default: return "an unsupported value";

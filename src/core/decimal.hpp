@@ -1,0 +1,33 @@
+// Numbers as people print them: rounding to d decimals, and deciding whether
+// a printed number agrees with a computed one.
+#pragma once
+
+#include <cmath>
+
+namespace attntrace {
+
+// float32 cannot hold most decimals exactly: 0.145 is stored as 0.14499999,
+// 0.13 as 0.12999999. A few float ulps of slack, relative to the number's
+// size, make such decimal ties behave as they do on paper.
+inline constexpr double kDecimalTieSlack = 4.0e-7;
+
+// Round half away from zero, as a person rounding by hand: 0.145 -> 0.15.
+inline float round_decimals(float x, int decimals) {
+    if (!std::isfinite(x)) return x;
+    const double scale = std::pow(10.0, decimals);
+    const double v = static_cast<double>(x) * scale;
+    const double nudged = v + (v >= 0 ? 1.0 : -1.0) * kDecimalTieSlack * std::fmax(1.0, std::fabs(v));
+    return static_cast<float>(std::round(nudged) / scale);
+}
+
+// A printed p with d decimals agrees with a computed x when x rounds to p:
+// |x - p| <= 0.5·10^-d (plus the tie slack, so that 0.125 printed 0.13 agrees).
+inline bool agrees_at_precision(float computed, float printed, int decimals) {
+    if (std::isinf(printed) || std::isinf(computed)) return computed == printed;
+    if (std::isnan(printed) || std::isnan(computed)) return false;
+    const double half_unit = 0.5 * std::pow(10.0, -decimals);
+    const double slack = kDecimalTieSlack * std::fmax(1.0, std::fabs(static_cast<double>(printed)));
+    return std::fabs(static_cast<double>(computed) - printed) <= half_unit + slack;
+}
+
+}  // namespace attntrace

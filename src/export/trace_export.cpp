@@ -1,0 +1,99 @@
+#include "export/trace_export.hpp"
+
+#include <cmath>
+
+namespace attntrace {
+
+namespace {
+
+OrderedJson claim_json(const ClaimResult& r) {
+    const Claim& c = *r.claim;
+    OrderedJson j;
+    j["id"] = c.id;
+    j["step"] = c.step;
+    OrderedJson at = OrderedJson::object();
+    for (const auto& [axis, i] : c.at) at[std::string(axis_name(axis))] = i;
+    j["at"] = at;
+    if (c.kind == Claim::Kind::shape) {
+        j["of"] = "shape";
+        OrderedJson s = OrderedJson::object();
+        for (const auto& [axis, n] : c.shape) s[std::string(axis_name(axis))] = n;
+        j["printed"] = s;
+    } else {
+        j["of"] = c.kind == Claim::Kind::row_sum ? "row_sum" : "values";
+        j["decimals"] = c.decimals;
+        j["printed"] = tensor_to_json(c.values);
+        j["computed"] = r.computed.size() ? tensor_to_json(r.computed) : OrderedJson(nullptr);
+        if (r.document.size()) j["document_arithmetic"] = tensor_to_json(r.document);
+        if (r.computed.size()) {
+            j["max_deviation"] = std::isinf(r.max_deviation) ? OrderedJson("inf") : OrderedJson(r.max_deviation);
+            j["cells_off"] = r.cells_off;
+        }
+    }
+    j["basis"] = std::string(basis_text(r.basis));
+    j["verdict"] = std::string(verdict_name(r.verdict));
+    j["expected"] = std::string(verdict_name(c.expect));
+    if (!r.reason.empty()) j["reason"] = r.reason;
+    if (!c.quote.empty()) j["quote"] = c.quote;
+    if (!c.note.empty()) j["note"] = c.note;
+    return j;
+}
+
+}  // namespace
+
+OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report) {
+    OrderedJson j;
+    j["format"] = "attntrace-trace";
+    j["version"] = kTraceFormatVersion;
+    j["generator"] = "attntrace " ATTNTRACE_VERSION;
+    j["lesson"] = {{"id", lesson.id},
+                   {"title", lesson.title},
+                   {"source", {{"document", lesson.source.document},
+                               {"title", lesson.source.title},
+                               {"section", lesson.source.section}}}};
+    j["tokens"] = lesson.tokens;
+    if (!lesson.query_tokens.empty()) j["query_tokens"] = lesson.query_tokens;
+    const Config& c = lesson.config;
+    j["config"] = {{"d_model", c.d_model},  {"heads", c.heads},
+                   {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},
+                   {"mask", std::string(mask_name(c.mask))}, {"scale", c.scale},
+                   {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
+    j["run"] = {{"from", std::string(stage_name(lesson.from))}, {"to", std::string(stage_name(lesson.to))}};
+    j["document_rounding"] = lesson.document_rounding;
+    OrderedJson steps = OrderedJson::array();
+    for (const Step& s : trace.steps) {
+        OrderedJson sj;
+        sj["name"] = s.name;
+        if (s.def) {
+            sj["title"] = s.def->title;
+            sj["stage"] = std::string(stage_name(s.def->stage));
+            sj["formula"] = s.def->formula;
+            sj["explain"] = s.def->explain;
+        }
+        sj["shape"] = s.shape;
+        sj["axes"] = s.axes;
+        // Token axes carry their labels; index axes (h0, d0, f0, ...) are null.
+        OrderedJson labels = OrderedJson::array();
+        for (std::size_t k = 0; k < s.labels.size(); ++k) {
+            bool tokens = s.axes[k] == "pos" || s.axes[k] == "query" || s.axes[k] == "key";
+            labels.push_back(tokens ? OrderedJson(s.labels[k]) : OrderedJson(nullptr));
+        }
+        sj["labels"] = std::move(labels);
+        sj["source"] = std::string(source_name(s.source));
+        sj["inputs"] = s.inputs;
+        if (!s.note.empty()) sj["note"] = s.note;
+        sj["values"] = s.source == StepSource::not_computable ? OrderedJson(nullptr) : tensor_to_json(s.value);
+        if (s.formula) sj["formula_values"] = tensor_to_json(*s.formula);
+        if (s.rounded_to >= 0) sj["rounded_to"] = s.rounded_to;
+        steps.push_back(std::move(sj));
+    }
+    j["steps"] = std::move(steps);
+    OrderedJson claims = OrderedJson::array();
+    if (report)
+        for (const auto& r : report->results) claims.push_back(claim_json(r));
+    j["claims"] = std::move(claims);
+    j["warnings"] = trace.warnings;
+    return j;
+}
+
+}  // namespace attntrace
