@@ -22,6 +22,7 @@ void add_list_command(CLI::App& app, int& status);
 void add_check_command(CLI::App& app, int& status);
 void add_export_command(CLI::App& app, int& status);
 void add_golden_command(CLI::App& app, int& status);
+void add_random_command(CLI::App& app, int& status);
 
 struct RunOptions {
     std::string lesson;

@@ -2,6 +2,8 @@
 // CLI::App, one subcommand per mode, and maps errors to exit statuses
 // (0 fine, 1 a check failed, 2 bad input or usage).
 #include <CLI/CLI.hpp>
+#include <omp.h>
+
 #include <iostream>
 #include <string>
 
@@ -17,12 +19,20 @@ int main(int argc, char** argv) {
     app.require_subcommand(0, 1);
     app.footer("Examples:\n  attntrace\n  attntrace list\n  attntrace run 003-3.1-ring-fell --steps 'attn.*'\n"
                "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json");
+    int threads = 0;
+    app.add_option("--threads", threads, "Threads for the kernels (default: every core); results are identical "
+                                         "whatever the number")
+        ->check(CLI::Range(1, 1024));
     int status = 0;
     add_run_command(app, status);
     add_list_command(app, status);
     add_check_command(app, status);
     add_export_command(app, status);
     add_golden_command(app, status);
+    add_random_command(app, status);
+    app.parse_complete_callback([&] {
+        if (threads > 0) omp_set_num_threads(threads);
+    });
     try {
         app.parse(argc, argv);
         if (app.get_subcommands().empty()) {

@@ -151,15 +151,29 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
     }
     float* ap = work;              // kMC x kKC, MR-panels
     float* bp = work + kMC * kKC;  // kKC x kNC, NR-panels
+    // Threads share the packed blocks and split the work by whole panels: each
+    // C tile is computed by one thread, in the same k order whatever the
+    // number of threads, so the result does not depend on it. Inside another
+    // parallel region (attention's heads) this runs on the calling thread.
+    // Small products stay on one thread: waking the others costs more.
+    const bool parallel = 2.0 * static_cast<double>(M) * K * N > 4.0e6;
+#pragma omp parallel if (parallel)
     for (std::size_t jc = 0; jc < N; jc += kNC) {
         const std::size_t nc = min_sz(kNC, N - jc);
         const float* bj = b_transposed ? b + jc * ldb : b + jc;
         for (std::size_t pc = 0; pc < K; pc += kKC) {
             const std::size_t kc = min_sz(kKC, K - pc);
-            pack_b<NR>(b_transposed ? bj + pc : bj + pc * ldb, ldb, b_transposed, kc, nc, bp);
+            const float* bpc = b_transposed ? bj + pc : bj + pc * ldb;
+#pragma omp for schedule(static)
+            for (std::size_t q = 0; q < nc; q += NR)
+                pack_b<NR>(b_transposed ? bpc + q * ldb : bpc + q, ldb, b_transposed, kc, min_sz(NR, nc - q),
+                           bp + q * kc);
             for (std::size_t ic = 0; ic < M; ic += kMC) {
                 const std::size_t mc = min_sz(kMC, M - ic);
-                pack_a<MR>(a + ic * lda + pc, lda, mc, kc, ap);
+#pragma omp for schedule(static)
+                for (std::size_t p = 0; p < mc; p += MR)
+                    pack_a<MR>(a + (ic + p) * lda + pc, lda, min_sz(MR, mc - p), kc, ap + p * kc);
+#pragma omp for schedule(static)
                 for (std::size_t ir = 0; ir < mc; ir += MR)
                     for (std::size_t jr = 0; jr < nc; jr += NR)
                         micro_kernel<Arch>(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc, pc > 0,

@@ -19,6 +19,8 @@ std::size_t SoftmaxRows::operator()(Arch, const float* x, std::size_t rows, std:
     const float neg_inf = -std::numeric_limits<float>::infinity();
     const std::size_t full = cols - cols % W;
     std::size_t empty_rows = 0;
+    // Rows are independent: split across threads when there is enough work.
+#pragma omp parallel for schedule(static) reduction(+ : empty_rows) if (rows * cols > (1u << 18))
     for (std::size_t i = 0; i < rows; ++i) {
         const float* xi = x + i * cols;
         float* si = shifted + i * cols;

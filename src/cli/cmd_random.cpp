@@ -1,0 +1,50 @@
+// attntrace random: a lesson of any size from a seed.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "io/files.hpp"
+#include "lesson/random_lesson.hpp"
+#include "trace/trace_json.hpp"
+
+namespace attntrace {
+
+void add_random_options(CLI::App& cmd, RandomSpec& spec) {
+    cmd.add_option("--tokens", spec.tokens, "Tokens (T)")->check(CLI::Range(1, 1 << 20));
+    cmd.add_option("--d-model", spec.d_model, "Model width (C)")->check(CLI::Range(1, 1 << 16));
+    cmd.add_option("--heads", spec.heads, "Heads (NH); must divide d_model")->check(CLI::Range(1, 1 << 12));
+    cmd.add_option("--d-ff", spec.d_ff, "FFN hidden width (F)")->check(CLI::Range(1, 1 << 18));
+    cmd.add_option("--seed", spec.seed, "Seed of X and of every weight");
+    cmd.add_option("--mask", spec.mask, "none or causal")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, MaskKind>{{"none", MaskKind::none},
+                                                                             {"causal", MaskKind::causal}}));
+    cmd.add_option("--activation", spec.activation, "relu or gelu")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, Activation>{{"relu", Activation::relu},
+                                                                               {"gelu", Activation::gelu}}));
+}
+
+void add_random_command(CLI::App& app, int& status) {
+    struct Opts {
+        RandomSpec spec;
+        std::string out = "-";
+    };
+    auto opts = std::make_shared<Opts>();
+    auto* cmd = app.add_subcommand("random", "Make a lesson of any size from a seed: random X and weights scaled as a "
+                                             "real initialisation (softmax rows not saturated). The lesson holds "
+                                             "generators, not numbers, so it stays small; run, check, export and "
+                                             "bench take it like any other.");
+    add_random_options(*cmd, opts->spec);
+    cmd->add_option("-o,--out", opts->out, "Lesson file to write ('-': standard output)");
+    cmd->footer("Example:\n  attntrace random --tokens 512 --d-model 768 --heads 12 --d-ff 3072 --seed 7 -o bert.json\n"
+                "  attntrace run bert.json --steps hook_pattern");
+    cmd->callback([opts, &status] {
+        if (opts->spec.d_model % opts->spec.heads != 0)
+            throw CLI::ValidationError("--heads", "must divide --d-model");
+        std::string text = dump_readable(random_lesson_json(opts->spec));
+        if (opts->out == "-") std::cout << text;
+        else write_file_atomic(opts->out, text);
+        status = 0;
+    });
+}
+
+}  // namespace attntrace
