@@ -23,6 +23,11 @@ void add_check_command(CLI::App& app, int& status);
 void add_export_command(CLI::App& app, int& status);
 void add_golden_command(CLI::App& app, int& status);
 void add_random_command(CLI::App& app, int& status);
+void add_bench_command(CLI::App& app, int& status);
+
+struct RandomSpec;
+// --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation (random and bench).
+void add_random_options(CLI::App& cmd, RandomSpec& spec);
 
 struct RunOptions {
     std::string lesson;

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     add_export_command(app, status);
     add_golden_command(app, status);
     add_random_command(app, status);
+    add_bench_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
     });

@@ -1,5 +1,7 @@
 // Routes each kernel to its SIMD version for the best instruction set this
 // CPU has (xsimd::dispatch over simd::Archs), or to its _ref twin.
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -130,6 +132,28 @@ void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, 
     }
 #endif
     layernorm_rows_ref(x, rows, C, eps, gamma, beta, mean, var, sigma, xhat, out);
+}
+
+double measure_fma_peak(int threads, double seconds) {
+#ifdef ATTNTRACE_SCALAR_ONLY
+    (void)threads;
+    (void)seconds;
+    return 0.0;
+#else
+    if (isa() == Isa::ref) return 0.0;
+    // Calibrate the iteration count on one short run, then time the real one.
+    std::size_t iterations = 1 << 20;
+    auto t0 = std::chrono::steady_clock::now();
+    simd_call(simd::PeakFma{}, iterations);
+    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    iterations = static_cast<std::size_t>(static_cast<double>(iterations) * seconds / std::max(dt, 1e-6));
+    double flops = 0.0;
+    t0 = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(threads) reduction(+ : flops)
+    flops += simd_call(simd::PeakFma{}, iterations);
+    dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return flops / dt / 1e9;
+#endif
 }
 
 void relu(const float* x, float* y, std::size_t n) {

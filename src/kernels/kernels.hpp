@@ -24,6 +24,10 @@ std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, flo
                          float* row_sum, float* out);
 void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma, const float* beta,
                     float* mean, float* var, float* sigma, float* xhat, float* out);
+// The FMA peak of the kernels in use, in GFLOP/s, measured now over about
+// `seconds` on `threads` threads (0 for the scalar kernels).
+double measure_fma_peak(int threads, double seconds);
+
 void relu(const float* x, float* y, std::size_t n);
 void gelu(const float* x, float* y, std::size_t n);
 void add(const float* a, const float* b, float* y, std::size_t n);

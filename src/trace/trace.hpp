@@ -2,6 +2,7 @@
 // step's values straight into the Tensor the trace keeps.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,7 @@ struct Step {
 struct Trace {
     std::vector<Step> steps;
     std::vector<std::string> warnings;
+    std::array<double, kStageCount> stage_seconds{};  // wall time of each stage (0: not run)
     const Step* find(std::string_view name) const;
     Step* find(std::string_view name);
 };

@@ -183,4 +183,23 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
     }
 }
 
+template <class Arch>
+double PeakFma::operator()(Arch, std::size_t iterations) const {
+    using B = xsimd::batch<float, Arch>;
+    // 12 independent accumulators hide the FMA latency (4 cycles) on 2 ports.
+    constexpr int kChains = 12;
+    B acc[kChains];
+    for (int i = 0; i < kChains; ++i) acc[i] = B(0.001f * static_cast<float>(i));
+    const B x(0.9999999f), y(1e-7f);
+    for (std::size_t it = 0; it < iterations; ++it)
+#pragma GCC unroll 12
+        for (int i = 0; i < kChains; ++i) acc[i] = gemm_detail::fmadd<Arch>(acc[i], x, y);
+    // Keep the result alive so the loop is not removed.
+    B sum = acc[0];
+    for (int i = 1; i < kChains; ++i) sum += acc[i];
+    volatile float sink = xsimd::hadd(sum);
+    (void)sink;
+    return 2.0 * B::size * kChains * static_cast<double>(iterations);
+}
+
 }  // namespace attntrace::simd

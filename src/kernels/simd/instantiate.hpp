@@ -15,6 +15,7 @@
     template void attntrace::simd::NormalizeRows::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t, \
                                                                    const float*, const float*, const float*,    \
                                                                    const float*, float*, float*) const;         \
+    template double attntrace::simd::PeakFma::operator()<ARCH>(ARCH, std::size_t) const;                        \
     template void attntrace::simd::Relu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
     template void attntrace::simd::Gelu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
     template void attntrace::simd::Add::operator()<ARCH>(ARCH, const float*, const float*, float*, std::size_t)  \

@@ -56,6 +56,13 @@ struct NormalizeRows {
                     const float* gamma, const float* beta, float* xhat, float* out) const;
 };
 
+// Runs `iterations` rounds of independent FMAs on registers and returns the
+// floating-point operations done: the machine's peak, for bench's "% of peak".
+struct PeakFma {
+    template <class Arch>
+    double operator()(Arch, std::size_t iterations) const;
+};
+
 struct Relu {
     template <class Arch>
     void operator()(Arch, const float* x, float* y, std::size_t n) const;

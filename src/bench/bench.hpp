@@ -1,0 +1,43 @@
+// attntrace bench: times each stage of the encoder block on a random lesson,
+// against the machine's FMA peak and, when the build found OpenBLAS, against
+// cblas_sgemm on the same matrix shapes in the same run.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "lesson/random_lesson.hpp"
+#include "trace/steps.hpp"
+
+namespace attntrace {
+
+struct StageTiming {
+    std::string name;            // a stage name, or "block" for the whole
+    double median = 0, min = 0, max = 0;  // seconds over the repeats
+    double flops = 0;            // floating-point operations of its matrix products (0: element-wise only)
+    double kernel_median = 0;    // our GEMM alone on the same shapes, warm buffers (0: no products)
+    double blas_median = 0;      // cblas_sgemm likewise (0: no OpenBLAS, or no products)
+};
+
+struct BenchReport {
+    RandomSpec spec;
+    int threads = 1;
+    int repeat = 5;
+    std::string kernels;          // avx512, avx2, sse4.2, ref
+    double peak_gflops = 0;       // measured at start, on `threads` threads
+    bool have_blas = false;
+    std::vector<StageTiming> stages;  // in pipeline order, then "block"
+};
+
+// Runs the block `repeat` times (after one warm-up run) on `threads` threads.
+BenchReport run_bench(const RandomSpec& spec, int repeat, int threads);
+
+enum class Backend { ours, openblas };
+// The matrix products of `stage`, in the pipeline's shapes and layouts, timed
+// alone on warm buffers: the median over `repeat` runs in seconds (0 for
+// OpenBLAS when the build has none).
+double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat, int threads);
+bool have_openblas();
+
+}  // namespace attntrace

@@ -1,0 +1,89 @@
+// The matrix products of each stage, timed alone on warm buffers, with our
+// kernels or with OpenBLAS's cblas_sgemm (when CMake found OpenBLAS): the
+// kernel-to-kernel comparison, apart from what recording the trace costs.
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "bench/bench.hpp"
+#include "kernels/kernels.hpp"
+
+#ifdef ATTNTRACE_HAVE_OPENBLAS
+#include <cblas.h>
+extern "C" void openblas_set_num_threads(int);
+#endif
+
+namespace attntrace {
+
+namespace {
+
+// c (M x N) = a (M x K) · b (K x N, or N x K when trans_b), row-major, leading dimensions.
+void gemm(Backend backend, bool trans_b, std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda,
+          const float* b, std::size_t ldb, float* c, std::size_t ldc) {
+#ifdef ATTNTRACE_HAVE_OPENBLAS
+    if (backend == Backend::openblas) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(M),
+                    static_cast<int>(N), static_cast<int>(K), 1.0f, a, static_cast<int>(lda), b,
+                    static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
+        return;
+    }
+#endif
+    (void)backend;
+    if (trans_b) matmul_nt(a, lda, b, ldb, c, ldc, M, K, N);
+    else matmul(a, lda, b, ldb, c, ldc, M, K, N);
+}
+
+}  // namespace
+
+bool have_openblas() {
+#ifdef ATTNTRACE_HAVE_OPENBLAS
+    return true;
+#else
+    return false;
+#endif
+}
+
+double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat, int threads) {
+#ifdef ATTNTRACE_HAVE_OPENBLAS
+    if (backend == Backend::openblas) openblas_set_num_threads(threads);
+#else
+    if (backend == Backend::openblas) return 0.0;
+    (void)threads;
+#endif
+    const std::size_t T = d.T, Tq = d.Tq, C = d.C, F = d.F, NH = d.NH, hs = d.hs;
+    const std::size_t W = std::max(C, F);
+    std::vector<float> x(T * W, 0.5f), w(W * W, 0.25f), y(std::max(T * W, NH * Tq * T), 0.0f), s(NH * Tq * T, 0.125f);
+    // The same products, in the same shapes and layouts, as the stage.
+    auto once = [&] {
+        switch (stage) {
+            case Stage::qkv:
+                for (int i = 0; i < 3; ++i) gemm(backend, false, T, C, C, x.data(), C, w.data(), C, y.data(), C);
+                break;
+            case Stage::scores:  // per head: Q_h (Tq x hs, ld C) · K_hᵀ
+                for (std::size_t h = 0; h < NH; ++h)
+                    gemm(backend, true, Tq, T, hs, x.data() + h * hs, C, w.data() + h * hs, C, y.data() + h * Tq * T, T);
+                break;
+            case Stage::mix:  // per head: A_h (Tq x T) · V_h (T x hs, ld C)
+                for (std::size_t h = 0; h < NH; ++h)
+                    gemm(backend, false, Tq, hs, T, s.data() + h * Tq * T, T, x.data() + h * hs, C, y.data() + h * hs, C);
+                break;
+            case Stage::out: gemm(backend, false, Tq, C, C, x.data(), C, w.data(), C, y.data(), C); break;
+            case Stage::ffn:
+                gemm(backend, false, T, F, C, x.data(), C, w.data(), F, y.data(), F);
+                gemm(backend, false, T, C, F, x.data(), F, w.data(), C, y.data(), C);
+                break;
+            default: break;
+        }
+    };
+    once();  // warm-up
+    std::vector<double> samples;
+    for (int i = 0; i < repeat; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        once();
+        samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(samples.begin(), samples.end());
+    return samples[samples.size() / 2];
+}
+
+}  // namespace attntrace
