@@ -144,3 +144,21 @@ TEST_CASE("a failed write to standard output exits 2", "[cli]") {
     CHECK(r.status == 2);
     CHECK(r.err.find("standard output") != std::string::npos);
 }
+
+TEST_CASE("bench --json reports every stage that runs, the block, and the products' FLOPs", "[cli]") {
+    // Structure only: timings belong in benchmarks, never in assertions.
+    auto r = run_cli({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+                      "--repeat", "2", "--json"});
+    REQUIRE(r.status == 0);
+    json j = json::parse(r.out);
+    CHECK(j["format"] == "attntrace-bench");
+    CHECK(j["threads"] == 1);
+    const auto& stages = j["stages"];
+    REQUIRE(stages.size() == 14);  // 13 stages and the block
+    CHECK(stages[13]["stage"] == "block");
+    // qkv: 3 products of 16 x 16 · 16 x 16 = 3 · 2 · 16³ FLOPs; ffn: 2 · 2 · 16 · 16 · 32
+    CHECK(stages[1]["stage"] == "qkv");
+    CHECK(stages[1]["flops"].get<double>() == 3 * 2 * 16.0 * 16 * 16);
+    CHECK(stages[10]["flops"].get<double>() == 2 * 2 * 16.0 * 16 * 32);
+    CHECK(stages[13]["flops"].get<double>() > stages[10]["flops"].get<double>());
+}

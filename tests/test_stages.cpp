@@ -49,11 +49,11 @@ const Step& step(const Trace& t, const std::string& name) {
 }
 
 // The step's values, flat and row-major; the step must have been computed or given.
-const std::vector<float>& values(const Trace& t, const std::string& name) {
+std::vector<float> values(const Trace& t, const std::string& name) {
     const Step& s = step(t, name);
     INFO("step " << name << ": " << s.note);
     REQUIRE(s.source != StepSource::not_computable);
-    return s.value.data;
+    return std::vector<float>(s.value.data.begin(), s.value.data.end());
 }
 
 void check_values(const Trace& t, const std::string& name, const std::vector<double>& want) {
@@ -429,9 +429,9 @@ TEST_CASE("a given step's values replace the computed ones downstream, and the f
         "given": {"blocks.0.attn.hook_q": [[1, 0], [0, 1]]})");
     const Step& q = step(t, "blocks.0.attn.hook_q");
     CHECK(q.source == StepSource::given);
-    CHECK(q.value.data == std::vector<float>{1, 0, 0, 1});
+    CHECK(std::vector<float>(q.value.data.begin(), q.value.data.end()) == std::vector<float>{1, 0, 0, 1});
     REQUIRE(q.formula.has_value());
-    CHECK(q.formula->data == std::vector<float>{1, 2, 3, 4});
+    CHECK(std::vector<float>(q.formula->data.begin(), q.formula->data.end()) == std::vector<float>{1, 2, 3, 4});
     CHECK(q.formula->shape == q.shape);
     CHECK(q.checked_value() == &*q.formula);  // claims are checked against the formula
     CHECK(step(t, "blocks.0.attn.hook_k").source == StepSource::computed);

@@ -1,5 +1,6 @@
 #include "bench/bench.hpp"
 
+#include <malloc.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -34,6 +35,13 @@ void summarize(StageTiming& t, std::vector<double> samples) {
 }  // namespace
 
 BenchReport run_bench(const RandomSpec& spec, int repeat, int threads) {
+    // Keep freed buffers in the heap so that each run reuses the last run's
+    // pages instead of faulting in fresh ones: with glibc's defaults every
+    // buffer over 128 KiB is unmapped on free, and the page faults took ~3/4 of
+    // the softmax stage (27 ms against 6 ms). Buffers over 32 MiB (glibc's
+    // ceiling for this setting) are still mapped fresh each run.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     BenchReport r;
     r.spec = spec;
     r.repeat = repeat;

@@ -16,7 +16,7 @@ namespace {
 void print_text(const BenchReport& r) {
     const auto& s = r.spec;
     std::cout << fmt::format("attntrace bench: T={} d_model={} heads={} d_ff={} mask {} {} | threads {} | kernels {} | "
-                             "full trace | {} repeats (median, min, max)\n",
+                             "full trace | {} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
                              s.tokens, s.d_model, s.heads, s.d_ff, mask_name(s.mask), activation_name(s.activation),
                              r.threads, r.kernels, r.repeat);
     std::cout << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n\n", r.peak_gflops, r.threads,

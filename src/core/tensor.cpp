@@ -6,6 +6,13 @@ namespace attntrace {
 
 Tensor::Tensor(Shape s, float fill) : shape(std::move(s)), data(numel(shape), fill) {}
 
+Tensor Tensor::uninitialized(Shape s) {
+    Tensor t;
+    t.shape = std::move(s);
+    t.data.resize(numel(t.shape));  // default-initialised by the allocator: not zeroed
+    return t;
+}
+
 std::size_t numel(const Shape& s) {
     std::size_t n = 1;
     for (std::size_t d : s) n *= d;

@@ -12,6 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <new>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -19,12 +22,37 @@ namespace attntrace {
 
 using Shape = std::vector<std::size_t>;
 
+// An allocator that leaves new floats uninitialised instead of zeroing them:
+// every kernel writes every element of the step it fills, and zeroing a
+// BERT-sized trace first was a whole extra pass over it on every run.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = DefaultInitAllocator<U>;
+    };
+    using std::allocator<T>::allocator;
+    template <class U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;  // default-initialisation: no zeroing
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+
+using FloatBuffer = std::vector<float, DefaultInitAllocator<float>>;
+
 struct Tensor {
     Shape shape;
-    std::vector<float> data;
+    FloatBuffer data;
 
     Tensor() = default;
+    // Every element set to `fill`.
     explicit Tensor(Shape s, float fill = 0.0f);
+    // Elements left unset: for buffers a kernel overwrites whole.
+    static Tensor uninitialized(Shape s);
 
     std::size_t size() const { return data.size(); }
     std::size_t rank() const { return shape.size(); }

@@ -102,7 +102,7 @@ float* Run::open(const char* name, std::initializer_list<Need> needs, std::initi
                            : fmt::format("needs {}, which is not available", missing);
         return nullptr;
     }
-    s.value = Tensor(s.shape);
+    s.value = Tensor::uninitialized(s.shape);  // the stage writes every element
     return s.value.ptr();
 }
 
