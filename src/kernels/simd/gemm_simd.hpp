@@ -20,7 +20,6 @@
 #pragma once
 
 #include <immintrin.h>
-#include <omp.h>
 
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
@@ -152,52 +151,33 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
     }
     float* ap = work;              // kMC x kKC, MR-panels
     float* bp = work + kMC * kKC;  // kKC x kNC, NR-panels
-    // Threads split the columns: each packs the B panels of its share of N,
-    // which then stay in its own L2, and sweeps them against every A
-    // micro-panel of the jointly packed A block. (Splitting the rows instead
-    // made each thread stream the half of B the other core had packed, from
-    // that core's cache: 0.56-0.88 of OpenBLAS on two threads.) Each C tile
-    // is computed by one thread, in the same k order whatever the number of
-    // threads, so the result does not depend on it. Inside another parallel
-    // region (attention's heads) this runs on the calling thread; small
-    // products stay on one thread, as waking the other costs more.
+    // Threads share the packed blocks and split the work by whole panels: each
+    // C tile is computed by one thread, in the same k order whatever the
+    // number of threads, so the result does not depend on it. Inside another
+    // parallel region (attention's heads) this runs on the calling thread.
+    // Small products stay on one thread: waking the others costs more.
     const bool parallel = 2.0 * static_cast<double>(M) * K * N > 4.0e6;
 #pragma omp parallel if (parallel)
-    {
-        const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
-        const std::size_t tid = static_cast<std::size_t>(omp_get_thread_num());
-        for (std::size_t jc = 0; jc < N; jc += kNC) {
-            const std::size_t nc = min_sz(kNC, N - jc);
-            const float* bj = b_transposed ? b + jc * ldb : b + jc;
-            // this thread's NR-panels of the block: columns [q0, q1)
-            const std::size_t panels = (nc + NR - 1) / NR;
-            const std::size_t q0 = min_sz(nc, panels * tid / threads * NR);
-            const std::size_t q1 = min_sz(nc, panels * (tid + 1) / threads * NR);
-            // Which thread owns which B panel changes with the N block (a
-            // narrow last block is all one thread's): wait until every thread
-            // is done with the previous block's panels.
-#pragma omp barrier
-            for (std::size_t pc = 0; pc < K; pc += kKC) {
-                const std::size_t kc = min_sz(kKC, K - pc);
-                const float* bpc = b_transposed ? bj + pc : bj + pc * ldb;
-                // Panel q lives at bp + q·kKC whatever this block's kc: with q·kc,
-                // a short last K block moved the panels, and one thread packed
-                // into the other's panels while it still read them.
-                for (std::size_t q = q0; q < q1; q += NR)
-                    pack_b<NR>(b_transposed ? bpc + q * ldb : bpc + q, ldb, b_transposed, kc, min_sz(NR, nc - q),
-                               bp + q * kKC);
-                for (std::size_t ic = 0; ic < M; ic += kMC) {
-                    const std::size_t mc = min_sz(kMC, M - ic);
-#pragma omp barrier  // every thread is done with the previous A block
+    for (std::size_t jc = 0; jc < N; jc += kNC) {
+        const std::size_t nc = min_sz(kNC, N - jc);
+        const float* bj = b_transposed ? b + jc * ldb : b + jc;
+        for (std::size_t pc = 0; pc < K; pc += kKC) {
+            const std::size_t kc = min_sz(kKC, K - pc);
+            const float* bpc = b_transposed ? bj + pc : bj + pc * ldb;
 #pragma omp for schedule(static)
-                    for (std::size_t p = 0; p < mc; p += MR)
-                        pack_a<MR>(a + (ic + p) * lda + pc, lda, min_sz(MR, mc - p), kc, ap + p * kc);
-                    // (the omp for ends with a barrier: A is packed before anyone reads it)
-                    for (std::size_t ir = 0; ir < mc; ir += MR)
-                        for (std::size_t jr = q0; jr < q1; jr += NR)
-                            micro_kernel<Arch>(kc, ap + ir * kc, bp + jr * kKC, c + (ic + ir) * ldc + jc + jr, ldc,
-                                               pc > 0, min_sz(MR, mc - ir), min_sz(NR, nc - jr));
-                }
+            for (std::size_t q = 0; q < nc; q += NR)
+                pack_b<NR>(b_transposed ? bpc + q * ldb : bpc + q, ldb, b_transposed, kc, min_sz(NR, nc - q),
+                           bp + q * kc);
+            for (std::size_t ic = 0; ic < M; ic += kMC) {
+                const std::size_t mc = min_sz(kMC, M - ic);
+#pragma omp for schedule(static)
+                for (std::size_t p = 0; p < mc; p += MR)
+                    pack_a<MR>(a + (ic + p) * lda + pc, lda, min_sz(MR, mc - p), kc, ap + p * kc);
+#pragma omp for schedule(static)
+                for (std::size_t ir = 0; ir < mc; ir += MR)
+                    for (std::size_t jr = 0; jr < nc; jr += NR)
+                        micro_kernel<Arch>(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc, pc > 0,
+                                           min_sz(MR, mc - ir), min_sz(NR, nc - jr));
             }
         }
     }

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Time PyTorch's nn.TransformerEncoderLayer forward, the reference of bench/run_standard.sh.
+
+One process per thread count: set the thread variables in the environment
+*before* starting it (OpenBLAS reads them when it is loaded, and Debian's torch
+sends fp32 matmul to OpenBLAS, whose pool torch.set_num_threads does not set):
+
+    OMP_NUM_THREADS=N OPENBLAS_NUM_THREADS=N OMP_WAIT_POLICY=PASSIVE \
+        /usr/bin/python3 bench/torch_layer.py --threads N --tokens 128 512 2048 --repeat 20 10 5
+
+Prints one JSON object: torch version, thread settings, and for each n the
+median, min and max seconds of the forward over the timed repeats (after
+--warmup untimed ones). The layer is
+TransformerEncoderLayer(d_model, nhead, d_ff, dropout=0.0, batch_first=True)
+in eval mode, under torch.no_grad(), on a (1, n, d_model) float32 input:
+post-norm, ReLU, no mask, as `attntrace bench` runs the block.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, required=True)
+    p.add_argument("--tokens", type=int, nargs="+", required=True)
+    p.add_argument("--repeat", type=int, nargs="+", required=True,
+                   help="timed runs, one per --tokens value (or one for all)")
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--d-model", type=int, default=768)
+    p.add_argument("--heads", type=int, default=12)
+    p.add_argument("--d-ff", type=int, default=3072)
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    if len(a.repeat) == 1:
+        a.repeat = a.repeat * len(a.tokens)
+    if len(a.repeat) != len(a.tokens):
+        p.error("--repeat takes one value, or one per --tokens value")
+
+    try:
+        import torch
+    except ImportError as e:  # the caller reports it
+        print(json.dumps({"format": "torch-layer", "error": f"import torch failed: {e}"}))
+        return 3
+
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    layer = torch.nn.TransformerEncoderLayer(a.d_model, a.heads, a.d_ff, dropout=0.0,
+                                             batch_first=True).eval()
+    out = {
+        "format": "torch-layer",
+        "torch": torch.__version__,
+        "python": sys.executable,
+        "threads": a.threads,
+        "torch_num_threads": torch.get_num_threads(),
+        "env": {k: os.environ.get(k) for k in
+                ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS")},
+        "layer": f"TransformerEncoderLayer({a.d_model}, {a.heads}, {a.d_ff}, dropout=0.0, "
+                 f"batch_first=True).eval(), torch.no_grad(), input (1, n, {a.d_model}) float32",
+        "runs": [],
+    }
+    with torch.no_grad():
+        for n, rep in zip(a.tokens, a.repeat):
+            x = torch.randn(1, n, a.d_model, dtype=torch.float32)
+            for _ in range(a.warmup):
+                layer(x)
+            samples = []
+            for _ in range(rep):
+                t0 = time.perf_counter()
+                layer(x)
+                samples.append(time.perf_counter() - t0)
+            out["runs"].append({"tokens": n, "repeat": rep, "warmup": a.warmup,
+                                "median_s": statistics.median(samples),
+                                "min_s": min(samples), "max_s": max(samples)})
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
