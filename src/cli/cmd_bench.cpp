@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "bench/bench.hpp"
@@ -19,6 +20,10 @@ void print_text(const BenchReport& r) {
                              "full trace | {} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
                              s.tokens, s.d_model, s.heads, s.d_ff, mask_name(s.mask), activation_name(s.activation),
                              r.threads, r.kernels, r.repeat);
+    const char* wait = std::getenv("OMP_WAIT_POLICY");
+    if (r.threads > 1 && r.have_blas && !(wait && std::string(wait) == "PASSIVE"))
+        std::cout << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (NOTES.md): for the "
+                     "comparison, run with OMP_WAIT_POLICY=PASSIVE\n";
     std::cout << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n\n", r.peak_gflops, r.threads,
                              r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
                                                 "compare)");
