@@ -271,14 +271,14 @@ private:
                 if (!find_weight(it.key())) f_.fail(join("weights", it.key()), "a weight name (" + weight_list() + ")", "an unknown field");
         }
         for (const WeightSpec& spec : weight_specs()) {
-            Shape shape = weight_shape(spec, dims_);
+            Shape shape = spec.shape(dims_);
             std::string path = join("weights", spec.name);
             const json* v = w ? f_.optional(*w, spec.name) : nullptr;
             if (v) {
-                if (spec.uses_d_ff && dims_.F == 0)
+                if (spec.uses_d_ff() && dims_.F == 0)
                     f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
-                lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text, spec.default_std(dims_));
-            } else if (seed && lesson_.runs(spec.stage) && !(spec.uses_d_ff && dims_.F == 0)) {
+                lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text(), spec.default_std(dims_));
+            } else if (seed && lesson_.runs(spec.stage) && !(spec.uses_d_ff() && dims_.F == 0)) {
                 std::size_t n = 0;
                 if (!checked_numel(shape, kMaxElements, n))
                     f_.fail("weights_seed", fmt::format("weights of at most {} numbers to generate", kMaxElements),

@@ -17,18 +17,18 @@ namespace attntrace {
 
 struct WeightSpec {
     const char* name;
-    Stage stage;           // the stage that reads it
-    const char* shape_text;  // "d_model x d_model"
-    bool is_bias;          // absent means zero
-    bool uses_d_ff;
-    Fill init;             // what weights_seed generates: normal for matrices, zeros/ones for biases/gains
-    int fan_in_axis;       // normal std = 1/sqrt(shape[fan_in_axis]) (LeCun), -1 for fills
-    double default_std(const Dims& d) const;
+    Stage stage;             // the stage that reads it
+    std::vector<Axis> axes;  // (d_in, d_out) for a matrix, (d_out) for a vector
+    Fill init;               // what weights_seed generates: normal for matrices (std 1/√d_in), else 0 or 1
+
+    Shape shape(const Dims& d) const;
+    std::string shape_text() const;  // "d_model x d_ff"
+    bool uses_d_ff() const;
+    double default_std(const Dims& d) const;  // 1/√d_in for matrices, 0 for vectors
 };
 
 const std::vector<WeightSpec>& weight_specs();
 const WeightSpec* find_weight(const std::string& name);
-Shape weight_shape(const WeightSpec& spec, const Dims& d);
 std::string weight_list();
 
 }  // namespace attntrace
