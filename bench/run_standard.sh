@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# The standard benchmark (issue 3, item 6): the encoder block at BERT-base sizes
+# (d_model 768, 12 heads, d_ff 3072; no mask, ReLU, full trace) for
+# n = 128, 512, 2048 tokens on 1 and 2 threads, with `attntrace bench`, and
+# PyTorch's nn.TransformerEncoderLayer on the same shapes when python3-torch is
+# installed. Writes the table to the section "## Standard run" of
+# docs/performance.md (replaced if present, appended if not), with the date,
+# the machine, the commands and the environment.
+#
+# Usage: bench/run_standard.sh [ATTNTRACE] [options]
+#   ATTNTRACE        the attntrace binary (default: ./build/attntrace)
+#   --out FILE       the markdown file to update (default: docs/performance.md of this clone)
+#   --print          print the section and leave the file alone
+#   --no-torch       skip PyTorch even if it is installed
+#   --repeat "A B C" timed runs for n = 128, 512, 2048 (default "31 15 7"; odd: the median is a sample)
+#   --raw DIR        keep the raw JSON outputs in DIR (default: a new directory under /tmp)
+#   --ours-spin      run attntrace without OMP_WAIT_POLICY=PASSIVE (libgomp's default:
+#                    its threads spin between parallel regions; on a quiet machine its
+#                    2-thread block was ~5% faster so, but its threads then spin against
+#                    OpenBLAS's in the comparison columns)
+#
+# Thread settings, for N threads:
+#   PyTorch:   OMP_NUM_THREADS=N OPENBLAS_NUM_THREADS=N OMP_WAIT_POLICY=PASSIVE
+#              and torch.set_num_threads(N). Debian's torch sends fp32 matmul to
+#              OpenBLAS, whose pool torch.set_num_threads does not set; without
+#              these the OpenMP and OpenBLAS pools fight over the cores (see
+#              ../shared/NOTES.md); PASSIVE was its fastest here.
+#   attntrace: the same variables and --threads N (its OpenBLAS columns run in
+#              the same process as our OpenMP kernels, so the same trap applies).
+#
+# Takes ~2-3 minutes on 2 cores (n = 2048 needs ~1.4 GB for the full trace).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN=./build/attntrace
+OUT=$ROOT/docs/performance.md
+PRINT_ONLY=0
+USE_TORCH=1
+REPEATS="31 15 7"
+RAW=""
+OURS_PASSIVE=1
+PYTHON=${PYTHON:-/usr/bin/python3}   # Debian's torch is for the system python
+TOKENS=(128 512 2048)
+THREADS=(1 2)
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
+
+positional=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --out) OUT=$2; shift 2 ;;
+        --print) PRINT_ONLY=1; shift ;;
+        --no-torch) USE_TORCH=0; shift ;;
+        --repeat) REPEATS=$2; shift 2 ;;
+        --raw) RAW=$2; shift 2 ;;
+        --ours-spin) OURS_PASSIVE=0; shift ;;
+        -*) echo "run_standard.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) positional+=("$1"); shift ;;
+    esac
+done
+[ ${#positional[@]} -le 1 ] || { echo "run_standard.sh: one binary path at most (see --help)" >&2; exit 2; }
+[ ${#positional[@]} -eq 0 ] || BIN=${positional[0]}
+read -r -a REP <<<"$REPEATS"
+[ ${#REP[@]} -eq ${#TOKENS[@]} ] || { echo "run_standard.sh: --repeat takes ${#TOKENS[@]} numbers" >&2; exit 2; }
+
+if [ ! -x "$BIN" ]; then
+    echo "run_standard.sh: no attntrace binary at $BIN. Build one first, e.g." >&2
+    echo "  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && make -C build -j2 attntrace" >&2
+    exit 2
+fi
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+[ -x "$PYTHON" ] || PYTHON=$(command -v python3 || true)
+[ -n "$PYTHON" ] || { echo "run_standard.sh: python3 is needed to read the JSON and write the table" >&2; exit 2; }
+
+TORCH_NOTE=""
+if [ $USE_TORCH -eq 1 ]; then
+    if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
+        USE_TORCH=0
+        TORCH_NOTE="PyTorch is not installed for $PYTHON (apt-get install python3-torch python3-numpy): only attntrace's figures were measured."
+        echo "run_standard.sh: $TORCH_NOTE" >&2
+    fi
+else
+    TORCH_NOTE="PyTorch was skipped (--no-torch)."
+fi
+
+[ -n "$RAW" ] || RAW=$(mktemp -d /tmp/attntrace-standard.XXXXXX)
+mkdir -p "$RAW"
+: >"$RAW/commands.txt"
+
+avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
+if [ "${avail_kb:-0}" -lt 3000000 ]; then
+    echo "run_standard.sh: warning: only $((avail_kb / 1024)) MiB available; n = 2048 with the full trace needs ~1.4 GB" >&2
+fi
+
+start=$(date +%s)
+echo "run_standard.sh: $BIN, raw results in $RAW" >&2
+for t in "${THREADS[@]}"; do
+    for i in "${!TOKENS[@]}"; do
+        n=${TOKENS[$i]}
+        r=${REP[$i]}
+        envs="OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t"
+        [ $OURS_PASSIVE -eq 0 ] || envs="$envs OMP_WAIT_POLICY=PASSIVE"
+        tenvs="OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t OMP_WAIT_POLICY=PASSIVE"
+        # Ours, then PyTorch right after: the noisy neighbours change less
+        # between two adjacent runs than across the whole script.
+        cmd="attntrace --threads $t bench --tokens $n --d-model 768 --heads 12 --d-ff 3072 --mask none --activation relu --repeat $r --json"
+        echo "$envs $cmd" >>"$RAW/commands.txt"
+        echo "  n=$n threads=$t: attntrace ($r repeats)..." >&2
+        env $envs "$BIN" --threads "$t" bench --tokens "$n" --d-model 768 --heads 12 --d-ff 3072 \
+            --mask none --activation relu --repeat "$r" --json >"$RAW/ours-n$n-t$t.json"
+        if [ $USE_TORCH -eq 1 ]; then
+            pcmd="$PYTHON bench/torch_layer.py --threads $t --tokens $n --repeat $r --warmup 2"
+            echo "$tenvs $pcmd" >>"$RAW/commands.txt"
+            echo "  n=$n threads=$t: PyTorch ($r repeats)..." >&2
+            env $tenvs "$PYTHON" "$ROOT/bench/torch_layer.py" --threads "$t" --tokens "$n" --repeat "$r" \
+                --warmup 2 >"$RAW/torch-n$n-t$t.json"
+        fi
+    done
+done
+elapsed=$(($(date +%s) - start))
+
+# Machine and versions, for the record.
+{
+    echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "elapsed=$elapsed"
+    echo "model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)"
+    echo "cpus=$(nproc)"
+    echo "cores_per_socket=$(lscpu 2>/dev/null | sed -n 's/^Core(s) per socket: *//p' | head -1)"
+    echo "sockets=$(lscpu 2>/dev/null | sed -n 's/^Socket(s): *//p' | head -1)"
+    echo "threads_per_core=$(lscpu 2>/dev/null | sed -n 's/^Thread(s) per core: *//p' | head -1)"
+    echo "l1d=$(lscpu 2>/dev/null | sed -n 's/^L1d cache: *//p' | head -1)"
+    echo "l2=$(lscpu 2>/dev/null | sed -n 's/^L2 cache: *//p' | head -1)"
+    echo "hypervisor=$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor: *//p' | head -1)"
+    echo "os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+    echo "kernel=$(uname -r)"
+    echo "mem=$(free -g 2>/dev/null | awk '/^Mem:/ {print $2 " GiB"}')"
+    echo "version=$("$BIN" --version 2>/dev/null | head -1)"
+    echo "commit=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+    echo "openblas=$(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || true)"
+    echo "torch_pkg=$(dpkg-query -W -f='${Version}' python3-torch 2>/dev/null || true)"
+    echo "bin=$BIN"
+    echo "python=$PYTHON"
+    echo "torch_note=$TORCH_NOTE"
+    echo "repeats=${REPEATS}"
+    echo "ours_passive=$OURS_PASSIVE"
+} >"$RAW/machine.txt"
+
+"$PYTHON" - "$RAW" "$OUT" "$PRINT_ONLY" <<'PY'
+import json, os, re, sys
+
+raw, out, print_only = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+m = {}
+for line in open(os.path.join(raw, "machine.txt")):
+    k, _, v = line.rstrip("\n").partition("=")
+    m[k] = v
+commands = [l.rstrip("\n") for l in open(os.path.join(raw, "commands.txt")) if l.strip()]
+tokens, threads = (128, 512, 2048), (1, 2)
+products = ("qkv", "ffn", "out", "scores", "mix")
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def ms(s):
+    return f"{1e3 * s:.1f}"
+
+
+rows, detail, torch_version, torch_env = [], [], None, None
+for t in threads:
+    for n in tokens:
+        ours = load(os.path.join(raw, f"ours-n{n}-t{t}.json"))
+        if ours is None:
+            rows.append(f"| {n} | {t} | (failed) | | | | | | | | |")
+            continue
+        st = {s["stage"]: s for s in ours["stages"]}
+        blk = st["block"]["median_s"]
+        torch = load(os.path.join(raw, f"torch-n{n}-t{t}.json"))
+        if torch and torch.get("runs"):
+            run = torch["runs"][0]
+            torch_version, torch_env = torch["torch"], torch["env"]
+            pt, ratio = f"{ms(run['median_s'])} ({ms(run['min_s'])})", f"{blk / run['median_s']:.2f}"
+        else:
+            pt, ratio = "-", "-"
+        cells = []
+        for p in products:
+            s = st.get(p, {})
+            k, b = s.get("kernel_median_s"), s.get("openblas_median_s")
+            cells.append(f"{b / k:.2f}" if k and b else "-")
+        rows.append(f"| {n} | {t} | {ms(blk)} ({ms(st['block']['min_s'])}) | {pt} | {ratio} | "
+                    + " | ".join(cells) + f" | {ours['fma_peak_gflops']:.0f} |")
+        # Where the block's time goes: products in the block against the same
+        # products alone, the element-wise attention stages, the sum of stages.
+        ssum = sum(s["median_s"] for s in ours["stages"] if s["stage"] != "block")
+        inblock = []
+        for p in products:
+            s = st.get(p, {})
+            k = s.get("kernel_median_s")
+            inblock.append(f"{ms(s['median_s'])} / {ms(k)}" if k else "-")
+        elem = sum(st[x]["median_s"] for x in ("scale", "mask", "softmax") if x in st)
+        detail.append(f"| {n} | {t} | {ms(blk)} | {ms(ssum)} | " + " | ".join(inblock) + f" | {ms(elem)} |")
+
+L = []
+L.append("## Standard run")
+L.append("")
+L.append(f"Written by `bench/run_standard.sh` on {m['date']} (the script took "
+         f"{int(m['elapsed']) // 60} min {int(m['elapsed']) % 60} s). Machine: {m['model']}, "
+         f"{m['cpus']} CPUs ({m['sockets']} socket x {m['cores_per_socket']} cores, "
+         f"{m['threads_per_core']} thread per core; L1d {m['l1d']}, L2 {m['l2']}), "
+         f"{m['hypervisor'] + ' guest, ' if m['hypervisor'] else ''}{m['mem']}, {m['os']}, Linux {m['kernel']}. "
+         f"{m['version']} (commit {m['commit']}), kernels "
+         f"{load(os.path.join(raw, 'ours-n128-t1.json'))['kernels'] if load(os.path.join(raw, 'ours-n128-t1.json')) else '?'}"
+         f", OpenBLAS {m['openblas'] or '?'} (pthread)"
+         + (f", PyTorch {torch_version}"
+            + (f" (Debian python3-torch {m['torch_pkg']})" if m.get('torch_pkg') else "")
+            + f" run by {m['python']}." if torch_version else "."))
+L.append("")
+L.append("Block: d_model 768, 12 heads, d_ff 3072, no mask, ReLU, post-norm (PyTorch's "
+         "`norm_first=False`), batch 1, float32. Ours records the full trace. "
+         "PyTorch: `nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0, batch_first=True).eval()` "
+         "under `torch.no_grad()` on a (1, n, 768) input (`bench/torch_layer.py`). "
+         f"Timed runs per n = 128, 512, 2048: {m['repeats']}, after 1 warm-up (ours) or 2 (PyTorch).")
+L.append("")
+ours_env = "`OMP_NUM_THREADS=N OPENBLAS_NUM_THREADS=N" + (" OMP_WAIT_POLICY=PASSIVE`" if m["ours_passive"] == "1"
+                                                           else "` (libgomp's default wait policy)")
+L.append("Threads, for N of them: PyTorch ran with `OMP_NUM_THREADS=N OPENBLAS_NUM_THREADS=N "
+         "OMP_WAIT_POLICY=PASSIVE` and `torch.set_num_threads(N)` (Debian's torch sends fp32 matmul to OpenBLAS, "
+         "whose pool `torch.set_num_threads` does not set; without these the two pools fight over the cores); "
+         f"attntrace with {ours_env} and `--threads N`. "
+         + ("Each attntrace run was followed at once by PyTorch's on the same n and threads. " if torch_version else "")
+         + "The machine is shared and noisy: compare the ratios (taken within one run or two adjacent ones), "
+         "not the times across rows.")
+if m.get("torch_note"):
+    L.append("")
+    L.append(f"**{m['torch_note']}**")
+L.append("")
+L.append("| n | threads | ours: block, full trace, ms (min) | PyTorch layer, ms (min) | ours / PyTorch | "
+         "qkv BLAS/ours | ffn BLAS/ours | out BLAS/ours | scores BLAS/ours | mix BLAS/ours | FMA peak GFLOP/s |")
+L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+L.extend(rows)
+L.append("")
+L.append("Medians (minimum in brackets). ours / PyTorch: the block's median time over the layer's "
+         "(below 1: ours is faster; targets of issue 3: at most 0.9 at n = 512 and 0.6 at n = 2048). "
+         "BLAS/ours: each stage's matrix products alone on warm buffers, OpenBLAS's `cblas_sgemm` median "
+         "time over our kernels' (`openblas_median_s / kernel_median_s`; above 1: ours is faster; targets for "
+         "qkv, out, ffn: at least 0.9 on one thread and 0.85 on two). FMA peak: measured by attntrace at the "
+         "start of that row's run, on that many threads (a low figure means the neighbours were busy).")
+L.append("")
+L.append("### Where the block's time goes (same runs)")
+L.append("")
+L.append("| n | threads | block ms | sum of stage medians, ms | qkv in block / alone, ms | ffn | out | scores | "
+         "mix | scale + mask + softmax, ms |")
+L.append("|---|---|---|---|---|---|---|---|---|---|")
+L.extend(detail)
+L.append("")
+L.append("\"In block\" is the stage's median inside the block with the full trace recorded (its buffers "
+         "are the trace's); \"alone\" is our kernels on the same products on warm buffers (the kernel "
+         "column above).")
+L.append("")
+L.append("Commands (from the repository's root; `attntrace` is the binary given to the script):")
+L.append("")
+L.append("```sh")
+L.append(f"bench/run_standard.sh {m['bin']}")
+L.append("# which ran, in this order:")
+L.extend(commands)
+L.append("```")
+section = "\n".join(L) + "\n"
+
+if print_only:
+    sys.stdout.write(section)
+    sys.exit(0)
+text = open(out).read() if os.path.exists(out) else "# Performance\n"
+lines = text.split("\n")
+start = next((i for i, l in enumerate(lines) if l.strip() == "## Standard run"), None)
+if start is None:
+    new = text.rstrip("\n") + "\n\n" + section
+else:
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"^## ", lines[i])), len(lines))
+    before = "\n".join(lines[:start]).rstrip("\n")
+    after = "\n".join(lines[end:]).strip("\n")
+    new = (before + "\n\n" if before else "") + section + ("\n" + after + "\n" if after else "")
+with open(out, "w") as f:
+    f.write(new)
+sys.stdout.write(section)
+print(f"run_standard.sh: wrote the section \"## Standard run\" of {out}", file=sys.stderr)
+PY
+echo "run_standard.sh: done in ${elapsed} s; raw JSON and commands in $RAW" >&2
