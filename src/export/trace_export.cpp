@@ -72,13 +72,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
         }
         sj["shape"] = s.shape;
         sj["axes"] = s.axes;
-        // Token axes carry their labels; index axes (h0, d0, f0, ...) are null.
-        OrderedJson labels = OrderedJson::array();
-        for (std::size_t k = 0; k < s.labels.size(); ++k) {
-            bool tokens = s.axes[k] == "pos" || s.axes[k] == "query" || s.axes[k] == "key";
-            labels.push_back(tokens ? OrderedJson(s.labels[k]) : OrderedJson(nullptr));
-        }
-        sj["labels"] = std::move(labels);
+        sj["labels"] = s.labels;
         sj["source"] = std::string(source_name(s.source));
         sj["inputs"] = s.inputs;
         if (!s.note.empty()) sj["note"] = s.note;
