@@ -162,3 +162,13 @@ TEST_CASE("bench --json reports every stage that runs, the block, and the produc
     CHECK(stages[10]["flops"].get<double>() == 2 * 2 * 16.0 * 16 * 32);
     CHECK(stages[13]["flops"].get<double>() > stages[10]["flops"].get<double>());
 }
+
+TEST_CASE("ATTNTRACE_KERNELS forces the scalar kernels, with the same printed numbers; a bad value exits 2", "[cli]") {
+    auto simd = run_cli({"run", "003-3.1-ring-fell"});
+    auto ref = run_cli({"run", "003-3.1-ring-fell"}, {"ATTNTRACE_KERNELS=ref"});
+    REQUIRE(ref.status == 0);
+    CHECK(ref.out == simd.out);  // 4 decimals: every kernel agrees with its _ref twin far below that
+    auto bad = run_cli({"run", "003-3.1-ring-fell"}, {"ATTNTRACE_KERNELS=avx9000"});
+    CHECK(bad.status == 2);
+    CHECK(bad.err == "attntrace: error: ATTNTRACE_KERNELS: expected ref, sse4.2, avx2 or avx512, found \"avx9000\"\n");
+}

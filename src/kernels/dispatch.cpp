@@ -24,12 +24,18 @@ namespace {
 
 enum class Isa { ref, sse4_2, avx2, avx512 };
 
+// The best set this build and this CPU have.
+Isa best_available() {
 #ifdef ATTNTRACE_SCALAR_ONLY
-Isa detect() { return Isa::ref; }
+    return Isa::ref;
 #else
-Isa detect() {
     const auto have = xsimd::available_architectures();
-    Isa best = have.avx512bw ? Isa::avx512 : have.fma3_avx2 ? Isa::avx2 : have.sse4_2 ? Isa::sse4_2 : Isa::ref;
+    return have.avx512bw ? Isa::avx512 : have.fma3_avx2 ? Isa::avx2 : have.sse4_2 ? Isa::sse4_2 : Isa::ref;
+#endif
+}
+
+Isa detect() {
+    const Isa best = best_available();
     const char* env = std::getenv("ATTNTRACE_KERNELS");
     if (!env || !*env) return best;
     std::string want = env;
@@ -37,10 +43,10 @@ Isa detect() {
                  : want == "avx512" ? Isa::avx512 : best;
     if (want != "ref" && want != "sse4.2" && want != "avx2" && want != "avx512")
         fail_file("ATTNTRACE_KERNELS", "expected ref, sse4.2, avx2 or avx512, found \"" + want + "\"");
-    if (forced > best) fail_file("ATTNTRACE_KERNELS", "expected an instruction set this CPU has, found \"" + want + "\"");
+    if (forced > best)
+        fail_file("ATTNTRACE_KERNELS", "expected an instruction set this build and CPU have, found \"" + want + "\"");
     return forced;
 }
-#endif
 
 Isa isa() {
     static const Isa chosen = detect();
