@@ -1,14 +1,18 @@
 // Routes each kernel to its SIMD version for the best instruction set this
 // CPU has (xsimd::dispatch over simd::Archs), or to its _ref twin.
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include <omp.h>
+
 #include "core/error.hpp"
 #include "kernels/activations.hpp"
+#include "kernels/attention.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
@@ -76,6 +80,15 @@ auto simd_call(F f, Args... args) {
 float* gemm_workspace() {
     thread_local std::vector<float> buffer;
     if (buffer.empty()) buffer.resize(simd::gemm_workspace_floats() + 16);
+    auto p = reinterpret_cast<std::uintptr_t>(buffer.data());
+    return reinterpret_cast<float*>((p + 63) & ~std::uintptr_t{63});
+}
+
+// Streaming attention's scratch for `threads` threads of one call, 64-byte
+// aligned; grows to the largest call seen on this calling thread.
+float* attention_workspace(std::size_t floats) {
+    thread_local std::vector<float> buffer;
+    if (buffer.size() < floats + 16) buffer.resize(floats + 16);
     auto p = reinterpret_cast<std::uintptr_t>(buffer.data());
     return reinterpret_cast<float*>((p + 63) & ~std::uintptr_t{63});
 }
@@ -160,6 +173,28 @@ double measure_fma_peak(int threads, double seconds) {
     dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return flops / dt / 1e9;
 #endif
+}
+
+void attention_streaming(const float* q, const float* k, const float* v, float* z, std::size_t Tq, std::size_t T,
+                         std::size_t NH, std::size_t hs, float divisor, bool causal) {
+    assert(T >= 1 && (!causal || T >= Tq));
+    if (Tq == 0 || NH == 0 || hs == 0) return;  // z is empty
+#ifndef ATTNTRACE_SCALAR_ONLY
+    if (isa() != Isa::ref) {
+        const int threads = std::max(1, omp_get_max_threads());
+        float* work = attention_workspace(static_cast<std::size_t>(threads) * simd::attention_workspace_floats(hs));
+        simd_call(simd::AttentionStreaming{}, q, k, v, z, Tq, T, NH, hs, divisor, causal, work, threads);
+        return;
+    }
+#endif
+    attention_streaming_ref(q, k, v, z, Tq, T, NH, hs, divisor, causal);
+}
+void scale_div(const float* x, float divisor, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::ScaleDiv{}, x, divisor, y, n), scale_div_ref(x, divisor, y, n));
+}
+void add_mask_heads(const float* s, const float* mask, float* y, std::size_t NH, std::size_t plane) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::AddMaskHeads{}, s, mask, y, NH, plane),
+                          add_mask_heads_ref(s, mask, y, NH, plane));
 }
 
 void relu(const float* x, float* y, std::size_t n) {

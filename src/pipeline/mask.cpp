@@ -1,4 +1,5 @@
 // Stage mask: which keys each query may see, and the scores with the mask added.
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -19,9 +20,7 @@ void mask_forward(Run& run) {
     // S̃ + M   (NH, Tq, T) + (Tq, T) broadcast over heads; -inf + finite = -inf
     if (float* out = run.open("blocks.0.attn.hook_attn_scores",
                               {{"blocks.0.attn.hook_scores_scaled", s}, {"blocks.0.attn.hook_mask", mask}})) {
-        const std::size_t plane = d.Tq * d.T;
-        for (std::size_t h = 0; h < d.NH; ++h)
-            for (std::size_t i = 0; i < plane; ++i) out[h * plane + i] = s->data[h * plane + i] + mask->data[i];
+        add_mask_heads(s->ptr(), mask->ptr(), out, d.NH, d.Tq * d.T);
     }
     run.close();
 }

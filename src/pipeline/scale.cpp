@@ -1,6 +1,7 @@
 // Stage scale: divide the scores by √hs (or not, to show why it exists).
 #include <cmath>
 
+#include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -11,7 +12,7 @@ void scale_forward(Run& run) {
     // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
     if (float* out = run.open("blocks.0.attn.hook_scores_scaled", {{"blocks.0.attn.hook_scores_raw", s}})) {
         const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
-        for (std::size_t i = 0; i < s->size(); ++i) out[i] = s->data[i] / divisor;
+        scale_div(s->ptr(), divisor, out, s->size());
     }
     run.close();
     Step* step = run.trace().find("blocks.0.attn.hook_scores_scaled");

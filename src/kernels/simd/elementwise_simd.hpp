@@ -1,5 +1,5 @@
 // Element-wise kernels with xsimd: LayerNorm's normalisation and affine,
-// ReLU, GELU, residual add, bias add. Same operations in the same order as
+// ReLU, GELU, residual add, bias add, the scale and mask stages. Same operations in the same order as
 // their _ref twins (no fused multiply-add), so results are identical except
 // GELU, whose erf is xsimd::erf (within a few ulp of std::erf).
 #pragma once
@@ -71,6 +71,49 @@ void Add::operator()(Arch, const float* a, const float* b, float* y, std::size_t
     const std::size_t full = n - n % W;
     for (std::size_t i = 0; i < full; i += W) (B::load_unaligned(a + i) + B::load_unaligned(b + i)).store_unaligned(y + i);
     for (std::size_t i = full; i < n; ++i) y[i] = a[i] + b[i];  // tail
+}
+
+// Large element-wise passes are split across threads in chunks of whole
+// registers; below kParallelFloats (1 MiB of input, as SoftmaxRows) waking the
+// other threads costs more than it saves. Element-wise, so any split gives
+// the same bits.
+inline constexpr std::size_t kChunkFloats = 1 << 14;
+inline constexpr std::size_t kParallelFloats = 1 << 18;
+
+template <class Arch>
+void ScaleDiv::operator()(Arch, const float* x, float divisor, float* y, std::size_t n) const {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    const std::size_t chunks = (n + kChunkFloats - 1) / kChunkFloats;
+    const B d(divisor);
+    // y = x / divisor: a division, not a product with 1/divisor (which rounds differently for most divisors)
+#pragma omp parallel for schedule(static) if (n > kParallelFloats)
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t begin = c * kChunkFloats, end = n - begin < kChunkFloats ? n : begin + kChunkFloats;
+        const std::size_t full = begin + (end - begin) / W * W;
+        for (std::size_t i = begin; i < full; i += W) (B::load_unaligned(x + i) / d).store_unaligned(y + i);
+        for (std::size_t i = full; i < end; ++i) y[i] = x[i] / divisor;  // tail
+    }
+}
+
+template <class Arch>
+void AddMaskHeads::operator()(Arch, const float* s, const float* mask, float* y, std::size_t NH,
+                              std::size_t plane) const {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    const std::size_t chunks = (plane + kChunkFloats - 1) / kChunkFloats;  // per head
+    // y[h, i] = s[h, i] + mask[i]   (NH, plane) + (plane) broadcast over heads
+#pragma omp parallel for schedule(static) if (NH * plane > kParallelFloats)
+    for (std::size_t item = 0; item < NH * chunks; ++item) {
+        const std::size_t h = item / chunks, begin = item % chunks * kChunkFloats;
+        const std::size_t end = plane - begin < kChunkFloats ? plane : begin + kChunkFloats;
+        const std::size_t full = begin + (end - begin) / W * W;
+        const float* sh = s + h * plane;
+        float* yh = y + h * plane;
+        for (std::size_t i = begin; i < full; i += W)
+            (B::load_unaligned(sh + i) + B::load_unaligned(mask + i)).store_unaligned(yh + i);
+        for (std::size_t i = full; i < end; ++i) yh[i] = sh[i] + mask[i];  // tail
+    }
 }
 
 template <class Arch>

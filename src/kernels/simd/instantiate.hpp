@@ -2,6 +2,7 @@
 // each translation unit of arch/, after the kernels' definitions.
 #pragma once
 
+#include "kernels/simd/attention_simd.hpp"
 #include "kernels/simd/elementwise_simd.hpp"
 #include "kernels/simd/gemm_simd.hpp"
 #include "kernels/simd/softmax_simd.hpp"
@@ -21,4 +22,11 @@
     template void attntrace::simd::Add::operator()<ARCH>(ARCH, const float*, const float*, float*, std::size_t)  \
         const;                                                                                                    \
     template void attntrace::simd::AddBiasRows::operator()<ARCH>(ARCH, float*, std::size_t, const float*,        \
-                                                                 std::size_t, std::size_t) const;
+                                                                 std::size_t, std::size_t) const;                \
+    template void attntrace::simd::ScaleDiv::operator()<ARCH>(ARCH, const float*, float, float*, std::size_t)    \
+        const;                                                                                                    \
+    template void attntrace::simd::AddMaskHeads::operator()<ARCH>(ARCH, const float*, const float*, float*,      \
+                                                                  std::size_t, std::size_t) const;               \
+    template void attntrace::simd::AttentionStreaming::operator()<ARCH>(                                          \
+        ARCH, const float*, const float*, const float*, float*, std::size_t, std::size_t, std::size_t,            \
+        std::size_t, float, bool, float*, int) const;

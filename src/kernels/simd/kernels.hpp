@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <xsimd/config/xsimd_arch.hpp>
 
+#include "kernels/attention.hpp"  // kAttnBr, kAttnBc
+
 namespace attntrace::simd {
 
 // Best first: xsimd::dispatch takes the first one the CPU supports.
@@ -56,6 +58,34 @@ struct NormalizeRows {
                     const float* gamma, const float* beta, float* xhat, float* out) const;
 };
 
+// Streaming attention (see attention_streaming_ref; loops in
+// simd/attention_simd.hpp). Per thread it needs attention_workspace_floats(hs)
+// floats of scratch, independent of Tq and T; `work` holds `threads` of them
+// back to back, 64-byte aligned, owned by the caller (no allocator in the ISA
+// translation units), and thread t of the parallel region uses the t-th.
+// The V block and Oᵀ are padded to hs rounded up to kAttnPad, a multiple of
+// every micro-tile height (8 with AVX-512, 4 otherwise).
+inline constexpr std::size_t kAttnPad = 8;
+inline constexpr std::size_t attention_hs_pad(std::size_t hs) { return (hs + kAttnPad - 1) / kAttnPad * kAttnPad; }
+// Row stride of Qᵀ, Sᵀ and Oᵀ (rows of Br queries): one cache line more than
+// Br. With a stride of exactly Br floats (1 KiB), a micro-kernel's panel of 32
+// queries over 64 rows fell into 8 of L1d's 64 sets, 16 lines to an 8-way set,
+// and was re-read from L2: 181 ms against 160 padded (n = 2048, one thread).
+inline constexpr std::size_t kAttnLd = kAttnBr + 16;
+//   Qᵀ (hs, Ld) + a partial K tile (2·kAttnPad, hs) + V block (Bc, hp) + Sᵀ (Bc, Ld) + Oᵀ (hp, Ld)
+//   + m, m', l, α (Br each). With hs = 64: 58 K floats = 228 KiB.
+// Every part is a multiple of 16 floats, so each stays 64-byte aligned.
+inline constexpr std::size_t attention_workspace_floats(std::size_t hs) {
+    return hs * kAttnLd + 2 * kAttnPad * hs + kAttnBc * attention_hs_pad(hs) + kAttnBc * kAttnLd +
+           attention_hs_pad(hs) * kAttnLd + 4 * kAttnBr;
+}
+static_assert(kAttnBr % 16 == 0 && kAttnBc % 16 == 0, "scratch parts stay 64-byte aligned");
+struct AttentionStreaming {
+    template <class Arch>
+    void operator()(Arch, const float* q, const float* k, const float* v, float* z, std::size_t Tq, std::size_t T,
+                    std::size_t NH, std::size_t hs, float divisor, bool causal, float* work, int threads) const;
+};
+
 // Runs `iterations` rounds of independent FMAs on registers and returns the
 // floating-point operations done: the machine's peak, for bench's "% of peak".
 struct PeakFma {
@@ -74,6 +104,15 @@ struct Gelu {
 struct Add {
     template <class Arch>
     void operator()(Arch, const float* a, const float* b, float* y, std::size_t n) const;
+};
+// See scale_div_ref and add_mask_heads_ref: the same operations, bit for bit.
+struct ScaleDiv {
+    template <class Arch>
+    void operator()(Arch, const float* x, float divisor, float* y, std::size_t n) const;
+};
+struct AddMaskHeads {
+    template <class Arch>
+    void operator()(Arch, const float* s, const float* mask, float* y, std::size_t NH, std::size_t plane) const;
 };
 struct AddBiasRows {
     template <class Arch>

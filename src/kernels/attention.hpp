@@ -1,0 +1,50 @@
+// Attention's core in one streaming pass (FlashAttention's online softmax),
+// and the element-wise scale and mask stages of the materialised pipeline.
+//
+// Letters as everywhere: Tq queries, T keys, NH heads, hs head size.
+#pragma once
+
+#include <cstddef>
+
+namespace attntrace {
+
+// Block sizes of the streaming pass, shared by attention_streaming_ref and
+// the SIMD version so both take the same steps (and agree to a few ulp).
+// Budget (L1d 32 KiB, L2 1 MiB per core), with hs = 64 (BERT-base):
+//   Bc: the mix micro-kernel sweeps a P panel (Bc keys x 32 queries, 8 KiB)
+//       and the V block (Bc x hs, 16 KiB) from L1d, with the K tile and Oᵀ
+//       tile beside them; Bc = 128 doubles both past L1d.
+//   Br: K and V stream from L3 once per query block, Tq/Br times per head,
+//       while Qᵀ, Sᵀ and Oᵀ (hs x Br, Bc x Br, hs x Br: 68 KiB each) must stay
+//       in L2: 228 KiB of scratch per thread in all.
+// Measured (Tq = T = 2048, NH = 12, one thread, best of 4 interleaved runs,
+// ms): Br x Bc = 256 x 64: 160; 512 x 64: 163; 256 x 128: 165; 512 x 32: 168;
+// 128 x 64: 169; 256 x 32: 170; 128 x 128: 176.
+// Multiples of 32 (two AVX-512 registers of queries) and of 16.
+inline constexpr std::size_t kAttnBr = 256;  // query rows per block
+inline constexpr std::size_t kAttnBc = 64;   // keys per block
+
+// Z_h = softmax(mask(Q_h·K_hᵀ / divisor))·V_h for every head h, one block of
+// Br queries against blocks of Bc keys at a time; no (Tq, T) matrix is held.
+//   q: (Tq, NH, hs)   k, v: (T, NH, hs)   z: (Tq, NH, hs)
+// all row-major with row stride NH·hs; head h is columns h·hs .. (h+1)·hs - 1.
+// causal: query i sits at position i + (T - Tq) and sees keys j <= i + (T - Tq)
+// (as pipeline/mask.cpp); requires T >= Tq. T >= 1 always, so that every row
+// sees at least key 0.
+// For each head and query block, over the key blocks it can see:
+//   pass 1: S = Q·Kᵀ / divisor, masked cells -inf      (rows, cols)
+//   pass 2: m' = max(m, rowmax S)                       (rows)
+//   pass 3: P = exp(S - m');  α = exp(m - m');  l = l·α + rowsum P
+//   pass 4: O = O·α + P·V                               (rows, hs)
+// and at the end Z = O / l. m starts at -inf, l and O at 0.
+void attention_streaming_ref(const float* q, const float* k, const float* v, float* z, std::size_t Tq,
+                             std::size_t T, std::size_t NH, std::size_t hs, float divisor, bool causal);
+
+// y = x / divisor   (the scale stage)                     x, y: (n)
+void scale_div_ref(const float* x, float divisor, float* y, std::size_t n);
+
+// y[h, i] = s[h, i] + mask[i]   (the mask stage)           s, y: (NH, plane)   mask: (plane)
+// plane is Tq·T: one (Tq, T) mask broadcast over the heads; -inf + finite = -inf.
+void add_mask_heads_ref(const float* s, const float* mask, float* y, std::size_t NH, std::size_t plane);
+
+}  // namespace attntrace
