@@ -104,17 +104,20 @@ for t in "${THREADS[@]}"; do
         tenvs="OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t OMP_WAIT_POLICY=PASSIVE"
         # Ours, then PyTorch right after: the noisy neighbours change less
         # between two adjacent runs than across the whole script.
-        cmd="attntrace --threads $t bench --tokens $n --d-model 768 --heads 12 --d-ff 3072 --mask none --activation relu --repeat $r --json"
+        cmd="attntrace --threads $t bench --tokens $n --d-model 768 --heads 12 --d-ff 3072 --mask none --activation relu --repeat $r --trace full --trace none --json"
         echo "$envs $cmd" >>"$RAW/commands.txt"
-        echo "  n=$n threads=$t: attntrace ($r repeats)..." >&2
+        echo "  n=$n threads=$t: attntrace ($r repeats, trace full and none)..." >&2
         env $envs "$BIN" --threads "$t" bench --tokens "$n" --d-model 768 --heads 12 --d-ff 3072 \
-            --mask none --activation relu --repeat "$r" --json >"$RAW/ours-n$n-t$t.json"
+            --mask none --activation relu --repeat "$r" --trace full --trace none --json >"$RAW/ours-n$n-t$t.json"
         if [ $USE_TORCH -eq 1 ]; then
             pcmd="$PYTHON bench/torch_layer.py --threads $t --tokens $n --repeat $r --warmup 2"
             echo "$tenvs $pcmd" >>"$RAW/commands.txt"
             echo "  n=$n threads=$t: PyTorch ($r repeats)..." >&2
             env $tenvs "$PYTHON" "$ROOT/bench/torch_layer.py" --threads "$t" --tokens "$n" --repeat "$r" \
                 --warmup 2 >"$RAW/torch-n$n-t$t.json"
+            echo "$tenvs $pcmd --attention" >>"$RAW/commands.txt"
+            env $tenvs "$PYTHON" "$ROOT/bench/torch_layer.py" --threads "$t" --tokens "$n" --repeat "$r" \
+                --warmup 2 --attention >"$RAW/torch-attn-n$n-t$t.json"
         fi
     done
 done
@@ -171,7 +174,7 @@ def ms(s):
     return f"{1e3 * s:.1f}"
 
 
-rows, detail, torch_version, torch_env = [], [], None, None
+rows, detail, policy_rows, torch_version, torch_env = [], [], [], None, None
 for t in threads:
     for n in tokens:
         ours = load(os.path.join(raw, f"ours-n{n}-t{t}.json"))
@@ -203,6 +206,17 @@ for t in threads:
             k = s.get("kernel_median_s")
             inblock.append(f"{ms(s['median_s'])} / {ms(k)}" if k else "-")
         elem = sum(st[x]["median_s"] for x in ("scale", "mask", "softmax") if x in st)
+        # Trace full against none (same run, interleaved), and attention alone.
+        runs = {r["trace"]: r for r in ours.get("runs", [])}
+        if "none" in runs:
+            nst = {s["stage"]: s for s in runs["none"]["stages"]}
+            nblk, attn = nst["block"]["median_s"], nst["mix"]["median_s"]
+            tatt = load(os.path.join(raw, f"torch-attn-n{n}-t{t}.json"))
+            tatt_s = tatt["runs"][0]["median_s"] if tatt and tatt.get("runs") else None
+            policy_rows.append(
+                f"| {n} | {t} | {ms(blk)} | {ms(nblk)} | {blk / nblk:.3f} | "
+                f"{runs['full']['estimated_peak_bytes'] / 2**20:.0f} / {runs['none']['estimated_peak_bytes'] / 2**20:.0f} | "
+                f"{ms(attn)} | {ms(tatt_s) if tatt_s else '-'} | {f'{attn / tatt_s:.2f}' if tatt_s else '-'} |")
         detail.append(f"| {n} | {t} | {ms(blk)} | {ms(ssum)} | " + " | ".join(inblock) + f" | {ms(elem)} |")
 
 L = []
@@ -250,6 +264,19 @@ L.append("Medians (minimum in brackets). ours / PyTorch: the block's median time
          "time over our kernels' (`openblas_median_s / kernel_median_s`; above 1: ours is faster; targets for "
          "qkv, out, ffn: at least 0.9 on one thread and 0.85 on two). FMA peak: measured by attntrace at the "
          "start of that row's run, on that many threads (a low figure means the neighbours were busy).")
+L.append("")
+L.append("### Trace cost and attention alone (same runs)")
+L.append("")
+L.append("| n | threads | block, trace full, ms | block, trace none, ms | full / none | estimated peak MiB, full / none | "
+         "attention streamed (attn*), ms | PyTorch attention alone, ms | ours / PyTorch |")
+L.append("|---|---|---|---|---|---|---|---|---|")
+L.extend(policy_rows)
+L.append("")
+L.append("Trace none keeps only the block's output: attention streams over key blocks (scores, scale, mask, "
+         "softmax and mix fused; no n x n matrix) and the FFN runs 256 rows at a time. The two policies ran "
+         "interleaved in one `attntrace bench` (targets of issue 3: full at most 5% slower than none; "
+         "attention alone at most 0.3x PyTorch's at n = 2048 on one thread). PyTorch attention alone: "
+         "`torch.matmul`, `torch.softmax` on (1, 12, n, 64) (`bench/torch_layer.py --attention`).")
 L.append("")
 L.append("### Where the block's time goes (same runs)")
 L.append("")

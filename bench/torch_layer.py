@@ -14,6 +14,11 @@ median, min and max seconds of the forward over the timed repeats (after
 TransformerEncoderLayer(d_model, nhead, d_ff, dropout=0.0, batch_first=True)
 in eval mode, under torch.no_grad(), on a (1, n, d_model) float32 input:
 post-norm, ReLU, no mask, as `attntrace bench` runs the block.
+
+With --attention, times attention alone instead: softmax(Q·Kᵀ/√hs)·V with
+torch.matmul and torch.softmax on (1, heads, n, hs) tensors (hs = d_model /
+heads), as written in the articles: the core `attntrace bench --trace none`
+runs streamed (its "attn*" row).
 """
 import argparse
 import json
@@ -34,6 +39,8 @@ def main() -> int:
     p.add_argument("--heads", type=int, default=12)
     p.add_argument("--d-ff", type=int, default=3072)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--attention", action="store_true",
+                   help="time softmax(QKᵀ/√hs)V alone instead of the layer")
     a = p.parse_args()
     if len(a.repeat) == 1:
         a.repeat = a.repeat * len(a.tokens)
@@ -62,15 +69,28 @@ def main() -> int:
                  f"batch_first=True).eval(), torch.no_grad(), input (1, n, {a.d_model}) float32",
         "runs": [],
     }
+    hs = a.d_model // a.heads
+    if a.attention:
+        out["layer"] = (f"softmax(Q·Kᵀ/√{hs})·V with torch.matmul and torch.softmax, Q, K, V "
+                        f"(1, {a.heads}, n, {hs}) float32, torch.no_grad()")
+
+    def attention(q, k, v):
+        return torch.matmul(torch.softmax(torch.matmul(q, k.transpose(-2, -1)) / hs ** 0.5, dim=-1), v)
+
     with torch.no_grad():
         for n, rep in zip(a.tokens, a.repeat):
-            x = torch.randn(1, n, a.d_model, dtype=torch.float32)
+            if a.attention:
+                q, k, v = (torch.randn(1, a.heads, n, hs, dtype=torch.float32) for _ in range(3))
+                once = lambda: attention(q, k, v)  # noqa: E731
+            else:
+                x = torch.randn(1, n, a.d_model, dtype=torch.float32)
+                once = lambda: layer(x)  # noqa: E731
             for _ in range(a.warmup):
-                layer(x)
+                once()
             samples = []
             for _ in range(rep):
                 t0 = time.perf_counter()
-                layer(x)
+                once()
                 samples.append(time.perf_counter() - t0)
             out["runs"].append({"tokens": n, "repeat": rep, "warmup": a.warmup,
                                 "median_s": statistics.median(samples),

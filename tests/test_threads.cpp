@@ -54,3 +54,30 @@ TEST_CASE("attntrace random writes a lesson that loads and runs, of the requeste
     CHECK(bad.status == 2);
     CHECK(bad.err.find("--heads") != std::string::npos);
 }
+
+TEST_CASE("1 and 2 threads give bit-identical outputs with streamed attention and the chunked FFN", "[threads]") {
+    RandomSpec spec;
+    spec.tokens = 530;  // several query and key blocks, three FFN chunks
+    spec.d_model = 96;
+    spec.heads = 3;
+    spec.d_ff = 192;
+    spec.seed = 12;
+    spec.mask = MaskKind::causal;
+    Lesson lesson = parse_lesson(random_lesson_json(spec).dump(), "random.json");
+    const TracePolicy keep = parse_trace_policy("hook_z,hook_mlp_out", "--trace");
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(1);
+    Trace one = run_lesson(lesson, Arithmetic::exact, keep);
+    omp_set_num_threads(2);
+    Trace two = run_lesson(lesson, Arithmetic::exact, keep);
+    omp_set_num_threads(before);
+    REQUIRE(one.streamed_attention);
+    REQUIRE(one.steps.size() == 3);  // Z, the FFN's output, the block's output
+    for (std::size_t i = 0; i < one.steps.size(); ++i) {
+        INFO(one.steps[i].name);
+        const Tensor& a = one.steps[i].value;
+        const Tensor& b = two.steps[i].value;
+        REQUIRE(a.size() == b.size());
+        CHECK(std::memcmp(a.ptr(), b.ptr(), a.size() * sizeof(float)) == 0);
+    }
+}

@@ -54,6 +54,29 @@ TEST_CASE("every lesson's exported trace validates against docs/trace.schema.jso
     }
 }
 
+TEST_CASE("traces under the summary, none and subset policies validate too, and say what they kept",
+          "[trace][schema][policy]") {
+    for (const char* policy : {"summary", "none", "hook_pattern,hook_z"}) {
+        attntrace::test::TempDir dir;
+        auto r = attntrace::test::run_cli({"export", "004-causal-mask-example", "--trace", policy, "-o",
+                                           dir.file("trace.json")});
+        REQUIRE(r.status == 0);
+        json doc = json::parse(attntrace::test::read_text(dir.file("trace.json")));
+        INFO(policy);
+        CHECK(schema_errors(doc) == "");
+        const std::string kind = std::string(policy).find(',') != std::string::npos ? "subset" : policy;
+        CHECK(doc["trace"]["policy"] == kind);
+        if (kind == "summary") {
+            CHECK(doc["steps"][0]["recorded"] == "summary");
+            CHECK(doc["steps"][0].contains("summary"));
+            CHECK_FALSE(doc["steps"][0].contains("values"));
+            json both = doc;  // a summarized step may not carry values as well
+            both["steps"][0]["values"] = json::array({1.0});
+            CHECK(schema_errors(both) != "");
+        }
+    }
+}
+
 TEST_CASE("the schema rejects a trace with a step missing its values or a bad verdict", "[trace][schema]") {
     attntrace::test::TempDir dir;
     auto r = attntrace::test::run_cli({"export", "003-3.1-ring-fell", "-o", dir.file("trace.json")});

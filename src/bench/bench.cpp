@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/memory.hpp"
 #include "kernels/kernels.hpp"
 #include "pipeline/run.hpp"
 
@@ -34,7 +35,7 @@ void summarize(StageTiming& t, std::vector<double> samples) {
 
 }  // namespace
 
-BenchReport run_bench(const RandomSpec& spec, int repeat, int threads) {
+BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std::vector<TracePolicy>& policies) {
     // Keep freed buffers in the heap so that each run reuses the last run's
     // pages instead of faulting in fresh ones: with glibc's defaults every
     // buffer over 128 KiB is unmapped on free, and the page faults took ~3/4 of
@@ -42,6 +43,10 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads) {
     // ceiling for this setting) are still mapped fresh each run.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    // Bigger buffers (n x n steps at n = 2048 are 200 MiB) likewise, through
+    // the Tensor allocator's cache: at n = 2048 with the full trace, faulting
+    // in 1.2 GiB of fresh pages took ~0.6 s of each ~1.5 s run.
+    set_big_buffer_reuse(true);
     BenchReport r;
     r.spec = spec;
     r.repeat = repeat;
@@ -53,33 +58,52 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads) {
 
     Lesson lesson = parse_lesson(random_lesson_json(spec).dump(), "(bench)");
     const Dims d = lesson.dims();
-    std::vector<std::array<double, kStageCount>> per_stage;
-    std::vector<double> whole;
-    run_lesson(lesson);  // warm-up: page faults, thread start-up
-    for (int i = 0; i < repeat; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        Trace t = run_lesson(lesson);
-        whole.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        per_stage.push_back(t.stage_seconds);
+    std::vector<Plan> plans;
+    for (const auto& policy : policies) {
+        plans.push_back(make_plan(lesson, policy, Arithmetic::exact, threads));
+        require_memory(plans.back(), lesson, Arithmetic::exact, threads, max_memory_bytes());
     }
-    for (int s = 0; s < kStageCount; ++s) {
-        StageTiming t;
-        t.name = std::string(stage_name(static_cast<Stage>(s)));
-        std::vector<double> samples;
-        for (const auto& p : per_stage) samples.push_back(p[s]);
-        summarize(t, samples);
-        t.flops = stage_flops(static_cast<Stage>(s), d);
-        if (t.flops > 0) {
-            t.kernel_median = products_seconds(Backend::ours, static_cast<Stage>(s), d, repeat, threads);
-            t.blas_median = products_seconds(Backend::openblas, static_cast<Stage>(s), d, repeat, threads);
+    std::vector<std::vector<std::array<double, kStageCount>>> per_stage(plans.size());
+    std::vector<std::vector<double>> whole(plans.size());
+    for (const Plan& p : plans) run_planned(lesson, Arithmetic::exact, p);  // warm-up: page faults, thread start-up
+    for (int i = 0; i < repeat; ++i)
+        for (std::size_t k = 0; k < plans.size(); ++k) {
+            const auto t0 = std::chrono::steady_clock::now();
+            Trace t = run_planned(lesson, Arithmetic::exact, plans[k]);
+            whole[k].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            per_stage[k].push_back(t.stage_seconds);
         }
-        r.stages.push_back(t);
+    for (std::size_t k = 0; k < plans.size(); ++k) {
+        PolicyTimings pt;
+        pt.policy = plans[k].policy;
+        pt.streamed_attention = plans[k].stream_attention;
+        pt.estimated_peak = plans[k].peak_bytes;
+        for (int s = 0; s < kStageCount; ++s) {
+            const Stage stage = static_cast<Stage>(s);
+            StageTiming t;
+            t.name = std::string(stage_name(stage));
+            std::vector<double> samples;
+            for (const auto& p : per_stage[k]) samples.push_back(p[s]);
+            summarize(t, samples);
+            t.flops = stage_flops(stage, d);
+            // Streamed attention runs the scores' products inside the mix stage.
+            if (pt.streamed_attention && stage == Stage::scores) t.flops = 0;
+            if (pt.streamed_attention && stage == Stage::mix) t.flops += stage_flops(Stage::scores, d);
+            const bool fused = pt.streamed_attention && (stage == Stage::scores || stage == Stage::mix);
+            if (k == 0 && t.flops > 0 && !fused) {
+                t.kernel_median = products_seconds(Backend::ours, stage, d, repeat, threads);
+                t.blas_median = products_seconds(Backend::openblas, stage, d, repeat, threads);
+            }
+            pt.stages.push_back(t);
+        }
+        StageTiming block;
+        block.name = "block";
+        summarize(block, whole[k]);
+        for (const auto& t : pt.stages) block.flops += t.flops;
+        pt.stages.push_back(block);
+        r.runs.push_back(std::move(pt));
     }
-    StageTiming block;
-    block.name = "block";
-    summarize(block, whole);
-    for (const auto& t : r.stages) block.flops += t.flops;
-    r.stages.push_back(block);
+    set_big_buffer_reuse(false);
     return r;
 }
 

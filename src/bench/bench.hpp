@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lesson/random_lesson.hpp"
+#include "trace/policy.hpp"
 #include "trace/steps.hpp"
 
 namespace attntrace {
@@ -20,6 +21,14 @@ struct StageTiming {
     double blas_median = 0;      // cblas_sgemm likewise (0: no OpenBLAS, or no products)
 };
 
+// One trace policy's timings: each stage, then "block" for the whole.
+struct PolicyTimings {
+    TracePolicy policy;
+    bool streamed_attention = false;  // scores..softmax ran inside "mix", over key blocks
+    std::size_t estimated_peak = 0;   // the plan's memory estimate (bytes)
+    std::vector<StageTiming> stages;  // in pipeline order, then "block"
+};
+
 struct BenchReport {
     RandomSpec spec;
     int threads = 1;
@@ -27,11 +36,13 @@ struct BenchReport {
     std::string kernels;          // avx512, avx2, sse4.2, ref
     double peak_gflops = 0;       // measured at start, on `threads` threads
     bool have_blas = false;
-    std::vector<StageTiming> stages;  // in pipeline order, then "block"
+    std::vector<PolicyTimings> runs;  // one per policy, in the order asked; products on the first's stages
 };
 
-// Runs the block `repeat` times (after one warm-up run) on `threads` threads.
-BenchReport run_bench(const RandomSpec& spec, int repeat, int threads);
+// Runs the block `repeat` times (after one warm-up run) on `threads` threads
+// under each policy, the policies interleaved run by run so that a noisy
+// neighbour slows them alike.
+BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std::vector<TracePolicy>& policies);
 
 enum class Backend { ours, openblas };
 // The matrix products of `stage`, in the pipeline's shapes and layouts, timed

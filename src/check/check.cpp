@@ -122,7 +122,9 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
         ClaimResult r;
         r.claim = &c;
         if (!step) {
-            r.reason = "the step is not recorded";
+            r.reason = "the step is not recorded (see the trace policy)";
+        } else if (step->recorded != Record::full && c.kind != Claim::Kind::shape) {
+            r.reason = "the trace policy kept only a summary of this step";
         } else if (c.kind == Claim::Kind::shape) {
             r = check_shape(c, *step);
         } else if (const Tensor* v = step->checked_value()) {

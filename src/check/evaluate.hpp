@@ -18,6 +18,9 @@ struct Evaluation {
     CheckReport report;  // points into lesson: an Evaluation does not move (held by unique_ptr)
 };
 
-std::unique_ptr<Evaluation> evaluate(Lesson lesson);
+// Claims are checked against what the trace keeps: under a policy other than
+// full, a claim about a step kept only as a summary, or not kept, is not
+// checkable.
+std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy = {});
 
 }  // namespace attntrace

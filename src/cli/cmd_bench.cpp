@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "bench/bench.hpp"
+#include "core/memory.hpp"
 #include "cli/commands.hpp"
 #include "trace/trace_json.hpp"
 
@@ -14,22 +15,12 @@ namespace attntrace {
 
 namespace {
 
-void print_text(const BenchReport& r) {
-    const auto& s = r.spec;
-    std::cout << fmt::format("attntrace bench: T={} d_model={} heads={} d_ff={} mask {} {} | threads {} | kernels {} | "
-                             "full trace | {} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
-                             s.tokens, s.d_model, s.heads, s.d_ff, mask_name(s.mask), activation_name(s.activation),
-                             r.threads, r.kernels, r.repeat);
-    const char* wait = std::getenv("OMP_WAIT_POLICY");
-    if (r.threads > 1 && r.have_blas && !(wait && std::string(wait) == "PASSIVE"))
-        std::cout << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (NOTES.md): for the "
-                     "comparison, run with OMP_WAIT_POLICY=PASSIVE\n";
-    std::cout << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n\n", r.peak_gflops, r.threads,
-                             r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
-                                                "compare)");
-    std::cout << fmt::format("{:<8} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7} | {:>8} {:>9} {:>9}\n", "stage", "median ms",
-                             "min ms", "max ms", "GFLOP/s", "% peak", "GFLOP", "kernel", "OpenBLAS", "BLAS/ours");
-    for (const auto& t : r.stages) {
+void print_stages(const BenchReport& r, const PolicyTimings& run, bool products) {
+    std::cout << fmt::format("{:<8} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7}", "stage", "median ms", "min ms", "max ms",
+                             "GFLOP/s", "% peak", "GFLOP");
+    if (products) std::cout << fmt::format(" | {:>8} {:>9} {:>9}", "kernel", "OpenBLAS", "BLAS/ours");
+    std::cout << "\n";
+    for (const auto& t : run.stages) {
         if (t.median == 0 && t.name != "block") continue;
         std::string gf = "-", pk = "-", gflop = "-", kern = "-", blas = "-", ratio = "-";
         if (t.flops > 0) {
@@ -43,18 +34,51 @@ void print_text(const BenchReport& r) {
             blas = fmt::format("{:.1f}", t.flops / t.blas_median / 1e9);
             ratio = fmt::format("{:.2f}", t.blas_median / t.kernel_median);  // 1: as fast as OpenBLAS
         }
-        std::cout << fmt::format("{:<8} {:>10.2f} {:>8.2f} {:>8.2f} {:>8} {:>7} {:>7} | {:>8} {:>9} {:>9}\n", t.name,
-                                 1e3 * t.median, 1e3 * t.min, 1e3 * t.max, gf, pk, gflop, kern, blas, ratio);
+        const std::string name = t.name == "mix" && run.streamed_attention ? "attn*" : t.name;
+        std::cout << fmt::format("{:<8} {:>10.2f} {:>8.2f} {:>8.2f} {:>8} {:>7} {:>7}", name, 1e3 * t.median,
+                                 1e3 * t.min, 1e3 * t.max, gf, pk, gflop);
+        if (products) std::cout << fmt::format(" | {:>8} {:>9} {:>9}", kern, blas, ratio);
+        std::cout << "\n";
     }
-    std::cout << "\nLeft: each stage inside the block, recording the full trace (fresh buffers: page faults count).\n"
-                 "Right: the stage's matrix products alone on warm buffers, GFLOP/s of our kernels and of OpenBLAS;\n"
-                 "BLAS/ours is OpenBLAS's time over ours (1.00: as fast; above: faster than OpenBLAS).\n";
+}
+
+void print_text(const BenchReport& r) {
+    const auto& s = r.spec;
+    std::cout << fmt::format("attntrace bench: T={} d_model={} heads={} d_ff={} mask {} {} | threads {} | kernels {} | "
+                             "{} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
+                             s.tokens, s.d_model, s.heads, s.d_ff, mask_name(s.mask), activation_name(s.activation),
+                             r.threads, r.kernels, r.repeat);
+    const char* wait = std::getenv("OMP_WAIT_POLICY");
+    if (r.threads > 1 && r.have_blas && !(wait && std::string(wait) == "PASSIVE"))
+        std::cout << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (NOTES.md): for the "
+                     "comparison, run with OMP_WAIT_POLICY=PASSIVE\n";
+    std::cout << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n", r.peak_gflops, r.threads,
+                             r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
+                                                "compare)");
+    for (std::size_t k = 0; k < r.runs.size(); ++k) {
+        const auto& run = r.runs[k];
+        std::cout << fmt::format("\ntrace {}{} (estimated peak memory {})\n", run.policy.describe(),
+                                 run.streamed_attention ? ", attention streamed over key blocks" : "",
+                                 human_bytes(run.estimated_peak));
+        print_stages(r, run, k == 0);
+    }
+    if (r.runs.size() > 1) {
+        const double base = r.runs[0].stages.back().median;
+        std::cout << "\nblock median against trace " << r.runs[0].policy.describe() << ":";
+        for (std::size_t k = 1; k < r.runs.size(); ++k)
+            std::cout << fmt::format("  {} {:.3f}", r.runs[k].policy.describe(), r.runs[k].stages.back().median / base);
+        std::cout << "\n";
+    }
+    std::cout << "\nLeft: each stage inside the block (fresh buffers: page faults count); attn*: scores, scale, mask,\n"
+                 "softmax and mix fused, streamed over key blocks. Right (first policy): the stage's matrix products\n"
+                 "alone on warm buffers, GFLOP/s of our kernels and of OpenBLAS; BLAS/ours is OpenBLAS's time over\n"
+                 "ours (1.00: as fast; above: faster than OpenBLAS).\n";
 }
 
 OrderedJson to_json(const BenchReport& r) {
     OrderedJson j;
     j["format"] = "attntrace-bench";
-    j["version"] = 1;
+    j["version"] = 2;  // 2: "runs", one per trace policy
     j["tokens"] = r.spec.tokens;
     j["d_model"] = r.spec.d_model;
     j["heads"] = r.spec.heads;
@@ -63,22 +87,32 @@ OrderedJson to_json(const BenchReport& r) {
     j["threads"] = r.threads;
     j["repeat"] = r.repeat;
     j["kernels"] = r.kernels;
-    j["trace"] = "full";
+    j["trace"] = r.runs[0].policy.describe();
     j["fma_peak_gflops"] = r.peak_gflops;
     j["openblas"] = r.have_blas;
-    OrderedJson stages = OrderedJson::array();
-    for (const auto& t : r.stages) {
-        OrderedJson s;
-        s["stage"] = t.name;
-        s["median_s"] = t.median;
-        s["min_s"] = t.min;
-        s["max_s"] = t.max;
-        s["flops"] = t.flops;
-        if (t.kernel_median > 0) s["kernel_median_s"] = t.kernel_median;
-        if (t.blas_median > 0) s["openblas_median_s"] = t.blas_median;
-        stages.push_back(std::move(s));
-    }
-    j["stages"] = std::move(stages);
+    auto stages_json = [](const PolicyTimings& run) {
+        OrderedJson stages = OrderedJson::array();
+        for (const auto& t : run.stages) {
+            OrderedJson s;
+            s["stage"] = t.name;
+            s["median_s"] = t.median;
+            s["min_s"] = t.min;
+            s["max_s"] = t.max;
+            s["flops"] = t.flops;
+            if (t.kernel_median > 0) s["kernel_median_s"] = t.kernel_median;
+            if (t.blas_median > 0) s["openblas_median_s"] = t.blas_median;
+            stages.push_back(std::move(s));
+        }
+        return stages;
+    };
+    j["stages"] = stages_json(r.runs[0]);  // the first policy's, as in version 1
+    OrderedJson runs = OrderedJson::array();
+    for (const auto& run : r.runs)
+        runs.push_back({{"trace", run.policy.describe()},
+                        {"streamed_attention", run.streamed_attention},
+                        {"estimated_peak_bytes", run.estimated_peak},
+                        {"stages", stages_json(run)}});
+    j["runs"] = std::move(runs);
     return j;
 }
 
@@ -89,6 +123,7 @@ void add_bench_command(CLI::App& app, int& status) {
         RandomSpec spec;
         int repeat = 5;
         bool json = false;
+        std::vector<std::string> traces{"full"};
     };
     auto opts = std::make_shared<Opts>();
     opts->spec.tokens = 512;
@@ -96,17 +131,23 @@ void add_bench_command(CLI::App& app, int& status) {
     opts->spec.heads = 12;
     opts->spec.d_ff = 3072;
     auto* cmd = app.add_subcommand("bench", "Time each stage of a random encoder block (defaults: BERT-base, 512 "
-                                            "tokens) with the full trace recorded: median, min and max over repeated "
+                                            "tokens) with a trace policy (default full): median, min and max over repeated "
                                             "runs, GFLOP/s, the share of the FMA peak measured at start, and, when "
                                             "built with OpenBLAS, cblas_sgemm on the same shapes in the same run.");
     add_random_options(*cmd, opts->spec);
     cmd->add_option("--repeat", opts->repeat, "Timed runs (after one warm-up)")->check(CLI::Range(1, 1000));
+    cmd->add_option("--trace", opts->traces,
+                    "Trace policy: full (default), summary, none, or step names/globs. Repeat it to time several "
+                    "policies in one run, interleaved (e.g. --trace full --trace none)");
     cmd->add_flag("--json", opts->json, "Machine-readable output");
     cmd->footer("Examples:\n  attntrace bench\n  attntrace --threads 2 bench --tokens 2048 --repeat 3\n"
+                "  attntrace --threads 1 bench --tokens 2048 --trace full --trace none\n"
                 "  attntrace bench --tokens 128 --d-model 64 --heads 4 --d-ff 256 --json");
     cmd->callback([opts, &status] {
         if (opts->spec.d_model % opts->spec.heads != 0) throw CLI::ValidationError("--heads", "must divide --d-model");
-        BenchReport r = run_bench(opts->spec, opts->repeat, omp_get_max_threads());
+        std::vector<TracePolicy> policies;
+        for (const auto& t : opts->traces) policies.push_back(parse_trace_policy(t, "--trace"));
+        BenchReport r = run_bench(opts->spec, opts->repeat, omp_get_max_threads(), policies);
         if (opts->json) std::cout << dump_readable(to_json(r));
         else print_text(r);
         status = 0;

@@ -15,6 +15,7 @@ void add_export_command(CLI::App& app, int& status) {
         std::string lesson;
         std::string out;
         std::string arithmetic = "exact";
+        std::string trace = "full";
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand("export", "Write the lesson's trace (every step, every value, the claims and "
@@ -23,10 +24,13 @@ void add_export_command(CLI::App& app, int& status) {
     cmd->add_option("-o,--output", opts->out, "Output file ('-' for standard output)")->required();
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
-    cmd->footer("Example:\n  attntrace export 003-3.1-ring-fell -o trace.json");
+    cmd->add_option("--trace", opts->trace, kTraceHelp);
+    cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o trace.json\n"
+                "  attntrace export 003-3.1-ring-fell --trace 'hook_pattern,hook_z' -o attention.json");
     cmd->callback([opts, &status] {
         if (opts->out.empty()) fail_file("-o", "expected a file path or '-', found an empty string");
-        auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)));
+        const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
+        auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)), policy);
         std::string text = dump_readable(trace_to_json(e->lesson, chosen_trace(*e, opts->arithmetic), &e->report));
         if (opts->out == "-") std::cout << text;
         else write_file_atomic(opts->out, text);

@@ -19,22 +19,27 @@ const Trace& chosen_trace(const Evaluation& e, const std::string& arithmetic) {
 }
 
 int run_lesson_command(const RunOptions& o) {
-    auto e = evaluate(read_lesson(resolve_lesson(o.lesson)));
+    const TracePolicy policy = parse_trace_policy(o.trace, "--trace");
+    auto e = evaluate(read_lesson(resolve_lesson(o.lesson)), policy);
     const Trace& trace = chosen_trace(*e, o.arithmetic);
     // A pattern that matches no step is a mistake, not an empty selection.
     for (const auto& pattern : o.steps) {
         bool any = false;
-        for (const Step& s : trace.steps) any = any || step_selected(s.name, {pattern});
+        for (const Step& s : trace.steps) any = any || step_matches(s.name, {pattern});
         if (!any)
             fail_file(e->lesson.file, "--steps: expected a step name or glob matching a step of this lesson (see "
-                                      "docs/steps.md), found \"" + pattern + "\"");
+                                      "docs/steps.md)" +
+                                          (policy.kind == TracePolicy::Kind::full
+                                               ? std::string()
+                                               : " that --trace " + policy.describe() + " keeps") +
+                                          ", found \"" + pattern + "\"");
     }
     if (o.json) {
         OrderedJson j = trace_to_json(e->lesson, trace, &e->report);
         if (!o.steps.empty()) {
             OrderedJson kept = OrderedJson::array();
             for (auto& s : j["steps"])
-                if (step_selected(s["name"].get<std::string>(), o.steps)) kept.push_back(s);
+                if (step_matches(s["name"].get<std::string>(), o.steps)) kept.push_back(s);
             j["steps"] = kept;
         }
         std::cout << dump_readable(j);
@@ -60,10 +65,13 @@ void add_run_command(CLI::App& app, int& status) {
                     "exact (default), or document: the steps the lesson names in document_rounding rounded as the "
                     "article printed them, and everything after computed from the rounded values")
         ->check(CLI::IsMember({"exact", "document"}));
+    cmd->add_option("--trace", opts->trace, kTraceHelp);
     cmd->add_flag("--json", opts->json, "Print the trace as JSON instead of text");
     cmd->add_flag("--full", opts->full, "Show big matrices whole instead of eliding the middle");
     cmd->footer("Example:\n  attntrace run 003-3.1-ring-fell --steps hook_pattern --precision 3\n"
-                "  attntrace run 003-3.1-ring-fell --arithmetic document --steps hook_z");
+                "  attntrace run 003-3.1-ring-fell --arithmetic document --steps hook_z\n"
+                "  attntrace run 003-3.1-ring-fell --trace summary\n"
+                "  attntrace random --tokens 4096 --out big.json && attntrace run big.json --trace none");
     cmd->callback([opts, &status] { status = run_lesson_command(*opts); });
 }
 

@@ -36,7 +36,13 @@ struct RunOptions {
     std::string arithmetic = "exact";
     bool json = false;
     bool full = false;
+    std::string trace = "full";  // full, summary, none, or step names/globs
 };
+// --trace POLICY (run, export, bench): see trace/policy.hpp.
+inline constexpr const char* kTraceHelp =
+    "What the trace keeps: full (every value; the default), summary (per step: shape, min, max, mean, row sums, a "
+    "corner), none (only the run's output), or step names/globs separated by commas (those in full). Without the "
+    "scores and weights, attention streams over key blocks and needs no T x T memory.";
 int run_lesson_command(const RunOptions& options);
 
 // The exact trace, or with --arithmetic document the document-arithmetic one

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 int main(int argc, char** argv) {
     using namespace attntrace;
@@ -23,6 +24,10 @@ int main(int argc, char** argv) {
     app.add_option("--threads", threads, "Threads for the kernels (default: every core); results are identical "
                                          "whatever the number")
         ->check(CLI::Range(1, 1024));
+    std::string max_memory;
+    app.add_option("--max-memory", max_memory,
+                   "Refuse a run whose estimated peak memory is above this (e.g. 512M, 8G; default: "
+                   "$ATTNTRACE_MAX_MEMORY, else half the physical memory)");
     int status = 0;
     add_run_command(app, status);
     add_list_command(app, status);
@@ -33,6 +38,7 @@ int main(int argc, char** argv) {
     add_bench_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
+        if (!max_memory.empty()) set_max_memory(parse_size(max_memory, "--max-memory"));
     });
     try {
         app.parse(argc, argv);
@@ -56,7 +62,7 @@ int main(int argc, char** argv) {
         std::cerr << "attntrace: error: " << e.what() << "\n";
         return 2;
     } catch (const std::bad_alloc&) {
-        std::cerr << "attntrace: error: out of memory (lower the lesson's sizes or set ATTNTRACE_MAX_MEMORY)\n";
+        std::cerr << "attntrace: error: out of memory (lower the sizes, choose a lighter --trace, or lower --max-memory so that attntrace refuses before it runs)\n";
         return 2;
     } catch (const std::exception& e) {
         // Not the user's fault: a bug. Still one line and no abort.

@@ -6,10 +6,15 @@
 
 namespace attntrace {
 
-// $ATTNTRACE_MAX_MEMORY ("512M", "8G", or bytes), else half the machine's
+// --max-memory (set_max_memory), else $ATTNTRACE_MAX_MEMORY ("512M", "8G",
+// or bytes), else half the machine's
 // physical memory: room for the trace and the OS, and a clear refusal instead
 // of the OOM killer. Throws InputError on a malformed value.
 std::size_t max_memory_bytes();
+void set_max_memory(std::size_t bytes);
+
+// "512M", "8G", "1048576" -> bytes; InputError naming `origin` otherwise.
+std::size_t parse_size(const std::string& text, const std::string& origin);
 
 // "1.5 GiB", "312 KiB"
 std::string human_bytes(std::size_t bytes);

@@ -1,8 +1,72 @@
 #include "core/tensor.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
 
 namespace attntrace {
+
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+std::size_t rounded(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+
+struct BufferCache {
+    std::mutex lock;
+    bool on = false;
+    std::multimap<std::size_t, void*> kept;  // rounded size -> block
+};
+BufferCache& cache() {
+    static BufferCache c;
+    return c;
+}
+
+}  // namespace
+
+void* allocate_big_buffer(std::size_t bytes) {
+    const std::size_t size = rounded(bytes);
+    {
+        BufferCache& c = cache();
+        std::lock_guard<std::mutex> g(c.lock);
+        if (auto it = c.kept.find(size); it != c.kept.end()) {
+            void* p = it->second;
+            c.kept.erase(it);
+            return p;
+        }
+    }
+    void* p = std::aligned_alloc(kHugePage, size);
+    if (!p) throw std::bad_alloc();
+    madvise(p, size, MADV_HUGEPAGE);  // a hint: without THP the buffer still works, with 4 KiB pages
+    return p;
+}
+
+void free_big_buffer(void* p, std::size_t bytes) noexcept {
+    BufferCache& c = cache();
+    {
+        std::lock_guard<std::mutex> g(c.lock);
+        if (c.on) {
+            try {
+                c.kept.emplace(rounded(bytes), p);
+                return;
+            } catch (...) {  // no room to remember it: free it
+            }
+        }
+    }
+    std::free(p);
+}
+
+void set_big_buffer_reuse(bool on) {
+    BufferCache& c = cache();
+    std::lock_guard<std::mutex> g(c.lock);
+    c.on = on;
+    if (!on) {
+        for (auto& [size, p] : c.kept) std::free(p);
+        c.kept.clear();
+    }
+}
 
 Tensor::Tensor(Shape s, float fill) : shape(std::move(s)), data(numel(shape), fill) {}
 

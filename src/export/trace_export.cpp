@@ -59,6 +59,15 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                    {"mask", std::string(mask_name(c.mask))}, {"scale", c.scale},
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
     j["run"] = {{"from", std::string(stage_name(lesson.from))}, {"to", std::string(stage_name(lesson.to))}};
+    OrderedJson policy;
+    const TracePolicy& tp = trace.policy;
+    policy["policy"] = tp.kind == TracePolicy::Kind::full      ? "full"
+                       : tp.kind == TracePolicy::Kind::summary ? "summary"
+                       : tp.kind == TracePolicy::Kind::none    ? "none"
+                                                                : "subset";
+    if (tp.kind == TracePolicy::Kind::subset) policy["steps"] = tp.steps;
+    policy["streamed_attention"] = trace.streamed_attention;
+    j["trace"] = std::move(policy);
     j["document_rounding"] = lesson.document_rounding;
     OrderedJson steps = OrderedJson::array();
     for (const Step& s : trace.steps) {
@@ -76,8 +85,16 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
         sj["source"] = std::string(source_name(s.source));
         sj["inputs"] = s.inputs;
         if (!s.note.empty()) sj["note"] = s.note;
-        sj["values"] = s.source == StepSource::not_computable ? OrderedJson(nullptr) : tensor_to_json(s.value);
-        if (s.formula) sj["formula_values"] = tensor_to_json(*s.formula);
+        sj["recorded"] = std::string(record_name(s.recorded));
+        if (s.summary) {
+            const StepSummary& m = *s.summary;
+            sj["summary"] = {{"min", m.min},           {"max", m.max},
+                             {"mean", m.mean},         {"neg_inf", m.neg_inf},
+                             {"row_sums", tensor_to_json(m.row_sums)}, {"corner", tensor_to_json(m.corner)}};
+        } else {
+            sj["values"] = s.source == StepSource::not_computable ? OrderedJson(nullptr) : tensor_to_json(s.value);
+            if (s.formula) sj["formula_values"] = tensor_to_json(*s.formula);
+        }
         if (s.rounded_to >= 0) sj["rounded_to"] = s.rounded_to;
         steps.push_back(std::move(sj));
     }

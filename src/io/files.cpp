@@ -18,7 +18,10 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     std::error_code ec;
     if (fs::is_directory(target, ec)) fail_file(path, "expected a file path to write, found a directory");
     fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    std::string name = ".";  // built in steps: GCC 12 warns (-Wrestrict) on "." + string, wrongly
+    name += target.filename().string();
+    name += ".tmp-XXXXXX";
+    std::string tmpl = (dir / name).string();
     int fd = mkstemp(tmpl.data());
     if (fd < 0)
         fail_file(path, fmt::format("expected a writable location, found: {}", std::strerror(errno)));

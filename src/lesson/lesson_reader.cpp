@@ -74,7 +74,7 @@ private:
     void reserve(std::size_t floats, const std::string& path, const std::string& what) {
         std::size_t bytes = floats > SIZE_MAX / sizeof(float) ? SIZE_MAX : floats * sizeof(float);
         if (bytes > budget_ || reserved_ > budget_ - bytes)
-            f_.fail(path, fmt::format("a lesson that fits in {} (ATTNTRACE_MAX_MEMORY)", human_bytes(budget_)),
+            f_.fail(path, fmt::format("a lesson that fits in {} (--max-memory, $ATTNTRACE_MAX_MEMORY)", human_bytes(budget_)),
                     fmt::format("{} needing {} more, on top of {}", what, human_bytes(bytes), human_bytes(reserved_)));
         reserved_ += bytes;
     }
@@ -168,10 +168,8 @@ private:
                 f_.fail("run.to", fmt::format("a stage at or after run.from ({})", stage_name(lesson_.from)),
                         std::string(stage_name(lesson_.to)));
         }
-        // The trace (twice with document arithmetic), before any of it exists.
-        std::size_t steps = trace_elements(dims_, lesson_.from, lesson_.to);
-        if (doc_.contains("document_rounding")) steps = steps > SIZE_MAX / 2 ? SIZE_MAX : 2 * steps;
-        reserve(steps, "config", fmt::format("the trace of {} tokens, d_model {}, {} heads", dims_.T, dims_.C, dims_.NH));
+        // The trace's memory depends on the trace policy: the run's plan checks
+        // it before the run (pipeline/plan.hpp). Here: the lesson's own tensors.
         if (!lesson_.query_tokens.empty()) {
             if (lesson_.from < Stage::scores)
                 f_.fail("query_tokens", "no query_tokens when the run computes Q from X (run.from before \"scores\")",

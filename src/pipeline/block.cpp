@@ -3,23 +3,38 @@
 #include <array>
 #include <chrono>
 
+#include <omp.h>
+
+#include "core/memory.hpp"
+
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
 
-Trace run_lesson(const Lesson& lesson, Arithmetic mode) {
+Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan) {
     using StageFn = void (*)(Run&);
     static constexpr std::array<StageFn, kStageCount> kStages = {
         embed_forward, qkv_forward,      scores_forward, scale_forward, mask_forward,
         softmax_forward, mix_forward,    out_proj_forward, add1_forward, norm1_forward,
         ffn_forward,   add2_forward,     norm2_forward};
-    Run run(lesson, mode);
+    Run run(lesson, mode, plan);
     for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s) {
+        const Stage stage = static_cast<Stage>(s);
+        // Streaming: the mix stage computes Z from Q, K and V over key blocks.
+        if (plan.stream_attention && stage >= Stage::scores && stage <= Stage::softmax) continue;
         const auto t0 = std::chrono::steady_clock::now();
         kStages[s](run);
+        run.end_stage(stage);
         run.trace().stage_seconds[s] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    return std::move(run.trace());
+    return run.finish();
+}
+
+Trace run_lesson(const Lesson& lesson, Arithmetic mode, const TracePolicy& policy) {
+    const int threads = omp_get_max_threads();
+    const Plan plan = make_plan(lesson, policy, mode, threads);
+    require_memory(plan, lesson, mode, threads, max_memory_bytes());
+    return run_planned(lesson, mode, plan);
 }
 
 }  // namespace attntrace

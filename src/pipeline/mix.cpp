@@ -1,10 +1,39 @@
 // Stage mix: each query's new vector is the attention-weighted sum of the values.
+#include <cmath>
+
 #include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
 
+namespace {
+
+// Z from Q, K and V over key blocks with an online softmax (see
+// kernels/attention.hpp): the steps of scores..softmax are neither kept nor
+// given, so none of the T x T matrices is ever held.
+void mix_streaming(Run& run) {
+    const Dims& d = run.dims();
+    const Tensor* q = run.value("blocks.0.attn.hook_q");
+    const Tensor* k = run.value("blocks.0.attn.hook_k");
+    const Tensor* v = run.value("blocks.0.attn.hook_v");
+    // Z_h = softmax(mask(Q_h·K_hᵀ / √hs))·V_h   Q: (Tq, NH, hs)   K, V: (T, NH, hs)   Z: (Tq, NH, hs)
+    if (float* z = run.open("blocks.0.attn.hook_z", {{"blocks.0.attn.hook_q", q},
+                                                     {"blocks.0.attn.hook_k", k},
+                                                     {"blocks.0.attn.hook_v", v}})) {
+        const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
+        attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.hs, divisor,
+                            run.lesson().config.mask == MaskKind::causal);
+    }
+    run.close();
+    if (Step* s = run.trace().find("blocks.0.attn.hook_z"); s && s->source == StepSource::computed)
+        s->note = "streamed: softmax(QKᵀ/√hs)·V over blocks of keys with a running max and sum; the scores and "
+                  "weights were never held whole (trace policy keeps none of them)";
+}
+
+}  // namespace
+
 void mix_forward(Run& run) {
+    if (run.plan().stream_attention) return mix_streaming(run);
     const Dims& d = run.dims();
     const Tensor* a = run.value("blocks.0.attn.hook_pattern");
     const Tensor* v = run.value("blocks.0.attn.hook_v");

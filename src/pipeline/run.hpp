@@ -1,7 +1,10 @@
 // Run: the state of one pass of a lesson through the pipeline. Stages ask it
 // for the values they read, open a step to write their result into, and close
 // it; closing applies the lesson's given values and, in document-arithmetic
-// mode, the article's rounding.
+// mode, the article's rounding, refuses a non-finite value, and under the
+// summary policy keeps the summary instead of the values. After each stage the
+// block calls end_stage(), which frees what the plan does not keep and nothing
+// later reads.
 #pragma once
 
 #include <initializer_list>
@@ -9,14 +12,10 @@
 #include <utility>
 
 #include "lesson/lesson.hpp"
+#include "pipeline/plan.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace {
-
-enum class Arithmetic {
-    exact,     // the formulas, in float32
-    document,  // also round the steps the lesson names, as the article did
-};
 
 // An input a step needs: its name (a step or "weights.W_Q") and its value, or
 // null when it is missing.
@@ -24,9 +23,10 @@ using Need = std::pair<std::string, const Tensor*>;
 
 class Run {
 public:
-    Run(const Lesson& lesson, Arithmetic mode);
+    Run(const Lesson& lesson, Arithmetic mode, const Plan& plan);
 
     const Lesson& lesson() const { return lesson_; }
+    const Plan& plan() const { return plan_; }
     const Dims& dims() const { return dims_; }
     Trace& trace() { return trace_; }
 
@@ -55,20 +55,31 @@ public:
     // pass by pass, so each pass reads the given or rounded values.
     bool intervenes(std::initializer_list<std::string> steps) const;
 
+    // Frees the buffers the plan does not keep in full whose last reader is `s`.
+    void end_stage(Stage s);
+    // The trace, without the steps the policy does not keep.
+    Trace finish();
+
 private:
     const Lesson& lesson_;
     Arithmetic mode_;
+    const Plan& plan_;
     Dims dims_;
     Trace trace_;
     std::vector<Step*> open_;
 
     Step& add_step(const StepDef& def);
     void close_step(Step& s);
+    void check_finite(const Step& s) const;
     void record_given_inputs();
     std::vector<std::string> labels_for(Axis a) const;
 };
 
-// Runs the lesson's stages (run.from .. run.to) and returns the trace.
-Trace run_lesson(const Lesson& lesson, Arithmetic mode = Arithmetic::exact);
+// Runs the lesson's stages (run.from .. run.to) and returns the trace the
+// policy keeps. Refuses (InputError) a run whose plan needs more than
+// max_memory_bytes(), before allocating anything.
+Trace run_lesson(const Lesson& lesson, Arithmetic mode = Arithmetic::exact, const TracePolicy& policy = {});
+// The same with a plan made (and checked) by the caller.
+Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan);
 
 }  // namespace attntrace

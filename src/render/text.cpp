@@ -1,8 +1,8 @@
 #include "render/text.hpp"
 
 #include <fmt/format.h>
-#include <fnmatch.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "render/matrix.hpp"
@@ -54,6 +54,28 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
     if (!c.note.empty()) out << "      note: " << c.note << "\n";
 }
 
+// A step kept as a summary (trace policy summary): its statistics and the
+// top-left corner of its last two axes.
+void render_summary(std::ostream& out, const Step& s, const TableOptions& table) {
+    const StepSummary& m = *s.summary;
+    out << fmt::format("    summary: min {}  max {}  mean {}{}\n", format_number(float(m.min), table.precision),
+                       format_number(float(m.max), table.precision), format_number(float(m.mean), table.precision),
+                       m.neg_inf ? fmt::format("  ({} cells -inf)", m.neg_inf) : "");
+    const std::size_t n = m.row_sums.size(), shown = std::min<std::size_t>(n, 6);
+    std::string sums;
+    for (std::size_t i = 0; i < shown; ++i) {
+        if (i) sums += ' ';
+        sums += format_number(m.row_sums.data[i], table.precision);
+    }
+    out << fmt::format("    row sums ({} of {}): {}{}\n", shown, n, sums, shown < n ? " ..." : "");
+    // The corner keeps the last two axes (or the one) with their first labels.
+    const std::size_t r = s.axes.size();
+    std::vector<std::string> axes(s.axes.end() - std::min<std::size_t>(r, m.corner.rank()), s.axes.end());
+    std::vector<std::vector<std::string>> labels(s.labels.end() - std::min<std::size_t>(r, m.corner.rank()), s.labels.end());
+    for (std::size_t k = 0; k < labels.size(); ++k) labels[k].resize(m.corner.shape[k]);
+    out << "    corner:\n" << format_tensor(m.corner, axes, labels, table);
+}
+
 }  // namespace
 
 std::string given_note(const CheckReport& report) {
@@ -72,16 +94,6 @@ std::string_view verdict_mark(Verdict v) {
     return " ";
 }
 
-bool step_selected(const std::string& name, const std::vector<std::string>& patterns) {
-    if (patterns.empty()) return true;
-    for (const auto& p : patterns) {
-        if (fnmatch(p.c_str(), name.c_str(), 0) == 0) return true;
-        // A pattern without a prefix matches the step's last part: "hook_pattern".
-        if (fnmatch(("*." + p).c_str(), name.c_str(), 0) == 0) return true;
-    }
-    return false;
-}
-
 void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
                 const RunView& view) {
     const Config& c = lesson.config;
@@ -95,6 +107,9 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                        c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_name(c.mask),
                        c.scale ? "on" : "off", activation_name(c.activation), c.eps);
     out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
+    if (trace.policy.kind != TracePolicy::Kind::full)
+        out << fmt::format("trace policy {}: {} of the steps kept{}\n", trace.policy.describe(), trace.steps.size(),
+                           trace.streamed_attention ? "; attention streamed over key blocks (no T x T matrix held)" : "");
     if (!lesson.description.empty()) out << "\n" << lesson.description << "\n";
 
     TableOptions table;
@@ -103,7 +118,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     std::size_t n = 0;
     for (const Step& s : trace.steps) {
         ++n;
-        if (!step_selected(s.name, view.steps)) continue;
+        if (!view.steps.empty() && !step_matches(s.name, view.steps)) continue;
         std::string axes;
         for (std::size_t k = 0; k < s.axes.size(); ++k) axes += (k ? " x " : "") + s.axes[k];
         out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), s.name, s.def ? s.def->title : "",
@@ -114,13 +129,18 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                 out << "    not computable: " << s.note << "\n";
                 break;
             case StepSource::given:
-                out << "    given (the article's values):\n"
-                    << format_tensor(s.value, s.axes, s.labels, table);
+                out << "    given (the article's values):\n";
+                if (s.summary) {
+                    render_summary(out, s, table);
+                    break;
+                }
+                out << format_tensor(s.value, s.axes, s.labels, table);
                 if (s.formula)
                     out << "    the formula gives:\n" << format_tensor(*s.formula, s.axes, s.labels, table);
                 break;
             case StepSource::computed:
-                out << format_tensor(s.value, s.axes, s.labels, table);
+                if (s.summary) render_summary(out, s, table);
+                else out << format_tensor(s.value, s.axes, s.labels, table);
                 break;
         }
         if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << s.note << "\n";

@@ -17,8 +17,6 @@ struct RunView {
     bool full = false;               // no elision of big matrices
 };
 
-bool step_selected(const std::string& name, const std::vector<std::string>& patterns);
-
 // Each step: title, formula, shape, token-labelled values, explanation, and
 // the article's claims beside the computed values.
 void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,

@@ -207,17 +207,6 @@ std::vector<std::string> consumed_by(Stage s) {
     return {};
 }
 
-std::size_t trace_elements(const Dims& dims, Stage from, Stage to) {
-    std::size_t total = 0;
-    for (const StepDef& def : kSteps) {
-        if (def.stage < from || def.stage > to) continue;
-        std::size_t n = 0;
-        if (!checked_numel(step_shape(def, dims), SIZE_MAX, n) || total > SIZE_MAX - n) return SIZE_MAX;
-        total += n;
-    }
-    return total;
-}
-
 Shape step_shape(const StepDef& def, const Dims& dims) {
     Shape s;
     for (Axis a : def.axes) s.push_back(dims.extent(a));

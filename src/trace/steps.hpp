@@ -68,10 +68,6 @@ const std::vector<StepDef>& step_catalogue();
 const StepDef* find_step(std::string_view name);
 Shape step_shape(const StepDef& def, const Dims& dims);
 
-// How many floats the steps of stages from..to hold, saturating at SIZE_MAX:
-// known before anything is allocated.
-std::size_t trace_elements(const Dims& dims, Stage from, Stage to);
-
 // The steps of earlier stages that stage `s` reads (weights aside).
 std::vector<std::string> consumed_by(Stage s);
 

@@ -1,5 +1,9 @@
 #include "trace/trace.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 namespace attntrace {
 
 std::string_view source_name(StepSource s) {
@@ -12,6 +16,7 @@ std::string_view source_name(StepSource s) {
 }
 
 const Tensor* Step::checked_value() const {
+    if (recorded != Record::full) return nullptr;  // only a summary is left
     if (formula) return &*formula;
     if (source == StepSource::not_computable) return nullptr;
     return &value;
@@ -27,6 +32,40 @@ Step* Trace::find(std::string_view name) {
     for (auto& s : steps)
         if (s.name == name) return &s;
     return nullptr;
+}
+
+StepSummary summarize(const Tensor& t) {
+    StepSummary s;
+    const std::size_t n = t.size();
+    const std::size_t cols = t.shape.empty() ? n : t.shape.back();
+    const std::size_t rows = cols ? n / cols : 0;
+    Shape row_shape(t.shape.begin(), t.shape.end() - (t.shape.empty() ? 0 : 1));
+    if (row_shape.empty()) row_shape = {1};
+    s.row_sums = Tensor(row_shape);
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, total = 0;
+    std::size_t finite = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        double row = 0;  // double, so that a long row's sum does not lose its small terms
+        for (std::size_t c = 0; c < cols; ++c) {
+            const float x = t.data[r * cols + c];
+            if (!std::isfinite(x)) {
+                s.neg_inf += x < 0;
+                continue;
+            }
+            lo = std::min(lo, double(x)), hi = std::max(hi, double(x));
+            row += x, ++finite;
+        }
+        s.row_sums.data[r] = static_cast<float>(row);
+        total += row;
+    }
+    if (finite) s.min = lo, s.max = hi, s.mean = total / static_cast<double>(finite);
+    // corner: index 0 of the leading axes, the first <= 4 of the last two
+    const std::size_t cr = t.shape.size() >= 2 ? std::min<std::size_t>(4, t.shape[t.shape.size() - 2]) : 1;
+    const std::size_t cc = std::min<std::size_t>(4, cols);
+    s.corner = t.shape.size() >= 2 ? Tensor(Shape{cr, cc}) : Tensor(Shape{cc});
+    for (std::size_t r = 0; r < cr; ++r)
+        for (std::size_t c = 0; c < cc; ++c) s.corner.data[r * cc + c] = t.data[r * cols + c];
+    return s;
 }
 
 }  // namespace attntrace

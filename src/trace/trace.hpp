@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "trace/policy.hpp"
 #include "trace/steps.hpp"
 
 namespace attntrace {
 
-inline constexpr int kTraceFormatVersion = 1;
+// 2: trace policies (steps kept as summaries; a trace may hold only some steps).
+inline constexpr int kTraceFormatVersion = 2;
 
 enum class StepSource {
     computed,        // the formula, from the steps before it
@@ -20,6 +22,16 @@ enum class StepSource {
     not_computable,  // an input is missing (a weight the article never gives, ...)
 };
 std::string_view source_name(StepSource s);
+
+// What a step kept under the summary policy: enough to see its scale and
+// shape without its values.
+struct StepSummary {
+    double min = 0, max = 0, mean = 0;  // over the finite cells (0 when there are none)
+    std::size_t neg_inf = 0;            // blocked cells (-inf), left out of min, max and mean
+    Tensor row_sums;                    // sum over the last axis: shape = the step's without it ((1) for a vector)
+    Tensor corner;                      // the first <= 4 x 4 cells of the last two axes, at index 0 of the others
+};
+StepSummary summarize(const Tensor& t);
 
 struct Step {
     std::string name;
@@ -33,6 +45,8 @@ struct Step {
     std::vector<std::string> inputs;  // steps and weights it was computed from
     std::string note;               // why not computable; where a given comes from
     int rounded_to = -1;            // document arithmetic: decimals this step was rounded to
+    Record recorded = Record::full;  // summary: `value` and `formula` were freed, `summary` holds the rest
+    std::optional<StepSummary> summary;
 
     // The value a claim about this step is checked against: the formula's
     // where one exists, else the given values.
@@ -40,6 +54,8 @@ struct Step {
 };
 
 struct Trace {
+    TracePolicy policy;      // what the run kept
+    bool streamed_attention = false;  // scores..softmax ran over key blocks (nothing T x T was held)
     std::vector<Step> steps;
     std::vector<std::string> warnings;
     std::array<double, kStageCount> stage_seconds{};  // wall time of each stage (0: not run)

@@ -122,8 +122,9 @@ TraceData parse_trace(const json& doc, const std::string& file) {
     if (f.string(f.member(doc, "", "format"), "format") != "attntrace-trace")
         f.fail("format", "\"attntrace-trace\"", describe(doc["format"]));
     auto version = f.integer(f.member(doc, "", "version"), "version", 1, 1000000);
-    if (version != kTraceFormatVersion)
-        f.fail("version", fmt::format("{}", kTraceFormatVersion), fmt::format("{}", version));
+    // Version 1 is version 2 without trace policies: every step in full.
+    if (version != 1 && version != kTraceFormatVersion)
+        f.fail("version", fmt::format("1 or {}", kTraceFormatVersion), fmt::format("{}", version));
     TraceData t;
     t.file = file;
     const json& lesson = f.object(f.member(doc, "", "lesson"), "lesson");
@@ -155,6 +156,16 @@ TraceData parse_trace(const json& doc, const std::string& file) {
                 f.fail(vp, array_text(d.shape) + " (the step's shape)", array_text(out.shape));
             return out;
         };
+        if (auto* rec = f.optional(s, "recorded")) {
+            d.recorded = f.string(*rec, join(p, "recorded"));
+            if (d.recorded != "full" && d.recorded != "summary")
+                f.fail(join(p, "recorded"), "full or summary", describe(*rec));
+        }
+        if (d.recorded == "summary") {
+            f.object(f.member(s, p, "summary"), join(p, "summary"));  // the statistics are for people, not compared
+            t.steps.push_back(std::move(d));
+            continue;
+        }
         const json& values = f.member(s, p, "values");
         if (!values.is_null()) d.values = read_values(values, join(p, "values"));
         else if (d.source != "not-computable") f.fail(join(p, "values"), "the step's values", "null");

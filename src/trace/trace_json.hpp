@@ -28,7 +28,8 @@ struct TraceStepData {
     std::string name;
     Shape shape;
     std::string source;
-    Tensor values;             // empty when not computable
+    std::string recorded = "full";  // "summary": no values (version 2 traces under the summary policy)
+    Tensor values;             // empty when not computable or summarized
     std::optional<Tensor> formula_values;
 };
 struct TraceClaimData {

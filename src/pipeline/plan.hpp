@@ -1,0 +1,54 @@
+// Plan: what a run will keep, free and stream, and the memory that needs,
+// decided from the lesson and the trace policy before anything is allocated.
+//
+// Every step is computed into its own buffer (recording never copies). A
+// buffer the policy does not keep in full is freed after the last stage that
+// reads it. When no step of scores..softmax is kept or given, attention
+// streams over key blocks (online softmax) and nothing T x T exists; when
+// neither FFN hidden step is kept, the FFN runs in row chunks and the T x F
+// hidden units never exist whole.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lesson/lesson.hpp"
+#include "trace/policy.hpp"
+
+namespace attntrace {
+
+enum class Arithmetic {
+    exact,     // the formulas, in float32
+    document,  // also round the steps the lesson names, as the article did
+};
+
+struct Plan {
+    TracePolicy policy;
+    std::vector<Record> record;   // per catalogue step (step_catalogue() order)
+    std::vector<int> last_read;   // per catalogue step: the last stage of this run that reads it (-1: none)
+    bool stream_attention = false;
+    bool stream_ffn = false;
+    std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory
+    std::size_t peak_bytes = 0;    // the run's estimated peak: lesson, live step buffers and scratch
+    std::size_t kept_bytes = 0;    // what the trace holds at the end
+
+    Record record_of(const StepDef& def) const;
+};
+
+// True when the lesson gives this step, or (in document arithmetic) rounds it:
+// its value is then not the formula's, and a fused kernel may not skip it.
+bool intervened(const Lesson& lesson, Arithmetic mode, std::string_view step);
+
+Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode, int threads);
+
+// Refuses (InputError naming the lesson file and "config") a run whose
+// estimated peak exceeds `max_bytes`, suggesting a lighter policy when one fits.
+void require_memory(const Plan& plan, const Lesson& lesson, Arithmetic mode, int threads, std::size_t max_bytes);
+
+// FFN row chunk when streaming: 256 rows x F floats of hidden units (3 MiB at
+// BERT-base's F = 3072) stay in L2/L3 between the two products.
+inline constexpr std::size_t kFfnChunkRows = 256;
+
+}  // namespace attntrace

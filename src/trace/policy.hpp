@@ -1,0 +1,41 @@
+// Trace policies: which steps a run keeps, and how. The pipeline computes
+// every step it needs either way; the policy decides what the trace holds at
+// the end and, through that, how much memory the run needs (pipeline/plan.hpp)
+// and whether attention may stream over key blocks (never holding T x T).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attntrace {
+
+// How one step is kept.
+enum class Record {
+    full,     // every value (the buffer the stage wrote into: no copy)
+    summary,  // shape, min, max, mean, -inf count, row sums, a corner; the values are freed
+    none,     // not kept: freed as soon as no later stage reads it
+};
+std::string_view record_name(Record r);
+
+struct TracePolicy {
+    enum class Kind { full, subset, summary, none };
+    Kind kind = Kind::full;
+    std::vector<std::string> steps;  // subset: step names or globs (as `run --steps`)
+
+    // How a step is kept. Under `none` and `subset` the run's output (the last
+    // step it computes) is kept in full all the same: it is the result.
+    Record record_of(std::string_view step) const;
+    std::string describe() const;  // "full", "summary", "none", "subset(a, b)"
+};
+
+// "full", "summary", "none", or a comma-separated list of step names or globs
+// (a subset). Throws InputError naming `origin` (e.g. "--trace") when a
+// pattern matches no step of the catalogue.
+TracePolicy parse_trace_policy(const std::string& text, const std::string& origin);
+
+// A step name against names or globs: "blocks.0.attn.*", or a last part
+// without a prefix ("hook_pattern" matches "blocks.0.attn.hook_pattern").
+bool step_matches(std::string_view name, const std::vector<std::string>& patterns);
+
+}  // namespace attntrace
