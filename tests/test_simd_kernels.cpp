@@ -55,7 +55,9 @@ void for_each_arch(Body body) {
 
 TEST_CASE("SIMD GEMM matches matmul_ref and matmul_nt_ref on odd shapes and strides", "[simd]") {
     const std::size_t shapes[][3] = {{1, 1, 1},   {1, 7, 17},  {3, 5, 7},    {14, 9, 32},  {15, 16, 33},
-                                     {17, 9, 13}, {29, 65, 63}, {64, 64, 64}, {65, 400, 97}, {7, 1, 500}};
+                                     {17, 9, 13}, {29, 65, 63}, {64, 64, 64}, {65, 400, 97}, {7, 1, 500},
+                                     // narrow N (A read in place, the last partial panel packed), K past kGemmKC
+                                     {45, 777, 64}, {30, 400, 16}, {43, 390, 40}};
     std::vector<float> work(attntrace::simd::gemm_workspace_floats() + 16);
     float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
     for_each_arch([&](auto arch, const char* name) {
