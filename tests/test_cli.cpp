@@ -172,3 +172,23 @@ TEST_CASE("ATTNTRACE_KERNELS forces the scalar kernels, with the same printed nu
     CHECK(bad.status == 2);
     CHECK(bad.err == "attntrace: error: ATTNTRACE_KERNELS: expected ref, sse4.2, avx2 or avx512, found \"avx9000\"\n");
 }
+
+TEST_CASE("bench --threads after the command, two trace policies interleaved, none streaming attention", "[cli]") {
+    auto r = run_cli({"bench", "--threads", "1", "--tokens", "40", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+                      "--repeat", "1", "--trace", "full", "--trace", "none", "--json"});
+    REQUIRE(r.status == 0);
+    json j = json::parse(r.out);
+    CHECK(j["version"] == 2);
+    CHECK(j["threads"] == 1);
+    const auto& runs = j["runs"];
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0]["trace"] == "full");
+    CHECK(runs[0]["streamed_attention"] == false);
+    CHECK(runs[1]["trace"] == "none");
+    CHECK(runs[1]["streamed_attention"] == true);
+    // Streamed, the scores stages never run: their products count in mix.
+    CHECK(runs[1]["stages"][2]["stage"] == "scores");
+    CHECK(runs[1]["stages"][2]["median_s"] == 0.0);
+    CHECK(runs[1]["stages"][6]["flops"].get<double>() == 2 * 2 * 40.0 * 40 * 16);
+    CHECK(runs[0]["estimated_peak_bytes"].get<double>() > runs[1]["estimated_peak_bytes"].get<double>());
+}

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
                  std::string(kFlagshipLesson) + ": \"the ring fell\") step by step."};
     app.set_version_flag("--version", "attntrace " ATTNTRACE_VERSION);
     app.require_subcommand(0, 1);
+    // --threads and --max-memory also after the command: `attntrace bench --threads 2`.
+    app.fallthrough();
     app.footer("Examples:\n  attntrace\n  attntrace list\n  attntrace run 003-3.1-ring-fell --steps 'attn.*'\n"
                "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json");
     int threads = 0;
