@@ -4,16 +4,20 @@
 
 #ifndef ATTNTRACE_SCALAR_ONLY
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "core/tensor.hpp"
 #include "kernels/activations.hpp"
+#include "kernels/attention.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/simd/kernels.hpp"
+#include "kernels/simd/stream_store.hpp"
 #include "kernels/softmax.hpp"
 
 namespace {
@@ -182,3 +186,55 @@ TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins; GELU wit
 }
 
 #endif  // ATTNTRACE_SCALAR_ONLY
+
+TEST_CASE("outputs past kStreamBytes (non-temporal stores) equal the _ref twins", "[simd][stream]") {
+    // 64 MiB and more: attention steps at n >= 2048. Tensor buffers that big
+    // are 2 MiB-aligned, as the pipeline's are; one view starts 1 float in,
+    // so the unaligned head of the streamed loop runs too.
+    const std::size_t n = attntrace::simd::kStreamBytes / sizeof(float) + 37;
+    attntrace::Tensor x = attntrace::Tensor::uninitialized({n + 1}), want = attntrace::Tensor::uninitialized({n + 1}),
+                      got = attntrace::Tensor::uninitialized({n + 1});
+    auto v = values(n + 1, 9);
+    std::copy(v.begin(), v.end(), x.data.begin());
+    for_each_arch([&](auto arch, const char* name) {
+        INFO(name);
+        for (std::size_t off : {0, 1}) {
+            attntrace::scale_div_ref(x.ptr() + off, 8.0f, want.ptr() + off, n);
+            attntrace::simd::ScaleDiv{}(arch, x.ptr() + off, 8.0f, got.ptr() + off, n);
+            REQUIRE(std::equal(want.data.begin() + off, want.data.begin() + off + n, got.data.begin() + off));
+        }
+        const std::size_t plane = n / 2 - 3;  // two heads
+        std::vector<float> mask(values(plane, 10));
+        for (std::size_t i = 5; i < plane; i += 7) mask[i] = -std::numeric_limits<float>::infinity();
+        attntrace::add_mask_heads_ref(x.ptr(), mask.data(), want.ptr(), 2, plane);
+        attntrace::simd::AddMaskHeads{}(arch, x.ptr(), mask.data(), got.ptr(), 2, plane);
+        REQUIRE(std::equal(want.data.begin(), want.data.begin() + 2 * plane, got.data.begin()));
+    });
+    // Softmax: rows x cols past the threshold, rows aligned (cols a multiple of 16).
+    const std::size_t rows = 4096 + 3, cols = 4096;
+    attntrace::Tensor in = attntrace::Tensor::uninitialized({rows, cols});
+    auto w = values(rows * cols, 11);
+    for (std::size_t i = 0; i < w.size(); ++i) in.data[i] = 20.0f * w[i];
+    auto buffers = [&] {
+        std::vector<attntrace::Tensor> b;
+        for (int k = 0; k < 3; ++k) b.push_back(attntrace::Tensor::uninitialized({rows, cols}));  // shifted, e, out
+        b.push_back(attntrace::Tensor::uninitialized({rows}));                                    // m
+        b.push_back(attntrace::Tensor::uninitialized({rows}));                                    // s
+        return b;
+    };
+    auto ref = buffers();
+    attntrace::softmax_rows_ref(in.ptr(), rows, cols, ref[3].ptr(), ref[0].ptr(), ref[1].ptr(), ref[4].ptr(),
+                                ref[2].ptr());
+    for_each_arch([&](auto arch, const char* name) {
+        INFO(name);
+        auto got_b = buffers();
+        attntrace::simd::SoftmaxRows{}(arch, in.ptr(), rows, cols, got_b[3].ptr(), got_b[0].ptr(), got_b[1].ptr(),
+                                       got_b[4].ptr(), got_b[2].ptr());
+        for (int k : {0, 2}) {  // the streamed outputs: shifted scores exactly, weights within exp's ulps
+            double worst = 0;
+            for (std::size_t i = 0; i < rows * cols; ++i)
+                worst = std::max(worst, double(std::fabs(got_b[k].data[i] - ref[k].data[i])));
+            CHECK(worst <= (k == 0 ? 0.0 : kMathUlps * kEps * 2));
+        }
+    });
+}

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <xsimd/xsimd.hpp>
+
+#include "kernels/simd/stream_store.hpp"
 
 #include "kernels/simd/kernels.hpp"
 
@@ -80,6 +83,7 @@ void Add::operator()(Arch, const float* a, const float* b, float* y, std::size_t
 inline constexpr std::size_t kChunkFloats = 1 << 14;
 inline constexpr std::size_t kParallelFloats = 1 << 18;
 
+
 template <class Arch>
 void ScaleDiv::operator()(Arch, const float* x, float divisor, float* y, std::size_t n) const {
     using B = xsimd::batch<float, Arch>;
@@ -90,9 +94,14 @@ void ScaleDiv::operator()(Arch, const float* x, float divisor, float* y, std::si
 #pragma omp parallel for schedule(static) if (n > kParallelFloats)
     for (std::size_t c = 0; c < chunks; ++c) {
         const std::size_t begin = c * kChunkFloats, end = n - begin < kChunkFloats ? n : begin + kChunkFloats;
-        const std::size_t full = begin + (end - begin) / W * W;
-        for (std::size_t i = begin; i < full; i += W) (B::load_unaligned(x + i) / d).store_unaligned(y + i);
-        for (std::size_t i = full; i < end; ++i) y[i] = x[i] / divisor;  // tail
+        std::size_t i = begin;
+        if (n * sizeof(float) >= kStreamBytes) {
+            for (; i < end && reinterpret_cast<std::uintptr_t>(y + i) % (W * sizeof(float)); ++i) y[i] = x[i] / divisor;
+            for (; i + W <= end; i += W) store_stream<Arch>(B::load_unaligned(x + i) / d, y + i);
+        }
+        for (; i + W <= end; i += W) (B::load_unaligned(x + i) / d).store_unaligned(y + i);
+        for (; i < end; ++i) y[i] = x[i] / divisor;  // tail
+        _mm_sfence();  // this thread's streamed stores land before the region ends
     }
 }
 
@@ -107,12 +116,17 @@ void AddMaskHeads::operator()(Arch, const float* s, const float* mask, float* y,
     for (std::size_t item = 0; item < NH * chunks; ++item) {
         const std::size_t h = item / chunks, begin = item % chunks * kChunkFloats;
         const std::size_t end = plane - begin < kChunkFloats ? plane : begin + kChunkFloats;
-        const std::size_t full = begin + (end - begin) / W * W;
         const float* sh = s + h * plane;
         float* yh = y + h * plane;
-        for (std::size_t i = begin; i < full; i += W)
-            (B::load_unaligned(sh + i) + B::load_unaligned(mask + i)).store_unaligned(yh + i);
-        for (std::size_t i = full; i < end; ++i) yh[i] = sh[i] + mask[i];  // tail
+        std::size_t i = begin;
+        if (NH * plane * sizeof(float) >= kStreamBytes) {
+            for (; i < end && reinterpret_cast<std::uintptr_t>(yh + i) % (W * sizeof(float)); ++i) yh[i] = sh[i] + mask[i];
+            for (; i + W <= end; i += W)
+                store_stream<Arch>(B::load_unaligned(sh + i) + B::load_unaligned(mask + i), yh + i);
+        }
+        for (; i + W <= end; i += W) (B::load_unaligned(sh + i) + B::load_unaligned(mask + i)).store_unaligned(yh + i);
+        for (; i < end; ++i) yh[i] = sh[i] + mask[i];  // tail
+        _mm_sfence();  // this thread's streamed stores land before the region ends
     }
 }
 

@@ -8,6 +8,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/simd/kernels.hpp"
+#include "kernels/simd/stream_store.hpp"
 
 namespace attntrace::simd {
 
@@ -19,6 +20,13 @@ std::size_t SoftmaxRows::operator()(Arch, const float* x, std::size_t rows, std:
     const float neg_inf = -std::numeric_limits<float>::infinity();
     const std::size_t full = cols - cols % W;
     std::size_t empty_rows = 0;
+    // Shifted scores and weights far larger than L3 bypass the caches (see
+    // stream_store.hpp); e stays cached, as pass 3 reads it back at once.
+    // Only when every row starts aligned: big steps are 2 MiB-aligned.
+    const std::uintptr_t align = W * sizeof(float);
+    const bool stream = rows * cols * sizeof(float) >= kStreamBytes && cols % W == 0 &&
+                        reinterpret_cast<std::uintptr_t>(shifted) % align == 0 &&
+                        reinterpret_cast<std::uintptr_t>(out) % align == 0;
     // Rows are independent: split across threads when there is enough work.
 #pragma omp parallel for schedule(static) reduction(+ : empty_rows) if (rows * cols > (1u << 18))
     for (std::size_t i = 0; i < rows; ++i) {
@@ -47,7 +55,8 @@ std::size_t SoftmaxRows::operator()(Arch, const float* x, std::size_t rows, std:
         for (std::size_t j = 0; j < full; j += W) {
             const B s = B::load_unaligned(xi + j) - vm;
             const B ex = xsimd::exp(s);
-            s.store_unaligned(si + j);
+            if (stream) store_stream<Arch>(s, si + j);
+            else s.store_unaligned(si + j);
             ex.store_unaligned(ei + j);
             vsum += ex;
         }
@@ -60,8 +69,12 @@ std::size_t SoftmaxRows::operator()(Arch, const float* x, std::size_t rows, std:
         row_sum[i] = s;
         // pass 3: out = e / s
         const B vs(s);
-        for (std::size_t j = 0; j < full; j += W) (B::load_unaligned(ei + j) / vs).store_unaligned(oi + j);
+        for (std::size_t j = 0; j < full; j += W) {
+            if (stream) store_stream<Arch>(B::load_unaligned(ei + j) / vs, oi + j);
+            else (B::load_unaligned(ei + j) / vs).store_unaligned(oi + j);
+        }
         for (std::size_t j = full; j < cols; ++j) oi[j] = ei[j] / s;  // tail
+        if (stream) _mm_sfence();  // this thread's streamed stores land before the region ends
     }
     return empty_rows;
 }
