@@ -176,7 +176,7 @@ TEST_CASE("the plan's memory estimate: n x n only when kept, under 1 GiB streame
     } catch (const InputError& e) {
         const std::string msg = e.what();
         CHECK(msg.find("random.json: config: expected a run that fits in 8.0 GiB") == 0);
-        CHECK(msg.find("--trace none needs about") != std::string::npos);
+        CHECK(msg.find("with --trace none (run, export, bench) it needs about") != std::string::npos);
     }
 }
 
@@ -208,7 +208,7 @@ TEST_CASE("bad --trace and --max-memory values, and a run too big, exit 2 with o
     auto big = run_cli({"--max-memory", "256M", "export", dir.file("big.json"), "-o", dir.file("t.json")});
     CHECK(big.status == 2);
     CHECK(big.err.find("config: expected a run that fits in 256.0 MiB") != std::string::npos);
-    CHECK(big.err.find("--trace none needs about") != std::string::npos);
+    CHECK(big.err.find("with --trace none (run, export, bench) it needs about") != std::string::npos);
     CHECK(std::count(big.err.begin(), big.err.end(), '\n') == 1);
     CHECK(dir.entries() == std::vector<std::string>{"big.json"});  // nothing written
     // The suggested policy runs in that budget.

@@ -119,7 +119,8 @@ void require_memory(const Plan& plan, const Lesson& lesson, Arithmetic mode, int
         if (plan.policy.describe() == lighter) continue;
         const Plan alt = make_plan(lesson, parse_trace_policy(lighter, "--trace"), mode, threads);
         if (alt.peak_bytes <= max_bytes) {
-            hint = fmt::format("; --trace {} needs about {}", lighter, human_bytes(alt.peak_bytes));
+            hint = fmt::format("; with --trace {} (run, export, bench) it needs about {}", lighter,
+                               human_bytes(alt.peak_bytes));
             break;
         }
     }
