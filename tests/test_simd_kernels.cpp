@@ -185,7 +185,6 @@ TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins; GELU wit
     });
 }
 
-#endif  // ATTNTRACE_SCALAR_ONLY
 
 TEST_CASE("outputs past kStreamBytes (non-temporal stores) equal the _ref twins", "[simd][stream]") {
     // 64 MiB and more: attention steps at n >= 2048. Tensor buffers that big
@@ -238,3 +237,5 @@ TEST_CASE("outputs past kStreamBytes (non-temporal stores) equal the _ref twins"
         }
     });
 }
+
+#endif  // ATTNTRACE_SCALAR_ONLY

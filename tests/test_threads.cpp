@@ -12,22 +12,32 @@
 
 using namespace attntrace;
 
-TEST_CASE("1 and 2 threads give bit-identical traces at every step", "[threads]") {
-    // Big enough to cross every parallel threshold (GEMM work, heads, softmax rows).
+namespace {
+
+Lesson random_lesson(std::size_t tokens, std::size_t d_model, std::size_t heads, std::size_t d_ff,
+                     std::uint64_t seed) {
     RandomSpec spec;
-    spec.tokens = 300;
-    spec.d_model = 128;
-    spec.heads = 4;
-    spec.d_ff = 256;
-    spec.seed = 11;
+    spec.tokens = tokens;
+    spec.d_model = d_model;
+    spec.heads = heads;
+    spec.d_ff = d_ff;
+    spec.seed = seed;
     spec.mask = MaskKind::causal;
-    Lesson lesson = parse_lesson(random_lesson_json(spec).dump(), "random.json");
+    return parse_lesson(random_lesson_json(spec).dump(), "random.json");
+}
+
+// The lesson's trace on 1 and on 2 threads.
+std::pair<Trace, Trace> one_and_two(const Lesson& lesson, const TracePolicy& policy) {
     const int before = omp_get_max_threads();
     omp_set_num_threads(1);
-    Trace one = run_lesson(lesson);
+    Trace one = run_lesson(lesson, Arithmetic::exact, policy);
     omp_set_num_threads(2);
-    Trace two = run_lesson(lesson);
+    Trace two = run_lesson(lesson, Arithmetic::exact, policy);
     omp_set_num_threads(before);
+    return {std::move(one), std::move(two)};
+}
+
+void require_identical(const Trace& one, const Trace& two) {
     REQUIRE(one.steps.size() == two.steps.size());
     for (std::size_t i = 0; i < one.steps.size(); ++i) {
         INFO(one.steps[i].name);
@@ -36,6 +46,14 @@ TEST_CASE("1 and 2 threads give bit-identical traces at every step", "[threads]"
         REQUIRE(a.size() == b.size());
         CHECK(std::memcmp(a.ptr(), b.ptr(), a.size() * sizeof(float)) == 0);
     }
+}
+
+}  // namespace
+
+TEST_CASE("1 and 2 threads give bit-identical traces at every step", "[threads]") {
+    // Big enough to cross every parallel threshold (GEMM work, heads, softmax rows).
+    auto [one, two] = one_and_two(random_lesson(300, 128, 4, 256, 11), {});
+    require_identical(one, two);
 }
 
 TEST_CASE("attntrace random writes a lesson that loads and runs, of the requested size", "[cli]") {
@@ -56,28 +74,9 @@ TEST_CASE("attntrace random writes a lesson that loads and runs, of the requeste
 }
 
 TEST_CASE("1 and 2 threads give bit-identical outputs with streamed attention and the chunked FFN", "[threads]") {
-    RandomSpec spec;
-    spec.tokens = 530;  // several query and key blocks, three FFN chunks
-    spec.d_model = 96;
-    spec.heads = 3;
-    spec.d_ff = 192;
-    spec.seed = 12;
-    spec.mask = MaskKind::causal;
-    Lesson lesson = parse_lesson(random_lesson_json(spec).dump(), "random.json");
-    const TracePolicy keep = parse_trace_policy("hook_z,hook_mlp_out", "--trace");
-    const int before = omp_get_max_threads();
-    omp_set_num_threads(1);
-    Trace one = run_lesson(lesson, Arithmetic::exact, keep);
-    omp_set_num_threads(2);
-    Trace two = run_lesson(lesson, Arithmetic::exact, keep);
-    omp_set_num_threads(before);
+    // 530 tokens: several query and key blocks, three FFN chunks.
+    auto [one, two] = one_and_two(random_lesson(530, 96, 3, 192, 12), parse_trace_policy("hook_z,hook_mlp_out", "--trace"));
     REQUIRE(one.streamed_attention);
     REQUIRE(one.steps.size() == 3);  // Z, the FFN's output, the block's output
-    for (std::size_t i = 0; i < one.steps.size(); ++i) {
-        INFO(one.steps[i].name);
-        const Tensor& a = one.steps[i].value;
-        const Tensor& b = two.steps[i].value;
-        REQUIRE(a.size() == b.size());
-        CHECK(std::memcmp(a.ptr(), b.ptr(), a.size() * sizeof(float)) == 0);
-    }
+    require_identical(one, two);
 }

@@ -57,12 +57,12 @@ Isa isa() {
     return chosen;
 }
 
+#ifndef ATTNTRACE_SCALAR_ONLY
 bool forced() {
     const char* env = std::getenv("ATTNTRACE_KERNELS");
     return env && *env;
 }
 
-#ifndef ATTNTRACE_SCALAR_ONLY
 // Runs functor F for the chosen instruction set: xsimd::dispatch over the
 // whole list when nothing is forced, else the forced one directly.
 template <class F, class... Args>
