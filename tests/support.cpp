@@ -29,10 +29,8 @@ std::string slurp_fd(const std::string& path) {
 
 }  // namespace
 
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                  const std::string& stdout_path) {
-    TempDir io;
-    std::string out_path = stdout_path.empty() ? io.file("stdout") : stdout_path, err_path = io.file("stderr");
+int start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
+              const std::vector<std::string>& env) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -53,10 +51,21 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::s
     if (posix_spawn(&pid, ATTNTRACE_BINARY, &actions, nullptr, argv.data(), envp.data()) != 0)
         throw std::runtime_error("cannot start " ATTNTRACE_BINARY);
     posix_spawn_file_actions_destroy(&actions);
+    return pid;
+}
+
+int wait_cli(int pid) {
     int wstatus = 0;
     waitpid(pid, &wstatus, 0);
+    return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                  const std::string& stdout_path) {
+    TempDir io;
+    std::string out_path = stdout_path.empty() ? io.file("stdout") : stdout_path, err_path = io.file("stderr");
     CliResult r;
-    r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    r.status = wait_cli(start_cli(args, out_path, err_path, env));
     r.out = stdout_path.empty() ? slurp_fd(out_path) : "";
     r.err = slurp_fd(err_path);
     return r;

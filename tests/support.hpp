@@ -18,6 +18,13 @@ struct CliResult {
 CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                   const std::string& stdout_path = "");
 
+// The same, started without waiting: returns the process id, for a test that
+// signals the run midway. wait_cli returns its exit status, or 128 + the
+// signal that ended it.
+int start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
+              const std::vector<std::string>& env = {});
+int wait_cli(int pid);
+
 // A fresh empty folder under the system temp dir, removed at exit of scope.
 class TempDir {
 public:

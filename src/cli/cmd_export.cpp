@@ -31,9 +31,15 @@ void add_export_command(CLI::App& app, int& status) {
         if (opts->out.empty()) fail_file("-o", "expected a file path or '-', found an empty string");
         const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
         auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)), policy);
-        std::string text = dump_readable(trace_to_json(e->lesson, chosen_trace(*e, opts->arithmetic), &e->report));
-        if (opts->out == "-") std::cout << text;
-        else write_file_atomic(opts->out, text);
+        const Trace& trace = chosen_trace(*e, opts->arithmetic);
+        if (opts->out == "-") {
+            StreamSink out(std::cout);
+            write_trace_json(out, e->lesson, trace, &e->report);
+        } else {
+            AtomicFile out(opts->out);  // the previous file stays until the new one is whole
+            write_trace_json(out, e->lesson, trace, &e->report);
+            out.commit();
+        }
         status = 0;
     });
 }

@@ -35,14 +35,16 @@ int run_lesson_command(const RunOptions& o) {
                                           ", found \"" + pattern + "\"");
     }
     if (o.json) {
-        OrderedJson j = trace_to_json(e->lesson, trace, &e->report);
+        std::vector<const Tensor*> deferred;
+        OrderedJson j = trace_to_json(e->lesson, trace, &e->report, &deferred);
         if (!o.steps.empty()) {
             OrderedJson kept = OrderedJson::array();
             for (auto& s : j["steps"])
                 if (step_matches(s["name"].get<std::string>(), o.steps)) kept.push_back(s);
             j["steps"] = kept;
         }
-        std::cout << dump_readable(j);
+        StreamSink out(std::cout);
+        write_readable(j, out, deferred);
         return 0;
     }
     RunView view;

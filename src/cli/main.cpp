@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "io/files.hpp"
 
 int main(int argc, char** argv) {
     using namespace attntrace;
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
         if (threads > 0) omp_set_num_threads(threads);
         if (!max_memory.empty()) set_max_memory(parse_size(max_memory, "--max-memory"));
     });
+    remove_partial_files_on_signals();
     try {
         app.parse(argc, argv);
         if (app.get_subcommands().empty()) {

@@ -41,7 +41,9 @@ OrderedJson claim_json(const ClaimResult& r) {
 
 }  // namespace
 
-OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report) {
+OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report,
+                          std::vector<const Tensor*>* deferred) {
+    auto values = [&](const Tensor& t) { return deferred ? deferred_tensor(t, *deferred) : tensor_to_json(t); };
     OrderedJson j;
     j["format"] = "attntrace-trace";
     j["version"] = kTraceFormatVersion;
@@ -92,8 +94,8 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                              {"mean", m.mean},         {"neg_inf", m.neg_inf},
                              {"row_sums", tensor_to_json(m.row_sums)}, {"corner", tensor_to_json(m.corner)}};
         } else {
-            sj["values"] = s.source == StepSource::not_computable ? OrderedJson(nullptr) : tensor_to_json(s.value);
-            if (s.formula) sj["formula_values"] = tensor_to_json(*s.formula);
+            sj["values"] = s.source == StepSource::not_computable ? OrderedJson(nullptr) : values(s.value);
+            if (s.formula) sj["formula_values"] = values(*s.formula);
         }
         if (s.rounded_to >= 0) sj["rounded_to"] = s.rounded_to;
         steps.push_back(std::move(sj));
@@ -105,6 +107,12 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     j["claims"] = std::move(claims);
     j["warnings"] = trace.warnings;
     return j;
+}
+
+void write_trace_json(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport* report) {
+    std::vector<const Tensor*> deferred;
+    OrderedJson j = trace_to_json(lesson, trace, report, &deferred);
+    write_readable(j, out, deferred);
 }
 
 }  // namespace attntrace

@@ -10,6 +10,15 @@
 
 namespace attntrace {
 
-OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report);
+// The trace as a JSON tree. With `deferred`, step values are deferred_tensor
+// nodes (json_text.hpp) instead of arrays: a tree of the trace's metadata only.
+OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report,
+                          std::vector<const Tensor*>* deferred = nullptr);
+
+// The same trace as readable text, written to `out` as it is made, with the
+// values written straight from the trace's tensors: the memory it needs is the
+// metadata's, whatever the trace's size. Byte for byte what
+// dump_readable(trace_to_json(...)) gives (tests/test_trace_schema.cpp).
+void write_trace_json(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport* report);
 
 }  // namespace attntrace

@@ -2,119 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cmath>
-
 #include "core/error.hpp"
 #include "core/json_field.hpp"
 
 namespace attntrace {
 
 using nlohmann::json;
-
-namespace {
-
-// An array whose one-line form is at most this wide stays on one line: a
-// small matrix reads as a matrix, a long row as a list.
-constexpr std::size_t kInlineWidth = 100;
-
-OrderedJson tensor_rec(const Tensor& t, std::size_t axis, std::size_t offset, std::size_t stride_after) {
-    auto num = [](float x) -> OrderedJson {
-        if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
-        return static_cast<double>(x);
-    };
-    if (t.shape.empty()) return num(t.data[0]);
-    OrderedJson arr = OrderedJson::array();
-    std::size_t n = t.shape[axis];
-    std::size_t inner = stride_after / n;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (axis + 1 == t.shape.size()) arr.push_back(num(t.data[offset + i]));
-        else arr.push_back(tensor_rec(t, axis + 1, offset + i * inner, inner));
-    }
-    return arr;
-}
-
-void dump(const OrderedJson& j, int indent, std::string& out);
-
-// The one-line form, or "" when it would hold an object or exceed kInlineWidth.
-std::string inline_form(const OrderedJson& j) {
-    std::string out;
-    if (j.is_object()) return "";
-    if (!j.is_array()) {
-        dump(j, 0, out);
-        return out;
-    }
-    out = "[";
-    for (std::size_t i = 0; i < j.size(); ++i) {
-        std::string e = inline_form(j[i]);
-        if (e.empty() && !(j[i].is_string() || j[i].is_primitive())) return "";
-        out += (i ? ", " : "") + e;
-        if (out.size() > kInlineWidth) return "";
-    }
-    return out + "]";
-}
-
-void dump(const OrderedJson& j, int indent, std::string& out) {
-    const std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
-    const std::string pad_in(static_cast<std::size_t>(indent + 1) * 2, ' ');
-    if (j.is_object()) {
-        if (j.empty()) {
-            out += "{}";
-            return;
-        }
-        out += "{\n";
-        bool first = true;
-        for (auto it = j.begin(); it != j.end(); ++it) {
-            if (!first) out += ",\n";
-            first = false;
-            out += pad_in + OrderedJson(it.key()).dump() + ": ";
-            dump(it.value(), indent + 1, out);
-        }
-        out += "\n" + pad + "}";
-    } else if (j.is_array()) {
-        std::string one_line = inline_form(j);
-        bool flat = std::none_of(j.begin(), j.end(), [](const OrderedJson& e) { return e.is_structured(); });
-        if (!one_line.empty() || flat) {
-            if (one_line.empty()) {  // a long flat row: still one line
-                out += "[";
-                for (std::size_t i = 0; i < j.size(); ++i) {
-                    if (i) out += ", ";
-                    dump(j[i], indent + 1, out);
-                }
-                out += "]";
-            } else {
-                out += one_line;
-            }
-            return;
-        }
-        out += "[\n";
-        for (std::size_t i = 0; i < j.size(); ++i) {
-            if (i) out += ",\n";
-            out += pad_in;
-            dump(j[i], indent + 1, out);
-        }
-        out += "\n" + pad + "]";
-    } else if (j.is_number_float()) {
-        // Every tensor value is a float32: its shortest form round-trips.
-        out += fmt::format("{}", static_cast<float>(j.get<double>()));
-    } else {
-        out += j.dump();
-    }
-}
-
-}  // namespace
-
-OrderedJson tensor_to_json(const Tensor& t) {
-    if (t.shape.empty()) return t.data.empty() ? OrderedJson(nullptr) : tensor_rec(t, 0, 0, 1);
-    return tensor_rec(t, 0, 0, t.size());
-}
-
-std::string dump_readable(const OrderedJson& j) {
-    std::string out;
-    dump(j, 0, out);
-    out += "\n";
-    return out;
-}
 
 TraceData parse_trace(const json& doc, const std::string& file) {
     Fields f(file);

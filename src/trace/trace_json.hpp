@@ -1,7 +1,7 @@
 // Trace JSON (format "attntrace-trace", documented in docs/trace-format.md,
-// schema in docs/trace.schema.json): the readable writer, tensors as JSON, and
-// the reader the golden comparison (and diff) use. Writing a whole trace with
-// its claims is export/trace_export.hpp.
+// schema in docs/trace.schema.json): the reader the golden comparison (and
+// diff) use. The text writer is trace/json_text.hpp; writing a whole trace
+// with its claims is export/trace_export.hpp.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,19 +9,10 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "trace/json_text.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace {
-
-// Fields keep the order they are written in (format and version first, steps in pipeline order).
-using OrderedJson = nlohmann::ordered_json;
-
-// JSON text for people: objects indented, arrays on one line when they fit
-// (kInlineWidth), floats in their shortest round-trip form.
-std::string dump_readable(const OrderedJson& j);
-
-// A tensor as nested arrays; -inf as the string "-inf" (JSON has no infinity).
-OrderedJson tensor_to_json(const Tensor& t);
 
 // A trace read back from JSON: enough to compare it with another.
 struct TraceStepData {

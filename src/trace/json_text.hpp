@@ -1,0 +1,59 @@
+// JSON text for people, written as it is made: objects indented, arrays on one
+// line when they fit (kInlineWidth), floats in their shortest round-trip form.
+// Text goes to a TextSink in chunks of about kFlushBytes, so a trace of any
+// size is written with a bounded buffer, and a tensor can be written straight
+// from its floats without first becoming a JSON tree (a float as a JSON node
+// costs 16 bytes; a trace of 1.2 GiB of floats would need ~5 GiB as a tree).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/tensor.hpp"
+
+namespace attntrace {
+
+// Fields keep the order they are written in (format and version first, steps in pipeline order).
+using OrderedJson = nlohmann::ordered_json;
+
+// Where text goes: a string, a stream, a file being written (io/files.hpp).
+class TextSink {
+public:
+    virtual ~TextSink() = default;
+    virtual void write(std::string_view text) = 0;
+};
+
+class StringSink final : public TextSink {
+public:
+    explicit StringSink(std::string& out) : out_(out) {}
+    void write(std::string_view text) override { out_.append(text); }
+
+private:
+    std::string& out_;
+};
+
+class StreamSink final : public TextSink {
+public:
+    explicit StreamSink(std::ostream& out) : out_(out) {}
+    void write(std::string_view text) override { out_.write(text.data(), static_cast<std::streamsize>(text.size())); }
+
+private:
+    std::ostream& out_;
+};
+
+// A tensor written later, in place: a JSON binary node whose subtype is its
+// index in `deferred` (JSON text never holds binary nodes otherwise).
+OrderedJson deferred_tensor(const Tensor& t, std::vector<const Tensor*>& deferred);
+
+// `j` as readable text and a final newline; deferred_tensor nodes are written
+// from `deferred`'s tensors, exactly as tensor_to_json would have written them.
+void write_readable(const OrderedJson& j, TextSink& out, const std::vector<const Tensor*>& deferred = {});
+std::string dump_readable(const OrderedJson& j);
+
+// A tensor as nested arrays; -inf as the string "-inf" (JSON has no infinity).
+OrderedJson tensor_to_json(const Tensor& t);
+
+}  // namespace attntrace
