@@ -9,6 +9,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   catch2                         # tests
   libvalijson-dev                # JSON Schema validation of traces (tests)
+  clang libclang-rt-14-dev libomp-dev   # libFuzzer targets (scripts/fuzz.sh): clang's fuzzer runtime and OpenMP
 )
 
 missing=()

@@ -2,10 +2,14 @@
 // full) and streamed (trace none): one token, a head size of 1, scores so
 // large that exp would overflow without the max subtracted, denormal inputs,
 // and scores that overflow float32 (refused, naming the step, never NaN).
+// Then given scores of +-1e30 and -inf (a fully blocked row), +inf refused,
+// and LayerNorm over rows of zero variance. docs/numerics.md says what each
+// case does and why.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -115,14 +119,105 @@ TEST_CASE("scores past float32's range are refused naming the step, never a sile
         run_lesson(lesson);
         FAIL("the overflow was not refused");
     } catch (const InputError& e) {
-        CHECK(std::string(e.what()).find("edge.json: blocks.0.attn.hook_scores_raw: expected finite values, found "
-                                         "+inf") == 0);
+        // The first cell past the range: head 0, query 0, key 0 (1e20 · 1e20).
+        CHECK(std::string(e.what()).find("edge.json: blocks.0.attn.hook_scores_raw[0,0,0]: expected finite values, "
+                                         "found +inf") == 0);
     }
     try {
         run_lesson(lesson, Arithmetic::exact, parse_trace_policy("none", "--trace"));
         FAIL("the streamed overflow was not refused");
     } catch (const InputError& e) {
         // Streamed, the scores never exist: the overflow shows in Z.
-        CHECK(std::string(e.what()).find("edge.json: blocks.0.attn.hook_z: expected finite values, found") == 0);
+        CHECK(std::string(e.what()).find("edge.json: blocks.0.attn.hook_z[0,") == 0);
+        CHECK(std::string(e.what()).find("expected finite values, found") != std::string::npos);
     }
+}
+
+namespace {
+
+// attention_lesson with the raw scores given (an article's matrix): (1, T, T).
+Lesson given_scores_lesson(const json& scores) {
+    json X = json::array();
+    for (std::size_t t = 0; t < scores.size(); ++t) X.push_back(json::array({double(t + 1), 0.5}));
+    json doc = json::parse(R"({"format": "attntrace-lesson", "version": 1, "id": "edge", "title": "given scores",
+        "source": {"document": "tests"}, "config": {"d_model": 2, "heads": 1, "mask": "none", "scale": false},
+        "run": {"from": "embed", "to": "mix"},
+        "weights": {"W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]}})");
+    json tokens = json::array();
+    for (std::size_t t = 0; t < scores.size(); ++t) tokens.push_back("t" + std::to_string(t));
+    doc["tokens"] = tokens;
+    doc["inputs"] = {{"X", X}};
+    doc["given"] = {{"blocks.0.attn.hook_scores_raw", json::array({scores})}};
+    return parse_lesson(doc.dump(), "edge.json");
+}
+
+const Tensor& step_value(const Trace& t, const char* name) {
+    const Step* s = t.find(name);
+    REQUIRE(s);
+    return s->value;
+}
+
+}  // namespace
+
+TEST_CASE("given scores of +-1e30 and -inf: exact one-hot and zero weights, a fully blocked row warned, no NaN",
+          "[edges]") {
+    // Row 0: every key blocked (-inf). Row 1: +1e30 against -1e30 and 0.
+    // Row 2: one key blocked, the others ordinary.
+    const json scores = json::array({json::array({"-inf", "-inf", "-inf"}), json::array({1e30, -1e30, 0.0}),
+                                     json::array({"-inf", 0.0, std::log(3.0)})});
+    Trace t = run_lesson(given_scores_lesson(scores));
+    const Tensor& a = step_value(t, "blocks.0.attn.hook_pattern");  // (1, 3, 3)
+    // A row with every key blocked has no distribution: weights 0 (F.softmax would give NaN).
+    for (int j = 0; j < 3; ++j) CHECK(a.data[j] == 0.0f);
+    // Scores 1e30 apart: the max subtracted first makes exp exact, weight exactly 1 on the top key.
+    CHECK(a.data[3] == 1.0f);
+    CHECK(a.data[4] == 0.0f);
+    CHECK(a.data[5] == 0.0f);
+    // exp(0) : exp(ln 3) = 1 : 3 over the two open keys; the blocked one exactly 0.
+    CHECK(a.data[6] == 0.0f);
+    CHECK(a.data[7] == Approx(0.25).epsilon(1e-6));
+    CHECK(a.data[8] == Approx(0.75).epsilon(1e-6));
+    // -inf flows from the given scores through the scaling, and only there.
+    CHECK(step_value(t, "blocks.0.attn.hook_scores_scaled").data[0] == -std::numeric_limits<float>::infinity());
+    // The fully blocked row mixes nothing: Z row 0 is 0, not NaN.
+    const Tensor& z = step_value(t, "blocks.0.attn.hook_z");  // (T, NH, hs) = (3, 1, 2)
+    CHECK(z.data[0] == 0.0f);
+    CHECK(z.data[1] == 0.0f);
+    REQUIRE(t.warnings.size() == 1);
+    CHECK(t.warnings[0].find("1 row(s)") != std::string::npos);
+    CHECK(t.warnings[0].find("every key masked") != std::string::npos);
+}
+
+TEST_CASE("a given score of +inf is refused naming the cell; -inf is the only infinity a score may be", "[edges]") {
+    const json scores = json::array({json::array({0.0, "inf"}), json::array({0.0, 0.0})});
+    try {
+        given_scores_lesson(scores);
+        FAIL("+inf was accepted");
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("edge.json: given.blocks.0.attn.hook_scores_raw[0][0][1]") == 0);
+        CHECK(what.find("a number or \"-inf\"") != std::string::npos);
+    }
+}
+
+TEST_CASE("LayerNorm over a row with zero variance gives beta, not NaN (eps keeps the division finite)", "[edges]") {
+    // A residual stream whose rows are constant: (x - mean) = 0 and var = 0,
+    // so the normalized row is 0 / sqrt(0 + eps) = 0 and the output is beta.
+    json doc = json::parse(R"({"format": "attntrace-lesson", "version": 1, "id": "edge", "title": "flat rows",
+        "source": {"document": "tests"}, "tokens": ["a", "b"],
+        "config": {"d_model": 3, "heads": 1, "mask": "none"},
+        "run": {"from": "embed", "to": "norm1"},
+        "inputs": {"X": [[2, 2, 2], [-1, -1, -1]]},
+        "weights": {"W_Q": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "W_K": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                    "W_V": [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "W_O": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                    "ln1_gamma": [3, 3, 3], "ln1_beta": [0.5, -0.25, 0]}})");
+    Trace t = run_lesson(parse_lesson(doc.dump(), "edge.json"));
+    // V = 0, so the attention output is 0 and X + 0 = X: each row constant.
+    CHECK(step_value(t, "blocks.0.ln1.hook_var").data[0] == 0.0f);
+    CHECK(step_value(t, "blocks.0.ln1.hook_standardized").data[0] == 0.0f);
+    const Step* out = t.find("blocks.0.ln1.hook_normalized");
+    REQUIRE(out);
+    const std::vector<float> beta = {0.5f, -0.25f, 0.0f};
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j) CHECK(out->value.data[i * 3 + j] == beta[j]);
 }

@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace attntrace {
 
@@ -81,6 +84,54 @@ std::size_t overflowing_number(const std::string& text, std::string& token) {
     return found;
 }
 
+// nlohmann keeps the last of two equal keys without a word; a lesson with
+// "d_model" twice is a mistake to name, not a value to pick. Follows the
+// parser's events to know the field path where a key repeats.
+class DuplicateKeys {
+public:
+    explicit DuplicateKeys(const std::string& file) : file_(file) {}
+
+    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+        using E = json::parse_event_t;
+        switch (event) {
+            case E::object_start: frames_.push_back({true, {}, {}, 0}); break;
+            case E::array_start: frames_.push_back({false, {}, {}, 0}); break;
+            case E::key: {  // `parsed` holds the key as a JSON string
+                Frame& f = frames_.back();
+                f.key = parsed.get<std::string>();
+                if (!f.keys.insert(f.key).second)
+                    fail_field(file_, path(), "each key once in an object", "\"" + f.key + "\" a second time");
+                break;
+            }
+            case E::object_end:
+            case E::array_end:
+                frames_.pop_back();
+                element_done();
+                break;
+            case E::value: element_done(); break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool object;
+        std::set<std::string> keys;
+        std::string key;    // object: the current member
+        std::size_t index;  // array: the current element
+    };
+    std::string path() const {
+        std::string p;
+        for (const Frame& f : frames_) p = f.object ? join(p, f.key) : index(p, f.index);
+        return p;
+    }
+    void element_done() {
+        if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+    }
+    const std::string& file_;
+    std::vector<Frame> frames_;
+};
+
 }  // namespace
 
 json parse_json_text(const std::string& text, const std::string& file) {
@@ -90,7 +141,7 @@ json parse_json_text(const std::string& text, const std::string& file) {
         fail_file(file, fmt::format("byte {}: expected JSON nested at most {} deep, found deeper nesting",
                                     where, kMaxJsonDepth));
     try {
-        return json::parse(text);
+        return json::parse(text, DuplicateKeys(file));
     } catch (const json::parse_error& e) {
         // e.byte is 1-based and points just past the offending character.
         std::string what = e.what();
@@ -119,6 +170,10 @@ json load_json_file(const std::string& path) {
     if (ec) fail_file(path, "expected a readable file, found one whose size cannot be read");
     if (size > kMaxFileBytes)
         fail_file(path, fmt::format("expected at most {} bytes, found {} bytes", kMaxFileBytes, size));
+    if (size > max_memory_bytes() / kJsonBytesPerTextByte)
+        fail_file(path, fmt::format("expected a file whose parsed JSON fits the memory limit of {} (--max-memory; up to "
+                                    "{} bytes per byte of JSON), found {} of JSON",
+                                    human_bytes(max_memory_bytes()), kJsonBytesPerTextByte, human_bytes(size)));
     std::ifstream in(path, std::ios::binary);
     if (!in) fail_file(path, "expected a readable file, found one that cannot be opened");
     std::string text(size, '\0');

@@ -67,10 +67,13 @@ private:
     Dims dims_;
     Trace trace_;
     std::vector<Step*> open_;
+    // A given score matrix held -inf (an article's blocked cells): the steps
+    // computed from it may hold -inf too, where it did.
+    bool given_blocked_ = false;
 
     Step& add_step(const StepDef& def);
     void close_step(Step& s);
-    void check_finite(const Step& s) const;
+    void check_finite(const Step& s);
     void record_given_inputs();
     std::vector<std::string> labels_for(Axis a) const;
 };

@@ -68,6 +68,12 @@ raw("json-deep-nesting-in-field.json",
 assert "[0.1, 0.2, 0.3, 0.4]" in good
 raw("json-nan-literal.json", good.replace("[0.1, 0.2, 0.3, 0.4]", "[NaN, 0.2, 0.3, 0.4]", 1), ["byte"])
 raw("json-single-quotes.json", good.replace('"format"', "'format'", 1), ["byte"])
+assert '"config": {"d_model": 4,' in good
+raw("json-duplicate-key.json", good.replace('"config": {"d_model": 4,', '"config": {"d_model": 4, "d_model": 8,', 1),
+    ["config.d_model", "each key once", "a second time"])
+assert '"tokens": [' in good
+raw("json-duplicate-top-level-key.json", good.replace('"tokens": [', '"tokens": ["a"],\n  "tokens": [', 1),
+    ["tokens", "each key once"])
 
 # ---- top level -------------------------------------------------------------
 raw("top-level-array.json", "[" + dump(BASE).rstrip() + "]\n", ["(top level)", "an object"])

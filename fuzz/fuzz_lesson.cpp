@@ -1,0 +1,52 @@
+// Fuzz target: the lesson reader, and everything downstream of a lesson that
+// loads. Bytes in; the only acceptable outcomes are a loaded lesson or an
+// InputError (the one-line message the CLI prints with exit 2). Anything else
+// (another exception, a crash, a sanitizer report, a hang) is a bug.
+//
+// A lesson small enough to run (fuzz_limits.hpp) is also evaluated, rendered
+// and exported, and its exported trace must read back with our own trace
+// reader: a property no hand-written test enumerates.
+//
+// Built two ways (CMakeLists.txt): with -fsanitize=fuzzer as a libFuzzer
+// binary (clang, ATTNTRACE_FUZZ=ON), and in every build as a replay binary
+// that runs saved inputs (tests/fuzz-regressions/) under ctest.
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "check/evaluate.hpp"
+#include "core/error.hpp"
+#include "core/json_field.hpp"
+#include "export/trace_export.hpp"
+#include "fuzz/fuzz_limits.hpp"
+#include "lesson/lesson.hpp"
+#include "render/text.hpp"
+#include "trace/trace_json.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace attntrace;
+    attntrace::fuzz::apply_limits();
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    Lesson lesson;
+    try {
+        lesson = parse_lesson(text, "fuzz.json");
+    } catch (const InputError&) {
+        return 0;  // refused with a message: the expected answer to most inputs
+    }
+    if (!attntrace::fuzz::small_enough_to_run(lesson)) return 0;
+    std::unique_ptr<Evaluation> e;
+    try {
+        e = evaluate(std::move(lesson));
+    } catch (const InputError&) {
+        return 0;  // e.g. a value overflowing float32 mid-run, refused naming the step
+    }
+    std::ostringstream sink;
+    render_run(sink, e->lesson, e->exact, e->report, RunView{});
+    render_check(sink, e->lesson, e->exact, e->report);
+    // What we write, we must read back: the exported trace parses and has every step.
+    const std::string exported = dump_readable(trace_to_json(e->lesson, e->exact, &e->report));
+    TraceData back = parse_trace(parse_json_text(exported, "(exported)"), "(exported)");
+    if (back.steps.size() != e->exact.steps.size()) __builtin_trap();
+    return 0;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Fuzzes the lesson reader and the trace reader with libFuzzer (docs/fuzzing.md).
+#   bash scripts/fuzz.sh [SECONDS_EACH] [BUILD_DIR]
+# Builds fuzz_lesson and fuzz_trace with clang (ASan + UBSan), seeds each with
+# the committed inputs (lessons/, golden/, tests/bad-input/, the saved
+# regressions), and runs each for SECONDS_EACH (default 60). A crash, a
+# sanitizer report, a timeout or a memory blow-up fails the script and leaves
+# the input in BUILD_DIR/artifacts/: add it to tests/fuzz-regressions/ with
+# the fix.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+build="${2:-build-fuzz}"
+
+CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNTRACE_FUZZ=ON -DATTNTRACE_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j2 --target fuzz_lesson fuzz_trace
+
+mkdir -p "$build/artifacts"
+status=0
+for target in lesson trace; do
+  # A fresh working corpus each run: libFuzzer adds to its first folder, and
+  # the committed seeds must stay as they are.
+  corpus="$build/corpus-$target"
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  if [ "$target" = lesson ]; then seeds=(lessons tests/bad-input tests/fuzz-regressions/lesson)
+  else seeds=(golden tests/fuzz-regressions/trace); [ -d tests/bad-trace ] && seeds+=(tests/bad-trace); fi
+  echo "fuzz: $target for ${seconds}s, seeds: ${seeds[*]}"
+  # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: 2 GiB is a
+  # blow-up (the targets cap a run at 64 MiB, fuzz/fuzz_limits.hpp).
+  if ! "$build/fuzz_$target" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="$build/artifacts/$target-" > "$build/fuzz-$target.log" 2>&1; then
+    echo "fuzz: $target FAILED; the last lines of $build/fuzz-$target.log:"
+    tail -n 40 "$build/fuzz-$target.log"
+    status=1
+  else
+    grep -E "^stat::number_of_executed_units|^Done" "$build/fuzz-$target.log" | sed "s/^/fuzz: $target: /"
+  fi
+done
+ls "$build/artifacts" | sed 's/^/fuzz: artifact: /' || true
+exit $status
