@@ -1,7 +1,8 @@
-// Fuzz target: the trace reader (what `golden` and `diff` read). Bytes in; the
-// only acceptable outcomes are a trace or an InputError. A trace that reads
-// must compare equal to itself (compare_traces finds no difference), so the
-// comparison's own walk over every step and value is fuzzed too.
+// Fuzz target: the trace reader (what `golden` and `diff` read), in both its
+// modes. Bytes in; the only acceptable outcomes are a trace or an InputError.
+// A trace that reads must compare equal to itself, by the golden comparison
+// (complete traces) and by diff (every trace), so their walks over every
+// step and value are fuzzed too.
 // Built as a libFuzzer binary and as a replay binary (see fuzz_lesson.cpp).
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/json_field.hpp"
 #include "fuzz/fuzz_limits.hpp"
+#include "trace/diff.hpp"
 #include "trace/golden.hpp"
 #include "trace/trace_json.hpp"
 
@@ -17,12 +19,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace attntrace;
     attntrace::fuzz::apply_limits();
     const std::string text(reinterpret_cast<const char*>(data), size);
-    TraceData trace;
+    json doc;
     try {
-        trace = parse_trace(parse_json_text(text, "fuzz.json"), "fuzz.json");
+        doc = parse_json_text(text, "fuzz.json");
     } catch (const InputError&) {
         return 0;
     }
-    if (!compare_traces(trace, trace, "(self)").empty()) __builtin_trap();
+    try {
+        TraceData trace = parse_trace(doc, "fuzz.json");
+        if (!compare_traces(trace, trace, "(self)").empty()) __builtin_trap();
+    } catch (const InputError&) {
+    }
+    try {
+        TraceData trace = parse_trace(doc, "fuzz.json", TraceRequire::minimal);
+        DiffReport self = diff_traces(trace, trace, DiffOptions{});
+        if (self.first_divergence) __builtin_trap();
+    } catch (const InputError&) {
+    }
     return 0;
 }

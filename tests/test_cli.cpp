@@ -67,7 +67,7 @@ TEST_CASE("check --format json gives a verdict, the printed and the computed val
     CHECK(found);
 }
 
-TEST_CASE("run --steps selects steps by glob or short name; --precision sets the decimals", "[cli]") {
+TEST_CASE("run --steps selects steps by glob or short name, and --precision sets the decimals", "[cli]") {
     auto r = run_cli({"run", "003-3.1-ring-fell", "--steps", "hook_pattern", "--precision", "2"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find("blocks.0.attn.hook_pattern") != std::string::npos);
@@ -91,7 +91,7 @@ TEST_CASE("list shows every lesson with its source", "[cli]") {
     CHECK(r.out.find("003_1ea6acd0c34a2194.txt §3.1 Attention Step by Step") != std::string::npos);
 }
 
-TEST_CASE("--help of every subcommand has an example", "[cli]") {
+TEST_CASE("every subcommand's --help has an example", "[cli]") {
     for (const char* cmd : {"run", "list", "check", "export", "golden"}) {
         auto r = run_cli({cmd, "--help"});
         INFO(cmd);
@@ -108,10 +108,10 @@ TEST_CASE("scores that overflow to -inf are refused, not taken for masked cells"
       "given": {"blocks.0.attn.hook_q": [[3e38], [1]], "blocks.0.attn.hook_k": [[-3e38], [-3e38]]}})");
     auto r = run_cli({"check", dir.file("l.json")});
     CHECK(r.status == 2);
-    CHECK(r.err.find("blocks.0.attn.hook_scores_raw: expected finite values, found -inf") != std::string::npos);
+    CHECK(r.err.find("blocks.0.attn.hook_scores_raw[0,0,0]: expected finite values, found -inf") != std::string::npos);
 }
 
-TEST_CASE("run --arithmetic document shows the rounded steps; a lesson that rounds nothing refuses it", "[cli]") {
+TEST_CASE("run --arithmetic document shows the rounded steps, and a lesson that rounds nothing refuses it", "[cli]") {
     auto r = run_cli({"run", "003-3.1-ring-fell", "--arithmetic", "document", "--steps", "hook_pattern", "hook_z"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find("(rounded to 2 decimals, as the article did)") != std::string::npos);
@@ -163,7 +163,7 @@ TEST_CASE("bench --json reports every stage that runs, the block, and the produc
     CHECK(stages[13]["flops"].get<double>() > stages[10]["flops"].get<double>());
 }
 
-TEST_CASE("ATTNTRACE_KERNELS forces the scalar kernels, with the same printed numbers; a bad value exits 2", "[cli]") {
+TEST_CASE("ATTNTRACE_KERNELS forces the scalar kernels, with the same printed numbers, and a bad value exits 2", "[cli]") {
     auto simd = run_cli({"run", "003-3.1-ring-fell"});
     auto ref = run_cli({"run", "003-3.1-ring-fell"}, {"ATTNTRACE_KERNELS=ref"});
     REQUIRE(ref.status == 0);

@@ -1,5 +1,7 @@
 // The documentation stays true to the code.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
 
 #include "support.hpp"
 #include "trace/steps.hpp"
@@ -63,4 +65,26 @@ TEST_CASE("the README's table of lessons gives each lesson's real verdict counts
                                std::to_string(cells[3]) + " not checkable";
         CHECK(summary.find(expected) != std::string::npos);
     }
+}
+
+TEST_CASE("every test name reaches Catch through ctest intact: no semicolon, no leading dash", "[docs]") {
+    // catch_discover_tests hands each name to ctest, which splits it at ';'
+    // (a CMake list) and passes the pieces to Catch as arguments: a name with
+    // ';' then matches no test, and ctest reports it passed without running
+    // it. A name starting with '-' is read as an option.
+    const std::regex test_case(R"re(TEST_CASE\(\s*"([^"]*)")re");
+    std::size_t names = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(ATTNTRACE_TESTS_DIR))) {
+        const std::string file = entry.path().filename().string();
+        if (file.rfind("test_", 0) != 0 || entry.path().extension() != ".cpp") continue;
+        const std::string text = attntrace::test::read_text(entry.path().string());
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), test_case); it != std::sregex_iterator(); ++it) {
+            const std::string name = (*it)[1];
+            INFO(file << ": \"" << name << "\"");
+            CHECK(name.find(';') == std::string::npos);
+            CHECK(name.rfind("-", 0) != 0);
+            ++names;
+        }
+    }
+    CHECK(names > 100);
 }

@@ -188,7 +188,7 @@ TEST_CASE("given scores of +-1e30 and -inf: exact one-hot and zero weights, a fu
     CHECK(t.warnings[0].find("every key masked") != std::string::npos);
 }
 
-TEST_CASE("a given score of +inf is refused naming the cell; -inf is the only infinity a score may be", "[edges]") {
+TEST_CASE("a given score of +inf is refused naming the cell: -inf is the only infinity a score may be", "[edges]") {
     const json scores = json::array({json::array({0.0, "inf"}), json::array({0.0, 0.0})});
     try {
         given_scores_lesson(scores);

@@ -160,7 +160,7 @@ TEST_CASE("SIMD LayerNorm normalisation and affine equal the _ref twin exactly",
     });
 }
 
-TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins; GELU within a few ulp", "[simd]") {
+TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins, GELU within a few ulp", "[simd]") {
     for_each_arch([&](auto arch, const char* name) {
         for (std::size_t n : kLengths) {
             auto x = values(n, static_cast<std::uint32_t>(n + 200)), y = values(n, static_cast<std::uint32_t>(n + 300));

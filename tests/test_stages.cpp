@@ -94,7 +94,7 @@ TEST_CASE("embed looks up each token's row of the embedding table") {
 
 // ---------------------------------------------------------------- qkv
 
-TEST_CASE("qkv projects X with W (d_in x d_out) and adds the biases; a missing bias is zero") {
+TEST_CASE("qkv projects X with W (d_in x d_out) and adds the biases, and a missing bias is zero") {
     // X = [[1, 2], [3, 4]]
     // W_Q = [[1, 2], [3, 4]]:  X·W_Q = [[1+6, 2+8], [3+12, 6+16]] = [[7, 10], [15, 22]]
     //   + b_Q [0.5, -1]    -> Q = [[7.5, 9], [15.5, 21]]

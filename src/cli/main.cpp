@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
     // --threads and --max-memory also after the command: `attntrace bench --threads 2`.
     app.fallthrough();
     app.footer("Examples:\n  attntrace\n  attntrace list\n  attntrace run 003-3.1-ring-fell --steps 'attn.*'\n"
-               "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json");
+               "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json\n"
+               "  attntrace diff trace.json mine.json");
     int threads = 0;
     app.add_option("--threads", threads, "Threads for the kernels (default: every core); results are identical "
                                          "whatever the number")
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     add_golden_command(app, status);
     add_random_command(app, status);
     add_bench_command(app, status);
+    add_diff_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
         if (!max_memory.empty()) set_max_memory(parse_size(max_memory, "--max-memory"));

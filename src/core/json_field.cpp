@@ -294,32 +294,49 @@ Tensor Fields::tensor(const json& v, const std::string& path, bool allow_neg_inf
     std::size_t n = 0;
     if (!checked_numel(shape, kMaxElements, n))
         fail(path, fmt::format("at most {} numbers", kMaxElements), "more");
-    Tensor t(shape);
-    std::size_t k = 0;
-    // Walk in row-major order, checking each level's length against the shape.
-    auto walk = [&](auto&& self, const json& node, const std::string& p, std::size_t depth) -> void {
+    // Walk in row-major order, checking each level's length against the shape
+    // and each number; with `out`, also store the numbers. The path of a cell
+    // ("W_Q[2][1]") is only spelled out when it is wrong.
+    std::vector<std::size_t> at(shape.size(), 0);  // the index being walked, one per axis
+    auto where = [&](std::size_t depth) {
+        std::string p = path;
+        for (std::size_t k = 0; k < depth; ++k) p = index(p, at[k]);
+        return p;
+    };
+    auto walk = [&](auto&& self, const json& node, std::size_t depth, float*& out) -> void {
         if (depth == shape.size()) {
+            float x = 0;
             if (node.is_string() && allow_neg_inf && node.get<std::string>() == "-inf") {
-                t.data[k++] = kNegInf;
-                return;
+                x = kNegInf;
+            } else {
+                if (!node.is_number())
+                    fail(where(depth), allow_neg_inf ? "a number or \"-inf\"" : "a number", describe(node));
+                double d = node.get<double>();
+                // Values are float32: 1e39 is a finite double but an infinite float.
+                if (!std::isfinite(d) || !std::isfinite(static_cast<float>(d)))
+                    fail(where(depth), "a finite number within float range (|x| < 3.4e38)", describe(node));
+                x = static_cast<float>(d);
             }
-            if (!node.is_number())
-                fail(p, allow_neg_inf ? "a number or \"-inf\"" : "a number", describe(node));
-            double d = node.get<double>();
-            // Values are float32: 1e39 is a finite double but an infinite float.
-            if (!std::isfinite(d) || !std::isfinite(static_cast<float>(d)))
-                fail(p, "a finite number within float range (|x| < 3.4e38)", describe(node));
-            t.data[k++] = static_cast<float>(d);
+            if (out) *out++ = x;
             return;
         }
         if (!node.is_array())
-            fail(p, fmt::format("an array of {}", shape[depth]), describe(node));
+            fail(where(depth), fmt::format("an array of {}", shape[depth]), describe(node));
         if (node.size() != shape[depth])
-            fail(p, fmt::format("an array of {} (as the first row)", shape[depth]),
+            fail(where(depth), fmt::format("an array of {} (as the first row)", shape[depth]),
                  fmt::format("an array of {}", node.size()));
-        for (std::size_t i = 0; i < node.size(); ++i) self(self, node[i], index(p, i), depth + 1);
+        for (at[depth] = 0; at[depth] < node.size(); ++at[depth]) self(self, node[at[depth]], depth + 1, out);
     };
-    walk(walk, v, path, 0);
+    // Check everything before allocating: the shape comes from the first row
+    // at each depth only, so a few bytes of ragged JSON ([[[0,0,...1000], 0,
+    // ...], 0, ...]) would otherwise ask for 1000^3 floats before the second
+    // row is seen to be wrong. Once the walk passes, the JSON holds all n
+    // numbers, so the buffer is bounded by the file's size.
+    float* none = nullptr;
+    walk(walk, v, 0, none);
+    Tensor t = Tensor::uninitialized(shape);
+    float* out = t.data.data();
+    walk(walk, v, 0, out);
     return t;
 }
 

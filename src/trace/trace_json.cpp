@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "core/error.hpp"
 #include "core/json_field.hpp"
 
@@ -9,7 +11,8 @@ namespace attntrace {
 
 using nlohmann::json;
 
-TraceData parse_trace(const json& doc, const std::string& file) {
+TraceData parse_trace(const json& doc, const std::string& file, TraceRequire require) {
+    const bool minimal = require == TraceRequire::minimal;
     Fields f(file);
     f.object(doc, "");
     if (f.string(f.member(doc, "", "format"), "format") != "attntrace-trace")
@@ -20,15 +23,22 @@ TraceData parse_trace(const json& doc, const std::string& file) {
         f.fail("version", fmt::format("1 or {}", kTraceFormatVersion), fmt::format("{}", version));
     TraceData t;
     t.file = file;
-    const json& lesson = f.object(f.member(doc, "", "lesson"), "lesson");
-    t.lesson_id = f.string(f.member(lesson, "lesson", "id"), "lesson.id");
+    if (const json* lesson = minimal ? f.optional(doc, "lesson") : &f.member(doc, "", "lesson")) {
+        f.object(*lesson, "lesson");
+        t.lesson_id = f.string(f.member(*lesson, "lesson", "id"), "lesson.id");
+    }
     const json& steps = f.member(doc, "", "steps");
     if (!steps.is_array()) f.fail("steps", "an array of steps", describe(steps));
+    std::map<std::string, std::size_t> seen;  // name -> its index
     for (std::size_t i = 0; i < steps.size(); ++i) {
         std::string p = index("steps", i);
         const json& s = f.object(steps[i], p);
         TraceStepData d;
         d.name = f.string(f.member(s, p, "name"), join(p, "name"));
+        if (auto [it, fresh] = seen.emplace(d.name, i); !fresh)
+            f.fail(join(p, "name"),
+                   fmt::format("a name no other step has (this one is {}'s)", index("steps", it->second)),
+                   describe(s["name"]));
         const json& shape = f.member(s, p, "shape");
         if (!shape.is_array() || shape.size() > 3) f.fail(join(p, "shape"), "an array of at most 3 sizes", describe(shape));
         for (std::size_t k = 0; k < shape.size(); ++k)
@@ -36,9 +46,13 @@ TraceData parse_trace(const json& doc, const std::string& file) {
         std::size_t n = 0;
         if (!checked_numel(d.shape, kMaxElements, n))
             f.fail(join(p, "shape"), fmt::format("at most {} numbers", kMaxElements), shape_str(d.shape));
-        d.source = f.string(f.member(s, p, "source"), join(p, "source"));
-        if (d.source != "computed" && d.source != "given" && d.source != "not-computable")
-            f.fail(join(p, "source"), "computed, given or not-computable", describe(s["source"]));
+        if (const json* source = minimal ? f.optional(s, "source") : &f.member(s, p, "source")) {
+            d.source = f.string(*source, join(p, "source"));
+            if (d.source != "computed" && d.source != "given" && d.source != "not-computable")
+                f.fail(join(p, "source"), "computed, given or not-computable", describe(*source));
+        } else {
+            d.source = "computed";
+        }
         auto read_values = [&](const json& v, const std::string& vp) {
             Tensor out = d.shape.empty() ? Tensor(Shape{}) : f.tensor(v, vp, true);
             if (d.shape.empty()) {
@@ -77,6 +91,8 @@ TraceData parse_trace(const json& doc, const std::string& file) {
     return t;
 }
 
-TraceData read_trace_file(const std::string& path) { return parse_trace(load_json_file(path), path); }
+TraceData read_trace_file(const std::string& path, TraceRequire require) {
+    return parse_trace(load_json_file(path), path, require);
+}
 
 }  // namespace attntrace

@@ -18,7 +18,7 @@ namespace attntrace {
 struct TraceStepData {
     std::string name;
     Shape shape;
-    std::string source;
+    std::string source;        // computed, given, not-computable
     std::string recorded = "full";  // "summary": no values (version 2 traces under the summary policy)
     Tensor values;             // empty when not computable or summarized
     std::optional<Tensor> formula_values;
@@ -34,8 +34,19 @@ struct TraceData {
     std::vector<TraceClaimData> claims;
 };
 
+// What a trace must hold to be read.
+//   complete: everything attntrace writes that the golden comparison reads:
+//             `lesson.id` and each step's `source`, besides the fields below.
+//   minimal:  what `attntrace diff` reads, so that another implementation can
+//             write it: `format`, `version`, and `steps[]` with `name`, `shape`
+//             and `values`. `lesson` and `source` may be left out (a step then
+//             counts as computed); when present they are checked all the same.
+// Both refuse two steps of one name (diff matches steps by name).
+enum class TraceRequire { complete, minimal };
+
 // Throws InputError with file and field path on anything malformed.
-TraceData read_trace_file(const std::string& path);
-TraceData parse_trace(const nlohmann::json& doc, const std::string& file);
+TraceData read_trace_file(const std::string& path, TraceRequire require = TraceRequire::complete);
+TraceData parse_trace(const nlohmann::json& doc, const std::string& file,
+                      TraceRequire require = TraceRequire::complete);
 
 }  // namespace attntrace
