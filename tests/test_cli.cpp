@@ -1,6 +1,7 @@
 // The CLI end to end on every lesson, as a user runs it.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "support.hpp"
@@ -91,12 +92,26 @@ TEST_CASE("list shows every lesson with its source", "[cli]") {
     CHECK(r.out.find("003_1ea6acd0c34a2194.txt §3.1 Attention Step by Step") != std::string::npos);
 }
 
-TEST_CASE("every subcommand's --help has an example", "[cli]") {
-    for (const char* cmd : {"run", "list", "check", "export", "golden"}) {
+TEST_CASE("every subcommand that attntrace --help lists has --help with an example", "[cli]") {
+    auto top = run_cli({"--help"});
+    REQUIRE(top.status == 0);
+    // CLI11 lists them after "Subcommands:", one per line: two spaces, the name, its description.
+    auto at = top.out.find("\nSubcommands:\n");
+    REQUIRE(at != std::string::npos);
+    std::vector<std::string> commands;
+    std::istringstream lines(top.out.substr(at + 14));
+    for (std::string line; std::getline(lines, line) && !line.empty();)
+        if (line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ')
+            commands.push_back(line.substr(2, line.find(' ', 2) - 2));
+    CHECK(commands == std::vector<std::string>{"run", "list", "check", "export", "golden", "random", "bench", "diff"});
+    CHECK(top.out.find("Example") != std::string::npos);
+    for (const auto& cmd : commands) {
         auto r = run_cli({cmd, "--help"});
         INFO(cmd);
         CHECK(r.status == 0);
-        CHECK(r.out.find("Example") != std::string::npos);
+        CHECK(r.err.empty());
+        CHECK(r.out.find("\nExample") != std::string::npos);
+        CHECK(r.out.find("\n  attntrace") != std::string::npos);  // an example command line under the heading
     }
 }
 

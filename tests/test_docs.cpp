@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <regex>
 
+#include <sstream>
+
 #include "support.hpp"
 #include "trace/steps.hpp"
 
@@ -87,4 +89,24 @@ TEST_CASE("every test name reaches Catch through ctest intact: no semicolon, no 
         }
     }
     CHECK(names > 100);
+}
+
+TEST_CASE("the README's consumer CMakeLists is the one the consumer test builds", "[docs]") {
+    std::string readme = attntrace::test::read_text(attntrace::test::source_dir() + "/README.md");
+    std::string consumer = attntrace::test::read_text(attntrace::test::source_dir() + "/tests/consumer/CMakeLists.txt");
+    auto at = readme.find("## Install and use as a library");
+    REQUIRE(at != std::string::npos);
+    auto start = readme.find("```cmake\n", at);
+    REQUIRE(start != std::string::npos);
+    start += 9;
+    auto end = readme.find("```", start);
+    std::istringstream snippet(readme.substr(start, end - start));
+    int lines = 0;
+    for (std::string line; std::getline(snippet, line);) {
+        if (line.empty()) continue;
+        INFO(line);
+        CHECK(consumer.find(line + "\n") != std::string::npos);
+        ++lines;
+    }
+    CHECK(lines >= 5);
 }

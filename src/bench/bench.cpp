@@ -3,6 +3,8 @@
 #include <malloc.h>
 #include <omp.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/memory.hpp"
@@ -13,19 +15,6 @@ namespace attntrace {
 
 namespace {
 
-// FLOPs of the matrix products of a stage (2 per multiply-add).
-double stage_flops(Stage s, const Dims& d) {
-    const double T = d.T, Tq = d.Tq, C = d.C, F = d.F;
-    switch (s) {
-        case Stage::qkv: return 3 * 2 * T * C * C;
-        case Stage::scores: return 2 * Tq * T * C;  // NH heads of Tq x hs x T
-        case Stage::mix: return 2 * Tq * T * C;
-        case Stage::out: return 2 * Tq * C * C;
-        case Stage::ffn: return 2 * 2 * T * C * F;
-        default: return 0;
-    }
-}
-
 void summarize(StageTiming& t, std::vector<double> samples) {
     std::sort(samples.begin(), samples.end());
     t.min = samples.front();
@@ -35,7 +24,8 @@ void summarize(StageTiming& t, std::vector<double> samples) {
 
 }  // namespace
 
-BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std::vector<TracePolicy>& policies) {
+BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std::vector<TracePolicy>& policies,
+                      const ProgressFn& progress) {
     // Keep freed buffers in the heap so that each run reuses the last run's
     // pages instead of faulting in fresh ones: with glibc's defaults every
     // buffer over 128 KiB is unmapped on free, and the page faults took ~3/4 of
@@ -53,7 +43,6 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
     r.threads = threads;
     omp_set_num_threads(threads);
     r.kernels = std::string(kernel_isa());
-    r.peak_gflops = measure_fma_peak(threads, 0.3);
     r.have_blas = have_openblas();
 
     Lesson lesson = parse_lesson(random_lesson_json(spec).dump(), "(bench)");
@@ -63,11 +52,32 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
         plans.push_back(make_plan(lesson, policy, Arithmetic::exact, threads));
         require_memory(plans.back(), lesson, Arithmetic::exact, threads, max_memory_bytes());
     }
+    // Progress, one item at a time: the FMA peak, each run (warm-ups
+    // included), the products of each stage timed alone. Reported between
+    // timed regions only, so it costs the timings nothing.
+    auto fused = [&](const Plan& p, Stage s) {
+        return p.stream_attention && (s == Stage::scores || s == Stage::mix);
+    };
+    int products = 0;
+    for (int s = 0; s < kStageCount; ++s)
+        products += stage_flops(static_cast<Stage>(s), d) > 0 && !fused(plans[0], static_cast<Stage>(s)) ? 1 : 0;
+    const int total = 1 + static_cast<int>(plans.size()) * (1 + repeat) + products;
+    int done = 0;
+    auto report = [&](const std::string& item) {
+        if (progress) progress({"bench", item, done++, total});
+    };
+
+    report("FMA peak");
+    r.peak_gflops = measure_fma_peak(threads, 0.3);
     std::vector<std::vector<std::array<double, kStageCount>>> per_stage(plans.size());
     std::vector<std::vector<double>> whole(plans.size());
-    for (const Plan& p : plans) run_planned(lesson, Arithmetic::exact, p);  // warm-up: page faults, thread start-up
+    for (const Plan& p : plans) {  // warm-up: page faults, thread start-up
+        report("warm-up, trace " + p.policy.describe());
+        run_planned(lesson, Arithmetic::exact, p);
+    }
     for (int i = 0; i < repeat; ++i)
         for (std::size_t k = 0; k < plans.size(); ++k) {
+            report(fmt::format("run {}/{}, trace {}", i + 1, repeat, plans[k].policy.describe()));
             const auto t0 = std::chrono::steady_clock::now();
             Trace t = run_planned(lesson, Arithmetic::exact, plans[k]);
             whole[k].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -89,8 +99,8 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
             // Streamed attention runs the scores' products inside the mix stage.
             if (pt.streamed_attention && stage == Stage::scores) t.flops = 0;
             if (pt.streamed_attention && stage == Stage::mix) t.flops += stage_flops(Stage::scores, d);
-            const bool fused = pt.streamed_attention && (stage == Stage::scores || stage == Stage::mix);
-            if (k == 0 && t.flops > 0 && !fused) {
+            if (k == 0 && t.flops > 0 && !fused(plans[k], stage)) {
+                report(fmt::format("{} products alone", stage_name(stage)));
                 t.kernel_median = products_seconds(Backend::ours, stage, d, repeat, threads);
                 t.blas_median = products_seconds(Backend::openblas, stage, d, repeat, threads);
             }
@@ -104,6 +114,7 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
         r.runs.push_back(std::move(pt));
     }
     set_big_buffer_reuse(false);
+    if (progress) progress({"bench", {}, total, total});
     return r;
 }
 

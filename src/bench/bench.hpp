@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "lesson/random_lesson.hpp"
 #include "trace/policy.hpp"
 #include "trace/steps.hpp"
@@ -41,8 +42,9 @@ struct BenchReport {
 
 // Runs the block `repeat` times (after one warm-up run) on `threads` threads
 // under each policy, the policies interleaved run by run so that a noisy
-// neighbour slows them alike.
-BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std::vector<TracePolicy>& policies);
+// neighbour slows them alike. `progress` hears of each run as it starts.
+BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std::vector<TracePolicy>& policies,
+                      const ProgressFn& progress = {});
 
 enum class Backend { ours, openblas };
 // The matrix products of `stage`, in the pipeline's shapes and layouts, timed

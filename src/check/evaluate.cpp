@@ -7,7 +7,7 @@
 
 namespace attntrace {
 
-std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy) {
+std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, const ProgressFn& progress) {
     auto e = std::make_unique<Evaluation>();
     e->lesson = std::move(lesson);
     const int threads = omp_get_max_threads();
@@ -21,8 +21,8 @@ std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy) {
         document->peak_bytes += exact.kept_bytes;
         require_memory(*document, e->lesson, Arithmetic::document, threads, budget);
     }
-    e->exact = run_planned(e->lesson, Arithmetic::exact, exact);
-    if (document) e->document = run_planned(e->lesson, Arithmetic::document, *document);
+    e->exact = run_planned(e->lesson, Arithmetic::exact, exact, progress);
+    if (document) e->document = run_planned(e->lesson, Arithmetic::document, *document, progress);
     e->report = check_claims(e->lesson, e->exact, e->document ? &*e->document : nullptr);
     return e;
 }

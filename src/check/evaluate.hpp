@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "check/check.hpp"
+#include "core/progress.hpp"
 #include "lesson/lesson.hpp"
 #include "trace/trace.hpp"
 
@@ -21,6 +22,7 @@ struct Evaluation {
 // Claims are checked against what the trace keeps: under a policy other than
 // full, a claim about a step kept only as a summary, or not kept, is not
 // checkable.
-std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy = {});
+// `progress` hears of each stage of each run (see run_planned).
+std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy = {}, const ProgressFn& progress = {});
 
 }  // namespace attntrace

@@ -9,6 +9,7 @@
 #include "bench/bench.hpp"
 #include "core/memory.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "trace/trace_json.hpp"
 
 namespace attntrace {
@@ -135,7 +136,7 @@ void add_bench_command(CLI::App& app, int& status) {
                                             "runs, GFLOP/s, the share of the FMA peak measured at start, and, when "
                                             "built with OpenBLAS, cblas_sgemm on the same shapes in the same run.");
     add_random_options(*cmd, opts->spec);
-    cmd->add_option("--repeat", opts->repeat, "Timed runs (after one warm-up)")->check(CLI::Range(1, 1000));
+    cmd->add_option("--repeat", opts->repeat, "Timed runs (after one warm-up)")->capture_default_str()->check(CLI::Range(1, 1000));
     cmd->add_option("--trace", opts->traces,
                     "Trace policy: full (default), summary, none, or step names/globs. Repeat it to time several "
                     "policies in one run, interleaved (e.g. --trace full --trace none)");
@@ -147,7 +148,10 @@ void add_bench_command(CLI::App& app, int& status) {
         if (opts->spec.d_model % opts->spec.heads != 0) throw CLI::ValidationError("--heads", "must divide --d-model");
         std::vector<TracePolicy> policies;
         for (const auto& t : opts->traces) policies.push_back(parse_trace_policy(t, "--trace"));
-        BenchReport r = run_bench(opts->spec, opts->repeat, omp_get_max_threads(), policies);
+        // Always a long run (an FMA peak measurement, a warm-up and the repeats).
+        ProgressLine progress(true);
+        BenchReport r = run_bench(opts->spec, opts->repeat, omp_get_max_threads(), policies, progress.callback());
+        progress.clear();
         if (opts->json) std::cout << dump_readable(to_json(r));
         else print_text(r);
         status = 0;

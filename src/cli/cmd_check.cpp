@@ -5,6 +5,7 @@
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "render/text.hpp"
 #include "export/trace_export.hpp"
@@ -28,7 +29,11 @@ void add_check_command(CLI::App& app, int& status) {
     cmd->callback([opts, &status] {
         // Read every lesson first: a bad one stops the run before anything is printed.
         std::vector<std::unique_ptr<Evaluation>> evals;
-        for (const auto& l : opts->lessons) evals.push_back(evaluate(read_lesson(resolve_lesson(l))));
+        for (const auto& l : opts->lessons) {
+            Lesson lesson = read_lesson(resolve_lesson(l));
+            ProgressLine progress(long_run(lesson), lesson.id);
+            evals.push_back(evaluate(std::move(lesson), {}, progress.callback()));
+        }
         bool ok = true;
         std::size_t counts[4] = {0, 0, 0, 0};
         CheckReport all;  // every lesson's results, for the summary

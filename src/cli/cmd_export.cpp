@@ -4,6 +4,7 @@
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "io/files.hpp"
 #include "export/trace_export.hpp"
@@ -26,11 +27,15 @@ void add_export_command(CLI::App& app, int& status) {
         ->check(CLI::IsMember({"exact", "document"}));
     cmd->add_option("--trace", opts->trace, kTraceHelp);
     cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o trace.json\n"
-                "  attntrace export 003-3.1-ring-fell --trace 'hook_pattern,hook_z' -o attention.json");
+                "  attntrace export 003-3.1-ring-fell --trace 'hook_pattern,hook_z' -o attention.json\n"
+                "  attntrace export 003-3.1-ring-fell --arithmetic document -o - | head");
     cmd->callback([opts, &status] {
         if (opts->out.empty()) fail_file("-o", "expected a file path or '-', found an empty string");
         const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
-        auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)), policy);
+        Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
+        ProgressLine progress(long_run(lesson));
+        auto e = evaluate(std::move(lesson), policy, progress.callback());
+        progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         if (opts->out == "-") {
             StreamSink out(std::cout);

@@ -9,15 +9,20 @@
 namespace attntrace {
 
 void add_list_command(CLI::App& app, int& status) {
-    auto* cmd = app.add_subcommand("list", "List the lessons (from $ATTNTRACE_LESSONS or the lessons/ folder): id, "
-                                           "title, source document and section.");
-    cmd->footer("Example:\n  attntrace list");
+    auto* cmd = app.add_subcommand("list", "List the lessons: id, title, source document and section, then the folder "
+                                           "they are in. Lessons are looked for in $ATTNTRACE_LESSONS when set, else "
+                                           "in share/attntrace/lessons beside an installed attntrace (../share from "
+                                           "its bin/), else in the source tree's lessons/. A lesson id names a file "
+                                           "there, for run, check, export and golden.");
+    cmd->footer("Examples:\n  attntrace list\n  ATTNTRACE_LESSONS=$HOME/my-lessons attntrace list");
     cmd->callback([&status] {
-        for (const auto& file : list_lesson_files()) {
+        const auto files = list_lesson_files();
+        for (const auto& file : files) {
             Lesson l = read_lesson(file);
             std::cout << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims)\n", l.id, l.title, "", l.source.document,
                                      l.source.section.empty() ? "" : " §" + l.source.section, l.claims.size());
         }
+        std::cout << fmt::format("\n{} lesson{} in {}\n", files.size(), files.size() == 1 ? "" : "s", lessons_dir());
         status = 0;
     });
 }

@@ -10,15 +10,22 @@
 namespace attntrace {
 
 void add_random_options(CLI::App& cmd, RandomSpec& spec) {
-    cmd.add_option("--tokens", spec.tokens, "Tokens (T)")->check(CLI::Range(1, 1 << 20));
-    cmd.add_option("--d-model", spec.d_model, "Model width (C)")->check(CLI::Range(1, 1 << 16));
-    cmd.add_option("--heads", spec.heads, "Heads (NH); must divide d_model")->check(CLI::Range(1, 1 << 12));
-    cmd.add_option("--d-ff", spec.d_ff, "FFN hidden width (F)")->check(CLI::Range(1, 1 << 18));
-    cmd.add_option("--seed", spec.seed, "Seed of X and of every weight");
-    cmd.add_option("--mask", spec.mask, "none or causal")
+    // Defaults shown in --help are this command's (bench starts from BERT-base).
+    cmd.add_option("--tokens", spec.tokens, "Tokens (T)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    cmd.add_option("--d-model", spec.d_model, "Model width (C)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1 << 16));
+    cmd.add_option("--heads", spec.heads, "Heads (NH); must divide d_model")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1 << 12));
+    cmd.add_option("--d-ff", spec.d_ff, "FFN hidden width (F)")->capture_default_str()->check(CLI::Range(1, 1 << 18));
+    cmd.add_option("--seed", spec.seed, "Seed of X and of every weight")->capture_default_str();
+    cmd.add_option("--mask", spec.mask, "none (default) or causal")
+        ->option_text("none|causal")
         ->transform(CLI::CheckedTransformer(std::map<std::string, MaskKind>{{"none", MaskKind::none},
                                                                              {"causal", MaskKind::causal}}));
-    cmd.add_option("--activation", spec.activation, "relu or gelu")
+    cmd.add_option("--activation", spec.activation, "relu (default) or gelu")
+        ->option_text("relu|gelu")
         ->transform(CLI::CheckedTransformer(std::map<std::string, Activation>{{"relu", Activation::relu},
                                                                                {"gelu", Activation::gelu}}));
 }
@@ -35,8 +42,9 @@ void add_random_command(CLI::App& app, int& status) {
                                              "bench take it like any other.");
     add_random_options(*cmd, opts->spec);
     cmd->add_option("-o,--out", opts->out, "Lesson file to write ('-': standard output)");
-    cmd->footer("Example:\n  attntrace random --tokens 512 --d-model 768 --heads 12 --d-ff 3072 --seed 7 -o bert.json\n"
-                "  attntrace run bert.json --steps hook_pattern");
+    cmd->footer("Examples:\n  attntrace random --tokens 512 --d-model 768 --heads 12 --d-ff 3072 --seed 7 -o bert.json\n"
+                "  attntrace run bert.json --steps hook_pattern\n"
+                "  attntrace random --tokens 6 --d-model 8 --heads 2 --d-ff 16 --mask causal --activation gelu");
     cmd->callback([opts, &status] {
         if (opts->spec.d_model % opts->spec.heads != 0)
             throw CLI::ValidationError("--heads", "must divide --d-model");

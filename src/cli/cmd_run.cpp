@@ -4,6 +4,7 @@
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "export/trace_export.hpp"
 #include "render/text.hpp"
@@ -20,7 +21,10 @@ const Trace& chosen_trace(const Evaluation& e, const std::string& arithmetic) {
 
 int run_lesson_command(const RunOptions& o) {
     const TracePolicy policy = parse_trace_policy(o.trace, "--trace");
-    auto e = evaluate(read_lesson(resolve_lesson(o.lesson)), policy);
+    Lesson lesson = read_lesson(resolve_lesson(o.lesson));
+    ProgressLine progress(long_run(lesson));
+    auto e = evaluate(std::move(lesson), policy, progress.callback());
+    progress.clear();
     const Trace& trace = chosen_trace(*e, o.arithmetic);
     // A pattern that matches no step is a mistake, not an empty selection.
     for (const auto& pattern : o.steps) {
@@ -62,7 +66,7 @@ void add_run_command(CLI::App& app, int& status) {
     cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file")->required();
     cmd->add_option("--steps", opts->steps,
                     "Only these steps: names or globs, e.g. 'blocks.0.attn.*' or hook_pattern (repeatable)");
-    cmd->add_option("--precision", opts->precision, "Decimals shown in the tables")->check(CLI::Range(0, 9));
+    cmd->add_option("--precision", opts->precision, "Decimals shown in the tables")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_option("--arithmetic", opts->arithmetic,
                     "exact (default), or document: the steps the lesson names in document_rounding rounded as the "
                     "article printed them, and everything after computed from the rounded values")

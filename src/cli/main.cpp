@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/files.hpp"
@@ -23,7 +24,8 @@ int main(int argc, char** argv) {
     app.fallthrough();
     app.footer("Examples:\n  attntrace\n  attntrace list\n  attntrace run 003-3.1-ring-fell --steps 'attn.*'\n"
                "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json\n"
-               "  attntrace diff trace.json mine.json");
+               "  attntrace diff trace.json mine.json\n"
+               "  attntrace bench --help      (every command: its options and examples)");
     int threads = 0;
     app.add_option("--threads", threads, "Threads for the kernels (default: every core); results are identical "
                                          "whatever the number")
@@ -32,6 +34,11 @@ int main(int argc, char** argv) {
     app.add_option("--max-memory", max_memory,
                    "Refuse a run whose estimated peak memory is above this (e.g. 512M, 8G; default: "
                    "$ATTNTRACE_MAX_MEMORY, else half the physical memory)");
+    bool quiet = false;
+    app.add_flag("-q,--quiet", quiet,
+                 "No progress line on standard error. It is shown only for long runs (bench; run, check, export or "
+                 "golden of a large lesson) and only when standard error is a terminal; ATTNTRACE_NO_PROGRESS=1 also "
+                 "turns it off");
     int status = 0;
     add_run_command(app, status);
     add_list_command(app, status);
@@ -43,6 +50,7 @@ int main(int argc, char** argv) {
     add_diff_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
+        set_quiet(quiet);
         if (!max_memory.empty()) set_max_memory(parse_size(max_memory, "--max-memory"));
     });
     remove_partial_files_on_signals();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "io/data_dir.hpp"
 #include "trace/steps.hpp"
 
 namespace attntrace {
@@ -90,8 +91,8 @@ struct Lesson {
 Lesson read_lesson(const std::string& path);
 Lesson parse_lesson(const std::string& text, const std::string& file);
 
-// Where lessons live: $ATTNTRACE_LESSONS, else the source tree's lessons/.
-std::string lessons_dir();
+// Where lessons live: lessons_dir() in io/data_dir.hpp ($ATTNTRACE_LESSONS,
+// else an installed share/attntrace/lessons, else the source tree's lessons/).
 // "003-ring-fell" -> "<lessons_dir>/003-ring-fell.json"; a path is returned as is.
 std::string resolve_lesson(const std::string& name_or_path);
 std::vector<std::string> list_lesson_files();

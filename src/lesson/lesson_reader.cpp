@@ -508,11 +508,6 @@ Lesson read_lesson(const std::string& path) {
     return LessonReader(doc, path).read();
 }
 
-std::string lessons_dir() {
-    if (const char* env = std::getenv("ATTNTRACE_LESSONS"); env && *env) return env;
-    return ATTNTRACE_LESSONS_DIR;
-}
-
 std::string resolve_lesson(const std::string& name_or_path) {
     namespace fs = std::filesystem;
     if (fs::exists(name_or_path) || name_or_path.find('/') != std::string::npos ||

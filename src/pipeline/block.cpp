@@ -11,30 +11,39 @@
 
 namespace attntrace {
 
-Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan) {
+Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const ProgressFn& progress) {
     using StageFn = void (*)(Run&);
     static constexpr std::array<StageFn, kStageCount> kStages = {
         embed_forward, qkv_forward,      scores_forward, scale_forward, mask_forward,
         softmax_forward, mix_forward,    out_proj_forward, add1_forward, norm1_forward,
         ffn_forward,   add2_forward,     norm2_forward};
     Run run(lesson, mode, plan);
+    // Streaming: the mix stage computes Z from Q, K and V over key blocks.
+    auto skipped = [&](Stage stage) {
+        return plan.stream_attention && stage >= Stage::scores && stage <= Stage::softmax;
+    };
+    int total = 0, done = 0;
+    for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s)
+        total += skipped(static_cast<Stage>(s)) ? 0 : 1;
+    const std::string_view task = mode == Arithmetic::exact ? "exact run" : "document run";
     for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s) {
         const Stage stage = static_cast<Stage>(s);
-        // Streaming: the mix stage computes Z from Q, K and V over key blocks.
-        if (plan.stream_attention && stage >= Stage::scores && stage <= Stage::softmax) continue;
+        if (skipped(stage)) continue;
+        if (progress) progress({task, stage_name(stage), done++, total});
         const auto t0 = std::chrono::steady_clock::now();
         kStages[s](run);
         run.end_stage(stage);
         run.trace().stage_seconds[s] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
+    if (progress) progress({task, {}, total, total});
     return run.finish();
 }
 
-Trace run_lesson(const Lesson& lesson, Arithmetic mode, const TracePolicy& policy) {
+Trace run_lesson(const Lesson& lesson, Arithmetic mode, const TracePolicy& policy, const ProgressFn& progress) {
     const int threads = omp_get_max_threads();
     const Plan plan = make_plan(lesson, policy, mode, threads);
     require_memory(plan, lesson, mode, threads, max_memory_bytes());
-    return run_planned(lesson, mode, plan);
+    return run_planned(lesson, mode, plan, progress);
 }
 
 }  // namespace attntrace

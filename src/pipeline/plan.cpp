@@ -31,6 +31,26 @@ bool in_attention_core(Stage s) { return s >= Stage::scores && s <= Stage::softm
 
 }  // namespace
 
+double stage_flops(Stage s, const Dims& d) {
+    const double T = d.T, Tq = d.Tq, C = d.C, F = d.F;
+    switch (s) {
+        case Stage::qkv: return 3 * 2 * T * C * C;
+        case Stage::scores: return 2 * Tq * T * C;  // NH heads of Tq x hs x T
+        case Stage::mix: return 2 * Tq * T * C;
+        case Stage::out: return 2 * Tq * C * C;
+        case Stage::ffn: return 2 * 2 * T * C * F;
+        default: return 0;
+    }
+}
+
+double lesson_flops(const Lesson& lesson) {
+    const Dims d = lesson.dims();
+    double flops = 0;
+    for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s)
+        flops += stage_flops(static_cast<Stage>(s), d);
+    return flops;
+}
+
 bool intervened(const Lesson& lesson, Arithmetic mode, std::string_view step) {
     const std::string name(step);
     return lesson.given.count(name) || (mode == Arithmetic::document && lesson.document_rounding.count(name));

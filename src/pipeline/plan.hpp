@@ -47,6 +47,12 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
 // estimated peak exceeds `max_bytes`, suggesting a lighter policy when one fits.
 void require_memory(const Plan& plan, const Lesson& lesson, Arithmetic mode, int threads, std::size_t max_bytes);
 
+// FLOPs of a stage's matrix products (2 per multiply-add; 0: element-wise
+// only), and of all the stages a lesson runs: how long a run will take, at the
+// GFLOP/s `attntrace bench` measures.
+double stage_flops(Stage s, const Dims& d);
+double lesson_flops(const Lesson& lesson);
+
 // FFN row chunk when streaming: 256 rows x F floats of hidden units (3 MiB at
 // BERT-base's F = 3072) stay in L2/L3 between the two products.
 inline constexpr std::size_t kFfnChunkRows = 256;

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/progress.hpp"
 #include "lesson/lesson.hpp"
 #include "pipeline/plan.hpp"
 #include "trace/trace.hpp"
@@ -80,9 +81,11 @@ private:
 
 // Runs the lesson's stages (run.from .. run.to) and returns the trace the
 // policy keeps. Refuses (InputError) a run whose plan needs more than
-// max_memory_bytes(), before allocating anything.
-Trace run_lesson(const Lesson& lesson, Arithmetic mode = Arithmetic::exact, const TracePolicy& policy = {});
+// max_memory_bytes(), before allocating anything. `progress` hears of each
+// stage as it starts ("exact run" or "document run", the stage's name).
+Trace run_lesson(const Lesson& lesson, Arithmetic mode = Arithmetic::exact, const TracePolicy& policy = {},
+                 const ProgressFn& progress = {});
 // The same with a plan made (and checked) by the caller.
-Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan);
+Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const ProgressFn& progress = {});
 
 }  // namespace attntrace

@@ -1,0 +1,58 @@
+#include "cli/progress.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string_view>
+
+#include "lesson/lesson.hpp"
+#include "pipeline/plan.hpp"
+
+namespace attntrace {
+
+namespace {
+
+bool quiet_flag = false;
+
+// Longer than a terminal's usual 80 columns, the line would wrap and \r would
+// no longer return to its start.
+constexpr std::size_t kMaxWidth = 79;
+
+}  // namespace
+
+void set_quiet(bool quiet) { quiet_flag = quiet; }
+
+bool progress_allowed() {
+    if (quiet_flag) return false;
+    if (const char* off = std::getenv("ATTNTRACE_NO_PROGRESS"); off && *off && std::string_view(off) != "0")
+        return false;
+    return isatty(STDERR_FILENO) == 1;
+}
+
+ProgressLine::ProgressLine(bool wanted, std::string label)
+    : ProgressLine(std::cerr, wanted && progress_allowed(), std::move(label)) {}
+
+void ProgressLine::update(const Progress& p) {
+    if (!shown_) return;
+    std::string text = "attntrace: ";
+    if (!label_.empty()) text += label_ + ": ";
+    text += fmt::format("{} [{}/{}]", p.task, p.done, p.total);
+    if (!p.item.empty()) text += fmt::format(" {}", p.item);
+    if (text.size() > kMaxWidth) text.resize(kMaxWidth);
+    const std::size_t width = text.size();
+    if (width < width_) text.append(width_ - width, ' ');  // blank out the longer previous line
+    sink_ << '\r' << text << std::flush;
+    width_ = width;
+}
+
+void ProgressLine::clear() {
+    if (!shown_ || width_ == 0) return;
+    sink_ << '\r' << std::string(width_, ' ') << '\r' << std::flush;
+    width_ = 0;
+}
+
+bool long_run(const Lesson& lesson) { return lesson_flops(lesson) >= kProgressMinFlops; }
+
+}  // namespace attntrace
