@@ -257,3 +257,20 @@ TEST_CASE("an output path that cannot be written: exit 2, one line, nothing left
         chmod(dir.path().c_str(), 0755);
     }
 }
+
+TEST_CASE("a file whose parsed JSON could exceed --max-memory is refused before it is read", "[bad-input]") {
+    // The flagship lesson padded with 1 MB of spaces: valid, but at the worst
+    // case of kJsonBytesPerTextByte it could need ~24 MB once parsed.
+    TempDir dir;
+    const std::string lesson = dir.file("padded.json");
+    write_text(lesson, read_text(valid_lesson()) + std::string(1 << 20, ' '));
+    auto refused = run_cli({"--max-memory", "16M", "run", lesson});
+    require_one_line_error(refused, {lesson, "--max-memory", "16.0 MiB"});
+    CHECK(refused.out.empty());
+    auto trace = run_cli({"--max-memory", "16M", "diff", lesson, lesson});
+    require_one_line_error(trace, {lesson, "--max-memory"});
+    // With room for the worst case, the same file runs.
+    auto ok = run_cli({"--max-memory", "64M", "run", lesson});
+    INFO(ok.err);
+    CHECK(ok.status == 0);
+}
