@@ -24,6 +24,7 @@ void add_export_command(CLI::App& app, int& status);
 void add_golden_command(CLI::App& app, int& status);
 void add_random_command(CLI::App& app, int& status);
 void add_bench_command(CLI::App& app, int& status);
+void add_cost_command(CLI::App& app, int& status);
 void add_diff_command(CLI::App& app, int& status);
 
 struct RandomSpec;

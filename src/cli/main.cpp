@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     add_random_command(app, status);
     add_bench_command(app, status);
     add_diff_command(app, status);
+    add_cost_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
         set_quiet(quiet);
