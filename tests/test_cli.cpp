@@ -1,4 +1,5 @@
 // The CLI end to end on every lesson, as a user runs it.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <sstream>
@@ -103,7 +104,9 @@ TEST_CASE("every subcommand that attntrace --help lists has --help with an examp
     for (std::string line; std::getline(lines, line) && !line.empty();)
         if (line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ')
             commands.push_back(line.substr(2, line.find(' ', 2) - 2));
-    CHECK(commands == std::vector<std::string>{"run", "list", "check", "export", "golden", "random", "bench", "diff"});
+    // At least these (more join as they are added; each is held to the checks below).
+    for (const char* c : {"run", "list", "check", "export", "golden", "random", "bench", "diff", "cost"})
+        CHECK(std::find(commands.begin(), commands.end(), c) != commands.end());
     CHECK(top.out.find("Example") != std::string::npos);
     for (const auto& cmd : commands) {
         auto r = run_cli({cmd, "--help"});

@@ -11,10 +11,13 @@ namespace attntrace {
 
 namespace {
 
-// Values on one line, rows (of the first axis) separated by " | ", so a
-// (query, head, d_head) claim reads as the article's rows of d_model.
+// Values on one line, rows (of the first axis longer than 1) separated by
+// " | ", so a (query, head, d_head) claim reads as the article's rows of
+// d_model, and a one-head (1, query, key) claim as its rows of weights.
 std::string numbers(const Tensor& t, int precision) {
-    const std::size_t row = t.rank() >= 2 ? t.size() / t.shape[0] : t.size() + 1;
+    std::size_t lead = 0;
+    while (lead + 1 < t.rank() && t.shape[lead] == 1) ++lead;
+    const std::size_t row = t.rank() - lead >= 2 ? t.size() / t.shape[lead] : t.size() + 1;
     std::string s;
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (i) s += i % row == 0 ? " | " : " ";
