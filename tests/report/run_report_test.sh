@@ -45,7 +45,7 @@ for lesson in "$lessons"/*.json; do
   if ! browse --dump-dom "file://$html" >"$dom" 2>"$log"; then
     fail "$id: chromium failed or timed out:"; tail -5 "$log" >&2; continue
   fi
-  body=$(grep -o -m1 '<body[^>]*>' "$dom")
+  body=$(tr '\n' ' ' <"$dom" | grep -o '<body[^>]*>' | head -1)  # an error text may hold newlines
   [[ $body == *'data-rendered="ok"'* ]] || fail "$id: the script did not finish: $body"
   [[ $body != *data-errors* ]] || fail "$id: errors recorded by the page: $body"
   if grep -E ':CONSOLE[:(]|Uncaught' "$log" >&2; then fail "$id: console messages (above)"; fi
@@ -64,6 +64,19 @@ for lesson in "$lessons"/*.json; do
     grep -q "data-verdict=\"$v\"" "$dom" || fail "$id: verdict $v not shown"
   done
   echo "$id: ${#steps[@]} steps and $claims claims drawn"
+done
+
+# What a reader does, on pages with elided matrices and with two heads:
+# interact.js, run after the page's script, records the outcome on <body>.
+here=$(dirname "$0")
+for id in 003-3.3-multi-head 002-multi-head-shapes; do
+  page="$work/$id.interact.html"
+  awk -v f="$here/interact.js" '/^<\/body>$/ { print "<script>"; while ((getline l < f) > 0) print l; print "</script>" } { print }' \
+    "$out/$id.html" >"$page"
+  browse --dump-dom "file://$page" >"$work/$id.interact.dom" 2>"$work/$id.interact.log" || fail "$id: chromium failed"
+  result=$(tr '\n' ' ' <"$work/$id.interact.dom" | grep -o '<body[^>]*>' | head -1)
+  [[ $result == *'data-interactions="ok"'* ]] || fail "$id: interactions: $result"
+  echo "$id: show all, hover and head toggles work"
 done
 
 for id in "${screenshot_lessons[@]}"; do

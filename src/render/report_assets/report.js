@@ -10,7 +10,7 @@
   // ---- errors: kept on <body>, where a headless browser's DOM dump shows them
   const errors = [];
   function noteError(text) {
-    errors.push(String(text));
+    errors.push(String(text).replace(/\s+/g, " "));
     document.body.dataset.errors = errors.join(" | ");
   }
   window.addEventListener("error", (e) => noteError(e.message || "script error"));
@@ -226,16 +226,16 @@
     return view;
   }
 
-  // ---- claims: numbers on one line, rows (of the first axis) separated by " | "
+  // ---- claims: numbers as rows, one line per row of the first axis longer than 1
   function flat(x, out = []) {
     if (Array.isArray(x)) x.forEach((y) => flat(y, out));
     else out.push(x);
     return out;
   }
   function numbers(values, p) {
-    const all = flat(values);
-    const row = Array.isArray(values) && Array.isArray(values[0]) ? all.length / values.length : all.length + 1;
-    return all.map((v, i) => (i && i % row === 0 ? "| " : "") + fmt(v, p)).join(" ");
+    while (Array.isArray(values) && values.length === 1 && Array.isArray(values[0])) values = values[0];
+    const rows = Array.isArray(values) && Array.isArray(values[0]) ? values : [values];
+    return rows.map((r) => flat(r).map((v) => fmt(v, p)).join(" ")).join("\n");
   }
   function where(claim, steps) {
     const step = steps.get(claim.step);
@@ -257,17 +257,18 @@
     }
     const rows = trace.claims.map((c) => {
       let printed, computed;
+      const lines = (values, p) => el("div", { class: "rows" }, numbers(values, p));
       if (c.of === "shape") {
         printed = Object.entries(c.printed).map(([a, n]) => `${a} ${n}`).join(", ");
         computed = c.reason || "";
       } else {
         const p = Math.max(PRECISION, (c.decimals || 0) + 2);
-        printed = `${numbers(c.printed, c.decimals)}` + (c.of === "row_sum" ? " (row sums)" : "");
-        computed = c.computed === null || c.computed === undefined ? c.reason || "not checkable" : numbers(c.computed, p);
+        printed = [lines(c.printed, c.decimals), c.of === "row_sum" ? el("div", { class: "muted" }, "(row sums)") : null];
+        computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
         if (c.verdict === "agrees-when-rounded" && c.document_arithmetic)
-          computed += `\nwith the article's rounding: ${numbers(c.document_arithmetic, p)}`;
+          computed.push(el("div", { class: "muted" }, "with the article's rounding:"), lines(c.document_arithmetic, p));
         if (typeof c.max_deviation === "number" && c.verdict !== "agrees")
-          computed += `\nlargest deviation ${c.max_deviation.toPrecision(4)} (${c.cells_off} cells off)`;
+          computed.push(el("div", { class: "muted" }, `largest deviation ${c.max_deviation.toPrecision(4)} (${c.cells_off} cells off)`));
       }
       const article = el("td", {}, c.quote ? el("blockquote", {}, `“${c.quote}”`) : null,
         c.note ? el("div", { class: "muted" }, c.note) : null,
@@ -275,7 +276,7 @@
       return el("tr", { id: `claim-${c.id}`, "data-claim": c.id, "data-verdict": c.verdict },
         el("td", {}, el("b", {}, c.id)),
         el("td", {}, el("a", { href: `#step-${c.step}` }, el("code", {}, c.step.split(".").pop())), el("div", { class: "muted" }, where(c, steps))),
-        el("td", { class: "numbers" }, printed), el("td", { class: "numbers", style: "white-space: pre-line" }, computed),
+        el("td", { class: "numbers" }, printed), el("td", { class: "numbers" }, computed),
         verdictCell(c), article);
     });
     sec.append(el("table", { class: "claims" },
