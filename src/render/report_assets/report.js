@@ -131,11 +131,13 @@
     return block;
   }
 
+  // Whether matrixBlock elides anything: the same axes and limits it uses.
   function elided(step) {
     const s = step.shape;
-    const rows = s.length >= 2 ? s[s.length - 2] : 1, cols = s.length ? s[s.length - 1] : 1;
-    return rows > MAX_ROWS || cols > MAX_COLS || (s.length === 3 && Math.max(...s) > MAX_SLICES &&
-      s[Math.max(0, step.axes.indexOf("head"))] > MAX_SLICES);
+    if (s.length <= 1) return (s[0] || 0) > MAX_COLS;
+    if (s.length === 2) return s[0] > MAX_ROWS || s[1] > MAX_COLS;
+    const k = Math.max(0, step.axes.indexOf("head")), [r, c] = [0, 1, 2].filter((a) => a !== k);
+    return s[k] > MAX_SLICES || s[r] > MAX_ROWS || s[c] > MAX_COLS;
   }
 
   // A matrix with its "show all" toggle when it is elided.
