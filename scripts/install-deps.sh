@@ -10,6 +10,7 @@ packages=(
   catch2                         # tests
   libvalijson-dev                # JSON Schema validation of traces (tests)
   clang libclang-rt-14-dev libomp-dev   # libFuzzer targets (scripts/fuzz.sh): clang's fuzzer runtime and OpenMP
+  chromium                       # the HTML report's test opens every lesson's page in it, headless (ctest -R report_chromium)
 )
 
 missing=()

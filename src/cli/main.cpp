@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     app.fallthrough();
     app.footer("Examples:\n  attntrace\n  attntrace list\n  attntrace run 003-3.1-ring-fell --steps 'attn.*'\n"
                "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json\n"
-               "  attntrace diff trace.json mine.json\n"
+               "  attntrace diff trace.json mine.json\n  attntrace report 003-3.3-multi-head -o report.html\n"
                "  attntrace bench --help      (every command: its options and examples)");
     int threads = 0;
     app.add_option("--threads", threads, "Threads for the kernels (default: every core); results are identical "
@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     add_bench_command(app, status);
     add_diff_command(app, status);
     add_cost_command(app, status);
+    add_report_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
         set_quiet(quiet);

@@ -1,0 +1,377 @@
+// attntrace report: draws the page from the trace in the JSON element #trace
+// (docs/trace-format.md). Plain JavaScript, nothing loaded from anywhere.
+// Order: the lesson's header, one section per step (formula, shape, matrix,
+// explanation, its claims; for hook_pattern heatmaps and the head view),
+// then the claims table. At the end body.dataset.rendered is "ok"; any error on
+// the way is listed in body.dataset.errors (the report test reads both).
+(function () {
+  "use strict";
+
+  // ---- errors: kept on <body>, where a headless browser's DOM dump shows them
+  const errors = [];
+  function noteError(text) {
+    errors.push(String(text).replace(/\s+/g, " "));
+    document.body.dataset.errors = errors.join(" | ");
+  }
+  window.addEventListener("error", (e) => noteError(e.message || "script error"));
+  window.addEventListener("unhandledrejection", (e) => noteError(e.reason));
+  const consoleError = console.error;
+  console.error = function (...args) {
+    noteError(args.join(" "));
+    consoleError.apply(console, args);
+  };
+
+  // ---- small DOM helpers
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null) continue;
+      if (k === "class") e.className = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    }
+    for (const c of children.flat()) if (c !== null && c !== undefined) e.append(c);
+    return e;
+  }
+  // The SVG namespace, taken from an <svg> the HTML parser made (no URL in this file).
+  const SVG_NS = (() => {
+    const d = document.createElement("div");
+    d.innerHTML = "<svg></svg>";
+    return d.firstChild.namespaceURI;
+  })();
+  function svg(tag, attrs) {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    return e;
+  }
+
+  // ---- numbers: JSON numbers, or "-inf" for a blocked cell
+  const PRECISION = 4;  // as the terminal's run view
+  const MAX_ROWS = 16, MAX_COLS = 12, MAX_SLICES = 4;  // beyond these, elided until "show all"
+  function fmt(x, p = PRECISION) {
+    if (x === "-inf") return "−inf";
+    if (typeof x !== "number") return x === null || x === undefined ? "—" : String(x);
+    const a = Math.abs(x);
+    if (a !== 0 && (a >= 1e6 || a < Math.pow(10, -p))) return x.toPrecision(p);
+    return x.toFixed(p);
+  }
+  const exact = (x) => (x === "-inf" ? "-inf" : String(x));  // the JSON's shortest round-trip text
+
+  // Indices to show out of n, with -1 where the middle is elided.
+  function shown(n, max, all) {
+    if (all || n <= max) return [...Array(n).keys()];
+    const head = Math.ceil(max / 2), tail = max - head;
+    return [...Array(head).keys(), -1, ...Array.from({ length: tail }, (_, i) => n - tail + i)];
+  }
+
+  // A rank-3 tensor as 2-D slices along axis k: get(s, i, j) over the other two axes, in order.
+  function slicer(values, k) {
+    if (k === 0) return (s, i, j) => values[s][i][j];
+    if (k === 1) return (s, i, j) => values[i][s][j];
+    return (s, i, j) => values[i][j][s];
+  }
+
+  const MARK = { "agrees": "✓", "agrees-when-rounded": "≈", "disagrees": "✗", "not-checkable": "?" };
+
+  // ---- one matrix (rank 0..3) as token-labelled tables
+  // opts.heat: colour cells by value in [0, 1]; opts.masked(s, i, j): cell blocked by the mask.
+  function matrixBlock(step, values, all, opts = {}) {
+    const block = el("div", { class: "matrix-block" });
+    const shape = step.shape, axes = step.axes, labels = step.labels;
+    const short = step.name.split(".").pop();
+    const cell = (v, where, masked) => {
+      const td = el("td", { title: `${short}[${where.join(", ")}] = ${exact(v)}${masked ? " (masked: -inf before softmax)" : ""}` },
+                    fmt(v));
+      if (v === "-inf") td.className = "neg-inf";
+      if (masked) td.className = "masked";
+      else if (opts.heat && typeof v === "number") {
+        td.style.background = `rgba(var(--heat), ${Math.max(0, Math.min(1, v)).toFixed(3)})`;
+        if (v > 0.55) td.style.color = "#fff";
+      }
+      return td;
+    };
+    const table = (rows, cols, rowAxis, colAxis, get, prefix, masked) => {
+      const rl = rowAxis === null ? null : labels[rowAxis], cl = labels[colAxis];
+      const corner = rowAxis === null ? "" : `${axes[rowAxis]} \\ ${axes[colAxis]}`;
+      const cs = shown(cols, MAX_COLS, all), rs = rowAxis === null ? [0] : shown(rows, MAX_ROWS, all);
+      const head = el("tr", {}, el("th", { class: "corner" }, corner),
+                      cs.map((j) => (j < 0 ? el("th", { class: "gap" }, "…") : el("th", {}, cl[j]))));
+      const body = rs.map((i) => {
+        if (i < 0) return el("tr", {}, el("th", { class: "gap" }, "⋮"), cs.map(() => el("td", { class: "gap" }, "⋮")));
+        return el("tr", {}, el("th", {}, rl ? rl[i] : ""),
+                  cs.map((j) => {
+                    if (j < 0) return el("td", { class: "gap" }, "…");
+                    const where = [...prefix, ...(rl ? [rl[i]] : []), cl[j]];
+                    return cell(get(i, j), where, masked && masked(i, j));
+                  }));
+      });
+      return el("table", { class: "matrix" + (opts.heat ? " heat" : "") }, el("thead", {}, head), el("tbody", {}, body));
+    };
+    if (shape.length === 0) {
+      block.append(el("table", { class: "matrix" }, el("tbody", {}, el("tr", {}, cell(values, [])))));
+    } else if (shape.length === 1) {
+      block.append(table(1, shape[0], null, 0, (i, j) => values[j], []));
+    } else if (shape.length === 2) {
+      block.append(table(shape[0], shape[1], 0, 1, (i, j) => values[i][j], []));
+    } else {
+      // One table per head (or per index of the first axis), as the terminal shows it.
+      let k = axes.indexOf("head");
+      if (k < 0) k = 0;
+      const [r, c] = [0, 1, 2].filter((a) => a !== k), get = slicer(values, k);
+      for (const s of shown(shape[k], MAX_SLICES, all)) {
+        if (s < 0) {
+          block.append(el("div", { class: "slice gap" }, `… ${shape[k] - MAX_SLICES} more ${axes[k]} slices`));
+          continue;
+        }
+        const masked = opts.masked && k === 0 ? (i, j) => opts.masked(s, i, j) : null;
+        block.append(el("div", { class: "slice" }, el("p", { class: "slice-caption" }, `${axes[k]} ${labels[k][s]}`),
+                        table(shape[r], shape[c], r, c, (i, j) => get(s, i, j), [labels[k][s]], masked)));
+      }
+    }
+    return block;
+  }
+
+  // Whether matrixBlock elides anything: the same axes and limits it uses.
+  function elided(step) {
+    const s = step.shape;
+    if (s.length <= 1) return (s[0] || 0) > MAX_COLS;
+    if (s.length === 2) return s[0] > MAX_ROWS || s[1] > MAX_COLS;
+    const k = Math.max(0, step.axes.indexOf("head")), [r, c] = [0, 1, 2].filter((a) => a !== k);
+    return s[k] > MAX_SLICES || s[r] > MAX_ROWS || s[c] > MAX_COLS;
+  }
+
+  // A matrix with its "show all" toggle when it is elided.
+  function matrixWithToggle(step, values, opts) {
+    const wrap = el("div", {});
+    let all = false;
+    const draw = () => {
+      wrap.replaceChildren(matrixBlock(step, values, all, opts));
+      if (elided(step))
+        wrap.append(el("button", { type: "button", onclick: () => { all = !all; draw(); } },
+                       all ? "show fewer" : `show all (${step.shape.join(" × ")})`));
+    };
+    draw();
+    return wrap;
+  }
+
+  // ---- masked cells of the attention pattern, from the steps that record them
+  function maskTest(trace, steps) {
+    const scores = steps.get("blocks.0.attn.hook_attn_scores"), mask = steps.get("blocks.0.attn.hook_mask");
+    if (scores && scores.values) return (h, i, j) => scores.values[h][i][j] === "-inf";
+    if (mask && mask.values) return (h, i, j) => mask.values[i][j] === "-inf";
+    if (trace.config.mask === "causal" && !trace.query_tokens) return (h, i, j) => j > i;
+    return () => false;
+  }
+
+  const headColour = (h, n) => `hsl(${Math.round((360 * h) / Math.max(n, 1) + 210) % 360}, 70%, 42%)`;
+  const MAX_LINES = 40000;  // beyond this many query-key-head lines the view says so instead of drawing
+
+  // ---- the head view: queries left, keys right, a line per pair with opacity = weight
+  function headView(step, masked) {
+    const [nh, tq, t] = step.shape, ql = step.labels[1], kl = step.labels[2], A = step.values;
+    const view = el("div", { class: "headview" }, el("h3", {}, "Head view"),
+      el("p", { class: "note" }, "Each line joins a query (left) to a key (right); the darker, the more it reads " +
+        "from that key. Hover a token to see only its lines; hover a line for its weight; click a head to show or hide it."));
+    if (nh * tq * t > MAX_LINES) {
+      view.append(el("p", { class: "note" }, `Too many lines to draw (${nh} × ${tq} × ${t}); see the heatmaps.`));
+      return view;
+    }
+    const ROW = 22, TOP = 14, XL = 170, XR = 330, width = 500;
+    const height = TOP + ROW * Math.max(tq, t);
+    const pic = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+                             "aria-label": "attention of each query token to each key token" });
+    const groups = [];
+    for (let h = 0; h < nh; ++h) {
+      const g = svg("g", { "data-head": h, stroke: headColour(h, nh), "stroke-width": 2 });
+      for (let i = 0; i < tq; ++i)
+        for (let j = 0; j < t; ++j) {
+          const w = A[h][i][j];
+          if (typeof w !== "number" || w <= 0 || masked(h, i, j)) continue;
+          const line = svg("line", { x1: XL + 6, y1: TOP + ROW * i - 4, x2: XR - 6, y2: TOP + ROW * j - 4,
+                                     "stroke-opacity": w.toFixed(4), "data-q": i, "data-k": j });
+          const tip = svg("title", {});
+          tip.textContent = `${step.labels[0][h]}: ${ql[i]} → ${kl[j]} = ${exact(w)}`;
+          line.append(tip);
+          g.append(line);
+        }
+      groups.push(g);
+      pic.append(g);
+    }
+    const focus = (attr, idx, on) => {
+      pic.classList.toggle("focus", on);
+      for (const line of pic.querySelectorAll("line")) line.classList.toggle("on", on && line.dataset[attr] === String(idx));
+    };
+    const token = (x, y, text, anchor, attr, idx) => {
+      const e = svg("text", { x, y, "text-anchor": anchor });
+      e.textContent = text;
+      e.addEventListener("mouseenter", () => { e.classList.add("on"); focus(attr, idx, true); });
+      e.addEventListener("mouseleave", () => { e.classList.remove("on"); focus(attr, idx, false); });
+      return e;
+    };
+    ql.forEach((q, i) => pic.append(token(XL, TOP + ROW * i, q, "end", "q", i)));
+    kl.forEach((k, j) => pic.append(token(XR, TOP + ROW * j, k, "start", "k", j)));
+    // Heads: all shown when there are few, else the first; each button toggles one.
+    const heads = el("div", { class: "heads" }, "Heads: ");
+    groups.forEach((g, h) => {
+      const on = nh <= 4 || h === 0;
+      g.style.display = on ? "" : "none";
+      const b = el("button", { type: "button", "aria-pressed": String(on), style: `border-color: ${headColour(h, nh)}`,
+                               "data-head": h }, step.labels[0][h]);
+      b.addEventListener("click", () => {
+        const now = b.getAttribute("aria-pressed") !== "true";
+        b.setAttribute("aria-pressed", String(now));
+        g.style.display = now ? "" : "none";
+      });
+      heads.append(b);
+    });
+    view.append(heads, pic);
+    return view;
+  }
+
+  // ---- claims: numbers as rows, one line per row of the first axis longer than 1
+  function flat(x, out = []) {
+    if (Array.isArray(x)) x.forEach((y) => flat(y, out));
+    else out.push(x);
+    return out;
+  }
+  function numbers(values, p) {
+    while (Array.isArray(values) && values.length === 1 && Array.isArray(values[0])) values = values[0];
+    const rows = Array.isArray(values) && Array.isArray(values[0]) ? values : [values];
+    return rows.map((r) => flat(r).map((v) => fmt(v, p)).join(" ")).join("\n");
+  }
+  function where(claim, steps) {
+    const step = steps.get(claim.step);
+    return Object.entries(claim.at || {}).map(([axis, i]) => {
+      const a = step ? step.axes.indexOf(axis) : -1;
+      return a >= 0 && step.labels[a] ? `${axis} ${step.labels[a][i]}` : `${axis} ${i}`;
+    }).join(", ");
+  }
+  function verdictCell(c) {
+    return el("td", { class: `verdict v-${c.verdict}` }, `${MARK[c.verdict] || ""} ${c.verdict}`,
+      c.expected && c.expected !== c.verdict ? el("div", { class: "unexpected" }, `lesson expects ${c.expected}`) : null);
+  }
+
+  function claimsSection(trace, steps) {
+    const sec = el("section", { class: "claims", id: "claims" }, el("h2", {}, `Claims (${trace.claims.length})`));
+    if (!trace.claims.length) {
+      sec.append(el("p", { class: "muted" }, "This lesson checks no printed number."));
+      return sec;
+    }
+    const rows = trace.claims.map((c) => {
+      let printed, computed;
+      const lines = (values, p) => el("div", { class: "rows" }, numbers(values, p));
+      if (c.of === "shape") {
+        printed = Object.entries(c.printed).map(([a, n]) => `${a} ${n}`).join(", ");
+        computed = c.reason || "";
+      } else {
+        const p = Math.max(PRECISION, (c.decimals || 0) + 2);
+        printed = [lines(c.printed, c.decimals), c.of === "row_sum" ? el("div", { class: "muted" }, "(row sums)") : null];
+        computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
+        if (c.verdict === "agrees-when-rounded" && c.document_arithmetic)
+          computed.push(el("div", { class: "muted" }, "with the article's rounding:"), lines(c.document_arithmetic, p));
+        if (typeof c.max_deviation === "number" && c.verdict !== "agrees")
+          computed.push(el("div", { class: "muted" }, `largest deviation ${c.max_deviation.toPrecision(4)} (${c.cells_off} cells off)`));
+      }
+      const article = el("td", {}, c.quote ? el("blockquote", {}, `“${c.quote}”`) : null,
+        c.note ? el("div", { class: "muted" }, c.note) : null,
+        c.basis === "given" ? el("div", { class: "muted" }, "checked against the lesson's given values: the article's consistency with itself") : null);
+      return el("tr", { id: `claim-${c.id}`, "data-claim": c.id, "data-verdict": c.verdict },
+        el("td", {}, el("b", {}, c.id)),
+        el("td", {}, el("a", { href: `#step-${c.step}` }, el("code", {}, c.step.split(".").pop())), el("div", { class: "muted" }, where(c, steps))),
+        el("td", { class: "numbers" }, printed), el("td", { class: "numbers" }, computed),
+        verdictCell(c), article);
+    });
+    sec.append(el("table", { class: "claims" },
+      el("thead", {}, el("tr", {}, ["claim", "step", "printed", "computed", "verdict", "article"].map((h) => el("th", {}, h)))),
+      el("tbody", {}, rows)));
+    return sec;
+  }
+
+  // ---- one step
+  function stepSection(step, index, count, trace, steps) {
+    const sec = el("section", { class: "step", id: `step-${step.name}`, "data-step": step.name },
+      el("h2", {}, el("span", { class: "num" }, `${index + 1}/${count}`), el("code", {}, step.name), step.title ? ` — ${step.title}` : ""));
+    if (step.formula) sec.append(el("div", { class: "formula" }, step.formula));
+    const shape = `[${step.shape.join("×")}${step.axes.length ? ": " + step.axes.join(" × ") : ""}]`;
+    sec.append(el("p", { class: "shape" }, `shape ${shape} · `, el("span", { class: "badge" }, step.source),
+      step.rounded_to !== undefined ? ` · rounded to ${step.rounded_to} decimals` : "",
+      step.inputs && step.inputs.length ? ` · from ${step.inputs.join(", ")}` : ""));
+    if (step.note) sec.append(el("p", { class: "note" }, step.note));
+    const isPattern = step.name.endsWith("hook_pattern");
+    if (step.summary) {
+      const m = step.summary;
+      sec.append(el("p", { class: "note" }, `summary only: min ${fmt(m.min)}, max ${fmt(m.max)}, mean ${fmt(m.mean)}` +
+        (m.neg_inf ? `, ${m.neg_inf} cells −inf` : "")));
+    } else if (step.values !== null && step.values !== undefined) {
+      const masked = isPattern ? maskTest(trace, steps) : null;
+      sec.append(matrixWithToggle(step, step.values, isPattern ? { heat: true, masked } : {}));
+      if (step.formula_values)
+        sec.append(el("details", {}, el("summary", {}, "what the formula gives (the lesson replaces it with the values above)"),
+                      matrixWithToggle(step, step.formula_values, {})));
+    }
+    if (step.explain) sec.append(el("p", { class: "explain" }, step.explain));
+    const mine = trace.claims.filter((c) => c.step === step.name);
+    if (mine.length)
+      sec.append(el("ul", { class: "step-claims" }, mine.map((c) => el("li", {},
+        el("a", { href: `#claim-${c.id}`, class: `v-${c.verdict}` }, `${MARK[c.verdict] || ""} claim ${c.id}: ${c.verdict}`)))));
+    if (isPattern && step.values) sec.append(el("p", { class: "note" }, el("a", { href: "#attention" }, "the head view of these weights")));
+    return sec;
+  }
+
+  // ---- attention at a glance: heatmaps per head (masked cells hatched) beside the head view
+  function attentionSection(step, trace, steps) {
+    const masked = maskTest(trace, steps);
+    return el("section", { class: "attention", id: "attention" },
+      el("h2", {}, "Attention ", el("code", {}, step.name)),
+      el("p", { class: "note" }, "One heatmap per head: row = query, column = key, the darker the more the query reads " +
+        "from the key; hover a cell for its exact value. Hatched cells are masked (−inf before softmax, 0 after)."),
+      el("div", { class: "panels" }, el("div", {}, el("h3", {}, "Heatmaps"), matrixWithToggle(step, step.values, { heat: true, masked })),
+         headView(step, masked)));
+  }
+
+  // ---- the lesson's header and contents
+  function header(trace) {
+    const l = trace.lesson, c = trace.config, src = l.source || {};
+    const counts = {};
+    for (const cl of trace.claims) counts[cl.verdict] = (counts[cl.verdict] || 0) + 1;
+    const rounded = trace.steps.some((s) => s.rounded_to !== undefined);
+    const h = el("header", { class: "lesson" }, el("h1", {}, l.title),
+      el("p", { class: "muted" }, [src.document, src.title, src.section].filter(Boolean).join(" · ")),
+      el("p", { class: "muted" }, `lesson ${l.id} · ${trace.generator} · stages ${trace.run.from} → ${trace.run.to} · ` +
+        (rounded ? "document arithmetic (the article's rounding)" : "exact arithmetic")),
+      el("div", { class: "tokens" }, el("b", {}, "tokens "), trace.tokens.map((t) => el("span", {}, t))));
+    if (trace.query_tokens) h.append(el("div", { class: "tokens" }, el("b", {}, "queries "), trace.query_tokens.map((t) => el("span", {}, t))));
+    h.append(el("table", { class: "config" }, el("tbody", {},
+      el("tr", {}, Object.keys(c).map((k) => el("th", {}, k))),
+      el("tr", {}, Object.values(c).map((v) => el("td", { class: "mono" }, String(v)))))));
+    h.append(el("p", {}, `${trace.claims.length} claims: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
+      el("span", { class: `v-${v}` }, `${MARK[v]} ${counts[v]} ${v}  `))));
+    if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
+    h.append(el("nav", { class: "contents" }, el("b", {}, "Steps"), el("ol", {},
+      trace.steps.map((s) => el("li", {}, el("a", { href: `#step-${s.name}` }, s.name))),
+      el("li", {}, el("a", { href: "#claims" }, "Claims")))));
+    if (trace.steps.some((s) => s.name === "blocks.0.attn.hook_pattern")) h.querySelector("nav b").after(
+      " · ", el("a", { href: "#attention" }, "Attention: heatmaps and head view"));
+    return h;
+  }
+
+  function render() {
+    const trace = JSON.parse(document.getElementById("trace").textContent);
+    const steps = new Map(trace.steps.map((s) => [s.name, s]));
+    const main = document.getElementById("report");
+    main.append(header(trace));
+    const pattern = steps.get("blocks.0.attn.hook_pattern");
+    if (pattern && pattern.values && pattern.shape.length === 3) main.append(attentionSection(pattern, trace, steps));
+    trace.steps.forEach((s, i) => main.append(stepSection(s, i, trace.steps.length, trace, steps)));
+    main.append(claimsSection(trace, steps));
+  }
+
+  try {
+    render();
+  } catch (e) {
+    noteError(e && e.stack ? e.stack : e);
+    throw e;
+  } finally {
+    document.body.dataset.rendered = errors.length ? "errors" : "ok";
+  }
+})();

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser (ctest -R report_chromium):
+#   run_report_test.sh ATTNTRACE LESSONS_DIR OUT_DIR
+# For every lesson: `attntrace report`, then headless Chromium loads the page
+# and dumps the DOM its script built. Fails unless every step of the lesson's
+# trace has its <section data-step=NAME>, every claim its row with its
+# verdict, the script finished (body data-rendered="ok") with no error
+# recorded (body data-errors), and Chromium's log shows no console message
+# (the page logs nothing; an uncaught error or a refused fetch would show).
+# Then saves screenshots of three pages in OUT_DIR (the HTML stays there too).
+set -uo pipefail
+
+attntrace=$1 lessons=$2 out=$3
+# Pages photographed: one head, two heads, a causal mask.
+screenshot_lessons=(003-3.1-ring-fell 003-3.3-multi-head 004-causal-mask-example)
+min_png_bytes=20000  # a blank 1280x2000 page compresses to ~10 KB; a drawn one is ~150 KB or more
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+  echo "FAIL: chromium is not installed; this test opens the HTML report in it." >&2
+  echo "      Install it: bash scripts/install-deps.sh (or apt-get install --no-install-recommends chromium)" >&2
+  exit 1
+fi
+
+rm -rf "$out" && mkdir -p "$out"
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+# A throwaway profile and home: the real ones are never touched.
+export HOME="$work/home"
+mkdir -p "$HOME"
+browse() {
+  timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/profile" \
+    --enable-logging=stderr --v=0 "$@"
+}
+
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+for lesson in "$lessons"/*.json; do
+  id=$(basename "$lesson" .json)
+  html="$out/$id.html" trace="$work/$id.json" dom="$work/$id.dom" log="$work/$id.log"
+  if ! "$attntrace" report "$lesson" -o "$html" || ! "$attntrace" export "$lesson" -o "$trace"; then
+    fail "$id: attntrace report or export failed"; continue
+  fi
+  if ! browse --dump-dom "file://$html" >"$dom" 2>"$log"; then
+    fail "$id: chromium failed or timed out:"; tail -5 "$log" >&2; continue
+  fi
+  body=$(tr '\n' ' ' <"$dom" | grep -o '<body[^>]*>' | head -1)  # an error text may hold newlines
+  [[ $body == *'data-rendered="ok"'* ]] || fail "$id: the script did not finish: $body"
+  [[ $body != *data-errors* ]] || fail "$id: errors recorded by the page: $body"
+  if grep -E ':CONSOLE[:(]|Uncaught' "$log" >&2; then fail "$id: console messages (above)"; fi
+
+  # Steps: each "name" key of the export is a step (one per "recorded").
+  mapfile -t steps < <(grep -o '"name": "[^"]*"' "$trace" | sed 's/^"name": "//; s/"$//')
+  [ "${#steps[@]}" -gt 0 ] && [ "${#steps[@]}" -eq "$(grep -c '"recorded": ' "$trace")" ] ||
+    fail "$id: could not read the step names from the export"
+  for s in "${steps[@]}"; do
+    grep -q "<section [^>]*data-step=\"$s\"" "$dom" || fail "$id: no section for step $s"
+  done
+  claims=$(grep -c '"verdict": ' "$trace")
+  rows=$(grep -o '<tr [^>]*data-claim=' "$dom" | wc -l)
+  [ "$claims" -eq "$rows" ] || fail "$id: $claims claims in the trace, $rows claim rows drawn"
+  for v in $(grep -o '"verdict": "[^"]*"' "$trace" | sed 's/^"verdict": "//; s/"$//' | sort -u); do
+    grep -q "data-verdict=\"$v\"" "$dom" || fail "$id: verdict $v not shown"
+  done
+  echo "$id: ${#steps[@]} steps and $claims claims drawn"
+done
+
+# What a reader does, on pages with elided matrices and with two heads:
+# interact.js, run after the page's script, records the outcome on <body>.
+here=$(dirname "$0")
+for id in 003-3.3-multi-head 002-multi-head-shapes; do
+  page="$work/$id.interact.html"
+  awk -v f="$here/interact.js" '/^<\/body>$/ { print "<script>"; while ((getline l < f) > 0) print l; print "</script>" } { print }' \
+    "$out/$id.html" >"$page"
+  browse --dump-dom "file://$page" >"$work/$id.interact.dom" 2>"$work/$id.interact.log" || fail "$id: chromium failed"
+  result=$(tr '\n' ' ' <"$work/$id.interact.dom" | grep -o '<body[^>]*>' | head -1)
+  [[ $result == *'data-interactions="ok"'* ]] || fail "$id: interactions: $result"
+  echo "$id: show all, hover and head toggles work"
+done
+
+for id in "${screenshot_lessons[@]}"; do
+  png="$out/$id.png"
+  browse --screenshot="$png" --window-size=1280,2000 "file://$out/$id.html" >/dev/null 2>"$work/$id.shot.log" ||
+    fail "$id: screenshot failed"
+  size=$(stat -c %s "$png" 2>/dev/null || echo 0)
+  [ "$size" -gt "$min_png_bytes" ] || fail "$id: screenshot $png missing or blank ($size bytes)"
+  echo "screenshot: $png ($size bytes)"
+done
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
+echo "report_chromium: every page drawn without errors"

@@ -1,0 +1,143 @@
+// attntrace report: one self-contained HTML page per lesson. These tests read
+// the file as text; tests/report/run_report_test.sh opens it in headless
+// Chromium (ctest -R report_chromium) and checks what the script draws.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "check/evaluate.hpp"
+#include "render/report.hpp"
+#include "support.hpp"
+
+using attntrace::test::read_text;
+using attntrace::test::run_cli;
+using attntrace::test::TempDir;
+using attntrace::test::write_text;
+using nlohmann::json;
+
+namespace {
+
+const std::string kDataOpen = "<script type=\"application/json\" id=\"trace\">";
+
+// The text of the page's data element.
+std::string embedded_data(const std::string& html) {
+    auto start = html.find(kDataOpen);
+    REQUIRE(start != std::string::npos);
+    start += kDataOpen.size();
+    auto end = html.find("</script>", start);
+    REQUIRE(end != std::string::npos);
+    return html.substr(start, end - start);
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("report writes one HTML file holding every step and claim of the lesson, as the export has them",
+          "[report]") {
+    for (const auto& lesson : attntrace::test::lesson_files()) {
+        INFO(lesson);
+        TempDir dir;
+        auto r = run_cli({"report", lesson, "-o", dir.file("report.html")});
+        REQUIRE(r.status == 0);
+        CHECK(r.err.empty());
+        CHECK(dir.entries() == std::vector<std::string>{"report.html"});  // no temporary left behind
+        const std::string html = read_text(dir.file("report.html"));
+        CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+        CHECK(html.size() < (std::size_t{2} << 20));  // the lessons' pages stay small
+
+        // The data is the export's JSON value (only '<' is written differently).
+        REQUIRE(run_cli({"export", lesson, "-o", dir.file("trace.json")}).status == 0);
+        const json exported = json::parse(read_text(dir.file("trace.json")));
+        const json data = json::parse(embedded_data(html));
+        CHECK(data == exported);
+        for (const auto& step : exported["steps"]) CHECK(html.find(step["name"].get<std::string>()) != std::string::npos);
+        for (const auto& claim : exported["claims"])
+            CHECK(html.find("\"id\": \"" + claim["id"].get<std::string>() + "\"") != std::string::npos);
+    }
+}
+
+TEST_CASE("the report loads nothing: no URL, no external script, style or image", "[report]") {
+    for (const auto& lesson : attntrace::test::lesson_files()) {
+        INFO(lesson);
+        TempDir dir;
+        REQUIRE(run_cli({"report", lesson, "-o", dir.file("r.html")}).status == 0);
+        const std::string html = read_text(dir.file("r.html"));
+        for (const char* pattern : {"http://", "https://", "src=\"//", "<link", "@import", "url("})
+            CHECK(html.find(pattern) == std::string::npos);
+        // The page forbids every fetch itself: a stray URL would be refused by the browser.
+        CHECK(html.find("content=\"default-src 'none';") != std::string::npos);
+        // Two scripts (the data, the code), each closed once.
+        CHECK(occurrences(html, "<script") == 2);
+        CHECK(occurrences(html, "</script>") == 2);
+    }
+}
+
+TEST_CASE("text in a lesson cannot close the report's script element or inject markup", "[report]") {
+    std::string text = read_text(attntrace::test::lessons_dir() + "/003-3.1-ring-fell.json");
+    const std::string evil = "</script><script>alert(1)</script><!-- & \\\"quoted\\\"";
+    auto at = text.find("\"title\": \"");
+    REQUIRE(at != std::string::npos);
+    text.insert(at + 10, evil);
+    auto e = attntrace::evaluate(attntrace::parse_lesson(text, "evil.json"));
+    std::string html;
+    attntrace::StringSink sink(html);
+    attntrace::write_report_html(sink, e->lesson, e->exact, e->report);
+    CHECK(occurrences(html, "</script>") == 2);
+    CHECK(html.find("<!--") == std::string::npos);
+    CHECK(html.find("<title>attntrace: &lt;/script&gt;&lt;script&gt;alert(1)") != std::string::npos);
+    const json data = json::parse(embedded_data(html));
+    CHECK(data["lesson"]["title"].get<std::string>().rfind("</script><script>alert(1)</script><!-- & \"quoted\"", 0) == 0);
+}
+
+TEST_CASE("report with a bad lesson exits 2 with one line and leaves no file", "[report]") {
+    TempDir dir;
+    write_text(dir.file("bad.json"), "{\"format\": \"attntrace-lesson\", \"version\": 1, \"id\": ");
+    auto r = run_cli({"report", dir.file("bad.json"), "-o", dir.file("r.html")});
+    CHECK(r.status == 2);
+    CHECK(r.err.rfind("attntrace: error: ", 0) == 0);
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+    CHECK(dir.entries() == std::vector<std::string>{"bad.json"});
+
+    auto missing = run_cli({"report", "no-such-lesson", "-o", dir.file("r.html")});
+    CHECK(missing.status == 2);
+    CHECK(dir.entries() == std::vector<std::string>{"bad.json"});
+}
+
+TEST_CASE("an existing report survives a failed run untouched", "[report]") {
+    TempDir dir;
+    REQUIRE(run_cli({"report", "003-3.1-ring-fell", "-o", dir.file("r.html")}).status == 0);
+    const std::string before = read_text(dir.file("r.html"));
+    write_text(dir.file("bad.json"), "[]");
+    auto r = run_cli({"report", dir.file("bad.json"), "-o", dir.file("r.html")});
+    CHECK(r.status == 2);
+    CHECK(read_text(dir.file("r.html")) == before);
+    CHECK(dir.entries() == std::vector<std::string>{"bad.json", "r.html"});
+}
+
+TEST_CASE("report -o - writes the page to standard output", "[report]") {
+    auto r = run_cli({"report", "003-3.3-multi-head", "-o", "-"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.rfind("<!DOCTYPE html>", 0) == 0);
+    CHECK(json::parse(embedded_data(r.out))["config"]["heads"] == 2);
+}
+
+TEST_CASE("the report commands in README.md run as shown and write their page", "[report][docs]") {
+    const std::string readme = read_text(attntrace::test::source_dir() + "/README.md");
+    const std::vector<std::vector<std::string>> commands = {
+        {"003-3.3-multi-head", "report.html"},
+        {"lessons/004-causal-mask-example.json", "causal.html"},
+    };
+    TempDir dir;
+    for (const auto& c : commands) {
+        const std::string line = "attntrace report " + c[0] + " -o " + c[1];
+        INFO(line);
+        CHECK(readme.find("\n" + line + "\n") != std::string::npos);
+        const std::string lesson = c[0].rfind("lessons/", 0) == 0 ? attntrace::test::source_dir() + "/" + c[0] : c[0];
+        CHECK(run_cli({"report", lesson, "-o", dir.file(c[1])}).status == 0);
+        CHECK(read_text(dir.file(c[1])).find("id=\"trace\"") != std::string::npos);
+    }
+}
