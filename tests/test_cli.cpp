@@ -103,7 +103,7 @@ TEST_CASE("every subcommand that attntrace --help lists has --help with an examp
     for (std::string line; std::getline(lines, line) && !line.empty();)
         if (line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ')
             commands.push_back(line.substr(2, line.find(' ', 2) - 2));
-    CHECK(commands == std::vector<std::string>{"run", "list", "check", "export", "golden", "random", "bench", "diff"});
+    CHECK(commands == std::vector<std::string>{"run", "list", "check", "export", "golden", "random", "bench", "diff", "explain"});
     CHECK(top.out.find("Example") != std::string::npos);
     for (const auto& cmd : commands) {
         auto r = run_cli({cmd, "--help"});
