@@ -34,8 +34,9 @@ void add_explain_command(CLI::App& app, int& status) {
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document, as for run")
         ->check(CLI::IsMember({"exact", "document"}));
     cmd->footer("Examples:\n  attntrace explain 003-3.1-ring-fell 'hook_pattern[0,ring,fell]'\n"
-                "  attntrace explain 003-3.1-ring-fell 'hook_scores_raw[h0,1,2]' 'ln1.hook_normalized[fell,d0]'\n"
-                "  attntrace explain 002-cat-sat-down 'hook_z[sat,h0,d1]' --precision 6\n"
+                "  attntrace explain 003-3.1-ring-fell 'hook_scores_raw[h0,1,2]' 'hook_z[ring,h0,d1]' --precision 6\n"
+                "  attntrace random --tokens 6 -o r.json && attntrace explain r.json 'ln1.hook_normalized[t2,d0]' "
+                "'mlp.hook_post[t0,f3]'\n"
                 "Axes per step: docs/steps.md. Exit 2 with one line on stderr for an unknown step, a wrong number "
                 "of indices, an index out of range or an unknown token.");
     cmd->callback([opts, &status] {
