@@ -175,7 +175,8 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
     for (std::size_t k = 0; k < cell.at.size(); ++k) off = off * s.shape[k] + cell.at[k];
     e.traced = s.value.data[off];
     if (s.source == StepSource::given) {
-        c.line("{}: {}", s.note.empty() ? "given by the lesson" : s.note, c.num(e.traced));
+        c.line("given by the lesson, not computed here: {}", c.num(e.traced));
+        if (!s.note.empty()) c.line("({})", s.note);
         if (s.formula) c.line("(the formula, from the steps before, gives {}; later steps read the given value)",
                               c.num(s.formula->data[off]));
         e.text = c.out;

@@ -125,6 +125,12 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     HeatmapOptions heat;
     heat.style = view.style;
     heat.full = view.full;
+    auto draw_heatmap = [&](const Step& s) {
+        if (!view.heatmap || !heatmapped(s.name)) return;
+        heat.auto_range = s.name == "blocks.0.attn.hook_attn_scores";
+        heat.mask = s.name == "blocks.0.attn.hook_mask";
+        out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
+    };
     std::size_t n = 0;
     for (const Step& s : trace.steps) {
         ++n;
@@ -145,6 +151,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                     break;
                 }
                 out << format_tensor(s.value, s.axes, s.labels, table);
+                draw_heatmap(s);
                 if (s.formula)
                     out << "    the formula gives:\n" << format_tensor(*s.formula, s.axes, s.labels, table);
                 break;
@@ -154,11 +161,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                     break;
                 }
                 out << format_tensor(s.value, s.axes, s.labels, table);
-                if (view.heatmap && heatmapped(s.name)) {
-                    heat.auto_range = s.name == "blocks.0.attn.hook_attn_scores";
-                    heat.mask = s.name == "blocks.0.attn.hook_mask";
-                    out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
-                }
+                draw_heatmap(s);
                 break;
         }
         if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << s.note << "\n";
