@@ -5,6 +5,7 @@
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/terminal.hpp"
 #include "core/error.hpp"
 #include "export/trace_export.hpp"
 #include "render/text.hpp"
@@ -55,6 +56,8 @@ int run_lesson_command(const RunOptions& o) {
     view.precision = o.precision;
     view.steps = o.steps;
     view.full = o.full;
+    view.heatmap = o.heatmap;
+    view.style = terminal_style();
     render_run(std::cout, e->lesson, trace, e->report, view);
     return 0;
 }
@@ -73,10 +76,17 @@ void add_run_command(CLI::App& app, int& status) {
         ->check(CLI::IsMember({"exact", "document"}));
     cmd->add_option("--trace", opts->trace, kTraceHelp);
     cmd->add_flag("--json", opts->json, "Print the trace as JSON instead of text");
-    cmd->add_flag("--full", opts->full, "Show big matrices whole instead of eliding the middle");
+    cmd->add_flag("--full", opts->full,
+                  "Show big matrices whole. Without it, a step of more than 1000 numbers shows the first and last 3 "
+                  "rows and columns around '...' (as numpy prints), and columns are dropped from the middle until "
+                  "each line fits the width ($COLUMNS, else the terminal's, else 80)");
+    cmd->add_option("--heatmap", opts->heatmap,
+                    "on (default) or off: heatmaps under the weights, the mask and the masked scores, coloured as "
+                    "--color says, else shaded with ░▒▓█");
     cmd->footer("Example:\n  attntrace run 003-3.1-ring-fell --steps hook_pattern --precision 3\n"
                 "  attntrace run 003-3.1-ring-fell --arithmetic document --steps hook_z\n"
                 "  attntrace run 003-3.1-ring-fell --trace summary\n"
+                "  attntrace --color=always run 004-causal-pattern --steps hook_pattern\n"
                 "  attntrace random --tokens 4096 --out big.json && attntrace run big.json --trace none");
     cmd->callback([opts, &status] { status = run_lesson_command(*opts); });
 }

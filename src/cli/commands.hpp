@@ -27,6 +27,7 @@ void add_bench_command(CLI::App& app, int& status);
 void add_cost_command(CLI::App& app, int& status);
 void add_diff_command(CLI::App& app, int& status);
 void add_report_command(CLI::App& app, int& status);
+void add_explain_command(CLI::App& app, int& status);
 
 struct RandomSpec;
 // --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation (random and bench).
@@ -39,6 +40,7 @@ struct RunOptions {
     std::string arithmetic = "exact";
     bool json = false;
     bool full = false;
+    bool heatmap = true;  // --heatmap on|off
     std::string trace = "full";  // full, summary, none, or step names/globs
 };
 // --trace POLICY (run, export, bench): see trace/policy.hpp.

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/terminal.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/files.hpp"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     app.footer("Examples:\n  attntrace\n  attntrace list\n  attntrace run 003-3.1-ring-fell --steps 'attn.*'\n"
                "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json\n"
                "  attntrace diff trace.json mine.json\n  attntrace report 003-3.3-multi-head -o report.html\n"
+               "  attntrace explain 003-3.1-ring-fell 'hook_pattern[0,ring,fell]'\n"
                "  attntrace bench --help      (every command: its options and examples)");
     int threads = 0;
     app.add_option("--threads", threads, "Threads for the kernels (default: every core); results are identical "
@@ -39,6 +41,11 @@ int main(int argc, char** argv) {
                  "No progress line on standard error. It is shown only for long runs (bench; run, check, export or "
                  "golden of a large lesson) and only when standard error is a terminal; ATTNTRACE_NO_PROGRESS=1 also "
                  "turns it off");
+    std::string color = "auto";
+    app.add_option("--color", color,
+                   "Colour in heatmaps: auto (the default: only when standard output is a terminal, NO_COLOR is "
+                   "unset or empty and TERM is not dumb), always, or never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
     int status = 0;
     add_run_command(app, status);
     add_list_command(app, status);
@@ -50,9 +57,11 @@ int main(int argc, char** argv) {
     add_diff_command(app, status);
     add_cost_command(app, status);
     add_report_command(app, status);
+    add_explain_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
         set_quiet(quiet);
+        set_color_choice(color);
         if (!max_memory.empty()) set_max_memory(parse_size(max_memory, "--max-memory"));
     });
     remove_partial_files_on_signals();

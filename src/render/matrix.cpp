@@ -16,54 +16,97 @@ struct Slice {
     const std::vector<std::string>* col_labels;
 };
 
-// Indices to show: all, or the first and last few with a gap (SIZE_MAX) between.
-std::vector<std::size_t> shown(std::size_t n, std::size_t max) {
-    std::vector<std::size_t> out;
-    if (n <= max) {
-        for (std::size_t i = 0; i < n; ++i) out.push_back(i);
-        return out;
-    }
-    std::size_t head = max / 2, tail = max - head;
-    for (std::size_t i = 0; i < head; ++i) out.push_back(i);
-    out.push_back(SIZE_MAX);
-    for (std::size_t i = n - tail; i < n; ++i) out.push_back(i);
-    return out;
+std::string label(const std::vector<std::string>* l, std::size_t i) {
+    return l && i < l->size() ? (*l)[i] : std::string();
 }
 
-std::string format_slice(const Slice& s, const TableOptions& opt) {
-    auto rows = shown(s.rows, opt.max_rows);
-    auto cols = shown(s.cols, opt.max_cols);
-    auto label = [](const std::vector<std::string>* l, std::size_t i) {
-        return l && i < l->size() ? (*l)[i] : std::string();
-    };
-    std::size_t label_w = 0;
+// s right-aligned in w display columns
+std::string pad_left(const std::string& s, std::size_t w) {
+    const std::size_t n = display_width(s);
+    return n >= w ? s : std::string(w - n, ' ') + s;
+}
+
+std::string format_slice(const Slice& s, const TableOptions& opt, bool summarize) {
+    auto rows = shown_indices(s.rows, opt.edge_items, summarize);
+    auto cols = shown_indices(s.cols, opt.edge_items, summarize);
+    std::size_t label_w = 3;  // room for the "..." row
     for (auto r : rows)
-        if (r != SIZE_MAX) label_w = std::max(label_w, label(s.row_labels, r).size());
+        if (r != kGap) label_w = std::max(label_w, display_width(label(s.row_labels, r)));
+    // One width for every column: the widest label or number of the whole slice
+    // (over the shown rows), so dropping columns to fit cannot widen the rest.
     std::size_t w = 0;
-    for (auto c : cols) {
-        if (c == SIZE_MAX) continue;
-        w = std::max(w, label(s.col_labels, c).size());
+    for (std::size_t c = 0; c < s.cols; ++c) {
+        w = std::max(w, display_width(label(s.col_labels, c)));
         for (auto r : rows)
-            if (r != SIZE_MAX) w = std::max(w, format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision).size());
+            if (r != kGap) w = std::max(w, format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision).size());
     }
+    if (!opt.full) cols = fit_columns(cols, s.cols, opt.indent.size() + label_w, w + 2, 5, opt.width);
     std::string out = opt.indent + std::string(label_w, ' ');
-    for (auto c : cols) out += c == SIZE_MAX ? "  …" : fmt::format("  {:>{}}", label(s.col_labels, c), w);
+    for (auto c : cols) out += c == kGap ? std::string("  ...") : std::string("  ") + pad_left(label(s.col_labels, c), w);
     out += "\n";
     for (auto r : rows) {
-        if (r == SIZE_MAX) {
-            out += opt.indent + fmt::format("{:>{}}", "⋮", label_w) + "\n";
+        if (r == kGap) {
+            out += opt.indent + pad_left("...", label_w) + "\n";
             continue;
         }
-        out += opt.indent + fmt::format("{:<{}}", label(s.row_labels, r), label_w);
+        const std::string l = label(s.row_labels, r);
+        out += opt.indent + l + std::string(label_w - std::min(label_w, display_width(l)), ' ');
         for (auto c : cols)
-            out += c == SIZE_MAX ? "  …"
-                                 : fmt::format("  {:>{}}", format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision), w);
+            out += c == kGap ? std::string("  ...")
+                             : std::string("  ") + pad_left(format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision), w);
         out += "\n";
     }
     return out;
 }
 
 }  // namespace
+
+std::size_t display_width(std::string_view s) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\x1b') {  // an ANSI escape "ESC [ ... m" takes no column
+            while (i < s.size() && s[i] != 'm') ++i;
+            continue;
+        }
+        n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;  // count lead bytes, not continuation bytes
+    }
+    return n;
+}
+
+std::vector<std::size_t> shown_indices(std::size_t n, std::size_t edge, bool summarize) {
+    std::vector<std::size_t> out;
+    const bool gap = summarize && n > 2 * edge;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (gap && i == edge) {
+            out.push_back(kGap);
+            i = n - edge - 1;
+            continue;
+        }
+        out.push_back(i);
+    }
+    return out;
+}
+
+std::vector<std::size_t> fit_columns(std::vector<std::size_t> wanted, std::size_t n, std::size_t label_w,
+                                     std::size_t cell_w, std::size_t gap_w, std::size_t width) {
+    if (width == 0) return wanted;
+    auto line_w = [&](const std::vector<std::size_t>& cols) {
+        std::size_t w = label_w;
+        for (auto c : cols) w += c == kGap ? gap_w : cell_w;
+        return w;
+    };
+    // Fewer and fewer columns from each end, down to one at each end.
+    std::size_t head = std::count_if(wanted.begin(), wanted.end(), [](std::size_t c) { return c != kGap; });
+    while (line_w(wanted) > width && head > 2) {
+        --head;
+        const std::size_t left = (head + 1) / 2, right = head - left;
+        wanted.clear();
+        for (std::size_t i = 0; i < left; ++i) wanted.push_back(i);
+        wanted.push_back(kGap);
+        for (std::size_t i = n - right; i < n; ++i) wanted.push_back(i);
+    }
+    return wanted;
+}
 
 std::string format_number(float x, int precision) {
     if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
@@ -77,13 +120,14 @@ std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
                           const std::vector<std::vector<std::string>>& labels, const TableOptions& opt) {
     auto lab = [&](std::size_t k) { return k < labels.size() ? &labels[k] : nullptr; };
     if (t.size() == 0) return opt.indent + "(empty)\n";
+    const bool summarize = !opt.full && t.size() > opt.threshold;
     switch (t.rank()) {
         case 0: return opt.indent + format_number(t.data[0], opt.precision) + "\n";
         case 1: {
             static const std::vector<std::string> none{""};
-            return format_slice({t.ptr(), 1, t.shape[0], 0, 1, &none, lab(0)}, opt);
+            return format_slice({t.ptr(), 1, t.shape[0], 0, 1, &none, lab(0)}, opt, summarize);
         }
-        case 2: return format_slice({t.ptr(), t.shape[0], t.shape[1], t.shape[1], 1, lab(0), lab(1)}, opt);
+        case 2: return format_slice({t.ptr(), t.shape[0], t.shape[1], t.shape[1], 1, lab(0), lab(1)}, opt, summarize);
         default: break;
     }
     // Rank 3: one table per head. Axis k is the head axis; the other two, in order, are rows and columns.
@@ -92,9 +136,14 @@ std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
     const std::size_t stride[3] = {t.shape[1] * t.shape[2], t.shape[2], 1};
     std::size_t r = k == 0 ? 1 : 0, c = k == 2 ? 1 : 2;
     std::string out;
-    for (std::size_t h = 0; h < t.shape[k]; ++h) {
+    for (std::size_t h : shown_indices(t.shape[k], opt.edge_items, summarize)) {
+        if (h == kGap) {
+            out += opt.indent + fmt::format("... ({} heads not shown; --full shows them)\n", t.shape[k] - 2 * opt.edge_items);
+            continue;
+        }
         if (t.shape[k] > 1) out += opt.indent + "head " + (lab(k) ? (*lab(k))[h] : std::to_string(h)) + "\n";
-        out += format_slice({t.ptr() + h * stride[k], t.shape[r], t.shape[c], stride[r], stride[c], lab(r), lab(c)}, opt);
+        out += format_slice({t.ptr() + h * stride[k], t.shape[r], t.shape[c], stride[r], stride[c], lab(r), lab(c)}, opt,
+                            summarize);
     }
     return out;
 }

@@ -1,17 +1,26 @@
 // Token-labelled tables of a step's values, for the terminal.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/tensor.hpp"
 
 namespace attntrace {
 
+// Big tensors are summarised as numpy does (np.set_printoptions defaults:
+// threshold 1000, edgeitems 3): above `threshold` cells, every axis longer
+// than 2·edge_items shows its first and last edge_items entries around
+// "...". Independently, columns are dropped from the middle until each line
+// fits `width` display columns (0: no limit). `full` turns both off.
 struct TableOptions {
     int precision = 4;
-    std::size_t max_rows = 16;  // more rows are elided in the middle, as numpy does
-    std::size_t max_cols = 12;
+    std::size_t threshold = 1000;
+    std::size_t edge_items = 3;
+    std::size_t width = 0;
+    bool full = false;
     std::string indent = "    ";
 };
 
@@ -22,5 +31,20 @@ std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
 
 // One number as the tables show it ("-inf" for blocked cells).
 std::string format_number(float x, int precision);
+
+// Terminal columns a UTF-8 string takes: one per code point (no wide glyphs
+// here), none for ANSI colour escapes.
+std::size_t display_width(std::string_view s);
+
+// Indices of an axis of n entries to show: all, or the first and last `edge`
+// with kGap between. kGap marks the "..." row or column.
+inline constexpr std::size_t kGap = static_cast<std::size_t>(-1);
+std::vector<std::size_t> shown_indices(std::size_t n, std::size_t edge, bool summarize);
+
+// Columns to show so that a row of `label_w` + each shown column's
+// `sep + cell_w` (and a gap marker of gap_w) fits `width`: starts from
+// `wanted` and drops columns from the middle, keeping at least one at each end.
+std::vector<std::size_t> fit_columns(std::vector<std::size_t> wanted, std::size_t n, std::size_t label_w,
+                                     std::size_t cell_w, std::size_t gap_w, std::size_t width);
 
 }  // namespace attntrace

@@ -79,6 +79,12 @@ void render_summary(std::ostream& out, const Step& s, const TableOptions& table)
     out << "    corner:\n" << format_tensor(m.corner, axes, labels, table);
 }
 
+// The steps shown as heatmaps too: where the eye wants the pattern, not the digits.
+bool heatmapped(const std::string& name) {
+    return name == "blocks.0.attn.hook_pattern" || name == "blocks.0.attn.hook_mask" ||
+           name == "blocks.0.attn.hook_attn_scores";
+}
+
 }  // namespace
 
 std::string given_note(const CheckReport& report) {
@@ -117,7 +123,17 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
 
     TableOptions table;
     table.precision = view.precision;
-    if (view.full) table.max_rows = table.max_cols = SIZE_MAX / 4;
+    table.full = view.full;
+    table.width = view.style.width;
+    HeatmapOptions heat;
+    heat.style = view.style;
+    heat.full = view.full;
+    auto draw_heatmap = [&](const Step& s) {
+        if (!view.heatmap || !heatmapped(s.name)) return;
+        heat.auto_range = s.name == "blocks.0.attn.hook_attn_scores";
+        heat.mask = s.name == "blocks.0.attn.hook_mask";
+        out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
+    };
     std::size_t n = 0;
     for (const Step& s : trace.steps) {
         ++n;
@@ -138,12 +154,17 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                     break;
                 }
                 out << format_tensor(s.value, s.axes, s.labels, table);
+                draw_heatmap(s);
                 if (s.formula)
                     out << "    the formula gives:\n" << format_tensor(*s.formula, s.axes, s.labels, table);
                 break;
             case StepSource::computed:
-                if (s.summary) render_summary(out, s, table);
-                else out << format_tensor(s.value, s.axes, s.labels, table);
+                if (s.summary) {
+                    render_summary(out, s, table);
+                    break;
+                }
+                out << format_tensor(s.value, s.axes, s.labels, table);
+                draw_heatmap(s);
                 break;
         }
         if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << s.note << "\n";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "check/check.hpp"
+#include "render/heatmap.hpp"
 #include "lesson/lesson.hpp"
 #include "trace/trace.hpp"
 
@@ -15,6 +16,8 @@ struct RunView {
     int precision = 4;
     std::vector<std::string> steps;  // names or globs; empty: every step
     bool full = false;               // no elision of big matrices
+    TermStyle style;                 // colour and width (the CLI decides them)
+    bool heatmap = true;             // heatmaps under the weights, the mask and the masked scores
 };
 
 // Each step: title, formula, shape, token-labelled values, explanation, and

@@ -1,0 +1,60 @@
+// attntrace explain LESSON 'STEP[i,j]': how one number of the trace came to be.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "check/evaluate.hpp"
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "render/explain.hpp"
+
+namespace attntrace {
+
+void add_explain_command(CLI::App& app, int& status) {
+    struct Opts {
+        std::string lesson;
+        std::vector<std::string> cells;
+        int precision = 4;
+        bool full = false;
+        std::string arithmetic = "exact";
+    };
+    auto opts = std::make_shared<Opts>();
+    auto* cmd = app.add_subcommand(
+        "explain", "Explain how one number of a lesson's trace came to be: the formula with the numbers that went "
+                   "in, term by term, with token names (a score's dot product, a weight's max, exp, sum and "
+                   "division, a LayerNorm output's mean, variance, std, gamma and beta, ...), recomputed and set "
+                   "against the trace.");
+    cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file")->required();
+    cmd->add_option("cell", opts->cells,
+                    "STEP[i,j] or STEP[h,i,j]: a step name as `run --steps` takes it (hook_pattern, ln1.hook_mean, "
+                    "the full name), one index per axis of the step, each a number or a token/label (ring, h0, d3); "
+                    "several cells may follow")
+        ->required();
+    cmd->add_option("--precision", opts->precision, "Decimals shown")->capture_default_str()->check(CLI::Range(0, 9));
+    cmd->add_flag("--full", opts->full, "Every term of long sums (more than 16 terms show the first and last three)");
+    cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document, as for run")
+        ->check(CLI::IsMember({"exact", "document"}));
+    cmd->footer("Examples:\n  attntrace explain 003-3.1-ring-fell 'hook_pattern[0,ring,fell]'\n"
+                "  attntrace explain 003-3.1-ring-fell 'hook_scores_raw[h0,1,2]' 'hook_z[ring,h0,d1]' --precision 6\n"
+                "  attntrace random --tokens 6 -o r.json && attntrace explain r.json 'ln1.hook_normalized[t2,d0]' "
+                "'mlp.hook_post[t0,f3]'\n"
+                "Axes per step: docs/steps.md. Exit 2 with one line on stderr for an unknown step, a wrong number "
+                "of indices, an index out of range or an unknown token.");
+    cmd->callback([opts, &status] {
+        Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
+        ProgressLine progress(long_run(lesson));
+        auto e = evaluate(std::move(lesson), {}, progress.callback());
+        progress.clear();
+        const Trace& trace = chosen_trace(*e, opts->arithmetic);
+        ExplainOptions o;
+        o.precision = opts->precision;
+        o.full = opts->full;
+        // Parse every cell first: a bad one stops before anything is printed.
+        std::vector<CellRef> cells;
+        for (const auto& c : opts->cells) cells.push_back(parse_cell(trace, c));
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            std::cout << (i ? "\n" : "") << explain_cell(e->lesson, trace, cells[i], o).text;
+        status = 0;
+    });
+}
+
+}  // namespace attntrace

@@ -1,0 +1,46 @@
+// attntrace explain: how one number of a trace came to be, written out.
+//
+// Reads a Trace and its Lesson and recomputes the one cell asked for from the
+// values the trace recorded for that step's inputs, in the order the _ref
+// kernels use (so the sum shown is the sum the pipeline computed, up to the
+// SIMD kernels' rounding). It never runs a stage.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lesson/lesson.hpp"
+#include "trace/trace.hpp"
+
+namespace attntrace {
+
+struct ExplainOptions {
+    int precision = 4;
+    bool full = false;                 // every term of a long sum, not the first and last few
+    std::size_t max_terms = 16;        // longer sums are elided unless full
+};
+
+// One cell of one step: step.value at index `at` (one index per axis).
+struct CellRef {
+    const Step* step = nullptr;
+    std::vector<std::size_t> at;
+};
+
+// "STEP[i,j]" or "STEP[h,i,j]": STEP a full name or a short one as `run
+// --steps` takes ("hook_pattern", "ln1.hook_mean"); each index a number or a
+// label of its axis (a token, "h0", "d3", "f1") when that label is unique.
+// Throws InputError (unknown step, bad syntax, wrong number of indices, index
+// out of range, unknown or ambiguous token).
+CellRef parse_cell(const Trace& trace, std::string_view text);
+
+struct Explanation {
+    std::string text;
+    float traced = 0;                 // the trace's value at the cell
+    std::optional<float> recomputed;  // none when the lesson gave the value or it is not computable
+};
+
+Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt);
+
+}  // namespace attntrace

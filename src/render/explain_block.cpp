@@ -1,0 +1,164 @@
+// explain: the steps around attention: the input, Q/K/V, residual adds,
+// LayerNorm and the FFN.
+#include <cmath>
+
+#include "render/explain_detail.hpp"
+
+namespace attntrace::explain_detail {
+
+// hook_embed, hook_resid_pre at (t, c)
+float explain_embed(Ctx& c) {
+    const std::size_t t = c.at[0], col = c.at[1];
+    const std::string tok = Ctx::label(c.step, 0, t);
+    if (c.step.name == "hook_embed") {
+        const Tensor& table = c.lesson.inputs.at("embedding");
+        const auto id = static_cast<std::size_t>(c.lesson.token_ids[t]);
+        c.line("token {} has id {}: row {} of the lesson's embedding table, column {}", tok, id, id, col);
+        return table.data[id * table.shape[1] + col];
+    }
+    if (const Step* e = c.trace.find("hook_embed"); e && e->value.size()) {
+        c.line("X = the embeddings (no positional encoding in this block): hook_embed[{},d{}]", tok, col);
+        return get(*e, {t, col});
+    }
+    const Tensor& X = c.lesson.inputs.at("X");
+    c.line("an input: the lesson's inputs.X, row {} (token {}), column {}", t, tok, col);
+    return X.data[t * X.shape[1] + col];
+}
+
+// hook_q, hook_k, hook_v at (t, h, e): column h·hs + e of X·W + b
+float explain_qkv(Ctx& c) {
+    const Dims d = c.lesson.dims();
+    const std::size_t t = c.at[0], h = c.at[1], e = c.at[2], col = h * d.hs + e;
+    const char letter = c.step.name.back() == 'q' ? 'Q' : c.step.name.back() == 'k' ? 'K' : 'V';
+    const std::string w = std::string("W_") + letter, b = std::string("b_") + letter;
+    const Step& X = c.input("blocks.0.hook_resid_pre");
+    const Tensor& W = c.weight(w);
+    const Tensor* B = c.optional_weight(b);
+    const std::string tok = Ctx::label(c.step, 0, t);
+    c.line("{}[{},h{},d{}] = Σ_c X[{},c] · {}[c,{}] + {}[{}]   (column {} = head {} · hs {} + {})", letter, tok, h, e,
+           tok, w, col, b, col, col, h, d.hs, e);
+    return write_dot(
+        c, d.C, [&](std::size_t k) { return fmt::format("X[{},d{}]", tok, k); },
+        [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("{}[{},{}]", w, k, col); },
+        [&](std::size_t k) { return W.data[k * d.C + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
+}
+
+// hook_resid_mid, hook_resid_post at (t, c)
+float explain_residual(Ctx& c) {
+    const bool mid = c.step.name == "blocks.0.hook_resid_mid";
+    const std::string a = mid ? "blocks.0.hook_resid_pre" : "blocks.0.ln1.hook_normalized";
+    const std::string b = mid ? "blocks.0.hook_attn_out" : "blocks.0.hook_mlp_out";
+    const float x = get(c.input(a), {c.at[0], c.at[1]}), y = get(c.input(b), {c.at[0], c.at[1]});
+    const std::string where = fmt::format("[{},d{}]", Ctx::label(c.step, 0, c.at[0]), c.at[1]);
+    c.line("{}{} + {}{} = {} + {}", mid ? "X" : "LN1", where, mid ? "attn_out" : "FFN", where, c.num(x), c.num(y));
+    c.line("  = {}", c.num(x + y));
+    return x + y;
+}
+
+// ln{1,2}.hook_mean, hook_var, hook_scale at (t); hook_standardized, hook_normalized at (t, c)
+float explain_layernorm(Ctx& c) {
+    const std::string& n = c.step.name;
+    const std::string prefix = n.substr(0, n.rfind('.') + 1);  // "blocks.0.ln1."
+    const bool first = prefix == "blocks.0.ln1.";
+    const std::string in = first ? "blocks.0.hook_resid_mid" : "blocks.0.hook_resid_post";
+    const std::string ln = first ? "ln1" : "ln2";
+    const Step& X = c.input(in);
+    const std::size_t t = c.at[0], C = X.shape[1];
+    const std::string tok = Ctx::label(c.step, 0, t);
+    const std::string leaf = n.substr(prefix.size());
+    const std::string xname = first ? "X_mid" : "X_mid2";
+    if (leaf == "hook_mean") {
+        double sum = 0.0;  // double, as row_mean_ref (see kernels/layernorm.hpp)
+        for (std::size_t k = 0; k < C; ++k) sum += get(X, {t, k});
+        c.line("the {} numbers of token {}'s row of {}:", C, tok, xname);
+        list_terms(c, C, [&](std::size_t k) { return fmt::format("{} {:>9}   d{}", k ? "+" : " ", c.num(get(X, {t, k})), k); });
+        c.line("μ = {} / {} (C)", c.num(static_cast<float>(sum)), C);
+        const float r = static_cast<float>(sum / static_cast<double>(C));
+        c.line("  = {}", c.num(r));
+        return r;
+    }
+    const float mu = get(c.input(prefix + "hook_mean"), {t});
+    if (leaf == "hook_var") {
+        double sq = 0.0;
+        for (std::size_t k = 0; k < C; ++k) {
+            const double dv = static_cast<double>(get(X, {t, k})) - mu;
+            sq += dv * dv;
+        }
+        c.line("(x - μ)² over token {}'s row, μ = {}:", tok, c.num(mu));
+        list_terms(c, C, [&](std::size_t k) {
+            const double dv = static_cast<double>(get(X, {t, k})) - mu;
+            return fmt::format("{} ({:>9} - {})² = {:>9}   d{}", k ? "+" : " ", c.num(get(X, {t, k})), c.num(mu),
+                               c.num(static_cast<float>(dv * dv)), k);
+        });
+        const float r = static_cast<float>(sq / static_cast<double>(C));
+        c.line("σ² = {} / {} (C: the biased variance, as PyTorch's LayerNorm)", c.num(static_cast<float>(sq)), C);
+        c.line("  = {}", c.num(r));
+        return r;
+    }
+    const float var = get(c.input(prefix + "hook_var"), {t});
+    const float eps = static_cast<float>(c.lesson.config.eps);
+    if (leaf == "hook_scale") {
+        const float r = std::sqrt(var + eps);
+        c.line("σ = √(σ² + eps) = √({} + {:g}) = {}", c.num(var), eps, c.num(r));
+        return r;
+    }
+    const float sd = get(c.input(prefix + "hook_scale"), {t});
+    const std::size_t col = c.at[1];
+    const float x = get(X, {t, col});
+    if (leaf == "hook_standardized") {
+        const float r = (x - mu) / sd;
+        c.line("x̂ = ({}[{},d{}] - μ) / σ = ({} - {}) / {} = {}", xname, tok, col, c.num(x), c.num(mu), c.num(sd),
+               c.num(r));
+        return r;
+    }
+    // hook_normalized: the whole chain
+    const float xhat = get(c.input(prefix + "hook_standardized"), {t, col});
+    const float g = c.weight(ln + "_gamma").data[col], b = c.weight(ln + "_beta").data[col];
+    c.line("1. mean of token {}'s row of {}: μ = {}", tok, xname, c.num(mu));
+    c.line("2. biased variance (÷ {}): σ² = {}", C, c.num(var));
+    c.line("3. std: σ = √(σ² + eps) = √({} + {:g}) = {}", c.num(var), eps, c.num(sd));
+    c.line("4. normalized: x̂ = ({} - {}) / {} = {}", c.num(x), c.num(mu), c.num(sd), c.num(xhat));
+    const float r = g * xhat + b;
+    c.line("5. γ[d{}] · x̂ + β[d{}] = {} · {} + {} = {}", col, col, c.num(g), c.num(xhat), c.num(b), c.num(r));
+    return r;
+}
+
+// mlp.hook_pre, mlp.hook_post at (t, f); hook_mlp_out at (t, c)
+float explain_ffn(Ctx& c) {
+    const Dims d = c.lesson.dims();
+    const std::size_t t = c.at[0], col = c.at[1];
+    const std::string tok = Ctx::label(c.step, 0, t);
+    if (c.step.name == "blocks.0.mlp.hook_pre") {
+        const Step& X = c.input("blocks.0.ln1.hook_normalized");
+        const Tensor& W = c.weight("W_1");
+        const Tensor* B = c.optional_weight("b_1");
+        c.line("H[{},f{}] = Σ_c LN1[{},c] · W_1[c,{}] + b_1[{}]", tok, col, tok, col, col);
+        return write_dot(
+            c, d.C, [&](std::size_t k) { return fmt::format("LN1[{},d{}]", tok, k); },
+            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_1[{},{}]", k, col); },
+            [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_1", B ? &B->data[col] : nullptr);
+    }
+    if (c.step.name == "blocks.0.mlp.hook_post") {
+        const float h = get(c.input("blocks.0.mlp.hook_pre"), {t, col});
+        if (c.lesson.config.activation == Activation::gelu) {
+            const float inv_sqrt2 = 0.70710678118654752f;  // as gelu_ref
+            const float r = 0.5f * h * (1.0f + std::erf(h * inv_sqrt2));
+            c.line("GELU(h) = 0.5 · h · (1 + erf(h / √2)), h = {}", c.num(h));
+            c.line("  = 0.5 · {} · (1 + {}) = {}", c.num(h), c.num(std::erf(h * inv_sqrt2)), c.num(r));
+            return r;
+        }
+        const float r = h > 0.0f ? h : 0.0f;
+        c.line("ReLU(h) = max(0, h) = max(0, {}) = {}{}", c.num(h), c.num(r), h > 0.0f ? "" : "   (negative: cut to 0)");
+        return r;
+    }
+    const Step& P = c.input("blocks.0.mlp.hook_post");
+    const Tensor& W = c.weight("W_2");
+    const Tensor* B = c.optional_weight("b_2");
+    c.line("FFN[{},d{}] = Σ_f act(H)[{},f] · W_2[f,{}] + b_2[{}]", tok, col, tok, col, col);
+    return write_dot(
+        c, d.F, [&](std::size_t k) { return fmt::format("act(H)[{},f{}]", tok, k); },
+        [&](std::size_t k) { return get(P, {t, k}); }, [&](std::size_t k) { return fmt::format("W_2[{},{}]", k, col); },
+        [&](std::size_t k) { return W.data[k * d.C + col]; }, "b_2", B ? &B->data[col] : nullptr);
+}
+
+}  // namespace attntrace::explain_detail
