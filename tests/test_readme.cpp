@@ -101,3 +101,15 @@ TEST_CASE("the README's capture of the flagship run is what attntrace prints", "
     for (const auto& l : capture) text += l + "\n";
     CHECK(r.out.find(text) != std::string::npos);
 }
+
+TEST_CASE("the README's trace excerpt is a step of the real export, as written", "[docs][readme]") {
+    const std::string readme = read_text(attntrace::test::source_dir() + "/README.md");
+    auto blocks = fenced_blocks(readme, "json");
+    REQUIRE(!blocks.empty());
+    std::string text;
+    for (const auto& l : blocks.front()) text += l + "\n";
+    REQUIRE(text.find("\"name\": \"blocks.0.attn.hook_pattern\"") != std::string::npos);
+    auto r = run_cli({"export", "003-3.1-ring-fell", "-o", "-"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find(text) != std::string::npos);
+}
