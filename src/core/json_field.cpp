@@ -189,8 +189,15 @@ std::string describe(const json& v) {
         case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
         case json::value_t::string: {
             auto s = v.get<std::string>();
-            if (s.size() > 24) s = s.substr(0, 21) + "...";
-            return "string " + json(s).dump();  // quoted and escaped: a newline stays "\n"
+            if (s.size() > 24) {
+                // Cut at a character boundary: half a UTF-8 sequence would
+                // make dump() throw (found by fuzzing: fuzz-regressions/lesson/).
+                std::size_t cut = 21;
+                while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+                s = s.substr(0, cut) + "...";
+            }
+            // Quoted and escaped: a newline stays "\n".
+            return "string " + json(s).dump(-1, ' ', false, json::error_handler_t::replace);
         }
         case json::value_t::array: return fmt::format("an array of {}", v.size());
         case json::value_t::object: return "an object";

@@ -26,7 +26,8 @@ void append_number(std::string& s, float x) {
 
 // A scalar JSON value's text: floats as float32, the rest as nlohmann writes them.
 std::string scalar_text(const OrderedJson& j) {
-    if (!j.is_number_float()) return j.dump();
+    // replace: a string holding invalid UTF-8 (none that the parser let in) is written, not thrown on.
+    if (!j.is_number_float()) return j.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
     std::string s;
     append_number(s, static_cast<float>(j.get<double>()));
     return s;
@@ -143,7 +144,7 @@ void Writer::value(const OrderedJson& j, int indent) {
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (!first) put(",\n");
             first = false;
-            put(pad_in + OrderedJson(it.key()).dump() + ": ");
+            put(pad_in + OrderedJson(it.key()).dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + ": ");
             value(it.value(), indent + 1);
         }
         return put("\n" + pad + "}");
