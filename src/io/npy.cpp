@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/json_field.hpp"
 #include "io/files.hpp"
+#include "io/npy_header.hpp"
 
 namespace attntrace {
 
@@ -25,129 +26,7 @@ constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicBytes = 6;
 constexpr std::size_t kAlign = 64;  // numpy pads so the data starts at a multiple of 64 bytes
 
-std::string shape_repr(const Shape& s) {  // Python's tuple: (), (3,), (3, 4)
-    if (s.empty()) return "()";
-    if (s.size() == 1) return fmt::format("({},)", s[0]);
-    std::string out = "(";
-    for (std::size_t i = 0; i < s.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", s[i]);
-    return out + ")";
-}
-
-// The header's dict literal, parsed by hand: numpy writes
-// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }, and any
-// other spacing or quoting Python's literal_eval accepts for these keys.
-class HeaderParser {
-public:
-    HeaderParser(const std::string& text, std::size_t base, const std::string& file)
-        : t_(text), base_(base), file_(file) {}
-
-    std::string descr;
-    bool fortran = false;
-    Shape shape;
-    std::size_t descr_at = 0, fortran_at = 0, shape_at = 0;  // byte offsets in the file
-
-    void parse() {
-        ws();
-        expect('{', "'{' (the header is a Python dict)");
-        bool seen[3] = {false, false, false};
-        for (;;) {
-            ws();
-            if (peek('}')) break;
-            const std::size_t key_at = at();
-            const std::string key = string_lit();
-            int k = key == "descr" ? 0 : key == "fortran_order" ? 1 : key == "shape" ? 2 : -1;
-            if (k < 0) fail_at(key_at, "one of the keys 'descr', 'fortran_order', 'shape'", "'" + key + "'");
-            if (seen[k]) fail_at(key_at, "each key once", "'" + key + "' a second time");
-            seen[k] = true;
-            ws();
-            expect(':', "':'");
-            ws();
-            if (k == 0) descr_at = at(), descr = string_lit();
-            else if (k == 1) fortran_at = at(), fortran = boolean();
-            else shape_at = at(), shape = tuple();
-            ws();
-            if (peek(',')) ++i_;
-            else if (!peek('}')) fail("',' or '}'", found());
-        }
-        const std::size_t end = at();  // the '}'
-        ++i_;
-        for (int k = 0; k < 3; ++k)
-            if (!seen[k])
-                fail_at(end, "the keys 'descr', 'fortran_order' and 'shape'",
-                        fmt::format("no '{}'", k == 0 ? "descr" : k == 1 ? "fortran_order" : "shape"));
-        for (; i_ < t_.size(); ++i_)
-            if (t_[i_] != ' ' && t_[i_] != '\n' && t_[i_] != '\t' && t_[i_] != '\r')
-                fail("only spaces and a newline after the dict", found());
-    }
-
-private:
-    const std::string& t_;
-    std::size_t base_;
-    const std::string& file_;
-    std::size_t i_ = 0;
-
-    std::size_t at() const { return base_ + i_; }
-    [[noreturn]] void fail_at(std::size_t offset, const std::string& expected, const std::string& found) const {
-        fail_file(file_, fmt::format("byte {}: expected {}, found {}", offset, expected, found));
-    }
-    [[noreturn]] void fail(const std::string& expected, const std::string& found) const {
-        fail_at(at(), expected, found);
-    }
-    std::string found() const {
-        if (i_ >= t_.size()) return "the end of the header";
-        std::string s = t_.substr(i_, 12);
-        return "\"" + s + (t_.size() - i_ > 12 ? "...\"" : "\"");
-    }
-    bool peek(char c) const { return i_ < t_.size() && t_[i_] == c; }
-    void expect(char c, const char* what) {
-        if (!peek(c)) fail(what, found());
-        ++i_;
-    }
-    void ws() {
-        while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\t' || t_[i_] == '\r')) ++i_;
-    }
-    std::string string_lit() {
-        if (!peek('\'') && !peek('"')) fail("a quoted string", found());
-        const char q = t_[i_++];
-        const std::size_t start = i_;
-        while (i_ < t_.size() && t_[i_] != q) {
-            if (t_[i_] == '\\') fail("a string without escapes", found());
-            ++i_;
-        }
-        if (i_ >= t_.size()) fail_at(base_ + start - 1, "a closed string", "one left open");
-        return t_.substr(start, i_++ - start);
-    }
-    bool boolean() {
-        if (t_.compare(i_, 4, "True") == 0) return i_ += 4, true;
-        if (t_.compare(i_, 5, "False") == 0) return i_ += 5, false;
-        fail("True or False", found());
-    }
-    // (), (3,), (3, 4): sizes from 1 to kMaxElements each.
-    Shape tuple() {
-        expect('(', "a tuple of sizes such as (3, 4)");
-        Shape s;
-        for (;;) {
-            ws();
-            if (peek(')')) break;
-            const std::size_t num_at = i_;
-            std::size_t v = 0;
-            if (i_ >= t_.size() || t_[i_] < '0' || t_[i_] > '9') fail("a size (a whole number) or ')'", found());
-            while (i_ < t_.size() && t_[i_] >= '0' && t_[i_] <= '9') {
-                v = v * 10 + static_cast<std::size_t>(t_[i_++] - '0');
-                if (v > kMaxElements)
-                    fail_at(base_ + num_at, fmt::format("a size of at most {}", kMaxElements), "a larger one");
-            }
-            if (v == 0) fail_at(base_ + num_at, "a size of at least 1", "0 (an empty array)");
-            s.push_back(v);
-            ws();
-            if (peek(',')) ++i_;
-            else if (!peek(')')) fail("',' or ')'", found());
-        }
-        ++i_;
-        return s;
-    }
-};
-
+// "[2,3]": the row-major index of the flat position, for a value's error.
 std::string cell_index(const Shape& shape, std::size_t flat) {
     std::vector<std::size_t> idx(shape.size());
     for (std::size_t k = shape.size(); k-- > 0;) {
@@ -176,7 +55,7 @@ std::string hex_start(const std::string& bytes) {
 }  // namespace
 
 std::string npy_bytes(const Tensor& t) {
-    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_repr(t.shape) + ", }";
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + npy_shape_repr(t.shape) + ", }";
     const std::size_t prefix = kMagicBytes + 2 + 2;  // magic, version, header length (format 1.0)
     const std::size_t pad = (kAlign - (prefix + dict.size() + 1) % kAlign) % kAlign;
     const std::string header = dict + std::string(pad, ' ') + "\n";
@@ -236,8 +115,7 @@ Tensor read_npy(const std::string& path, const NpyRead& options) {
     const std::string header = read_exact(header_len);
     if (header.size() < header_len)
         truncated(header_at + header.size(), fmt::format("a header of {} bytes", header_len));
-    HeaderParser h(header, header_at, path);
-    h.parse();
+    const NpyHeader h = parse_npy_header(header, header_at, path);
 
     // 3. what the header declares, against the file, before allocating
     std::size_t item = 0;
@@ -254,15 +132,15 @@ Tensor read_npy(const std::string& path, const NpyRead& options) {
                                     "np.ascontiguousarray(a))", h.fortran_at));
     if (h.shape.size() > 3)
         fail_file(path, fmt::format("byte {}: expected a shape of rank 0 to 3, found {}", h.shape_at,
-                                    shape_repr(h.shape)));
+                                    npy_shape_repr(h.shape)));
     std::size_t n = 0;
     if (!checked_numel(h.shape, kMaxElements, n))
         fail_file(path, fmt::format("byte {}: expected at most {} numbers, found the shape {}", h.shape_at,
-                                    kMaxElements, shape_repr(h.shape)));
+                                    kMaxElements, npy_shape_repr(h.shape)));
     const std::uintmax_t data_bytes = size >= data_at ? size - data_at : 0;
     if (data_bytes != n * item)
         fail_file(path, fmt::format("byte {}: expected {} bytes of data (shape {}, '{}'), found {}", data_at, n * item,
-                                    shape_repr(h.shape), h.descr, data_bytes));
+                                    npy_shape_repr(h.shape), h.descr, data_bytes));
     if (options.before_alloc) options.before_alloc(h.shape, n);
 
     // 4. the data, converted to float32 and checked cell by cell
