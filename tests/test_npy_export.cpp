@@ -5,6 +5,9 @@
 // against our run of its weights (docs/pytorch.md), with the docs' commands.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -168,6 +171,41 @@ TEST_CASE("export --npy writes through a temporary folder: a previous export is 
     }
     SECTION("neither -o nor --npy is a usage error") {
         require_exit_2(run_cli({"export", kFlagship}), "--output");
+    }
+}
+
+TEST_CASE("a run killed while it writes its npy folder leaves the previous export intact", "[npy]") {
+    TempDir work, out_dir;
+    const std::string lesson = work.file("big.json"), out = out_dir.file("out");
+    REQUIRE(run_cli({"random", "--tokens", "512", "--d-model", "64", "--heads", "8", "--d-ff", "64", "-o", lesson})
+                .status == 0);
+    REQUIRE(run_cli({"export", kFlagship, "--npy", out}).status == 0);
+    const std::string before = read_text(out + "/index.json");
+    for (int sig : {SIGKILL, SIGTERM}) {
+        DYNAMIC_SECTION("signal " << sig) {
+            int pid = attntrace::test::start_cli({"export", lesson, "--npy", out}, work.file("stdout"), work.file("stderr"));
+            // Signal once the temporary folder holds a file: midway through writing it.
+            bool signalled = false;
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+            while (!signalled && std::chrono::steady_clock::now() < deadline) {
+                for (const auto& e : fs::directory_iterator(out_dir.path())) {
+                    std::error_code ec;
+                    if (e.path().filename().string().rfind(".out.tmp-", 0) == 0 && !fs::is_empty(e.path(), ec)) {
+                        kill(pid, sig);
+                        signalled = true;
+                        break;
+                    }
+                }
+                if (!signalled) std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+            const int status = attntrace::test::wait_cli(pid);
+            REQUIRE(signalled);
+            CHECK(status == 128 + sig);
+            CHECK(read_text(out + "/index.json") == before);  // the previous export, whole
+            // The temporary folder may remain (documented); never a partial "out".
+            for (const auto& name : out_dir.entries())
+                if (name != "out") fs::remove_all(out_dir.file(name));
+        }
     }
 }
 
