@@ -229,6 +229,14 @@ TEST_CASE("diff reads an npy export as a trace: against the JSON export of the s
         fs::remove(dir.file("npy/index.json"));
         require_exit_2(run_cli({"diff", dir.file("t.json"), dir.file("npy")}), "without index.json");
     }
+    SECTION("a NaN in a step's file (JSON cannot hold one, .npy can) names the file and the cell") {
+        const std::string f = dir.file("npy/blocks.0.attn.hook_pattern.npy");
+        Tensor t = attntrace::read_npy(f);
+        t.data[5] = std::nanf("");
+        attntrace::write_npy(f, t);
+        require_exit_2(run_cli({"diff", dir.file("t.json"), dir.file("npy")}),
+                       f + ": " + (t.rank() == 3 ? "[0,1,2]" : "?") + ": expected a finite number or negative infinity, found NaN");
+    }
     SECTION("a truncated .npy names the index, the step's field, the file and the byte") {
         const std::string f = dir.file("npy/blocks.0.attn.hook_pattern.npy");
         fs::resize_file(f, fs::file_size(f) - 4);
