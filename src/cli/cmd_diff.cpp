@@ -6,11 +6,13 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "export/npy_export.hpp"
 #include "trace/diff.hpp"
 #include "trace/policy.hpp"
 
@@ -160,6 +162,13 @@ std::string some_names(const TraceData& t) {
                        t.steps.size() > kShown ? fmt::format(", ... ({} in all)", t.steps.size()) : "");
 }
 
+// A JSON trace, or a folder written by `export --npy` (its index.json and .npy files).
+TraceData read_either(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return read_npy_export(path);
+    return read_trace_file(path, TraceRequire::minimal);
+}
+
 CLI::Validator finite_nonnegative() {
     return CLI::Validator(
         [](std::string& s) -> std::string {
@@ -186,8 +195,9 @@ void add_diff_command(CLI::App& app, int& status) {
                 "allclose with A as the reference); -inf matches only -inf. Steps in one trace only are listed, "
                 "steps kept as summaries are not compared. Exit 0 all within tolerance, 1 a divergence (or a "
                 "shape mismatch), 2 bad input. B may be a minimal trace written by your own code (format, version, "
-                "steps with name, shape, values): see docs/diffing.md.");
-    cmd->add_option("A", opts->a, "The reference trace (e.g. from attntrace export)")->required();
+                "steps with name, shape, values): see docs/diffing.md. A or B may also be a folder written by "
+                "`attntrace export --npy` (or by your code: index.json and one .npy per step).");
+    cmd->add_option("A", opts->a, "The reference trace (e.g. from attntrace export): a JSON file or an --npy folder")->required();
     cmd->add_option("B", opts->b, "The trace to check against it (e.g. your implementation's intermediates)")
         ->required();
     cmd->add_option("--atol", opts->diff.atol, fmt::format("Absolute tolerance (default {})", kDiffAbsTol))
@@ -199,10 +209,11 @@ void add_diff_command(CLI::App& app, int& status) {
         ->allow_extra_args(false);
     cmd->add_flag("--json", opts->json, "Print the report as JSON (format \"attntrace-diff\", see docs/diffing.md)");
     cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o ours.json\n  attntrace diff ours.json mine.json\n"
-                "  attntrace diff ours.json mine.json --atol 1e-4 --step 'blocks.0.attn.*'");
+                "  attntrace diff ours.json mine.json --atol 1e-4 --step 'blocks.0.attn.*'\n"
+                "  attntrace export 003-3.1-ring-fell --npy ours-npy && attntrace diff ours-npy mine-npy");
     cmd->callback([opts, &status] {
-        const TraceData a = read_trace_file(opts->a, TraceRequire::minimal);
-        const TraceData b = read_trace_file(opts->b, TraceRequire::minimal);
+        const TraceData a = read_either(opts->a);
+        const TraceData b = read_either(opts->b);
         for (const auto& p : opts->diff.steps) {
             bool any = false;
             for (const TraceData* t : {&a, &b})

@@ -1,4 +1,6 @@
 // attntrace export LESSON -o trace.json: the whole trace, for notebooks and diffs.
+// --npy DIR (instead of -o, or as well): each step as DIR/<step name>.npy and
+// DIR/index.json, for numpy and PyTorch (export/npy_export.hpp).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -7,6 +9,7 @@
 #include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "io/files.hpp"
+#include "export/npy_export.hpp"
 #include "export/trace_export.hpp"
 
 namespace attntrace {
@@ -15,6 +18,7 @@ void add_export_command(CLI::App& app, int& status) {
     struct Opts {
         std::string lesson;
         std::string out;
+        std::string npy;
         std::string arithmetic = "exact";
         std::string trace = "full";
     };
@@ -22,22 +26,34 @@ void add_export_command(CLI::App& app, int& status) {
     auto* cmd = app.add_subcommand("export", "Write the lesson's trace (every step, every value, the claims and "
                                              "their verdicts) as JSON; see docs/trace-format.md.");
     cmd->add_option("lesson", opts->lesson, "Lesson id or file")->required();
-    cmd->add_option("-o,--output", opts->out, "Output file ('-' for standard output)")->required();
+    cmd->add_option("-o,--output", opts->out, "Output file ('-' for standard output)");
+    cmd->add_option("--npy", opts->npy,
+                    "Also (or instead) write each step with values as DIR/<step name>.npy (float32) and DIR/index.json "
+                    "describing them; DIR is replaced only when it is new, empty or a previous --npy export");
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
     cmd->add_option("--trace", opts->trace, kTraceHelp);
     cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o trace.json\n"
                 "  attntrace export 003-3.1-ring-fell --trace 'hook_pattern,hook_z' -o attention.json\n"
-                "  attntrace export 003-3.1-ring-fell --arithmetic document -o - | head");
-    cmd->callback([opts, &status] {
-        if (opts->out.empty()) fail_file("-o", "expected a file path or '-', found an empty string");
+                "  attntrace export 003-3.1-ring-fell --arithmetic document -o - | head\n"
+                "  attntrace export 003-3.1-ring-fell --npy ring-fell-npy");
+    cmd->callback([opts, cmd, &status] {
+        if (cmd->count("--output") == 0 && cmd->count("--npy") == 0)
+            fail_file("export", "expected --output FILE or --npy DIR (or both), found neither");
+        if (cmd->count("--output") && opts->out.empty())
+            fail_file("-o", "expected a file path or '-', found an empty string");
+        if (cmd->count("--npy") && opts->npy.empty())
+            fail_file("--npy", "expected a folder path, found an empty string");
         const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
+        if (!opts->npy.empty()) check_npy_export_target(opts->npy);  // refused before anything is written
         ProgressLine progress(long_run(lesson));
         auto e = evaluate(std::move(lesson), policy, progress.callback());
         progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
-        if (opts->out == "-") {
+        if (opts->out.empty()) {
+            // --npy only
+        } else if (opts->out == "-") {
             StreamSink out(std::cout);
             write_trace_json(out, e->lesson, trace, &e->report);
         } else {
@@ -45,6 +61,7 @@ void add_export_command(CLI::App& app, int& status) {
             write_trace_json(out, e->lesson, trace, &e->report);
             out.commit();
         }
+        if (!opts->npy.empty()) write_npy_export(opts->npy, e->lesson, trace);
         status = 0;
     });
 }

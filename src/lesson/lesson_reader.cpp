@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "io/npy.hpp"
 #include "lesson/generate.hpp"
 #include "core/json_field.hpp"
 #include "lesson/lesson.hpp"
@@ -78,6 +79,31 @@ private:
                     fmt::format("{} needing {} more, on top of {}", what, human_bytes(bytes), human_bytes(reserved_)));
         reserved_ += bytes;
     }
+
+    // {"npy": "relative/path.npy"}: a tensor from a .npy file, the path
+    // relative to the lesson's folder (io/npy.hpp reads it). Its errors keep
+    // one line: "LESSON: FIELD: NPY: byte N: expected ..., found ...".
+    static bool is_npy_ref(const json& v) { return v.is_object() && v.contains("npy"); }
+    std::string npy_file_;  // the last file read_npy_ref read, for shape messages
+    Tensor read_npy_ref(const json& v, const std::string& path, bool allow_neg_inf) {
+        namespace fs = std::filesystem;
+        f_.only_keys(v, path, {"npy"});
+        const std::string rel = f_.string(v["npy"], join(path, "npy"));
+        if (rel.empty() || fs::path(rel).is_absolute())
+            f_.fail(join(path, "npy"), "a path relative to the lesson's folder", describe(v["npy"]));
+        npy_file_ = (fs::path(lesson_.file).parent_path() / rel).string();
+        NpyRead options;
+        options.allow_neg_inf = allow_neg_inf;
+        options.before_alloc = [&](const Shape&, std::size_t n) { reserve(n, path, npy_file_); };
+        try {
+            return read_npy(npy_file_, options);
+        } catch (const InputError& e) {
+            if (std::string(e.what()).rfind(f_.file() + ": ", 0) == 0) throw;  // reserve(): already names the lesson
+            fail_file(f_.file(), path + ": " + e.what());
+        }
+    }
+    // "a 3x4 array in W_Q.npy", for a shape that does not fit.
+    std::string npy_found(const Shape& s) const { return array_text(s) + " in " + npy_file_; }
 
     void header() {
         auto fmt_name = f_.string(f_.member(doc_, "", "format"), "format");
@@ -213,7 +239,7 @@ private:
     // generated tables get `rows_if_generated` rows.
     Tensor read_matrix(const json& v, const std::string& path, Shape shape, const std::string& what,
                        double default_std, std::size_t rows_if_generated = 0) {
-        if (v.is_object()) {
+        if (v.is_object() && !is_npy_ref(v)) {
             f_.only_keys(v, path, {"generate", "seed", "std"});
             auto kind = f_.string(f_.member(v, path, "generate"), join(path, "generate"));
             Fill fill;
@@ -245,7 +271,8 @@ private:
             reserve(n, path, "a generated " + shape_str(shape) + " " + what);
             return generate(fill, shape, seed, sd);
         }
-        Tensor t = f_.tensor(v, path, false);
+        const bool npy = is_npy_ref(v);
+        Tensor t = npy ? read_npy_ref(v, path, false) : f_.tensor(v, path, false);
         bool ok = t.shape.size() == shape.size();
         for (std::size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] == 0 || shape[i] == t.shape[i];
         if (!ok) {
@@ -253,7 +280,7 @@ private:
             std::string w = shape_str(want);
             if (std::find(shape.begin(), shape.end(), 0) != shape.end())
                 w = fmt::format("N x {}", shape.back());
-            f_.fail(path, fmt::format("a {} array ({})", w, what), found_shape(v, t.shape));
+            f_.fail(path, fmt::format("a {} array ({})", w, what), npy ? npy_found(t.shape) : found_shape(v, t.shape));
         }
         return t;
     }
@@ -302,11 +329,12 @@ private:
                 f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
             require_d_ff(*def, path);
             Shape want = step_shape(*def, dims_);
-            Tensor t = f_.tensor(*it, path, def->neg_inf != NegInf::never);
+            const bool neg_inf = def->neg_inf != NegInf::never, npy = is_npy_ref(*it);
+            Tensor t = npy ? read_npy_ref(*it, path, neg_inf) : f_.tensor(*it, path, neg_inf);
             if (!shape_accepts(t.shape, want, ends_with_heads(def->axes)))
                 f_.fail(path, fmt::format("{} (the step's shape {})", array_text(want),
                                           axes_text(*def)),
-                        found_shape(*it, t.shape));
+                        npy ? npy_found(t.shape) : found_shape(*it, t.shape));
             t.shape = want;
             lesson_.given[def->name] = std::move(t);
         }

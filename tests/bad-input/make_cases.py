@@ -233,6 +233,16 @@ mod("generator-huge-std.json",
     ["weights.W_K.std"])
 mod("generator-seed-negative.json", lambda d: d.__setitem__("weights_seed", -5), ["weights_seed"])
 
+# ---- tensors from .npy files (tests/npy/, written by make_fixtures.py) ------------------
+mod("npy-nan-weight.json", lambda d: d["weights"].__setitem__("W_Q", {"npy": "../npy/numpy/nan.npy"}),
+    ["weights.W_Q: ", "nan.npy: [1,2]: expected a finite number, found NaN"])
+mod("npy-fortran-input.json", lambda d: d["inputs"].__setitem__("X", {"npy": "../npy/numpy/fortran.npy"}),
+    ["inputs.X: ", "fortran.npy: byte", "found True"])
+mod("npy-wrong-shape.json", lambda d: d["weights"].__setitem__("W_K", {"npy": "../npy/numpy/f4-2x3.npy"}),
+    ["weights.W_K: ", "found a 2x3 array in", "f4-2x3.npy"])
+mod("npy-missing-file.json", lambda d: d["weights"].__setitem__("W_V", {"npy": "no-such.npy"}),
+    ["weights.W_V: ", "no-such.npy", "no such file"])
+
 # ---- config values -----------------------------------------------------------------
 mod("config-mask-unknown.json", lambda d: d["config"].__setitem__("mask", "sparse"), ["config.mask"])
 mod("config-eps-negative.json", lambda d: d["config"].__setitem__("eps", -1e-5), ["config.eps"])

@@ -1,0 +1,35 @@
+// Writing a whole folder so that a failure never leaves a half-written one
+// (the folder counterpart of AtomicFile, io/files.hpp): everything goes into
+// a fresh sibling ".NAME.tmp-XXXXXX", which is swapped into place only once
+// it is complete. Until then the previous folder is untouched.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace attntrace {
+
+struct FolderSwap {
+    // Whether an existing, non-empty folder at the target may be replaced
+    // (e.g. it is a previous output of the same kind); `what` says what such
+    // a folder is, for the refusal ("a previous attntrace npy export").
+    std::function<bool(const std::string& folder)> replaceable;
+    std::string what;
+};
+
+// Creates the temporary folder, calls fill(temp_folder), then puts it at
+// `target`: renamed there when `target` does not exist or is an empty folder;
+// exchanged with it (then the old one removed) when `target` is a folder
+// `swap.replaceable` accepts. Anything else at `target` (a file, a symlink,
+// a folder of other things) is refused before fill runs, with an InputError,
+// and left as it is. When fill or the swap fails, the temporary folder is
+// removed and the error passed on. A kill (SIGKILL, or a signal during fill)
+// may leave the temporary folder behind, never a partial target.
+// The refusal write_folder_atomic would give, on its own, so that a command
+// can refuse before it does any work. Returns whether `target` would be replaced.
+bool check_folder_target(const std::string& target, const FolderSwap& swap);
+
+void write_folder_atomic(const std::string& target, const FolderSwap& swap,
+                         const std::function<void(const std::string& temp_folder)>& fill);
+
+}  // namespace attntrace
