@@ -71,6 +71,17 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::s
     return r;
 }
 
+CliResult run_shown(const std::string& command, const TempDir& dir) {
+    std::vector<std::string> args;
+    std::istringstream words(command.substr(command.find(' ') + 1));  // after "attntrace"
+    for (std::string w; words >> w;) {
+        if (w.rfind("docs/", 0) == 0) args.push_back(source_dir() + "/" + w);
+        else if (w[0] != '-' && (w.ends_with(".json") || w.ends_with("-npy"))) args.push_back(dir.file(w));
+        else args.push_back(w);
+    }
+    return run_cli(args);
+}
+
 TempDir::TempDir() {
     std::string tmpl = (fs::temp_directory_path() / "attntrace-test-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");

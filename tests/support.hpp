@@ -39,6 +39,12 @@ private:
     std::string path_;
 };
 
+// Runs a command as a doc shows it ("attntrace diff ours.json docs/x.json"):
+// words are split at spaces, a path under docs/ is the repository's, and any
+// other file a command names (*.json, *-npy) lives in `dir`, so one command's
+// output is the next one's input.
+CliResult run_shown(const std::string& command, const TempDir& dir);
+
 std::string source_dir();       // the repository
 std::string lessons_dir();      // <repo>/lessons
 std::vector<std::string> lesson_files();  // every lessons/*.json, sorted

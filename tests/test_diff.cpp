@@ -372,11 +372,7 @@ TEST_CASE("the diff commands in README.md and docs/diffing.md run as shown", "[d
         INFO(command);
         CHECK(readme.find("\n" + command + "\n") != std::string::npos);
         CHECK(doc.find("\n" + command + "\n") != std::string::npos);
-        std::vector<std::string> args;
-        std::istringstream words(command.substr(std::string("attntrace ").size()));
-        for (std::string w; words >> w;)
-            args.push_back(w.rfind("docs/", 0) == 0 ? src + "/" + w : w.ends_with(".json") ? dir.file(w) : w);
-        auto r = run_cli(args);
+        auto r = attntrace::test::run_shown(command, dir);
         INFO(r.out << r.err);
         CHECK(r.status == status);
     }

@@ -280,14 +280,7 @@ TEST_CASE("the commands of docs/pytorch.md and the README's numpy section run as
     for (const auto& [command, status] : commands) {
         INFO(command);
         CHECK(readme.find("\n" + command + "\n") != std::string::npos);
-        std::vector<std::string> args;
-        std::istringstream words(command.substr(std::string("attntrace ").size()));
-        for (std::string w; words >> w;) {
-            if (w.rfind("docs/", 0) == 0) args.push_back(src + "/" + w);
-            else if (w[0] != '-' && (w.ends_with(".json") || w.ends_with("-npy"))) args.push_back(dir.file(w));
-            else args.push_back(w);
-        }
-        auto r = run_cli(args);
+        auto r = attntrace::test::run_shown(command, dir);
         INFO(r.out << r.err);
         CHECK(r.status == status);
     }
