@@ -107,7 +107,10 @@ std::string_view kernel_isa() {
 }
 
 #ifdef ATTNTRACE_SCALAR_ONLY
-#define ATTNTRACE_SIMD_OR_REF(simd_expr, ref_expr) return ref_expr
+// isa() still runs once: it validates ATTNTRACE_KERNELS in this build too.
+#define ATTNTRACE_SIMD_OR_REF(simd_expr, ref_expr) \
+    (void)isa();                                   \
+    return ref_expr
 #else
 #define ATTNTRACE_SIMD_OR_REF(simd_expr, ref_expr) \
     if (isa() == Isa::ref) return ref_expr;         \
