@@ -18,6 +18,8 @@
 #include "check/evaluate.hpp"
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "cost/cost_lesson.hpp"
+#include "render/cost_check.hpp"
 #include "export/trace_export.hpp"
 #include "fuzz/fuzz_limits.hpp"
 #include "lesson/lesson.hpp"
@@ -28,6 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace attntrace;
     attntrace::fuzz::apply_limits();
     const std::string text(reinterpret_cast<const char*>(data), size);
+    // The same bytes as a cost lesson (docs/cost.md): read, then checked.
+    try {
+        const CostLesson cost = parse_cost_lesson(parse_json_text(text, "fuzz.json"), "fuzz.json");
+        std::ostringstream sink;
+        render_cost_check(sink, cost, check_cost_lesson(cost));
+    } catch (const InputError&) {
+    }
     Lesson lesson;
     try {
         lesson = parse_lesson(text, "fuzz.json");

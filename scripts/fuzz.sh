@@ -22,7 +22,7 @@ for target in lesson trace; do
   # the committed seeds must stay as they are.
   corpus="$build/corpus-$target"
   rm -rf "$corpus" && mkdir -p "$corpus"
-  if [ "$target" = lesson ]; then seeds=(lessons tests/bad-input tests/fuzz-regressions/lesson)
+  if [ "$target" = lesson ]; then seeds=(lessons lessons/cost tests/bad-input tests/bad-input/cost tests/fuzz-regressions/lesson)
   else seeds=(golden tests/fuzz-regressions/trace); [ -d tests/bad-trace ] && seeds+=(tests/bad-trace); fi
   echo "fuzz: $target for ${seconds}s, seeds: ${seeds[*]}"
   # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: 2 GiB is a

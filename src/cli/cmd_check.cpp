@@ -7,6 +7,9 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
+#include "core/json_field.hpp"
+#include "cost/cost_lesson.hpp"
+#include "render/cost_check.hpp"
 #include "render/text.hpp"
 #include "export/trace_export.hpp"
 
@@ -25,20 +28,43 @@ void add_check_command(CLI::App& app, int& status) {
                                             "one its lesson expects.");
     cmd->add_option("lessons", opts->lessons, "Lesson ids or files")->required();
     cmd->add_option("--format", opts->format, "table or json")->check(CLI::IsMember({"table", "json"}));
-    cmd->footer("Example:\n  attntrace check lessons/*.json\n  attntrace check 002-cat-sat-down --format json");
+    cmd->footer("Example:\n  attntrace check lessons/*.json\n  attntrace check 002-cat-sat-down --format json\n  attntrace check 000-memory-table\n  attntrace check lessons/cost/*.json");
     cmd->callback([opts, &status] {
         // Read every lesson first: a bad one stops the run before anything is printed.
-        std::vector<std::unique_ptr<Evaluation>> evals;
+        // A lesson is a pipeline lesson or a cost lesson (docs/cost.md), by its "format".
+        struct Checked {
+            std::unique_ptr<Evaluation> eval;
+            std::unique_ptr<CostLesson> cost;
+            CostCheckReport cost_report;
+        };
+        std::vector<Checked> checked;
         for (const auto& l : opts->lessons) {
-            Lesson lesson = read_lesson(resolve_lesson(l));
-            ProgressLine progress(long_run(lesson), lesson.id);
-            evals.push_back(evaluate(std::move(lesson), {}, progress.callback()));
+            const std::string file = resolve_lesson(l);
+            Checked c;
+            if (is_cost_lesson(load_json_file(file))) {
+                c.cost = std::make_unique<CostLesson>(read_cost_lesson(file));
+                c.cost_report = check_cost_lesson(*c.cost);
+            } else {
+                Lesson lesson = read_lesson(file);
+                ProgressLine progress(long_run(lesson), lesson.id);
+                c.eval = evaluate(std::move(lesson), {}, progress.callback());
+            }
+            checked.push_back(std::move(c));
         }
         bool ok = true;
         std::size_t counts[4] = {0, 0, 0, 0};
-        CheckReport all;  // every lesson's results, for the summary
+        CheckReport all;  // every pipeline lesson's results, for the summary
         OrderedJson out = OrderedJson::array();
-        for (const auto& e : evals) {
+        for (const auto& c : checked) {
+            if (c.cost) {
+                ok = ok && c.cost_report.all_as_expected();
+                for (const auto& r : c.cost_report.results)
+                    if (!r.claim->answer) ++counts[static_cast<int>(r.verdict)];
+                if (opts->format == "json") out.push_back(cost_check_json(*c.cost, c.cost_report));
+                else render_cost_check(std::cout, *c.cost, c.cost_report);
+                continue;
+            }
+            const auto& e = c.eval;
             ok = ok && e->report.all_as_expected();
             for (const auto& r : e->report.results) {
                 ++counts[static_cast<int>(r.verdict)];
@@ -49,6 +75,7 @@ void add_check_command(CLI::App& app, int& status) {
                 OrderedJson entry;
                 entry["lesson"] = e->lesson.id;
                 entry["file"] = e->lesson.file;
+                entry["kind"] = "pipeline";
                 entry["as_expected"] = e->report.all_as_expected();
                 entry["claims"] = j["claims"];
                 out.push_back(std::move(entry));
@@ -65,7 +92,7 @@ void add_check_command(CLI::App& app, int& status) {
         } else {
             std::cout << fmt::format("\n{} lessons: {} agree, {} agree when rounded as printed, {} disagree, {} not "
                                      "checkable{}; {}\n",
-                                     evals.size(), counts[0], counts[1], counts[2], counts[3], given_note(all),
+                                     checked.size(), counts[0], counts[1], counts[2], counts[3], given_note(all),
                                      ok ? "every verdict as its lesson expects" : "SOME VERDICTS ARE NOT AS EXPECTED");
         }
         status = ok ? 0 : 1;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cost/cost_lesson.hpp"
 #include "lesson/lesson.hpp"
 
 namespace attntrace {
@@ -22,7 +23,17 @@ void add_list_command(CLI::App& app, int& status) {
             std::cout << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims)\n", l.id, l.title, "", l.source.document,
                                      l.source.section.empty() ? "" : " §" + l.source.section, l.claims.size());
         }
+        const auto cost_files = list_cost_lesson_files();
+        for (const auto& file : cost_files) {
+            CostLesson l = read_cost_lesson(file);
+            std::cout << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims, cost: attntrace check)\n", l.id, l.title, "",
+                                     l.source.document, l.source.section.empty() ? "" : " §" + l.source.section,
+                                     l.claims.size());
+        }
         std::cout << fmt::format("\n{} lesson{} in {}\n", files.size(), files.size() == 1 ? "" : "s", lessons_dir());
+        if (!cost_files.empty())
+            std::cout << fmt::format("{} cost lesson{} in {}/cost\n", cost_files.size(), cost_files.size() == 1 ? "" : "s",
+                                     lessons_dir());
         status = 0;
     });
 }

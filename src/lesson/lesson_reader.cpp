@@ -46,6 +46,9 @@ public:
 
     Lesson read() {
         f_.object(doc_, "");
+        if (auto* fmt_name = f_.optional(doc_, "format"); fmt_name && *fmt_name == "attntrace-cost-lesson")
+            f_.fail("format", "\"attntrace-lesson\" (a cost lesson has no pipeline to run: `attntrace check` reads it)",
+                    describe(*fmt_name));
         f_.only_keys(doc_, "", {"format", "version", "id", "title", "source", "description", "tokens",
                                 "query_tokens", "token_ids", "config", "run", "inputs", "weights",
                                 "weights_seed", "given", "document_rounding", "claims"});
@@ -541,7 +544,10 @@ std::string resolve_lesson(const std::string& name_or_path) {
     if (fs::exists(name_or_path) || name_or_path.find('/') != std::string::npos ||
         (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json"))
         return name_or_path;
-    return (fs::path(lessons_dir()) / (name_or_path + ".json")).string();
+    const fs::path direct = fs::path(lessons_dir()) / (name_or_path + ".json");
+    // Cost lessons (docs/cost.md) live in lessons/cost/.
+    const fs::path cost = fs::path(lessons_dir()) / "cost" / (name_or_path + ".json");
+    return (!fs::exists(direct) && fs::exists(cost) ? cost : direct).string();
 }
 
 std::vector<std::string> list_lesson_files() {
