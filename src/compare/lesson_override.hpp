@@ -35,8 +35,10 @@ struct AppliedSetting {
 };
 
 // The lesson read twice: A as it is (claims and all), B with the settings
-// applied and its claims removed (compare does not check claims, and a
-// change of shape would make them invalid).
+// applied and its claims and document_rounding removed (compare checks no
+// claims and runs the exact arithmetic only, and a change of shape or of
+// run.to would make them invalid). A --set under claims or
+// document_rounding is refused: it would change nothing.
 struct LessonPair {
     Lesson a, b;
     std::vector<AppliedSetting> settings;

@@ -89,7 +89,7 @@ void render_values(std::ostream& out, const char* caption, const Step& s, const 
         h.full = view.full;
         h.auto_range = s.name == "blocks.0.attn.hook_attn_scores";
         h.mask = s.name == "blocks.0.attn.hook_mask";
-        out << format_heatmap(t, s.axes, s.labels, h);
+        out << "    heatmap:\n" << format_heatmap(t, s.axes, s.labels, h);
     }
 }
 
