@@ -86,7 +86,7 @@ TEST_CASE("parse_setting splits at the first '=' and reads VALUE as JSON when it
     CHECK(error_of([] { parse_setting("=1"); }).find("--set: expected KEY=VALUE with a KEY") == 0);
 }
 
-TEST_CASE("--set resolves bare config keys, top-level keys, array indices and step names holding dots", "[compare]") {
+TEST_CASE("set KEY=VALUE resolves bare config keys, top-level keys, array indices and step names holding dots", "[compare]") {
     SECTION("a bare config field is config.KEY, a bare top-level field stays top level") {
         auto r = compare(kRing, {"scale=false", "weights_seed=3"});
         REQUIRE(r->pair.settings.size() == 2);
@@ -303,4 +303,37 @@ TEST_CASE("attntrace compare: bad --set and --step give one line and exit 2", "[
     }
     auto none = run_cli({"compare", kRing});
     CHECK(none.status == 2);  // --set is required
+}
+
+TEST_CASE("the README's compare excerpt is what attntrace compare prints", "[compare][docs][readme]") {
+    const std::string readme = attntrace::test::read_text(attntrace::test::source_dir() + "/README.md");
+    const std::string prompt = "$ attntrace compare 003-3.1-ring-fell --set scale=false\n";
+    const auto at = readme.find(prompt);
+    REQUIRE(at != std::string::npos);
+    const std::string excerpt = readme.substr(at + prompt.size(), readme.find("```", at) - at - prompt.size());
+    auto r = run_cli({"compare", kRing, "--set", "scale=false"});
+    REQUIRE(r.status == 0);
+    std::istringstream lines(excerpt);
+    std::size_t n = 0;
+    for (std::string line; std::getline(lines, line);) {
+        INFO(line);
+        CHECK(r.out.find(line + "\n") != std::string::npos);
+        ++n;
+    }
+    CHECK(n >= 4);
+}
+
+TEST_CASE("docs/compare.md shows the --json fields compare writes", "[compare][docs]") {
+    const std::string doc = attntrace::test::read_text(attntrace::test::source_dir() + "/docs/compare.md");
+    auto r = run_cli({"compare", kRing, "--set", "scale=false", "--json"});
+    REQUIRE(r.status == 0);
+    const json j = json::parse(r.out);
+    for (const auto& [key, value] : j.items()) {
+        INFO(key);
+        CHECK(doc.find("\"" + key + "\"") != std::string::npos);
+    }
+    for (const auto& [key, value] : j["steps"][5].items()) {
+        INFO(key);
+        CHECK(doc.find("\"" + key + "\"") != std::string::npos);
+    }
 }
