@@ -199,6 +199,18 @@ TEST_CASE("compare --set config.heads reports the steps whose shape changes, and
     CHECK(std::all_of(first_only, to->c.steps.end(), [](const StepChange& s) { return s.change == Change::only_a; }));
 }
 
+TEST_CASE("compare reports the steps a removed setting leaves not computable, and shows the first of them", "[compare]") {
+    auto r = compare("001-shapes", {"weights_seed=null"});  // its W_Q, W_K, W_V, W_O come from the seed
+    CHECK(change_of(*r, "blocks.0.hook_resid_pre") == Change::unchanged);
+    CHECK(change_of(*r, kQ) == Change::not_computable);
+    CHECK(r->c.find(kQ)->note.find("not computable in B (needs weights.W_Q") == 0);
+    CHECK(change_of(*r, kMask) == Change::unchanged);
+    CHECK(change_of(*r, kPattern) == Change::not_computable);
+    CHECK(r->c.count(Change::changed) == 0);
+    REQUIRE(r->c.first_change());
+    CHECK(r->c.steps[*r->c.first_change()].name == kQ);
+}
+
 TEST_CASE("compare refuses a KEY the lesson format lacks and a VALUE the reader refuses, naming the --set", "[compare]") {
     const std::string ring = lesson_path(kRing);
     auto read = [&](const std::string& s) { return error_of([&] { read_lesson_pair(ring, {parse_setting(s)}); }); };

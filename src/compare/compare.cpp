@@ -69,7 +69,7 @@ std::optional<std::size_t> Comparison::first_change() const {
     for (std::size_t i = 0; i < steps.size(); ++i)
         if (steps[i].change == Change::changed) return i;
     for (std::size_t i = 0; i < steps.size(); ++i)
-        if (steps[i].change != Change::unchanged && steps[i].change != Change::not_computable) return i;
+        if (steps[i].change != Change::unchanged) return i;
     return std::nullopt;
 }
 

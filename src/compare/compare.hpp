@@ -39,8 +39,8 @@ struct Comparison {
     std::vector<StepChange> steps;  // the union of both traces' steps, in pipeline order
     std::size_t count(Change c) const;
     // The first step whose values changed (same shape on both sides), or
-    // else the first that changed shape or is on one side only; none when
-    // nothing changed.
+    // else the first that is not unchanged (changed shape, on one side only,
+    // not computable on a side); none when every step is unchanged.
     std::optional<std::size_t> first_change() const;
     const StepChange* find(const std::string& name) const;
     // The first step (in pipeline order) a name, glob or last part
