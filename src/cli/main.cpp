@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
                "  attntrace check lessons/*.json\n  attntrace export 002-cat-sat-down -o trace.json\n"
                "  attntrace diff trace.json mine.json\n  attntrace report 003-3.3-multi-head -o report.html\n"
                "  attntrace explain 003-3.1-ring-fell 'hook_pattern[0,ring,fell]'\n"
+               "  attntrace compare 003-3.1-ring-fell --set scale=false\n"
                "  attntrace bench --help      (every command: its options and examples)");
     int threads = 0;
     app.add_option("--threads", threads, "Threads for the kernels (default: every core); results are identical "
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
     add_cost_command(app, status);
     add_report_command(app, status);
     add_explain_command(app, status);
+    add_compare_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
         set_quiet(quiet);

@@ -79,13 +79,12 @@ void render_summary(std::ostream& out, const Step& s, const TableOptions& table)
     out << "    corner:\n" << format_tensor(m.corner, axes, labels, table);
 }
 
-// The steps shown as heatmaps too: where the eye wants the pattern, not the digits.
+}  // namespace
+
 bool heatmapped(const std::string& name) {
     return name == "blocks.0.attn.hook_pattern" || name == "blocks.0.attn.hook_mask" ||
            name == "blocks.0.attn.hook_attn_scores";
 }
-
-}  // namespace
 
 std::string given_note(const CheckReport& report) {
     std::size_t n = 0;

@@ -30,6 +30,10 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
 
 std::string_view verdict_mark(Verdict v);
 
+// The steps shown as heatmaps too (run, compare): where the eye wants the
+// pattern, not the digits.
+bool heatmapped(const std::string& name);
+
 // " (N of the agreements only check the article against its own given values)", or "".
 std::string given_note(const CheckReport& report);
 
