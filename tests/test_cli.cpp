@@ -105,7 +105,7 @@ TEST_CASE("every subcommand that attntrace --help lists has --help with an examp
         if (line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ')
             commands.push_back(line.substr(2, line.find(' ', 2) - 2));
     // At least these (more join as they are added; each is held to the checks below).
-    for (const char* c : {"run", "list", "check", "export", "golden", "random", "bench", "diff", "cost", "report", "explain", "compare"})
+    for (const char* c : {"run", "list", "check", "export", "golden", "random", "bench", "diff", "cost", "report", "explain", "compare", "decode"})
         CHECK(std::find(commands.begin(), commands.end(), c) != commands.end());
     CHECK(top.out.find("Example") != std::string::npos);
     for (const auto& cmd : commands) {

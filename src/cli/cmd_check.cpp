@@ -10,6 +10,7 @@
 #include "core/json_field.hpp"
 #include "cost/cost_lesson.hpp"
 #include "render/cost_check.hpp"
+#include "render/decode_text.hpp"
 #include "render/text.hpp"
 #include "export/trace_export.hpp"
 
@@ -36,6 +37,7 @@ void add_check_command(CLI::App& app, int& status) {
             std::unique_ptr<Evaluation> eval;
             std::unique_ptr<CostLesson> cost;
             CostCheckReport cost_report;
+            DecodeReport decode;  // causal lessons: decoded with a KV cache and held to the causal run
         };
         std::vector<Checked> checked;
         for (const auto& l : opts->lessons) {
@@ -48,6 +50,7 @@ void add_check_command(CLI::App& app, int& status) {
                 Lesson lesson = read_lesson(file);
                 ProgressLine progress(long_run(lesson), lesson.id);
                 c.eval = evaluate(std::move(lesson), {}, progress.callback());
+                if (c.eval->lesson.config.mask == MaskKind::causal) c.decode = decode_lesson(c.eval->lesson, c.eval->exact);
             }
             checked.push_back(std::move(c));
         }
@@ -65,7 +68,7 @@ void add_check_command(CLI::App& app, int& status) {
                 continue;
             }
             const auto& e = c.eval;
-            ok = ok && e->report.all_as_expected();
+            ok = ok && e->report.all_as_expected() && (!c.decode.applicable || c.decode.matches());
             for (const auto& r : e->report.results) {
                 ++counts[static_cast<int>(r.verdict)];
                 all.results.push_back(r);
@@ -78,9 +81,11 @@ void add_check_command(CLI::App& app, int& status) {
                 entry["kind"] = "pipeline";
                 entry["as_expected"] = e->report.all_as_expected();
                 entry["claims"] = j["claims"];
+                if (c.decode.applicable) entry["decode"] = decode_json(e->lesson, c.decode, false);
                 out.push_back(std::move(entry));
             } else {
                 render_check(std::cout, e->lesson, e->exact, e->report);
+                render_decode_check(std::cout, c.decode);
             }
         }
         if (opts->format == "json") {

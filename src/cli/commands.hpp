@@ -29,6 +29,7 @@ void add_diff_command(CLI::App& app, int& status);
 void add_report_command(CLI::App& app, int& status);
 void add_explain_command(CLI::App& app, int& status);
 void add_compare_command(CLI::App& app, int& status);
+void add_decode_command(CLI::App& app, int& status);
 
 struct RandomSpec;
 // --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation (random and bench).

@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     add_report_command(app, status);
     add_explain_command(app, status);
     add_compare_command(app, status);
+    add_decode_command(app, status);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
         set_quiet(quiet);

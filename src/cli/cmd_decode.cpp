@@ -1,0 +1,42 @@
+// attntrace decode LESSON: a causal lesson generated one token at a time with
+// a KV cache, each step held to its row of the causal run (decode/decode.hpp).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "check/evaluate.hpp"
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "render/decode_text.hpp"
+
+namespace attntrace {
+
+void add_decode_command(CLI::App& app, int& status) {
+    struct Opts {
+        std::string lesson;
+        bool json = false;
+        int precision = 4;
+    };
+    auto opts = std::make_shared<Opts>();
+    auto* cmd = app.add_subcommand("decode", "Run a causal lesson's attention one token at a time with a KV cache, as "
+                                             "a model generates: each step projects the new token alone, appends its "
+                                             "key and value to the cache and attends over it. Each step is compared "
+                                             "with its row of the causal run over the whole sequence (exit 1 if one "
+                                             "differs). `attntrace check` runs the same comparison for every causal "
+                                             "lesson.");
+    cmd->add_option("lesson", opts->lesson, "Lesson id or file (its config.mask must be causal)")->required();
+    cmd->add_flag("--json", opts->json, "Print the steps as JSON (format attntrace-decode, docs/decode.md)");
+    cmd->add_option("--precision", opts->precision, "Decimals shown")->check(CLI::Range(0, 8));
+    cmd->footer("Examples:\n  attntrace decode 002-causal-decode\n  attntrace decode 002-causal-decode --json");
+    cmd->callback([opts, &status] {
+        auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)));
+        const DecodeReport r = decode_lesson(e->lesson, e->exact);
+        if (!r.applicable)
+            fail_file(e->lesson.file, "expected a lesson a KV cache can decode (causal self-attention from qkv to mix), "
+                                      "found one where " + r.why_not);
+        if (opts->json) std::cout << dump_readable(decode_json(e->lesson, r, true));
+        else render_decode(std::cout, e->lesson, r, opts->precision);
+        status = r.matches() ? 0 : 1;
+    });
+}
+
+}  // namespace attntrace

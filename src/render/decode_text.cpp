@@ -1,0 +1,99 @@
+#include "render/decode_text.hpp"
+
+#include <fmt/format.h>
+
+namespace attntrace {
+
+namespace {
+
+// One head's row: "[0.1234, -0.5678]".
+std::string row(const float* x, std::size_t n, int precision) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < n; ++i) out += fmt::format("{}{:.{}f}", i ? ", " : "", x[i], precision);
+    return out + "]";
+}
+
+std::string verdict_line(const DecodeReport& r) {
+    return fmt::format("{} steps, each equal to its row of the causal run within {:g} (max |Δ| {:.2g}); the causal "
+                       "run's weights after each token are exactly 0",
+                       r.steps.size(), kDecodeTol, r.max_dev);
+}
+
+}  // namespace
+
+void render_decode(std::ostream& out, const Lesson& lesson, const DecodeReport& r, int precision) {
+    out << fmt::format("attntrace · {} — decoding with a KV cache, one token at a time\n", lesson.id);
+    if (!r.applicable) {
+        out << "not applicable: " << r.why_not << "\n";
+        return;
+    }
+    out << "Each step projects the new token alone, appends its k and v to the cache, and attends from its query "
+           "over the cache. Nothing is masked: the cache holds only the past.\n";
+    for (const DecodeStep& s : r.steps) {
+        const std::size_t NH = s.q.shape[0], hs = s.q.shape[1], KVH = s.k.shape[0], n = s.t + 1;
+        out << fmt::format("\nt = {} \"{}\"  cache: {} token{} (K and V: {} x {} x {} each)\n", s.t, s.token, n,
+                           n == 1 ? "" : "s", n, KVH, hs);
+        for (std::size_t h = 0; h < NH; ++h) {
+            const std::size_t g = h / (NH / KVH);
+            out << fmt::format("  h{}  q {}\n", h, row(s.q.ptr() + h * hs, hs, precision));
+            if (h % (NH / KVH) == 0) {
+                out << fmt::format("      k {}  (appended to K cache head {})\n", row(s.k.ptr() + g * hs, hs, precision), g);
+                out << fmt::format("      v {}\n", row(s.v.ptr() + g * hs, hs, precision));
+            }
+            std::string weights;
+            for (std::size_t j = 0; j < n; ++j)
+                weights += fmt::format("{}{} {:.{}f}", j ? "  " : "", lesson.tokens[j], s.pattern.data[h * n + j], precision);
+            out << fmt::format("      weights  {}\n", weights);
+            out << fmt::format("      z {}\n", row(s.z.ptr() + h * hs, hs, precision));
+        }
+        out << fmt::format("  vs row \"{}\" of the causal run: max |Δ| k,v {:.2g}  weights {:.2g}  z {:.2g}{}\n", s.token,
+                           s.dev_k, s.dev_pattern, s.dev_z,
+                           s.future_weight == 0 ? "" : fmt::format("  WEIGHT {:.3g} ON A LATER TOKEN", s.future_weight));
+    }
+    out << fmt::format("\n{}: {}.\n", r.matches() ? "matches" : "DOES NOT MATCH", verdict_line(r));
+    out << fmt::format("The cache ends with {} floats (2 x T x KVH x hs): each step reuses the past keys and values "
+                       "instead of projecting every token again.\n",
+                       r.cache_floats);
+}
+
+void render_decode_check(std::ostream& out, const DecodeReport& r) {
+    if (!r.applicable) return;
+    out << fmt::format("  {} kv-cache decode     {:<20} {}\n", r.matches() ? "✓" : "✗",
+                       r.matches() ? "matches" : "DOES NOT MATCH", verdict_line(r));
+}
+
+OrderedJson decode_json(const Lesson& lesson, const DecodeReport& r, bool with_values) {
+    OrderedJson j;
+    j["format"] = "attntrace-decode";
+    j["version"] = 1;
+    j["lesson"] = lesson.id;
+    j["applicable"] = r.applicable;
+    if (!r.applicable) {
+        j["why_not"] = r.why_not;
+        return j;
+    }
+    j["tolerance"] = kDecodeTol;
+    j["matches"] = r.matches();
+    j["max_deviation"] = r.max_dev;
+    j["cache_floats"] = r.cache_floats;
+    if (!with_values) return j;
+    OrderedJson steps = OrderedJson::array();
+    for (const DecodeStep& s : r.steps) {
+        OrderedJson e;
+        e["t"] = s.t;
+        e["token"] = s.token;
+        e["q"] = tensor_to_json(s.q);
+        e["k"] = tensor_to_json(s.k);
+        e["v"] = tensor_to_json(s.v);
+        e["scores"] = tensor_to_json(s.scores);
+        e["pattern"] = tensor_to_json(s.pattern);
+        e["z"] = tensor_to_json(s.z);
+        e["deviation"] = {{"k_v", s.dev_k}, {"pattern", s.dev_pattern}, {"z", s.dev_z}};
+        e["future_weight"] = s.future_weight;
+        steps.push_back(std::move(e));
+    }
+    j["steps"] = std::move(steps);
+    return j;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,133 @@
+// KV-cache decoding (decode/decode.hpp): a causal lesson run one token at a
+// time over a growing cache equals the causal run row by row, and the
+// comparison catches a run that does not (a changed weight, a weight on a
+// later token). The CLI end to end: decode, and check's decode line.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "check/evaluate.hpp"
+#include "decode/decode.hpp"
+#include "support.hpp"
+
+using namespace attntrace;
+using attntrace::test::run_cli;
+
+namespace {
+
+std::unique_ptr<Evaluation> lesson_eval(const std::string& id) {
+    return evaluate(read_lesson(attntrace::test::lessons_dir() + "/" + id + ".json"));
+}
+
+// A causal lesson of T tokens with generated X and weights.
+std::unique_ptr<Evaluation> random_causal(std::size_t T, std::size_t C, std::size_t NH) {
+    nlohmann::json tokens = nlohmann::json::array();
+    for (std::size_t i = 0; i < T; ++i) tokens.push_back("t" + std::to_string(i));
+    nlohmann::json doc = {{"format", "attntrace-lesson"}, {"version", 1}, {"id", "decode-random"},
+                          {"title", "random"}, {"source", {{"document", "test"}}}, {"tokens", tokens},
+                          {"config", {{"d_model", C}, {"heads", NH}, {"mask", "causal"}}},
+                          {"run", {{"from", "embed"}, {"to", "mix"}}},
+                          {"inputs", {{"X", {{"generate", "normal"}, {"seed", 11}}}}},
+                          {"weights_seed", 12}};
+    return evaluate(parse_lesson(doc.dump(), "random.json"));
+}
+
+}  // namespace
+
+TEST_CASE("decoding 002's causal lesson with a KV cache gives each row of the causal run", "[decode]") {
+    auto e = lesson_eval("002-causal-decode");
+    DecodeReport r = decode_lesson(e->lesson, e->exact);
+    REQUIRE(r.applicable);
+    REQUIRE(r.steps.size() == 4);
+    for (const auto& s : r.steps) {
+        INFO("t = " << s.t);
+        CHECK(s.pattern.shape == Shape{2, s.t + 1});  // the cache holds t + 1 tokens: nothing to mask
+        CHECK(s.z.shape == Shape{2, 2});
+        for (std::size_t h = 0; h < 2; ++h) {
+            double sum = 0;
+            for (std::size_t j = 0; j <= s.t; ++j) sum += s.pattern.data[h * (s.t + 1) + j];
+            CHECK(sum == Approx(1.0).epsilon(1e-6));
+        }
+        CHECK(s.future_weight == 0.0);
+    }
+    // The first token has only itself: weight 1, z = v.
+    CHECK(r.steps[0].pattern.data[0] == 1.0f);
+    CHECK(r.steps[0].z.data[0] == r.steps[0].v.data[0]);
+    CHECK(r.cache_floats == 2 * 4 * 2 * 2);
+    CHECK(r.max_dev <= kDecodeTol);
+    CHECK(r.matches());
+}
+
+TEST_CASE("decoding a 48-token random causal lesson matches the causal run within the tolerance", "[decode]") {
+    auto e = random_causal(48, 64, 4);
+    DecodeReport r = decode_lesson(e->lesson, e->exact);
+    REQUIRE(r.applicable);
+    CHECK(r.steps.size() == 48);
+    INFO("max deviation " << r.max_dev);
+    CHECK(r.max_dev <= kDecodeTol);
+    CHECK(r.matches());
+}
+
+TEST_CASE("the decode comparison catches a causal run that differs", "[decode]") {
+    auto e = lesson_eval("002-causal-decode");
+    Step* A = e->exact.find("blocks.0.attn.hook_pattern");
+    REQUIRE(A);
+    SECTION("a weight changed by 1e-3") {
+        A->value.data[1 * 4 + 0] += 1e-3f;  // head 0, query "cat", key "the"
+        DecodeReport r = decode_lesson(e->lesson, e->exact);
+        CHECK(r.steps[1].dev_pattern == Approx(1e-3).margin(1e-6));
+        CHECK(!r.matches());
+    }
+    SECTION("a weight on a later token") {
+        A->value.data[0 * 4 + 2] = 0.25f;  // head 0, query "the", key "sat"
+        DecodeReport r = decode_lesson(e->lesson, e->exact);
+        CHECK(r.steps[0].future_weight == 0.25);
+        CHECK(!r.matches());
+    }
+}
+
+TEST_CASE("decoding does not apply to lessons without causal self-attention, and says why", "[decode]") {
+    auto full = lesson_eval("003-3.1-ring-fell");
+    DecodeReport r = decode_lesson(full->lesson, full->exact);
+    CHECK(!r.applicable);
+    CHECK(r.why_not.find("not causal") != std::string::npos);
+    CHECK(!r.matches());
+    auto part = lesson_eval("004-causal-mask-example");  // causal, but only mask .. softmax from the article's scores
+    DecodeReport g = decode_lesson(part->lesson, part->exact);
+    CHECK(!g.applicable);
+    CHECK(g.why_not.find("from qkv") != std::string::npos);
+}
+
+TEST_CASE("attntrace decode prints each step and its JSON holds the cache's growth", "[decode][cli]") {
+    auto text = run_cli({"decode", "002-causal-decode"});
+    INFO(text.err);
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find("t = 3 \"down\"  cache: 4 tokens") != std::string::npos);
+    CHECK(text.out.find("matches: 4 steps") != std::string::npos);
+    auto js = run_cli({"decode", "002-causal-decode", "--json"});
+    REQUIRE(js.status == 0);
+    auto doc = nlohmann::json::parse(js.out);
+    CHECK(doc["format"] == "attntrace-decode");
+    CHECK(doc["matches"] == true);
+    REQUIRE(doc["steps"].size() == 4);
+    for (std::size_t t = 0; t < 4; ++t) {
+        CHECK(doc["steps"][t]["pattern"][0].size() == t + 1);
+        CHECK(doc["steps"][t]["k"].size() == 2);
+    }
+}
+
+TEST_CASE("attntrace decode refuses a lesson it cannot decode in one line, and check reports the decode", "[decode][cli]") {
+    auto r = run_cli({"decode", "003-3.1-ring-fell"});
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("003-3.1-ring-fell.json") != std::string::npos);
+    CHECK(r.err.find("not causal") != std::string::npos);
+    auto c = run_cli({"check", "002-causal-decode"});
+    CHECK(c.status == 0);
+    CHECK(c.out.find("kv-cache decode     matches") != std::string::npos);
+    auto j = run_cli({"check", "002-causal-decode", "--format", "json"});
+    REQUIRE(j.status == 0);
+    auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["lessons"][0]["decode"]["matches"] == true);
+}
