@@ -24,10 +24,16 @@ void add_random_options(CLI::App& cmd, RandomSpec& spec) {
         ->option_text("none|causal")
         ->transform(CLI::CheckedTransformer(std::map<std::string, MaskKind>{{"none", MaskKind::none},
                                                                              {"causal", MaskKind::causal}}));
-    cmd.add_option("--activation", spec.activation, "relu (default) or gelu")
-        ->option_text("relu|gelu")
+    cmd.add_option("--activation", spec.activation, "relu (default), gelu (erf), gelu_tanh or swiglu")
+        ->option_text("relu|gelu|gelu_tanh|swiglu")
         ->transform(CLI::CheckedTransformer(std::map<std::string, Activation>{{"relu", Activation::relu},
-                                                                               {"gelu", Activation::gelu}}));
+                                                                               {"gelu", Activation::gelu},
+                                                                               {"gelu_tanh", Activation::gelu_tanh},
+                                                                               {"swiglu", Activation::swiglu}}));
+    cmd.add_option("--norm", spec.norm, "layernorm (default) or rmsnorm")
+        ->option_text("layernorm|rmsnorm")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, NormKind>{{"layernorm", NormKind::layernorm},
+                                                                             {"rmsnorm", NormKind::rmsnorm}}));
 }
 
 void add_random_command(CLI::App& app, int& status) {

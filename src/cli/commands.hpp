@@ -32,7 +32,7 @@ void add_compare_command(CLI::App& app, int& status);
 void add_decode_command(CLI::App& app, int& status);
 
 struct RandomSpec;
-// --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation (random and bench).
+// --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation, --norm (random and bench).
 void add_random_options(CLI::App& cmd, RandomSpec& spec);
 
 struct RunOptions {

@@ -59,7 +59,8 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     j["config"] = {{"d_model", c.d_model},  {"heads", c.heads},
                    {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},
                    {"mask", std::string(mask_name(c.mask))}, {"scale", c.scale},
-                   {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
+                   {"activation", std::string(activation_name(c.activation))},
+                   {"norm", std::string(norm_name(c.norm))}, {"eps", c.eps}};
     j["run"] = {{"from", std::string(stage_name(lesson.from))}, {"to", std::string(stage_name(lesson.to))}};
     OrderedJson policy;
     const TracePolicy& tp = trace.policy;

@@ -13,6 +13,16 @@ void gelu_ref(const float* x, float* y, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * inv_sqrt2));
 }
 
+void gelu_tanh_ref(const float* x, float* y, std::size_t n) {
+    const float k = 0.7978845608028654f;  // √(2/π)
+    for (std::size_t i = 0; i < n; ++i)
+        y[i] = 0.5f * x[i] * (1.0f + std::tanh(k * (x[i] + 0.044715f * x[i] * x[i] * x[i])));
+}
+
+void swiglu_ref(const float* g, const float* u, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
+}
+
 void add_ref(const float* a, const float* b, float* y, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
 }

@@ -9,6 +9,12 @@ namespace attntrace {
 void relu_ref(const float* x, float* y, std::size_t n);
 // y = x·Φ(x) = x·(1 + erf(x/√2))/2   (exact form, torch.nn.GELU's default)
 void gelu_ref(const float* x, float* y, std::size_t n);
+// y = x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))   (torch.nn.GELU(approximate="tanh"))
+void gelu_tanh_ref(const float* x, float* y, std::size_t n);
+// y = SiLU(g)·u = g/(1 + e^-g)·u   (SwiGLU's gated unit)   g, u, y: (n)
+void swiglu_ref(const float* g, const float* u, float* y, std::size_t n);
+// These two have no SIMD version: they are element-wise on T x F values, a
+// few percent of the FFN's two products.
 // y = a + b   (residual add)                     a, b, y: (n)
 void add_ref(const float* a, const float* b, float* y, std::size_t n);
 

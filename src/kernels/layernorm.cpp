@@ -39,6 +39,19 @@ void affine_ref(const float* xhat, const float* gamma, const float* beta, std::s
         for (std::size_t c = 0; c < C; ++c) out[i * C + c] = gamma[c] * xhat[i * C + c] + beta[c];
 }
 
+void row_mean_square_ref(const float* x, std::size_t rows, std::size_t C, float* ms) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        double sq = 0.0;  // double: see the header
+        for (std::size_t c = 0; c < C; ++c) sq += static_cast<double>(x[i * C + c]) * x[i * C + c];
+        ms[i] = static_cast<float>(sq / static_cast<double>(C));
+    }
+}
+
+void gain_ref(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out) {
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t c = 0; c < C; ++c) out[i * C + c] = gamma[c] * xhat[i * C + c];
+}
+
 void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float eps, float* mean, float* var,
                          float* sigma) {
     row_mean_ref(x, rows, C, mean);          // pass 1

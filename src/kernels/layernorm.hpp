@@ -30,6 +30,12 @@ void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_
 void std_eps_ref(const float* var, std::size_t rows, float eps, float* sigma);
 void standardize_ref(const float* x, const float* mean, const float* sigma, std::size_t rows, std::size_t C,
                      float* xhat);
+// RMSNorm (torch.nn.RMSNorm), pass by pass; σ is std_eps_ref of the mean
+// square, x̂ softmax.hpp's divide_rows_ref (each row by its own number):
+//   ms = Σ x² / C (accumulated in double, as μ above);  σ = √(ms + eps);
+//   x̂ = x / σ;  out = γ ⊙ x̂
+void row_mean_square_ref(const float* x, std::size_t rows, std::size_t C, float* ms);
+void gain_ref(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out);
 void affine_ref(const float* xhat, const float* gamma, const float* beta, std::size_t rows, std::size_t C,
                 float* out);
 

@@ -18,13 +18,15 @@ namespace attntrace {
 inline constexpr int kLessonFormatVersion = 1;
 
 enum class MaskKind { none, causal };
-enum class Activation { relu, gelu };
+enum class Activation { relu, gelu, gelu_tanh, swiglu };
+enum class NormKind { layernorm, rmsnorm };
 enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable };
 
 std::string_view verdict_name(Verdict v);
 std::optional<Verdict> verdict_from_name(std::string_view s);
 std::string_view mask_name(MaskKind m);
 std::string_view activation_name(Activation a);
+std::string_view norm_name(NormKind n);
 
 struct Config {
     std::size_t d_model = 0;
@@ -32,9 +34,15 @@ struct Config {
     std::size_t d_ff = 0;  // 0: no FFN stage in this lesson
     MaskKind mask = MaskKind::none;
     bool scale = true;  // divide scores by sqrt(hs); off shows why it exists
-    Activation activation = Activation::relu;
-    double eps = 1e-5;  // LayerNorm, as PyTorch
+    Activation activation = Activation::relu;  // swiglu: a gated FFN with a third matrix W_3
+    NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm)
+    double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch
 };
+
+// Whether a config's stages record this step at all: RMSNorm records a mean
+// square where LayerNorm records a mean and a variance; only SwiGLU has a
+// linear branch (mlp.hook_pre_linear).
+bool config_records(const Config& c, std::string_view step);
 
 struct Source {
     std::string document;  // file name in shared/seeds, or a citation

@@ -148,7 +148,7 @@ private:
 
     void config() {
         const json& c = f_.object(f_.member(doc_, "", "config"), "config");
-        f_.only_keys(c, "config", {"d_model", "heads", "d_ff", "mask", "scale", "activation", "eps"});
+        f_.only_keys(c, "config", {"d_model", "heads", "d_ff", "mask", "scale", "activation", "norm", "eps"});
         Config& cfg = lesson_.config;
         cfg.d_model = static_cast<std::size_t>(f_.integer(f_.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
         if (auto* h = f_.optional(c, "heads"))
@@ -169,7 +169,15 @@ private:
             auto s = f_.string(*a, "config.activation");
             if (s == "relu") cfg.activation = Activation::relu;
             else if (s == "gelu") cfg.activation = Activation::gelu;
-            else f_.fail("config.activation", "\"relu\" or \"gelu\"", describe(*a));
+            else if (s == "gelu_tanh") cfg.activation = Activation::gelu_tanh;
+            else if (s == "swiglu") cfg.activation = Activation::swiglu;
+            else f_.fail("config.activation", "\"relu\", \"gelu\", \"gelu_tanh\" or \"swiglu\"", describe(*a));
+        }
+        if (auto* n = f_.optional(c, "norm")) {
+            auto s = f_.string(*n, "config.norm");
+            if (s == "layernorm") cfg.norm = NormKind::layernorm;
+            else if (s == "rmsnorm") cfg.norm = NormKind::rmsnorm;
+            else f_.fail("config.norm", "\"layernorm\" or \"rmsnorm\"", describe(*n));
         }
         if (auto* e = f_.optional(c, "eps")) {
             cfg.eps = f_.number(*e, "config.eps");
@@ -302,6 +310,10 @@ private:
             Shape shape = spec.shape(dims_);
             std::string path = join("weights", spec.name);
             const json* v = w ? f_.optional(*w, spec.name) : nullptr;
+            if (!weight_applies(spec, lesson_.config)) {
+                if (v) f_.fail(path, "a weight this config uses", fmt::format("{} ({})", spec.name, weight_use(spec)));
+                continue;
+            }
             if (v) {
                 if (spec.uses_d_ff() && dims_.F == 0)
                     f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
@@ -520,6 +532,7 @@ Dims Lesson::dims() const {
 
 bool Lesson::records(const StepDef& def) const {
     if (std::string_view(def.name) == "hook_embed" && !inputs.count("embedding")) return false;
+    if (!config_records(config, def.name)) return false;
     if (runs(def.stage)) return true;
     return def.stage < from && given.count(def.name) > 0;
 }

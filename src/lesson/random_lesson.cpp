@@ -21,6 +21,7 @@ nlohmann::ordered_json random_lesson_json(const RandomSpec& s) {
                    {"d_ff", s.d_ff},
                    {"mask", std::string(mask_name(s.mask))},
                    {"activation", std::string(activation_name(s.activation))}};
+    if (s.norm != NormKind::layernorm) j["config"]["norm"] = std::string(norm_name(s.norm));
     j["inputs"] = {{"X", {{"generate", "normal"}, {"seed", s.seed}, {"std", 1.0}}}};
     j["weights_seed"] = s.seed;
     return j;

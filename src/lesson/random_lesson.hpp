@@ -19,6 +19,7 @@ struct RandomSpec {
     std::uint64_t seed = 1;
     MaskKind mask = MaskKind::none;
     Activation activation = Activation::relu;
+    NormKind norm = NormKind::layernorm;
 };
 
 // X ~ N(0, 1) as a LayerNorm'd residual stream is; weights N(0, 1/d_in)

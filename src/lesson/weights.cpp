@@ -24,6 +24,8 @@ const std::vector<WeightSpec> kWeights = {
     {"b_1", Stage::ffn, {A::d_ff}, Fill::zeros},
     {"W_2", Stage::ffn, {A::d_ff, A::d_model}, Fill::normal},
     {"b_2", Stage::ffn, {A::d_model}, Fill::zeros},
+    {"W_3", Stage::ffn, {A::d_model, A::d_ff}, Fill::normal},  // SwiGLU's linear (up) branch
+    {"b_3", Stage::ffn, {A::d_ff}, Fill::zeros},
     {"ln2_gamma", Stage::norm2, {A::d_model}, Fill::ones},
     {"ln2_beta", Stage::norm2, {A::d_model}, Fill::zeros},
 };
@@ -50,6 +52,20 @@ double WeightSpec::default_std(const Dims& d) const {
 }
 
 const std::vector<WeightSpec>& weight_specs() { return kWeights; }
+
+bool weight_applies(const WeightSpec& w, const Config& c) {
+    const std::string_view n = w.name;
+    if (n == "W_3" || n == "b_3") return c.activation == Activation::swiglu;
+    if (n == "ln1_beta" || n == "ln2_beta") return c.norm == NormKind::layernorm;
+    return true;
+}
+
+const char* weight_use(const WeightSpec& w) {
+    const std::string_view n = w.name;
+    if (n == "W_3" || n == "b_3") return "only with config.activation \"swiglu\"";
+    if (n == "ln1_beta" || n == "ln2_beta") return "RMSNorm has no β: only with config.norm \"layernorm\"";
+    return "always";
+}
 
 const WeightSpec* find_weight(const std::string& name) {
     for (const auto& w : kWeights)

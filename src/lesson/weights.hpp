@@ -4,13 +4,15 @@
 //   b_Q, b_K, b_V, b_O  (C)      absent: zero (the articles write Q = X·W^Q)
 //   ln1_gamma, ln1_beta (C)      absent: LayerNorm's output is not computable
 //   W_1 (C, F), b_1 (F), W_2 (F, C), b_2 (C)
-//   ln2_gamma, ln2_beta (C)
+//   ln2_gamma, ln2_beta (C)      (no β with RMSNorm)
+//   W_3 (C, F), b_3 (F)          SwiGLU's second (linear) branch
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "lesson/generate.hpp"
+#include "lesson/lesson.hpp"
 #include "trace/steps.hpp"
 
 namespace attntrace {
@@ -28,6 +30,10 @@ struct WeightSpec {
 };
 
 const std::vector<WeightSpec>& weight_specs();
+// Whether a config reads this weight (W_3, b_3: SwiGLU only; ln*_beta:
+// LayerNorm only), and in words when it does.
+bool weight_applies(const WeightSpec& w, const Config& c);
+const char* weight_use(const WeightSpec& w);
 const WeightSpec* find_weight(const std::string& name);
 std::string weight_list();
 

@@ -1,12 +1,23 @@
 // Stage ffn: the position-wise feed-forward network.
 #include <algorithm>
 
+#include "kernels/activations.hpp"
 #include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
 
 namespace {
+
+// act(H) in place, or SwiGLU's SiLU(H) ⊙ U into `out`   H, U, out: (n)
+void activate(const Config& c, const float* h, const float* u, float* out, std::size_t n) {
+    switch (c.activation) {
+        case Activation::relu: relu(h, out, n); break;
+        case Activation::gelu: gelu(h, out, n); break;
+        case Activation::gelu_tanh: gelu_tanh_ref(h, out, n); break;
+        case Activation::swiglu: swiglu_ref(h, u, out, n); break;
+    }
+}
 
 // Neither hidden step is kept: rows go through both layers kFfnChunkRows at a
 // time, so the (T, F) hidden units never exist whole (a chunk of them stays
@@ -20,17 +31,30 @@ void ffn_chunked(Run& run) {
     const Tensor* b1 = run.weight("b_1");
     const Tensor* W2 = run.weight("W_2");
     const Tensor* b2 = run.weight("b_2");
-    if (float* out = run.open("blocks.0.hook_mlp_out", {{in_name, x}, {"weights.W_1", W1}, {"weights.W_2", W2}},
-                              {{"weights.b_1", b1}, {"weights.b_2", b2}})) {
-        Tensor hidden = Tensor::uninitialized({std::min(kFfnChunkRows, d.T), d.F});  // (rows, F)
+    const Config& cfg = run.lesson().config;
+    const bool gated = cfg.activation == Activation::swiglu;
+    const Tensor* W3 = run.weight("W_3");
+    const Tensor* b3 = run.weight("b_3");
+    const Tensor* gate_ok = gated ? W3 : W1;  // SwiGLU also needs W_3
+    if (float* out = run.open("blocks.0.hook_mlp_out",
+                              {{in_name, x}, {"weights.W_1", W1}, {"weights.W_2", W2}, {gated ? "weights.W_3" : "weights.W_1", gate_ok}},
+                              {{"weights.b_1", b1}, {"weights.b_2", b2}, {"weights.b_3", gated ? b3 : nullptr}})) {
+        const std::size_t chunk = std::min(kFfnChunkRows, d.T);
+        Tensor hidden = Tensor::uninitialized({chunk, d.F});                       // (rows, F)
+        Tensor lin = gated ? Tensor::uninitialized({chunk, d.F}) : Tensor{};  // SwiGLU's U rows
+        // The scalar activations write to their own buffer, as in the whole-matrix path: in
+        // place, the compiler vectorises exp and tanh differently and the last bits differ.
+        const bool scalar_act = gated || cfg.activation == Activation::gelu_tanh;
+        Tensor act = scalar_act ? Tensor::uninitialized({chunk, d.F}) : Tensor{};
         for (std::size_t r = 0; r < d.T; r += kFfnChunkRows) {
             const std::size_t rows = std::min(kFfnChunkRows, d.T - r);
             float* h = hidden.ptr();
             // H = x·W_1 + b_1;  act(H) in place;  out = act(H)·W_2 + b_2   for rows r .. r+rows-1
             linear(x->ptr() + r * d.C, W1->ptr(), b1 ? b1->ptr() : nullptr, h, rows, d.C, d.F);
-            if (run.lesson().config.activation == Activation::gelu) gelu(h, h, rows * d.F);
-            else relu(h, h, rows * d.F);
-            linear(h, W2->ptr(), b2 ? b2->ptr() : nullptr, out + r * d.C, rows, d.F, d.C);
+            if (gated) linear(x->ptr() + r * d.C, W3->ptr(), b3 ? b3->ptr() : nullptr, lin.ptr(), rows, d.C, d.F);
+            float* a = scalar_act ? act.ptr() : h;
+            activate(cfg, h, gated ? lin.ptr() : nullptr, a, rows * d.F);
+            linear(a, W2->ptr(), b2 ? b2->ptr() : nullptr, out + r * d.C, rows, d.F, d.C);
         }
     }
     run.close();
@@ -52,12 +76,25 @@ void ffn_forward(Run& run) {
     run.close();
 
     const Tensor* pre = run.value("blocks.0.mlp.hook_pre");
-    // act(H)   (T, F)
-    if (float* post = run.open("blocks.0.mlp.hook_post", {{"blocks.0.mlp.hook_pre", pre}})) {
-        if (run.lesson().config.activation == Activation::gelu) gelu(pre->ptr(), post, pre->size());
-        else relu(pre->ptr(), post, pre->size());
+    const Config& cfg = run.lesson().config;
+    if (cfg.activation == Activation::swiglu) {
+        // U = x·W_3 + b_3   W_3: (C, F)   U: (T, F);  then SiLU(H) ⊙ U   (T, F)
+        const Tensor* W3 = run.weight("W_3");
+        const Tensor* b3 = run.weight("b_3");
+        if (float* u = run.open("blocks.0.mlp.hook_pre_linear", {{in_name, x}, {"weights.W_3", W3}}, {{"weights.b_3", b3}}))
+            linear(x->ptr(), W3->ptr(), b3 ? b3->ptr() : nullptr, u, d.T, d.C, d.F);
+        run.close();
+        const Tensor* u = run.value("blocks.0.mlp.hook_pre_linear");
+        if (float* post = run.open("blocks.0.mlp.hook_post",
+                                   {{"blocks.0.mlp.hook_pre", pre}, {"blocks.0.mlp.hook_pre_linear", u}}))
+            swiglu_ref(pre->ptr(), u->ptr(), post, pre->size());
+        run.close();
+    } else {
+        // act(H)   (T, F)
+        if (float* post = run.open("blocks.0.mlp.hook_post", {{"blocks.0.mlp.hook_pre", pre}}))
+            activate(cfg, pre->ptr(), nullptr, post, pre->size());
+        run.close();
     }
-    run.close();
 
     const Tensor* post = run.value("blocks.0.mlp.hook_post");
     const Tensor* W2 = run.weight("W_2");

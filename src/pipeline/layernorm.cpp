@@ -1,9 +1,10 @@
-// Stages norm1 and norm2: LayerNorm of each token's row (post-norm, as
-// nn.TransformerEncoderLayer with norm_first=False).
+// Stages norm1 and norm2: LayerNorm (or RMSNorm) of each token's row
+// (post-norm, as nn.TransformerEncoderLayer with norm_first=False).
 #include <string>
 
 #include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
+#include "kernels/softmax.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -18,6 +19,34 @@ struct LnSteps {
           gamma("weights." + ln + "_gamma"), beta("weights." + ln + "_beta") {}
 };
 
+// RMSNorm, pass by pass (each reads the step before, given or rounded or not):
+// x: (T, C)   mean_square, scale: (T)   standardized, normalized: (T, C)
+void rmsnorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
+    const Dims& d = run.dims();
+    const LnSteps st(prefix, ln);
+    const std::string ms_name = prefix + "hook_mean_square";
+    const Tensor* x = run.value(in);
+    const Tensor* gamma = run.weight(ln + "_gamma");
+    const float eps = static_cast<float>(run.lesson().config.eps);
+    // ms = Σ x² / C
+    if (float* ms = run.open(ms_name.c_str(), {{in, x}})) row_mean_square_ref(x->ptr(), d.T, d.C, ms);
+    run.close();
+    const Tensor* ms = run.value(ms_name);
+    // σ = √(ms + eps)
+    if (float* sd = run.open(st.scale.c_str(), {{ms_name, ms}})) std_eps_ref(ms->ptr(), d.T, eps, sd);
+    run.close();
+    const Tensor* sd = run.value(st.scale);
+    // x̂ = x / σ
+    if (float* xhat = run.open(st.standardized.c_str(), {{in, x}, {st.scale, sd}}))
+        divide_rows_ref(x->ptr(), sd->ptr(), d.T, d.C, xhat);
+    run.close();
+    const Tensor* xhat = run.value(st.standardized);
+    // γ ⊙ x̂
+    if (float* out = run.open(st.normalized.c_str(), {{st.standardized, xhat}, {st.gamma, gamma}}))
+        gain_ref(xhat->ptr(), gamma->ptr(), d.T, d.C, out);
+    run.close();
+}
+
 // x: (T, C)   mean, var, scale: (T)   standardized, normalized: (T, C)
 void layernorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
@@ -26,6 +55,7 @@ void layernorm(Run& run, const std::string& prefix, const std::string& in, const
     const Tensor* gamma = run.weight(ln + "_gamma");
     const Tensor* beta = run.weight(ln + "_beta");
     const float eps = static_cast<float>(run.lesson().config.eps);
+    if (run.lesson().config.norm == NormKind::rmsnorm) return rmsnorm(run, prefix, in, ln);
     if (!run.intervenes({st.mean, st.var, st.scale, st.standardized})) {
         // The fused kernel fills all five steps.
         float* mean = run.open(st.mean.c_str(), {{in, x}});

@@ -13,6 +13,12 @@ namespace attntrace {
 
 namespace {
 
+// Hidden-unit chunks the streamed FFN holds at once: H, plus SwiGLU's U and
+// the scalar activations' output (ffn.cpp).
+std::size_t ffn_chunk_buffers(Activation a) {
+    return a == Activation::swiglu ? 3 : a == Activation::gelu_tanh ? 2 : 1;
+}
+
 std::size_t add_sat(std::size_t a, std::size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
 
 std::size_t bytes_of(const Shape& s) {
@@ -85,7 +91,7 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     p.stream_attention = lesson.from <= Stage::scores && lesson.to >= Stage::mix && quiet(in_attention_core);
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     p.stream_ffn = lesson.runs(Stage::ffn) && d.F > 0 && [&] {
-        for (const char* n : {"blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_post"})
+        for (const char* n : {"blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_pre_linear", "blocks.0.mlp.hook_post"})
             if (p.record_of(*find_step(n)) != Record::none || intervened(lesson, mode, n)) return false;
         return true;
     }();
@@ -119,7 +125,8 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             if (lesson.given.count(def.name)) b = add_sat(b, b);  // the formula's value is kept beside the given one
             alloc = add_sat(alloc, live[index_of(def)] = b);
         }
-        if (p.stream_ffn && s == Stage::ffn) scratch = add_sat(scratch, bytes_of({kFfnChunkRows, d.F}));
+        if (p.stream_ffn && s == Stage::ffn)  // the hidden chunk (and SwiGLU's linear branch beside it)
+            scratch = add_sat(scratch, bytes_of({kFfnChunkRows * ffn_chunk_buffers(lesson.config.activation), d.F}));
         peak = std::max(peak, add_sat(add_sat(now, alloc), scratch));
         now = add_sat(now, alloc);
         for (std::size_t i = 0; i < steps.size(); ++i)

@@ -67,6 +67,7 @@ float explain_layernorm(Ctx& c) {
     const std::string tok = Ctx::label(c.step, 0, t);
     const std::string leaf = n.substr(prefix.size());
     const std::string xname = first ? "X_mid" : "X_mid2";
+    if (c.lesson.config.norm == NormKind::rmsnorm) return explain_rmsnorm(c, X, prefix, ln, xname);
     if (leaf == "hook_mean") {
         double sum = 0.0;  // double, as row_mean_ref (see kernels/layernorm.hpp)
         for (std::size_t k = 0; k < C; ++k) sum += get(X, {t, k});
@@ -123,7 +124,49 @@ float explain_layernorm(Ctx& c) {
     return r;
 }
 
-// mlp.hook_pre, mlp.hook_post at (t, f); hook_mlp_out at (t, c)
+// ln1.* / ln2.* of an RMSNorm at (t) or (t, c): the mean square, σ, x / σ, γ ⊙ x̂.
+float explain_rmsnorm(Ctx& c, const Step& X, const std::string& prefix, const std::string& ln, const std::string& xname) {
+    const std::string leaf = c.step.name.substr(prefix.size());
+    const std::size_t t = c.at[0], C = X.shape[1];
+    const std::string tok = Ctx::label(c.step, 0, t);
+    if (leaf == "hook_mean_square") {
+        double sq = 0.0;  // double, as row_mean_square_ref
+        for (std::size_t k = 0; k < C; ++k) sq += static_cast<double>(get(X, {t, k})) * get(X, {t, k});
+        c.line("x² over token {}'s row of {} (RMSNorm takes no mean):", tok, xname);
+        list_terms(c, C, [&](std::size_t k) {
+            const float x = get(X, {t, k});
+            return fmt::format("{} {:>9}² = {:>9}   d{}", k ? "+" : " ", c.num(x), c.num(x * x), k);
+        });
+        const float r = static_cast<float>(sq / static_cast<double>(C));
+        c.line("ms = {} / {} (C) = {}", c.num(static_cast<float>(sq)), C, c.num(r));
+        return r;
+    }
+    const float ms = get(c.input(prefix + "hook_mean_square"), {t});
+    const float eps = static_cast<float>(c.lesson.config.eps);
+    if (leaf == "hook_scale") {
+        const float r = std::sqrt(ms + eps);
+        c.line("σ = √(ms + eps) = √({} + {:g}) = {}   (the row's root mean square)", c.num(ms), eps, c.num(r));
+        return r;
+    }
+    const float sd = get(c.input(prefix + "hook_scale"), {t});
+    const std::size_t col = c.at[1];
+    const float x = get(X, {t, col});
+    if (leaf == "hook_standardized") {
+        const float r = x / sd;
+        c.line("x̂ = {}[{},d{}] / σ = {} / {} = {}   (no mean subtracted)", xname, tok, col, c.num(x), c.num(sd), c.num(r));
+        return r;
+    }
+    const float xhat = get(c.input(prefix + "hook_standardized"), {t, col});
+    const float g = c.weight(ln + "_gamma").data[col];
+    c.line("1. mean square of token {}'s row of {}: ms = {}", tok, xname, c.num(ms));
+    c.line("2. σ = √(ms + eps) = √({} + {:g}) = {}", c.num(ms), eps, c.num(sd));
+    c.line("3. x̂ = {} / {} = {}", c.num(x), c.num(sd), c.num(xhat));
+    const float r = g * xhat;
+    c.line("4. γ[d{}] · x̂ = {} · {} = {}   (RMSNorm has no β)", col, c.num(g), c.num(xhat), c.num(r));
+    return r;
+}
+
+// mlp.hook_pre, mlp.hook_pre_linear, mlp.hook_post at (t, f); hook_mlp_out at (t, c)
 float explain_ffn(Ctx& c) {
     const Dims d = c.lesson.dims();
     const std::size_t t = c.at[0], col = c.at[1];
@@ -138,8 +181,36 @@ float explain_ffn(Ctx& c) {
             [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_1[{},{}]", k, col); },
             [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_1", B ? &B->data[col] : nullptr);
     }
+    if (c.step.name == "blocks.0.mlp.hook_pre_linear") {
+        const Step& X = c.input("blocks.0.ln1.hook_normalized");
+        const Tensor& W = c.weight("W_3");
+        const Tensor* B = c.optional_weight("b_3");
+        c.line("U[{},f{}] = Σ_c LN1[{},c] · W_3[c,{}] + b_3[{}]   (SwiGLU's linear branch)", tok, col, tok, col, col);
+        return write_dot(
+            c, d.C, [&](std::size_t k) { return fmt::format("LN1[{},d{}]", tok, k); },
+            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_3[{},{}]", k, col); },
+            [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_3", B ? &B->data[col] : nullptr);
+    }
     if (c.step.name == "blocks.0.mlp.hook_post") {
         const float h = get(c.input("blocks.0.mlp.hook_pre"), {t, col});
+        if (c.lesson.config.activation == Activation::swiglu) {
+            const float u = get(c.input("blocks.0.mlp.hook_pre_linear"), {t, col});
+            const float silu = h / (1.0f + std::exp(-h));  // as swiglu_ref
+            const float r = silu * u;
+            c.line("SwiGLU = SiLU(h) · u, h = H[{},f{}] = {}, u = U[{},f{}] = {}", tok, col, c.num(h), tok, col, c.num(u));
+            c.line("  SiLU(h) = h / (1 + e^-h) = {} / (1 + {}) = {}", c.num(h), c.num(std::exp(-h)), c.num(silu));
+            c.line("  = {} · {} = {}", c.num(silu), c.num(u), c.num(r));
+            return r;
+        }
+        if (c.lesson.config.activation == Activation::gelu_tanh) {
+            const float k = 0.7978845608028654f;  // √(2/π), as gelu_tanh_ref
+            const float inner = k * (h + 0.044715f * h * h * h);
+            const float r = 0.5f * h * (1.0f + std::tanh(inner));
+            c.line("GELU(h) ≈ 0.5 · h · (1 + tanh(√(2/π) · (h + 0.044715·h³))), h = {}   (the tanh approximation)", c.num(h));
+            c.line("  = 0.5 · {} · (1 + tanh({})) = 0.5 · {} · (1 + {}) = {}", c.num(h), c.num(inner), c.num(h),
+                   c.num(std::tanh(inner)), c.num(r));
+            return r;
+        }
         if (c.lesson.config.activation == Activation::gelu) {
             const float inv_sqrt2 = 0.70710678118654752f;  // as gelu_ref
             const float r = 0.5f * h * (1.0f + std::erf(h * inv_sqrt2));

@@ -58,6 +58,8 @@ float explain_softmax(Ctx& c);    // row_max, shifted, exp, row_sum, pattern
 float explain_mix(Ctx& c);        // hook_z, hook_attn_out
 float explain_residual(Ctx& c);   // resid_mid, resid_post
 float explain_layernorm(Ctx& c);  // ln1.*, ln2.*
-float explain_ffn(Ctx& c);        // mlp.hook_pre, mlp.hook_post, hook_mlp_out
+float explain_ffn(Ctx& c);        // mlp.hook_pre, mlp.hook_pre_linear, mlp.hook_post, hook_mlp_out
+float explain_rmsnorm(Ctx& c, const Step& X, const std::string& prefix, const std::string& ln,
+                      const std::string& xname);  // ln1.*, ln2.* with config.norm "rmsnorm"
 
 }  // namespace attntrace::explain_detail

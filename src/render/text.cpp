@@ -111,9 +111,9 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                        lesson.source.section.empty() ? "" : " · §" + lesson.source.section);
     out << fmt::format("tokens: {}{}\n", fmt::join(lesson.tokens, " "),
                        lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", fmt::join(lesson.query_tokens, " ")));
-    out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
-                       c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_name(c.mask),
-                       c.scale ? "on" : "off", activation_name(c.activation), c.eps);
+    out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · {} · eps {:g}\n",
+                       c.d_model, c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_name(c.mask),
+                       c.scale ? "on" : "off", activation_name(c.activation), norm_name(c.norm), c.eps);
     out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
     if (trace.policy.kind != TracePolicy::Kind::full)
         out << fmt::format("trace policy {}: {} of the steps kept{}\n", trace.policy.describe(), trace.steps.size(),

@@ -1,0 +1,154 @@
+// RMSNorm, GELU's tanh approximation and SwiGLU: hand-computed values, the
+// invariants that define them, the pipeline end to end (materialised and
+// chunked FFN alike), explain, and the lesson fields they bring.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "check/evaluate.hpp"
+#include "kernels/activations.hpp"
+#include "kernels/layernorm.hpp"
+#include "kernels/softmax.hpp"
+#include "support.hpp"
+
+using namespace attntrace;
+using attntrace::test::run_cli;
+
+namespace {
+
+// Float32 arithmetic against values worked out in double: a few ulps.
+constexpr double kTol = 1e-6;
+
+nlohmann::json small_lesson(const char* activation, const char* norm) {
+    return {{"format", "attntrace-lesson"}, {"version", 1}, {"id", "norms"}, {"title", "norms"},
+            {"source", {{"document", "test"}}}, {"tokens", {"a", "b", "c", "d", "e"}},
+            {"config", {{"d_model", 8}, {"heads", 2}, {"d_ff", 12}, {"activation", activation}, {"norm", norm}}},
+            {"inputs", {{"X", {{"generate", "normal"}, {"seed", 3}}}}}, {"weights_seed", 4}};
+}
+
+std::unique_ptr<Evaluation> eval(const nlohmann::json& doc, const TracePolicy& policy = {}) {
+    return evaluate(parse_lesson(doc.dump(), "norms.json"), policy);
+}
+
+}  // namespace
+
+TEST_CASE("RMSNorm of a row by hand: no mean, divided by its root mean square", "[norms]") {
+    const float x[4] = {1, 2, 3, 4}, gamma[4] = {1, 1, 2, 0.5f};
+    float ms, sigma, xhat[4], out[4];
+    row_mean_square_ref(x, 1, 4, &ms);
+    CHECK(ms == 7.5f);  // (1 + 4 + 9 + 16) / 4
+    std_eps_ref(&ms, 1, 1e-5f, &sigma);
+    CHECK(sigma == Approx(std::sqrt(7.5 + 1e-5)).epsilon(kTol));
+    divide_rows_ref(x, &sigma, 1, 4, xhat);
+    gain_ref(xhat, gamma, 1, 4, out);
+    for (int c = 0; c < 4; ++c) CHECK(out[c] == Approx(gamma[c] * x[c] / std::sqrt(7.5 + 1e-5)).epsilon(kTol));
+}
+
+TEST_CASE("GELU's tanh approximation: torch's values, and within 1e-3 of the exact GELU", "[norms]") {
+    const float x[5] = {-3, -1, 0, 1, 2};
+    float t[5], e[5];
+    gelu_tanh_ref(x, t, 5);
+    gelu_ref(x, e, 5);
+    // torch.nn.GELU(approximate="tanh") at 1 and 2: 0.8411920, 1.9545977
+    CHECK(t[3] == Approx(0.8411920).epsilon(kTol));
+    CHECK(t[4] == Approx(1.9545977).epsilon(kTol));
+    CHECK(t[2] == 0.0f);
+    for (int i = 0; i < 5; ++i) CHECK(std::fabs(t[i] - e[i]) < 1e-3);
+    CHECK(t[3] != e[3]);  // an approximation, not the same function
+}
+
+TEST_CASE("SwiGLU by hand: SiLU(gate) times the linear branch", "[norms]") {
+    const float g[3] = {0, 1, -1}, u[3] = {2, 3, 4};
+    float y[3];
+    swiglu_ref(g, u, y, 3);
+    CHECK(y[0] == 0.0f);
+    CHECK(y[1] == Approx(3.0 / (1.0 + std::exp(-1.0))).epsilon(kTol));   // 2.1931758
+    CHECK(y[2] == Approx(-4.0 / (1.0 + std::exp(1.0))).epsilon(kTol));   // -1.0757656
+}
+
+TEST_CASE("an RMSNorm block records the mean square and no mean or variance, and is scale-invariant", "[norms]") {
+    auto e = eval(small_lesson("relu", "rmsnorm"));
+    for (const char* name : {"blocks.0.ln1.hook_mean_square", "blocks.0.ln1.hook_scale", "blocks.0.ln2.hook_normalized"})
+        CHECK(e->exact.find(name));
+    CHECK(!e->exact.find("blocks.0.ln1.hook_mean"));
+    CHECK(!e->exact.find("blocks.0.ln1.hook_var"));
+    // ln1 output = γ ⊙ x / √(mean(x²) + eps) row by row, from resid_mid (γ = 1 generated)
+    const Tensor& mid = e->exact.find("blocks.0.hook_resid_mid")->value;
+    const Tensor& out = e->exact.find("blocks.0.ln1.hook_normalized")->value;
+    for (std::size_t t = 0; t < 5; ++t) {
+        double ms = 0;
+        for (std::size_t c = 0; c < 8; ++c) ms += double(mid.data[t * 8 + c]) * mid.data[t * 8 + c];
+        const double sigma = std::sqrt(ms / 8 + 1e-5);
+        for (std::size_t c = 0; c < 8; ++c) CHECK(out.data[t * 8 + c] == Approx(mid.data[t * 8 + c] / sigma).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("RMSNorm equals LayerNorm on rows of mean zero", "[norms]") {
+    // x̂ = x / √(ms + eps) and (x - 0) / √(var + eps) with var = ms when μ = 0.
+    const float x[4] = {-3, -1, 1, 3};
+    float ms, sr, xr[4], mean, var, sl, xl[4];
+    row_mean_square_ref(x, 1, 4, &ms);
+    std_eps_ref(&ms, 1, 1e-5f, &sr);
+    divide_rows_ref(x, &sr, 1, 4, xr);
+    layernorm_rows_ref(x, 1, 4, 1e-5f, nullptr, nullptr, &mean, &var, &sl, xl, nullptr);
+    for (int c = 0; c < 4; ++c) CHECK(xr[c] == xl[c]);
+}
+
+TEST_CASE("SwiGLU and GELU-tanh FFNs give the same output materialised and in row chunks", "[norms]") {
+    for (const char* act : {"swiglu", "gelu_tanh"}) {
+        INFO(act);
+        // Keeping the weights keeps attention materialised in both: only the FFN streams.
+        auto full = eval(small_lesson(act, "layernorm"));
+        auto chunked = eval(small_lesson(act, "layernorm"),
+                            parse_trace_policy("blocks.0.attn.hook_pattern,blocks.0.hook_mlp_out", "--trace"));
+        REQUIRE(!chunked->exact.find("blocks.0.mlp.hook_pre"));  // the hidden units were never whole
+        const Tensor& a = full->exact.find("blocks.0.hook_mlp_out")->value;
+        const Tensor& b = chunked->exact.find("blocks.0.hook_mlp_out")->value;
+        REQUIRE(a.size() == b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data[i] == b.data[i]);
+        CHECK((full->exact.find("blocks.0.mlp.hook_pre_linear") != nullptr) == (std::string(act) == "swiglu"));
+    }
+}
+
+TEST_CASE("explain writes out the new steps and lands on the trace's values", "[norms][cli]") {
+    attntrace::test::TempDir dir;
+    auto doc = small_lesson("swiglu", "rmsnorm");
+    attntrace::test::write_text(dir.file("n.json"), doc.dump());
+    for (const char* cell : {"ln1.hook_mean_square[b]", "ln1.hook_scale[b]", "ln1.hook_standardized[b,d3]",
+                             "ln2.hook_normalized[e,d7]", "mlp.hook_pre_linear[c,f5]", "mlp.hook_post[c,f5]"}) {
+        auto r = run_cli({"explain", dir.file("n.json"), cell});
+        INFO(cell << "\n" << r.out << r.err);
+        CHECK(r.status == 0);
+        CHECK(r.out.find("✓ (the same)") != std::string::npos);
+    }
+    doc["config"]["activation"] = "gelu_tanh";
+    attntrace::test::write_text(dir.file("g.json"), doc.dump());
+    auto g = run_cli({"explain", dir.file("g.json"), "mlp.hook_post[a,f0]"});
+    CHECK(g.out.find("tanh") != std::string::npos);
+}
+
+TEST_CASE("lesson fields of RMSNorm and SwiGLU are checked", "[norms][bad-input]") {
+    auto refused = [](nlohmann::json doc, const std::vector<std::string>& needles) {
+        try {
+            (void)parse_lesson(doc.dump(), "bad.json");
+            FAIL("accepted");
+        } catch (const std::exception& e) {
+            const std::string msg = e.what();
+            INFO(msg);
+            for (const auto& n : needles) CHECK(msg.find(n) != std::string::npos);
+        }
+    };
+    auto base = small_lesson("relu", "layernorm");
+    auto w3 = base;
+    w3["weights"] = {{"W_3", {{"generate", "zeros"}}}};
+    refused(w3, {"weights.W_3", "only with config.activation \"swiglu\""});
+    auto beta = small_lesson("relu", "rmsnorm");
+    beta["weights"] = {{"ln1_beta", {{"generate", "zeros"}}}};
+    refused(beta, {"weights.ln1_beta", "RMSNorm has no"});
+    auto norm = base;
+    norm["config"]["norm"] = "batchnorm";
+    refused(norm, {"config.norm", "\"rmsnorm\"", "batchnorm"});
+    auto act = base;
+    act["config"]["activation"] = "silu";
+    refused(act, {"config.activation", "\"swiglu\"", "silu"});
+}
