@@ -205,6 +205,12 @@ private:
         // The trace's memory depends on the trace policy: the run's plan checks
         // it before the run (pipeline/plan.hpp). Here: the lesson's own tensors.
         if (!lesson_.query_tokens.empty()) {
+            // ALiBi places query r at position T - Tq + r: there must be a position for each query.
+            if (lesson_.config.positions.kind == PositionKind::alibi && lesson_.query_tokens.size() > lesson_.tokens.size())
+                f_.fail("query_tokens",
+                        fmt::format("at most {} query tokens with ALiBi (the queries are the last positions of the {} "
+                                    "tokens)", lesson_.tokens.size(), lesson_.tokens.size()),
+                        fmt::format("{}", lesson_.query_tokens.size()));
             if (lesson_.from < Stage::scores)
                 f_.fail("query_tokens", "no query_tokens when the run computes Q from X (run.from before \"scores\")",
                         fmt::format("{} query tokens", lesson_.query_tokens.size()));

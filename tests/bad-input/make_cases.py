@@ -303,6 +303,9 @@ mod("positions-run-to-rope-without-rope.json", lambda d: d["run"].__setitem__("t
     ["run.to", "\"rope\" only with"])
 mod("positions-given-rot-q-without-rope.json", given_step("blocks.0.attn.hook_rot_q", [[1, 0, 0, 0]] * 3),
     ["given.blocks.0.attn.hook_rot_q", "config.positions rope"])
+mod("positions-alibi-more-queries-than-tokens.json",
+    lambda d: (d["config"].__setitem__("positions", {"kind": "alibi"}), d.__setitem__("query_tokens", ["a", "b", "c", "d"])),
+    ["query_tokens", "at most 3 query tokens with ALiBi"])
 mod("positions-claim-alibi-without-alibi.json",
     lambda d: d["claims"].append({"id": "bias", "step": "blocks.0.attn.hook_alibi", "decimals": 0, "values": 0,
                                   "expect": "agrees"}),
