@@ -90,6 +90,13 @@ TEST_CASE("sinusoidal PE for C = 4: row 0 is 0 1 0 1, row 1 is sin 1, cos 1, sin
     CHECK(value(t, "blocks.0.hook_resid_pre").shape == Shape{2, 4});
 }
 
+TEST_CASE("sinusoidal PE with an odd d_model: the last dimension is a sine of its own pair", "[positions]") {
+    // C = 3, p = 1: dims 0, 1 use angle 1; dim 2 (i = 1) uses 1 / 10000^(2/3) = 1 / 464.158883.
+    Trace t = run(R"("tokens": ["a", "b"], "config": {"d_model": 3, "positions": "sinusoidal"},
+                    "run": {"from": "embed", "to": "embed"}, "inputs": {"X": [[0, 0, 0], [0, 0, 0]]})");
+    check_values(t, "hook_pos_embed", {0, 1, 0, 0.841470985, 0.540302306, 0.00215443302});
+}
+
 TEST_CASE("learned positions add row p of inputs.positions to token p, from a longer table", "[positions]") {
     Trace t = run(R"("tokens": ["a", "b"], "token_ids": [1, 0], "config": {"d_model": 2, "positions": "learned"},
                     "run": {"from": "embed", "to": "embed"},
@@ -115,6 +122,22 @@ TEST_CASE("RoPE with hs = 2 by hand: q at position p turns to (cos p, sin p), an
         check_values(t, "blocks.0.attn.hook_q", {1, 0, 1, 0, 1, 0});  // the projection itself is not rotated
         const double c1 = 0.540302306, c2 = -0.416146837;
         check_values(t, "blocks.0.attn.hook_scores_raw", {1, c1, c2, c1, 1, c1, c2, c1, 1});
+    }
+}
+
+TEST_CASE("RoPE's base sets the slower pairs' frequency: base 100, hs = 4, pair 1 turns by p/10", "[positions][rope]") {
+    // θ_1 = 100^(-2/4) = 0.1. A vector holding only pair 1's first member turns to (cos 0.1p, sin 0.1p) in that pair:
+    // dims (1, 3) in the half layout, (2, 3) in the interleaved one.
+    for (const auto& [layout, x, want] :
+         std::vector<std::tuple<std::string, std::string, std::vector<double>>>{
+             {"half", "[0, 1, 0, 0]", {0, 1, 0, 0, 0, 0.995004165, 0, 0.0998334166}},
+             {"interleaved", "[0, 0, 1, 0]", {0, 0, 1, 0, 0, 0, 0.995004165, 0.0998334166}}}) {
+        INFO(layout);
+        Trace t = run(R"("tokens": ["a", "b"], "config": {"d_model": 4,
+            "positions": {"kind": "rope", "layout": ")" + layout + R"(", "base": 100}},
+            "run": {"from": "embed", "to": "rope"}, "inputs": {"X": [)" + x + ", " + x + R"(]},
+            "weights": {"W_Q": {"generate": "identity"}, "W_K": {"generate": "identity"}, "W_V": {"generate": "identity"}})");
+        check_values(t, "blocks.0.attn.hook_rot_q", want);
     }
 }
 
