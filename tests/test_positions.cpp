@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -138,6 +139,35 @@ TEST_CASE("RoPE's base sets the slower pairs' frequency: base 100, hs = 4, pair 
             "run": {"from": "embed", "to": "rope"}, "inputs": {"X": [)" + x + ", " + x + R"(]},
             "weights": {"W_Q": {"generate": "identity"}, "W_K": {"generate": "identity"}, "W_V": {"generate": "identity"}})");
         check_values(t, "blocks.0.attn.hook_rot_q", want);
+    }
+}
+
+TEST_CASE("RoPE agrees with RoFormer's complex form: each pair times e^(i·p·θ), in double", "[positions][rope]") {
+    // An independent definition: pair (a, b) as the complex number a + ib, multiplied by
+    // e^(i·p·θ_i), θ_i = base^(-2i/hs). Pairs: (i, i + hs/2) half, (2i, 2i+1) interleaved.
+    for (const bool interleaved : {false, true}) {
+        INFO((interleaved ? "interleaved" : "half"));
+        Trace t = run(seeded(9, 16, 2, std::string(R"({"kind": "rope", "layout": ")") +
+                                            (interleaved ? "interleaved" : "half") + R"(", "base": 500})"));
+        for (const auto& [raw, rot] : {std::pair{"blocks.0.attn.hook_q", "blocks.0.attn.hook_rot_q"},
+                                       std::pair{"blocks.0.attn.hook_k", "blocks.0.attn.hook_rot_k"}}) {
+            const Tensor& x = value(t, raw);
+            const Tensor& y = value(t, rot);
+            const std::size_t rows = x.shape[0], heads = x.shape[1], hs = x.shape[2];
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t h = 0; h < heads; ++h)
+                    for (std::size_t i = 0; i < hs / 2; ++i) {
+                        const std::size_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + hs / 2;
+                        const float* xv = x.ptr() + (r * heads + h) * hs;
+                        const float* yv = y.ptr() + (r * heads + h) * hs;
+                        const double theta = std::pow(500.0, -2.0 * double(i) / double(hs));
+                        const std::complex<double> z =
+                            std::complex<double>(xv[a], xv[b]) * std::polar(1.0, double(r) * theta);
+                        INFO(rot << " row " << r << " head " << h << " pair " << i);
+                        CHECK(yv[a] == Approx(z.real()).margin(kInvariantAbs));
+                        CHECK(yv[b] == Approx(z.imag()).margin(kInvariantAbs));
+                    }
+        }
     }
 }
 
@@ -287,6 +317,29 @@ TEST_CASE("ALiBi bias is -slope x distance, added before the mask, with queries 
     CHECK(std::isinf(s.data[1]));
     CHECK(s.data[2] == -2.0f);
     CHECK(s.data[3] == 1.0f);
+}
+
+TEST_CASE("ALiBi's pattern is the paper's causal softmax(q·k/√hs + m·(j - i)) over j <= i, in double",
+          "[positions][alibi]") {
+    Trace t = run(seeded(7, 16, 4, R"({"kind": "alibi"})", R"(, "mask": "causal")"));
+    const Tensor& s = value(t, "blocks.0.attn.hook_scores_scaled");  // (NH, T, T)
+    const Tensor& a = value(t, "blocks.0.attn.hook_pattern");
+    const std::size_t NH = 4, T = 7;
+    // Weights in [0, 1] from float32 scores of size ~1: a few float32 ulps.
+    constexpr double kWeightAbs = 1e-6;
+    for (std::size_t h = 0; h < NH; ++h) {
+        const double m = std::exp2(-8.0 * double(h + 1) / double(NH));  // the paper's slopes for 4 heads
+        for (std::size_t i = 0; i < T; ++i) {
+            double sum = 0;
+            std::vector<double> e(i + 1);
+            for (std::size_t j = 0; j <= i; ++j)
+                sum += e[j] = std::exp(double(s.data[(h * T + i) * T + j]) + m * (double(j) - double(i)));
+            for (std::size_t j = 0; j < T; ++j) {
+                INFO("h" << h << " query " << i << " key " << j);
+                CHECK(a.data[(h * T + i) * T + j] == Approx(j <= i ? e[j] / sum : 0.0).margin(kWeightAbs));
+            }
+        }
+    }
 }
 
 TEST_CASE("ALiBi with zero slopes gives exactly the block without positions", "[positions][alibi]") {
