@@ -60,6 +60,17 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                    {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},
                    {"mask", std::string(mask_name(c.mask))}, {"scale", c.scale},
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
+    if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged
+        const Positions& p = c.positions;
+        OrderedJson pj;
+        pj["kind"] = std::string(position_name(p.kind));
+        if (p.kind == PositionKind::rope) {
+            pj["layout"] = std::string(rope_layout_name(p.layout));
+            pj["base"] = p.base;
+        }
+        if (p.kind == PositionKind::alibi && !p.slopes.empty()) pj["slopes"] = p.slopes;
+        j["config"]["positions"] = std::move(pj);
+    }
     j["run"] = {{"from", std::string(stage_name(lesson.from))}, {"to", std::string(stage_name(lesson.to))}};
     OrderedJson policy;
     const TracePolicy& tp = trace.policy;

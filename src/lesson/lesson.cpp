@@ -20,4 +20,25 @@ std::optional<Verdict> verdict_from_name(std::string_view s) {
 std::string_view mask_name(MaskKind m) { return m == MaskKind::causal ? "causal" : "none"; }
 std::string_view activation_name(Activation a) { return a == Activation::gelu ? "gelu" : "relu"; }
 
+std::string_view position_name(PositionKind k) {
+    constexpr std::array<std::string_view, 5> kNames = {"none", "sinusoidal", "learned", "rope", "alibi"};
+    return kNames[static_cast<int>(k)];
+}
+std::string_view position_step_kind(std::string_view name) {
+    if (name == "hook_pos_embed") return "sinusoidal or learned";
+    if (name == "blocks.0.attn.hook_rot_q" || name == "blocks.0.attn.hook_rot_k") return "rope";
+    if (name == "blocks.0.attn.hook_alibi_slopes" || name == "blocks.0.attn.hook_alibi") return "alibi";
+    return "";
+}
+
+bool position_step_applies(PositionKind k, std::string_view name) {
+    const std::string_view needs = position_step_kind(name);
+    if (needs.empty()) return true;
+    if (needs == "rope") return k == PositionKind::rope;
+    if (needs == "alibi") return k == PositionKind::alibi;
+    return k == PositionKind::sinusoidal || k == PositionKind::learned;
+}
+
+std::string_view rope_layout_name(RopeLayout l) { return l == RopeLayout::half ? "half" : "interleaved"; }
+
 }  // namespace attntrace

@@ -20,11 +20,34 @@ inline constexpr int kLessonFormatVersion = 1;
 enum class MaskKind { none, causal };
 enum class Activation { relu, gelu };
 enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable };
+// config.positions (docs/lesson-format.md): how the block knows where each token is.
+enum class PositionKind { none, sinusoidal, learned, rope, alibi };
+enum class RopeLayout {
+    half,         // pairs (i, i + hs/2): GPT-NeoX, Hugging Face Llama's rotate_half
+    interleaved,  // pairs (2i, 2i+1): RoFormer, GPT-J, Meta's Llama
+};
 
 std::string_view verdict_name(Verdict v);
 std::optional<Verdict> verdict_from_name(std::string_view s);
 std::string_view mask_name(MaskKind m);
 std::string_view activation_name(Activation a);
+std::string_view position_name(PositionKind k);
+std::string_view rope_layout_name(RopeLayout l);
+
+// Whether step `name` exists under positions `k`: hook_pos_embed only with
+// sinusoidal or learned, hook_rot_q/k only with rope, hook_alibi* only with
+// alibi; every other step always. position_step_kind names what it needs.
+bool position_step_applies(PositionKind k, std::string_view name);
+std::string_view position_step_kind(std::string_view name);
+
+struct Positions {
+    PositionKind kind = PositionKind::none;
+    RopeLayout layout = RopeLayout::half;  // rope
+    double base = 10000.0;                 // rope: θ_i = base^(-2i/hs)
+    std::vector<double> slopes;            // alibi: one per head; empty: the paper's defaults
+    // Added to the residual stream at the embed stage (hook_pos_embed).
+    bool additive() const { return kind == PositionKind::sinusoidal || kind == PositionKind::learned; }
+};
 
 struct Config {
     std::size_t d_model = 0;
@@ -34,6 +57,7 @@ struct Config {
     bool scale = true;  // divide scores by sqrt(hs); off shows why it exists
     Activation activation = Activation::relu;
     double eps = 1e-5;  // LayerNorm, as PyTorch
+    Positions positions;  // none: the block cannot tell the order of the tokens
 };
 
 struct Source {
@@ -69,7 +93,7 @@ struct Lesson {
     Config config;
     Stage from = Stage::embed;
     Stage to = Stage::norm2;
-    std::map<std::string, Tensor> inputs;   // "X" (T, C) or "embedding" (vocab, C)
+    std::map<std::string, Tensor> inputs;   // "X" (T, C) or "embedding" (vocab, C); "positions" (P, C), P >= T
     std::map<std::string, Tensor> weights;  // "W_Q" (C, C), ... see docs/lesson-format.md
     std::map<std::string, Tensor> given;    // step name -> the article's values (step shape)
     std::map<std::string, int> document_rounding;  // step name -> decimals

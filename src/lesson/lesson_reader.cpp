@@ -14,6 +14,7 @@
 #include "lesson/generate.hpp"
 #include "core/json_field.hpp"
 #include "lesson/lesson.hpp"
+#include "lesson/positions_reader.hpp"
 #include "lesson/weights.hpp"
 
 namespace attntrace {
@@ -148,7 +149,7 @@ private:
 
     void config() {
         const json& c = f_.object(f_.member(doc_, "", "config"), "config");
-        f_.only_keys(c, "config", {"d_model", "heads", "d_ff", "mask", "scale", "activation", "eps"});
+        f_.only_keys(c, "config", {"d_model", "heads", "d_ff", "mask", "scale", "activation", "eps", "positions"});
         Config& cfg = lesson_.config;
         cfg.d_model = static_cast<std::size_t>(f_.integer(f_.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
         if (auto* h = f_.optional(c, "heads"))
@@ -177,6 +178,7 @@ private:
             if (cfg.eps < 1e-30 || cfg.eps > 1) f_.fail("config.eps", "a number from 1e-30 to 1", describe(*e));
         }
         dims_ = lesson_.dims();
+        if (auto* p = f_.optional(c, "positions")) cfg.positions = read_positions(f_, *p, dims_);
     }
 
     void run_range() {
@@ -193,6 +195,12 @@ private:
             };
             lesson_.from = stage("from", Stage::embed);
             lesson_.to = stage("to", Stage::norm2);
+            // Without RoPE the rope stage records nothing: a run cannot start or end there.
+            for (const char* key : {"from", "to"})
+                if (lesson_.config.positions.kind != PositionKind::rope && f_.optional(*r, key) &&
+                    (key[0] == 'f' ? lesson_.from : lesson_.to) == Stage::rope)
+                    f_.fail(join("run", key), "\"rope\" only with config.positions {\"kind\": \"rope\", ...}",
+                            fmt::format("\"rope\" with positions {}", position_name(lesson_.config.positions.kind)));
             if (lesson_.to < lesson_.from)
                 f_.fail("run.to", fmt::format("a stage at or after run.from ({})", stage_name(lesson_.from)),
                         std::string(stage_name(lesson_.to)));
@@ -200,6 +208,12 @@ private:
         // The trace's memory depends on the trace policy: the run's plan checks
         // it before the run (pipeline/plan.hpp). Here: the lesson's own tensors.
         if (!lesson_.query_tokens.empty()) {
+            // ALiBi places query r at position T - Tq + r: there must be a position for each query.
+            if (lesson_.config.positions.kind == PositionKind::alibi && lesson_.query_tokens.size() > lesson_.tokens.size())
+                f_.fail("query_tokens",
+                        fmt::format("at most {} query tokens with ALiBi (the queries are the last positions of the {} "
+                                    "tokens)", lesson_.tokens.size(), lesson_.tokens.size()),
+                        fmt::format("{}", lesson_.query_tokens.size()));
             if (lesson_.from < Stage::scores)
                 f_.fail("query_tokens", "no query_tokens when the run computes Q from X (run.from before \"scores\")",
                         fmt::format("{} query tokens", lesson_.query_tokens.size()));
@@ -218,7 +232,7 @@ private:
         auto* in = f_.optional(doc_, "inputs");
         if (!in) return;
         f_.object(*in, "inputs");
-        f_.only_keys(*in, "inputs", {"X", "embedding"});
+        f_.only_keys(*in, "inputs", {"X", "embedding", "positions"});
         if (auto* x = f_.optional(*in, "X"))
             lesson_.inputs["X"] = read_matrix(*x, "inputs.X", {dims_.T, dims_.C},
                                               "tokens x d_model", 1.0);
@@ -235,6 +249,17 @@ private:
         }
         if (lesson_.inputs.count("X") && lesson_.inputs.count("embedding"))
             f_.fail("inputs", "either X or embedding", "both");
+        if (auto* p = f_.optional(*in, "positions")) {
+            // Learned positions: a table of P >= T rows, row p added at position p.
+            if (lesson_.config.positions.kind != PositionKind::learned)
+                f_.fail("inputs.positions", "a table only with config.positions \"learned\"",
+                        fmt::format("a table with positions {}", position_name(lesson_.config.positions.kind)));
+            Tensor table = read_matrix(*p, "inputs.positions", {0, dims_.C}, "positions x d_model", 1.0, dims_.T);
+            if (table.shape[0] < dims_.T)
+                f_.fail("inputs.positions", fmt::format("at least {} rows (one per token position)", dims_.T),
+                        fmt::format("{} rows", table.shape[0]));
+            lesson_.inputs["positions"] = std::move(table);
+        }
     }
 
     // A matrix given inline or as a generator {"generate": ..., "seed": ..., "std": ...}.
@@ -328,7 +353,8 @@ private:
             if (def->stage > lesson_.to)
                 f_.fail(path, fmt::format("a step of a stage up to run.to ({})", stage_name(lesson_.to)),
                         fmt::format("a step of stage {}", stage_name(def->stage)));
-            if (def->stage >= lesson_.from && !lesson_.records(*def))
+            if ((def->stage >= lesson_.from || !position_step_applies(lesson_.config.positions.kind, def->name)) &&
+                !lesson_.records(*def))
                 f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
             require_d_ff(*def, path);
             Shape want = step_shape(*def, dims_);
@@ -453,14 +479,19 @@ private:
                     f_.fail("inputs", "X, or embedding with token_ids (run.from is \"embed\")", "neither");
                 if (lesson_.inputs.count("embedding") && lesson_.token_ids.empty())
                     f_.fail("token_ids", "token ids for inputs.embedding", "nothing");
+                if (lesson_.config.positions.kind == PositionKind::learned && !lesson_.inputs.count("positions") &&
+                    !lesson_.given.count("hook_pos_embed"))
+                    f_.fail("inputs.positions", "a positions x d_model table (config.positions is \"learned\")",
+                            "nothing (the field is missing)");
                 break;
             default: {
                 // At least one step the first stage consumes must be given.
                 bool any = false;
-                for (const auto& name : consumed_by(lesson_.from)) any = any || lesson_.given.count(name);
+                const bool rope = lesson_.config.positions.kind == PositionKind::rope;
+                for (const auto& name : consumed_by(lesson_.from, rope)) any = any || lesson_.given.count(name);
                 if (!any) {
                     std::string list;
-                    for (const auto& n : consumed_by(lesson_.from)) list += (list.empty() ? "" : " or ") + n;
+                    for (const auto& n : consumed_by(lesson_.from, rope)) list += (list.empty() ? "" : " or ") + n;
                     f_.fail("given", fmt::format("{} (run.from is \"{}\")", list, stage_name(lesson_.from)),
                             "none of them");
                 }
@@ -470,7 +501,10 @@ private:
 
     std::string why_not_recorded(const StepDef& def) const {
         if (std::string_view(def.name) == "hook_embed" && lesson_.runs(Stage::embed))
-            return "recorded only when the lesson looks tokens up in inputs.embedding";
+            return "recorded only when the lesson looks tokens up in inputs.embedding or adds positions to X";
+        if (!position_step_applies(lesson_.config.positions.kind, def.name))
+            return fmt::format("recorded only with config.positions {}, and this lesson's is {}",
+                               position_step_kind(def.name), position_name(lesson_.config.positions.kind));
         return fmt::format("stage {} is outside run {}..{} and the step is not given", stage_name(def.stage),
                            stage_name(lesson_.from), stage_name(lesson_.to));
     }
@@ -519,7 +553,9 @@ Dims Lesson::dims() const {
 }
 
 bool Lesson::records(const StepDef& def) const {
-    if (std::string_view(def.name) == "hook_embed" && !inputs.count("embedding")) return false;
+    if (std::string_view(def.name) == "hook_embed" && !inputs.count("embedding") && !config.positions.additive())
+        return false;
+    if (!position_step_applies(config.positions.kind, def.name)) return false;
     if (runs(def.stage)) return true;
     return def.stage < from && given.count(def.name) > 0;
 }

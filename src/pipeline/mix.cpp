@@ -13,13 +13,15 @@ namespace {
 // given, so none of the T x T matrices is ever held.
 void mix_streaming(Run& run) {
     const Dims& d = run.dims();
-    const Tensor* q = run.value("blocks.0.attn.hook_q");
-    const Tensor* k = run.value("blocks.0.attn.hook_k");
+    // With RoPE, the rotated Q and K (rope.cpp). (ALiBi never streams: see plan.cpp.)
+    const bool rope = run.lesson().config.positions.kind == PositionKind::rope;
+    const std::string qn = rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q";
+    const std::string kn = rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k";
+    const Tensor* q = run.value(qn);
+    const Tensor* k = run.value(kn);
     const Tensor* v = run.value("blocks.0.attn.hook_v");
     // Z_h = softmax(mask(Q_h·K_hᵀ / √hs))·V_h   Q: (Tq, NH, hs)   K, V: (T, NH, hs)   Z: (Tq, NH, hs)
-    if (float* z = run.open("blocks.0.attn.hook_z", {{"blocks.0.attn.hook_q", q},
-                                                     {"blocks.0.attn.hook_k", k},
-                                                     {"blocks.0.attn.hook_v", v}})) {
+    if (float* z = run.open("blocks.0.attn.hook_z", {{qn, q}, {kn, k}, {"blocks.0.attn.hook_v", v}})) {
         const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
         attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.hs, divisor,
                             run.lesson().config.mask == MaskKind::causal);

@@ -82,7 +82,10 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
                 return false;
         return true;
     };
-    p.stream_attention = lesson.from <= Stage::scores && lesson.to >= Stage::mix && quiet(in_attention_core);
+    // ALiBi adds a bias the streaming kernel does not have: such a run is materialised.
+    const PositionKind positions = lesson.config.positions.kind;
+    p.stream_attention = lesson.from <= Stage::scores && lesson.to >= Stage::mix && quiet(in_attention_core) &&
+                         positions != PositionKind::alibi;
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     p.stream_ffn = lesson.runs(Stage::ffn) && d.F > 0 && [&] {
         for (const char* n : {"blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_post"})
@@ -91,11 +94,12 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     }();
 
     for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s)
-        for (const auto& name : consumed_by(static_cast<Stage>(s)))
+        for (const auto& name : consumed_by(static_cast<Stage>(s), positions == PositionKind::rope))
             if (const StepDef* def = find_step(name)) p.last_read[index_of(*def)] = s;
-    if (p.stream_attention)  // the mix stage reads Q, K and V itself
-        for (const char* n : {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k", "blocks.0.attn.hook_v"})
+    if (p.stream_attention)  // the mix stage reads Q, K (rotated, with RoPE) and V itself
+        for (const auto& n : consumed_by(Stage::scores, positions == PositionKind::rope))
             p.last_read[index_of(*find_step(n))] = static_cast<int>(Stage::mix);
+    if (p.stream_attention) p.last_read[index_of(*find_step("blocks.0.attn.hook_v"))] = static_cast<int>(Stage::mix);
 
     // The lesson's own tensors are in memory already.
     for (const auto* m : {&lesson.inputs, &lesson.weights, &lesson.given})

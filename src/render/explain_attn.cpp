@@ -32,11 +32,14 @@ float explain_scores(Ctx& c) {
                        : "the key is not after the query: visible, 0 (the score passes unchanged)");
         return blocked ? kNegInf : 0.0f;
     }
+    if (n == "blocks.0.attn.hook_alibi_slopes" || n == "blocks.0.attn.hook_alibi") return explain_alibi(c);
     const std::size_t h = c.at[0], i = c.at[1], j = c.at[2];
     const std::string hn = Ctx::label(c.step, 0, h), q = Ctx::label(c.step, 1, i), k = Ctx::label(c.step, 2, j);
     if (n == "blocks.0.attn.hook_scores_raw") {
-        const Step& Q = c.input("blocks.0.attn.hook_q");
-        const Step& K = c.input("blocks.0.attn.hook_k");
+        const bool rope = c.lesson.config.positions.kind == PositionKind::rope;
+        const Step& Q = c.input(rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q");
+        const Step& K = c.input(rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k");
+        if (rope) c.line("RoPE: the rotated queries and keys (hook_rot_q, hook_rot_k)");
         c.line("S[{},{},{}] = Σ_e Q[{},{},e] · K[{},{},e]   (hs = {} terms: query {} against key {})", hn, q, k, q, hn,
                k, hn, d.hs, q, k);
         return write_dot(
@@ -56,9 +59,17 @@ float explain_scores(Ctx& c) {
         c.line("  = {}", c.num(r));
         return r;
     }
-    // hook_attn_scores: S̃ + M
+    // hook_attn_scores: S̃ + M, or (S̃ + bias) + M with ALiBi
     const float s = get(c.input("blocks.0.attn.hook_scores_scaled"), {h, i, j});
     const float m = get(c.input("blocks.0.attn.hook_mask"), {i, j});
+    if (c.lesson.config.positions.kind == PositionKind::alibi) {
+        const float b = get(c.input("blocks.0.attn.hook_alibi"), {h, i, j});
+        c.line("(S̃[{},{},{}] + bias[{},{},{}]) + M[{},{}] = ({} + {}) + {}{}", hn, q, k, hn, q, k, q, k, c.num(s),
+               c.num(b), c.num(m), m == 0.0f ? "   (key visible to the query)" : "   (key blocked for this query)");
+        const float r = (s + b) + m;
+        c.line("  = {}", c.num(r));
+        return r;
+    }
     c.line("S̃[{},{},{}] + M[{},{}] = {} + {}{}", hn, q, k, q, k, c.num(s), c.num(m),
            m == 0.0f ? "   (key visible to the query)" : "   (key blocked for this query)");
     const float r = s + m;

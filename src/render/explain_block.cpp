@@ -10,11 +10,24 @@ namespace attntrace::explain_detail {
 float explain_embed(Ctx& c) {
     const std::size_t t = c.at[0], col = c.at[1];
     const std::string tok = Ctx::label(c.step, 0, t);
+    if (c.step.name == "hook_pos_embed") return explain_pos_embed(c);
+    if (c.step.name == "hook_embed" && !c.lesson.inputs.count("embedding")) {
+        const Tensor& X = c.lesson.inputs.at("X");
+        c.line("the lesson's inputs.X, row {} (token {}), column {}: the token embeddings, before positions", t, tok, col);
+        return X.data[t * X.shape[1] + col];
+    }
     if (c.step.name == "hook_embed") {
         const Tensor& table = c.lesson.inputs.at("embedding");
         const auto id = static_cast<std::size_t>(c.lesson.token_ids[t]);
         c.line("token {} has id {}: row {} of the lesson's embedding table, column {}", tok, id, id, col);
         return table.data[id * table.shape[1] + col];
+    }
+    if (c.lesson.config.positions.additive()) {
+        const float e = get(c.input("hook_embed"), {t, col}), p = get(c.input("hook_pos_embed"), {t, col});
+        c.line("X = E + PE: hook_embed[{},d{}] + hook_pos_embed[{},d{}] = {} + {}", tok, col, tok, col, c.num(e), c.num(p));
+        const float r = e + p;
+        c.line("  = {}", c.num(r));
+        return r;
     }
     if (const Step* e = c.trace.find("hook_embed"); e && e->value.size()) {
         c.line("X = the embeddings (no positional encoding in this block): hook_embed[{},d{}]", tok, col);

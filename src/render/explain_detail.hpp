@@ -59,5 +59,9 @@ float explain_mix(Ctx& c);        // hook_z, hook_attn_out
 float explain_residual(Ctx& c);   // resid_mid, resid_post
 float explain_layernorm(Ctx& c);  // ln1.*, ln2.*
 float explain_ffn(Ctx& c);        // mlp.hook_pre, mlp.hook_post, hook_mlp_out
+// explain_positions.cpp
+float explain_pos_embed(Ctx& c);  // hook_pos_embed
+float explain_rope(Ctx& c);       // attn.hook_rot_q, attn.hook_rot_k
+float explain_alibi(Ctx& c);      // attn.hook_alibi_slopes, attn.hook_alibi
 
 }  // namespace attntrace::explain_detail

@@ -82,7 +82,7 @@ void render_summary(std::ostream& out, const Step& s, const TableOptions& table)
 }  // namespace
 
 bool heatmapped(const std::string& name) {
-    return name == "blocks.0.attn.hook_pattern" || name == "blocks.0.attn.hook_mask" ||
+    return name == "blocks.0.attn.hook_pattern" || name == "blocks.0.attn.hook_mask" || name == "blocks.0.attn.hook_alibi" ||
            name == "blocks.0.attn.hook_attn_scores";
 }
 
@@ -114,6 +114,12 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
                        c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_name(c.mask),
                        c.scale ? "on" : "off", activation_name(c.activation), c.eps);
+    if (const Positions& p = c.positions; p.kind != PositionKind::none)
+        out << fmt::format("positions: {}{}\n", position_name(p.kind),
+                           p.kind == PositionKind::rope
+                               ? fmt::format(" (layout {}, base {:g})", rope_layout_name(p.layout), p.base)
+                           : p.kind == PositionKind::alibi ? (p.slopes.empty() ? " (the paper's slopes)" : " (the lesson's slopes)")
+                                                           : "");
     out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
     if (trace.policy.kind != TracePolicy::Kind::full)
         out << fmt::format("trace policy {}: {} of the steps kept{}\n", trace.policy.describe(), trace.steps.size(),
@@ -129,7 +135,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     heat.full = view.full;
     auto draw_heatmap = [&](const Step& s) {
         if (!view.heatmap || !heatmapped(s.name)) return;
-        heat.auto_range = s.name == "blocks.0.attn.hook_attn_scores";
+        heat.auto_range = s.name == "blocks.0.attn.hook_attn_scores" || s.name == "blocks.0.attn.hook_alibi";
         heat.mask = s.name == "blocks.0.attn.hook_mask";
         out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
     };

@@ -23,8 +23,9 @@
 namespace attntrace {
 
 // Coarse pipeline stages: a lesson runs the stages from run.from to run.to.
-enum class Stage { embed, qkv, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2 };
-inline constexpr int kStageCount = 13;
+// rope rotates Q and K (only with config.positions kind rope; otherwise it records nothing).
+enum class Stage { embed, qkv, rope, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2 };
+inline constexpr int kStageCount = 14;
 
 std::string_view stage_name(Stage s);
 std::optional<Stage> stage_from_name(std::string_view name);
@@ -68,7 +69,8 @@ const std::vector<StepDef>& step_catalogue();
 const StepDef* find_step(std::string_view name);
 Shape step_shape(const StepDef& def, const Dims& dims);
 
-// The steps of earlier stages that stage `s` reads (weights aside).
-std::vector<std::string> consumed_by(Stage s);
+// The steps of earlier stages that stage `s` reads (weights aside). With
+// `rope`, scores (and streamed attention) read the rotated Q and K.
+std::vector<std::string> consumed_by(Stage s, bool rope = false);
 
 }  // namespace attntrace

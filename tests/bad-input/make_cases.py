@@ -247,6 +247,70 @@ mod("npy-missing-file.json", lambda d: d["weights"].__setitem__("W_V", {"npy": "
 mod("config-mask-unknown.json", lambda d: d["config"].__setitem__("mask", "sparse"), ["config.mask"])
 mod("config-eps-negative.json", lambda d: d["config"].__setitem__("eps", -1e-5), ["config.eps"])
 
+
+# ---- positional encodings (config.positions, inputs.positions) ---------------------
+def positions(value):
+    return lambda d: d["config"].__setitem__("positions", value)
+
+
+def learned_table(rows, cols):
+    def fn(d):
+        d["config"]["positions"] = "learned"
+        d["inputs"]["positions"] = [[0.1] * cols for _ in range(rows)]
+    return fn
+
+
+def given_step(name, value):
+    return lambda d: d["given"].__setitem__(name, value)
+
+
+mod("positions-unknown.json", positions("relative"), ["config.positions", "\"sinusoidal\"", "relative"])
+mod("positions-number.json", positions(3), ["config.positions", "number"])
+mod("positions-rope-string.json", positions("rope"), ["config.positions", "layout", "pick one"])
+mod("positions-alibi-string.json", positions("alibi"), ["config.positions", "an object"])
+mod("positions-kind-missing.json", positions({"layout": "half"}), ["config.positions.kind", "missing"])
+mod("positions-kind-unknown.json", positions({"kind": "xpos"}), ["config.positions.kind", "xpos"])
+mod("positions-unknown-field.json", positions({"kind": "rope", "layout": "half", "layot": "half"}),
+    ["config.positions.layot", "unknown"])
+mod("positions-sinusoidal-extra-field.json", positions({"kind": "sinusoidal", "base": 100}),
+    ["config.positions.base", "unknown"])
+mod("positions-rope-no-layout.json", positions({"kind": "rope"}), ["config.positions.layout", "missing"])
+mod("positions-rope-layout-unknown.json", positions({"kind": "rope", "layout": "neox"}),
+    ["config.positions.layout", "\"half\"", "neox"])
+mod("positions-rope-base-below-one.json", positions({"kind": "rope", "layout": "half", "base": 0.5}),
+    ["config.positions.base", "above 1"])
+mod("positions-rope-base-string.json", positions({"kind": "rope", "layout": "half", "base": "10000"}),
+    ["config.positions.base", "string"])
+mod("positions-rope-odd-head-size.json",
+    lambda d: (d["config"].__setitem__("heads", 4), d["config"].__setitem__("positions", {"kind": "rope", "layout": "interleaved"})),
+    ["config: ", "even head size", "= 1"])
+mod("positions-alibi-slopes-count.json", positions({"kind": "alibi", "slopes": [0.5, 0.25]}),
+    ["config.positions.slopes", "1 slopes", "found 2"])
+mod("positions-alibi-slope-negative.json", positions({"kind": "alibi", "slopes": [-0.5]}),
+    ["config.positions.slopes[0]", "from 0"])
+mod("positions-alibi-slope-string.json", positions({"kind": "alibi", "slopes": ["steep"]}),
+    ["config.positions.slopes[0]", "string"])
+mod("positions-alibi-slopes-not-array.json", positions({"kind": "alibi", "slopes": 0.5}),
+    ["config.positions.slopes", "an array"])
+mod("positions-table-without-learned.json", lambda d: d["inputs"].__setitem__("positions", [[0.1] * 4] * 3),
+    ["inputs.positions", "only with config.positions \"learned\""])
+mod("positions-learned-no-table.json", positions("learned"), ["inputs.positions", "missing"])
+mod("positions-learned-too-few-rows.json", learned_table(2, 4), ["inputs.positions", "at least 3 rows", "2 rows"])
+mod("positions-learned-wrong-width.json", learned_table(3, 3), ["inputs.positions", "x 4"])
+mod("positions-run-from-rope-without-rope.json", lambda d: d["run"].__setitem__("from", "rope"),
+    ["run.from", "\"rope\" only with"])
+mod("positions-run-to-rope-without-rope.json", lambda d: d["run"].__setitem__("to", "rope"),
+    ["run.to", "\"rope\" only with"])
+mod("positions-given-rot-q-without-rope.json", given_step("blocks.0.attn.hook_rot_q", [[1, 0, 0, 0]] * 3),
+    ["given.blocks.0.attn.hook_rot_q", "config.positions rope"])
+mod("positions-alibi-more-queries-than-tokens.json",
+    lambda d: (d["config"].__setitem__("positions", {"kind": "alibi"}), d.__setitem__("query_tokens", ["a", "b", "c", "d"])),
+    ["query_tokens", "at most 3 query tokens with ALiBi"])
+mod("positions-claim-alibi-without-alibi.json",
+    lambda d: d["claims"].append({"id": "bias", "step": "blocks.0.attn.hook_alibi", "decimals": 0, "values": 0,
+                                  "expect": "agrees"}),
+    ["claims[12].step", "config.positions alibi"])
+
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     f.write("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in cases.items()) + "\n}\n")
 print(len(cases), "cases")
