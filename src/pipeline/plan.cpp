@@ -82,7 +82,10 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
                 return false;
         return true;
     };
-    p.stream_attention = lesson.from <= Stage::scores && lesson.to >= Stage::mix && quiet(in_attention_core);
+    // The streaming kernel knows no mask but causal: the other patterns run materialised.
+    const bool streamable_mask = lesson.config.mask == MaskKind::none || lesson.config.mask == MaskKind::causal;
+    p.stream_attention =
+        streamable_mask && lesson.from <= Stage::scores && lesson.to >= Stage::mix && quiet(in_attention_core);
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     p.stream_ffn = lesson.runs(Stage::ffn) && d.F > 0 && [&] {
         for (const char* n : {"blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_post"})

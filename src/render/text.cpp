@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pipeline/mask_pattern.hpp"
 #include "render/matrix.hpp"
 
 namespace attntrace {
@@ -113,7 +114,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     out << fmt::format("tokens: {}{}\n", fmt::join(lesson.tokens, " "),
                        lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", fmt::join(lesson.query_tokens, " ")));
     out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
-                       c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_name(c.mask),
+                       c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
                        c.scale ? "on" : "off", activation_name(c.activation), c.eps);
     out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
     if (trace.policy.kind != TracePolicy::Kind::full)
