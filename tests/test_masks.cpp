@@ -186,7 +186,7 @@ TEST_CASE("rows with every key blocked: zero weights, zero Z, a warning naming t
     }
 }
 
-TEST_CASE("the new kinds never stream; none and causal still do", "[masks]") {
+TEST_CASE("the new kinds never stream, while none and causal still do", "[masks]") {
     const TracePolicy none = parse_trace_policy("none", "--trace");
     CHECK(make_plan(lesson_with("causal", 4), none, Arithmetic::exact, 1).stream_attention);
     CHECK(make_plan(lesson_with("none", 4), none, Arithmetic::exact, 1).stream_attention);
