@@ -241,7 +241,7 @@ TEST_CASE("mask lessons end to end: check agrees with every expected verdict, ex
           "[masks][cli]") {
     using attntrace::test::run_cli;
     for (const char* id : {"004-sliding-window", "004-global-local", "004-block-sparse", "001-causal-mask-code",
-                           "001-padding-mask"}) {
+                           "001-padding-mask", "001-padding-causal"}) {
         INFO(id);
         const auto r = run_cli({"check", id});
         CHECK(r.status == 0);
@@ -253,4 +253,12 @@ TEST_CASE("mask lessons end to end: check agrees with every expected verdict, ex
     CHECK(e.out.find("-inf") != std::string::npos);
     const auto run = run_cli({"run", "004-sliding-window", "--steps", "hook_mask"});
     CHECK(run.out.find("mask window 3 (|p - j| <= 1)") != std::string::npos);
+    // left padding + causal: the pad rows have every key masked, and the run says which
+    const auto pad = run_cli({"run", "001-padding-causal", "--steps", "hook_pattern"});
+    CHECK(pad.status == 0);
+    const std::string both = pad.out + pad.err;
+    CHECK(both.find("warning: 4 row(s)") != std::string::npos);
+    CHECK(both.find("head 1 query 1 \"<pad>\"") != std::string::npos);
+    CHECK(both.find(" nan") == std::string::npos);  // fmt prints a NaN as "nan" or "-nan"
+    CHECK(both.find("-nan") == std::string::npos);
 }
