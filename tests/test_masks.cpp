@@ -186,11 +186,17 @@ TEST_CASE("rows with every key blocked: zero weights, zero Z, a warning naming t
     }
 }
 
-TEST_CASE("the new kinds never stream, while none and causal still do", "[masks]") {
+TEST_CASE("none, causal and windows stream, while the other kinds run materialised", "[masks]") {
     const TracePolicy none = parse_trace_policy("none", "--trace");
     CHECK(make_plan(lesson_with("causal", 4), none, Arithmetic::exact, 1).stream_attention);
     CHECK(make_plan(lesson_with("none", 4), none, Arithmetic::exact, 1).stream_attention);
-    CHECK_FALSE(make_plan(lesson_with({{"kind", "window"}, {"window", 3}}, 4), none, Arithmetic::exact, 1).stream_attention);
+    CHECK(make_plan(lesson_with({{"kind", "window"}, {"window", 3}}, 4), none, Arithmetic::exact, 1).stream_attention);
+    CHECK(make_plan(lesson_with({{"kind", "window"}, {"window", 2}, {"causal", true}}, 4), none, Arithmetic::exact, 1)
+              .stream_attention);
+    CHECK_FALSE(make_plan(lesson_with({{"kind", "global_local"}, {"window", 1}, {"global", {0}}}, 4), none,
+                          Arithmetic::exact, 1).stream_attention);
+    CHECK_FALSE(make_plan(lesson_with({{"kind", "block_sparse"}, {"block", 2}}, 4), none, Arithmetic::exact, 1)
+                    .stream_attention);
     CHECK_FALSE(make_plan(lesson_with({{"kind", "padding"}, {"pad", {3}}}, 4), none, Arithmetic::exact, 1).stream_attention);
 }
 

@@ -116,6 +116,16 @@ std::vector<std::string> MaskPattern::reason(std::size_t i, std::size_t j, const
     return out;
 }
 
+std::optional<KeyWindow> key_window(const Config& c) {
+    const std::size_t w = c.mask_spec.window;
+    switch (c.mask) {
+        case MaskKind::none: return KeyWindow(false);
+        case MaskKind::causal: return KeyWindow(true);
+        case MaskKind::window: return c.mask_spec.causal ? KeyWindow(w - 1, 0) : KeyWindow((w - 1) / 2, (w - 1) / 2);
+        default: return std::nullopt;
+    }
+}
+
 std::string mask_text(const Config& c) {
     const MaskSpec& m = c.mask_spec;
     switch (c.mask) {

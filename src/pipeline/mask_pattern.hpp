@@ -16,9 +16,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kernels/attention.hpp"
 #include "lesson/lesson.hpp"
 
 namespace attntrace {
@@ -46,6 +48,10 @@ private:
     bool in_block(std::size_t p, std::size_t j) const { return p / c_.mask_spec.block == j / c_.mask_spec.block; }
     bool is_summary(std::size_t j) const;
 };
+
+// The mask as the streaming kernel's per-query key range (none, causal and
+// both windows); nullopt for the kinds it cannot express, which run materialised.
+std::optional<KeyWindow> key_window(const Config& config);
 
 // One phrase for the run header and docs: "window 3 (symmetric, |p - j| <= 1)".
 std::string mask_text(const Config& config);

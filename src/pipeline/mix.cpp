@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels/kernels.hpp"
+#include "pipeline/mask_pattern.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -21,8 +22,9 @@ void mix_streaming(Run& run) {
                                                      {"blocks.0.attn.hook_k", k},
                                                      {"blocks.0.attn.hook_v", v}})) {
         const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
+        // the plan streams only masks a KeyWindow expresses (none, causal, window)
         attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.hs, divisor,
-                            run.lesson().config.mask == MaskKind::causal);
+                            key_window(run.lesson().config).value());
     }
     run.close();
     if (Step* s = run.trace().find("blocks.0.attn.hook_z"); s && s->source == StepSource::computed)

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "kernels/simd/kernels.hpp"
+#include "pipeline/mask_pattern.hpp"
 
 namespace attntrace {
 
@@ -82,8 +83,9 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
                 return false;
         return true;
     };
-    // The streaming kernel knows no mask but causal: the other patterns run materialised.
-    const bool streamable_mask = lesson.config.mask == MaskKind::none || lesson.config.mask == MaskKind::causal;
+    // The streaming kernel takes a key range per query (none, causal, windows);
+    // the other patterns run materialised.
+    const bool streamable_mask = key_window(lesson.config).has_value();
     p.stream_attention =
         streamable_mask && lesson.from <= Stage::scores && lesson.to >= Stage::mix && quiet(in_attention_core);
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
