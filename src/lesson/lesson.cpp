@@ -17,7 +17,18 @@ std::optional<Verdict> verdict_from_name(std::string_view s) {
     return std::nullopt;
 }
 
-std::string_view mask_name(MaskKind m) { return m == MaskKind::causal ? "causal" : "none"; }
+std::string_view mask_name(MaskKind m) {
+    switch (m) {
+        case MaskKind::causal: return "causal";
+        case MaskKind::window: return "window";
+        case MaskKind::global_local: return "global_local";
+        case MaskKind::block_sparse: return "block_sparse";
+        case MaskKind::padding: return "padding";
+        case MaskKind::custom: return "custom";
+        case MaskKind::none: break;
+    }
+    return "none";
+}
 std::string_view activation_name(Activation a) { return a == Activation::gelu ? "gelu" : "relu"; }
 
 std::string_view position_name(PositionKind k) {

@@ -17,7 +17,9 @@ namespace attntrace {
 
 inline constexpr int kLessonFormatVersion = 1;
 
-enum class MaskKind { none, causal };
+// config.mask: "none", "causal", or an object with a kind (docs/lesson-format.md, Masks;
+// pipeline/mask_pattern.hpp builds the pattern).
+enum class MaskKind { none, causal, window, global_local, block_sparse, padding, custom };
 enum class Activation { relu, gelu };
 enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable };
 // config.positions (docs/lesson-format.md): how the block knows where each token is.
@@ -49,11 +51,24 @@ struct Positions {
     bool additive() const { return kind == PositionKind::sinusoidal || kind == PositionKind::learned; }
 };
 
+// The fields of the object kinds of config.mask (only the kind's own are set).
+// Positions are 0-based token indices; query i sits at position i + (T - Tq).
+struct MaskSpec {
+    std::size_t window = 0;             // window, global_local: w keys (odd when symmetric)
+    bool causal = false;                // window: p-w+1..p; padding: also the causal mask
+    std::vector<std::size_t> global;    // global_local: global positions, sorted, unique
+    std::size_t block = 0;              // block_sparse: b consecutive positions a block
+    bool summary_last = false;          // block_sparse: the summary token is a block's last (else its first)
+    std::vector<std::size_t> pad;       // padding: pad positions, sorted, unique
+    std::vector<std::uint8_t> allowed;  // custom: (Tq, T), 1 where query i may see key j
+};
+
 struct Config {
     std::size_t d_model = 0;
     std::size_t heads = 1;
     std::size_t d_ff = 0;  // 0: no FFN stage in this lesson
     MaskKind mask = MaskKind::none;
+    MaskSpec mask_spec;  // the fields of an object mask
     bool scale = true;  // divide scores by sqrt(hs); off shows why it exists
     Activation activation = Activation::relu;
     double eps = 1e-5;  // LayerNorm, as PyTorch

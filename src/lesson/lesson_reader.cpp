@@ -15,6 +15,7 @@
 #include "core/json_field.hpp"
 #include "lesson/lesson.hpp"
 #include "lesson/positions_reader.hpp"
+#include "lesson/mask_reader.hpp"
 #include "lesson/weights.hpp"
 
 namespace attntrace {
@@ -159,12 +160,7 @@ private:
                     fmt::format("{}", cfg.heads));
         if (auto* d = f_.optional(c, "d_ff"))
             cfg.d_ff = static_cast<std::size_t>(f_.integer(*d, "config.d_ff", 1, kMaxDff));
-        if (auto* m = f_.optional(c, "mask")) {
-            auto s = f_.string(*m, "config.mask");
-            if (s == "none") cfg.mask = MaskKind::none;
-            else if (s == "causal") cfg.mask = MaskKind::causal;
-            else f_.fail("config.mask", "\"none\" or \"causal\"", describe(*m));
-        }
+        if (auto* m = f_.optional(c, "mask")) read_mask(f_, *m, lesson_.tokens, lesson_.query_labels().size(), cfg);
         if (auto* s = f_.optional(c, "scale")) cfg.scale = f_.boolean(*s, "config.scale");
         if (auto* a = f_.optional(c, "activation")) {
             auto s = f_.string(*a, "config.activation");
@@ -217,10 +213,12 @@ private:
             if (lesson_.from < Stage::scores)
                 f_.fail("query_tokens", "no query_tokens when the run computes Q from X (run.from before \"scores\")",
                         fmt::format("{} query tokens", lesson_.query_tokens.size()));
-            if (lesson_.config.mask == MaskKind::causal && lesson_.query_tokens.size() > lesson_.tokens.size())
+            // Every mask but none and custom places query i at position i + T - Tq.
+            const MaskKind mk = lesson_.config.mask;
+            if (mk != MaskKind::none && mk != MaskKind::custom && lesson_.query_tokens.size() > lesson_.tokens.size())
                 f_.fail("query_tokens",
-                        fmt::format("at most {} query tokens with a causal mask (the queries are the last positions "
-                                    "of the {} tokens)", lesson_.tokens.size(), lesson_.tokens.size()),
+                        fmt::format("at most {} query tokens with a {} mask (the queries are the last positions "
+                                    "of the {} tokens)", lesson_.tokens.size(), mask_name(mk), lesson_.tokens.size()),
                         fmt::format("{}", lesson_.query_tokens.size()));
             if (lesson_.to > Stage::out && lesson_.query_tokens.size() != lesson_.tokens.size())
                 f_.fail("query_tokens", "as many query tokens as tokens when the run goes past \"out\"",

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels/kernels.hpp"
+#include "pipeline/mask_pattern.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -23,8 +24,9 @@ void mix_streaming(Run& run) {
     // Z_h = softmax(mask(Q_h·K_hᵀ / √hs))·V_h   Q: (Tq, NH, hs)   K, V: (T, NH, hs)   Z: (Tq, NH, hs)
     if (float* z = run.open("blocks.0.attn.hook_z", {{qn, q}, {kn, k}, {"blocks.0.attn.hook_v", v}})) {
         const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
+        // the plan streams only masks a KeyWindow expresses (none, causal, window)
         attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.hs, divisor,
-                            run.lesson().config.mask == MaskKind::causal);
+                            key_window(run.lesson().config).value());
     }
     run.close();
     if (Step* s = run.trace().find("blocks.0.attn.hook_z"); s && s->source == StepSource::computed)

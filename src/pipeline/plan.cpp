@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "kernels/simd/kernels.hpp"
+#include "pipeline/mask_pattern.hpp"
 
 namespace attntrace {
 
@@ -82,10 +83,13 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
                 return false;
         return true;
     };
-    // ALiBi adds a bias the streaming kernel does not have: such a run is materialised.
+    // The streaming kernel takes a key range per query (none, causal, windows);
+    // the other patterns run materialised. ALiBi adds a bias the streaming
+    // kernel does not have: such a run is materialised too.
+    const bool streamable_mask = key_window(lesson.config).has_value();
     const PositionKind positions = lesson.config.positions.kind;
-    p.stream_attention = lesson.from <= Stage::scores && lesson.to >= Stage::mix && quiet(in_attention_core) &&
-                         positions != PositionKind::alibi;
+    p.stream_attention = streamable_mask && lesson.from <= Stage::scores && lesson.to >= Stage::mix &&
+                         quiet(in_attention_core) && positions != PositionKind::alibi;
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     p.stream_ffn = lesson.runs(Stage::ffn) && d.F > 0 && [&] {
         for (const char* n : {"blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_post"})

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "pipeline/mask_pattern.hpp"
 #include "render/explain_detail.hpp"
 
 namespace attntrace::explain_detail {
@@ -20,17 +21,11 @@ float explain_scores(Ctx& c) {
     const std::string n = c.step.name;
     const Dims d = c.lesson.dims();
     if (n == "blocks.0.attn.hook_mask") {
-        const std::size_t i = c.at[0], j = c.at[1], offset = d.T - d.Tq;
+        const std::size_t i = c.at[0], j = c.at[1];
         const std::string q = Ctx::label(c.step, 0, i), k = Ctx::label(c.step, 1, j);
-        if (c.lesson.config.mask != MaskKind::causal) {
-            c.line("no mask in this lesson (config.mask none): query {} sees every key, {} included: 0", q, k);
-            return 0.0f;
-        }
-        const bool blocked = j > i + offset;
-        c.line("causal mask: query {} sits at position {}, key {} at position {}", q, i + offset, k, j);
-        c.line("{}", blocked ? "the key comes after the query: blocked, -inf (its weight will be exactly 0)"
-                       : "the key is not after the query: visible, 0 (the score passes unchanged)");
-        return blocked ? kNegInf : 0.0f;
+        const MaskPattern pattern(c.lesson.config, d.Tq, d.T);
+        for (const std::string& l : pattern.reason(i, j, q, k)) c.line("{}", l);
+        return pattern.allows(i, j) ? 0.0f : kNegInf;
     }
     if (n == "blocks.0.attn.hook_alibi_slopes" || n == "blocks.0.attn.hook_alibi") return explain_alibi(c);
     const std::size_t h = c.at[0], i = c.at[1], j = c.at[2];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pipeline/mask_pattern.hpp"
 #include "render/matrix.hpp"
 
 namespace attntrace {
@@ -112,7 +113,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     out << fmt::format("tokens: {}{}\n", fmt::join(lesson.tokens, " "),
                        lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", fmt::join(lesson.query_tokens, " ")));
     out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
-                       c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_name(c.mask),
+                       c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
                        c.scale ? "on" : "off", activation_name(c.activation), c.eps);
     if (const Positions& p = c.positions; p.kind != PositionKind::none)
         out << fmt::format("positions: {}{}\n", position_name(p.kind),

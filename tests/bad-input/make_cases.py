@@ -245,6 +245,35 @@ mod("npy-missing-file.json", lambda d: d["weights"].__setitem__("W_V", {"npy": "
 
 # ---- config values -----------------------------------------------------------------
 mod("config-mask-unknown.json", lambda d: d["config"].__setitem__("mask", "sparse"), ["config.mask"])
+
+
+def set_mask(m):
+    return lambda d: d["config"].__setitem__("mask", m)
+
+
+mod("mask-window-even.json", set_mask({"kind": "window", "window": 4}), ["config.mask.window", "odd", "found 4"])
+mod("mask-window-zero.json", set_mask({"kind": "window", "window": 0}), ["config.mask.window"])
+mod("mask-window-missing.json", set_mask({"kind": "window"}), ["config.mask.window", "missing"])
+mod("mask-window-causal-string.json", set_mask({"kind": "window", "window": 3, "causal": "yes"}), ["config.mask.causal"])
+mod("mask-kind-unknown.json", set_mask({"kind": "dilated", "window": 3}), ["config.mask.kind", "dilated"])
+mod("mask-kind-missing.json", set_mask({"window": 3}), ["config.mask.kind", "missing"])
+mod("mask-other-kinds-field.json", set_mask({"kind": "window", "window": 3, "global": [0]}), ["config.mask.global", "unknown"])
+mod("mask-global-out-of-range.json", set_mask({"kind": "global_local", "window": 1, "global": [3]}), ["config.mask.global[0]"])
+mod("mask-global-unknown-token.json", set_mask({"kind": "global_local", "window": 1, "global": ["cat"]}),
+    ["config.mask.global[0]", "not a token"])
+mod("mask-global-twice.json", set_mask({"kind": "global_local", "window": 1, "global": [0, "the"]}),
+    ["config.mask.global[1]", "once"])
+mod("mask-block-zero.json", set_mask({"kind": "block_sparse", "block": 0}), ["config.mask.block"])
+mod("mask-block-summary.json", set_mask({"kind": "block_sparse", "block": 2, "summary": "middle"}), ["config.mask.summary"])
+mod("mask-padding-neither.json", set_mask({"kind": "padding"}), ["config.mask", "neither"])
+mod("mask-padding-both.json", set_mask({"kind": "padding", "pad": [2], "pad_token": "fell"}), ["config.mask", "both"])
+mod("mask-padding-pad-float.json", set_mask({"kind": "padding", "pad": [1.5]}), ["config.mask.pad[0]"])
+mod("mask-custom-rows.json", set_mask({"kind": "custom", "allowed": [[1, 1, 1], [1, 1, 1]]}),
+    ["config.mask.allowed", "3x3", "2 rows"])
+mod("mask-custom-cell.json", set_mask({"kind": "custom", "allowed": [[1, 1, 1], [1, 0.5, 1], [1, 1, 1]]}),
+    ["config.mask.allowed[1][1]"])
+mod("mask-custom-short-row.json", set_mask({"kind": "custom", "allowed": [[1, 1, 1], [1, 1], [1, 1, 1]]}),
+    ["config.mask.allowed[1]"])
 mod("config-eps-negative.json", lambda d: d["config"].__setitem__("eps", -1e-5), ["config.eps"])
 
 
