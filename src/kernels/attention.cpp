@@ -15,16 +15,18 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // One head h, query rows i0 .. i0 + rows - 1: the passes of attention_streaming_ref.
 // S: (Br, Bc)   O: (Br, hs)   m, l, alpha: (Br)   scratch owned by the caller
 void attention_block_ref(const float* q, const float* k, const float* v, float* z, std::size_t Tq, std::size_t T,
-                         std::size_t NH, std::size_t hs, float divisor, bool causal, std::size_t h, std::size_t i0,
-                         float* S, float* O, float* m, float* l, float* alpha) {
-    const std::size_t ld = NH * hs;
+                         std::size_t NH, std::size_t KVH, std::size_t hs, float divisor, bool causal, std::size_t h,
+                         std::size_t i0, float* S, float* O, float* m, float* l, float* alpha) {
+    const std::size_t ld = NH * hs;     // q, z
+    const std::size_t kvld = KVH * hs;  // k, v
+    const std::size_t g = h / (NH / KVH);  // the K/V head query head h reads
     const std::size_t offset = T - Tq;  // causal: query i sits at position i + offset
     const std::size_t rows = std::min(kAttnBr, Tq - i0);
     // keys the block's last row can see: [0, kend); later key blocks are skipped
     const std::size_t kend = causal ? std::min(T, i0 + rows + offset) : T;
     const float* qh = q + h * hs;
-    const float* kh = k + h * hs;
-    const float* vh = v + h * hs;
+    const float* kh = k + g * hs;
+    const float* vh = v + g * hs;
     std::fill(m, m + rows, kNegInf);
     std::fill(l, l + rows, 0.0f);
     std::fill(O, O + rows * hs, 0.0f);
@@ -34,7 +36,7 @@ void attention_block_ref(const float* q, const float* k, const float* v, float* 
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t c = 0; c < cols; ++c) {
                 const float* qi = qh + (i0 + r) * ld;
-                const float* kj = kh + (j0 + c) * ld;
+                const float* kj = kh + (j0 + c) * kvld;
                 float acc = 0.0f;  // the order of matmul_nt_ref: the same S, bit for bit
                 for (std::size_t d = 0; d < hs; ++d) acc += qi[d] * kj[d];
                 const bool masked = causal && j0 + c > i0 + r + offset;
@@ -62,7 +64,7 @@ void attention_block_ref(const float* q, const float* k, const float* v, float* 
             for (std::size_t d = 0; d < hs; ++d) Or[d] *= alpha[r];
             for (std::size_t c = 0; c < cols; ++c) {
                 const float p = S[r * kAttnBc + c];
-                const float* vj = vh + (j0 + c) * ld;
+                const float* vj = vh + (j0 + c) * kvld;
                 for (std::size_t d = 0; d < hs; ++d) Or[d] += p * vj[d];
             }
         }
@@ -75,13 +77,14 @@ void attention_block_ref(const float* q, const float* k, const float* v, float* 
 }  // namespace
 
 void attention_streaming_ref(const float* q, const float* k, const float* v, float* z, std::size_t Tq,
-                             std::size_t T, std::size_t NH, std::size_t hs, float divisor, bool causal) {
-    assert(T >= 1 && (!causal || T >= Tq));
+                             std::size_t T, std::size_t NH, std::size_t KVH, std::size_t hs, float divisor,
+                             bool causal) {
+    assert(T >= 1 && (!causal || T >= Tq) && KVH >= 1 && NH % KVH == 0);
     std::vector<float> S(kAttnBr * kAttnBc), O(kAttnBr * hs), m(kAttnBr), l(kAttnBr), alpha(kAttnBr);
     for (std::size_t h = 0; h < NH; ++h)
         for (std::size_t i0 = 0; i0 < Tq; i0 += kAttnBr)
-            attention_block_ref(q, k, v, z, Tq, T, NH, hs, divisor, causal, h, i0, S.data(), O.data(), m.data(),
-                                l.data(), alpha.data());
+            attention_block_ref(q, k, v, z, Tq, T, NH, KVH, hs, divisor, causal, h, i0, S.data(), O.data(),
+                                m.data(), l.data(), alpha.data());
 }
 
 void scale_div_ref(const float* x, float divisor, float* y, std::size_t n) {

@@ -24,10 +24,13 @@ namespace attntrace {
 inline constexpr std::size_t kAttnBr = 256;  // query rows per block
 inline constexpr std::size_t kAttnBc = 64;   // keys per block
 
-// Z_h = softmax(mask(Q_h·K_hᵀ / divisor))·V_h for every head h, one block of
+// Z_h = softmax(mask(Q_h·K_gᵀ / divisor))·V_g for every head h, one block of
 // Br queries against blocks of Bc keys at a time; no (Tq, T) matrix is held.
-//   q: (Tq, NH, hs)   k, v: (T, NH, hs)   z: (Tq, NH, hs)
-// all row-major with row stride NH·hs; head h is columns h·hs .. (h+1)·hs - 1.
+//   q: (Tq, NH, hs)   k, v: (T, KVH, hs)   z: (Tq, NH, hs)
+// row-major, q and z with row stride NH·hs, k and v with KVH·hs; head h is
+// columns h·hs .. (h+1)·hs - 1 of q and z. Query head h reads K/V head
+// g = h / (NH / KVH) (KVH divides NH): KVH = NH is multi-head attention, 1
+// multi-query, in between grouped-query.
 // causal: query i sits at position i + (T - Tq) and sees keys j <= i + (T - Tq)
 // (as pipeline/mask.cpp); requires T >= Tq. T >= 1 always, so that every row
 // sees at least key 0.
@@ -38,7 +41,8 @@ inline constexpr std::size_t kAttnBc = 64;   // keys per block
 //   pass 4: O = O·α + P·V                               (rows, hs)
 // and at the end Z = O / l. m starts at -inf, l and O at 0.
 void attention_streaming_ref(const float* q, const float* k, const float* v, float* z, std::size_t Tq,
-                             std::size_t T, std::size_t NH, std::size_t hs, float divisor, bool causal);
+                             std::size_t T, std::size_t NH, std::size_t KVH, std::size_t hs, float divisor,
+                             bool causal);
 
 // y = x / divisor   (the scale stage)                     x, y: (n)
 void scale_div_ref(const float* x, float divisor, float* y, std::size_t n);

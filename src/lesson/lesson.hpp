@@ -29,6 +29,7 @@ std::string_view activation_name(Activation a);
 struct Config {
     std::size_t d_model = 0;
     std::size_t heads = 1;
+    std::size_t kv_heads = 0;  // K/V heads; 0: as many as heads (MHA). Divides heads; 1 is MQA
     std::size_t d_ff = 0;  // 0: no FFN stage in this lesson
     MaskKind mask = MaskKind::none;
     bool scale = true;  // divide scores by sqrt(hs); off shows why it exists

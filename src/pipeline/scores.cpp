@@ -8,7 +8,8 @@ void scores_forward(Run& run) {
     const Dims& d = run.dims();
     const Tensor* q = run.value("blocks.0.attn.hook_q");
     const Tensor* k = run.value("blocks.0.attn.hook_k");
-    // S_h = Q_h·K_hᵀ   Q_h: (Tq, hs) at q + h·hs, row stride C   K_h: (T, hs)   S_h: (Tq, T)
+    // S_h = Q_h·K_gᵀ, g = h / (NH/KVH)   Q_h: (Tq, hs) at q + h·hs, row stride C
+    //   K_g: (T, hs) at k + g·hs, row stride KVH·hs   S_h: (Tq, T)
     if (float* s = run.open("blocks.0.attn.hook_scores_raw",
                             {{"blocks.0.attn.hook_q", q}, {"blocks.0.attn.hook_k", k}})) {
         // One head per thread (each GEMM then runs on its thread): heads write
@@ -16,8 +17,8 @@ void scores_forward(Run& run) {
         const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;
 #pragma omp parallel for schedule(static) if (parallel)
         for (std::size_t h = 0; h < d.NH; ++h)
-            matmul_nt(q->ptr() + h * d.hs, d.C, k->ptr() + h * d.hs, d.C, s + h * d.Tq * d.T, d.T,
-                          d.Tq, d.hs, d.T);
+            matmul_nt(q->ptr() + h * d.hs, d.C, k->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, s + h * d.Tq * d.T,
+                      d.T, d.Tq, d.hs, d.T);
     }
     run.close();
 }
