@@ -41,16 +41,20 @@ Shape WeightSpec::shape(const Dims& d) const {
 
 std::string WeightSpec::shape_text() const {
     std::string s;
-    for (std::size_t i = 0; i < axes.size(); ++i)
-        s += (s.empty() ? "" : " x ") + std::string(kv && i + 1 == axes.size() ? "kv_heads·head_size" : axis_name(axes[i]));
+    for (Axis a : axes) s += (s.empty() ? "" : " x ") + std::string(axis_name(a));
     return s;
 }
 
+// Multi-head attention keeps the plain names (K/V's columns are d_model);
+// with fewer K/V heads the last extent is spelled out with its numbers.
 std::string WeightSpec::shape_text(const Dims& d) const {
-    if (!kv) return shape_text();
-    std::string n;
-    for (std::size_t i = 0; i + 1 < axes.size(); ++i) n += fmt::format("{} x ", d.extent(axes[i]));
-    return fmt::format("{} = {}{}·{}", shape_text(), n, d.KVH, d.hs);
+    if (!kv || d.KVH == d.NH) return shape_text();
+    std::string names, n;
+    for (std::size_t i = 0; i + 1 < axes.size(); ++i) {
+        names += fmt::format("{} x ", axis_name(axes[i]));
+        n += fmt::format("{} x ", d.extent(axes[i]));
+    }
+    return fmt::format("{}kv_heads·head_size = {}{}·{}", names, n, d.KVH, d.hs);
 }
 
 bool WeightSpec::uses_d_ff() const { return std::find(axes.begin(), axes.end(), Axis::d_ff) != axes.end(); }

@@ -25,7 +25,7 @@ struct WeightSpec {
 
     Shape shape(const Dims& d) const;
     std::string shape_text() const;  // "d_model x d_ff"
-    // With the numbers for K/V: "d_model x kv_heads·head_size = 16 x 2·2"
+    // K/V under GQA, with the numbers: "d_model x kv_heads·head_size = 16 x 2·2"; else shape_text()
     std::string shape_text(const Dims& d) const;
     bool uses_d_ff() const;
     double default_std(const Dims& d) const;  // 1/√d_in for matrices, 0 for vectors
