@@ -207,6 +207,10 @@ TEST_CASE("attntrace random --kv-heads writes a GQA lesson that runs, and refuse
     INFO(ran.err);
     REQUIRE(ran.status == 0);
     CHECK_THAT(ran.out, Catch::Contains("K/V heads 2 (grouped-query): h0..h1 read kv0 · h2..h3 read kv1"));
+    auto explained = test::run_cli({"explain", "002-gqa-groups", "blocks.0.attn.hook_kv_head[3]", "hook_z[cat,h5,1]"});
+    REQUIRE(explained.status == 0);
+    CHECK_THAT(explained.out, Catch::Contains("g(h3) = ⌊3 / 4⌋ = 0"));
+    CHECK_THAT(explained.out, Catch::Contains("V[the,kv1,d1]"));
     auto bad = test::run_cli({"random", "--heads", "4", "--kv-heads", "3"});
     CHECK(bad.status == 2);
     CHECK_THAT(bad.err, Catch::Contains("--kv-heads"));
