@@ -119,7 +119,7 @@ std::vector<Case> cases() {
 
 std::vector<float> run_ref(const Case& c, const Inputs& in) {
     std::vector<float> z(c.Tq * c.NH * c.hs, 7.0f);
-    attention_streaming_ref(in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.hs, divisor_of(c.hs),
+    attention_streaming_ref(in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.NH, c.hs, divisor_of(c.hs),
                             keys_of(c));
     return z;
 }
@@ -136,7 +136,7 @@ TEST_CASE("windowed streaming attention, _ref and dispatched, agrees with the wh
         const double tol = kPerBlockUlps * double((c.T + kAttnBc - 1) / kAttnBc) + kBaseUlps;
         REQUIRE(worst_ulps(ref, want, in.v) <= tol);
         std::vector<float> z(c.Tq * c.NH * c.hs, 7.0f);
-        attention_streaming(in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.hs, divisor_of(c.hs),
+        attention_streaming(in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.NH, c.hs, divisor_of(c.hs),
                             keys_of(c));
         REQUIRE(worst_ulps(z, ref, in.v) <= kSimdUlps);
     }
@@ -153,7 +153,7 @@ TEST_CASE("every instruction set's windowed streaming attention matches the _ref
             std::vector<float> work(simd::attention_workspace_floats(c.hs) + 16);
             float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
             std::vector<float> z(c.Tq * c.NH * c.hs, 7.0f);
-            simd::AttentionStreaming{}(arch, in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.hs,
+            simd::AttentionStreaming{}(arch, in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.NH, c.hs,
                                        divisor_of(c.hs), keys_of(c), ws, 1);
             REQUIRE(worst_ulps(z, run_ref(c, in), in.v) <= kSimdUlps);
         }

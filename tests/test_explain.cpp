@@ -112,7 +112,7 @@ TEST_CASE("explain writes a weight's whole chain and a score's dot product with 
     auto s = run_cli({"explain", "003-3.1-ring-fell", "hook_scores_raw[0,ring,fell]", "hook_scores_scaled[0,ring,fell]"});
     REQUIRE(s.status == 0);
     CHECK(s.out.find("Q[ring,h0,d0]") != std::string::npos);
-    CHECK(s.out.find("K[fell,h0,d3]") != std::string::npos);
+    CHECK(s.out.find("K[fell,kv0,d3]") != std::string::npos);  // the K/V head query head 0 reads
     CHECK(s.out.find("√4") != std::string::npos);
     attntrace::test::TempDir dir;
     REQUIRE(run_cli({"random", "--tokens", "4", "--out", dir.file("r.json")}).status == 0);

@@ -56,7 +56,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     j["tokens"] = lesson.tokens;
     if (!lesson.query_tokens.empty()) j["query_tokens"] = lesson.query_tokens;
     const Config& c = lesson.config;
-    j["config"] = {{"d_model", c.d_model},  {"heads", c.heads},
+    j["config"] = {{"d_model", c.d_model},  {"heads", c.heads}, {"kv_heads", lesson.dims().KVH},
                    {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},
                    {"mask", std::string(mask_name(c.mask))}, {"scale", c.scale},
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};

@@ -42,10 +42,13 @@ struct KeyWindow {
     constexpr bool sees(std::size_t p, std::size_t j) const { return j >= first(p) && j <= last(p); }
 };
 
-// Z_h = softmax(mask(Q_h·K_hᵀ / divisor))·V_h for every head h, one block of
+// Z_h = softmax(mask(Q_h·K_gᵀ / divisor))·V_g for every head h, one block of
 // Br queries against blocks of Bc keys at a time; no (Tq, T) matrix is held.
-//   q: (Tq, NH, hs)   k, v: (T, NH, hs)   z: (Tq, NH, hs)
-// all row-major with row stride NH·hs; head h is columns h·hs .. (h+1)·hs - 1.
+//   q: (Tq, NH, hs)   k, v: (T, KVH, hs)   z: (Tq, NH, hs)
+// row-major, q and z with row stride NH·hs, k and v with KVH·hs; head h is
+// columns h·hs .. (h+1)·hs - 1 of q and z. Query head h reads K/V head
+// g = h / (NH / KVH) (KVH divides NH): KVH = NH is multi-head attention, 1
+// multi-query, in between grouped-query.
 // keys: query i sits at position p = i + (T - Tq) (as pipeline/mask_pattern.hpp)
 // and sees the keys keys.sees(p, j); requires T >= Tq unless keys is (kAllKeys,
 // kAllKeys). T >= 1 always. Key blocks no query of a block sees are skipped.
@@ -58,7 +61,8 @@ struct KeyWindow {
 //   pass 4: O = O·α + P·V                               (rows, hs)
 // and at the end Z = O / l. m starts at -inf, l and O at 0.
 void attention_streaming_ref(const float* q, const float* k, const float* v, float* z, std::size_t Tq,
-                             std::size_t T, std::size_t NH, std::size_t hs, float divisor, KeyWindow keys);
+                             std::size_t T, std::size_t NH, std::size_t KVH, std::size_t hs, float divisor,
+                             KeyWindow keys);
 
 // y = x / divisor   (the scale stage)                     x, y: (n)
 void scale_div_ref(const float* x, float divisor, float* y, std::size_t n);

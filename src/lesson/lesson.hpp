@@ -66,6 +66,7 @@ struct MaskSpec {
 struct Config {
     std::size_t d_model = 0;
     std::size_t heads = 1;
+    std::size_t kv_heads = 0;  // K/V heads; 0: as many as heads (MHA). Divides heads; 1 is MQA
     std::size_t d_ff = 0;  // 0: no FFN stage in this lesson
     MaskKind mask = MaskKind::none;
     MaskSpec mask_spec;  // the fields of an object mask

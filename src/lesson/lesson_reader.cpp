@@ -150,7 +150,7 @@ private:
 
     void config() {
         const json& c = f_.object(f_.member(doc_, "", "config"), "config");
-        f_.only_keys(c, "config", {"d_model", "heads", "d_ff", "mask", "scale", "activation", "eps", "positions"});
+        f_.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "eps", "positions"});
         Config& cfg = lesson_.config;
         cfg.d_model = static_cast<std::size_t>(f_.integer(f_.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
         if (auto* h = f_.optional(c, "heads"))
@@ -158,6 +158,13 @@ private:
         if (cfg.d_model % cfg.heads != 0)
             f_.fail("config.heads", fmt::format("a divisor of d_model = {}", cfg.d_model),
                     fmt::format("{}", cfg.heads));
+        if (auto* kv = f_.optional(c, "kv_heads")) {
+            cfg.kv_heads = static_cast<std::size_t>(f_.integer(*kv, "config.kv_heads", 1, kMaxHeads));
+            // query head h reads K/V head h / (heads / kv_heads): the groups must come out whole
+            if (cfg.heads % cfg.kv_heads != 0)
+                f_.fail("config.kv_heads", fmt::format("a divisor of heads = {} (1: MQA, {}: MHA)", cfg.heads, cfg.heads),
+                        fmt::format("{}", cfg.kv_heads));
+        }
         if (auto* d = f_.optional(c, "d_ff"))
             cfg.d_ff = static_cast<std::size_t>(f_.integer(*d, "config.d_ff", 1, kMaxDff));
         if (auto* m = f_.optional(c, "mask")) read_mask(f_, *m, lesson_.tokens, lesson_.query_labels().size(), cfg);
@@ -328,7 +335,7 @@ private:
             if (v) {
                 if (spec.uses_d_ff() && dims_.F == 0)
                     f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
-                lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text(), spec.default_std(dims_));
+                lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text(dims_), spec.default_std(dims_));
             } else if (seed && lesson_.runs(spec.stage) && !(spec.uses_d_ff() && dims_.F == 0)) {
                 std::size_t n = 0;
                 if (!checked_numel(shape, kMaxElements, n))
@@ -348,6 +355,10 @@ private:
             std::string path = join("given", it.key());
             const StepDef* def = find_step(it.key());
             if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
+            // The kernels read K/V head h / (NH/KVH) from the config: a given map could only contradict them.
+            if (std::string_view(def->name) == "blocks.0.attn.hook_kv_head")
+                f_.fail(path, "a step the lesson may give (the K/V head of each query head follows from config.kv_heads)",
+                        def->name);
             if (def->stage > lesson_.to)
                 f_.fail(path, fmt::format("a step of a stage up to run.to ({})", stage_name(lesson_.to)),
                         fmt::format("a step of stage {}", stage_name(def->stage)));
@@ -420,7 +431,7 @@ private:
             f_.object(*at, join(path, "at"));
             for (auto it = at->begin(); it != at->end(); ++it) {
                 std::string p = join(join(path, "at"), it.key());
-                auto axis = axis_from_name(it.key());
+                auto axis = claim_axis(*def, it.key());
                 auto pos = axis ? std::find(free_axes.begin(), free_axes.end(), *axis) : free_axes.end();
                 if (pos == free_axes.end())
                     f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
@@ -438,7 +449,7 @@ private:
             f_.object(*s, join(path, "shape"));
             for (auto it = s->begin(); it != s->end(); ++it) {
                 std::string p = join(join(path, "shape"), it.key());
-                auto axis = axis_from_name(it.key());
+                auto axis = claim_axis(*def, it.key());
                 if (!axis || std::find(def->axes.begin(), def->axes.end(), *axis) == def->axes.end())
                     f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
                 c.shape.emplace_back(*axis, static_cast<std::size_t>(f_.integer(*it, p, 0, kMaxTokens)));
@@ -466,6 +477,18 @@ private:
                     array_text(c.values.shape));
         c.values.shape = region;
         return c;
+    }
+
+    // An axis a claim names. K and V's heads are `kv_head`; lessons written
+    // before K/V heads existed say `head`, which is the same axis in
+    // multi-head attention (kv_heads = heads) and is read as kv_head there.
+    std::optional<Axis> claim_axis(const StepDef& def, const std::string& name) const {
+        auto axis = axis_from_name(name);
+        const auto& axes = def.axes;
+        if (axis == Axis::head && dims_.KVH == dims_.NH && std::find(axes.begin(), axes.end(), Axis::head) == axes.end() &&
+            std::find(axes.begin(), axes.end(), Axis::kv_head) != axes.end())
+            return Axis::kv_head;
+        return axis;
     }
 
     // The run's first stage needs something to start from.
@@ -515,14 +538,16 @@ private:
 
     // The article's layout of a step: the step's own shape, or it without axes
     // of size 1 (one head's T x T scores); for a step ending in (head, d_head),
-    // also the heads side by side (Q as T x d_model, as the articles print it).
+    // also the heads side by side (Q as T x d_model, as the articles print it;
+    // K and V, ending in (kv_head, d_head), as T x kv_heads·head_size).
     static bool shape_accepts(const Shape& got, const Shape& want, bool heads_side_by_side) {
         return got == want || squeeze(got) == squeeze(want) ||
                (heads_side_by_side && want.size() >= 2 && squeeze(got) == squeeze(merge_last2(want)));
     }
 
     static bool ends_with_heads(const std::vector<Axis>& axes) {
-        return axes.size() >= 2 && axes[axes.size() - 2] == Axis::head && axes.back() == Axis::d_head;
+        return axes.size() >= 2 && (axes[axes.size() - 2] == Axis::head || axes[axes.size() - 2] == Axis::kv_head) &&
+               axes.back() == Axis::d_head;
     }
 
     // "a 4x3 array", or the value itself when it is not an array ("2", "string \"abc\"").
@@ -546,6 +571,7 @@ Dims Lesson::dims() const {
     d.C = config.d_model;
     d.NH = config.heads;
     d.hs = config.heads ? config.d_model / config.heads : 0;
+    d.KVH = config.kv_heads ? config.kv_heads : config.heads;
     d.F = config.d_ff;
     return d;
 }

@@ -35,7 +35,7 @@ bool in_attention_core(Stage s) { return s >= Stage::scores && s <= Stage::softm
 double stage_flops(Stage s, const Dims& d) {
     const double T = d.T, Tq = d.Tq, C = d.C, F = d.F;
     switch (s) {
-        case Stage::qkv: return 3 * 2 * T * C * C;
+        case Stage::qkv: return 2 * T * C * (C + 2.0 * d.KVH * d.hs);  // Q: C columns, K and V: KVH·hs each
         case Stage::scores: return 2 * Tq * T * C;  // NH heads of Tq x hs x T
         case Stage::mix: return 2 * Tq * T * C;
         case Stage::out: return 2 * Tq * C * C;

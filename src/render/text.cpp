@@ -80,6 +80,17 @@ void render_summary(std::ostream& out, const Step& s, const TableOptions& table)
     out << "    corner:\n" << format_tensor(m.corner, axes, labels, table);
 }
 
+// "h0..h3 read kv0 · h4..h7 read kv1": the query heads sharing each K/V head.
+std::string kv_groups(const Dims& d) {
+    const std::size_t group = d.NH / d.KVH;
+    std::string out;
+    for (std::size_t g = 0; g < d.KVH; ++g)
+        out += fmt::format("{}{} read{} kv{}", g ? " · " : "",
+                           group == 1 ? fmt::format("h{}", g) : fmt::format("h{}..h{}", g * group, g * group + group - 1),
+                           group == 1 ? "s" : "", g);
+    return out;
+}
+
 }  // namespace
 
 bool heatmapped(const std::string& name) {
@@ -121,6 +132,10 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                                ? fmt::format(" (layout {}, base {:g})", rope_layout_name(p.layout), p.base)
                            : p.kind == PositionKind::alibi ? (p.slopes.empty() ? " (the paper's slopes)" : " (the lesson's slopes)")
                                                            : "");
+    const Dims dims = lesson.dims();
+    if (dims.KVH != dims.NH)
+        out << fmt::format("K/V heads {} ({}): {}\n", dims.KVH, dims.KVH == 1 ? "multi-query" : "grouped-query",
+                           kv_groups(dims));
     out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
     if (trace.policy.kind != TracePolicy::Kind::full)
         out << fmt::format("trace policy {}: {} of the steps kept{}\n", trace.policy.describe(), trace.steps.size(),
@@ -149,6 +164,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), s.name, s.def ? s.def->title : "",
                            shape_str(s.shape), axes.empty() ? "" : ": " + axes);
         if (s.def) out << "    " << s.def->formula << "\n";
+        if (dims.KVH != dims.NH && (s.name == "blocks.0.attn.hook_scores_raw" || s.name == "blocks.0.attn.hook_z"))
+            out << "    K/V heads read: " << kv_groups(dims) << "\n";
         switch (s.source) {
             case StepSource::not_computable:
                 out << "    not computable: " << s.note << "\n";

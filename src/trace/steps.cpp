@@ -11,8 +11,8 @@ constexpr std::array<std::string_view, kStageCount> kStageNames = {
     "embed", "qkv", "rope", "scores", "scale", "mask", "softmax", "mix",
     "out",   "add1", "norm1", "ffn",   "add2", "norm2"};
 
-constexpr std::array<std::string_view, 7> kAxisNames = {"pos",     "query",  "key", "head",
-                                                        "d_model", "d_head", "d_ff"};
+constexpr std::array<std::string_view, 8> kAxisNames = {"pos",     "query",  "key", "head",
+                                                        "d_model", "d_head", "d_ff", "kv_head"};
 
 using A = Axis;
 
@@ -38,13 +38,19 @@ const std::vector<StepDef> kSteps = {
      "What each token is looking for. Head h owns columns h·hs to (h+1)·hs-1.",
      {A::query, A::head, A::d_head}},
     {"blocks.0.attn.hook_k", Stage::qkv, "Keys K",
-     "K = X·W^K + b^K, split into heads of hs columns",
-     "What each token offers to be found by: queries are matched against these.",
-     {A::key, A::head, A::d_head}},
+     "K = X·W^K + b^K, split into KVH K/V heads of hs columns",
+     "What each token offers to be found by: queries are matched against these. With fewer K/V heads than "
+     "query heads (GQA, MQA) each K head serves a group of query heads.",
+     {A::key, A::kv_head, A::d_head}},
     {"blocks.0.attn.hook_v", Stage::qkv, "Values V",
-     "V = X·W^V + b^V, split into heads of hs columns",
-     "What each token hands over when another token attends to it.",
-     {A::key, A::head, A::d_head}},
+     "V = X·W^V + b^V, split into KVH K/V heads of hs columns",
+     "What each token hands over when another token attends to it; shared by a group of query heads like K.",
+     {A::key, A::kv_head, A::d_head}},
+    {"blocks.0.attn.hook_kv_head", Stage::qkv, "K/V head of each query head",
+     "g(h) = ⌊h / (NH / KVH)⌋",
+     "Which K/V head each query head reads: contiguous groups of NH/KVH query heads share one (as Llama's "
+     "repeat_kv). Every head its own (MHA) when KVH = NH; one for all (MQA) when KVH = 1.",
+     {A::head}},
     // stage rope
     {"blocks.0.attn.hook_rot_q", Stage::rope, "Rotated queries (RoPE)",
      "(q_a, q_b) at position p -> (q_a·cos(p·θ_i) - q_b·sin(p·θ_i), q_b·cos(p·θ_i) + q_a·sin(p·θ_i)), θ_i = base^(-2i/hs)",
@@ -55,10 +61,10 @@ const std::vector<StepDef> kSteps = {
     {"blocks.0.attn.hook_rot_k", Stage::rope, "Rotated keys (RoPE)",
      "the same rotation as the queries, at each key's position",
      "Keys turn by their own position's angle: rotating both by the same extra angle leaves every score unchanged.",
-     {A::key, A::head, A::d_head}},
+     {A::key, A::kv_head, A::d_head}},
     // stage scores
     {"blocks.0.attn.hook_scores_raw", Stage::scores, "Raw scores S",
-     "S_h = Q_h·K_hᵀ",
+     "S_h = Q_h·K_gᵀ, g = g(h) the K/V head query head h reads",
      "Dot product of every query with every key: how well each token's question matches each token's offer.",
      {A::head, A::query, A::key}, NegInf::given},
     // stage scale
@@ -107,7 +113,7 @@ const std::vector<StepDef> kSteps = {
      {A::head, A::query, A::key}},
     // stage mix
     {"blocks.0.attn.hook_z", Stage::mix, "Mixed values Z = A·V",
-     "Z_h = A_h·V_h; side by side, the heads form the concatenation [Z_1 … Z_NH]",
+     "Z_h = A_h·V_g, g = g(h); side by side, the heads form the concatenation [Z_1 … Z_NH]",
      "Each token's new vector: the values of all tokens, weighted by its attention row.",
      {A::query, A::head, A::d_head}},
     // stage out
@@ -201,6 +207,7 @@ std::size_t Dims::extent(Axis a) const {
         case Axis::d_model: return C;
         case Axis::d_head: return hs;
         case Axis::d_ff: return F;
+        case Axis::kv_head: return KVH;
     }
     return 0;
 }

@@ -4,7 +4,8 @@
 // Letters used in shapes everywhere in attntrace:
 //   T  tokens (keys)          Tq  query tokens (= T in self-attention)
 //   C  d_model                NH  heads          hs  head size = C / NH
-//   F  d_ff
+//   F  d_ff                   KVH K/V heads (divides NH; NH: MHA, 1: MQA, else GQA)
+//   query head h reads K/V head g(h) = h / (NH / KVH): contiguous groups of NH/KVH
 //
 // Names follow TransformerLens hooks where one exists for the same tensor
 // (blocks.0.attn.hook_q, hook_pattern, ...) and add the finer steps it fuses
@@ -32,7 +33,7 @@ std::optional<Stage> stage_from_name(std::string_view name);
 std::string stage_list();  // "embed, qkv, ..." for error messages
 
 // What an axis indexes; decides its labels (tokens, heads, dimensions).
-enum class Axis { pos, query, key, head, d_model, d_head, d_ff };
+enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head };
 std::string_view axis_name(Axis a);
 std::optional<Axis> axis_from_name(std::string_view name);
 
@@ -43,7 +44,10 @@ struct Dims {
     std::size_t NH = 1;  // heads
     std::size_t hs = 0;  // head size
     std::size_t F = 0;   // d_ff (0 when the lesson has no FFN)
+    std::size_t KVH = 1; // K/V heads (= NH in multi-head attention)
     std::size_t extent(Axis a) const;
+    // The K/V head query head h reads: h / (NH / KVH), as Llama's repeat_kv.
+    std::size_t kv_of(std::size_t h) const { return h / (NH / KVH); }
 };
 
 // Where a step may hold -inf (a blocked cell). Anywhere else an infinity is

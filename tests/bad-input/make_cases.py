@@ -340,6 +340,28 @@ mod("positions-claim-alibi-without-alibi.json",
                                   "expect": "agrees"}),
     ["claims[12].step", "config.positions alibi"])
 
+
+# ---- K/V heads (grouped-query, multi-query attention) --------------------------------
+def kv(heads, kv_heads):
+    def fn(d):
+        d["config"]["heads"] = heads
+        d["config"]["kv_heads"] = kv_heads
+    return fn
+
+
+mod("kv-heads-zero.json", kv(2, 0), ["config.kv_heads", "found 0"])
+mod("kv-heads-string.json", kv(2, "two"), ["config.kv_heads", "string"])
+mod("kv-heads-not-dividing.json", kv(2, 3), ["config.kv_heads", "a divisor of heads = 2", "found 3"])
+mod("kv-heads-more-than-heads.json", kv(1, 2), ["config.kv_heads", "a divisor of heads = 1", "found 2"])
+# W_K stays 4 x 4, but 2 heads of hs 2 sharing 1 K/V head need 4 x (1·2)
+mod("kv-heads-wk-wrong-shape.json", kv(2, 1),
+    ["weights.W_K", "a 4x2 array", "d_model x kv_heads·head_size = 4 x 1·2", "found a 4x4 array"])
+mod("kv-heads-given.json", lambda d: d["given"].__setitem__("blocks.0.attn.hook_kv_head", [0]),
+    ["given.blocks.0.attn.hook_kv_head", "config.kv_heads"])
+# Q has query heads, not K/V heads (K's `head` is read as kv_head only when kv_heads = heads)
+mod("claim-at-kv-head-on-q.json", lambda d: d["claims"][0].__setitem__("at", {"kv_head": 0}),
+    ["claims[0].at.kv_head", "an axis of blocks.0.attn.hook_q (query, head, d_head)"])
+
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     f.write("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in cases.items()) + "\n}\n")
 print(len(cases), "cases")

@@ -59,12 +59,14 @@ struct Tile {
 inline std::size_t min_sz(std::size_t a, std::size_t b) { return a < b ? a : b; }
 inline std::size_t round_up(std::size_t a, std::size_t m) { return (a + m - 1) / m * m; }
 
+// ld: row stride of q and z (NH·hs); kvld: of k and v (KVH·hs); group = NH / KVH
 struct Problem {
     const float *q, *k, *v;
     float* z;
     std::size_t Tq, T, NH, hs, hp, ld, offset;
     float divisor;
     KeyWindow keys;
+    std::size_t kvld, group;
 };
 
 // Per-thread scratch, carved from attention_workspace_floats(hs) floats:
@@ -182,14 +184,14 @@ void mix_tile(const Problem& p, const Scratch& s, std::size_t it, std::size_t dt
     }
 }
 
-// Asks for rows j0 .. j0 + n - 1 of head h of k and v ahead of use, into L2.
-// Their rows are hs floats NH·hs apart (3 KiB for BERT-base), a pattern the
+// Asks for rows j0 .. j0 + n - 1 of K/V head g of k and v ahead of use, into L2.
+// Their rows are hs floats KVH·hs apart (3 KiB for BERT-base), a pattern the
 // hardware prefetcher does not follow across pages.
-inline void prefetch_rows(const Problem& p, std::size_t h, std::size_t j0, std::size_t n) {
+inline void prefetch_rows(const Problem& p, std::size_t g, std::size_t j0, std::size_t n) {
     for (std::size_t j = j0; j < j0 + n; ++j)
         for (std::size_t d = 0; d < p.hs; d += 16) {  // one per 64-byte line
-            __builtin_prefetch(p.k + j * p.ld + h * p.hs + d, 0, 2);
-            __builtin_prefetch(p.v + j * p.ld + h * p.hs + d, 0, 2);
+            __builtin_prefetch(p.k + j * p.kvld + g * p.hs + d, 0, 2);
+            __builtin_prefetch(p.v + j * p.kvld + g * p.hs + d, 0, 2);
         }
 }
 
@@ -204,6 +206,7 @@ void attention_block(const Problem& p, const Scratch& s, std::size_t h, std::siz
     // keys some row of the block sees: key blocks kbegin .. kend (as the _ref)
     const std::size_t kbegin = p.keys.first(i0 + p.offset) / Bc * Bc;
     const std::size_t kend = min_sz(p.T - 1, p.keys.last(i0 + rows - 1 + p.offset)) + 1;
+    const std::size_t g = h / p.group;  // the K/V head query head h reads
     // Qᵀ (hs, nq), once for all key blocks; m = -inf, l = 0, Oᵀ = 0
     for (std::size_t i = 0; i < rows; ++i) {
         const float* qi = p.q + (i0 + i) * p.ld + h * p.hs;
@@ -215,28 +218,28 @@ void attention_block(const Problem& p, const Scratch& s, std::size_t h, std::siz
     for (std::size_t i = 0; i < p.hp * Ld; ++i) s.Ot[i] = 0.0f;
     for (std::size_t j0 = kbegin; j0 < kend; j0 += Bc) {
         const std::size_t cols = min_sz(Bc, p.T - j0);
-        const float* kh = p.k + j0 * p.ld + h * p.hs;  // K block rows (cols, hs), ld apart
-        const float* vh = p.v + j0 * p.ld + h * p.hs;
+        const float* kh = p.k + j0 * p.kvld + g * p.hs;  // K block rows (cols, hs), kvld apart
+        const float* vh = p.v + j0 * p.kvld + g * p.hs;
         // a last, partial K tile: its rows copied and zero padded to MR
         const std::size_t kfull = cols / MR * MR;
         for (std::size_t j = kfull; j < round_up(cols, MR); ++j)
-            for (std::size_t d = 0; d < p.hs; ++d) s.Kp[(j - kfull) * p.hs + d] = j < cols ? kh[j * p.ld + d] : 0.0f;
+            for (std::size_t d = 0; d < p.hs; ++d) s.Kp[(j - kfull) * p.hs + d] = j < cols ? kh[j * p.kvld + d] : 0.0f;
         // V block (cols, hp), contiguous, zero padded to hp columns
         for (std::size_t j = 0; j < cols; ++j)
-            for (std::size_t d = 0; d < p.hp; ++d) s.Vp[j * p.hp + d] = d < p.hs ? vh[j * p.ld + d] : 0.0f;
+            for (std::size_t d = 0; d < p.hp; ++d) s.Vp[j * p.hp + d] = d < p.hs ? vh[j * p.kvld + d] : 0.0f;
         // the next key block's rows, a share per query tile, while this block runs
         const std::size_t next = j0 + Bc, nnext = next < kend ? min_sz(Bc, kend - next) : 0;
         const std::size_t share = (nnext + nq / NR - 1) / (nq / NR);
         std::memcpy(s.mnew, s.m, nq * sizeof(float));
         for (std::size_t it = 0; it < nq; it += NR) {
             const std::size_t first = it / NR * share;
-            if (first < nnext) prefetch_rows(p, h, next + first, min_sz(share, nnext - first));
+            if (first < nnext) prefetch_rows(p, g, next + first, min_sz(share, nnext - first));
             const std::size_t nkeys = visible_keys(p, i0, it, NR, j0, cols);
             if (nkeys == 0) continue;  // all masked: α = 1 and P = 0 would leave m, l and O as they are
             // passes 1, 2 (scores, new max), then 3 (exp, row sums) on this tile's queries
             for (std::size_t jt = 0; jt < nkeys; jt += MR) {
                 const bool whole = jt + MR <= cols;
-                scores_tile<Arch>(p, s, i0, it, j0, jt, nkeys, whole ? kh + jt * p.ld : s.Kp, whole ? p.ld : p.hs);
+                scores_tile<Arch>(p, s, i0, it, j0, jt, nkeys, whole ? kh + jt * p.kvld : s.Kp, whole ? p.kvld : p.hs);
             }
             for (std::size_t iv = it; iv < it + NR; iv += W) exp_columns<Arch>(s, iv, nkeys);
             // pass 4: O = O·α + P·V
@@ -258,11 +261,11 @@ void attention_block(const Problem& p, const Scratch& s, std::size_t h, std::siz
 
 template <class Arch>
 void AttentionStreaming::operator()(Arch, const float* q, const float* k, const float* v, float* z, std::size_t Tq,
-                                    std::size_t T, std::size_t NH, std::size_t hs, float divisor, KeyWindow keys,
-                                    float* work, int threads) const {
+                                    std::size_t T, std::size_t NH, std::size_t KVH, std::size_t hs, float divisor,
+                                    KeyWindow keys, float* work, int threads) const {
     using namespace attn_detail;
     const std::size_t hp = attention_hs_pad(hs);
-    const Problem p{q, k, v, z, Tq, T, NH, hs, hp, NH * hs, T >= Tq ? T - Tq : 0, divisor, keys};
+    const Problem p{q, k, v, z, Tq, T, NH, hs, hp, NH * hs, T >= Tq ? T - Tq : 0, divisor, keys, KVH * hs, NH / KVH};
     const std::size_t blocks = (Tq + Br - 1) / Br, items = NH * blocks;
     // One (head, query block) per item, each computed whole by one thread in
     // the same order whatever the thread count: the result does not depend on
