@@ -1,7 +1,8 @@
 // The streaming attention kernel against its _ref twin (every instruction set
 // this CPU has) and against the materialised pipeline (matmul_nt_ref, ÷ divisor,
 // -inf mask, softmax_rows_ref, matmul_ref); the scale and mask kernels against
-// theirs. Letters as everywhere: Tq queries, T keys, NH heads, hs head size.
+// theirs. Letters as everywhere: Tq queries, T keys, NH heads, hs head size,
+// KVH K/V heads (query head h reads K/V head h / (NH/KVH): GQA, MQA).
 #include <catch2/catch.hpp>
 #include <omp.h>
 
@@ -72,43 +73,48 @@ std::vector<float> values(std::size_t n, std::uint32_t seed, bool grid = true) {
 struct Case {
     std::size_t Tq, T, NH, hs;
     bool causal;
+    std::size_t KVH = 0;  // K/V heads; 0: NH (multi-head)
+    std::size_t kvh() const { return KVH ? KVH : NH; }
 };
 
+// q: (Tq, NH, hs)   k, v: (T, KVH, hs)
 struct Inputs {
     std::vector<float> q, k, v;
     Inputs(const Case& c, std::uint32_t seed, bool grid = true)
-        : q(values(c.Tq * c.NH * c.hs, seed, grid)), k(values(c.T * c.NH * c.hs, seed + 1, grid)),
-          v(values(c.T * c.NH * c.hs, seed + 2, grid)) {}
+        : q(values(c.Tq * c.NH * c.hs, seed, grid)), k(values(c.T * c.kvh() * c.hs, seed + 1, grid)),
+          v(values(c.T * c.kvh() * c.hs, seed + 2, grid)) {}
 };
 
 float divisor_of(std::size_t hs) { return std::sqrt(static_cast<float>(hs)); }
 
 std::vector<float> streaming_ref(const Case& c, const Inputs& in) {
     std::vector<float> z(c.Tq * c.NH * c.hs, 7.0f);
-    attention_streaming_ref(in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.hs, divisor_of(c.hs),
-                            c.causal);
+    attention_streaming_ref(in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.kvh(), c.hs,
+                            divisor_of(c.hs), c.causal);
     return z;
 }
 
 std::vector<float> streaming(const Case& c, const Inputs& in) {
     std::vector<float> z(c.Tq * c.NH * c.hs, 7.0f);
-    attention_streaming(in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.hs, divisor_of(c.hs),
-                        c.causal);
+    attention_streaming(in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.kvh(), c.hs,
+                        divisor_of(c.hs), c.causal);
     return z;
 }
 
 // The pipeline's stages, materialised per head: S = Q·Kᵀ (Tq, T), S / divisor,
-// masked cells -inf (query i sees keys j <= i + T - Tq), softmax, Z = A·V.
+// masked cells -inf (query i sees keys j <= i + T - Tq), softmax, Z = A·V;
+// head h reading K/V head g = h / (NH/KVH), written out here on its own.
 std::vector<float> materialised(const Case& c, const Inputs& in, float divisor) {
-    const std::size_t ld = c.NH * c.hs, offset = c.T - c.Tq, n = c.Tq * c.T;
+    const std::size_t ld = c.NH * c.hs, kvld = c.kvh() * c.hs, offset = c.T - c.Tq, n = c.Tq * c.T;
     std::vector<float> S(n), m(c.Tq), shifted(n), e(n), l(c.Tq), A(n), z(c.Tq * ld);
     for (std::size_t h = 0; h < c.NH; ++h) {
-        matmul_nt_ref(in.q.data() + h * c.hs, ld, in.k.data() + h * c.hs, ld, S.data(), c.T, c.Tq, c.hs, c.T);
+        const std::size_t g = h * c.kvh() / c.NH;  // = h / (NH/KVH) when KVH divides NH
+        matmul_nt_ref(in.q.data() + h * c.hs, ld, in.k.data() + g * c.hs, kvld, S.data(), c.T, c.Tq, c.hs, c.T);
         for (std::size_t i = 0; i < c.Tq; ++i)
             for (std::size_t j = 0; j < c.T; ++j)
                 S[i * c.T + j] = c.causal && j > i + offset ? kNegInf : S[i * c.T + j] / divisor;
         softmax_rows_ref(S.data(), c.Tq, c.T, m.data(), shifted.data(), e.data(), l.data(), A.data());
-        matmul_ref(A.data(), c.T, in.v.data() + h * c.hs, ld, z.data() + h * c.hs, ld, c.Tq, c.T, c.hs);
+        matmul_ref(A.data(), c.T, in.v.data() + g * c.hs, kvld, z.data() + h * c.hs, ld, c.Tq, c.T, c.hs);
     }
     return z;
 }
@@ -135,7 +141,8 @@ const std::size_t kSizes[] = {1,  7,  8,  9,  15, 16, 17, 31, 33, 63, 64, 65, kA
 const std::size_t kHeadSizes[] = {1, 7, 16, 64};
 
 // Every case of the edge tests: Tq = T for each size, and decoding offsets
-// (Tq < T: the last Tq positions) across block edges; each for hs, NH, causal.
+// (Tq < T: the last Tq positions) across block edges; each for hs, causal and
+// heads: one, three (MHA), three sharing one K/V head (MQA), four sharing two (GQA).
 std::vector<Case> edge_cases() {
     std::vector<std::pair<std::size_t, std::size_t>> sizes;
     for (std::size_t n : kSizes) sizes.emplace_back(n, n);
@@ -144,8 +151,8 @@ std::vector<Case> edge_cases() {
     std::vector<Case> cases;
     for (auto [Tq, T] : sizes)
         for (std::size_t hs : kHeadSizes)
-            for (std::size_t NH : {1, 3})
-                for (bool causal : {false, true}) cases.push_back({Tq, T, NH, hs, causal});
+            for (auto [NH, KVH] : {std::pair<std::size_t, std::size_t>{1, 1}, {3, 3}, {3, 1}, {4, 2}})
+                for (bool causal : {false, true}) cases.push_back({Tq, T, NH, hs, causal, KVH});
     return cases;
 }
 
@@ -155,7 +162,8 @@ TEST_CASE("attention_streaming matches attention_streaming_ref around lane and b
     std::uint32_t seed = 1;
     double worst = 0;
     for (const Case& c : edge_cases()) {
-        INFO("Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " hs " << c.hs << " causal " << c.causal);
+        INFO("Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " KVH " << c.kvh() << " hs " << c.hs << " causal "
+                   << c.causal);
         Inputs in(c, seed++);
         const double err = worst_ulps(streaming(c, in), streaming_ref(c, in), max_abs(in.v));
         worst = std::max(worst, err);
@@ -172,14 +180,15 @@ TEST_CASE("every instruction set's streaming attention matches attention_streami
         std::uint32_t seed = 100;
         for (const Case& c : edge_cases()) {
             if (c.Tq != c.T && c.hs != 7) continue;  // the decoding offsets once per arch suffice
-            INFO(name << " Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " hs " << c.hs << " causal " << c.causal);
+            INFO(name << " Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " KVH " << c.kvh() << " hs " << c.hs
+                      << " causal " << c.causal);
             Inputs in(c, seed++);
             std::vector<float> work(simd::attention_workspace_floats(c.hs) + 16);
             float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) &
                                                  ~std::uintptr_t{63});
             std::vector<float> z(c.Tq * c.NH * c.hs, 7.0f);
-            simd::AttentionStreaming{}(arch, in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH, c.hs,
-                                       divisor_of(c.hs), c.causal, ws, 1);
+            simd::AttentionStreaming{}(arch, in.q.data(), in.k.data(), in.v.data(), z.data(), c.Tq, c.T, c.NH,
+                                       c.kvh(), c.hs, divisor_of(c.hs), c.causal, ws, 1);
             REQUIRE(worst_ulps(z, streaming_ref(c, in), max_abs(in.v)) <= kSimdUlps);
         }
     };
@@ -192,10 +201,13 @@ TEST_CASE("every instruction set's streaming attention matches attention_streami
 TEST_CASE("streaming attention agrees with the materialised softmax(QKᵀ/√hs)·V, masked or not", "[attention]") {
     const Case cases[] = {{1, 1, 1, 1, false},     {9, 9, 3, 7, true},           {65, 65, 1, 64, true},
                           {17, 300, 3, 16, true},  {kAttnBr + 1, 300, 2, 64, false},
-                          {300, 300, 2, 64, true}, {2 * kAttnBc + 3, 2 * kAttnBc + 3, 1, 33, true}};
+                          {300, 300, 2, 64, true}, {2 * kAttnBc + 3, 2 * kAttnBc + 3, 1, 33, true},
+                          {65, 300, 4, 16, true, 1},  {kAttnBr + 1, kAttnBr + 1, 6, 8, true, 2},
+                          {300, 300, 4, 64, false, 2}};
     std::uint32_t seed = 200;
     for (const Case& c : cases) {
-        INFO("Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " hs " << c.hs << " causal " << c.causal);
+        INFO("Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " KVH " << c.kvh() << " hs " << c.hs << " causal "
+                   << c.causal);
         Inputs in(c, seed++);
         const auto want = materialised(c, in, divisor_of(c.hs));
         const double tol = kOnlineUlpsPerBlock * static_cast<double>(blocks_of(c.T)) + kOnlineUlps;
@@ -219,8 +231,9 @@ TEST_CASE("streaming attention of huge logits (±1e4) is finite and right: the r
     const auto want = materialised(c, in, 1.0f);
     const double tol = kOnlineUlpsPerBlock * static_cast<double>(blocks_of(c.T)) + kOnlineUlps;
     std::vector<float> ref(c.Tq * c.NH * c.hs), fast(c.Tq * c.NH * c.hs);
-    attention_streaming_ref(in.q.data(), in.k.data(), in.v.data(), ref.data(), c.Tq, c.T, c.NH, c.hs, 1.0f, true);
-    attention_streaming(in.q.data(), in.k.data(), in.v.data(), fast.data(), c.Tq, c.T, c.NH, c.hs, 1.0f, true);
+    attention_streaming_ref(in.q.data(), in.k.data(), in.v.data(), ref.data(), c.Tq, c.T, c.NH, c.NH, c.hs, 1.0f,
+                            true);
+    attention_streaming(in.q.data(), in.k.data(), in.v.data(), fast.data(), c.Tq, c.T, c.NH, c.NH, c.hs, 1.0f, true);
     for (float x : fast) REQUIRE(std::isfinite(x));
     CHECK(worst_ulps(ref, want, max_abs(in.v)) <= tol);
     CHECK(worst_ulps(fast, want, max_abs(in.v)) <= tol + kSimdUlps);
@@ -252,10 +265,12 @@ TEST_CASE("streaming attention of constant scores is the mean of the V rows each
 
 TEST_CASE("attention_streaming on arbitrary floats stays within the rounding of the scores' dot products",
           "[attention]") {
-    const Case cases[] = {{65, 65, 3, 64, true}, {kAttnBr + 1, 2 * kAttnBc + 3, 2, 16, false}, {33, 200, 1, 7, true}};
+    const Case cases[] = {{65, 65, 3, 64, true}, {kAttnBr + 1, 2 * kAttnBc + 3, 2, 16, false}, {33, 200, 1, 7, true},
+                          {65, 130, 4, 16, true, 2}};
     std::uint32_t seed = 500;
     for (const Case& c : cases) {
-        INFO("Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " hs " << c.hs << " causal " << c.causal);
+        INFO("Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " KVH " << c.kvh() << " hs " << c.hs << " causal "
+                   << c.causal);
         Inputs in(c, seed++, false);
         const double hs = static_cast<double>(c.hs);
         const double tol = kDotSlack * hs * hs / divisor_of(c.hs) + kSimdUlps;
@@ -263,10 +278,38 @@ TEST_CASE("attention_streaming on arbitrary floats stays within the rounding of 
     }
 }
 
+TEST_CASE("streaming GQA and MQA equal MHA on K and V whose heads are repeated for their groups, bit for bit",
+          "[attention][gqa]") {
+    // Query head h reads K/V head h / (NH/KVH): copying that head into every
+    // slot of an NH-head K and V gives the same products in the same order.
+    const Case cases[] = {{9, 9, 4, 7, true, 2},  {kAttnBr + 1, 2 * kAttnBc + 3, 6, 16, false, 3},
+                          {17, 300, 3, 64, true, 1}, {65, 65, 8, 8, true, 2}};
+    std::uint32_t seed = 700;
+    for (const Case& c : cases) {
+        INFO("Tq " << c.Tq << " T " << c.T << " NH " << c.NH << " KVH " << c.kvh() << " hs " << c.hs);
+        Inputs in(c, seed++, false);
+        Case mha = c;
+        mha.KVH = 0;
+        Inputs rep(mha, seed);  // q copied below, k and v repeated
+        rep.q = in.q;
+        for (std::size_t j = 0; j < c.T; ++j)
+            for (std::size_t h = 0; h < c.NH; ++h)
+                for (std::size_t e = 0; e < c.hs; ++e) {
+                    const std::size_t g = h / (c.NH / c.kvh());
+                    rep.k[(j * c.NH + h) * c.hs + e] = in.k[(j * c.kvh() + g) * c.hs + e];
+                    rep.v[(j * c.NH + h) * c.hs + e] = in.v[(j * c.kvh() + g) * c.hs + e];
+                }
+        const auto gqa_ref = streaming_ref(c, in), mha_ref = streaming_ref(mha, rep);
+        CHECK(std::memcmp(gqa_ref.data(), mha_ref.data(), gqa_ref.size() * sizeof(float)) == 0);
+        const auto gqa = streaming(c, in), mha_fast = streaming(mha, rep);
+        CHECK(std::memcmp(gqa.data(), mha_fast.data(), gqa.size() * sizeof(float)) == 0);
+    }
+}
+
 TEST_CASE("streaming attention gives bit-identical results on 1 and 2 threads", "[attention][threads]") {
-    // 3 heads x 3 query blocks: 9 (head, block) items to split
-    for (bool causal : {false, true}) {
-        const Case c{2 * kAttnBr + 40, 2 * kAttnBr + 40, 3, 64, causal};
+    // 3 heads x 3 query blocks: 9 (head, block) items to split; then the 3 heads share one K/V head
+    for (const auto& [KVH, causal] : {std::pair<std::size_t, bool>{3, false}, {3, true}, {1, false}, {1, true}}) {
+        const Case c{2 * kAttnBr + 40, 2 * kAttnBr + 40, 3, 64, causal, KVH};
         Inputs in(c, 600, false);
         const int before = omp_get_max_threads();
         omp_set_num_threads(1);
@@ -274,7 +317,7 @@ TEST_CASE("streaming attention gives bit-identical results on 1 and 2 threads", 
         omp_set_num_threads(2);
         const auto two = streaming(c, in);
         omp_set_num_threads(before);
-        INFO("causal " << causal);
+        INFO("KVH " << KVH << " causal " << causal);
         CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
     }
 }

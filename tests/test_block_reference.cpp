@@ -139,6 +139,8 @@ std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson)
     m[b + "attn.hook_q"] = flat(o.Q);
     m[b + "attn.hook_k"] = flat(o.K);
     m[b + "attn.hook_v"] = flat(o.V);
+    // multi-head (the reference has no K/V sharing): query head h reads K/V head h
+    for (std::size_t h = 0; h < cfg.heads; ++h) m[b + "attn.hook_kv_head"].push_back(static_cast<double>(h));
     m[b + "attn.hook_scores_raw"] = flat(o.scores_raw);
     m[b + "attn.hook_scores_scaled"] = flat(o.scores_scaled);
     m[b + "attn.hook_mask"] = flat(o.mask);

@@ -131,3 +131,22 @@ TEST_CASE("attntrace decode refuses a lesson it cannot decode in one line, and c
     auto doc = nlohmann::json::parse(j.out);
     CHECK(doc["lessons"][0]["decode"]["matches"] == true);
 }
+
+TEST_CASE("decoding with RoPE, ALiBi and grouped-query heads matches the causal run too", "[decode]") {
+    // The shipped RoPE and GQA lessons made causal: the cache holds rotated keys
+    // (RoPE) and KVH heads (GQA); ALiBi's lesson is causal already.
+    for (const char* id : {"001-positions-rope", "000-rope-relative-positions", "002-gqa-groups", "001-positions-alibi"}) {
+        INFO(id);
+        auto doc = nlohmann::json::parse(attntrace::test::read_text(attntrace::test::lessons_dir() + "/" + id + ".json"));
+        doc["config"]["mask"] = "causal";
+        doc.erase("claims");  // claims about the unmasked run
+        auto e = evaluate(parse_lesson(doc.dump(), std::string(id) + ".json"));
+        DecodeReport r = decode_lesson(e->lesson, e->exact);
+        REQUIRE(r.applicable);
+        CHECK(r.steps.size() == e->lesson.tokens.size());
+        CHECK(r.max_dev <= kDecodeTol);
+        CHECK(r.matches());
+        const std::size_t kvh = e->exact.find("blocks.0.attn.hook_k")->shape[1];
+        CHECK(r.steps.back().k.shape[0] == kvh);
+    }
+}

@@ -231,14 +231,14 @@ TEST_CASE("diff of a lesson exported twice: exit 0, every step matches", "[diff]
     CHECK(r.status == 0);
     CHECK(r.err.empty());
     CHECK(r.out.find("DIVERGES") == std::string::npos);
-    CHECK(lines_of(r.out).back().rfind("all 14 compared steps match", 0) == 0);
+    CHECK(lines_of(r.out).back().rfind("all 15 compared steps match", 0) == 0);
 }
 
 TEST_CASE("diff names the first diverging step and its cell, and --atol above the error lets it pass", "[diff]") {
     TempDir dir;
     const std::string a = export_lesson(dir, "a.json");
     json doc = json::parse(read_text(a));
-    json* pattern = find_step(doc, kPattern);  // a middle step: 13 of 14
+    json* pattern = find_step(doc, kPattern);  // a middle step: 14 of 15
     REQUIRE(pattern);
     (*pattern)["values"][0][1][2] = (*pattern)["values"][0][1][2].get<float>() + 0.01f;
     const std::string b = dir.file("b.json");
@@ -256,7 +256,7 @@ TEST_CASE("diff names the first diverging step and its cell, and --atol above th
     CHECK(row->find("[0,1,2]") != std::string::npos);
     CHECK(row->find("DIVERGES (1 of 9 cells)") != std::string::npos);
     auto matching = [](const std::string& l) { return l.find("  match") != std::string::npos; };
-    CHECK(std::count_if(lines.begin(), lines.end(), matching) == 13);
+    CHECK(std::count_if(lines.begin(), lines.end(), matching) == 14);
 
     CHECK(run_cli({"diff", a, b, "--atol", "0.02"}).status == 0);
     CHECK(run_cli({"diff", a, b, "--rtol", "0.05"}).status == 0);  // 0.01 <= 1e-4 + 0.05·0.5065
@@ -270,7 +270,7 @@ TEST_CASE("diff names the first diverging step and its cell, and --atol above th
         CHECK(rep["version"] == 1);
         CHECK(rep["first_divergence"]["step"] == kPattern);
         CHECK(rep["first_divergence"]["at"] == json::array({0, 1, 2}));
-        CHECK(rep["steps"].size() == 14);
+        CHECK(rep["steps"].size() == 15);
         for (const auto& s : rep["steps"]) CHECK(s["verdict"] == (s["name"] == kPattern ? "diverges" : "match"));
     }
 }
@@ -289,12 +289,12 @@ TEST_CASE("diff reads an engineer's minimal trace: format, version, a couple of 
     auto r = run_cli({"diff", full, dir.file("mine.json")});
     INFO(r.out << r.err);
     CHECK(r.status == 0);
-    CHECK(r.out.find("only in A (12): ") != std::string::npos);
+    CHECK(r.out.find("only in A (13): ") != std::string::npos);
     CHECK(lines_of(r.out).back().rfind("all 2 compared steps match", 0) == 0);
     // the other way round: the minimal trace as the reference
     r = run_cli({"diff", dir.file("mine.json"), full});
     CHECK(r.status == 0);
-    CHECK(r.out.find("only in B (12): ") != std::string::npos);
+    CHECK(r.out.find("only in B (13): ") != std::string::npos);
 
     SECTION("Q written as (T, C), heads side by side, instead of (T, NH, hs)") {
         json& q = mine["steps"][0];

@@ -24,7 +24,7 @@ namespace {
 // catches any wrong term, index or formula (those move a value by >= 1e-2).
 constexpr double kRecomputeTol = 1e-4;
 
-std::unique_ptr<Evaluation> random_eval(Activation act) {
+std::unique_ptr<Evaluation> random_eval(Activation act, NormKind norm = NormKind::layernorm) {
     RandomSpec spec;
     spec.tokens = 6;
     spec.d_model = 32;  // > 16 terms: the long-sum elision is exercised too
@@ -32,6 +32,7 @@ std::unique_ptr<Evaluation> random_eval(Activation act) {
     spec.d_ff = 40;
     spec.mask = MaskKind::causal;
     spec.activation = act;
+    spec.norm = norm;
     return evaluate(parse_lesson(random_lesson_json(spec).dump(), "random.json"));
 }
 
@@ -77,6 +78,10 @@ TEST_CASE("explain recomputes every cell's value as the trace holds it, for ever
         auto names = explain_all(*random_eval(act));
         explained.insert(names.begin(), names.end());
     }
+    for (Activation act : {Activation::gelu_tanh, Activation::swiglu}) {  // and RMSNorm
+        auto names = explain_all(*random_eval(act, NormKind::rmsnorm));
+        explained.insert(names.begin(), names.end());
+    }
     for (const auto& def : step_catalogue()) {
         INFO(def.name);
         CHECK(explained.count(def.name) == 1);
@@ -112,7 +117,7 @@ TEST_CASE("explain writes a weight's whole chain and a score's dot product with 
     auto s = run_cli({"explain", "003-3.1-ring-fell", "hook_scores_raw[0,ring,fell]", "hook_scores_scaled[0,ring,fell]"});
     REQUIRE(s.status == 0);
     CHECK(s.out.find("Q[ring,h0,d0]") != std::string::npos);
-    CHECK(s.out.find("K[fell,h0,d3]") != std::string::npos);
+    CHECK(s.out.find("K[fell,kv0,d3]") != std::string::npos);  // the K/V head query head 0 reads
     CHECK(s.out.find("√4") != std::string::npos);
     attntrace::test::TempDir dir;
     REQUIRE(run_cli({"random", "--tokens", "4", "--out", dir.file("r.json")}).status == 0);

@@ -152,3 +152,18 @@ TEST_CASE("lesson fields of RMSNorm and SwiGLU are checked", "[norms][bad-input]
     act["config"]["activation"] = "silu";
     refused(act, {"config.activation", "\"swiglu\"", "silu"});
 }
+
+TEST_CASE("compare switches LayerNorm for RMSNorm and names the steps each one records", "[norms][compare][cli]") {
+    attntrace::test::TempDir dir;
+    attntrace::test::write_text(dir.file("n.json"), small_lesson("relu", "layernorm").dump());
+    auto r = run_cli({"compare", dir.file("n.json"), "--set", "norm=rmsnorm", "--json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    auto doc = nlohmann::json::parse(r.out);
+    std::map<std::string, std::string> status;
+    for (const auto& s : doc["steps"]) status[s["name"].get<std::string>()] = s["change"].get<std::string>();
+    CHECK(status["blocks.0.ln1.hook_mean"] == "only-in-a");
+    CHECK(status["blocks.0.ln1.hook_mean_square"] == "only-in-b");
+    CHECK(status["blocks.0.hook_resid_mid"] == "unchanged");  // before the first norm
+    CHECK(status["blocks.0.ln1.hook_normalized"] == "changed");
+}

@@ -64,7 +64,7 @@ void require_close(const Tensor& got, const Tensor& want) {
 TEST_CASE("trace policies: full keeps every step, none only the output, a subset the steps it names", "[policy]") {
     Lesson lesson = random(12, 16, 2, 32, MaskKind::causal);
     Trace full = run_lesson(lesson, Arithmetic::exact, policy("full"));
-    CHECK(full.steps.size() == 30);  // every step but hook_embed (X is given inline)
+    CHECK(full.steps.size() == 31);  // every step but hook_embed (X is given inline)
     CHECK_FALSE(full.streamed_attention);
 
     Trace none = run_lesson(lesson, Arithmetic::exact, policy("none"));

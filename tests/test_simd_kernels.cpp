@@ -84,6 +84,40 @@ TEST_CASE("SIMD GEMM matches matmul_ref and matmul_nt_ref on odd shapes and stri
     });
 }
 
+TEST_CASE("SIMD GEMM on grouped-query views: Q_h·K_gᵀ and A_h·V_g, K and V KVH heads wide, match the _ref",
+          "[simd][gqa]") {
+    // As scores.cpp and mix.cpp call it: query head h at columns h·hs of a
+    // row of NH·hs, K/V head g = h / (NH/KVH) at columns g·hs of a row of KVH·hs.
+    std::vector<float> work(attntrace::simd::gemm_workspace_floats() + 16);
+    float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t hs : {7, 16, 64})
+            for (std::size_t T : {9, 65})
+                for (auto [NH, KVH] : {std::pair<std::size_t, std::size_t>{6, 2}, {4, 1}}) {
+                    const std::size_t ldq = NH * hs, ldkv = KVH * hs;
+                    auto q = values(T * ldq, 11), k = values(T * ldkv, 12), v = values(T * ldkv, 13),
+                         a = values(NH * T * T, 14);
+                    std::vector<float> want(T * std::max(T, ldq)), got(want.size(), 7.0f);
+                    INFO(name << " hs " << hs << " T " << T << " NH " << NH << " KVH " << KVH);
+                    for (std::size_t h = 0; h < NH; ++h) {
+                        const std::size_t g = h / (NH / KVH);
+                        const double tol_s = kGemmOrderSlack * hs * kEps * hs, tol_z = kGemmOrderSlack * T * kEps * T;
+                        attntrace::matmul_nt_ref(q.data() + h * hs, ldq, k.data() + g * hs, ldkv, want.data(), T, T, hs, T);
+                        attntrace::simd::Gemm{}(arch, q.data() + h * hs, ldq, k.data() + g * hs, ldkv, true, got.data(),
+                                                T, T, hs, T, ws);
+                        for (std::size_t i = 0; i < T * T; ++i) REQUIRE(std::fabs(got[i] - want[i]) <= tol_s);
+                        attntrace::matmul_ref(a.data() + h * T * T, T, v.data() + g * hs, ldkv, want.data() + h * hs,
+                                              ldq, T, T, hs);
+                        attntrace::simd::Gemm{}(arch, a.data() + h * T * T, T, v.data() + g * hs, ldkv, false,
+                                                got.data() + h * hs, ldq, T, T, hs, ws);
+                        for (std::size_t i = 0; i < T; ++i)
+                            for (std::size_t e = 0; e < hs; ++e)
+                                REQUIRE(std::fabs(got[i * ldq + h * hs + e] - want[i * ldq + h * hs + e]) <= tol_z);
+                    }
+                }
+    });
+}
+
 TEST_CASE("SIMD GEMM crosses its cache blocks (K > kc, N > nc, M > mc) like matmul_ref", "[simd]") {
     using namespace attntrace::simd;
     const std::size_t M = kGemmMC + 5, K = kGemmKC + 7, N = kGemmNC + 9;

@@ -50,22 +50,25 @@ double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat,
     if (backend == Backend::openblas) return 0.0;
     (void)threads;
 #endif
-    const std::size_t T = d.T, Tq = d.Tq, C = d.C, F = d.F, NH = d.NH, hs = d.hs;
+    const std::size_t T = d.T, Tq = d.Tq, C = d.C, F = d.F, NH = d.NH, hs = d.hs, KV = d.KVH * hs;
     const std::size_t W = std::max(C, F);
     std::vector<float> x(T * W, 0.5f), w(W * W, 0.25f), y(std::max(T * W, NH * Tq * T), 0.0f), s(NH * Tq * T, 0.125f);
     // The same products, in the same shapes and layouts, as the stage.
     auto once = [&] {
         switch (stage) {
-            case Stage::qkv:
-                for (int i = 0; i < 3; ++i) gemm(backend, false, T, C, C, x.data(), C, w.data(), C, y.data(), C);
+            case Stage::qkv:  // Q: C columns; K, V: KVH·hs columns
+                gemm(backend, false, T, C, C, x.data(), C, w.data(), C, y.data(), C);
+                for (int i = 0; i < 2; ++i) gemm(backend, false, T, KV, C, x.data(), C, w.data(), KV, y.data(), KV);
                 break;
-            case Stage::scores:  // per head: Q_h (Tq x hs, ld C) · K_hᵀ
+            case Stage::scores:  // per head: Q_h (Tq x hs, ld C) · K_gᵀ (T x hs, ld KVH·hs)
                 for (std::size_t h = 0; h < NH; ++h)
-                    gemm(backend, true, Tq, T, hs, x.data() + h * hs, C, w.data() + h * hs, C, y.data() + h * Tq * T, T);
+                    gemm(backend, true, Tq, T, hs, x.data() + h * hs, C, w.data() + d.kv_of(h) * hs, KV,
+                         y.data() + h * Tq * T, T);
                 break;
-            case Stage::mix:  // per head: A_h (Tq x T) · V_h (T x hs, ld C)
+            case Stage::mix:  // per head: A_h (Tq x T) · V_g (T x hs, ld KVH·hs)
                 for (std::size_t h = 0; h < NH; ++h)
-                    gemm(backend, false, Tq, hs, T, s.data() + h * Tq * T, T, x.data() + h * hs, C, y.data() + h * hs, C);
+                    gemm(backend, false, Tq, hs, T, s.data() + h * Tq * T, T, x.data() + d.kv_of(h) * hs, KV,
+                         y.data() + h * hs, C);
                 break;
             case Stage::out: gemm(backend, false, Tq, C, C, x.data(), C, w.data(), C, y.data(), C); break;
             case Stage::ffn:

@@ -45,9 +45,10 @@ void print_stages(const BenchReport& r, const PolicyTimings& run, bool products)
 
 void print_text(const BenchReport& r) {
     const auto& s = r.spec;
-    std::cout << fmt::format("attntrace bench: T={} d_model={} heads={} d_ff={} mask {} {} | threads {} | kernels {} | "
+    std::cout << fmt::format("attntrace bench: T={} d_model={} heads={}{} d_ff={} mask {} {} | threads {} | kernels {} | "
                              "{} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
-                             s.tokens, s.d_model, s.heads, s.d_ff, mask_name(s.mask), activation_name(s.activation),
+                             s.tokens, s.d_model, s.heads, s.kv_heads ? fmt::format(" kv_heads={}", s.kv_heads) : "",
+                             s.d_ff, mask_name(s.mask), activation_name(s.activation),
                              r.threads, r.kernels, r.repeat);
     const char* wait = std::getenv("OMP_WAIT_POLICY");
     if (r.threads > 1 && r.have_blas && !(wait && std::string(wait) == "PASSIVE"))
@@ -83,6 +84,7 @@ OrderedJson to_json(const BenchReport& r) {
     j["tokens"] = r.spec.tokens;
     j["d_model"] = r.spec.d_model;
     j["heads"] = r.spec.heads;
+    j["kv_heads"] = r.spec.kv_heads ? r.spec.kv_heads : r.spec.heads;
     j["d_ff"] = r.spec.d_ff;
     j["mask"] = std::string(mask_name(r.spec.mask));
     j["threads"] = r.threads;
@@ -143,9 +145,12 @@ void add_bench_command(CLI::App& app, int& status) {
     cmd->add_flag("--json", opts->json, "Machine-readable output");
     cmd->footer("Examples:\n  attntrace bench\n  attntrace --threads 2 bench --tokens 2048 --repeat 3\n"
                 "  attntrace --threads 1 bench --tokens 2048 --trace full --trace none\n"
-                "  attntrace bench --tokens 128 --d-model 64 --heads 4 --d-ff 256 --json");
+                "  attntrace bench --tokens 128 --d-model 64 --heads 4 --d-ff 256 --json\n"
+                "  attntrace --threads 1 bench --tokens 2048 --kv-heads 4 --trace none");
     cmd->callback([opts, &status] {
         if (opts->spec.d_model % opts->spec.heads != 0) throw CLI::ValidationError("--heads", "must divide --d-model");
+        if (opts->spec.kv_heads && opts->spec.heads % opts->spec.kv_heads != 0)
+            throw CLI::ValidationError("--kv-heads", "must divide --heads");
         std::vector<TracePolicy> policies;
         for (const auto& t : opts->traces) policies.push_back(parse_trace_policy(t, "--trace"));
         // Always a long run (an FMA peak measurement, a warm-up and the repeats).

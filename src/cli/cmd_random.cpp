@@ -18,6 +18,10 @@ void add_random_options(CLI::App& cmd, RandomSpec& spec) {
     cmd.add_option("--heads", spec.heads, "Heads (NH); must divide d_model")
         ->capture_default_str()
         ->check(CLI::Range(1, 1 << 12));
+    cmd.add_option("--kv-heads", spec.kv_heads,
+                   "K/V heads (KVH); must divide --heads: 1 is multi-query, fewer than --heads grouped-query "
+                   "attention (default: as many as --heads)")
+        ->check(CLI::Range(1, 1 << 12));
     cmd.add_option("--d-ff", spec.d_ff, "FFN hidden width (F)")->capture_default_str()->check(CLI::Range(1, 1 << 18));
     cmd.add_option("--seed", spec.seed, "Seed of X and of every weight")->capture_default_str();
     cmd.add_option("--mask", spec.mask, "none (default) or causal")
@@ -50,10 +54,13 @@ void add_random_command(CLI::App& app, int& status) {
     cmd->add_option("-o,--out", opts->out, "Lesson file to write ('-': standard output)");
     cmd->footer("Examples:\n  attntrace random --tokens 512 --d-model 768 --heads 12 --d-ff 3072 --seed 7 -o bert.json\n"
                 "  attntrace run bert.json --steps hook_pattern\n"
-                "  attntrace random --tokens 6 --d-model 8 --heads 2 --d-ff 16 --mask causal --activation gelu");
+                "  attntrace random --tokens 6 --d-model 8 --heads 2 --d-ff 16 --mask causal --activation gelu\n"
+                "  attntrace random --tokens 512 --d-model 768 --heads 12 --kv-heads 4 -o gqa.json");
     cmd->callback([opts, &status] {
         if (opts->spec.d_model % opts->spec.heads != 0)
             throw CLI::ValidationError("--heads", "must divide --d-model");
+        if (opts->spec.kv_heads && opts->spec.heads % opts->spec.kv_heads != 0)
+            throw CLI::ValidationError("--kv-heads", "must divide --heads");
         std::string text = dump_readable(random_lesson_json(opts->spec));
         if (opts->out == "-") std::cout << text;
         else write_file_atomic(opts->out, text);

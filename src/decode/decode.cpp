@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "kernels/kernels.hpp"
+#include "kernels/positions.hpp"
 #include "pipeline/run.hpp"
 
 namespace attntrace {
@@ -16,6 +18,8 @@ constexpr const char* kX = "blocks.0.hook_resid_pre";
 constexpr const char* kQ = "blocks.0.attn.hook_q";
 constexpr const char* kK = "blocks.0.attn.hook_k";
 constexpr const char* kV = "blocks.0.attn.hook_v";
+constexpr const char* kRotQ = "blocks.0.attn.hook_rot_q";
+constexpr const char* kRotK = "blocks.0.attn.hook_rot_k";
 constexpr const char* kScores = "blocks.0.attn.hook_attn_scores";
 constexpr const char* kPattern = "blocks.0.attn.hook_pattern";
 constexpr const char* kZ = "blocks.0.attn.hook_z";
@@ -60,7 +64,9 @@ std::string not_applicable(const Lesson& lesson, const Trace& full) {
     if (lesson.from > Stage::qkv || lesson.to < Stage::mix) return "the run does not go from qkv (or embed) to mix";
     for (const char* name : kCore)
         if (lesson.given.count(name)) return fmt::format("the lesson gives {}: the article's numbers, not attention's", name);
-    for (const char* name : {kX, kQ, kK, kV, kPattern, kZ}) {
+    std::vector<const char*> needed = {kX, kQ, kK, kV, kPattern, kZ};
+    if (lesson.config.positions.kind == PositionKind::rope) needed.insert(needed.end(), {kRotQ, kRotK});
+    for (const char* name : needed) {
         const Step* s = full.find(name);
         if (!s || s->source == StepSource::not_computable) return fmt::format("{} is not computable", name);
         if (s->recorded != Record::full) return fmt::format("the trace policy did not keep {} in full", name);
@@ -84,6 +90,14 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
     report.applicable = true;
 
     const Step &X = *full.find(kX), &Q = *full.find(kQ), &K = *full.find(kK), &V = *full.find(kV);
+    // With RoPE the cache holds the rotated keys, as a real one does, and the
+    // new query is rotated at its position t: steps scores .. mix read
+    // hook_rot_q and hook_rot_k then.
+    const Positions& pos = lesson.config.positions;
+    const bool rope = pos.kind == PositionKind::rope;
+    const Step& Kcached = rope ? *full.find(kRotK) : K;
+    const char* q_in = rope ? kRotQ : kQ;
+    const char* k_in = rope ? kRotK : kK;
     const Tensor &A = full.find(kPattern)->value, &Z = full.find(kZ)->value;
     const std::size_t T = X.shape[0], NH = Q.shape[1], hs = Q.shape[2], KVH = K.shape[1];
     Tensor k_cache(Shape{T, KVH, hs}), v_cache(Shape{T, KVH, hs});  // rows 0..t filled at step t
@@ -106,9 +120,17 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         s.q = project(lesson, Q, x, "W_Q", "b_Q", t);
         s.k = project(lesson, K, x, "W_K", "b_K", t);
         s.v = project(lesson, V, x, "W_V", "b_V", t);
+        if (rope) {  // (1, heads, hs) rows at position t
+            Tensor qr(s.q.shape), kr(s.k.shape);
+            const bool interleaved = pos.layout == RopeLayout::interleaved;
+            rope_rows(s.q.ptr(), qr.ptr(), 1, NH, hs, t, pos.base, interleaved);
+            rope_rows(s.k.ptr(), kr.ptr(), 1, KVH, hs, t, pos.base, interleaved);
+            s.q = std::move(qr);
+            s.k = std::move(kr);
+        }
         std::copy_n(s.k.ptr(), row, k_cache.ptr() + t * row);
         std::copy_n(s.v.ptr(), row, v_cache.ptr() + t * row);
-        s.dev_k = std::max(max_abs_diff(s.k.ptr(), K.value.ptr() + t * row, row),
+        s.dev_k = std::max(max_abs_diff(s.k.ptr(), Kcached.value.ptr() + t * row, row),
                            max_abs_diff(s.v.ptr(), V.value.ptr() + t * row, row));
 
         step_lesson.tokens.assign(lesson.tokens.begin(), lesson.tokens.begin() + long(t + 1));
@@ -117,8 +139,13 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         std::copy_n(s.q.ptr(), q3.size(), q3.ptr());
         std::copy_n(k_cache.ptr(), kc.size(), kc.ptr());
         std::copy_n(v_cache.ptr(), vc.size(), vc.ptr());
-        step_lesson.given = {{kQ, std::move(q3)}, {kK, std::move(kc)}, {kV, std::move(vc)}};
+        step_lesson.given = {{q_in, std::move(q3)}, {k_in, std::move(kc)}, {kV, std::move(vc)}};
         const Trace one = run_lesson(step_lesson);
+        for (const char* name : {kScores, kPattern, kZ}) {
+            const Step* st = one.find(name);
+            if (!st || st->source == StepSource::not_computable)
+                throw std::logic_error(fmt::format("attntrace: decode step {} left {} not computable", t, name));
+        }
 
         // (NH, 1, t+1) -> (NH, t+1); (1, NH, hs) -> (NH, hs)
         const Tensor& scores = one.find(kScores)->value;

@@ -30,8 +30,8 @@ inline constexpr double kDecodeTol = 1e-5;
 struct DecodeStep {
     std::size_t t = 0;      // the new token's position
     std::string token;
-    Tensor q;               // (NH, hs)   its query
-    Tensor k, v;            // (KVH, hs)  its key and value, appended to the cache
+    Tensor q;               // (NH, hs)   its query (with RoPE: rotated at position t)
+    Tensor k, v;            // (KVH, hs)  its key (rotated with RoPE) and value, appended to the cache
     Tensor scores;          // (NH, t+1)  masked, scaled scores over the cache
     Tensor pattern;         // (NH, t+1)  its attention weights
     Tensor z;               // (NH, hs)   its mixed values

@@ -56,11 +56,22 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     j["tokens"] = lesson.tokens;
     if (!lesson.query_tokens.empty()) j["query_tokens"] = lesson.query_tokens;
     const Config& c = lesson.config;
-    j["config"] = {{"d_model", c.d_model},  {"heads", c.heads},
+    j["config"] = {{"d_model", c.d_model},  {"heads", c.heads}, {"kv_heads", lesson.dims().KVH},
                    {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},
                    {"mask", std::string(mask_name(c.mask))}, {"scale", c.scale},
-                   {"activation", std::string(activation_name(c.activation))},
-                   {"norm", std::string(norm_name(c.norm))}, {"eps", c.eps}};
+                   {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
+    if (c.norm != NormKind::layernorm) j["config"]["norm"] = std::string(norm_name(c.norm));  // absent: LayerNorm
+    if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged
+        const Positions& p = c.positions;
+        OrderedJson pj;
+        pj["kind"] = std::string(position_name(p.kind));
+        if (p.kind == PositionKind::rope) {
+            pj["layout"] = std::string(rope_layout_name(p.layout));
+            pj["base"] = p.base;
+        }
+        if (p.kind == PositionKind::alibi && !p.slopes.empty()) pj["slopes"] = p.slopes;
+        j["config"]["positions"] = std::move(pj);
+    }
     j["run"] = {{"from", std::string(stage_name(lesson.from))}, {"to", std::string(stage_name(lesson.to))}};
     OrderedJson policy;
     const TracePolicy& tp = trace.policy;

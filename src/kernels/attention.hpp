@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace attntrace {
 
@@ -24,21 +25,44 @@ namespace attntrace {
 inline constexpr std::size_t kAttnBr = 256;  // query rows per block
 inline constexpr std::size_t kAttnBc = 64;   // keys per block
 
-// Z_h = softmax(mask(Q_h·K_hᵀ / divisor))·V_h for every head h, one block of
+// Which keys a query sees in the streaming pass: the query at position p sees
+// the keys j with p - before <= j <= p + after, clipped to [0, T) (kAllKeys:
+// no bound on that side). Every query sees itself, so every row has a key.
+//   none: (kAllKeys, kAllKeys)   causal: (kAllKeys, 0)   (bool converts to these)
+//   symmetric window w: ((w-1)/2, (w-1)/2)   causal window w: (w - 1, 0)
+inline constexpr std::size_t kAllKeys = SIZE_MAX;
+struct KeyWindow {
+    std::size_t before = kAllKeys, after = kAllKeys;
+    constexpr KeyWindow() = default;
+    constexpr KeyWindow(bool causal) : after(causal ? 0 : kAllKeys) {}  // NOLINT: none or causal, as before windows
+    constexpr KeyWindow(std::size_t b, std::size_t a) : before(b), after(a) {}
+    // the first and last key position p sees, before clipping to T
+    constexpr std::size_t first(std::size_t p) const { return p > before ? p - before : 0; }
+    constexpr std::size_t last(std::size_t p) const { return after > SIZE_MAX - p ? SIZE_MAX : p + after; }
+    constexpr bool sees(std::size_t p, std::size_t j) const { return j >= first(p) && j <= last(p); }
+};
+
+// Z_h = softmax(mask(Q_h·K_gᵀ / divisor))·V_g for every head h, one block of
 // Br queries against blocks of Bc keys at a time; no (Tq, T) matrix is held.
-//   q: (Tq, NH, hs)   k, v: (T, NH, hs)   z: (Tq, NH, hs)
-// all row-major with row stride NH·hs; head h is columns h·hs .. (h+1)·hs - 1.
-// causal: query i sits at position i + (T - Tq) and sees keys j <= i + (T - Tq)
-// (as pipeline/mask.cpp); requires T >= Tq. T >= 1 always, so that every row
-// sees at least key 0.
+//   q: (Tq, NH, hs)   k, v: (T, KVH, hs)   z: (Tq, NH, hs)
+// row-major, q and z with row stride NH·hs, k and v with KVH·hs; head h is
+// columns h·hs .. (h+1)·hs - 1 of q and z. Query head h reads K/V head
+// g = h / (NH / KVH) (KVH divides NH): KVH = NH is multi-head attention, 1
+// multi-query, in between grouped-query.
+// keys: query i sits at position p = i + (T - Tq) (as pipeline/mask_pattern.hpp)
+// and sees the keys keys.sees(p, j); requires T >= Tq unless keys is (kAllKeys,
+// kAllKeys). T >= 1 always. Key blocks no query of a block sees are skipped.
 // For each head and query block, over the key blocks it can see:
 //   pass 1: S = Q·Kᵀ / divisor, masked cells -inf      (rows, cols)
 //   pass 2: m' = max(m, rowmax S)                       (rows)
 //   pass 3: P = exp(S - m');  α = exp(m - m');  l = l·α + rowsum P
+//           (while a row has seen only masked keys, m' = -inf: m' is taken
+//           as 0 there, so P = 0 and α = 0 instead of exp(-inf + inf) = NaN)
 //   pass 4: O = O·α + P·V                               (rows, hs)
 // and at the end Z = O / l. m starts at -inf, l and O at 0.
 void attention_streaming_ref(const float* q, const float* k, const float* v, float* z, std::size_t Tq,
-                             std::size_t T, std::size_t NH, std::size_t hs, float divisor, bool causal);
+                             std::size_t T, std::size_t NH, std::size_t KVH, std::size_t hs, float divisor,
+                             KeyWindow keys);
 
 // y = x / divisor   (the scale stage)                     x, y: (n)
 void scale_div_ref(const float* x, float divisor, float* y, std::size_t n);

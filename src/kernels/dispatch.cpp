@@ -179,18 +179,19 @@ double measure_fma_peak(int threads, double seconds) {
 }
 
 void attention_streaming(const float* q, const float* k, const float* v, float* z, std::size_t Tq, std::size_t T,
-                         std::size_t NH, std::size_t hs, float divisor, bool causal) {
-    assert(T >= 1 && (!causal || T >= Tq));
+                         std::size_t NH, std::size_t KVH, std::size_t hs, float divisor, KeyWindow keys) {
+    assert(T >= 1 && ((keys.before == kAllKeys && keys.after == kAllKeys) || T >= Tq));
     if (Tq == 0 || NH == 0 || hs == 0) return;  // z is empty
+    assert(KVH >= 1 && NH % KVH == 0);
 #ifndef ATTNTRACE_SCALAR_ONLY
     if (isa() != Isa::ref) {
         const int threads = std::max(1, omp_get_max_threads());
         float* work = attention_workspace(static_cast<std::size_t>(threads) * simd::attention_workspace_floats(hs));
-        simd_call(simd::AttentionStreaming{}, q, k, v, z, Tq, T, NH, hs, divisor, causal, work, threads);
+        simd_call(simd::AttentionStreaming{}, q, k, v, z, Tq, T, NH, KVH, hs, divisor, keys, work, threads);
         return;
     }
 #endif
-    attention_streaming_ref(q, k, v, z, Tq, T, NH, hs, divisor, causal);
+    attention_streaming_ref(q, k, v, z, Tq, T, NH, KVH, hs, divisor, keys);
 }
 void scale_div(const float* x, float divisor, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::ScaleDiv{}, x, divisor, y, n), scale_div_ref(x, divisor, y, n));

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "kernels/attention.hpp"  // KeyWindow
+
 namespace attntrace {
 
 // Which kernels run: "avx512", "avx2", "sse4.2" or "ref". $ATTNTRACE_KERNELS
@@ -29,14 +31,15 @@ void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, 
 // `seconds` on `threads` threads (0 for the scalar kernels).
 double measure_fma_peak(int threads, double seconds);
 
-// Z_h = softmax(mask(Q_h·K_hᵀ / divisor))·V_h for every head h, over key
-// blocks with an online softmax: no (Tq, T) matrix is ever held.
-// q: (Tq, NH, hs)  k, v: (T, NH, hs)  z: (Tq, NH, hs), row stride NH·hs.
-// causal: query i sees keys j <= i + (T - Tq); requires T >= Tq, and T >= 1.
+// Z_h = softmax(mask(Q_h·K_gᵀ / divisor))·V_g for every head h, g = h / (NH/KVH),
+// over key blocks with an online softmax: no (Tq, T) matrix is ever held.
+// q, z: (Tq, NH, hs), row stride NH·hs   k, v: (T, KVH, hs), row stride KVH·hs; KVH divides NH.
+// keys: query i, at position p = i + (T - Tq), sees keys.sees(p, j) (KeyWindow in
+// attention.hpp: none, causal, or a window); requires T >= Tq unless none, and T >= 1.
 // Block sizes and passes: attention_streaming_ref in attention.hpp.
 // Threads split (head, query block) pairs: the result does not depend on their number.
 void attention_streaming(const float* q, const float* k, const float* v, float* z, std::size_t Tq, std::size_t T,
-                         std::size_t NH, std::size_t hs, float divisor, bool causal);
+                         std::size_t NH, std::size_t KVH, std::size_t hs, float divisor, KeyWindow keys);
 // y = x / divisor (a true division: equals scale_div_ref bit for bit)        x, y: (n)
 void scale_div(const float* x, float divisor, float* y, std::size_t n);
 // y[h·plane + i] = s[h·plane + i] + mask[i]   s, y: (NH, plane)  mask: (plane), e.g. plane = Tq·T

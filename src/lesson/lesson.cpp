@@ -17,7 +17,18 @@ std::optional<Verdict> verdict_from_name(std::string_view s) {
     return std::nullopt;
 }
 
-std::string_view mask_name(MaskKind m) { return m == MaskKind::causal ? "causal" : "none"; }
+std::string_view mask_name(MaskKind m) {
+    switch (m) {
+        case MaskKind::causal: return "causal";
+        case MaskKind::window: return "window";
+        case MaskKind::global_local: return "global_local";
+        case MaskKind::block_sparse: return "block_sparse";
+        case MaskKind::padding: return "padding";
+        case MaskKind::custom: return "custom";
+        case MaskKind::none: break;
+    }
+    return "none";
+}
 std::string_view activation_name(Activation a) {
     switch (a) {
         case Activation::relu: return "relu";
@@ -39,5 +50,26 @@ bool config_records(const Config& c, std::string_view step) {
     if (ends("mlp.hook_pre_linear")) return c.activation == Activation::swiglu;
     return true;
 }
+
+std::string_view position_name(PositionKind k) {
+    constexpr std::array<std::string_view, 5> kNames = {"none", "sinusoidal", "learned", "rope", "alibi"};
+    return kNames[static_cast<int>(k)];
+}
+std::string_view position_step_kind(std::string_view name) {
+    if (name == "hook_pos_embed") return "sinusoidal or learned";
+    if (name == "blocks.0.attn.hook_rot_q" || name == "blocks.0.attn.hook_rot_k") return "rope";
+    if (name == "blocks.0.attn.hook_alibi_slopes" || name == "blocks.0.attn.hook_alibi") return "alibi";
+    return "";
+}
+
+bool position_step_applies(PositionKind k, std::string_view name) {
+    const std::string_view needs = position_step_kind(name);
+    if (needs.empty()) return true;
+    if (needs == "rope") return k == PositionKind::rope;
+    if (needs == "alibi") return k == PositionKind::alibi;
+    return k == PositionKind::sinusoidal || k == PositionKind::learned;
+}
+
+std::string_view rope_layout_name(RopeLayout l) { return l == RopeLayout::half ? "half" : "interleaved"; }
 
 }  // namespace attntrace

@@ -17,26 +17,66 @@ namespace attntrace {
 
 inline constexpr int kLessonFormatVersion = 1;
 
-enum class MaskKind { none, causal };
+// config.mask: "none", "causal", or an object with a kind (docs/lesson-format.md, Masks;
+// pipeline/mask_pattern.hpp builds the pattern).
+enum class MaskKind { none, causal, window, global_local, block_sparse, padding, custom };
 enum class Activation { relu, gelu, gelu_tanh, swiglu };
 enum class NormKind { layernorm, rmsnorm };
 enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable };
+// config.positions (docs/lesson-format.md): how the block knows where each token is.
+enum class PositionKind { none, sinusoidal, learned, rope, alibi };
+enum class RopeLayout {
+    half,         // pairs (i, i + hs/2): GPT-NeoX, Hugging Face Llama's rotate_half
+    interleaved,  // pairs (2i, 2i+1): RoFormer, GPT-J, Meta's Llama
+};
 
 std::string_view verdict_name(Verdict v);
 std::optional<Verdict> verdict_from_name(std::string_view s);
 std::string_view mask_name(MaskKind m);
 std::string_view activation_name(Activation a);
 std::string_view norm_name(NormKind n);
+std::string_view position_name(PositionKind k);
+std::string_view rope_layout_name(RopeLayout l);
+
+// Whether step `name` exists under positions `k`: hook_pos_embed only with
+// sinusoidal or learned, hook_rot_q/k only with rope, hook_alibi* only with
+// alibi; every other step always. position_step_kind names what it needs.
+bool position_step_applies(PositionKind k, std::string_view name);
+std::string_view position_step_kind(std::string_view name);
+
+struct Positions {
+    PositionKind kind = PositionKind::none;
+    RopeLayout layout = RopeLayout::half;  // rope
+    double base = 10000.0;                 // rope: θ_i = base^(-2i/hs)
+    std::vector<double> slopes;            // alibi: one per head; empty: the paper's defaults
+    // Added to the residual stream at the embed stage (hook_pos_embed).
+    bool additive() const { return kind == PositionKind::sinusoidal || kind == PositionKind::learned; }
+};
+
+// The fields of the object kinds of config.mask (only the kind's own are set).
+// Positions are 0-based token indices; query i sits at position i + (T - Tq).
+struct MaskSpec {
+    std::size_t window = 0;             // window, global_local: w keys (odd when symmetric)
+    bool causal = false;                // window: p-w+1..p; padding: also the causal mask
+    std::vector<std::size_t> global;    // global_local: global positions, sorted, unique
+    std::size_t block = 0;              // block_sparse: b consecutive positions a block
+    bool summary_last = false;          // block_sparse: the summary token is a block's last (else its first)
+    std::vector<std::size_t> pad;       // padding: pad positions, sorted, unique
+    std::vector<std::uint8_t> allowed;  // custom: (Tq, T), 1 where query i may see key j
+};
 
 struct Config {
     std::size_t d_model = 0;
     std::size_t heads = 1;
+    std::size_t kv_heads = 0;  // K/V heads; 0: as many as heads (MHA). Divides heads; 1 is MQA
     std::size_t d_ff = 0;  // 0: no FFN stage in this lesson
     MaskKind mask = MaskKind::none;
+    MaskSpec mask_spec;  // the fields of an object mask
     bool scale = true;  // divide scores by sqrt(hs); off shows why it exists
     Activation activation = Activation::relu;  // swiglu: a gated FFN with a third matrix W_3
     NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm)
     double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch
+    Positions positions;  // none: the block cannot tell the order of the tokens
 };
 
 // Whether a config's stages record this step at all: RMSNorm records a mean
@@ -77,7 +117,7 @@ struct Lesson {
     Config config;
     Stage from = Stage::embed;
     Stage to = Stage::norm2;
-    std::map<std::string, Tensor> inputs;   // "X" (T, C) or "embedding" (vocab, C)
+    std::map<std::string, Tensor> inputs;   // "X" (T, C) or "embedding" (vocab, C); "positions" (P, C), P >= T
     std::map<std::string, Tensor> weights;  // "W_Q" (C, C), ... see docs/lesson-format.md
     std::map<std::string, Tensor> given;    // step name -> the article's values (step shape)
     std::map<std::string, int> document_rounding;  // step name -> decimals

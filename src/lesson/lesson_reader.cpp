@@ -14,6 +14,8 @@
 #include "lesson/generate.hpp"
 #include "core/json_field.hpp"
 #include "lesson/lesson.hpp"
+#include "lesson/positions_reader.hpp"
+#include "lesson/mask_reader.hpp"
 #include "lesson/weights.hpp"
 
 namespace attntrace {
@@ -148,7 +150,8 @@ private:
 
     void config() {
         const json& c = f_.object(f_.member(doc_, "", "config"), "config");
-        f_.only_keys(c, "config", {"d_model", "heads", "d_ff", "mask", "scale", "activation", "norm", "eps"});
+        f_.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
+                                   "positions"});
         Config& cfg = lesson_.config;
         cfg.d_model = static_cast<std::size_t>(f_.integer(f_.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
         if (auto* h = f_.optional(c, "heads"))
@@ -156,14 +159,16 @@ private:
         if (cfg.d_model % cfg.heads != 0)
             f_.fail("config.heads", fmt::format("a divisor of d_model = {}", cfg.d_model),
                     fmt::format("{}", cfg.heads));
+        if (auto* kv = f_.optional(c, "kv_heads")) {
+            cfg.kv_heads = static_cast<std::size_t>(f_.integer(*kv, "config.kv_heads", 1, kMaxHeads));
+            // query head h reads K/V head h / (heads / kv_heads): the groups must come out whole
+            if (cfg.heads % cfg.kv_heads != 0)
+                f_.fail("config.kv_heads", fmt::format("a divisor of heads = {} (1: MQA, {}: MHA)", cfg.heads, cfg.heads),
+                        fmt::format("{}", cfg.kv_heads));
+        }
         if (auto* d = f_.optional(c, "d_ff"))
             cfg.d_ff = static_cast<std::size_t>(f_.integer(*d, "config.d_ff", 1, kMaxDff));
-        if (auto* m = f_.optional(c, "mask")) {
-            auto s = f_.string(*m, "config.mask");
-            if (s == "none") cfg.mask = MaskKind::none;
-            else if (s == "causal") cfg.mask = MaskKind::causal;
-            else f_.fail("config.mask", "\"none\" or \"causal\"", describe(*m));
-        }
+        if (auto* m = f_.optional(c, "mask")) read_mask(f_, *m, lesson_.tokens, lesson_.query_labels().size(), cfg);
         if (auto* s = f_.optional(c, "scale")) cfg.scale = f_.boolean(*s, "config.scale");
         if (auto* a = f_.optional(c, "activation")) {
             auto s = f_.string(*a, "config.activation");
@@ -185,6 +190,7 @@ private:
             if (cfg.eps < 1e-30 || cfg.eps > 1) f_.fail("config.eps", "a number from 1e-30 to 1", describe(*e));
         }
         dims_ = lesson_.dims();
+        if (auto* p = f_.optional(c, "positions")) cfg.positions = read_positions(f_, *p, dims_);
     }
 
     void run_range() {
@@ -201,6 +207,12 @@ private:
             };
             lesson_.from = stage("from", Stage::embed);
             lesson_.to = stage("to", Stage::norm2);
+            // Without RoPE the rope stage records nothing: a run cannot start or end there.
+            for (const char* key : {"from", "to"})
+                if (lesson_.config.positions.kind != PositionKind::rope && f_.optional(*r, key) &&
+                    (key[0] == 'f' ? lesson_.from : lesson_.to) == Stage::rope)
+                    f_.fail(join("run", key), "\"rope\" only with config.positions {\"kind\": \"rope\", ...}",
+                            fmt::format("\"rope\" with positions {}", position_name(lesson_.config.positions.kind)));
             if (lesson_.to < lesson_.from)
                 f_.fail("run.to", fmt::format("a stage at or after run.from ({})", stage_name(lesson_.from)),
                         std::string(stage_name(lesson_.to)));
@@ -208,13 +220,21 @@ private:
         // The trace's memory depends on the trace policy: the run's plan checks
         // it before the run (pipeline/plan.hpp). Here: the lesson's own tensors.
         if (!lesson_.query_tokens.empty()) {
+            // ALiBi places query r at position T - Tq + r: there must be a position for each query.
+            if (lesson_.config.positions.kind == PositionKind::alibi && lesson_.query_tokens.size() > lesson_.tokens.size())
+                f_.fail("query_tokens",
+                        fmt::format("at most {} query tokens with ALiBi (the queries are the last positions of the {} "
+                                    "tokens)", lesson_.tokens.size(), lesson_.tokens.size()),
+                        fmt::format("{}", lesson_.query_tokens.size()));
             if (lesson_.from < Stage::scores)
                 f_.fail("query_tokens", "no query_tokens when the run computes Q from X (run.from before \"scores\")",
                         fmt::format("{} query tokens", lesson_.query_tokens.size()));
-            if (lesson_.config.mask == MaskKind::causal && lesson_.query_tokens.size() > lesson_.tokens.size())
+            // Every mask but none and custom places query i at position i + T - Tq.
+            const MaskKind mk = lesson_.config.mask;
+            if (mk != MaskKind::none && mk != MaskKind::custom && lesson_.query_tokens.size() > lesson_.tokens.size())
                 f_.fail("query_tokens",
-                        fmt::format("at most {} query tokens with a causal mask (the queries are the last positions "
-                                    "of the {} tokens)", lesson_.tokens.size(), lesson_.tokens.size()),
+                        fmt::format("at most {} query tokens with a {} mask (the queries are the last positions "
+                                    "of the {} tokens)", lesson_.tokens.size(), mask_name(mk), lesson_.tokens.size()),
                         fmt::format("{}", lesson_.query_tokens.size()));
             if (lesson_.to > Stage::out && lesson_.query_tokens.size() != lesson_.tokens.size())
                 f_.fail("query_tokens", "as many query tokens as tokens when the run goes past \"out\"",
@@ -226,7 +246,7 @@ private:
         auto* in = f_.optional(doc_, "inputs");
         if (!in) return;
         f_.object(*in, "inputs");
-        f_.only_keys(*in, "inputs", {"X", "embedding"});
+        f_.only_keys(*in, "inputs", {"X", "embedding", "positions"});
         if (auto* x = f_.optional(*in, "X"))
             lesson_.inputs["X"] = read_matrix(*x, "inputs.X", {dims_.T, dims_.C},
                                               "tokens x d_model", 1.0);
@@ -243,6 +263,17 @@ private:
         }
         if (lesson_.inputs.count("X") && lesson_.inputs.count("embedding"))
             f_.fail("inputs", "either X or embedding", "both");
+        if (auto* p = f_.optional(*in, "positions")) {
+            // Learned positions: a table of P >= T rows, row p added at position p.
+            if (lesson_.config.positions.kind != PositionKind::learned)
+                f_.fail("inputs.positions", "a table only with config.positions \"learned\"",
+                        fmt::format("a table with positions {}", position_name(lesson_.config.positions.kind)));
+            Tensor table = read_matrix(*p, "inputs.positions", {0, dims_.C}, "positions x d_model", 1.0, dims_.T);
+            if (table.shape[0] < dims_.T)
+                f_.fail("inputs.positions", fmt::format("at least {} rows (one per token position)", dims_.T),
+                        fmt::format("{} rows", table.shape[0]));
+            lesson_.inputs["positions"] = std::move(table);
+        }
     }
 
     // A matrix given inline or as a generator {"generate": ..., "seed": ..., "std": ...}.
@@ -317,7 +348,7 @@ private:
             if (v) {
                 if (spec.uses_d_ff() && dims_.F == 0)
                     f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
-                lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text(), spec.default_std(dims_));
+                lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text(dims_), spec.default_std(dims_));
             } else if (seed && lesson_.runs(spec.stage) && !(spec.uses_d_ff() && dims_.F == 0)) {
                 std::size_t n = 0;
                 if (!checked_numel(shape, kMaxElements, n))
@@ -337,10 +368,15 @@ private:
             std::string path = join("given", it.key());
             const StepDef* def = find_step(it.key());
             if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
+            // The kernels read K/V head h / (NH/KVH) from the config: a given map could only contradict them.
+            if (std::string_view(def->name) == "blocks.0.attn.hook_kv_head")
+                f_.fail(path, "a step the lesson may give (the K/V head of each query head follows from config.kv_heads)",
+                        def->name);
             if (def->stage > lesson_.to)
                 f_.fail(path, fmt::format("a step of a stage up to run.to ({})", stage_name(lesson_.to)),
                         fmt::format("a step of stage {}", stage_name(def->stage)));
-            if (def->stage >= lesson_.from && !lesson_.records(*def))
+            if ((def->stage >= lesson_.from || !position_step_applies(lesson_.config.positions.kind, def->name)) &&
+                !lesson_.records(*def))
                 f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
             require_d_ff(*def, path);
             Shape want = step_shape(*def, dims_);
@@ -408,7 +444,7 @@ private:
             f_.object(*at, join(path, "at"));
             for (auto it = at->begin(); it != at->end(); ++it) {
                 std::string p = join(join(path, "at"), it.key());
-                auto axis = axis_from_name(it.key());
+                auto axis = claim_axis(*def, it.key());
                 auto pos = axis ? std::find(free_axes.begin(), free_axes.end(), *axis) : free_axes.end();
                 if (pos == free_axes.end())
                     f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
@@ -426,7 +462,7 @@ private:
             f_.object(*s, join(path, "shape"));
             for (auto it = s->begin(); it != s->end(); ++it) {
                 std::string p = join(join(path, "shape"), it.key());
-                auto axis = axis_from_name(it.key());
+                auto axis = claim_axis(*def, it.key());
                 if (!axis || std::find(def->axes.begin(), def->axes.end(), *axis) == def->axes.end())
                     f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
                 c.shape.emplace_back(*axis, static_cast<std::size_t>(f_.integer(*it, p, 0, kMaxTokens)));
@@ -456,6 +492,18 @@ private:
         return c;
     }
 
+    // An axis a claim names. K and V's heads are `kv_head`; lessons written
+    // before K/V heads existed say `head`, which is the same axis in
+    // multi-head attention (kv_heads = heads) and is read as kv_head there.
+    std::optional<Axis> claim_axis(const StepDef& def, const std::string& name) const {
+        auto axis = axis_from_name(name);
+        const auto& axes = def.axes;
+        if (axis == Axis::head && dims_.KVH == dims_.NH && std::find(axes.begin(), axes.end(), Axis::head) == axes.end() &&
+            std::find(axes.begin(), axes.end(), Axis::kv_head) != axes.end())
+            return Axis::kv_head;
+        return axis;
+    }
+
     // The run's first stage needs something to start from.
     void check_entry() {
         switch (lesson_.from) {
@@ -465,14 +513,19 @@ private:
                     f_.fail("inputs", "X, or embedding with token_ids (run.from is \"embed\")", "neither");
                 if (lesson_.inputs.count("embedding") && lesson_.token_ids.empty())
                     f_.fail("token_ids", "token ids for inputs.embedding", "nothing");
+                if (lesson_.config.positions.kind == PositionKind::learned && !lesson_.inputs.count("positions") &&
+                    !lesson_.given.count("hook_pos_embed"))
+                    f_.fail("inputs.positions", "a positions x d_model table (config.positions is \"learned\")",
+                            "nothing (the field is missing)");
                 break;
             default: {
                 // At least one step the first stage consumes must be given.
                 bool any = false;
-                for (const auto& name : consumed_by(lesson_.from)) any = any || lesson_.given.count(name);
+                const bool rope = lesson_.config.positions.kind == PositionKind::rope;
+                for (const auto& name : consumed_by(lesson_.from, rope)) any = any || lesson_.given.count(name);
                 if (!any) {
                     std::string list;
-                    for (const auto& n : consumed_by(lesson_.from)) list += (list.empty() ? "" : " or ") + n;
+                    for (const auto& n : consumed_by(lesson_.from, rope)) list += (list.empty() ? "" : " or ") + n;
                     f_.fail("given", fmt::format("{} (run.from is \"{}\")", list, stage_name(lesson_.from)),
                             "none of them");
                 }
@@ -482,7 +535,10 @@ private:
 
     std::string why_not_recorded(const StepDef& def) const {
         if (std::string_view(def.name) == "hook_embed" && lesson_.runs(Stage::embed))
-            return "recorded only when the lesson looks tokens up in inputs.embedding";
+            return "recorded only when the lesson looks tokens up in inputs.embedding or adds positions to X";
+        if (!position_step_applies(lesson_.config.positions.kind, def.name))
+            return fmt::format("recorded only with config.positions {}, and this lesson's is {}",
+                               position_step_kind(def.name), position_name(lesson_.config.positions.kind));
         return fmt::format("stage {} is outside run {}..{} and the step is not given", stage_name(def.stage),
                            stage_name(lesson_.from), stage_name(lesson_.to));
     }
@@ -495,14 +551,16 @@ private:
 
     // The article's layout of a step: the step's own shape, or it without axes
     // of size 1 (one head's T x T scores); for a step ending in (head, d_head),
-    // also the heads side by side (Q as T x d_model, as the articles print it).
+    // also the heads side by side (Q as T x d_model, as the articles print it;
+    // K and V, ending in (kv_head, d_head), as T x kv_heads·head_size).
     static bool shape_accepts(const Shape& got, const Shape& want, bool heads_side_by_side) {
         return got == want || squeeze(got) == squeeze(want) ||
                (heads_side_by_side && want.size() >= 2 && squeeze(got) == squeeze(merge_last2(want)));
     }
 
     static bool ends_with_heads(const std::vector<Axis>& axes) {
-        return axes.size() >= 2 && axes[axes.size() - 2] == Axis::head && axes.back() == Axis::d_head;
+        return axes.size() >= 2 && (axes[axes.size() - 2] == Axis::head || axes[axes.size() - 2] == Axis::kv_head) &&
+               axes.back() == Axis::d_head;
     }
 
     // "a 4x3 array", or the value itself when it is not an array ("2", "string \"abc\"").
@@ -526,12 +584,15 @@ Dims Lesson::dims() const {
     d.C = config.d_model;
     d.NH = config.heads;
     d.hs = config.heads ? config.d_model / config.heads : 0;
+    d.KVH = config.kv_heads ? config.kv_heads : config.heads;
     d.F = config.d_ff;
     return d;
 }
 
 bool Lesson::records(const StepDef& def) const {
-    if (std::string_view(def.name) == "hook_embed" && !inputs.count("embedding")) return false;
+    if (std::string_view(def.name) == "hook_embed" && !inputs.count("embedding") && !config.positions.additive())
+        return false;
+    if (!position_step_applies(config.positions.kind, def.name)) return false;
     if (!config_records(config, def.name)) return false;
     if (runs(def.stage)) return true;
     return def.stage < from && given.count(def.name) > 0;

@@ -15,6 +15,7 @@ struct RandomSpec {
     std::size_t tokens = 8;
     std::size_t d_model = 16;
     std::size_t heads = 2;
+    std::size_t kv_heads = 0;  // 0: as many as heads (MHA); else config.kv_heads (GQA, MQA)
     std::size_t d_ff = 64;
     std::uint64_t seed = 1;
     MaskKind mask = MaskKind::none;

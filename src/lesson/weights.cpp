@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace attntrace {
 
 namespace {
@@ -11,11 +13,11 @@ using A = Axis;
 
 const std::vector<WeightSpec> kWeights = {
     {"W_Q", Stage::qkv, {A::d_model, A::d_model}, Fill::normal},
-    {"W_K", Stage::qkv, {A::d_model, A::d_model}, Fill::normal},
-    {"W_V", Stage::qkv, {A::d_model, A::d_model}, Fill::normal},
+    {"W_K", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, true},
+    {"W_V", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, true},
     {"b_Q", Stage::qkv, {A::d_model}, Fill::zeros},
-    {"b_K", Stage::qkv, {A::d_model}, Fill::zeros},
-    {"b_V", Stage::qkv, {A::d_model}, Fill::zeros},
+    {"b_K", Stage::qkv, {A::d_model}, Fill::zeros, true},
+    {"b_V", Stage::qkv, {A::d_model}, Fill::zeros, true},
     {"W_O", Stage::out, {A::d_model, A::d_model}, Fill::normal},
     {"b_O", Stage::out, {A::d_model}, Fill::zeros},
     {"ln1_gamma", Stage::norm1, {A::d_model}, Fill::ones},
@@ -35,6 +37,7 @@ const std::vector<WeightSpec> kWeights = {
 Shape WeightSpec::shape(const Dims& d) const {
     Shape s;
     for (Axis a : axes) s.push_back(d.extent(a));
+    if (kv) s.back() = d.KVH * d.hs;
     return s;
 }
 
@@ -42,6 +45,18 @@ std::string WeightSpec::shape_text() const {
     std::string s;
     for (Axis a : axes) s += (s.empty() ? "" : " x ") + std::string(axis_name(a));
     return s;
+}
+
+// Multi-head attention keeps the plain names (K/V's columns are d_model);
+// with fewer K/V heads the last extent is spelled out with its numbers.
+std::string WeightSpec::shape_text(const Dims& d) const {
+    if (!kv || d.KVH == d.NH) return shape_text();
+    std::string names, n;
+    for (std::size_t i = 0; i + 1 < axes.size(); ++i) {
+        names += fmt::format("{} x ", axis_name(axes[i]));
+        n += fmt::format("{} x ", d.extent(axes[i]));
+    }
+    return fmt::format("{}kv_heads·head_size = {}{}·{}", names, n, d.KVH, d.hs);
 }
 
 bool WeightSpec::uses_d_ff() const { return std::find(axes.begin(), axes.end(), Axis::d_ff) != axes.end(); }

@@ -1,7 +1,8 @@
 // The weights a lesson may give, their shapes and how they are generated.
 //
-//   W_Q, W_K, W_V, W_O  (C, C)   row-vector convention: Q = X·W_Q, W is d_in x d_out
-//   b_Q, b_K, b_V, b_O  (C)      absent: zero (the articles write Q = X·W^Q)
+//   W_Q, W_O  (C, C)             row-vector convention: Q = X·W_Q, W is d_in x d_out
+//   W_K, W_V  (C, KVH·hs)        KVH K/V heads of hs columns (= (C, C) in MHA)
+//   b_Q, b_O  (C)   b_K, b_V  (KVH·hs)   absent: zero (the articles write Q = X·W^Q)
 //   ln1_gamma, ln1_beta (C)      absent: LayerNorm's output is not computable
 //   W_1 (C, F), b_1 (F), W_2 (F, C), b_2 (C)
 //   ln2_gamma, ln2_beta (C)      (no β with RMSNorm)
@@ -22,9 +23,12 @@ struct WeightSpec {
     Stage stage;             // the stage that reads it
     std::vector<Axis> axes;  // (d_in, d_out) for a matrix, (d_out) for a vector
     Fill init;               // what weights_seed generates: normal for matrices (std 1/√d_in), else 0 or 1
+    bool kv = false;         // K and V: the last extent is KVH·hs, not d_model
 
     Shape shape(const Dims& d) const;
     std::string shape_text() const;  // "d_model x d_ff"
+    // K/V under GQA, with the numbers: "d_model x kv_heads·head_size = 16 x 2·2"; else shape_text()
+    std::string shape_text(const Dims& d) const;
     bool uses_d_ff() const;
     double default_std(const Dims& d) const;  // 1/√d_in for matrices, 0 for vectors
 };

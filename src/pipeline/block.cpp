@@ -14,7 +14,7 @@ namespace attntrace {
 Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const ProgressFn& progress) {
     using StageFn = void (*)(Run&);
     static constexpr std::array<StageFn, kStageCount> kStages = {
-        embed_forward, qkv_forward,      scores_forward, scale_forward, mask_forward,
+        embed_forward, qkv_forward,      rope_forward,   scores_forward, scale_forward, mask_forward,
         softmax_forward, mix_forward,    out_proj_forward, add1_forward, norm1_forward,
         ffn_forward,   add2_forward,     norm2_forward};
     Run run(lesson, mode, plan);

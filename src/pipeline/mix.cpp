@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels/kernels.hpp"
+#include "pipeline/mask_pattern.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -13,16 +14,19 @@ namespace {
 // given, so none of the T x T matrices is ever held.
 void mix_streaming(Run& run) {
     const Dims& d = run.dims();
-    const Tensor* q = run.value("blocks.0.attn.hook_q");
-    const Tensor* k = run.value("blocks.0.attn.hook_k");
+    // With RoPE, the rotated Q and K (rope.cpp). (ALiBi never streams: see plan.cpp.)
+    const bool rope = run.lesson().config.positions.kind == PositionKind::rope;
+    const std::string qn = rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q";
+    const std::string kn = rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k";
+    const Tensor* q = run.value(qn);
+    const Tensor* k = run.value(kn);
     const Tensor* v = run.value("blocks.0.attn.hook_v");
-    // Z_h = softmax(mask(Q_h·K_hᵀ / √hs))·V_h   Q: (Tq, NH, hs)   K, V: (T, NH, hs)   Z: (Tq, NH, hs)
-    if (float* z = run.open("blocks.0.attn.hook_z", {{"blocks.0.attn.hook_q", q},
-                                                     {"blocks.0.attn.hook_k", k},
-                                                     {"blocks.0.attn.hook_v", v}})) {
+    // Z_h = softmax(mask(Q_h·K_gᵀ / √hs))·V_g, g = h / (NH/KVH)   Q: (Tq, NH, hs)   K, V: (T, KVH, hs)   Z: (Tq, NH, hs)
+    if (float* z = run.open("blocks.0.attn.hook_z", {{qn, q}, {kn, k}, {"blocks.0.attn.hook_v", v}})) {
         const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
-        attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.hs, divisor,
-                            run.lesson().config.mask == MaskKind::causal);
+        // the plan streams only masks a KeyWindow expresses (none, causal, window)
+        attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.KVH, d.hs, divisor,
+                            key_window(run.lesson().config).value());
     }
     run.close();
     if (Step* s = run.trace().find("blocks.0.attn.hook_z"); s && s->source == StepSource::computed)
@@ -37,7 +41,8 @@ void mix_forward(Run& run) {
     const Dims& d = run.dims();
     const Tensor* a = run.value("blocks.0.attn.hook_pattern");
     const Tensor* v = run.value("blocks.0.attn.hook_v");
-    // Z_h = A_h·V_h   A_h: (Tq, T)   V_h: (T, hs) at v + h·hs, stride C   Z_h: (Tq, hs) at z + h·hs, stride C
+    // Z_h = A_h·V_g, g = h / (NH/KVH)   A_h: (Tq, T)   V_g: (T, hs) at v + g·hs, stride KVH·hs
+    //   Z_h: (Tq, hs) at z + h·hs, stride C
     // Writing each head into its own columns of Z is the concatenation.
     if (float* z = run.open("blocks.0.attn.hook_z",
                             {{"blocks.0.attn.hook_pattern", a}, {"blocks.0.attn.hook_v", v}})) {
@@ -45,8 +50,8 @@ void mix_forward(Run& run) {
         const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;
 #pragma omp parallel for schedule(static) if (parallel)
         for (std::size_t h = 0; h < d.NH; ++h)
-            matmul(a->ptr() + h * d.Tq * d.T, d.T, v->ptr() + h * d.hs, d.C, z + h * d.hs, d.C, d.Tq, d.T,
-                       d.hs);
+            matmul(a->ptr() + h * d.Tq * d.T, d.T, v->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, z + h * d.hs, d.C,
+                   d.Tq, d.T, d.hs);
     }
     run.close();
 }

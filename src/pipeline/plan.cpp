@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "kernels/simd/kernels.hpp"
+#include "pipeline/mask_pattern.hpp"
 
 namespace attntrace {
 
@@ -40,7 +41,7 @@ bool in_attention_core(Stage s) { return s >= Stage::scores && s <= Stage::softm
 double stage_flops(Stage s, const Dims& d) {
     const double T = d.T, Tq = d.Tq, C = d.C, F = d.F;
     switch (s) {
-        case Stage::qkv: return 3 * 2 * T * C * C;
+        case Stage::qkv: return 2 * T * C * (C + 2.0 * d.KVH * d.hs);  // Q: C columns, K and V: KVH·hs each
         case Stage::scores: return 2 * Tq * T * C;  // NH heads of Tq x hs x T
         case Stage::mix: return 2 * Tq * T * C;
         case Stage::out: return 2 * Tq * C * C;
@@ -88,7 +89,13 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
                 return false;
         return true;
     };
-    p.stream_attention = lesson.from <= Stage::scores && lesson.to >= Stage::mix && quiet(in_attention_core);
+    // The streaming kernel takes a key range per query (none, causal, windows);
+    // the other patterns run materialised. ALiBi adds a bias the streaming
+    // kernel does not have: such a run is materialised too.
+    const bool streamable_mask = key_window(lesson.config).has_value();
+    const PositionKind positions = lesson.config.positions.kind;
+    p.stream_attention = streamable_mask && lesson.from <= Stage::scores && lesson.to >= Stage::mix &&
+                         quiet(in_attention_core) && positions != PositionKind::alibi;
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     p.stream_ffn = lesson.runs(Stage::ffn) && d.F > 0 && [&] {
         for (const char* n : {"blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_pre_linear", "blocks.0.mlp.hook_post"})
@@ -97,11 +104,12 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     }();
 
     for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s)
-        for (const auto& name : consumed_by(static_cast<Stage>(s)))
+        for (const auto& name : consumed_by(static_cast<Stage>(s), positions == PositionKind::rope))
             if (const StepDef* def = find_step(name)) p.last_read[index_of(*def)] = s;
-    if (p.stream_attention)  // the mix stage reads Q, K and V itself
-        for (const char* n : {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k", "blocks.0.attn.hook_v"})
+    if (p.stream_attention)  // the mix stage reads Q, K (rotated, with RoPE) and V itself
+        for (const auto& n : consumed_by(Stage::scores, positions == PositionKind::rope))
             p.last_read[index_of(*find_step(n))] = static_cast<int>(Stage::mix);
+    if (p.stream_attention) p.last_read[index_of(*find_step("blocks.0.attn.hook_v"))] = static_cast<int>(Stage::mix);
 
     // The lesson's own tensors are in memory already.
     for (const auto* m : {&lesson.inputs, &lesson.weights, &lesson.given})

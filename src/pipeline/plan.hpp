@@ -3,8 +3,9 @@
 //
 // Every step is computed into its own buffer (recording never copies). A
 // buffer the policy does not keep in full is freed after the last stage that
-// reads it. When no step of scores..softmax is kept or given, attention
-// streams over key blocks (online softmax) and nothing T x T exists; when
+// reads it. When no step of scores..softmax is kept or given and the mask is
+// none, causal or a window, attention streams over key blocks (online
+// softmax) and nothing T x T exists; when
 // neither FFN hidden step is kept, the FFN runs in row chunks and the T x F
 // hidden units never exist whole.
 #pragma once

@@ -31,6 +31,9 @@ std::vector<std::string> Run::labels_for(Axis a) const {
         case Axis::head:
             for (std::size_t h = 0; h < dims_.NH; ++h) out.push_back(fmt::format("h{}", h));
             return out;
+        case Axis::kv_head:
+            for (std::size_t g = 0; g < dims_.KVH; ++g) out.push_back(fmt::format("kv{}", g));
+            return out;
         case Axis::d_model:
         case Axis::d_head:
             for (std::size_t i = 0; i < dims_.extent(a); ++i) out.push_back(fmt::format("d{}", i));

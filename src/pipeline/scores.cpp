@@ -6,18 +6,22 @@ namespace attntrace {
 
 void scores_forward(Run& run) {
     const Dims& d = run.dims();
-    const Tensor* q = run.value("blocks.0.attn.hook_q");
-    const Tensor* k = run.value("blocks.0.attn.hook_k");
-    // S_h = Q_h·K_hᵀ   Q_h: (Tq, hs) at q + h·hs, row stride C   K_h: (T, hs)   S_h: (Tq, T)
-    if (float* s = run.open("blocks.0.attn.hook_scores_raw",
-                            {{"blocks.0.attn.hook_q", q}, {"blocks.0.attn.hook_k", k}})) {
+    // With RoPE the scores read the rotated Q and K (rope.cpp).
+    const bool rope = run.lesson().config.positions.kind == PositionKind::rope;
+    const std::string qn = rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q";
+    const std::string kn = rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k";
+    const Tensor* q = run.value(qn);
+    const Tensor* k = run.value(kn);
+    // S_h = Q_h·K_gᵀ, g = h / (NH/KVH)   Q_h: (Tq, hs) at q + h·hs, row stride C
+    //   K_g: (T, hs) at k + g·hs, row stride KVH·hs   S_h: (Tq, T)
+    if (float* s = run.open("blocks.0.attn.hook_scores_raw", {{qn, q}, {kn, k}})) {
         // One head per thread (each GEMM then runs on its thread): heads write
         // disjoint planes, so the result does not depend on the thread count.
         const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;
 #pragma omp parallel for schedule(static) if (parallel)
         for (std::size_t h = 0; h < d.NH; ++h)
-            matmul_nt(q->ptr() + h * d.hs, d.C, k->ptr() + h * d.hs, d.C, s + h * d.Tq * d.T, d.T,
-                          d.Tq, d.hs, d.T);
+            matmul_nt(q->ptr() + h * d.hs, d.C, k->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, s + h * d.Tq * d.T,
+                      d.T, d.Tq, d.hs, d.T);
     }
     run.close();
 }

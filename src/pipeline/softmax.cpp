@@ -56,13 +56,23 @@ void softmax_forward(Run& run) {
         if (x) softmax_rows(x->ptr(), rows, cols, row_max, shifted, e, row_sum, a);
         run.close();
     }
+    // A row whose every key is masked has max -inf: its weights are all 0
+    // (softmax kernels, kernels/softmax.hpp) and so is its Z; the warning names the rows.
     const Tensor* m = run.value(kMax);
+    if (!m) return;
+    constexpr std::size_t kNamed = 6;  // rows named in the warning; the count says how many in all
     std::size_t empty = 0;
-    if (m)
-        for (float v : m->data) empty += v == kNegInf;
+    std::string named;
+    for (std::size_t r = 0; r < m->data.size(); ++r) {
+        if (m->data[r] != kNegInf) continue;
+        if (empty++ < kNamed)
+            named += fmt::format("{}head {} query {} \"{}\"", named.empty() ? "" : ", ", r / d.Tq, r % d.Tq,
+                                 run.lesson().query_labels()[r % d.Tq]);
+    }
     if (empty)
-        run.warn(fmt::format("{} row(s) of {} have every key masked: their weights are all 0 (no distribution)", empty,
-                             kIn));
+        run.warn(fmt::format("{} row(s) of {} have every key masked: their weights are all 0 (no distribution) and so "
+                             "is their Z: {}{}",
+                             empty, kIn, named, empty > kNamed ? ", ..." : ""));
 }
 
 }  // namespace attntrace

@@ -188,6 +188,7 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
     switch (s.def->stage) {
         case Stage::embed: fn = ed::explain_embed; break;
         case Stage::qkv: fn = ed::explain_qkv; break;
+        case Stage::rope: fn = ed::explain_rope; break;
         case Stage::scores:
         case Stage::scale:
         case Stage::mask: fn = ed::explain_scores; break;

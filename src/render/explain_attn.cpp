@@ -2,12 +2,22 @@
 #include <cmath>
 #include <limits>
 
+#include "pipeline/mask_pattern.hpp"
 #include "render/explain_detail.hpp"
 
 namespace attntrace::explain_detail {
 
 namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Which K/V head query head h read, and with whom it shares it.
+std::string kv_group_line(const Dims& d, const std::string& hn, std::size_t h, const std::string& gn) {
+    if (d.KVH == d.NH) return fmt::format("query head {} reads its own K/V head {} (multi-head: KVH = NH = {})", hn, gn, d.NH);
+    const std::size_t group = d.NH / d.KVH, g = d.kv_of(h);
+    return fmt::format("query head {} reads K/V head {} = ⌊{} / (NH/KVH = {}/{})⌋, shared with query heads h{}..h{} ({})",
+                       hn, gn, h, d.NH, d.KVH, g * group, g * group + group - 1,
+                       d.KVH == 1 ? "multi-query" : "grouped-query");
+}
 
 float divisor(const Ctx& c) {
     // as scale.cpp: √hs in float, or 1 when the lesson switches scaling off
@@ -20,30 +30,30 @@ float explain_scores(Ctx& c) {
     const std::string n = c.step.name;
     const Dims d = c.lesson.dims();
     if (n == "blocks.0.attn.hook_mask") {
-        const std::size_t i = c.at[0], j = c.at[1], offset = d.T - d.Tq;
+        const std::size_t i = c.at[0], j = c.at[1];
         const std::string q = Ctx::label(c.step, 0, i), k = Ctx::label(c.step, 1, j);
-        if (c.lesson.config.mask != MaskKind::causal) {
-            c.line("no mask in this lesson (config.mask none): query {} sees every key, {} included: 0", q, k);
-            return 0.0f;
-        }
-        const bool blocked = j > i + offset;
-        c.line("causal mask: query {} sits at position {}, key {} at position {}", q, i + offset, k, j);
-        c.line("{}", blocked ? "the key comes after the query: blocked, -inf (its weight will be exactly 0)"
-                       : "the key is not after the query: visible, 0 (the score passes unchanged)");
-        return blocked ? kNegInf : 0.0f;
+        const MaskPattern pattern(c.lesson.config, d.Tq, d.T);
+        for (const std::string& l : pattern.reason(i, j, q, k)) c.line("{}", l);
+        return pattern.allows(i, j) ? 0.0f : kNegInf;
     }
+    if (n == "blocks.0.attn.hook_alibi_slopes" || n == "blocks.0.attn.hook_alibi") return explain_alibi(c);
     const std::size_t h = c.at[0], i = c.at[1], j = c.at[2];
     const std::string hn = Ctx::label(c.step, 0, h), q = Ctx::label(c.step, 1, i), k = Ctx::label(c.step, 2, j);
     if (n == "blocks.0.attn.hook_scores_raw") {
-        const Step& Q = c.input("blocks.0.attn.hook_q");
-        const Step& K = c.input("blocks.0.attn.hook_k");
+        const bool rope = c.lesson.config.positions.kind == PositionKind::rope;
+        const Step& Q = c.input(rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q");
+        const Step& K = c.input(rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k");
+        if (rope) c.line("RoPE: the rotated queries and keys (hook_rot_q, hook_rot_k)");
+        const std::size_t g = d.kv_of(h);
+        const std::string gn = Ctx::label(K, 1, g);
         c.line("S[{},{},{}] = Σ_e Q[{},{},e] · K[{},{},e]   (hs = {} terms: query {} against key {})", hn, q, k, q, hn,
-               k, hn, d.hs, q, k);
+               k, gn, d.hs, q, k);
+        c.line("{}", kv_group_line(d, hn, h, gn));
         return write_dot(
             c, d.hs, [&](std::size_t e) { return fmt::format("Q[{},{},d{}]", q, hn, e); },
             [&](std::size_t e) { return get(Q, {i, h, e}); },
-            [&](std::size_t e) { return fmt::format("K[{},{},d{}]", k, hn, e); },
-            [&](std::size_t e) { return get(K, {j, h, e}); });
+            [&](std::size_t e) { return fmt::format("K[{},{},d{}]", k, gn, e); },
+            [&](std::size_t e) { return get(K, {j, g, e}); });
     }
     if (n == "blocks.0.attn.hook_scores_scaled") {
         const float s = get(c.input("blocks.0.attn.hook_scores_raw"), {h, i, j});
@@ -56,9 +66,17 @@ float explain_scores(Ctx& c) {
         c.line("  = {}", c.num(r));
         return r;
     }
-    // hook_attn_scores: S̃ + M
+    // hook_attn_scores: S̃ + M, or (S̃ + bias) + M with ALiBi
     const float s = get(c.input("blocks.0.attn.hook_scores_scaled"), {h, i, j});
     const float m = get(c.input("blocks.0.attn.hook_mask"), {i, j});
+    if (c.lesson.config.positions.kind == PositionKind::alibi) {
+        const float b = get(c.input("blocks.0.attn.hook_alibi"), {h, i, j});
+        c.line("(S̃[{},{},{}] + bias[{},{},{}]) + M[{},{}] = ({} + {}) + {}{}", hn, q, k, hn, q, k, q, k, c.num(s),
+               c.num(b), c.num(m), m == 0.0f ? "   (key visible to the query)" : "   (key blocked for this query)");
+        const float r = (s + b) + m;
+        c.line("  = {}", c.num(r));
+        return r;
+    }
     c.line("S̃[{},{},{}] + M[{},{}] = {} + {}{}", hn, q, k, q, k, c.num(s), c.num(m),
            m == 0.0f ? "   (key visible to the query)" : "   (key blocked for this query)");
     const float r = s + m;
@@ -143,14 +161,16 @@ float explain_mix(Ctx& c) {
         const std::size_t i = c.at[0], h = c.at[1], e = c.at[2];
         const Step& A = c.input("blocks.0.attn.hook_pattern");
         const Step& V = c.input("blocks.0.attn.hook_v");
-        const std::string q = Ctx::label(c.step, 0, i), hn = Ctx::label(c.step, 1, h);
+        const std::size_t g = d.kv_of(h);
+        const std::string q = Ctx::label(c.step, 0, i), hn = Ctx::label(c.step, 1, h), gn = Ctx::label(V, 1, g);
         c.line("Z[{},{},d{}] = Σ_j A[{},{},j] · V[j,{},d{}]   (query {} mixes the values of {} keys)", q, hn, e, hn, q,
-               hn, e, q, d.T);
+               gn, e, q, d.T);
+        c.line("{}", kv_group_line(d, hn, h, gn));
         return write_dot(
             c, d.T, [&](std::size_t j) { return fmt::format("A[{},{},{}]", hn, q, Ctx::label(A, 2, j)); },
             [&](std::size_t j) { return get(A, {h, i, j}); },
-            [&](std::size_t j) { return fmt::format("V[{},{},d{}]", Ctx::label(V, 0, j), hn, e); },
-            [&](std::size_t j) { return get(V, {j, h, e}); });
+            [&](std::size_t j) { return fmt::format("V[{},{},d{}]", Ctx::label(V, 0, j), gn, e); },
+            [&](std::size_t j) { return get(V, {j, g, e}); });
     }
     const std::size_t i = c.at[0], col = c.at[1];
     const Step& Z = c.input("blocks.0.attn.hook_z");

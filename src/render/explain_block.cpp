@@ -10,11 +10,24 @@ namespace attntrace::explain_detail {
 float explain_embed(Ctx& c) {
     const std::size_t t = c.at[0], col = c.at[1];
     const std::string tok = Ctx::label(c.step, 0, t);
+    if (c.step.name == "hook_pos_embed") return explain_pos_embed(c);
+    if (c.step.name == "hook_embed" && !c.lesson.inputs.count("embedding")) {
+        const Tensor& X = c.lesson.inputs.at("X");
+        c.line("the lesson's inputs.X, row {} (token {}), column {}: the token embeddings, before positions", t, tok, col);
+        return X.data[t * X.shape[1] + col];
+    }
     if (c.step.name == "hook_embed") {
         const Tensor& table = c.lesson.inputs.at("embedding");
         const auto id = static_cast<std::size_t>(c.lesson.token_ids[t]);
         c.line("token {} has id {}: row {} of the lesson's embedding table, column {}", tok, id, id, col);
         return table.data[id * table.shape[1] + col];
+    }
+    if (c.lesson.config.positions.additive()) {
+        const float e = get(c.input("hook_embed"), {t, col}), p = get(c.input("hook_pos_embed"), {t, col});
+        c.line("X = E + PE: hook_embed[{},d{}] + hook_pos_embed[{},d{}] = {} + {}", tok, col, tok, col, c.num(e), c.num(p));
+        const float r = e + p;
+        c.line("  = {}", c.num(r));
+        return r;
     }
     if (const Step* e = c.trace.find("hook_embed"); e && e->value.size()) {
         c.line("X = the embeddings (no positional encoding in this block): hook_embed[{},d{}]", tok, col);
@@ -25,22 +38,42 @@ float explain_embed(Ctx& c) {
     return X.data[t * X.shape[1] + col];
 }
 
-// hook_q, hook_k, hook_v at (t, h, e): column h·hs + e of X·W + b
-float explain_qkv(Ctx& c) {
+// hook_kv_head at (h): which K/V head query head h reads
+float explain_kv_head(Ctx& c) {
     const Dims d = c.lesson.dims();
-    const std::size_t t = c.at[0], h = c.at[1], e = c.at[2], col = h * d.hs + e;
+    const std::size_t h = c.at[0], group = d.NH / d.KVH, g = d.kv_of(h);
+    const std::string kind = d.KVH == d.NH ? "multi-head attention: every query head has its own K/V head"
+                             : d.KVH == 1  ? "multi-query attention: one K/V head for all query heads"
+                                           : "grouped-query attention";
+    c.line("{} query heads share {} K/V heads ({}): groups of NH / KVH = {} / {} = {} consecutive heads", d.NH, d.KVH,
+           kind, d.NH, d.KVH, group);
+    c.line("g({}) = ⌊{} / {}⌋ = {}: query head {} reads K and V head kv{} (query heads h{}..h{})", Ctx::label(c.step, 0, h),
+           h, group, g, Ctx::label(c.step, 0, h), g, g * group, g * group + group - 1);
+    return static_cast<float>(g);
+}
+
+// hook_q at (t, h, e): column h·hs + e of X·W_Q + b_Q (C columns);
+// hook_k, hook_v at (t, g, e): column g·hs + e of X·W + b (KVH·hs columns)
+float explain_qkv(Ctx& c) {
+    if (c.step.name == "blocks.0.attn.hook_kv_head") return explain_kv_head(c);
+    const Dims d = c.lesson.dims();
     const char letter = c.step.name.back() == 'q' ? 'Q' : c.step.name.back() == 'k' ? 'K' : 'V';
+    const std::size_t N = letter == 'Q' ? d.C : d.KVH * d.hs;  // W's columns
+    const std::size_t t = c.at[0], h = c.at[1], e = c.at[2], col = h * d.hs + e;
     const std::string w = std::string("W_") + letter, b = std::string("b_") + letter;
     const Step& X = c.input("blocks.0.hook_resid_pre");
     const Tensor& W = c.weight(w);
     const Tensor* B = c.optional_weight(b);
-    const std::string tok = Ctx::label(c.step, 0, t);
-    c.line("{}[{},h{},d{}] = Σ_c X[{},c] · {}[c,{}] + {}[{}]   (column {} = head {} · hs {} + {})", letter, tok, h, e,
-           tok, w, col, b, col, col, h, d.hs, e);
+    const std::string tok = Ctx::label(c.step, 0, t), hn = Ctx::label(c.step, 1, h);
+    c.line("{}[{},{},d{}] = Σ_c X[{},c] · {}[c,{}] + {}[{}]   (column {} = {} head {} · hs {} + {})", letter, tok, hn, e,
+           tok, w, col, b, col, col, letter == 'Q' ? "query" : "K/V", h, d.hs, e);
+    if (letter != 'Q' && d.KVH != d.NH)
+        c.line("K/V head {} is read by query heads h{}..h{} (NH / KVH = {} of them)", hn, h * (d.NH / d.KVH),
+               (h + 1) * (d.NH / d.KVH) - 1, d.NH / d.KVH);
     return write_dot(
         c, d.C, [&](std::size_t k) { return fmt::format("X[{},d{}]", tok, k); },
         [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("{}[{},{}]", w, k, col); },
-        [&](std::size_t k) { return W.data[k * d.C + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
+        [&](std::size_t k) { return W.data[k * N + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
 }
 
 // hook_resid_mid, hook_resid_post at (t, c)

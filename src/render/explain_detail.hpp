@@ -61,5 +61,9 @@ float explain_layernorm(Ctx& c);  // ln1.*, ln2.*
 float explain_ffn(Ctx& c);        // mlp.hook_pre, mlp.hook_pre_linear, mlp.hook_post, hook_mlp_out
 float explain_rmsnorm(Ctx& c, const Step& X, const std::string& prefix, const std::string& ln,
                       const std::string& xname);  // ln1.*, ln2.* with config.norm "rmsnorm"
+// explain_positions.cpp
+float explain_pos_embed(Ctx& c);  // hook_pos_embed
+float explain_rope(Ctx& c);       // attn.hook_rot_q, attn.hook_rot_k
+float explain_alibi(Ctx& c);      // attn.hook_alibi_slopes, attn.hook_alibi
 
 }  // namespace attntrace::explain_detail

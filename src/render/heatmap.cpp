@@ -17,6 +17,10 @@ namespace {
 constexpr std::array<const char*, 5> kShades = {" ", "░", "▒", "▓", "█"};
 constexpr const char* kBlocked = "×";
 constexpr std::size_t kCellW = 6;  // shade, space, "0.00"; or "  0.00" on a colour
+// A mask's cells carry no number (all are 0 or -inf): "   █" / "   ×", so a
+// pattern of 12 tokens fits 80 columns and reads as the pattern it is.
+constexpr std::size_t kMaskCellW = 4;
+std::size_t cell_width(bool mask) { return mask ? kMaskCellW : kCellW; }
 
 struct Rgb {
     int r, g, b;
@@ -46,8 +50,11 @@ struct Scale {
 
 std::string cell(float x, const Scale& s, const HeatmapOptions& opt) {
     const bool color = opt.style.color;
+    const std::size_t w = cell_width(opt.mask);
     if (std::isinf(x) && x < 0)
-        return fmt::format("{}{:>{}}{}", color ? "\x1b[2m" : "", kBlocked, kCellW, color ? "\x1b[0m" : "");
+        return fmt::format("{}{:>{}}{}", color ? "\x1b[2m" : "", kBlocked, w, color ? "\x1b[0m" : "");
+    if (opt.mask)  // a visible cell (M = 0): the top of the scale
+        return color ? on_colour(std::string(w, ' '), ramp(1.0)) : std::string(w - 1, ' ') + kShades[4];
     std::string num = fmt::format("{:.2f}", x);
     if (num == "-0.00") num = "0.00";
     const double v = opt.mask ? 1.0 : s.norm(x);
@@ -97,15 +104,16 @@ std::string one_map(const float* base, std::size_t rows, std::size_t cols, std::
     std::size_t lw = 3;
     for (auto r : rix)
         if (r != kGap) lw = std::max(lw, display_width(lab(rl, r)));
-    if (!opt.full) cix = fit_columns(cix, cols, opt.indent.size() + lw, kCellW + 1, 4, opt.style.width);
-    auto fit = [](std::string s) {  // a column label cut to the cell, right-aligned
+    const std::size_t cw = cell_width(opt.mask);
+    if (!opt.full) cix = fit_columns(cix, cols, opt.indent.size() + lw, cw + 1, 4, opt.style.width);
+    auto fit = [cw](std::string s) {  // a column label cut to the cell, right-aligned
         std::string out;
         std::size_t n = 0;
-        for (std::size_t i = 0; i < s.size() && n < kCellW; ++i) {
+        for (std::size_t i = 0; i < s.size() && n < cw; ++i) {
             out += s[i];
             if (i + 1 == s.size() || (static_cast<unsigned char>(s[i + 1]) & 0xC0) != 0x80) ++n;
         }
-        return std::string(kCellW - n, ' ') + out;
+        return std::string(cw - n, ' ') + out;
     };
     std::string out = opt.indent + std::string(lw, ' ');
     for (auto c : cix) {

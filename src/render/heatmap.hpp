@@ -31,13 +31,14 @@ struct HeatmapOptions {
     // The colour scale: weights and masks use [0, 1] (a mask's 0 is "visible");
     // scores scale from their finite minimum to their maximum.
     bool auto_range = false;
-    bool mask = false;  // a mask: 0 (visible) at the top of the scale, -inf (blocked) as "×"
+    bool mask = false;  // a mask: narrow cells without numbers, 0 (visible) as the top of the scale (█), -inf (blocked) as "×"
     std::string indent = "    ";
 };
 
 // A (rows, cols) or (NH, rows, cols) tensor as a heatmap: each cell its
-// value (2 decimals) on its colour, or after its shading character; -inf
-// cells as "×" (blocked by the mask); then one legend line.
+// value (2 decimals) on its colour, or after its shading character (a mask's
+// cells: █ where visible, no number); -inf cells as "×" (blocked by the
+// mask); then one legend line.
 std::string format_heatmap(const Tensor& t, const std::vector<std::string>& axes,
                            const std::vector<std::vector<std::string>>& labels, const HeatmapOptions& opt);
 

@@ -132,6 +132,7 @@ std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
     }
     // Rank 3: one table per head. Axis k is the head axis; the other two, in order, are rows and columns.
     std::size_t k = std::find(axes.begin(), axes.end(), "head") - axes.begin();
+    if (k >= 3) k = std::find(axes.begin(), axes.end(), "kv_head") - axes.begin();  // K and V
     if (k >= 3) k = 0;
     const std::size_t stride[3] = {t.shape[1] * t.shape[2], t.shape[2], 1};
     std::size_t r = k == 0 ? 1 : 0, c = k == 2 ? 1 : 2;
@@ -141,7 +142,9 @@ std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
             out += opt.indent + fmt::format("... ({} heads not shown; --full shows them)\n", t.shape[k] - 2 * opt.edge_items);
             continue;
         }
-        if (t.shape[k] > 1) out += opt.indent + "head " + (lab(k) ? (*lab(k))[h] : std::to_string(h)) + "\n";
+        if (t.shape[k] > 1)
+            out += opt.indent + (k < axes.size() && axes[k] == "kv_head" ? "kv_head " : "head ") +
+                   (lab(k) ? (*lab(k))[h] : std::to_string(h)) + "\n";
         out += format_slice({t.ptr() + h * stride[k], t.shape[r], t.shape[c], stride[r], stride[c], lab(r), lab(c)}, opt,
                             summarize);
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pipeline/mask_pattern.hpp"
 #include "render/matrix.hpp"
 
 namespace attntrace {
@@ -79,10 +80,21 @@ void render_summary(std::ostream& out, const Step& s, const TableOptions& table)
     out << "    corner:\n" << format_tensor(m.corner, axes, labels, table);
 }
 
+// "h0..h3 read kv0 · h4..h7 read kv1": the query heads sharing each K/V head.
+std::string kv_groups(const Dims& d) {
+    const std::size_t group = d.NH / d.KVH;
+    std::string out;
+    for (std::size_t g = 0; g < d.KVH; ++g)
+        out += fmt::format("{}{} read{} kv{}", g ? " · " : "",
+                           group == 1 ? fmt::format("h{}", g) : fmt::format("h{}..h{}", g * group, g * group + group - 1),
+                           group == 1 ? "s" : "", g);
+    return out;
+}
+
 }  // namespace
 
 bool heatmapped(const std::string& name) {
-    return name == "blocks.0.attn.hook_pattern" || name == "blocks.0.attn.hook_mask" ||
+    return name == "blocks.0.attn.hook_pattern" || name == "blocks.0.attn.hook_mask" || name == "blocks.0.attn.hook_alibi" ||
            name == "blocks.0.attn.hook_attn_scores";
 }
 
@@ -111,9 +123,22 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                        lesson.source.section.empty() ? "" : " · §" + lesson.source.section);
     out << fmt::format("tokens: {}{}\n", fmt::join(lesson.tokens, " "),
                        lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", fmt::join(lesson.query_tokens, " ")));
-    out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · {} · eps {:g}\n",
-                       c.d_model, c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_name(c.mask),
-                       c.scale ? "on" : "off", activation_name(c.activation), norm_name(c.norm), c.eps);
+    out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
+                       c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
+                       c.scale ? "on" : "off",
+                       c.norm == NormKind::layernorm ? std::string(activation_name(c.activation))
+                                                     : fmt::format("{} · {}", activation_name(c.activation), norm_name(c.norm)),
+                       c.eps);
+    if (const Positions& p = c.positions; p.kind != PositionKind::none)
+        out << fmt::format("positions: {}{}\n", position_name(p.kind),
+                           p.kind == PositionKind::rope
+                               ? fmt::format(" (layout {}, base {:g})", rope_layout_name(p.layout), p.base)
+                           : p.kind == PositionKind::alibi ? (p.slopes.empty() ? " (the paper's slopes)" : " (the lesson's slopes)")
+                                                           : "");
+    const Dims dims = lesson.dims();
+    if (dims.KVH != dims.NH)
+        out << fmt::format("K/V heads {} ({}): {}\n", dims.KVH, dims.KVH == 1 ? "multi-query" : "grouped-query",
+                           kv_groups(dims));
     out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
     if (trace.policy.kind != TracePolicy::Kind::full)
         out << fmt::format("trace policy {}: {} of the steps kept{}\n", trace.policy.describe(), trace.steps.size(),
@@ -129,7 +154,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     heat.full = view.full;
     auto draw_heatmap = [&](const Step& s) {
         if (!view.heatmap || !heatmapped(s.name)) return;
-        heat.auto_range = s.name == "blocks.0.attn.hook_attn_scores";
+        heat.auto_range = s.name == "blocks.0.attn.hook_attn_scores" || s.name == "blocks.0.attn.hook_alibi";
         heat.mask = s.name == "blocks.0.attn.hook_mask";
         out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
     };
@@ -142,6 +167,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), s.name, s.def ? s.def->title : "",
                            shape_str(s.shape), axes.empty() ? "" : ": " + axes);
         if (s.def) out << "    " << s.def->formula << "\n";
+        if (dims.KVH != dims.NH && (s.name == "blocks.0.attn.hook_scores_raw" || s.name == "blocks.0.attn.hook_z"))
+            out << "    K/V heads read: " << kv_groups(dims) << "\n";
         switch (s.source) {
             case StepSource::not_computable:
                 out << "    not computable: " << s.note << "\n";

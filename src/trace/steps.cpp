@@ -8,11 +8,11 @@ namespace attntrace {
 namespace {
 
 constexpr std::array<std::string_view, kStageCount> kStageNames = {
-    "embed", "qkv", "scores", "scale", "mask", "softmax", "mix",
+    "embed", "qkv", "rope", "scores", "scale", "mask", "softmax", "mix",
     "out",   "add1", "norm1", "ffn",   "add2", "norm2"};
 
-constexpr std::array<std::string_view, 7> kAxisNames = {"pos",     "query",  "key", "head",
-                                                        "d_model", "d_head", "d_ff"};
+constexpr std::array<std::string_view, 8> kAxisNames = {"pos",     "query",  "key", "head",
+                                                        "d_model", "d_head", "d_ff", "kv_head"};
 
 using A = Axis;
 
@@ -23,8 +23,13 @@ const std::vector<StepDef> kSteps = {
      "Each token id looks up its row of the embedding table: a vector that stands for the token on its own, "
      "before it has seen any context.",
      {A::pos, A::d_model}},
+    {"hook_pos_embed", Stage::embed, "Positional encodings",
+     "sinusoidal: PE[p,2i] = sin(p/10000^(2i/C)), PE[p,2i+1] = cos(p/10000^(2i/C)); learned: row p of the table",
+     "One vector per position, added to the token embeddings: without it self-attention cannot tell the order of "
+     "the tokens (permuting them only permutes its output).",
+     {A::pos, A::d_model}},
     {"blocks.0.hook_resid_pre", Stage::embed, "Input X",
-     "X = token embeddings, one row per token",
+     "X = token embeddings (+ positional encodings when the lesson has them), one row per token",
      "The residual stream entering the block: one row per token, d_model numbers each.",
      {A::pos, A::d_model}},
     // stage qkv
@@ -33,16 +38,33 @@ const std::vector<StepDef> kSteps = {
      "What each token is looking for. Head h owns columns h·hs to (h+1)·hs-1.",
      {A::query, A::head, A::d_head}},
     {"blocks.0.attn.hook_k", Stage::qkv, "Keys K",
-     "K = X·W^K + b^K, split into heads of hs columns",
-     "What each token offers to be found by: queries are matched against these.",
-     {A::key, A::head, A::d_head}},
+     "K = X·W^K + b^K, split into KVH K/V heads of hs columns",
+     "What each token offers to be found by: queries are matched against these. With fewer K/V heads than "
+     "query heads (GQA, MQA) each K head serves a group of query heads.",
+     {A::key, A::kv_head, A::d_head}},
     {"blocks.0.attn.hook_v", Stage::qkv, "Values V",
-     "V = X·W^V + b^V, split into heads of hs columns",
-     "What each token hands over when another token attends to it.",
-     {A::key, A::head, A::d_head}},
+     "V = X·W^V + b^V, split into KVH K/V heads of hs columns",
+     "What each token hands over when another token attends to it; shared by a group of query heads like K.",
+     {A::key, A::kv_head, A::d_head}},
+    {"blocks.0.attn.hook_kv_head", Stage::qkv, "K/V head of each query head",
+     "g(h) = ⌊h / (NH / KVH)⌋",
+     "Which K/V head each query head reads: contiguous groups of NH/KVH query heads share one (as Llama's "
+     "repeat_kv). Every head its own (MHA) when KVH = NH; one for all (MQA) when KVH = 1.",
+     {A::head}},
+    // stage rope
+    {"blocks.0.attn.hook_rot_q", Stage::rope, "Rotated queries (RoPE)",
+     "(q_a, q_b) at position p -> (q_a·cos(p·θ_i) - q_b·sin(p·θ_i), q_b·cos(p·θ_i) + q_a·sin(p·θ_i)), θ_i = base^(-2i/hs)",
+     "Each pair of head dimensions is turned by an angle proportional to the token's position, so a query-key "
+     "dot product depends on how far apart they are. Pairs are (i, i+hs/2) in the half layout, (2i, 2i+1) in the "
+     "interleaved one.",
+     {A::query, A::head, A::d_head}},
+    {"blocks.0.attn.hook_rot_k", Stage::rope, "Rotated keys (RoPE)",
+     "the same rotation as the queries, at each key's position",
+     "Keys turn by their own position's angle: rotating both by the same extra angle leaves every score unchanged.",
+     {A::key, A::kv_head, A::d_head}},
     // stage scores
     {"blocks.0.attn.hook_scores_raw", Stage::scores, "Raw scores S",
-     "S_h = Q_h·K_hᵀ",
+     "S_h = Q_h·K_gᵀ, g = g(h) the K/V head query head h reads",
      "Dot product of every query with every key: how well each token's question matches each token's offer.",
      {A::head, A::query, A::key}, NegInf::given},
     // stage scale
@@ -55,8 +77,17 @@ const std::vector<StepDef> kSteps = {
      "M[i,j] = 0 where query i may see key j, -inf where it may not",
      "Added to the scores before softmax: a -inf score becomes a weight of exactly 0.",
      {A::query, A::key}, NegInf::masked},
+    {"blocks.0.attn.hook_alibi_slopes", Stage::mask, "ALiBi slopes m_h",
+     "m_h = 2^(-8(h+1)/NH) for NH a power of 2 (the paper's interpolation otherwise), or the lesson's",
+     "One penalty per head: how fast that head's attention fades with distance.",
+     {A::head}},
+    {"blocks.0.attn.hook_alibi", Stage::mask, "ALiBi bias",
+     "bias[h,i,j] = -m_h·|p_i - j|   (p_i: query i's position)",
+     "Added to the scores: the further a key is from the query, the lower its score, more steeply in heads with "
+     "larger slopes. No positional vector is added to the tokens.",
+     {A::head, A::query, A::key}},
     {"blocks.0.attn.hook_attn_scores", Stage::mask, "Masked scores",
-     "S̃_h + M",
+     "S̃_h + M   (with ALiBi: S̃_h + bias_h + M)",
      "The scores softmax sees: blocked cells are -inf.",
      {A::head, A::query, A::key}, NegInf::masked},
     // stage softmax
@@ -82,7 +113,7 @@ const std::vector<StepDef> kSteps = {
      {A::head, A::query, A::key}},
     // stage mix
     {"blocks.0.attn.hook_z", Stage::mix, "Mixed values Z = A·V",
-     "Z_h = A_h·V_h; side by side, the heads form the concatenation [Z_1 … Z_NH]",
+     "Z_h = A_h·V_g, g = g(h); side by side, the heads form the concatenation [Z_1 … Z_NH]",
      "Each token's new vector: the values of all tokens, weighted by its attention row.",
      {A::query, A::head, A::d_head}},
     // stage out
@@ -186,6 +217,7 @@ std::size_t Dims::extent(Axis a) const {
         case Axis::d_model: return C;
         case Axis::d_head: return hs;
         case Axis::d_ff: return F;
+        case Axis::kv_head: return KVH;
     }
     return 0;
 }
@@ -198,11 +230,14 @@ const StepDef* find_step(std::string_view name) {
     return nullptr;
 }
 
-std::vector<std::string> consumed_by(Stage s) {
+std::vector<std::string> consumed_by(Stage s, bool rope) {
     switch (s) {
         case Stage::embed: return {};
         case Stage::qkv: return {"blocks.0.hook_resid_pre"};
-        case Stage::scores: return {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k"};
+        case Stage::rope: return {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k"};
+        case Stage::scores:
+            if (rope) return {"blocks.0.attn.hook_rot_q", "blocks.0.attn.hook_rot_k"};
+            return {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k"};
         case Stage::scale: return {"blocks.0.attn.hook_scores_raw"};
         case Stage::mask: return {"blocks.0.attn.hook_scores_scaled"};
         case Stage::softmax: return {"blocks.0.attn.hook_attn_scores"};

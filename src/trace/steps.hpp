@@ -4,7 +4,8 @@
 // Letters used in shapes everywhere in attntrace:
 //   T  tokens (keys)          Tq  query tokens (= T in self-attention)
 //   C  d_model                NH  heads          hs  head size = C / NH
-//   F  d_ff
+//   F  d_ff                   KVH K/V heads (divides NH; NH: MHA, 1: MQA, else GQA)
+//   query head h reads K/V head g(h) = h / (NH / KVH): contiguous groups of NH/KVH
 //
 // Names follow TransformerLens hooks where one exists for the same tensor
 // (blocks.0.attn.hook_q, hook_pattern, ...) and add the finer steps it fuses
@@ -23,15 +24,16 @@
 namespace attntrace {
 
 // Coarse pipeline stages: a lesson runs the stages from run.from to run.to.
-enum class Stage { embed, qkv, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2 };
-inline constexpr int kStageCount = 13;
+// rope rotates Q and K (only with config.positions kind rope; otherwise it records nothing).
+enum class Stage { embed, qkv, rope, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2 };
+inline constexpr int kStageCount = 14;
 
 std::string_view stage_name(Stage s);
 std::optional<Stage> stage_from_name(std::string_view name);
 std::string stage_list();  // "embed, qkv, ..." for error messages
 
 // What an axis indexes; decides its labels (tokens, heads, dimensions).
-enum class Axis { pos, query, key, head, d_model, d_head, d_ff };
+enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head };
 std::string_view axis_name(Axis a);
 std::optional<Axis> axis_from_name(std::string_view name);
 
@@ -42,7 +44,10 @@ struct Dims {
     std::size_t NH = 1;  // heads
     std::size_t hs = 0;  // head size
     std::size_t F = 0;   // d_ff (0 when the lesson has no FFN)
+    std::size_t KVH = 1; // K/V heads (= NH in multi-head attention)
     std::size_t extent(Axis a) const;
+    // The K/V head query head h reads: h / (NH / KVH), as Llama's repeat_kv.
+    std::size_t kv_of(std::size_t h) const { return h / (NH / KVH); }
 };
 
 // Where a step may hold -inf (a blocked cell). Anywhere else an infinity is
@@ -68,7 +73,8 @@ const std::vector<StepDef>& step_catalogue();
 const StepDef* find_step(std::string_view name);
 Shape step_shape(const StepDef& def, const Dims& dims);
 
-// The steps of earlier stages that stage `s` reads (weights aside).
-std::vector<std::string> consumed_by(Stage s);
+// The steps of earlier stages that stage `s` reads (weights aside). With
+// `rope`, scores (and streamed attention) read the rotated Q and K.
+std::vector<std::string> consumed_by(Stage s, bool rope = false);
 
 }  // namespace attntrace

@@ -245,7 +245,122 @@ mod("npy-missing-file.json", lambda d: d["weights"].__setitem__("W_V", {"npy": "
 
 # ---- config values -----------------------------------------------------------------
 mod("config-mask-unknown.json", lambda d: d["config"].__setitem__("mask", "sparse"), ["config.mask"])
+
+
+def set_mask(m):
+    return lambda d: d["config"].__setitem__("mask", m)
+
+
+mod("mask-window-even.json", set_mask({"kind": "window", "window": 4}), ["config.mask.window", "odd", "found 4"])
+mod("mask-window-zero.json", set_mask({"kind": "window", "window": 0}), ["config.mask.window"])
+mod("mask-window-missing.json", set_mask({"kind": "window"}), ["config.mask.window", "missing"])
+mod("mask-window-causal-string.json", set_mask({"kind": "window", "window": 3, "causal": "yes"}), ["config.mask.causal"])
+mod("mask-kind-unknown.json", set_mask({"kind": "dilated", "window": 3}), ["config.mask.kind", "dilated"])
+mod("mask-kind-missing.json", set_mask({"window": 3}), ["config.mask.kind", "missing"])
+mod("mask-other-kinds-field.json", set_mask({"kind": "window", "window": 3, "global": [0]}), ["config.mask.global", "unknown"])
+mod("mask-global-out-of-range.json", set_mask({"kind": "global_local", "window": 1, "global": [3]}), ["config.mask.global[0]"])
+mod("mask-global-unknown-token.json", set_mask({"kind": "global_local", "window": 1, "global": ["cat"]}),
+    ["config.mask.global[0]", "not a token"])
+mod("mask-global-twice.json", set_mask({"kind": "global_local", "window": 1, "global": [0, "the"]}),
+    ["config.mask.global[1]", "once"])
+mod("mask-block-zero.json", set_mask({"kind": "block_sparse", "block": 0}), ["config.mask.block"])
+mod("mask-block-summary.json", set_mask({"kind": "block_sparse", "block": 2, "summary": "middle"}), ["config.mask.summary"])
+mod("mask-padding-neither.json", set_mask({"kind": "padding"}), ["config.mask", "neither"])
+mod("mask-padding-both.json", set_mask({"kind": "padding", "pad": [2], "pad_token": "fell"}), ["config.mask", "both"])
+mod("mask-padding-pad-float.json", set_mask({"kind": "padding", "pad": [1.5]}), ["config.mask.pad[0]"])
+mod("mask-custom-rows.json", set_mask({"kind": "custom", "allowed": [[1, 1, 1], [1, 1, 1]]}),
+    ["config.mask.allowed", "3x3", "2 rows"])
+mod("mask-custom-cell.json", set_mask({"kind": "custom", "allowed": [[1, 1, 1], [1, 0.5, 1], [1, 1, 1]]}),
+    ["config.mask.allowed[1][1]"])
+mod("mask-custom-short-row.json", set_mask({"kind": "custom", "allowed": [[1, 1, 1], [1, 1], [1, 1, 1]]}),
+    ["config.mask.allowed[1]"])
 mod("config-eps-negative.json", lambda d: d["config"].__setitem__("eps", -1e-5), ["config.eps"])
+
+
+# ---- positional encodings (config.positions, inputs.positions) ---------------------
+def positions(value):
+    return lambda d: d["config"].__setitem__("positions", value)
+
+
+def learned_table(rows, cols):
+    def fn(d):
+        d["config"]["positions"] = "learned"
+        d["inputs"]["positions"] = [[0.1] * cols for _ in range(rows)]
+    return fn
+
+
+def given_step(name, value):
+    return lambda d: d["given"].__setitem__(name, value)
+
+
+mod("positions-unknown.json", positions("relative"), ["config.positions", "\"sinusoidal\"", "relative"])
+mod("positions-number.json", positions(3), ["config.positions", "number"])
+mod("positions-rope-string.json", positions("rope"), ["config.positions", "layout", "pick one"])
+mod("positions-alibi-string.json", positions("alibi"), ["config.positions", "an object"])
+mod("positions-kind-missing.json", positions({"layout": "half"}), ["config.positions.kind", "missing"])
+mod("positions-kind-unknown.json", positions({"kind": "xpos"}), ["config.positions.kind", "xpos"])
+mod("positions-unknown-field.json", positions({"kind": "rope", "layout": "half", "layot": "half"}),
+    ["config.positions.layot", "unknown"])
+mod("positions-sinusoidal-extra-field.json", positions({"kind": "sinusoidal", "base": 100}),
+    ["config.positions.base", "unknown"])
+mod("positions-rope-no-layout.json", positions({"kind": "rope"}), ["config.positions.layout", "missing"])
+mod("positions-rope-layout-unknown.json", positions({"kind": "rope", "layout": "neox"}),
+    ["config.positions.layout", "\"half\"", "neox"])
+mod("positions-rope-base-below-one.json", positions({"kind": "rope", "layout": "half", "base": 0.5}),
+    ["config.positions.base", "above 1"])
+mod("positions-rope-base-string.json", positions({"kind": "rope", "layout": "half", "base": "10000"}),
+    ["config.positions.base", "string"])
+mod("positions-rope-odd-head-size.json",
+    lambda d: (d["config"].__setitem__("heads", 4), d["config"].__setitem__("positions", {"kind": "rope", "layout": "interleaved"})),
+    ["config: ", "even head size", "= 1"])
+mod("positions-alibi-slopes-count.json", positions({"kind": "alibi", "slopes": [0.5, 0.25]}),
+    ["config.positions.slopes", "1 slopes", "found 2"])
+mod("positions-alibi-slope-negative.json", positions({"kind": "alibi", "slopes": [-0.5]}),
+    ["config.positions.slopes[0]", "from 0"])
+mod("positions-alibi-slope-string.json", positions({"kind": "alibi", "slopes": ["steep"]}),
+    ["config.positions.slopes[0]", "string"])
+mod("positions-alibi-slopes-not-array.json", positions({"kind": "alibi", "slopes": 0.5}),
+    ["config.positions.slopes", "an array"])
+mod("positions-table-without-learned.json", lambda d: d["inputs"].__setitem__("positions", [[0.1] * 4] * 3),
+    ["inputs.positions", "only with config.positions \"learned\""])
+mod("positions-learned-no-table.json", positions("learned"), ["inputs.positions", "missing"])
+mod("positions-learned-too-few-rows.json", learned_table(2, 4), ["inputs.positions", "at least 3 rows", "2 rows"])
+mod("positions-learned-wrong-width.json", learned_table(3, 3), ["inputs.positions", "x 4"])
+mod("positions-run-from-rope-without-rope.json", lambda d: d["run"].__setitem__("from", "rope"),
+    ["run.from", "\"rope\" only with"])
+mod("positions-run-to-rope-without-rope.json", lambda d: d["run"].__setitem__("to", "rope"),
+    ["run.to", "\"rope\" only with"])
+mod("positions-given-rot-q-without-rope.json", given_step("blocks.0.attn.hook_rot_q", [[1, 0, 0, 0]] * 3),
+    ["given.blocks.0.attn.hook_rot_q", "config.positions rope"])
+mod("positions-alibi-more-queries-than-tokens.json",
+    lambda d: (d["config"].__setitem__("positions", {"kind": "alibi"}), d.__setitem__("query_tokens", ["a", "b", "c", "d"])),
+    ["query_tokens", "at most 3 query tokens with ALiBi"])
+mod("positions-claim-alibi-without-alibi.json",
+    lambda d: d["claims"].append({"id": "bias", "step": "blocks.0.attn.hook_alibi", "decimals": 0, "values": 0,
+                                  "expect": "agrees"}),
+    ["claims[12].step", "config.positions alibi"])
+
+
+# ---- K/V heads (grouped-query, multi-query attention) --------------------------------
+def kv(heads, kv_heads):
+    def fn(d):
+        d["config"]["heads"] = heads
+        d["config"]["kv_heads"] = kv_heads
+    return fn
+
+
+mod("kv-heads-zero.json", kv(2, 0), ["config.kv_heads", "found 0"])
+mod("kv-heads-string.json", kv(2, "two"), ["config.kv_heads", "string"])
+mod("kv-heads-not-dividing.json", kv(2, 3), ["config.kv_heads", "a divisor of heads = 2", "found 3"])
+mod("kv-heads-more-than-heads.json", kv(1, 2), ["config.kv_heads", "a divisor of heads = 1", "found 2"])
+# W_K stays 4 x 4, but 2 heads of hs 2 sharing 1 K/V head need 4 x (1·2)
+mod("kv-heads-wk-wrong-shape.json", kv(2, 1),
+    ["weights.W_K", "a 4x2 array", "d_model x kv_heads·head_size = 4 x 1·2", "found a 4x4 array"])
+mod("kv-heads-given.json", lambda d: d["given"].__setitem__("blocks.0.attn.hook_kv_head", [0]),
+    ["given.blocks.0.attn.hook_kv_head", "config.kv_heads"])
+# Q has query heads, not K/V heads (K's `head` is read as kv_head only when kv_heads = heads)
+mod("claim-at-kv-head-on-q.json", lambda d: d["claims"][0].__setitem__("at", {"kv_head": 0}),
+    ["claims[0].at.kv_head", "an axis of blocks.0.attn.hook_q (query, head, d_head)"])
 
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     f.write("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in cases.items()) + "\n}\n")

@@ -59,12 +59,14 @@ struct Tile {
 inline std::size_t min_sz(std::size_t a, std::size_t b) { return a < b ? a : b; }
 inline std::size_t round_up(std::size_t a, std::size_t m) { return (a + m - 1) / m * m; }
 
+// ld: row stride of q and z (NH·hs); kvld: of k and v (KVH·hs); group = NH / KVH
 struct Problem {
     const float *q, *k, *v;
     float* z;
     std::size_t Tq, T, NH, hs, hp, ld, offset;
     float divisor;
-    bool causal;
+    KeyWindow keys;
+    std::size_t kvld, group;
 };
 
 // Per-thread scratch, carved from attention_workspace_floats(hs) floats:
@@ -77,12 +79,13 @@ struct Scratch {
 };
 
 // Keys of this key block that queries it .. it + NR - 1 of the query block can
-// see: [0, n). Past n every cell of the tile is masked, so none is computed.
+// see: [0, n). Past n every cell of the tile is masked, so none is computed;
+// 0 also when the block ends before the tile's first query's first key.
 inline std::size_t visible_keys(const Problem& p, std::size_t i0, std::size_t it, std::size_t NR, std::size_t j0,
                                 std::size_t cols) {
-    if (!p.causal) return cols;
-    const std::size_t last = i0 + it + NR - 1 + p.offset;  // the tile's last query sees keys <= last
-    return last < j0 ? 0 : min_sz(cols, last - j0 + 1);
+    if (p.keys.first(i0 + it + p.offset) >= j0 + cols) return 0;
+    const std::size_t last = p.keys.last(i0 + it + NR - 1 + p.offset);  // the tile's last query sees keys <= last
+    return last < j0 ? 0 : last - j0 >= cols ? cols : last - j0 + 1;  // last may be SIZE_MAX: no + 1 before the test
 }
 
 // pass 1: Sᵀ[jt .. jt + MR)[it .. it + NR) = (K rows · Qᵀ) / divisor, masked cells -inf
@@ -113,12 +116,14 @@ void scores_tile(const Problem& p, const Scratch& s, std::size_t i0, std::size_t
         (acc0[r] / div).store_unaligned(st + r * Ld);
         (acc1[r] / div).store_unaligned(st + r * Ld + W);
     }
-    // causal: key j is masked for the queries i with j > i + offset, a prefix of the tile's row
-    if (p.causal && j0 + jt + MR - 1 > i0 + it + p.offset)
+    // key j is masked for the queries whose window it is outside: a prefix of the
+    // tile's row (j after them) and a suffix (j before them)
+    const std::size_t pfirst = i0 + it + p.offset, plast = pfirst + NR - 1;
+    if (j0 + jt + MR - 1 > p.keys.last(pfirst) || p.keys.first(plast) > j0 + jt)
         for (std::size_t r = 0; r < MR; ++r) {
-            const std::size_t j = j0 + jt + r, first = i0 + it + p.offset;
-            const std::size_t masked = j > first ? min_sz(NR, j - first) : 0;
-            for (std::size_t c = 0; c < masked; ++c) st[r * Ld + c] = kNegInf;
+            const std::size_t j = j0 + jt + r;
+            for (std::size_t c = 0; c < NR; ++c)
+                if (!p.keys.sees(pfirst + c, j)) st[r * Ld + c] = kNegInf;
         }
     B mx0 = B::load_unaligned(s.mnew + it), mx1 = B::load_unaligned(s.mnew + it + W);
     for (std::size_t r = 0; r < MR && jt + r < nvalid; ++r) {
@@ -134,11 +139,13 @@ template <class Arch>
 void exp_columns(const Scratch& s, std::size_t iv, std::size_t nkeys) {
     using B = typename Tile<Arch>::B;
     const B m_old = B::load_unaligned(s.m + iv), m_new = B::load_unaligned(s.mnew + iv);
-    const B alpha = xsimd::exp(m_old - m_new);  // 0 on the first block (m = -inf)
+    // a query that has seen only masked keys has m' = -inf: shift by 0 there (P = 0, α = 0), as the _ref
+    const B shift = xsimd::select(m_new == B(kNegInf), B(0.0f), m_new);
+    const B alpha = xsimd::exp(m_old - shift);  // 0 on the first block (m = -inf)
     B sum(0.0f);
     for (std::size_t j = 0; j < nkeys; ++j) {
         float* sj = s.S + j * Ld + iv;
-        const B e = xsimd::exp(B::load_unaligned(sj) - m_new);  // masked: exp(-inf) = 0
+        const B e = xsimd::exp(B::load_unaligned(sj) - shift);  // masked: exp(-inf) = 0
         e.store_unaligned(sj);
         sum += e;
     }
@@ -177,14 +184,14 @@ void mix_tile(const Problem& p, const Scratch& s, std::size_t it, std::size_t dt
     }
 }
 
-// Asks for rows j0 .. j0 + n - 1 of head h of k and v ahead of use, into L2.
-// Their rows are hs floats NH·hs apart (3 KiB for BERT-base), a pattern the
+// Asks for rows j0 .. j0 + n - 1 of K/V head g of k and v ahead of use, into L2.
+// Their rows are hs floats KVH·hs apart (3 KiB for BERT-base), a pattern the
 // hardware prefetcher does not follow across pages.
-inline void prefetch_rows(const Problem& p, std::size_t h, std::size_t j0, std::size_t n) {
+inline void prefetch_rows(const Problem& p, std::size_t g, std::size_t j0, std::size_t n) {
     for (std::size_t j = j0; j < j0 + n; ++j)
         for (std::size_t d = 0; d < p.hs; d += 16) {  // one per 64-byte line
-            __builtin_prefetch(p.k + j * p.ld + h * p.hs + d, 0, 2);
-            __builtin_prefetch(p.v + j * p.ld + h * p.hs + d, 0, 2);
+            __builtin_prefetch(p.k + j * p.kvld + g * p.hs + d, 0, 2);
+            __builtin_prefetch(p.v + j * p.kvld + g * p.hs + d, 0, 2);
         }
 }
 
@@ -196,7 +203,10 @@ void attention_block(const Problem& p, const Scratch& s, std::size_t h, std::siz
     constexpr std::size_t MR = T::MR, W = T::W, NR = T::NR;
     const std::size_t rows = min_sz(Br, p.Tq - i0);
     const std::size_t nq = round_up(rows, NR);  // query columns computed; the padding has Q = 0
-    const std::size_t kend = p.causal ? min_sz(p.T, i0 + rows + p.offset) : p.T;
+    // keys some row of the block sees: key blocks kbegin .. kend (as the _ref)
+    const std::size_t kbegin = p.keys.first(i0 + p.offset) / Bc * Bc;
+    const std::size_t kend = min_sz(p.T - 1, p.keys.last(i0 + rows - 1 + p.offset)) + 1;
+    const std::size_t g = h / p.group;  // the K/V head query head h reads
     // Qᵀ (hs, nq), once for all key blocks; m = -inf, l = 0, Oᵀ = 0
     for (std::size_t i = 0; i < rows; ++i) {
         const float* qi = p.q + (i0 + i) * p.ld + h * p.hs;
@@ -206,30 +216,30 @@ void attention_block(const Problem& p, const Scratch& s, std::size_t h, std::siz
         for (std::size_t i = rows; i < nq; ++i) s.Qt[d * Ld + i] = 0.0f;
     for (std::size_t i = 0; i < nq; ++i) s.m[i] = kNegInf, s.l[i] = 0.0f;
     for (std::size_t i = 0; i < p.hp * Ld; ++i) s.Ot[i] = 0.0f;
-    for (std::size_t j0 = 0; j0 < kend; j0 += Bc) {
+    for (std::size_t j0 = kbegin; j0 < kend; j0 += Bc) {
         const std::size_t cols = min_sz(Bc, p.T - j0);
-        const float* kh = p.k + j0 * p.ld + h * p.hs;  // K block rows (cols, hs), ld apart
-        const float* vh = p.v + j0 * p.ld + h * p.hs;
+        const float* kh = p.k + j0 * p.kvld + g * p.hs;  // K block rows (cols, hs), kvld apart
+        const float* vh = p.v + j0 * p.kvld + g * p.hs;
         // a last, partial K tile: its rows copied and zero padded to MR
         const std::size_t kfull = cols / MR * MR;
         for (std::size_t j = kfull; j < round_up(cols, MR); ++j)
-            for (std::size_t d = 0; d < p.hs; ++d) s.Kp[(j - kfull) * p.hs + d] = j < cols ? kh[j * p.ld + d] : 0.0f;
+            for (std::size_t d = 0; d < p.hs; ++d) s.Kp[(j - kfull) * p.hs + d] = j < cols ? kh[j * p.kvld + d] : 0.0f;
         // V block (cols, hp), contiguous, zero padded to hp columns
         for (std::size_t j = 0; j < cols; ++j)
-            for (std::size_t d = 0; d < p.hp; ++d) s.Vp[j * p.hp + d] = d < p.hs ? vh[j * p.ld + d] : 0.0f;
+            for (std::size_t d = 0; d < p.hp; ++d) s.Vp[j * p.hp + d] = d < p.hs ? vh[j * p.kvld + d] : 0.0f;
         // the next key block's rows, a share per query tile, while this block runs
         const std::size_t next = j0 + Bc, nnext = next < kend ? min_sz(Bc, kend - next) : 0;
         const std::size_t share = (nnext + nq / NR - 1) / (nq / NR);
         std::memcpy(s.mnew, s.m, nq * sizeof(float));
         for (std::size_t it = 0; it < nq; it += NR) {
             const std::size_t first = it / NR * share;
-            if (first < nnext) prefetch_rows(p, h, next + first, min_sz(share, nnext - first));
+            if (first < nnext) prefetch_rows(p, g, next + first, min_sz(share, nnext - first));
             const std::size_t nkeys = visible_keys(p, i0, it, NR, j0, cols);
             if (nkeys == 0) continue;  // all masked: α = 1 and P = 0 would leave m, l and O as they are
             // passes 1, 2 (scores, new max), then 3 (exp, row sums) on this tile's queries
             for (std::size_t jt = 0; jt < nkeys; jt += MR) {
                 const bool whole = jt + MR <= cols;
-                scores_tile<Arch>(p, s, i0, it, j0, jt, nkeys, whole ? kh + jt * p.ld : s.Kp, whole ? p.ld : p.hs);
+                scores_tile<Arch>(p, s, i0, it, j0, jt, nkeys, whole ? kh + jt * p.kvld : s.Kp, whole ? p.kvld : p.hs);
             }
             for (std::size_t iv = it; iv < it + NR; iv += W) exp_columns<Arch>(s, iv, nkeys);
             // pass 4: O = O·α + P·V
@@ -251,11 +261,11 @@ void attention_block(const Problem& p, const Scratch& s, std::size_t h, std::siz
 
 template <class Arch>
 void AttentionStreaming::operator()(Arch, const float* q, const float* k, const float* v, float* z, std::size_t Tq,
-                                    std::size_t T, std::size_t NH, std::size_t hs, float divisor, bool causal,
-                                    float* work, int threads) const {
+                                    std::size_t T, std::size_t NH, std::size_t KVH, std::size_t hs, float divisor,
+                                    KeyWindow keys, float* work, int threads) const {
     using namespace attn_detail;
     const std::size_t hp = attention_hs_pad(hs);
-    const Problem p{q, k, v, z, Tq, T, NH, hs, hp, NH * hs, T - Tq, divisor, causal};
+    const Problem p{q, k, v, z, Tq, T, NH, hs, hp, NH * hs, T >= Tq ? T - Tq : 0, divisor, keys, KVH * hs, NH / KVH};
     const std::size_t blocks = (Tq + Br - 1) / Br, items = NH * blocks;
     // One (head, query block) per item, each computed whole by one thread in
     // the same order whatever the thread count: the result does not depend on

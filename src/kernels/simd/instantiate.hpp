@@ -29,4 +29,4 @@
                                                                   std::size_t, std::size_t) const;               \
     template void attntrace::simd::AttentionStreaming::operator()<ARCH>(                                          \
         ARCH, const float*, const float*, const float*, float*, std::size_t, std::size_t, std::size_t,            \
-        std::size_t, float, bool, float*, int) const;
+        std::size_t, std::size_t, float, KeyWindow, float*, int) const;

@@ -83,7 +83,8 @@ static_assert(kAttnBr % 16 == 0 && kAttnBc % 16 == 0, "scratch parts stay 64-byt
 struct AttentionStreaming {
     template <class Arch>
     void operator()(Arch, const float* q, const float* k, const float* v, float* z, std::size_t Tq, std::size_t T,
-                    std::size_t NH, std::size_t hs, float divisor, bool causal, float* work, int threads) const;
+                    std::size_t NH, std::size_t KVH, std::size_t hs, float divisor, KeyWindow keys, float* work,
+                    int threads) const;
 };
 
 // Runs `iterations` rounds of independent FMAs on registers and returns the

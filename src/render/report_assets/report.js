@@ -73,6 +73,12 @@
 
   const MARK = { "agrees": "✓", "agrees-when-rounded": "≈", "disagrees": "✗", "not-checkable": "?" };
 
+  // The axis a rank-3 step is sliced along: its query heads, or K/V's kv_head, else the first.
+  function headAxis(axes) {
+    const k = axes.indexOf("head");
+    return k >= 0 ? k : Math.max(0, axes.indexOf("kv_head"));
+  }
+
   // ---- one matrix (rank 0..3) as token-labelled tables
   // opts.heat: colour cells by value in [0, 1]; opts.masked(s, i, j): cell blocked by the mask.
   function matrixBlock(step, values, all, opts = {}) {
@@ -115,8 +121,7 @@
       block.append(table(shape[0], shape[1], 0, 1, (i, j) => values[i][j], []));
     } else {
       // One table per head (or per index of the first axis), as the terminal shows it.
-      let k = axes.indexOf("head");
-      if (k < 0) k = 0;
+      let k = headAxis(axes);
       const [r, c] = [0, 1, 2].filter((a) => a !== k), get = slicer(values, k);
       for (const s of shown(shape[k], MAX_SLICES, all)) {
         if (s < 0) {
@@ -136,7 +141,7 @@
     const s = step.shape;
     if (s.length <= 1) return (s[0] || 0) > MAX_COLS;
     if (s.length === 2) return s[0] > MAX_ROWS || s[1] > MAX_COLS;
-    const k = Math.max(0, step.axes.indexOf("head")), [r, c] = [0, 1, 2].filter((a) => a !== k);
+    const k = headAxis(step.axes), [r, c] = [0, 1, 2].filter((a) => a !== k);
     return s[k] > MAX_SLICES || s[r] > MAX_ROWS || s[c] > MAX_COLS;
   }
 
@@ -287,6 +292,15 @@
     return sec;
   }
 
+  // ---- which query heads share each K/V head (GQA, MQA; one each in MHA)
+  function kvGroups(step) {
+    const groups = new Map();
+    step.values.forEach((g, h) => groups.set(g, [...(groups.get(g) || []), step.labels[0][h]]));
+    return el("table", { class: "matrix kv-groups" },
+      el("thead", {}, el("tr", {}, el("th", {}, "K/V head"), el("th", {}, "read by query heads"))),
+      el("tbody", {}, [...groups].map(([g, hs]) => el("tr", {}, el("th", {}, `kv${g}`), el("td", {}, hs.join(" "))))));
+  }
+
   // ---- one step
   function stepSection(step, index, count, trace, steps) {
     const sec = el("section", { class: "step", id: `step-${step.name}`, "data-step": step.name },
@@ -309,6 +323,7 @@
         sec.append(el("details", {}, el("summary", {}, "what the formula gives (the lesson replaces it with the values above)"),
                       matrixWithToggle(step, step.formula_values, {})));
     }
+    if (step.name.endsWith("hook_kv_head") && Array.isArray(step.values)) sec.append(kvGroups(step));
     if (step.explain) sec.append(el("p", { class: "explain" }, step.explain));
     const mine = trace.claims.filter((c) => c.step === step.name);
     if (mine.length)

@@ -1,0 +1,75 @@
+#include "kernels/positions.hpp"
+
+#include <cmath>
+
+namespace attntrace {
+
+double sinusoidal_angle(std::size_t p, std::size_t d, std::size_t C) {
+    const double two_i = static_cast<double>(d - d % 2);  // dimensions 2i and 2i+1 share an angle
+    return static_cast<double>(p) / std::pow(10000.0, two_i / static_cast<double>(C));
+}
+
+float sinusoidal_value(std::size_t p, std::size_t d, std::size_t C) {
+    const double a = sinusoidal_angle(p, d, C);
+    return static_cast<float>(d % 2 == 0 ? std::sin(a) : std::cos(a));
+}
+
+void sinusoidal_table(float* pe, std::size_t T, std::size_t C) {
+    for (std::size_t p = 0; p < T; ++p)
+        for (std::size_t d = 0; d < C; ++d) pe[p * C + d] = sinusoidal_value(p, d, C);
+}
+
+RopePair rope_pair(std::size_t d, std::size_t hs, bool interleaved) {
+    if (interleaved) return {d / 2, d ^ 1u, d % 2 == 0};
+    const std::size_t half = hs / 2;
+    return d < half ? RopePair{d, d + half, true} : RopePair{d - half, d - half, false};
+}
+
+double rope_theta(std::size_t i, std::size_t hs, double base) {
+    return std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(hs));
+}
+
+CosSin rope_cos_sin(std::size_t p, std::size_t i, std::size_t hs, double base) {
+    const double angle = static_cast<double>(p) * rope_theta(i, hs, base);
+    return {static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle))};
+}
+
+void rope_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
+               double base, bool interleaved) {
+    std::vector<CosSin> cs(hs / 2);
+    std::vector<RopePair> pairs(hs);
+    for (std::size_t d = 0; d < hs; ++d) pairs[d] = rope_pair(d, hs, interleaved);
+    for (std::size_t r = 0; r < rows; ++r) {
+        // pass 1: cos and sin of p·θ_i for this row's position   (hs/2)
+        for (std::size_t i = 0; i < hs / 2; ++i) cs[i] = rope_cos_sin(pos0 + r, i, hs, base);
+        // pass 2: rotate each head's pairs   (heads, hs)
+        for (std::size_t h = 0; h < heads; ++h) {
+            const float* xh = x + (r * heads + h) * hs;
+            float* yh = y + (r * heads + h) * hs;
+            for (std::size_t d = 0; d < hs; ++d) {
+                const RopePair& pr = pairs[d];
+                yh[d] = rope_rotate(xh[d], xh[pr.partner], cs[pr.i], pr.first);
+            }
+        }
+    }
+}
+
+std::vector<double> alibi_default_slopes(std::size_t NH) {
+    std::vector<double> out;
+    if (NH == 0) return out;
+    std::size_t n = 1;
+    while (n * 2 <= NH) n *= 2;  // the closest power of two at or below NH
+    for (std::size_t h = 0; h < n; ++h) out.push_back(std::exp2(-8.0 * static_cast<double>(h + 1) / n));
+    // The rest: slopes 0, 2, 4, ... of the sequence for 2n heads, 2^(-8(k+1)/(2n)).
+    for (std::size_t k = 0; out.size() < NH; k += 2)
+        out.push_back(std::exp2(-8.0 * static_cast<double>(k + 1) / static_cast<double>(2 * n)));
+    return out;
+}
+
+float alibi_bias(float slope, std::size_t p, std::size_t j) {
+    const double dist = p >= j ? static_cast<double>(p - j) : static_cast<double>(j - p);
+    const float b = static_cast<float>(-static_cast<double>(slope) * dist);
+    return b == 0.0f ? 0.0f : b;  // no -0 (a zero slope, or the query's own position)
+}
+
+}  // namespace attntrace

@@ -1,0 +1,80 @@
+// config.positions -> Positions, every mistake named by its field path.
+#include "lesson/positions_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace attntrace {
+
+Positions read_positions(const Fields& f, const json& v, const Dims& dims) {
+    const std::string path = "config.positions";
+    const char* kinds = "\"none\", \"sinusoidal\", \"learned\", {\"kind\": \"rope\", ...} or {\"kind\": \"alibi\", ...}";
+    Positions p;
+    std::string kind;
+    if (v.is_string()) {
+        kind = v.get<std::string>();
+        // RoPE has two conventions and the lesson must pick one; ALiBi has options: objects only.
+        if (kind == "rope")
+            f.fail(path, "{\"kind\": \"rope\", \"layout\": \"half\" or \"interleaved\"} (the two RoPE conventions "
+                         "differ: pick one)", describe(v));
+        if (kind == "alibi") f.fail(path, "{\"kind\": \"alibi\"} (an object, with optional \"slopes\")", describe(v));
+    } else if (v.is_object()) {
+        kind = f.string(f.member(v, path, "kind"), join(path, "kind"));
+    } else {
+        f.fail(path, kinds, describe(v));
+    }
+    const std::string kind_path = v.is_object() ? join(path, "kind") : path;
+    if (kind == "none") p.kind = PositionKind::none;
+    else if (kind == "sinusoidal") p.kind = PositionKind::sinusoidal;
+    else if (kind == "learned") p.kind = PositionKind::learned;
+    else if (kind == "rope" && v.is_object()) p.kind = PositionKind::rope;
+    else if (kind == "alibi" && v.is_object()) p.kind = PositionKind::alibi;
+    else f.fail(kind_path, kinds, describe(v.is_object() ? v["kind"] : v));
+    if (!v.is_object()) return p;
+
+    switch (p.kind) {
+        case PositionKind::rope: {
+            f.only_keys(v, path, {"kind", "layout", "base"});
+            const std::string lp = join(path, "layout");
+            const json& layout = f.member(v, path, "layout");
+            const std::string l = f.string(layout, lp);
+            if (l == "half") p.layout = RopeLayout::half;
+            else if (l == "interleaved") p.layout = RopeLayout::interleaved;
+            else
+                f.fail(lp, "\"half\" (pairs i, i+hs/2: GPT-NeoX, HF Llama) or \"interleaved\" (pairs 2i, 2i+1: "
+                           "RoFormer, GPT-J, Meta Llama)", describe(layout));
+            if (auto* b = f.optional(v, "base")) {
+                p.base = f.number(*b, join(path, "base"));
+                if (!(p.base > 1 && p.base <= kMaxRopeBase))
+                    f.fail(join(path, "base"), fmt::format("a number above 1 and at most {:g}", kMaxRopeBase),
+                           describe(*b));
+            }
+            // RoPE turns pairs of dimensions: an odd head size leaves one without a partner.
+            if (dims.hs % 2 != 0)
+                f.fail("config", "an even head size for RoPE (it rotates pairs of dimensions)",
+                       fmt::format("d_model {} / heads {} = {}", dims.C, dims.NH, dims.hs));
+            break;
+        }
+        case PositionKind::alibi: {
+            f.only_keys(v, path, {"kind", "slopes"});
+            if (auto* s = f.optional(v, "slopes")) {
+                const std::string sp = join(path, "slopes");
+                if (!s->is_array()) f.fail(sp, fmt::format("an array of {} slopes (one per head)", dims.NH), describe(*s));
+                if (s->size() != dims.NH)
+                    f.fail(sp, fmt::format("{} slopes (one per head)", dims.NH), fmt::format("{}", s->size()));
+                for (std::size_t h = 0; h < s->size(); ++h) {
+                    const double m = f.number((*s)[h], index(sp, h));
+                    if (!(m >= 0 && m <= kMaxAlibiSlope))
+                        f.fail(index(sp, h), fmt::format("a slope from 0 to {:g}", kMaxAlibiSlope), describe((*s)[h]));
+                    p.slopes.push_back(m);
+                }
+            }
+            break;
+        }
+        default: f.only_keys(v, path, {"kind"});
+    }
+    return p;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,38 @@
+// Stage rope: rotary position embeddings, applied to Q and K after their
+// projections (config.positions {"kind": "rope"}; otherwise nothing).
+#include <fmt/format.h>
+
+#include "kernels/positions.hpp"
+#include "pipeline/stages.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// out = RoPE(x)   x, out: (rows, heads, hs) as recorded; row r at position pos0 + r.
+// The head count is read from the tensor's own shape, never assumed to be NH
+// (with grouped-query attention K has fewer heads than Q).
+void rotate(Run& run, const char* step, const char* input, std::size_t pos0) {
+    const Positions& p = run.lesson().config.positions;
+    const Tensor* x = run.value(input);
+    if (float* out = run.open(step, {{input, x}})) {
+        const Shape& s = x->shape;  // (rows, heads, hs)
+        rope_rows(x->ptr(), out, s[0], s[1], s[2], pos0, p.base, p.layout == RopeLayout::interleaved);
+    }
+    run.close();
+    if (Step* s = run.trace().find(step); s && s->source == StepSource::computed)
+        s->note = fmt::format("RoPE, {} layout ({}), base {:g}", rope_layout_name(p.layout),
+                              p.layout == RopeLayout::half ? "pairs d, d + hs/2" : "pairs 2i, 2i+1", p.base);
+}
+
+}  // namespace
+
+void rope_forward(Run& run) {
+    if (run.lesson().config.positions.kind != PositionKind::rope) return;
+    const Dims& d = run.dims();
+    // Queries are the last Tq positions; keys are positions 0..T-1.
+    rotate(run, "blocks.0.attn.hook_rot_q", "blocks.0.attn.hook_q", d.T - d.Tq);
+    rotate(run, "blocks.0.attn.hook_rot_k", "blocks.0.attn.hook_k", 0);
+}
+
+}  // namespace attntrace
