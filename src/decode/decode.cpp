@@ -59,6 +59,9 @@ Tensor project(const Lesson& lesson, const Step& step, const Tensor& x_row, cons
 
 // Why the decode does not apply, or "" when it does.
 std::string not_applicable(const Lesson& lesson, const Trace& full) {
+    if (!lesson.config.arch.is_default())
+        return "the model is not one encoder block (decode follows one block's attention; config.blocks, norm_first "
+               "and block \"decoder\" are not decoded yet)";
     if (lesson.config.mask != MaskKind::causal) return "the lesson's mask is not causal";
     if (!lesson.query_tokens.empty()) return "the queries are not the tokens (query_tokens)";
     if (lesson.from > Stage::qkv || lesson.to < Stage::mix) return "the run does not go from qkv (or embed) to mix";
@@ -109,8 +112,7 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
     step_lesson.file = lesson.file;
     step_lesson.id = lesson.id;
     step_lesson.config = lesson.config;
-    step_lesson.from = Stage::scores;
-    step_lesson.to = Stage::mix;
+    step_lesson.set_range(Stage::scores, Stage::mix);
 
     for (std::size_t t = 0; t < T; ++t) {
         DecodeStep s;

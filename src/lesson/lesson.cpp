@@ -44,7 +44,7 @@ bool config_records(const Config& c, std::string_view step) {
     auto ends = [&](std::string_view tail) {
         return step.size() >= tail.size() && step.substr(step.size() - tail.size()) == tail;
     };
-    const bool ln = step.find(".ln1.") != std::string_view::npos || step.find(".ln2.") != std::string_view::npos;
+    const bool ln = step.find(".ln") != std::string_view::npos;  // ln1, ln2, ln3 (a decoder's)
     if (ln && (ends(".hook_mean") || ends(".hook_var"))) return c.norm == NormKind::layernorm;
     if (ln && ends(".hook_mean_square")) return c.norm == NormKind::rmsnorm;
     if (ends("mlp.hook_pre_linear")) return c.activation == Activation::swiglu;

@@ -11,6 +11,7 @@
 
 #include "core/tensor.hpp"
 #include "io/data_dir.hpp"
+#include "trace/catalogue.hpp"
 #include "trace/steps.hpp"
 
 namespace attntrace {
@@ -77,6 +78,7 @@ struct Config {
     NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm)
     double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch
     Positions positions;  // none: the block cannot tell the order of the tokens
+    Arch arch;            // blocks, norm_first, block kind: the model the catalogue is generated for
 };
 
 // Whether a config's stages record this step at all: RMSNorm records a mean
@@ -114,9 +116,12 @@ struct Lesson {
     std::vector<std::string> tokens;
     std::vector<std::string> query_tokens;  // empty: the queries are the tokens
     std::vector<std::int64_t> token_ids;    // with inputs.embedding
+    std::vector<std::string> memory_tokens; // a decoder's: the encoder's sequence, inputs.memory (S, C)
     Config config;
     Stage from = Stage::embed;
     Stage to = Stage::norm2;
+    int first_pass = 0;   // the passes run.from..run.to name in catalogue() (all, with any model but the default)
+    int last_pass = -1;
     std::map<std::string, Tensor> inputs;   // "X" (T, C) or "embedding" (vocab, C); "positions" (P, C), P >= T
     std::map<std::string, Tensor> weights;  // "W_Q" (C, C), ... see docs/lesson-format.md
     std::map<std::string, Tensor> given;    // step name -> the article's values (step shape)
@@ -124,10 +129,18 @@ struct Lesson {
     std::vector<Claim> claims;
 
     Dims dims() const;
+    // The extents a pass works in: a cross-attention pass's keys are the memory's S positions.
+    Dims dims_of(const Pass& p) const;
     const std::vector<std::string>& query_labels() const {
         return query_tokens.empty() ? tokens : query_tokens;
     }
-    bool runs(Stage s) const { return s >= from && s <= to; }
+    const Catalogue& catalogue() const { return catalogue_for(config.arch); }
+    // Whether a pass of stage kind s runs.
+    bool runs(Stage s) const;
+    bool runs_pass(int p) const { return p >= first_pass && p <= last_pass; }
+    // Sets run.from and run.to, and the passes they name (the first pass of
+    // `f`, the last of `t`; every pass with any model but the default).
+    void set_range(Stage f, Stage t);
     // Whether the trace will hold this step: its stage runs (hook_embed only
     // with an embedding table), or it is given as an input before run.from.
     bool records(const StepDef& def) const;

@@ -14,8 +14,7 @@
 #include "lesson/generate.hpp"
 #include "core/json_field.hpp"
 #include "lesson/lesson.hpp"
-#include "lesson/positions_reader.hpp"
-#include "lesson/mask_reader.hpp"
+#include "lesson/config_reader.hpp"
 #include "lesson/weights.hpp"
 
 namespace attntrace {
@@ -25,10 +24,6 @@ namespace {
 // Dimension bounds, checked before anything is sized by them. Generous for
 // real models (BERT-base: C 768, F 3072; long contexts: T 32768+) and far
 // below what would overflow the products the pipeline forms.
-constexpr std::int64_t kMaxTokens = 1 << 20;
-constexpr std::int64_t kMaxDModel = 1 << 16;
-constexpr std::int64_t kMaxDff = 1 << 18;
-constexpr std::int64_t kMaxHeads = 1 << 12;
 constexpr std::int64_t kMaxVocab = 1 << 24;
 constexpr int kMaxDecimals = 8;  // float32 carries ~7 significant digits
 constexpr double kMaxStd = 1e37;  // 9 std (the largest normal draw) still fits a float
@@ -52,7 +47,7 @@ public:
             f_.fail("format", "\"attntrace-lesson\" (a cost lesson has no pipeline to run: `attntrace check` reads it)",
                     describe(*fmt_name));
         f_.only_keys(doc_, "", {"format", "version", "id", "title", "source", "description", "tokens",
-                                "query_tokens", "token_ids", "config", "run", "inputs", "weights",
+                                "query_tokens", "token_ids", "memory_tokens", "config", "run", "inputs", "weights",
                                 "weights_seed", "given", "document_rounding", "claims"});
         header();
         tokens();
@@ -149,48 +144,20 @@ private:
     }
 
     void config() {
-        const json& c = f_.object(f_.member(doc_, "", "config"), "config");
-        f_.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
-                                   "positions"});
-        Config& cfg = lesson_.config;
-        cfg.d_model = static_cast<std::size_t>(f_.integer(f_.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
-        if (auto* h = f_.optional(c, "heads"))
-            cfg.heads = static_cast<std::size_t>(f_.integer(*h, "config.heads", 1, kMaxHeads));
-        if (cfg.d_model % cfg.heads != 0)
-            f_.fail("config.heads", fmt::format("a divisor of d_model = {}", cfg.d_model),
-                    fmt::format("{}", cfg.heads));
-        if (auto* kv = f_.optional(c, "kv_heads")) {
-            cfg.kv_heads = static_cast<std::size_t>(f_.integer(*kv, "config.kv_heads", 1, kMaxHeads));
-            // query head h reads K/V head h / (heads / kv_heads): the groups must come out whole
-            if (cfg.heads % cfg.kv_heads != 0)
-                f_.fail("config.kv_heads", fmt::format("a divisor of heads = {} (1: MQA, {}: MHA)", cfg.heads, cfg.heads),
-                        fmt::format("{}", cfg.kv_heads));
-        }
-        if (auto* d = f_.optional(c, "d_ff"))
-            cfg.d_ff = static_cast<std::size_t>(f_.integer(*d, "config.d_ff", 1, kMaxDff));
-        if (auto* m = f_.optional(c, "mask")) read_mask(f_, *m, lesson_.tokens, lesson_.query_labels().size(), cfg);
-        if (auto* s = f_.optional(c, "scale")) cfg.scale = f_.boolean(*s, "config.scale");
-        if (auto* a = f_.optional(c, "activation")) {
-            auto s = f_.string(*a, "config.activation");
-            if (s == "relu") cfg.activation = Activation::relu;
-            else if (s == "gelu") cfg.activation = Activation::gelu;
-            else if (s == "gelu_tanh") cfg.activation = Activation::gelu_tanh;
-            else if (s == "swiglu") cfg.activation = Activation::swiglu;
-            else f_.fail("config.activation", "\"relu\", \"gelu\", \"gelu_tanh\" or \"swiglu\"", describe(*a));
-        }
-        if (auto* n = f_.optional(c, "norm")) {
-            auto s = f_.string(*n, "config.norm");
-            if (s == "layernorm") cfg.norm = NormKind::layernorm;
-            else if (s == "rmsnorm") cfg.norm = NormKind::rmsnorm;
-            else f_.fail("config.norm", "\"layernorm\" or \"rmsnorm\"", describe(*n));
-        }
-        if (auto* e = f_.optional(c, "eps")) {
-            cfg.eps = f_.number(*e, "config.eps");
-            // eps = 0 divides a constant row by 0; below ~1e-30 it is 0 or denormal in float32
-            if (cfg.eps < 1e-30 || cfg.eps > 1) f_.fail("config.eps", "a number from 1e-30 to 1", describe(*e));
-        }
+        lesson_.config = read_config(f_, f_.member(doc_, "", "config"), lesson_.tokens, lesson_.query_labels().size());
         dims_ = lesson_.dims();
-        if (auto* p = f_.optional(c, "positions")) cfg.positions = read_positions(f_, *p, dims_);
+        if (lesson_.config.arch.decoder) memory();
+        else if (f_.optional(doc_, "memory_tokens"))
+            f_.fail("memory_tokens", "memory tokens only with config.block \"decoder\"", "memory tokens");
+    }
+
+    // A decoder's memory: the encoder's output its cross-attention reads, (S, C).
+    void memory() {
+        auto* mt = f_.optional(doc_, "memory_tokens");
+        if (!mt) f_.fail("memory_tokens", "the encoder's tokens (config.block is \"decoder\")", "nothing (the field is missing)");
+        lesson_.memory_tokens = f_.strings(*mt, "memory_tokens", true);
+        if (static_cast<std::int64_t>(lesson_.memory_tokens.size()) > kMaxTokens)
+            f_.fail("memory_tokens", fmt::format("at most {} tokens", kMaxTokens), fmt::format("{}", lesson_.memory_tokens.size()));
     }
 
     void run_range() {
@@ -216,7 +183,15 @@ private:
             if (lesson_.to < lesson_.from)
                 f_.fail("run.to", fmt::format("a stage at or after run.from ({})", stage_name(lesson_.from)),
                         std::string(stage_name(lesson_.to)));
+            // Other models repeat and reorder the stages: a stage name no longer names one place.
+            if (!lesson_.config.arch.is_default())
+                f_.fail("run", "no run range with config.blocks, norm_first or block \"decoder\" (they run whole)",
+                        "a run range");
         }
+        lesson_.set_range(lesson_.from, lesson_.to);
+        if (!lesson_.config.arch.is_default() && !lesson_.query_tokens.empty())
+            f_.fail("query_tokens", "no query_tokens with config.blocks, norm_first or block \"decoder\"",
+                    fmt::format("{} query tokens", lesson_.query_tokens.size()));
         // The trace's memory depends on the trace policy: the run's plan checks
         // it before the run (pipeline/plan.hpp). Here: the lesson's own tensors.
         if (!lesson_.query_tokens.empty()) {
@@ -246,7 +221,13 @@ private:
         auto* in = f_.optional(doc_, "inputs");
         if (!in) return;
         f_.object(*in, "inputs");
-        f_.only_keys(*in, "inputs", {"X", "embedding", "positions"});
+        f_.only_keys(*in, "inputs", {"X", "embedding", "positions", "memory"});
+        if (auto* m = f_.optional(*in, "memory")) {
+            if (!lesson_.config.arch.decoder)
+                f_.fail("inputs.memory", "a memory only with config.block \"decoder\"", "a memory");
+            lesson_.inputs["memory"] = read_matrix(*m, "inputs.memory", {lesson_.memory_tokens.size(), dims_.C},
+                                                   "memory_tokens x d_model", 1.0);
+        }
         if (auto* x = f_.optional(*in, "X"))
             lesson_.inputs["X"] = read_matrix(*x, "inputs.X", {dims_.T, dims_.C},
                                               "tokens x d_model", 1.0);
@@ -333,29 +314,35 @@ private:
             seed = static_cast<std::uint64_t>(f_.integer(*s, "weights_seed", 0, INT64_MAX));
         const json* w = f_.optional(doc_, "weights");
         if (w) f_.object(*w, "weights");
+        const std::vector<WeightUse> uses = weight_uses(lesson_.config);
         if (w) {
             for (auto it = w->begin(); it != w->end(); ++it)
-                if (!find_weight(it.key())) f_.fail(join("weights", it.key()), "a weight name (" + weight_list() + ")", "an unknown field");
+                if (std::none_of(uses.begin(), uses.end(), [&](const WeightUse& u) { return u.name == it.key(); }))
+                    f_.fail(join("weights", it.key()),
+                            lesson_.config.arch.blocks > 1 ? "a weight name blocks.i.NAME, i < config.blocks, NAME one of " + weight_list()
+                                                           : "a weight name (" + weight_list() + ")",
+                            "an unknown field");
         }
-        for (const WeightSpec& spec : weight_specs()) {
+        for (const WeightUse& use : uses) {
+            const WeightSpec& spec = *use.spec;
             Shape shape = spec.shape(dims_);
-            std::string path = join("weights", spec.name);
-            const json* v = w ? f_.optional(*w, spec.name) : nullptr;
+            std::string path = join("weights", use.name);
+            const json* v = w ? f_.optional(*w, use.name.c_str()) : nullptr;
             if (!weight_applies(spec, lesson_.config)) {
-                if (v) f_.fail(path, "a weight this config uses", fmt::format("{} ({})", spec.name, weight_use(spec)));
+                if (v) f_.fail(path, "a weight this config uses", fmt::format("{} ({})", use.name, weight_use(spec)));
                 continue;
             }
             if (v) {
                 if (spec.uses_d_ff() && dims_.F == 0)
                     f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
-                lesson_.weights[spec.name] = read_matrix(*v, path, shape, spec.shape_text(dims_), spec.default_std(dims_));
+                lesson_.weights[use.name] = read_matrix(*v, path, shape, spec.shape_text(dims_), spec.default_std(dims_));
             } else if (seed && lesson_.runs(spec.stage) && !(spec.uses_d_ff() && dims_.F == 0)) {
                 std::size_t n = 0;
                 if (!checked_numel(shape, kMaxElements, n))
                     f_.fail("weights_seed", fmt::format("weights of at most {} numbers to generate", kMaxElements),
                             fmt::format("{} {}", path, shape_str(shape)));
                 reserve(n, "weights_seed", "a generated " + path + " " + shape_str(shape));
-                lesson_.weights[spec.name] = generate(spec.init, shape, derive_seed(*seed, spec.name), spec.default_std(dims_));
+                lesson_.weights[use.name] = generate(spec.init, shape, derive_seed(*seed, use.name.c_str()), spec.default_std(dims_));
             }
         }
     }
@@ -366,20 +353,20 @@ private:
         f_.object(*g, "given");
         for (auto it = g->begin(); it != g->end(); ++it) {
             std::string path = join("given", it.key());
-            const StepDef* def = find_step(it.key());
+            const StepDef* def = lesson_.catalogue().find(it.key());
             if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
             // The kernels read K/V head h / (NH/KVH) from the config: a given map could only contradict them.
-            if (std::string_view(def->name) == "blocks.0.attn.hook_kv_head")
+            if (def->base == "blocks.0.attn.hook_kv_head")
                 f_.fail(path, "a step the lesson may give (the K/V head of each query head follows from config.kv_heads)",
                         def->name);
-            if (def->stage > lesson_.to)
+            if (def->pass > lesson_.last_pass)
                 f_.fail(path, fmt::format("a step of a stage up to run.to ({})", stage_name(lesson_.to)),
                         fmt::format("a step of stage {}", stage_name(def->stage)));
-            if ((def->stage >= lesson_.from || !position_step_applies(lesson_.config.positions.kind, def->name)) &&
+            if ((def->pass >= lesson_.first_pass || !position_step_applies(lesson_.config.positions.kind, def->base)) &&
                 !lesson_.records(*def))
                 f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
             require_d_ff(*def, path);
-            Shape want = step_shape(*def, dims_);
+            Shape want = step_shape(*def, lesson_.dims_of(lesson_.catalogue().pass_of(*def)));
             const bool neg_inf = def->neg_inf != NegInf::never, npy = is_npy_ref(*it);
             Tensor t = npy ? read_npy_ref(*it, path, neg_inf) : f_.tensor(*it, path, neg_inf);
             if (!shape_accepts(t.shape, want, ends_with_heads(def->axes)))
@@ -397,7 +384,7 @@ private:
         f_.object(*d, "document_rounding");
         for (auto it = d->begin(); it != d->end(); ++it) {
             std::string path = join("document_rounding", it.key());
-            const StepDef* def = find_step(it.key());
+            const StepDef* def = lesson_.catalogue().find(it.key());
             if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
             if (!lesson_.records(*def))
                 f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
@@ -424,7 +411,8 @@ private:
         Claim c;
         c.id = f_.string(f_.member(v, path, "id"), join(path, "id"));
         c.step = f_.string(f_.member(v, path, "step"), join(path, "step"));
-        const StepDef* def = find_step(c.step);
+        const StepDef* def = lesson_.catalogue().find(c.step);
+        const Dims dd = def ? lesson_.dims_of(lesson_.catalogue().pass_of(*def)) : dims_;
         if (!def) f_.fail(join(path, "step"), "a step name (see docs/steps.md)", describe(v["step"]));
         if (!lesson_.records(*def))
             f_.fail(join(path, "step"), "a step this lesson records",
@@ -448,7 +436,7 @@ private:
                 auto pos = axis ? std::find(free_axes.begin(), free_axes.end(), *axis) : free_axes.end();
                 if (pos == free_axes.end())
                     f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
-                std::size_t extent = dims_.extent(*axis);
+                std::size_t extent = dd.extent(*axis);
                 c.at.emplace_back(*axis, static_cast<std::size_t>(
                                              f_.integer(*it, p, 0, static_cast<std::int64_t>(extent) - 1)));
                 free_axes.erase(pos);
@@ -477,7 +465,7 @@ private:
         }
         c.decimals = static_cast<int>(f_.integer(f_.member(v, path, "decimals"), join(path, "decimals"), 0, kMaxDecimals));
         Shape region;
-        for (Axis a : free_axes) region.push_back(dims_.extent(a));
+        for (Axis a : free_axes) region.push_back(dd.extent(a));
         if (c.kind == Claim::Kind::row_sum) {
             if (region.empty()) f_.fail(join(path, "of"), "row_sum of a step with rows left after \"at\"", "a single value");
             region.pop_back();
@@ -508,6 +496,9 @@ private:
     void check_entry() {
         switch (lesson_.from) {
             case Stage::embed:
+                if (lesson_.config.arch.decoder && !lesson_.inputs.count("memory"))
+                    f_.fail("inputs.memory", "the encoder's output, memory_tokens x d_model (config.block is \"decoder\")",
+                            "nothing (the field is missing)");
                 if (!lesson_.inputs.count("X") && !lesson_.inputs.count("embedding") &&
                     !lesson_.given.count("blocks.0.hook_resid_pre"))
                     f_.fail("inputs", "X, or embedding with token_ids (run.from is \"embed\")", "neither");
@@ -522,10 +513,12 @@ private:
                 // At least one step the first stage consumes must be given.
                 bool any = false;
                 const bool rope = lesson_.config.positions.kind == PositionKind::rope;
-                for (const auto& name : consumed_by(lesson_.from, rope)) any = any || lesson_.given.count(name);
+                const Catalogue& cat = lesson_.catalogue();
+                const Pass& first = cat.passes()[static_cast<std::size_t>(lesson_.first_pass)];
+                for (const auto& name : cat.consumed_by(first, rope)) any = any || lesson_.given.count(name);
                 if (!any) {
                     std::string list;
-                    for (const auto& n : consumed_by(lesson_.from, rope)) list += (list.empty() ? "" : " or ") + n;
+                    for (const auto& n : cat.consumed_by(first, rope)) list += (list.empty() ? "" : " or ") + n;
                     f_.fail("given", fmt::format("{} (run.from is \"{}\")", list, stage_name(lesson_.from)),
                             "none of them");
                 }
@@ -534,11 +527,11 @@ private:
     }
 
     std::string why_not_recorded(const StepDef& def) const {
-        if (std::string_view(def.name) == "hook_embed" && lesson_.runs(Stage::embed))
+        if (def.name == "hook_embed" && lesson_.runs(Stage::embed))
             return "recorded only when the lesson looks tokens up in inputs.embedding or adds positions to X";
-        if (!position_step_applies(lesson_.config.positions.kind, def.name))
+        if (!position_step_applies(lesson_.config.positions.kind, def.base))
             return fmt::format("recorded only with config.positions {}, and this lesson's is {}",
-                               position_step_kind(def.name), position_name(lesson_.config.positions.kind));
+                               position_step_kind(def.base), position_name(lesson_.config.positions.kind));
         return fmt::format("stage {} is outside run {}..{} and the step is not given", stage_name(def.stage),
                            stage_name(lesson_.from), stage_name(lesson_.to));
     }
@@ -589,13 +582,36 @@ Dims Lesson::dims() const {
     return d;
 }
 
+Dims Lesson::dims_of(const Pass& p) const {
+    Dims d = dims();
+    if (p.cross) {
+        d.Tq = d.T;
+        d.T = memory_tokens.size();
+    }
+    return d;
+}
+
+void Lesson::set_range(Stage f, Stage t) {
+    from = f;
+    to = t;
+    const Catalogue& cat = catalogue();
+    first_pass = config.arch.is_default() ? cat.first_pass(f) : 0;
+    last_pass = config.arch.is_default() ? cat.last_pass(t) : static_cast<int>(cat.passes().size()) - 1;
+}
+
+bool Lesson::runs(Stage s) const {
+    const auto& passes = catalogue().passes();
+    for (int p = first_pass; p <= last_pass && p < static_cast<int>(passes.size()); ++p)
+        if (passes[static_cast<std::size_t>(p)].stage == s) return true;
+    return false;
+}
+
 bool Lesson::records(const StepDef& def) const {
-    if (std::string_view(def.name) == "hook_embed" && !inputs.count("embedding") && !config.positions.additive())
-        return false;
-    if (!position_step_applies(config.positions.kind, def.name)) return false;
+    if (def.name == "hook_embed" && !inputs.count("embedding") && !config.positions.additive()) return false;
+    if (!position_step_applies(config.positions.kind, def.base)) return false;
     if (!config_records(config, def.name)) return false;
-    if (runs(def.stage)) return true;
-    return def.stage < from && given.count(def.name) > 0;
+    if (runs_pass(def.pass)) return true;
+    return def.pass < first_pass && given.count(def.name) > 0;
 }
 
 const Tensor* Lesson::weight(const std::string& name) const {

@@ -30,7 +30,23 @@ const std::vector<WeightSpec> kWeights = {
     {"b_3", Stage::ffn, {A::d_ff}, Fill::zeros},
     {"ln2_gamma", Stage::norm2, {A::d_model}, Fill::ones},
     {"ln2_beta", Stage::norm2, {A::d_model}, Fill::zeros},
+    // A decoder block's cross-attention (K and V project inputs.memory) and its third norm.
+    {"cross.W_Q", Stage::qkv, {A::d_model, A::d_model}, Fill::normal},
+    {"cross.W_K", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, true},
+    {"cross.W_V", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, true},
+    {"cross.b_Q", Stage::qkv, {A::d_model}, Fill::zeros},
+    {"cross.b_K", Stage::qkv, {A::d_model}, Fill::zeros, true},
+    {"cross.b_V", Stage::qkv, {A::d_model}, Fill::zeros, true},
+    {"cross.W_O", Stage::out, {A::d_model, A::d_model}, Fill::normal},
+    {"cross.b_O", Stage::out, {A::d_model}, Fill::zeros},
+    {"ln3_gamma", Stage::norm2, {A::d_model}, Fill::ones},
+    {"ln3_beta", Stage::norm2, {A::d_model}, Fill::zeros},
 };
+
+bool ends_with(std::string_view s, std::string_view tail) {
+    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+bool decoder_only(std::string_view n) { return n.substr(0, 6) == "cross." || n.substr(0, 4) == "ln3_"; }
 
 }  // namespace
 
@@ -70,16 +86,26 @@ const std::vector<WeightSpec>& weight_specs() { return kWeights; }
 
 bool weight_applies(const WeightSpec& w, const Config& c) {
     const std::string_view n = w.name;
+    if (decoder_only(n) && !c.arch.decoder) return false;
     if (n == "W_3" || n == "b_3") return c.activation == Activation::swiglu;
-    if (n == "ln1_beta" || n == "ln2_beta") return c.norm == NormKind::layernorm;
+    if (ends_with(n, "_beta")) return c.norm == NormKind::layernorm;
     return true;
 }
 
 const char* weight_use(const WeightSpec& w) {
     const std::string_view n = w.name;
+    if (decoder_only(n)) return "only with config.block \"decoder\"";
     if (n == "W_3" || n == "b_3") return "only with config.activation \"swiglu\"";
-    if (n == "ln1_beta" || n == "ln2_beta") return "RMSNorm has no β: only with config.norm \"layernorm\"";
+    if (ends_with(n, "_beta")) return "RMSNorm has no β: only with config.norm \"layernorm\"";
     return "always";
+}
+
+std::vector<WeightUse> weight_uses(const Config& c) {
+    std::vector<WeightUse> out;
+    for (std::size_t b = 0; b < c.arch.blocks; ++b)
+        for (const auto& w : kWeights)
+            out.push_back({(c.arch.blocks > 1 ? fmt::format("blocks.{}.", b) : std::string()) + w.name, &w});
+    return out;
 }
 
 const WeightSpec* find_weight(const std::string& name) {

@@ -7,6 +7,8 @@
 //   W_1 (C, F), b_1 (F), W_2 (F, C), b_2 (C)
 //   ln2_gamma, ln2_beta (C)      (no β with RMSNorm)
 //   W_3 (C, F), b_3 (F)          SwiGLU's second (linear) branch
+//   cross.W_Q ... cross.b_O, ln3_gamma, ln3_beta   a decoder block's cross-attention and third norm
+//   in a stack of N > 1 blocks each is named per block: blocks.1.W_Q, blocks.1.cross.W_K, ...
 #pragma once
 
 #include <string>
@@ -34,6 +36,15 @@ struct WeightSpec {
 };
 
 const std::vector<WeightSpec>& weight_specs();
+
+// A weight of a lesson's model: the spec's name, prefixed "blocks.i." in a
+// stack of more than one block (cross-attention's are "cross.W_Q", ...).
+struct WeightUse {
+    std::string name;
+    const WeightSpec* spec;
+};
+// Every weight the model has, applicable to the config or not, block by block.
+std::vector<WeightUse> weight_uses(const Config& c);
 // Whether a config reads this weight (W_3, b_3: SwiGLU only; ln*_beta:
 // LayerNorm only), and in words when it does.
 bool weight_applies(const WeightSpec& w, const Config& c);

@@ -1,5 +1,6 @@
-// The encoder block: the stages in the order of PyTorch's
-// nn.TransformerEncoderLayer(norm_first=False), run from run.from to run.to.
+// The model: the lesson catalogue's passes (trace/catalogue.hpp) in order, from
+// run.from to run.to. One post-norm encoder block runs the stages in the order
+// of PyTorch's nn.TransformerEncoderLayer(norm_first=False).
 #include <array>
 #include <chrono>
 
@@ -14,26 +15,28 @@ namespace attntrace {
 Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const ProgressFn& progress) {
     using StageFn = void (*)(Run&);
     static constexpr std::array<StageFn, kStageCount> kStages = {
-        embed_forward, qkv_forward,      rope_forward,   scores_forward, scale_forward, mask_forward,
-        softmax_forward, mix_forward,    out_proj_forward, add1_forward, norm1_forward,
-        ffn_forward,   add2_forward,     norm2_forward};
+        embed_forward,   qkv_forward, rope_forward,     scores_forward, scale_forward, mask_forward, softmax_forward,
+        mix_forward,     out_proj_forward, add_forward, norm_forward,   ffn_forward,   add_forward,  norm_forward};
+    const auto& passes = lesson.catalogue().passes();
     Run run(lesson, mode, plan);
-    // Streaming: the mix stage computes Z from Q, K and V over key blocks.
+    // Streaming: each mix pass computes Z from Q, K and V over key blocks.
     auto skipped = [&](Stage stage) {
         return plan.stream_attention && stage >= Stage::scores && stage <= Stage::softmax;
     };
     int total = 0, done = 0;
-    for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s)
-        total += skipped(static_cast<Stage>(s)) ? 0 : 1;
+    for (int p = lesson.first_pass; p <= lesson.last_pass; ++p)
+        total += skipped(passes[static_cast<std::size_t>(p)].stage) ? 0 : 1;
     const std::string_view task = mode == Arithmetic::exact ? "exact run" : "document run";
-    for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s) {
-        const Stage stage = static_cast<Stage>(s);
+    for (int p = lesson.first_pass; p <= lesson.last_pass; ++p) {
+        const Stage stage = passes[static_cast<std::size_t>(p)].stage;
         if (skipped(stage)) continue;
         if (progress) progress({task, stage_name(stage), done++, total});
         const auto t0 = std::chrono::steady_clock::now();
-        kStages[s](run);
-        run.end_stage(stage);
-        run.trace().stage_seconds[s] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        run.begin_pass(p);
+        kStages[static_cast<std::size_t>(stage)](run);
+        run.end_pass(p);
+        run.trace().stage_seconds[static_cast<std::size_t>(stage)] +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     if (progress) progress({task, {}, total, total});
     return run.finish();

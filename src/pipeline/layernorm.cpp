@@ -1,6 +1,8 @@
 // Stages norm1 and norm2: LayerNorm (or RMSNorm) of each token's row
-// (post-norm, as nn.TransformerEncoderLayer with norm_first=False).
+// (every norm pass: its input and prefix come from the pass, catalogue.hpp).
 #include <string>
+
+#include <fmt/format.h>
 
 #include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
@@ -16,33 +18,33 @@ struct LnSteps {
     LnSteps(const std::string& prefix, const std::string& ln)
         : mean(prefix + "hook_mean"), var(prefix + "hook_var"), scale(prefix + "hook_scale"),
           standardized(prefix + "hook_standardized"), normalized(prefix + "hook_normalized"),
-          gamma("weights." + ln + "_gamma"), beta("weights." + ln + "_beta") {}
+          gamma("weights." + ln + "_gamma"), beta("weights." + ln + "_beta") {}  // ln: the weights' full prefix
 };
 
 // RMSNorm, pass by pass (each reads the step before, given or rounded or not):
 // x: (T, C)   mean_square, scale: (T)   standardized, normalized: (T, C)
 void rmsnorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
-    const LnSteps st(prefix, ln);
+    const LnSteps st(prefix, run.wname(ln));
     const std::string ms_name = prefix + "hook_mean_square";
     const Tensor* x = run.value(in);
     const Tensor* gamma = run.weight(ln + "_gamma");
     const float eps = static_cast<float>(run.lesson().config.eps);
     // ms = Σ x² / C
-    if (float* ms = run.open(ms_name.c_str(), {{in, x}})) row_mean_square_ref(x->ptr(), d.T, d.C, ms);
+    if (float* ms = run.open(ms_name, {{in, x}})) row_mean_square_ref(x->ptr(), d.T, d.C, ms);
     run.close();
     const Tensor* ms = run.value(ms_name);
     // σ = √(ms + eps)
-    if (float* sd = run.open(st.scale.c_str(), {{ms_name, ms}})) std_eps_ref(ms->ptr(), d.T, eps, sd);
+    if (float* sd = run.open(st.scale, {{ms_name, ms}})) std_eps_ref(ms->ptr(), d.T, eps, sd);
     run.close();
     const Tensor* sd = run.value(st.scale);
     // x̂ = x / σ
-    if (float* xhat = run.open(st.standardized.c_str(), {{in, x}, {st.scale, sd}}))
+    if (float* xhat = run.open(st.standardized, {{in, x}, {st.scale, sd}}))
         divide_rows_ref(x->ptr(), sd->ptr(), d.T, d.C, xhat);
     run.close();
     const Tensor* xhat = run.value(st.standardized);
     // γ ⊙ x̂
-    if (float* out = run.open(st.normalized.c_str(), {{st.standardized, xhat}, {st.gamma, gamma}}))
+    if (float* out = run.open(st.normalized, {{st.standardized, xhat}, {st.gamma, gamma}}))
         gain_ref(xhat->ptr(), gamma->ptr(), d.T, d.C, out);
     run.close();
 }
@@ -50,7 +52,7 @@ void rmsnorm(Run& run, const std::string& prefix, const std::string& in, const s
 // x: (T, C)   mean, var, scale: (T)   standardized, normalized: (T, C)
 void layernorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
-    const LnSteps st(prefix, ln);
+    const LnSteps st(prefix, run.wname(ln));
     const Tensor* x = run.value(in);
     const Tensor* gamma = run.weight(ln + "_gamma");
     const Tensor* beta = run.weight(ln + "_beta");
@@ -58,11 +60,11 @@ void layernorm(Run& run, const std::string& prefix, const std::string& in, const
     if (run.lesson().config.norm == NormKind::rmsnorm) return rmsnorm(run, prefix, in, ln);
     if (!run.intervenes({st.mean, st.var, st.scale, st.standardized})) {
         // The fused kernel fills all five steps.
-        float* mean = run.open(st.mean.c_str(), {{in, x}});
-        float* var = run.open(st.var.c_str(), {{in, x}});
-        float* sd = run.open(st.scale.c_str(), {{in, x}});
-        float* xhat = run.open(st.standardized.c_str(), {{in, x}});
-        float* out = run.open(st.normalized.c_str(), {{in, x}, {st.gamma, gamma}, {st.beta, beta}});
+        float* mean = run.open(st.mean, {{in, x}});
+        float* var = run.open(st.var, {{in, x}});
+        float* sd = run.open(st.scale, {{in, x}});
+        float* xhat = run.open(st.standardized, {{in, x}});
+        float* out = run.open(st.normalized, {{in, x}, {st.gamma, gamma}, {st.beta, beta}});
         if (x) layernorm_rows(x->ptr(), d.T, d.C, eps, out ? gamma->ptr() : nullptr, out ? beta->ptr() : nullptr, mean,
                               var, sd, xhat, out);
         run.close();
@@ -70,30 +72,32 @@ void layernorm(Run& run, const std::string& prefix, const std::string& in, const
     }
     // One pass per step, each reading the (possibly given or rounded) step before.
     // pass 1: μ
-    if (float* mean = run.open(st.mean.c_str(), {{in, x}})) row_mean_ref(x->ptr(), d.T, d.C, mean);
+    if (float* mean = run.open(st.mean, {{in, x}})) row_mean_ref(x->ptr(), d.T, d.C, mean);
     run.close();
     const Tensor* mean = run.value(st.mean);
     // pass 2: σ² (biased)
-    if (float* var = run.open(st.var.c_str(), {{in, x}, {st.mean, mean}})) row_var_ref(x->ptr(), mean->ptr(), d.T, d.C, var);
+    if (float* var = run.open(st.var, {{in, x}, {st.mean, mean}})) row_var_ref(x->ptr(), mean->ptr(), d.T, d.C, var);
     run.close();
     const Tensor* var = run.value(st.var);
     // pass 3: σ = √(σ² + eps);  x̂ = (x - μ) / σ
-    if (float* sd = run.open(st.scale.c_str(), {{st.var, var}})) std_eps_ref(var->ptr(), d.T, eps, sd);
+    if (float* sd = run.open(st.scale, {{st.var, var}})) std_eps_ref(var->ptr(), d.T, eps, sd);
     run.close();
     const Tensor* sd = run.value(st.scale);
-    if (float* xhat = run.open(st.standardized.c_str(), {{in, x}, {st.mean, mean}, {st.scale, sd}}))
+    if (float* xhat = run.open(st.standardized, {{in, x}, {st.mean, mean}, {st.scale, sd}}))
         standardize_ref(x->ptr(), mean->ptr(), sd->ptr(), d.T, d.C, xhat);
     run.close();
     const Tensor* xhat = run.value(st.standardized);
     // pass 4: γ ⊙ x̂ + β
-    if (float* out = run.open(st.normalized.c_str(), {{st.standardized, xhat}, {st.gamma, gamma}, {st.beta, beta}}))
+    if (float* out = run.open(st.normalized, {{st.standardized, xhat}, {st.gamma, gamma}, {st.beta, beta}}))
         affine_ref(xhat->ptr(), gamma->ptr(), beta->ptr(), d.T, d.C, out);
     run.close();
 }
 
 }  // namespace
 
-void norm1_forward(Run& run) { layernorm(run, "blocks.0.ln1.", "blocks.0.hook_resid_mid", "ln1"); }
-void norm2_forward(Run& run) { layernorm(run, "blocks.0.ln2.", "blocks.0.hook_resid_post", "ln2"); }
+void norm_forward(Run& run) {
+    const Pass& p = run.pass();
+    layernorm(run, p.out, p.x, fmt::format("ln{}", p.norm_index));
+}
 
 }  // namespace attntrace

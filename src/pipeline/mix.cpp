@@ -15,21 +15,21 @@ namespace {
 void mix_streaming(Run& run) {
     const Dims& d = run.dims();
     // With RoPE, the rotated Q and K (rope.cpp). (ALiBi never streams: see plan.cpp.)
-    const bool rope = run.lesson().config.positions.kind == PositionKind::rope;
-    const std::string qn = rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q";
-    const std::string kn = rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k";
+    const bool rope = run.config().positions.kind == PositionKind::rope;
+    const std::string qn = rope ? run.attn("hook_rot_q") : run.attn("hook_q");
+    const std::string kn = rope ? run.attn("hook_rot_k") : run.attn("hook_k");
     const Tensor* q = run.value(qn);
     const Tensor* k = run.value(kn);
-    const Tensor* v = run.value("blocks.0.attn.hook_v");
+    const Tensor* v = run.value(run.attn("hook_v"));
     // Z_h = softmax(mask(Q_h·K_gᵀ / √hs))·V_g, g = h / (NH/KVH)   Q: (Tq, NH, hs)   K, V: (T, KVH, hs)   Z: (Tq, NH, hs)
-    if (float* z = run.open("blocks.0.attn.hook_z", {{qn, q}, {kn, k}, {"blocks.0.attn.hook_v", v}})) {
-        const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
+    if (float* z = run.open(run.attn("hook_z"), {{qn, q}, {kn, k}, {run.attn("hook_v"), v}})) {
+        const float divisor = run.config().scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
         // the plan streams only masks a KeyWindow expresses (none, causal, window)
         attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.KVH, d.hs, divisor,
-                            key_window(run.lesson().config).value());
+                            key_window(run.config()).value());
     }
     run.close();
-    if (Step* s = run.trace().find("blocks.0.attn.hook_z"); s && s->source == StepSource::computed)
+    if (Step* s = run.trace().find(run.attn("hook_z")); s && s->source == StepSource::computed)
         s->note = "streamed: softmax(QKᵀ/√hs)·V over blocks of keys with a running max and sum; the scores and "
                   "weights were never held whole (trace policy keeps none of them)";
 }
@@ -39,13 +39,13 @@ void mix_streaming(Run& run) {
 void mix_forward(Run& run) {
     if (run.plan().stream_attention) return mix_streaming(run);
     const Dims& d = run.dims();
-    const Tensor* a = run.value("blocks.0.attn.hook_pattern");
-    const Tensor* v = run.value("blocks.0.attn.hook_v");
+    const Tensor* a = run.value(run.attn("hook_pattern"));
+    const Tensor* v = run.value(run.attn("hook_v"));
     // Z_h = A_h·V_g, g = h / (NH/KVH)   A_h: (Tq, T)   V_g: (T, hs) at v + g·hs, stride KVH·hs
     //   Z_h: (Tq, hs) at z + h·hs, stride C
     // Writing each head into its own columns of Z is the concatenation.
-    if (float* z = run.open("blocks.0.attn.hook_z",
-                            {{"blocks.0.attn.hook_pattern", a}, {"blocks.0.attn.hook_v", v}})) {
+    if (float* z = run.open(run.attn("hook_z"),
+                            {{run.attn("hook_pattern"), a}, {run.attn("hook_v"), v}})) {
         // One head per thread, writing disjoint columns of Z (see scores.cpp).
         const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;
 #pragma omp parallel for schedule(static) if (parallel)

@@ -28,7 +28,6 @@ std::size_t bytes_of(const Shape& s) {
     return n * sizeof(float);
 }
 
-std::size_t index_of(const StepDef& def) { return static_cast<std::size_t>(&def - step_catalogue().data()); }
 
 // The program, its libraries and thread stacks: measured ~11 MiB RSS for the
 // default lesson (`/usr/bin/time -v attntrace`); rounded up.
@@ -36,12 +35,14 @@ constexpr std::size_t kBaselineBytes = std::size_t{16} << 20;
 
 bool in_attention_core(Stage s) { return s >= Stage::scores && s <= Stage::softmax; }
 
+std::size_t d_ff_of(const Lesson& lesson) { return lesson.config.d_ff; }
+
 }  // namespace
 
 double stage_flops(Stage s, const Dims& d) {
     const double T = d.T, Tq = d.Tq, C = d.C, F = d.F;
     switch (s) {
-        case Stage::qkv: return 2 * T * C * (C + 2.0 * d.KVH * d.hs);  // Q: C columns, K and V: KVH·hs each
+        case Stage::qkv: return 2 * Tq * C * C + 2 * T * C * 2.0 * d.KVH * d.hs;  // Q: C columns, K and V: KVH·hs each
         case Stage::scores: return 2 * Tq * T * C;  // NH heads of Tq x hs x T
         case Stage::mix: return 2 * Tq * T * C;
         case Stage::out: return 2 * Tq * C * C;
@@ -51,10 +52,12 @@ double stage_flops(Stage s, const Dims& d) {
 }
 
 double lesson_flops(const Lesson& lesson) {
-    const Dims d = lesson.dims();
+    const auto& passes = lesson.catalogue().passes();
     double flops = 0;
-    for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s)
-        flops += stage_flops(static_cast<Stage>(s), d);
+    for (int p = lesson.first_pass; p <= lesson.last_pass; ++p) {
+        const Pass& pass = passes[static_cast<std::size_t>(p)];
+        flops += stage_flops(pass.stage, lesson.dims_of(pass));
+    }
     return flops;
 }
 
@@ -63,30 +66,32 @@ bool intervened(const Lesson& lesson, Arithmetic mode, std::string_view step) {
     return lesson.given.count(name) || (mode == Arithmetic::document && lesson.document_rounding.count(name));
 }
 
-Record Plan::record_of(const StepDef& def) const { return record[index_of(def)]; }
+Record Plan::record_of(const StepDef& def) const { return record[catalogue->index_of(def)]; }
 
 Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode, int threads) {
-    const auto& steps = step_catalogue();
-    const Dims d = lesson.dims();
+    const Catalogue& cat = lesson.catalogue();
+    const auto& steps = cat.steps();
+    const auto& passes = cat.passes();
+    auto index_of = [&](const StepDef& def) { return cat.index_of(def); };
     Plan p;
+    p.catalogue = &cat;
     p.policy = policy;
     p.record.assign(steps.size(), Record::none);
     p.last_read.assign(steps.size(), -1);
 
-    // The run's output, the last step of its last stage, is kept in full whatever the policy.
+    // The run's output, the last step of its last pass, is kept in full whatever the policy.
     const StepDef* output = nullptr;
     for (const StepDef& def : steps) {
         if (!lesson.records(def)) continue;
         p.record[index_of(def)] = policy.record_of(def.name);
-        if (def.stage == lesson.to) output = &def;
+        if (def.pass == lesson.last_pass) output = &def;
     }
     if (output) p.record[index_of(*output)] = Record::full;
 
     // Streaming needs every step it skips to be neither kept nor given nor rounded.
     auto quiet = [&](auto&& pick) {
         for (const StepDef& def : steps)
-            if (pick(def.stage) && (p.record_of(def) != Record::none || intervened(lesson, mode, def.name)))
-                return false;
+            if (pick(def) && (p.record_of(def) != Record::none || intervened(lesson, mode, def.name))) return false;
         return true;
     };
     // The streaming kernel takes a key range per query (none, causal, windows);
@@ -94,51 +99,55 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     // kernel does not have: such a run is materialised too.
     const bool streamable_mask = key_window(lesson.config).has_value();
     const PositionKind positions = lesson.config.positions.kind;
-    p.stream_attention = streamable_mask && lesson.from <= Stage::scores && lesson.to >= Stage::mix &&
-                         quiet(in_attention_core) && positions != PositionKind::alibi;
+    p.stream_attention = streamable_mask && lesson.runs(Stage::scores) && lesson.runs(Stage::mix) &&
+                         lesson.from <= Stage::scores && quiet([](const StepDef& d) { return in_attention_core(d.stage); }) &&
+                         positions != PositionKind::alibi;
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
-    p.stream_ffn = lesson.runs(Stage::ffn) && d.F > 0 && [&] {
-        for (const char* n : {"blocks.0.mlp.hook_pre", "blocks.0.mlp.hook_pre_linear", "blocks.0.mlp.hook_post"})
-            if (p.record_of(*find_step(n)) != Record::none || intervened(lesson, mode, n)) return false;
-        return true;
-    }();
+    auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.base != "blocks.0.hook_mlp_out"; };
+    p.stream_ffn = lesson.runs(Stage::ffn) && d_ff_of(lesson) > 0 && quiet(hidden);
 
-    for (int s = static_cast<int>(lesson.from); s <= static_cast<int>(lesson.to); ++s)
-        for (const auto& name : consumed_by(static_cast<Stage>(s), positions == PositionKind::rope))
-            if (const StepDef* def = find_step(name)) p.last_read[index_of(*def)] = s;
-    if (p.stream_attention)  // the mix stage reads Q, K (rotated, with RoPE) and V itself
-        for (const auto& n : consumed_by(Stage::scores, positions == PositionKind::rope))
-            p.last_read[index_of(*find_step(n))] = static_cast<int>(Stage::mix);
-    if (p.stream_attention) p.last_read[index_of(*find_step("blocks.0.attn.hook_v"))] = static_cast<int>(Stage::mix);
+    const bool rope = positions == PositionKind::rope;
+    for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi)
+        for (const auto& name : cat.consumed_by(passes[static_cast<std::size_t>(pi)], rope))
+            if (const StepDef* def = cat.find(name)) p.last_read[index_of(*def)] = pi;
+    if (p.stream_attention)  // each mix pass reads its Q, K (rotated, with RoPE) and V itself
+        for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi) {
+            const Pass& mix = passes[static_cast<std::size_t>(pi)];
+            if (mix.stage != Stage::mix) continue;
+            Pass scores = mix;
+            scores.stage = Stage::scores;
+            for (const auto& n : cat.consumed_by(scores, rope)) p.last_read[index_of(*cat.find(n))] = pi;
+            p.last_read[index_of(*cat.find(mix.attn + "hook_v"))] = pi;
+        }
 
     // The lesson's own tensors are in memory already.
     for (const auto* m : {&lesson.inputs, &lesson.weights, &lesson.given})
         for (const auto& [name, t] : *m) p.lesson_bytes = add_sat(p.lesson_bytes, bytes_of(t.shape));
 
-    // Walk the stages: each allocates its steps, then frees what nothing later reads.
+    // Walk the passes: each allocates its steps, then frees what nothing later reads.
     const std::size_t gemm_scratch = std::size_t(std::max(threads, 1)) * simd::gemm_workspace_floats() * sizeof(float);
     std::vector<std::size_t> live(steps.size(), 0);
+    auto shape_of = [&](const StepDef& def) { return step_shape(def, lesson.dims_of(cat.pass_of(def))); };
     std::size_t now = 0, peak = 0;
     for (const StepDef& def : steps)
-        if (def.stage < lesson.from && lesson.records(def)) now = add_sat(now, live[index_of(def)] = bytes_of(step_shape(def, d)));
-    for (int si = static_cast<int>(lesson.from); si <= static_cast<int>(lesson.to); ++si) {
-        const Stage s = static_cast<Stage>(si);
-        if (p.stream_attention && in_attention_core(s)) continue;
+        if (def.pass < lesson.first_pass && lesson.records(def)) now = add_sat(now, live[index_of(def)] = bytes_of(shape_of(def)));
+    for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi) {
+        const Pass& pass = passes[static_cast<std::size_t>(pi)];
+        if (p.stream_attention && in_attention_core(pass.stage)) continue;
         std::size_t alloc = 0, scratch = gemm_scratch;
-        for (const StepDef& def : steps) {
-            if (def.stage != s || !lesson.records(def)) continue;
-            const bool chunked = p.stream_ffn && def.stage == Stage::ffn && std::string_view(def.name) != "blocks.0.hook_mlp_out";
-            if (chunked) continue;
-            std::size_t b = bytes_of(step_shape(def, d));
+        for (std::size_t i = pass.first; i < pass.end; ++i) {
+            const StepDef& def = steps[i];
+            if (!lesson.records(def) || (p.stream_ffn && hidden(def))) continue;
+            std::size_t b = bytes_of(shape_of(def));
             if (lesson.given.count(def.name)) b = add_sat(b, b);  // the formula's value is kept beside the given one
-            alloc = add_sat(alloc, live[index_of(def)] = b);
+            alloc = add_sat(alloc, live[i] = b);
         }
-        if (p.stream_ffn && s == Stage::ffn)  // the hidden chunk (and SwiGLU's linear branch beside it)
-            scratch = add_sat(scratch, bytes_of({kFfnChunkRows * ffn_chunk_buffers(lesson.config.activation), d.F}));
+        if (p.stream_ffn && pass.stage == Stage::ffn)  // the hidden chunk (and SwiGLU's linear branch beside it)
+            scratch = add_sat(scratch, bytes_of({kFfnChunkRows * ffn_chunk_buffers(lesson.config.activation), d_ff_of(lesson)}));
         peak = std::max(peak, add_sat(add_sat(now, alloc), scratch));
         now = add_sat(now, alloc);
         for (std::size_t i = 0; i < steps.size(); ++i)
-            if (live[i] && p.record[i] != Record::full && p.last_read[i] <= si) now -= live[i], live[i] = 0;
+            if (live[i] && p.record[i] != Record::full && p.last_read[i] <= pi) now -= live[i], live[i] = 0;
     }
     for (std::size_t i = 0; i < steps.size(); ++i)
         if (p.record[i] == Record::full) p.kept_bytes = add_sat(p.kept_bytes, live[i]);

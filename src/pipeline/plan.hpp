@@ -27,8 +27,9 @@ enum class Arithmetic {
 
 struct Plan {
     TracePolicy policy;
-    std::vector<Record> record;   // per catalogue step (step_catalogue() order)
-    std::vector<int> last_read;   // per catalogue step: the last stage of this run that reads it (-1: none)
+    const Catalogue* catalogue = nullptr;  // the lesson's
+    std::vector<Record> record;   // per catalogue step (lesson.catalogue() order)
+    std::vector<int> last_read;   // per catalogue step: the last pass of this run that reads it (-1: none)
     bool stream_attention = false;
     bool stream_ffn = false;
     std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory
@@ -49,8 +50,8 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
 void require_memory(const Plan& plan, const Lesson& lesson, Arithmetic mode, int threads, std::size_t max_bytes);
 
 // FLOPs of a stage's matrix products (2 per multiply-add; 0: element-wise
-// only), and of all the stages a lesson runs: how long a run will take, at the
-// GFLOP/s `attntrace bench` measures.
+// only), and of all the passes a lesson runs: how long a run will take, at the
+// GFLOP/s `attntrace bench` measures. `d` is the pass's (Lesson::dims_of).
 double stage_flops(Stage s, const Dims& d);
 double lesson_flops(const Lesson& lesson);
 

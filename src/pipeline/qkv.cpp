@@ -6,17 +6,17 @@ namespace attntrace {
 
 namespace {
 
-// out = X·W + b   X: (T, C)   W: (C, N)   b: (N)   out: (T, N), read as (T, heads, hs)
-// N = C for Q (NH heads); N = KVH·hs for K and V (KVH K/V heads; = C in MHA)
-void project(Run& run, const char* step, const std::string& w, const std::string& b, std::size_t N) {
+// out = X·W + b   X: (rows, C)   W: (C, N)   b: (N)   out: (rows, N), read as (rows, heads, hs)
+// N = C for Q (NH heads); N = KVH·hs for K and V (KVH K/V heads; = C in MHA).
+// X is the pass's stream (a step), or for cross-attention's K and V the
+// encoder's output (inputs.memory, S rows).
+void project(Run& run, const std::string& step, const std::string& x_name, const Tensor* X, const std::string& w,
+             const std::string& b, std::size_t N) {
     const Dims& d = run.dims();
-    const Tensor* X = run.value("blocks.0.hook_resid_pre");
     const Tensor* W = run.weight(w);
     const Tensor* B = run.weight(b);
-    if (float* out = run.open(step, {{"blocks.0.hook_resid_pre", X}, {"weights." + w, W}},
-                              {{"weights." + b, B}})) {
-        linear(X->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.T, d.C, N);
-    }
+    if (float* out = run.open(step, {{x_name, X}, {run.wpath(w), W}}, {{run.wpath(b), B}}))
+        linear(X->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, X->shape[0], d.C, N);
     run.close();
 }
 
@@ -24,11 +24,15 @@ void project(Run& run, const char* step, const std::string& w, const std::string
 
 void qkv_forward(Run& run) {
     const Dims& d = run.dims();
-    project(run, "blocks.0.attn.hook_q", "W_Q", "b_Q", d.C);
-    project(run, "blocks.0.attn.hook_k", "W_K", "b_K", d.KVH * d.hs);
-    project(run, "blocks.0.attn.hook_v", "W_V", "b_V", d.KVH * d.hs);
+    const std::string& x_name = run.pass().x;
+    const Tensor* X = run.value(x_name);
+    project(run, run.attn("hook_q"), x_name, X, "W_Q", "b_Q", d.C);
+    const std::string kv_name = run.pass().cross ? "inputs.memory" : x_name;
+    const Tensor* KV = run.pass().cross ? run.input("memory") : X;
+    project(run, run.attn("hook_k"), kv_name, KV, "W_K", "b_K", d.KVH * d.hs);
+    project(run, run.attn("hook_v"), kv_name, KV, "W_V", "b_V", d.KVH * d.hs);
     // g(h) = h / (NH / KVH)   (NH): the sharing the scores and mix stages use, recorded
-    if (float* g = run.open("blocks.0.attn.hook_kv_head", {})) {
+    if (float* g = run.open(run.attn("hook_kv_head"), {})) {
         for (std::size_t h = 0; h < d.NH; ++h) g[h] = static_cast<float>(d.kv_of(h));
     }
     run.close();

@@ -12,8 +12,8 @@ namespace {
 // out = RoPE(x)   x, out: (rows, heads, hs) as recorded; row r at position pos0 + r.
 // The head count is read from the tensor's own shape, never assumed to be NH
 // (with grouped-query attention K has fewer heads than Q).
-void rotate(Run& run, const char* step, const char* input, std::size_t pos0) {
-    const Positions& p = run.lesson().config.positions;
+void rotate(Run& run, const std::string& step, const std::string& input, std::size_t pos0) {
+    const Positions& p = run.config().positions;
     const Tensor* x = run.value(input);
     if (float* out = run.open(step, {{input, x}})) {
         const Shape& s = x->shape;  // (rows, heads, hs)
@@ -28,11 +28,11 @@ void rotate(Run& run, const char* step, const char* input, std::size_t pos0) {
 }  // namespace
 
 void rope_forward(Run& run) {
-    if (run.lesson().config.positions.kind != PositionKind::rope) return;
+    if (run.config().positions.kind != PositionKind::rope) return;
     const Dims& d = run.dims();
     // Queries are the last Tq positions; keys are positions 0..T-1.
-    rotate(run, "blocks.0.attn.hook_rot_q", "blocks.0.attn.hook_q", d.T - d.Tq);
-    rotate(run, "blocks.0.attn.hook_rot_k", "blocks.0.attn.hook_k", 0);
+    rotate(run, run.attn("hook_rot_q"), run.attn("hook_q"), d.T - d.Tq);
+    rotate(run, run.attn("hook_rot_k"), run.attn("hook_k"), 0);
 }
 
 }  // namespace attntrace

@@ -13,33 +13,42 @@
 namespace attntrace {
 
 Run::Run(const Lesson& lesson, Arithmetic mode, const Plan& plan)
-    : lesson_(lesson), mode_(mode), plan_(plan), dims_(lesson.dims()) {
+    : lesson_(lesson), mode_(mode), plan_(plan), catalogue_(lesson.catalogue()),
+      pass_(&catalogue_.passes().front()), cross_config_(lesson.config), dims_(lesson.dims()) {
+    cross_config_.mask = MaskKind::none;
+    cross_config_.mask_spec = MaskSpec{};
+    cross_config_.positions = Positions{};
     trace_.policy = plan.policy;
     trace_.streamed_attention = plan.stream_attention;
     // Every step is recorded at most once: reserving them all keeps the
     // pointers value() hands out valid while later steps are added.
-    trace_.steps.reserve(step_catalogue().size());
+    trace_.steps.reserve(catalogue_.steps().size());
     record_given_inputs();
 }
 
-std::vector<std::string> Run::labels_for(Axis a) const {
+void Run::begin_pass(int index) {
+    pass_ = &catalogue_.passes()[static_cast<std::size_t>(index)];
+    dims_ = lesson_.dims_of(*pass_);
+}
+
+std::vector<std::string> Run::labels_for(Axis a, const Dims& d, bool cross) const {
     std::vector<std::string> out;
     switch (a) {
-        case Axis::pos:
-        case Axis::key: return lesson_.tokens;
-        case Axis::query: return lesson_.query_labels();
+        case Axis::pos: return lesson_.tokens;
+        case Axis::key: return cross ? lesson_.memory_tokens : lesson_.tokens;
+        case Axis::query: return cross ? lesson_.tokens : lesson_.query_labels();
         case Axis::head:
-            for (std::size_t h = 0; h < dims_.NH; ++h) out.push_back(fmt::format("h{}", h));
+            for (std::size_t h = 0; h < d.NH; ++h) out.push_back(fmt::format("h{}", h));
             return out;
         case Axis::kv_head:
-            for (std::size_t g = 0; g < dims_.KVH; ++g) out.push_back(fmt::format("kv{}", g));
+            for (std::size_t g = 0; g < d.KVH; ++g) out.push_back(fmt::format("kv{}", g));
             return out;
         case Axis::d_model:
         case Axis::d_head:
-            for (std::size_t i = 0; i < dims_.extent(a); ++i) out.push_back(fmt::format("d{}", i));
+            for (std::size_t i = 0; i < d.extent(a); ++i) out.push_back(fmt::format("d{}", i));
             return out;
         case Axis::d_ff:
-            for (std::size_t i = 0; i < dims_.F; ++i) out.push_back(fmt::format("f{}", i));
+            for (std::size_t i = 0; i < d.F; ++i) out.push_back(fmt::format("f{}", i));
             return out;
     }
     return out;
@@ -52,10 +61,11 @@ Step& Run::add_step(const StepDef& def) {
     s.name = def.name;
     s.def = &def;
     s.recorded = plan_.record_of(def);
-    s.shape = step_shape(def, dims_);
+    const Dims d = lesson_.dims_of(catalogue_.pass_of(def));
+    s.shape = step_shape(def, d);
     for (Axis a : def.axes) {
         s.axes.emplace_back(axis_name(a));
-        s.labels.push_back(labels_for(a));
+        s.labels.push_back(labels_for(a, d, def.cross));
     }
     return s;
 }
@@ -63,8 +73,8 @@ Step& Run::add_step(const StepDef& def) {
 // Given steps of stages before run.from are the run's inputs: recorded first,
 // in pipeline order.
 void Run::record_given_inputs() {
-    for (const StepDef& def : step_catalogue()) {
-        if (def.stage >= lesson_.from) break;
+    for (const StepDef& def : catalogue_.steps()) {
+        if (def.pass >= lesson_.first_pass) break;
         auto it = lesson_.given.find(def.name);
         if (it == lesson_.given.end()) continue;
         Step& s = add_step(def);
@@ -93,8 +103,8 @@ const Tensor* Run::value(const std::string& name) const {
     return &s->value;
 }
 
-float* Run::open(const char* name, std::initializer_list<Need> needs, std::initializer_list<Need> optional) {
-    const StepDef* def = find_step(name);
+float* Run::open(const std::string& name, std::initializer_list<Need> needs, std::initializer_list<Need> optional) {
+    const StepDef* def = catalogue_.find(name);
     if (!def) throw std::logic_error(fmt::format("attntrace: step {} is not in the catalogue", name));
     Step& s = add_step(*def);
     open_.push_back(&s);
@@ -136,7 +146,7 @@ void Run::close_step(Step& s) {
         }
     }
     check_finite(s);
-    // The values stay until nothing reads them (end_stage); the summary is what the trace keeps.
+    // The values stay until nothing reads them (end_pass); the summary is what the trace keeps.
     if (s.recorded == Record::summary && s.source != StepSource::not_computable) s.summary = summarize(s.value);
 }
 
@@ -203,11 +213,11 @@ void Run::check_finite(const Step& s) {
                      "formula values");
 }
 
-void Run::end_stage(Stage stage) {
+void Run::end_pass(int index) {
     for (Step& s : trace_.steps) {
         if (s.recorded == Record::full || s.value.size() == 0 || !s.def) continue;
-        const int last = plan_.last_read[static_cast<std::size_t>(s.def - step_catalogue().data())];
-        if (last <= static_cast<int>(stage)) {
+        const int last = plan_.last_read[catalogue_.index_of(*s.def)];
+        if (last <= index) {
             s.value = Tensor{};  // frees the buffer (a moved-from vector may keep its capacity; this does not)
             s.formula.reset();
         }

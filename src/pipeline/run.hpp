@@ -2,8 +2,8 @@
 // for the values they read, open a step to write their result into, and close
 // it; closing applies the lesson's given values and, in document-arithmetic
 // mode, the article's rounding, refuses a non-finite value, and under the
-// summary policy keeps the summary instead of the values. After each stage the
-// block calls end_stage(), which frees what the plan does not keep and nothing
+// summary policy keeps the summary instead of the values. After each pass the
+// block calls end_pass(), which frees what the plan does not keep and nothing
 // later reads.
 #pragma once
 
@@ -28,14 +28,30 @@ public:
 
     const Lesson& lesson() const { return lesson_; }
     const Plan& plan() const { return plan_; }
+    // The pass running now (catalogue.hpp), and its extents.
+    const Pass& pass() const { return *pass_; }
     const Dims& dims() const { return dims_; }
+    // The config the pass's attention follows: the lesson's, except that a
+    // cross-attention pass has no mask and no positions (every decoder token
+    // sees every memory token).
+    const Config& config() const { return pass_->cross ? cross_config_ : lesson_.config; }
+    void begin_pass(int index);
     Trace& trace() { return trace_; }
 
     // The value flowing downstream from a recorded step; null when it was not
     // computable or not recorded.
     const Tensor* value(const std::string& name) const;
-    // A weight, or null when the lesson has none of that name.
-    const Tensor* weight(const std::string& name) const { return lesson_.weight(name); }
+    // A weight of the pass ("W_Q": blocks.1.cross.W_Q in block 1's cross-attention), or null when the lesson has none.
+    const Tensor* weight(const std::string& name) const { return lesson_.weight(wname(name)); }
+    std::string wname(const std::string& name) const { return pass_->weights + name; }
+    std::string wpath(const std::string& name) const { return "weights." + wname(name); }
+    // A step of the pass's attention: "hook_q" -> "blocks.1.cross_attn.hook_q".
+    std::string attn(const char* leaf) const { return pass_->attn + leaf; }
+    // One of the lesson's inputs ("X", "memory"), or null.
+    const Tensor* input(const std::string& name) const {
+        auto it = lesson_.inputs.find(name);
+        return it == lesson_.inputs.end() ? nullptr : &it->second;
+    }
 
     // Opens step `name`. Returns the buffer for the formula's result, or null
     // when an input in `needs` is missing (the step is then recorded as given,
@@ -43,7 +59,7 @@ public:
     // listed as inputs when present and never make the step not computable.
     // A stage whose kernel fills several steps at once (softmax, LayerNorm)
     // opens them all before it runs the kernel (see intervenes()).
-    float* open(const char* name, std::initializer_list<Need> needs,
+    float* open(const std::string& name, std::initializer_list<Need> needs,
                 std::initializer_list<Need> optional = {});
     // Closes every open step: given values replace the formula's, the
     // document rounding is applied.
@@ -56,8 +72,8 @@ public:
     // pass by pass, so each pass reads the given or rounded values.
     bool intervenes(std::initializer_list<std::string> steps) const;
 
-    // Frees the buffers the plan does not keep in full whose last reader is `s`.
-    void end_stage(Stage s);
+    // Frees the buffers the plan does not keep in full whose last reader is pass `index`.
+    void end_pass(int index);
     // The trace, without the steps the policy does not keep.
     Trace finish();
 
@@ -65,6 +81,9 @@ private:
     const Lesson& lesson_;
     Arithmetic mode_;
     const Plan& plan_;
+    const Catalogue& catalogue_;
+    const Pass* pass_;
+    Config cross_config_;
     Dims dims_;
     Trace trace_;
     std::vector<Step*> open_;
@@ -76,7 +95,7 @@ private:
     void close_step(Step& s);
     void check_finite(const Step& s);
     void record_given_inputs();
-    std::vector<std::string> labels_for(Axis a) const;
+    std::vector<std::string> labels_for(Axis a, const Dims& d, bool cross) const;
 };
 
 // Runs the lesson's stages (run.from .. run.to) and returns the trace the

@@ -8,15 +8,15 @@ namespace attntrace {
 
 void scale_forward(Run& run) {
     const Dims& d = run.dims();
-    const Tensor* s = run.value("blocks.0.attn.hook_scores_raw");
+    const Tensor* s = run.value(run.attn("hook_scores_raw"));
     // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
-    if (float* out = run.open("blocks.0.attn.hook_scores_scaled", {{"blocks.0.attn.hook_scores_raw", s}})) {
-        const float divisor = run.lesson().config.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
+    if (float* out = run.open(run.attn("hook_scores_scaled"), {{run.attn("hook_scores_raw"), s}})) {
+        const float divisor = run.config().scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
         scale_div(s->ptr(), divisor, out, s->size());
     }
     run.close();
-    Step* step = run.trace().find("blocks.0.attn.hook_scores_scaled");
-    if (!run.lesson().config.scale && step->source == StepSource::computed)
+    Step* step = run.trace().find(run.attn("hook_scores_scaled"));
+    if (!run.config().scale && step->source == StepSource::computed)
         step->note = "scaling is switched off (config.scale = false): S̃ = S";
 }
 

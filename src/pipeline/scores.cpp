@@ -7,14 +7,14 @@ namespace attntrace {
 void scores_forward(Run& run) {
     const Dims& d = run.dims();
     // With RoPE the scores read the rotated Q and K (rope.cpp).
-    const bool rope = run.lesson().config.positions.kind == PositionKind::rope;
-    const std::string qn = rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q";
-    const std::string kn = rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k";
+    const bool rope = run.config().positions.kind == PositionKind::rope;
+    const std::string qn = rope ? run.attn("hook_rot_q") : run.attn("hook_q");
+    const std::string kn = rope ? run.attn("hook_rot_k") : run.attn("hook_k");
     const Tensor* q = run.value(qn);
     const Tensor* k = run.value(kn);
     // S_h = Q_h·K_gᵀ, g = h / (NH/KVH)   Q_h: (Tq, hs) at q + h·hs, row stride C
     //   K_g: (T, hs) at k + g·hs, row stride KVH·hs   S_h: (Tq, T)
-    if (float* s = run.open("blocks.0.attn.hook_scores_raw", {{qn, q}, {kn, k}})) {
+    if (float* s = run.open(run.attn("hook_scores_raw"), {{qn, q}, {kn, k}})) {
         // One head per thread (each GEMM then runs on its thread): heads write
         // disjoint planes, so the result does not depend on the thread count.
         const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;

@@ -9,32 +9,37 @@ namespace attntrace {
 
 namespace {
 
-const std::string kIn = "blocks.0.attn.hook_attn_scores";
-const std::string kMax = "blocks.0.attn.softmax.hook_row_max";
-const std::string kShifted = "blocks.0.attn.softmax.hook_shifted";
-const std::string kExp = "blocks.0.attn.softmax.hook_exp";
-const std::string kSum = "blocks.0.attn.softmax.hook_row_sum";
-const std::string kPattern = "blocks.0.attn.hook_pattern";
+// The steps of the pass's attention (self or cross).
+struct Names {
+    std::string in, max, shifted, exp, sum, pattern;
+    explicit Names(const Run& run)
+        : in(run.attn("hook_attn_scores")), max(run.attn("softmax.hook_row_max")),
+          shifted(run.attn("softmax.hook_shifted")), exp(run.attn("softmax.hook_exp")),
+          sum(run.attn("softmax.hook_row_sum")), pattern(run.attn("hook_pattern")) {}
+};
 
 // One pass per step, each reading the (possibly given or rounded) step before.
 void softmax_by_pass(Run& run, std::size_t rows, std::size_t cols) {
+    const Names n(run);
+    const std::string &kIn = n.in, &kMax = n.max, &kShifted = n.shifted, &kExp = n.exp, &kSum = n.sum,
+                      &kPattern = n.pattern;
     const Tensor* x = run.value(kIn);
     // pass 1: m = max_j x[j]
-    if (float* m = run.open(kMax.c_str(), {{kIn, x}})) row_max_ref(x->ptr(), rows, cols, m);
+    if (float* m = run.open(kMax, {{kIn, x}})) row_max_ref(x->ptr(), rows, cols, m);
     run.close();
     const Tensor* m = run.value(kMax);
     // pass 2: shifted = x - m;  e = exp(shifted);  s = Σ e
-    if (float* sh = run.open(kShifted.c_str(), {{kIn, x}, {kMax, m}})) shift_rows_ref(x->ptr(), m->ptr(), rows, cols, sh);
+    if (float* sh = run.open(kShifted, {{kIn, x}, {kMax, m}})) shift_rows_ref(x->ptr(), m->ptr(), rows, cols, sh);
     run.close();
     const Tensor* sh = run.value(kShifted);
-    if (float* e = run.open(kExp.c_str(), {{kShifted, sh}})) exp_ref(sh->ptr(), e, rows * cols);
+    if (float* e = run.open(kExp, {{kShifted, sh}})) exp_ref(sh->ptr(), e, rows * cols);
     run.close();
     const Tensor* e = run.value(kExp);
-    if (float* s = run.open(kSum.c_str(), {{kExp, e}})) row_sum_ref(e->ptr(), rows, cols, s);
+    if (float* s = run.open(kSum, {{kExp, e}})) row_sum_ref(e->ptr(), rows, cols, s);
     run.close();
     const Tensor* s = run.value(kSum);
     // pass 3: A = e / s
-    if (float* a = run.open(kPattern.c_str(), {{kExp, e}, {kSum, s}})) divide_rows_ref(e->ptr(), s->ptr(), rows, cols, a);
+    if (float* a = run.open(kPattern, {{kExp, e}, {kSum, s}})) divide_rows_ref(e->ptr(), s->ptr(), rows, cols, a);
     run.close();
 }
 
@@ -43,16 +48,19 @@ void softmax_by_pass(Run& run, std::size_t rows, std::size_t cols) {
 void softmax_forward(Run& run) {
     const Dims& d = run.dims();
     const std::size_t rows = d.NH * d.Tq, cols = d.T;  // (NH, Tq, T) as NH·Tq rows of T
+    const Names n(run);
+    const std::string &kIn = n.in, &kMax = n.max, &kShifted = n.shifted, &kExp = n.exp, &kSum = n.sum,
+                      &kPattern = n.pattern;
     if (run.intervenes({kMax, kShifted, kExp, kSum})) {
         softmax_by_pass(run, rows, cols);
     } else {
         // The fused kernel fills all five steps in three passes.
         const Tensor* x = run.value(kIn);
-        float* row_max = run.open(kMax.c_str(), {{kIn, x}});
-        float* shifted = run.open(kShifted.c_str(), {{kIn, x}});
-        float* e = run.open(kExp.c_str(), {{kIn, x}});
-        float* row_sum = run.open(kSum.c_str(), {{kIn, x}});
-        float* a = run.open(kPattern.c_str(), {{kIn, x}});
+        float* row_max = run.open(kMax, {{kIn, x}});
+        float* shifted = run.open(kShifted, {{kIn, x}});
+        float* e = run.open(kExp, {{kIn, x}});
+        float* row_sum = run.open(kSum, {{kIn, x}});
+        float* a = run.open(kPattern, {{kIn, x}});
         if (x) softmax_rows(x->ptr(), rows, cols, row_max, shifted, e, row_sum, a);
         run.close();
     }

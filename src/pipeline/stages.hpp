@@ -1,6 +1,9 @@
 // One function per stage, each in the file named after it. Each reads the
 // steps it needs from the Run, records its own steps, and leaves the rest to
-// the stages after it. Shapes use the letters of trace/steps.hpp.
+// the stages after it. Shapes use the letters of trace/steps.hpp. A stage runs
+// once per pass (trace/catalogue.hpp): the names it reads and writes, and the
+// weights' prefix, come from run.pass(); in a cross-attention pass T is the
+// memory's S keys and Tq the decoder's tokens.
 #pragma once
 
 #include "pipeline/run.hpp"
@@ -19,10 +22,8 @@ void add_alibi_mask(const float* s, const float* bias, const float* mask, float*
 void softmax_forward(Run& run);    // softmax.cpp   A (NH, Tq, T) and internals
 void mix_forward(Run& run);        // mix.cpp       Z (Tq, NH, hs)
 void out_proj_forward(Run& run);   // out_proj.cpp  attn_out (Tq, C)
-void add1_forward(Run& run);       // residual.cpp  X_mid (T, C)
-void norm1_forward(Run& run);      // layernorm.cpp LN1 (T, C)
+void add_forward(Run& run);        // residual.cpp  residual + update (T, C)
+void norm_forward(Run& run);       // layernorm.cpp LN (T, C)
 void ffn_forward(Run& run);        // ffn.cpp       FFN (T, C)
-void add2_forward(Run& run);       // residual.cpp  X_mid2 (T, C)
-void norm2_forward(Run& run);      // layernorm.cpp X_out (T, C)
 
 }  // namespace attntrace

@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, 8> kAxisNames = {"pos",     "query",  "ke
 
 using A = Axis;
 
-const std::vector<StepDef> kSteps = {
+const std::vector<StepTemplate> kSteps = {
     // stage embed
     {"hook_embed", Stage::embed, "Token embeddings",
      "E[t] = W_E[token_id(t)]",
@@ -222,34 +222,12 @@ std::size_t Dims::extent(Axis a) const {
     return 0;
 }
 
-const std::vector<StepDef>& step_catalogue() { return kSteps; }
+const std::vector<StepTemplate>& step_templates() { return kSteps; }
 
-const StepDef* find_step(std::string_view name) {
+const StepTemplate* find_template(std::string_view name) {
     for (const auto& s : kSteps)
         if (name == s.name) return &s;
     return nullptr;
-}
-
-std::vector<std::string> consumed_by(Stage s, bool rope) {
-    switch (s) {
-        case Stage::embed: return {};
-        case Stage::qkv: return {"blocks.0.hook_resid_pre"};
-        case Stage::rope: return {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k"};
-        case Stage::scores:
-            if (rope) return {"blocks.0.attn.hook_rot_q", "blocks.0.attn.hook_rot_k"};
-            return {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k"};
-        case Stage::scale: return {"blocks.0.attn.hook_scores_raw"};
-        case Stage::mask: return {"blocks.0.attn.hook_scores_scaled"};
-        case Stage::softmax: return {"blocks.0.attn.hook_attn_scores"};
-        case Stage::mix: return {"blocks.0.attn.hook_pattern", "blocks.0.attn.hook_v"};
-        case Stage::out: return {"blocks.0.attn.hook_z"};
-        case Stage::add1: return {"blocks.0.hook_resid_pre", "blocks.0.hook_attn_out"};
-        case Stage::norm1: return {"blocks.0.hook_resid_mid"};
-        case Stage::ffn: return {"blocks.0.ln1.hook_normalized"};
-        case Stage::add2: return {"blocks.0.ln1.hook_normalized", "blocks.0.hook_mlp_out"};
-        case Stage::norm2: return {"blocks.0.hook_resid_post"};
-    }
-    return {};
 }
 
 Shape step_shape(const StepDef& def, const Dims& dims) {

@@ -58,8 +58,11 @@ enum class NegInf {
     masked,  // also when computed: the mask, and what it is added to
 };
 
-struct StepDef {
-    const char* name;  // full name, e.g. "blocks.0.attn.hook_pattern"
+// One entry of the template: the steps of a single post-norm encoder block,
+// written with the names of block 0. Generated catalogues (trace/catalogue.hpp)
+// copy and rename them for every block, norm placement and sub-block.
+struct StepTemplate {
+    const char* name;  // e.g. "blocks.0.attn.hook_pattern"
     Stage stage;
     const char* title;
     const char* formula;
@@ -68,13 +71,29 @@ struct StepDef {
     NegInf neg_inf = NegInf::never;
 };
 
-// All steps, in the order the pipeline records them.
+// A step of a lesson's catalogue.
+struct StepDef {
+    std::string name;   // full name, e.g. "blocks.1.cross_attn.hook_pattern"
+    std::string base;   // the template it comes from, e.g. "blocks.0.attn.hook_pattern": what it computes
+    Stage stage;        // the kind of stage that computes it
+    int pass = 0;       // its stage instance in the catalogue's run order (Catalogue::passes)
+    int block = -1;     // its block (-1: before the blocks: the embeddings)
+    bool cross = false; // a step of a decoder block's cross-attention
+    std::string title;
+    std::string formula;
+    std::string explain;
+    std::vector<Axis> axes;
+    NegInf neg_inf = NegInf::never;
+};
+
+// The template, in the order one post-norm encoder block records it.
+const std::vector<StepTemplate>& step_templates();
+const StepTemplate* find_template(std::string_view name);
+
+// The catalogue of the default model (one post-norm encoder block): the
+// template as StepDefs. Lessons with other models use lesson.catalogue().
 const std::vector<StepDef>& step_catalogue();
 const StepDef* find_step(std::string_view name);
 Shape step_shape(const StepDef& def, const Dims& dims);
-
-// The steps of earlier stages that stage `s` reads (weights aside). With
-// `rope`, scores (and streamed attention) read the rotated Q and K.
-std::vector<std::string> consumed_by(Stage s, bool rope = false);
 
 }  // namespace attntrace

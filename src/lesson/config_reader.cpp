@@ -1,0 +1,75 @@
+// config: d_model, heads, K/V heads, d_ff, mask, scale, activation, norm, eps,
+// positions, and the model: blocks, norm_first, block.
+#include "lesson/config_reader.hpp"
+
+#include <fmt/format.h>
+
+#include "lesson/mask_reader.hpp"
+#include "lesson/positions_reader.hpp"
+
+namespace attntrace {
+
+Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
+    const json& c = f.object(cv, "config");
+    f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
+                               "positions", "blocks", "norm_first", "block"});
+    Config cfg;
+    cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
+    if (auto* h = f.optional(c, "heads"))
+        cfg.heads = static_cast<std::size_t>(f.integer(*h, "config.heads", 1, kMaxHeads));
+    if (cfg.d_model % cfg.heads != 0)
+        f.fail("config.heads", fmt::format("a divisor of d_model = {}", cfg.d_model),
+                fmt::format("{}", cfg.heads));
+    if (auto* kv = f.optional(c, "kv_heads")) {
+        cfg.kv_heads = static_cast<std::size_t>(f.integer(*kv, "config.kv_heads", 1, kMaxHeads));
+        // query head h reads K/V head h / (heads / kv_heads): the groups must come out whole
+        if (cfg.heads % cfg.kv_heads != 0)
+            f.fail("config.kv_heads", fmt::format("a divisor of heads = {} (1: MQA, {}: MHA)", cfg.heads, cfg.heads),
+                    fmt::format("{}", cfg.kv_heads));
+    }
+    if (auto* d = f.optional(c, "d_ff"))
+        cfg.d_ff = static_cast<std::size_t>(f.integer(*d, "config.d_ff", 1, kMaxDff));
+    if (auto* m = f.optional(c, "mask")) read_mask(f, *m, tokens, queries, cfg);
+    if (auto* s = f.optional(c, "scale")) cfg.scale = f.boolean(*s, "config.scale");
+    if (auto* a = f.optional(c, "activation")) {
+        auto s = f.string(*a, "config.activation");
+        if (s == "relu") cfg.activation = Activation::relu;
+        else if (s == "gelu") cfg.activation = Activation::gelu;
+        else if (s == "gelu_tanh") cfg.activation = Activation::gelu_tanh;
+        else if (s == "swiglu") cfg.activation = Activation::swiglu;
+        else f.fail("config.activation", "\"relu\", \"gelu\", \"gelu_tanh\" or \"swiglu\"", describe(*a));
+    }
+    if (auto* n = f.optional(c, "norm")) {
+        auto s = f.string(*n, "config.norm");
+        if (s == "layernorm") cfg.norm = NormKind::layernorm;
+        else if (s == "rmsnorm") cfg.norm = NormKind::rmsnorm;
+        else f.fail("config.norm", "\"layernorm\" or \"rmsnorm\"", describe(*n));
+    }
+    if (auto* e = f.optional(c, "eps")) {
+        cfg.eps = f.number(*e, "config.eps");
+        // eps = 0 divides a constant row by 0; below ~1e-30 it is 0 or denormal in float32
+        if (cfg.eps < 1e-30 || cfg.eps > 1) f.fail("config.eps", "a number from 1e-30 to 1", describe(*e));
+    }
+    if (auto* b = f.optional(c, "blocks"))
+        cfg.arch.blocks = static_cast<std::size_t>(f.integer(*b, "config.blocks", 1, kMaxBlocks));
+    if (auto* n = f.optional(c, "norm_first")) cfg.arch.norm_first = f.boolean(*n, "config.norm_first");
+    if (auto* b = f.optional(c, "block")) {
+        auto s = f.string(*b, "config.block");
+        if (s == "decoder") cfg.arch.decoder = true;
+        else if (s != "encoder") f.fail("config.block", "\"encoder\" or \"decoder\"", describe(*b));
+        // A decoder's self-attention is causal unless the lesson says otherwise.
+        if (cfg.arch.decoder && !f.optional(c, "mask")) cfg.mask = MaskKind::causal;
+    }
+    Dims d;
+    d.T = tokens.size();
+    d.Tq = queries;
+    d.C = cfg.d_model;
+    d.NH = cfg.heads;
+    d.hs = cfg.d_model / cfg.heads;
+    d.KVH = cfg.kv_heads ? cfg.kv_heads : cfg.heads;
+    d.F = cfg.d_ff;
+    if (auto* p = f.optional(c, "positions")) cfg.positions = read_positions(f, *p, d);
+    return cfg;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,251 @@
+#include "trace/catalogue.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+namespace attntrace {
+
+namespace {
+
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+std::string block_prefix(int b) { return fmt::format("blocks.{}.", b); }
+
+// A stream's symbol in the formulas of block b: its input is X whatever
+// computed it (the embeddings, or the block before).
+std::string symbol(const std::string& name, int b) {
+    const std::string prefix = block_prefix(b);
+    if (!starts_with(name, prefix)) return "X";
+    const std::string tail = name.substr(prefix.size());
+    if (tail == "hook_resid_pre") return "X";
+    if (tail == "hook_resid_mid") return "X_mid";
+    if (tail == "hook_resid_mid2") return "X_mid2";
+    if (tail == "hook_resid_post") return "X_post";
+    if (tail == "hook_attn_out") return "attn_out";
+    if (tail == "hook_cross_attn_out") return "cross_out";
+    if (tail == "hook_mlp_out") return "FFN";
+    if (starts_with(tail, "ln") && tail.size() > 2) return "LN" + tail.substr(2, 1);
+    return tail;
+}
+
+// The template a pass copies: the norm and add passes of generated models
+// all follow norm1's and add1's wording, renumbered.
+Stage template_stage(Stage s, bool is_default) {
+    if (is_default) return s;
+    if (s == Stage::norm2) return Stage::norm1;
+    return s;
+}
+
+}  // namespace
+
+bool Arch::operator<(const Arch& o) const {
+    return std::tie(blocks, norm_first, decoder) < std::tie(o.blocks, o.norm_first, o.decoder);
+}
+
+Catalogue::Catalogue(const Arch& arch) : arch_(arch) {
+    Pass embed;
+    embed.stage = Stage::embed;
+    add_pass(embed);
+    std::string in = "blocks.0.hook_resid_pre";
+    for (std::size_t b = 0; b < arch.blocks; ++b) {
+        add_block(static_cast<int>(b), in);
+        const Pass& last = passes_.back();
+        in = last.stage == Stage::norm2 ? last.out + "hook_normalized" : last.out;
+    }
+    for (std::size_t i = 0; i < steps_.size(); ++i) index_.emplace(steps_[i].name, i);
+}
+
+void Catalogue::add_block(int b, const std::string& in) {
+    const std::string P = block_prefix(b);
+    const std::string W = arch_.blocks > 1 ? P : "";
+    auto attention = [&](bool cross, const std::string& x) {
+        for (Stage s : {Stage::qkv, Stage::rope, Stage::scores, Stage::scale, Stage::mask, Stage::softmax, Stage::mix,
+                        Stage::out}) {
+            if (cross && s == Stage::rope) continue;  // positions rotate the self-attention's Q and K only
+            Pass p;
+            p.stage = s;
+            p.block = b;
+            p.cross = cross;
+            p.x = x;
+            p.attn = P + (cross ? "cross_attn." : "attn.");
+            p.attn_out = P + (cross ? "hook_cross_attn_out" : "hook_attn_out");
+            p.weights = W + (cross ? "cross." : "");
+            add_pass(p);
+        }
+        return P + (cross ? "hook_cross_attn_out" : "hook_attn_out");
+    };
+    auto norm = [&](Stage s, const std::string& x, int k) {
+        Pass p;
+        p.stage = s;
+        p.block = b;
+        p.x = x;
+        p.out = fmt::format("{}ln{}.", P, k);
+        p.weights = W;
+        p.norm_index = k;
+        add_pass(p);
+        return p.out + "hook_normalized";
+    };
+    auto add = [&](Stage s, const std::string& residual, const std::string& update, const std::string& out) {
+        Pass p;
+        p.stage = s;
+        p.block = b;
+        p.residual = residual;
+        p.update = update;
+        p.out = out;
+        add_pass(p);
+        return out;
+    };
+    auto ffn = [&](const std::string& x) {
+        Pass p;
+        p.stage = Stage::ffn;
+        p.block = b;
+        p.x = x;
+        p.mlp = P + "mlp.";
+        p.mlp_out = P + "hook_mlp_out";
+        p.weights = W;
+        add_pass(p);
+        return p.mlp_out;
+    };
+    const std::string mid = P + "hook_resid_mid", mid2 = P + "hook_resid_mid2", post = P + "hook_resid_post";
+    if (!arch_.decoder && !arch_.norm_first) {
+        const std::string n1 = norm(Stage::norm1, add(Stage::add1, in, attention(false, in), mid), 1);
+        norm(Stage::norm2, add(Stage::add2, n1, ffn(n1), post), 2);
+    } else if (!arch_.decoder) {
+        const std::string r1 = add(Stage::add1, in, attention(false, norm(Stage::norm1, in, 1)), mid);
+        add(Stage::add2, r1, ffn(norm(Stage::norm2, r1, 2)), post);
+    } else if (!arch_.norm_first) {
+        const std::string n1 = norm(Stage::norm1, add(Stage::add1, in, attention(false, in), mid), 1);
+        const std::string n2 = norm(Stage::norm1, add(Stage::add1, n1, attention(true, n1), mid2), 2);
+        norm(Stage::norm2, add(Stage::add2, n2, ffn(n2), post), 3);
+    } else {
+        const std::string r1 = add(Stage::add1, in, attention(false, norm(Stage::norm1, in, 1)), mid);
+        const std::string r2 = add(Stage::add1, r1, attention(true, norm(Stage::norm1, r1, 2)), mid2);
+        add(Stage::add2, r2, ffn(norm(Stage::norm2, r2, 3)), post);
+    }
+}
+
+void Catalogue::add_pass(Pass p) {
+    const bool plain = arch_.is_default();
+    const int index = static_cast<int>(passes_.size());
+    p.first = steps_.size();
+    const Stage from = template_stage(p.stage, plain);
+    // Post-norm: the block's last norm is its output.
+    const bool block_output = !arch_.norm_first && p.stage == Stage::norm2;
+    for (const StepTemplate& t : step_templates()) {
+        if (t.stage != from) continue;
+        const std::string_view tn = t.name;
+        if (p.cross && (tn == "blocks.0.attn.hook_alibi_slopes" || tn == "blocks.0.attn.hook_alibi")) continue;
+        StepDef d{t.name, t.name, p.stage, index, p.block, p.cross, t.title, t.formula, t.explain, t.axes, t.neg_inf};
+        if (!plain && p.stage != Stage::embed) {
+            const int b = p.block;
+            if (p.stage == Stage::add1 || p.stage == Stage::add2) {
+                d.name = p.out;
+                d.formula = fmt::format("{} = {} + {}", symbol(p.out, b), symbol(p.residual, b), symbol(p.update, b));
+                d.title = p.update == block_prefix(b) + "hook_mlp_out" ? "Residual add (FFN)"
+                          : p.update == block_prefix(b) + "hook_cross_attn_out" ? "Residual add (cross-attention)"
+                                                                                 : "Residual add (self-attention)";
+            } else if (p.stage == Stage::norm1 || p.stage == Stage::norm2) {
+                d.name = p.out + std::string(tn.substr(std::string_view("blocks.0.ln1.").size()));
+                replace_all(d.formula, "X_mid", symbol(p.x, b));
+                replace_all(d.title, "LayerNorm 1", fmt::format("LayerNorm {}", p.norm_index));
+                replace_all(d.title, "RMSNorm 1", fmt::format("RMSNorm {}", p.norm_index));
+                if (block_output && tn == "blocks.0.ln1.hook_normalized") d.title = "Block output";
+            } else if (p.stage == Stage::ffn) {
+                replace_all(d.name, "blocks.0.mlp.", p.mlp);
+                replace_all(d.name, "blocks.0.hook_mlp_out", p.mlp_out);
+                replace_all(d.formula, "LN1", symbol(p.x, b));
+            } else {  // qkv .. out
+                replace_all(d.name, "blocks.0.attn.", p.attn);
+                replace_all(d.name, "blocks.0.hook_attn_out", p.attn_out);
+                const bool kv = tn == "blocks.0.attn.hook_k" || tn == "blocks.0.attn.hook_v";
+                replace_all(d.formula, "X·", (p.cross && kv ? std::string("M") : symbol(p.x, b)) + "·");
+                if (p.cross) {
+                    d.title = "Cross-attention: " + d.title;
+                    if (kv) d.explain += " In cross-attention they come from the encoder's output M (inputs.memory).";
+                    if (tn == "blocks.0.attn.hook_q")
+                        d.explain += " In cross-attention the queries come from the decoder's stream.";
+                }
+            }
+            if (arch_.blocks > 1) d.title += fmt::format(" (block {})", b);
+        }
+        steps_.push_back(std::move(d));
+    }
+    p.end = steps_.size();
+    passes_.push_back(std::move(p));
+}
+
+const StepDef* Catalogue::find(std::string_view name) const {
+    auto it = index_.find(std::string(name));
+    return it == index_.end() ? nullptr : &steps_[it->second];
+}
+
+int Catalogue::first_pass(Stage s) const {
+    for (std::size_t i = 0; i < passes_.size(); ++i)
+        if (passes_[i].stage == s) return static_cast<int>(i);
+    return -1;
+}
+
+int Catalogue::last_pass(Stage s) const {
+    for (std::size_t i = passes_.size(); i-- > 0;)
+        if (passes_[i].stage == s) return static_cast<int>(i);
+    return -1;
+}
+
+std::vector<std::string> Catalogue::consumed_by(const Pass& p, bool rope) const {
+    const std::string& a = p.attn;
+    const bool rot = rope && !p.cross;
+    switch (p.stage) {
+        case Stage::embed: return {};
+        case Stage::qkv: return {p.x};  // cross: K and V read inputs.memory, not a step
+        case Stage::rope: return {a + "hook_q", a + "hook_k"};
+        case Stage::scores:
+            if (rot) return {a + "hook_rot_q", a + "hook_rot_k"};
+            return {a + "hook_q", a + "hook_k"};
+        case Stage::scale: return {a + "hook_scores_raw"};
+        case Stage::mask: return {a + "hook_scores_scaled"};
+        case Stage::softmax: return {a + "hook_attn_scores"};
+        case Stage::mix: return {a + "hook_pattern", a + "hook_v"};
+        case Stage::out: return {a + "hook_z"};
+        case Stage::add1:
+        case Stage::add2: return {p.residual, p.update};
+        case Stage::norm1:
+        case Stage::norm2:
+        case Stage::ffn: return {p.x};
+    }
+    return {};
+}
+
+std::string Catalogue::sibling(const StepDef& def, std::string_view base) const {
+    for (std::size_t i = 0; i < steps_.size(); ++i) {
+        const StepDef& s = steps_[i];
+        if (s.base == base && s.block == def.block && s.cross == def.cross) return s.name;
+    }
+    // A step outside the def's sub-block (the embeddings, or the block's input).
+    return std::string(base);
+}
+
+const Catalogue& catalogue_for(const Arch& arch) {
+    static std::mutex mu;
+    static std::map<Arch, std::unique_ptr<Catalogue>> made;
+    std::lock_guard<std::mutex> lock(mu);
+    auto& slot = made[arch];
+    if (!slot) slot = std::make_unique<Catalogue>(arch);
+    return *slot;
+}
+
+const Catalogue& default_catalogue() { return catalogue_for(Arch{}); }
+
+const std::vector<StepDef>& step_catalogue() { return default_catalogue().steps(); }
+
+const StepDef* find_step(std::string_view name) { return default_catalogue().find(name); }
+
+}  // namespace attntrace

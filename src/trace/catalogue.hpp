@@ -1,0 +1,95 @@
+// The catalogue a lesson's model records: the template of trace/steps.cpp
+// (one post-norm encoder block) generated for any stack of blocks.
+//
+// A model is N blocks of one kind (encoder, or decoder with a cross-attention
+// sub-block over the encoder's output), with the norms after each residual add
+// (post-norm, as PyTorch's norm_first=False) or before each sub-block
+// (pre-norm, norm_first=True). The catalogue lists its passes, the stage
+// instances in run order, each with the names it reads and writes, and its
+// steps, named `blocks.i.` as TransformerLens does. The default model (one
+// post-norm encoder block) is the template itself, names and texts unchanged.
+//
+//   encoder, post-norm   x -> attn -> add1 -> norm1 -> ffn -> add2 -> norm2
+//   encoder, pre-norm    x -> norm1 -> attn -> add1 -> norm2 -> ffn -> add2
+//   decoder, post-norm   x -> attn -> add1 -> norm1 -> cross -> add -> norm(ln2) -> ffn -> add2 -> norm(ln3)
+//   decoder, pre-norm    x -> norm1 -> attn -> add1 -> norm(ln2) -> cross -> add -> norm(ln3) -> ffn -> add2
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "trace/steps.hpp"
+
+namespace attntrace {
+
+// config.blocks, config.norm_first, config.block (docs/lesson-format.md, Models).
+struct Arch {
+    std::size_t blocks = 1;
+    bool norm_first = false;  // pre-norm: LN before each sub-block, none after the add
+    bool decoder = false;     // causal self-attention, cross-attention over inputs.memory, FFN
+    bool is_default() const { return blocks == 1 && !norm_first && !decoder; }
+    bool operator<(const Arch& o) const;
+};
+
+// Upper bound on config.blocks: every block is a full set of steps and weights.
+inline constexpr std::size_t kMaxBlocks = 64;
+
+// One stage instance: what it computes and the names it reads and writes.
+struct Pass {
+    Stage stage;
+    int block = -1;        // -1: the embeddings, before the blocks
+    bool cross = false;    // qkv..out of a decoder's cross-attention
+    std::string x;         // what it reads: qkv the queries' (and, unless cross, the keys') source;
+                           // norm and ffn their input
+    std::string residual;  // add: out = residual + update
+    std::string update;
+    std::string out;       // add: the step it writes; norm: its prefix ("blocks.1.ln2.")
+    std::string attn;      // attention stages: "blocks.1.attn." or "blocks.1.cross_attn."
+    std::string attn_out;  // out: "blocks.1.hook_attn_out" or "blocks.1.hook_cross_attn_out"
+    std::string mlp;       // ffn: "blocks.1.mlp.", and its output "blocks.1.hook_mlp_out" is mlp_out
+    std::string mlp_out;
+    std::string weights;   // weight-name prefix: "" with one block, else "blocks.1."; "cross." added in cross
+    int norm_index = 0;    // norm: 1, 2 or 3 (its LayerNorm's number in the block, its weights ln{k}_gamma)
+    std::size_t first = 0, end = 0;  // its steps: catalogue steps [first, end)
+};
+
+class Catalogue {
+public:
+    explicit Catalogue(const Arch& arch);
+
+    const Arch& arch() const { return arch_; }
+    const std::vector<StepDef>& steps() const { return steps_; }
+    const std::vector<Pass>& passes() const { return passes_; }
+    const StepDef* find(std::string_view name) const;
+    std::size_t index_of(const StepDef& def) const { return static_cast<std::size_t>(&def - steps_.data()); }
+    const Pass& pass_of(const StepDef& def) const { return passes_[static_cast<std::size_t>(def.pass)]; }
+
+    // The steps of earlier passes that pass `p` reads (weights and inputs aside).
+    // With RoPE, scores (and streamed attention) read the rotated Q and K.
+    std::vector<std::string> consumed_by(const Pass& p, bool rope) const;
+    // The name template step `base` has in the block and sub-block of `def`:
+    // ("blocks.0.attn.hook_k", blocks.1.cross_attn.hook_q) -> "blocks.1.cross_attn.hook_k".
+    std::string sibling(const StepDef& def, std::string_view base) const;
+    // The first and last pass of a stage kind (-1: none).
+    int first_pass(Stage s) const;
+    int last_pass(Stage s) const;
+
+private:
+    Arch arch_;
+    std::vector<StepDef> steps_;
+    std::vector<Pass> passes_;
+    std::unordered_map<std::string, std::size_t> index_;  // name -> step
+
+    void add_pass(Pass p);
+    void add_block(int b, const std::string& in);
+};
+
+// The catalogue of a model, generated once and kept for the program's life
+// (StepDef pointers into it stay valid). Thread-safe.
+const Catalogue& catalogue_for(const Arch& arch);
+const Catalogue& default_catalogue();
+
+}  // namespace attntrace
