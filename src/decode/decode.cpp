@@ -60,6 +60,7 @@ Tensor project(const Lesson& lesson, const Step& step, const Tensor& x_row, cons
 // Why the decode does not apply, or "" when it does.
 std::string not_applicable(const Lesson& lesson, const Trace& full) {
     if (lesson.config.mask != MaskKind::causal) return "the lesson's mask is not causal";
+    if (lesson.batch) return "the lesson is a batch (decode follows one sequence)";
     if (!lesson.query_tokens.empty()) return "the queries are not the tokens (query_tokens)";
     if (lesson.from > Stage::qkv || lesson.to < Stage::mix) return "the run does not go from qkv (or embed) to mix";
     for (const char* name : kCore)

@@ -282,7 +282,8 @@ private:
                 ids.push_back(lesson_.batch->pad_id);
             }
             if (ids.empty() || (lesson_.batch && lesson_.batch->pad_id < 0))
-                f_.fail(lesson_.batch ? "batch.pad_id" : "token_ids", "token ids to look up in inputs.embedding",
+                f_.fail(lesson_.batch ? "batch.pad_id" : "token_ids",
+                        lesson_.batch ? "the pad token's id in inputs.embedding" : "token ids to look up in inputs.embedding",
                         "nothing (the field is missing)");
             std::int64_t vocab = *std::max_element(ids.begin(), ids.end()) + 1;
             Tensor table = read_matrix(*e, "inputs.embedding", {0, dims_.C}, "vocab x d_model", 1.0,
