@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include "batch/batch.hpp"
 #include "core/memory.hpp"
 #include "pipeline/run.hpp"
 
@@ -10,6 +11,13 @@ namespace attntrace {
 std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, const ProgressFn& progress) {
     auto e = std::make_unique<Evaluation>();
     e->lesson = std::move(lesson);
+    if (e->lesson.batch) {  // B one-sequence runs, stacked (src/batch/)
+        e->exact = run_batch(e->lesson, Arithmetic::exact, policy, progress);
+        if (!e->lesson.document_rounding.empty())
+            e->document = run_batch(e->lesson, Arithmetic::document, policy, progress);
+        e->report = check_claims(e->lesson, e->exact, e->document ? &*e->document : nullptr);
+        return e;
+    }
     const int threads = omp_get_max_threads();
     const std::size_t budget = max_memory_bytes();
     const Plan exact = make_plan(e->lesson, policy, Arithmetic::exact, threads);

@@ -60,6 +60,8 @@ void add_compare_command(CLI::App& app, int& status) {
         std::vector<Setting> settings;
         for (const auto& s : opts->sets) settings.push_back(parse_setting(s));
         const LessonPair pair = read_lesson_pair(resolve_lesson(opts->lesson), settings);
+        if (pair.a.batch || pair.b.batch)
+            fail_field(pair.a.file, "batch", "a one-sequence lesson (compare does not run batches)", "a batch");
         const Trace a = run_lesson(pair.a);
         const Trace b = run_lesson(pair.b);
         const Comparison c = compare_traces(a, b);

@@ -286,13 +286,13 @@ std::vector<std::string> Fields::strings(const json& v, const std::string& path,
     return out;
 }
 
-Tensor Fields::tensor(const json& v, const std::string& path, bool allow_neg_inf) const {
+Tensor Fields::tensor(const json& v, const std::string& path, bool allow_neg_inf, std::size_t max_rank) const {
     // Shape from the first element at each depth; then every element is checked.
     Shape shape;
     const json* probe = &v;
     std::string probe_path = path;
     while (probe->is_array()) {
-        if (shape.size() == 3) fail(path, "an array nested at most 3 deep", "deeper nesting");
+        if (shape.size() == max_rank) fail(path, fmt::format("an array nested at most {} deep", max_rank), "deeper nesting");
         if (probe->empty()) fail(probe_path, "a non-empty array", "an empty array");
         shape.push_back(probe->size());
         probe = &(*probe)[0];

@@ -58,9 +58,10 @@ public:
     std::vector<std::string> strings(const json& v, const std::string& path,
                                      bool nonempty) const;
 
-    // A nested array of numbers of rank 0..3, rectangular, every number finite.
+    // A nested array of numbers of rank 0..max_rank, rectangular, every number finite.
     // With allow_neg_inf, the string "-inf" is accepted as a number (masks, scores).
-    Tensor tensor(const json& v, const std::string& path, bool allow_neg_inf) const;
+    // Lessons hold rank 3 at most; a batched trace's steps rank 4.
+    Tensor tensor(const json& v, const std::string& path, bool allow_neg_inf, std::size_t max_rank = 3) const;
 
 private:
     std::string file_;

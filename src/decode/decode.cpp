@@ -63,6 +63,7 @@ std::string not_applicable(const Lesson& lesson, const Trace& full) {
         return "the model is not one encoder block (decode follows one block's attention; config.blocks, norm_first "
                "and block \"decoder\" are not decoded yet)";
     if (lesson.config.mask != MaskKind::causal) return "the lesson's mask is not causal";
+    if (lesson.batch) return "the lesson is a batch (decode follows one sequence)";
     if (!lesson.query_tokens.empty()) return "the queries are not the tokens (query_tokens)";
     if (lesson.from > Stage::qkv || lesson.to < Stage::mix) return "the run does not go from qkv (or embed) to mix";
     for (const char* name : kCore)

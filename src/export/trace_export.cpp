@@ -55,6 +55,9 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                                {"section", lesson.source.section}}}};
     j["tokens"] = lesson.tokens;
     if (!lesson.query_tokens.empty()) j["query_tokens"] = lesson.query_tokens;
+    if (!trace.sequence_tokens.empty())  // a batch (src/batch/): tokens are then position labels
+        j["batch"] = {{"pad_token", lesson.batch ? lesson.batch->pad_token : std::string()},
+                      {"sequences", trace.sequence_tokens}};
     const Config& c = lesson.config;
     j["config"] = {{"d_model", c.d_model},  {"heads", c.heads}, {"kv_heads", lesson.dims().KVH},
                    {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},

@@ -107,6 +107,22 @@ struct Claim {
     std::string note;   // the lesson author's explanation of the verdict
 };
 
+// batch (docs/lesson-format.md, Batches): B sequences of their own lengths,
+// padded on the right to the longest (T) with the pad token. src/batch/ runs
+// each as a one-sequence lesson with its padding mask and stacks the traces.
+struct BatchSequence {
+    std::vector<std::string> tokens;      // its own tokens, unpadded: L_b <= T
+    std::vector<std::int64_t> token_ids;  // with inputs.embedding: one per token
+    Tensor X;                             // without inputs.embedding: (L_b, C)
+};
+
+struct Batch {
+    std::string pad_token;  // the token string of every pad position
+    std::int64_t pad_id = -1;  // with inputs.embedding: the pad token's id
+    Tensor pad_x;           // without inputs.embedding: (C), X's row at a pad position (default zeros)
+    std::vector<BatchSequence> sequences;  // B >= 1
+};
+
 struct Lesson {
     std::string file;  // path it was read from, for messages
     std::string id;
@@ -127,6 +143,9 @@ struct Lesson {
     std::map<std::string, Tensor> given;    // step name -> the article's values (step shape)
     std::map<std::string, int> document_rounding;  // step name -> decimals
     std::vector<Claim> claims;
+    // Set: a batched lesson. `tokens` then holds T position labels "p0".."p{T-1}"
+    // (the sequences' tokens differ), `inputs` has no X and `token_ids` is empty.
+    std::optional<Batch> batch;
 
     Dims dims() const;
     // The extents a pass works in: a cross-attention pass's keys are the memory's S positions.

@@ -14,6 +14,7 @@
 #include "lesson/generate.hpp"
 #include "core/json_field.hpp"
 #include "lesson/lesson.hpp"
+#include "lesson/batch_reader.hpp"
 #include "lesson/config_reader.hpp"
 #include "lesson/weights.hpp"
 
@@ -48,7 +49,7 @@ public:
                     describe(*fmt_name));
         f_.only_keys(doc_, "", {"format", "version", "id", "title", "source", "description", "tokens",
                                 "query_tokens", "token_ids", "memory_tokens", "config", "run", "inputs", "weights",
-                                "weights_seed", "given", "document_rounding", "claims"});
+                                "weights_seed", "given", "document_rounding", "claims", "batch"});
         header();
         tokens();
         config();
@@ -127,6 +128,7 @@ private:
     }
 
     void tokens() {
+        if (auto* b = f_.optional(doc_, "batch")) return batch_tokens(*b);
         lesson_.tokens = f_.strings(f_.member(doc_, "", "tokens"), "tokens", true);
         if (static_cast<std::int64_t>(lesson_.tokens.size()) > kMaxTokens)
             f_.fail("tokens", fmt::format("at most {} tokens", kMaxTokens),
@@ -143,8 +145,27 @@ private:
         }
     }
 
+    // A batched lesson gives its tokens per sequence; the lesson's own `tokens`
+    // become the position labels p0..p{T-1} (see src/batch/).
+    void batch_tokens(const json& b) {
+        for (const char* key : {"tokens", "token_ids", "query_tokens"})
+            if (f_.optional(doc_, key))
+                f_.fail(key, "no top-level tokens in a batched lesson (each of batch.sequences gives its own)",
+                        fmt::format("\"{}\" beside \"batch\"", key));
+        lesson_.batch = read_batch_tokens(f_, b, kMaxTokens, kMaxVocab);
+        lesson_.tokens = batch_position_labels(batch_length(*lesson_.batch));
+    }
+
     void config() {
         lesson_.config = read_config(f_, f_.member(doc_, "", "config"), lesson_.tokens, lesson_.query_labels().size());
+        // Each sequence's padding mask follows from its length; only causal combines with it.
+        const MaskKind mk = lesson_.config.mask;
+        if (lesson_.batch && mk != MaskKind::none && mk != MaskKind::causal)
+            f_.fail("config.mask", "\"none\" or \"causal\" in a batched lesson (each sequence's padding mask follows "
+                    "from its length)", fmt::format("a {} mask", mask_name(mk)));
+        if (lesson_.batch && !lesson_.config.arch.is_default())
+            f_.fail("batch", "a batch only of one encoder block (no config.blocks, norm_first or block \"decoder\")",
+                    "a batch");
         dims_ = lesson_.dims();
         if (lesson_.config.arch.decoder) memory();
         else if (f_.optional(doc_, "memory_tokens"))
@@ -180,6 +201,9 @@ private:
                     (key[0] == 'f' ? lesson_.from : lesson_.to) == Stage::rope)
                     f_.fail(join("run", key), "\"rope\" only with config.positions {\"kind\": \"rope\", ...}",
                             fmt::format("\"rope\" with positions {}", position_name(lesson_.config.positions.kind)));
+            if (lesson_.batch && lesson_.from != Stage::embed)
+                f_.fail("run.from", "\"embed\" in a batched lesson (its inputs are each sequence's X or token ids)",
+                        describe((*r)["from"]));
             if (lesson_.to < lesson_.from)
                 f_.fail("run.to", fmt::format("a stage at or after run.from ({})", stage_name(lesson_.from)),
                         std::string(stage_name(lesson_.to)));
@@ -219,9 +243,14 @@ private:
 
     void inputs() {
         auto* in = f_.optional(doc_, "inputs");
-        if (!in) return;
+        if (!in) {
+            if (lesson_.batch) batch_inputs(false);
+            return;
+        }
         f_.object(*in, "inputs");
         f_.only_keys(*in, "inputs", {"X", "embedding", "positions", "memory"});
+        if (lesson_.batch && f_.optional(*in, "X"))
+            f_.fail("inputs.X", "no inputs.X in a batched lesson (each of batch.sequences gives its X)", "an X");
         if (auto* m = f_.optional(*in, "memory")) {
             if (!lesson_.config.arch.decoder)
                 f_.fail("inputs.memory", "a memory only with config.block \"decoder\"", "a memory");
@@ -232,15 +261,25 @@ private:
             lesson_.inputs["X"] = read_matrix(*x, "inputs.X", {dims_.T, dims_.C},
                                               "tokens x d_model", 1.0);
         if (auto* e = f_.optional(*in, "embedding")) {
-            if (lesson_.token_ids.empty())
-                f_.fail("token_ids", "token ids to look up in inputs.embedding", "nothing (the field is missing)");
-            std::int64_t vocab = *std::max_element(lesson_.token_ids.begin(), lesson_.token_ids.end()) + 1;
+            std::vector<std::int64_t> ids = lesson_.token_ids;
+            if (lesson_.batch) {
+                for (const auto& s : lesson_.batch->sequences) ids.insert(ids.end(), s.token_ids.begin(), s.token_ids.end());
+                ids.push_back(lesson_.batch->pad_id);
+            }
+            if (ids.empty() || (lesson_.batch && lesson_.batch->pad_id < 0))
+                f_.fail(lesson_.batch ? "batch.pad_id" : "token_ids",
+                        lesson_.batch ? "the pad token's id in inputs.embedding" : "token ids to look up in inputs.embedding",
+                        "nothing (the field is missing)");
+            std::int64_t vocab = *std::max_element(ids.begin(), ids.end()) + 1;
             Tensor table = read_matrix(*e, "inputs.embedding", {0, dims_.C}, "vocab x d_model", 1.0,
                                        static_cast<std::size_t>(vocab));
             if (table.shape[0] < static_cast<std::size_t>(vocab))
                 f_.fail("inputs.embedding", fmt::format("at least {} rows (the largest token id + 1)", vocab),
                         fmt::format("{} rows", table.shape[0]));
             lesson_.inputs["embedding"] = std::move(table);
+        }
+        if (lesson_.batch) {
+            batch_inputs(lesson_.inputs.count("embedding") > 0);
         }
         if (lesson_.inputs.count("X") && lesson_.inputs.count("embedding"))
             f_.fail("inputs", "either X or embedding", "both");
@@ -255,6 +294,12 @@ private:
                         fmt::format("{} rows", table.shape[0]));
             lesson_.inputs["positions"] = std::move(table);
         }
+    }
+
+    void batch_inputs(bool embedding) {
+        // X rows per sequence: bounded by the file's size; counted for the run's padded copies.
+        reserve(lesson_.batch->sequences.size() * dims_.T * dims_.C, "batch", "the padded sequences' X");
+        read_batch_inputs(f_, doc_["batch"], *lesson_.batch, dims_.C, embedding);
     }
 
     // A matrix given inline or as a generator {"generate": ..., "seed": ..., "std": ...}.
@@ -351,6 +396,8 @@ private:
         auto* g = f_.optional(doc_, "given");
         if (!g) return;
         f_.object(*g, "given");
+        if (lesson_.batch && !g->empty())
+            f_.fail("given", "no given values in a batched lesson (they would be one sequence's)", "given values");
         for (auto it = g->begin(); it != g->end(); ++it) {
             std::string path = join("given", it.key());
             const StepDef* def = lesson_.catalogue().find(it.key());
@@ -428,6 +475,7 @@ private:
 
         // Region selected by `at`.
         std::vector<Axis> free_axes = def->axes;
+        if (lesson_.batch) free_axes.insert(free_axes.begin(), Axis::batch);  // the batched trace's leading axis
         if (auto* at = f_.optional(v, "at")) {
             f_.object(*at, join(path, "at"));
             for (auto it = at->begin(); it != at->end(); ++it) {
@@ -435,7 +483,8 @@ private:
                 auto axis = claim_axis(*def, it.key());
                 auto pos = axis ? std::find(free_axes.begin(), free_axes.end(), *axis) : free_axes.end();
                 if (pos == free_axes.end())
-                    f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
+                    f_.fail(p, "an axis of " + c.step + " (" + (lesson_.batch ? "batch, " : "") + axes_text(*def) + ")",
+                           "an unknown axis");
                 std::size_t extent = dd.extent(*axis);
                 c.at.emplace_back(*axis, static_cast<std::size_t>(
                                              f_.integer(*it, p, 0, static_cast<std::int64_t>(extent) - 1)));
@@ -451,8 +500,10 @@ private:
             for (auto it = s->begin(); it != s->end(); ++it) {
                 std::string p = join(join(path, "shape"), it.key());
                 auto axis = claim_axis(*def, it.key());
-                if (!axis || std::find(def->axes.begin(), def->axes.end(), *axis) == def->axes.end())
-                    f_.fail(p, "an axis of " + c.step + " (" + axes_text(*def) + ")", "an unknown axis");
+                if (!axis || (std::find(def->axes.begin(), def->axes.end(), *axis) == def->axes.end() &&
+                              !(lesson_.batch && *axis == Axis::batch)))
+                    f_.fail(p, "an axis of " + c.step + " (" + (lesson_.batch ? "batch, " : "") + axes_text(*def) + ")",
+                           "an unknown axis");
                 c.shape.emplace_back(*axis, static_cast<std::size_t>(f_.integer(*it, p, 0, kMaxTokens)));
             }
             return c;
@@ -496,6 +547,7 @@ private:
     void check_entry() {
         switch (lesson_.from) {
             case Stage::embed:
+                if (lesson_.batch) break;  // batch_inputs() required each sequence's X or ids
                 if (lesson_.config.arch.decoder && !lesson_.inputs.count("memory"))
                     f_.fail("inputs.memory", "the encoder's output, memory_tokens x d_model (config.block is \"decoder\")",
                             "nothing (the field is missing)");
@@ -579,6 +631,7 @@ Dims Lesson::dims() const {
     d.hs = config.heads ? config.d_model / config.heads : 0;
     d.KVH = config.kv_heads ? config.kv_heads : config.heads;
     d.F = config.d_ff;
+    d.B = batch ? batch->sequences.size() : 1;
     return d;
 }
 

@@ -47,6 +47,7 @@ std::vector<std::string> Run::labels_for(Axis a, const Dims& d, bool cross) cons
         case Axis::d_head:
             for (std::size_t i = 0; i < d.extent(a); ++i) out.push_back(fmt::format("d{}", i));
             return out;
+        case Axis::batch: return out;  // a batch stacks single-sequence runs (src/batch/): never one run's axis
         case Axis::d_ff:
             for (std::size_t i = 0; i < d.F; ++i) out.push_back(fmt::format("f{}", i));
             return out;

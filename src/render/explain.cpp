@@ -1,5 +1,7 @@
 #include "render/explain.hpp"
 
+#include "batch/batch.hpp"
+
 #include <cmath>
 #include <cstdlib>
 
@@ -156,6 +158,17 @@ CellRef parse_cell(const Trace& trace, std::string_view text) {
 
 Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt) {
     const Step& s = *cell.step;
+    // A batch: sequences never see each other, so the cell is explained within
+    // its sequence, from that sequence's own trace, tokens and padding mask.
+    if (lesson.batch && !trace.sequence_tokens.empty() && !s.axes.empty() && s.axes.front() == "batch") {
+        const std::size_t b = cell.at.at(0);
+        const Trace one = unstack_trace(trace, b);
+        const Lesson seq = sequence_lesson(lesson, b);
+        const CellRef inner{one.find(s.name), std::vector<std::size_t>(cell.at.begin() + 1, cell.at.end())};
+        Explanation e = explain_cell(seq, one, inner, opt);
+        e.text = fmt::format("sequence b{} of the batch: {}\n", b, fmt::join(seq.tokens, " ")) + e.text;
+        return e;
+    }
     ed::Ctx c{lesson, trace, opt, s, cell.at, {}};
     std::string where;
     for (std::size_t k = 0; k < cell.at.size(); ++k)

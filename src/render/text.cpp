@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "batch/batch.hpp"
 #include "pipeline/mask_pattern.hpp"
 #include "render/matrix.hpp"
 
@@ -121,8 +122,12 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     out << fmt::format("source: {}{}{}\n", lesson.source.document,
                        lesson.source.title.empty() ? "" : " · " + lesson.source.title,
                        lesson.source.section.empty() ? "" : " · §" + lesson.source.section);
-    out << fmt::format("tokens: {}{}\n", fmt::join(lesson.tokens, " "),
-                       lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", fmt::join(lesson.query_tokens, " ")));
+    if (trace.sequence_tokens.empty())
+        out << fmt::format("tokens: {}{}\n", fmt::join(lesson.tokens, " "),
+                           lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", fmt::join(lesson.query_tokens, " ")));
+    else  // a batch: each sequence padded to T; the steps print one table per sequence
+        for (std::size_t b = 0; b < trace.sequence_tokens.size(); ++b)
+            out << fmt::format("{} b{}: {}\n", b ? "      " : "batch:", b, fmt::join(trace.sequence_tokens[b], " "));
     out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
                        c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
                        c.scale ? "on" : "off",
@@ -158,6 +163,22 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         heat.mask = s.name == "blocks.0.attn.hook_mask";
         out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
     };
+    // A batched trace prints each step once per sequence, with that sequence's tokens.
+    std::vector<Trace> sequences;
+    for (std::size_t b = 0; b < trace.sequence_tokens.size(); ++b) sequences.push_back(unstack_trace(trace, b));
+    auto draw_values = [&](const Step& s, std::size_t k, bool formula) {
+        if (sequences.empty()) {
+            out << format_tensor(formula ? *s.formula : s.value, s.axes, s.labels, table);
+            if (!formula) draw_heatmap(s);
+            return;
+        }
+        for (std::size_t b = 0; b < sequences.size(); ++b) {
+            const Step& sb = sequences[b].steps[k];
+            out << fmt::format("    sequence b{}:\n", b);
+            out << format_tensor(formula ? *sb.formula : sb.value, sb.axes, sb.labels, table);
+            if (!formula) draw_heatmap(sb);
+        }
+    };
     std::size_t n = 0;
     for (const Step& s : trace.steps) {
         ++n;
@@ -179,18 +200,18 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                     render_summary(out, s, table);
                     break;
                 }
-                out << format_tensor(s.value, s.axes, s.labels, table);
-                draw_heatmap(s);
-                if (s.formula)
-                    out << "    the formula gives:\n" << format_tensor(*s.formula, s.axes, s.labels, table);
+                draw_values(s, n - 1, false);
+                if (s.formula) {
+                    out << "    the formula gives:\n";
+                    draw_values(s, n - 1, true);
+                }
                 break;
             case StepSource::computed:
                 if (s.summary) {
                     render_summary(out, s, table);
                     break;
                 }
-                out << format_tensor(s.value, s.axes, s.labels, table);
-                draw_heatmap(s);
+                draw_values(s, n - 1, false);
                 break;
         }
         if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << s.note << "\n";

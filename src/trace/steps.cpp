@@ -11,8 +11,8 @@ constexpr std::array<std::string_view, kStageCount> kStageNames = {
     "embed", "qkv", "rope", "scores", "scale", "mask", "softmax", "mix",
     "out",   "add1", "norm1", "ffn",   "add2", "norm2"};
 
-constexpr std::array<std::string_view, 8> kAxisNames = {"pos",     "query",  "key", "head",
-                                                        "d_model", "d_head", "d_ff", "kv_head"};
+constexpr std::array<std::string_view, 9> kAxisNames = {"pos",     "query",  "key",     "head", "d_model",
+                                                        "d_head",  "d_ff",   "kv_head", "batch"};
 
 using A = Axis;
 
@@ -218,6 +218,7 @@ std::size_t Dims::extent(Axis a) const {
         case Axis::d_head: return hs;
         case Axis::d_ff: return F;
         case Axis::kv_head: return KVH;
+        case Axis::batch: return B;
     }
     return 0;
 }

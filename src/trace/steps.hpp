@@ -33,7 +33,7 @@ std::optional<Stage> stage_from_name(std::string_view name);
 std::string stage_list();  // "embed, qkv, ..." for error messages
 
 // What an axis indexes; decides its labels (tokens, heads, dimensions).
-enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head };
+enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head, batch };
 std::string_view axis_name(Axis a);
 std::optional<Axis> axis_from_name(std::string_view name);
 
@@ -45,6 +45,7 @@ struct Dims {
     std::size_t hs = 0;  // head size
     std::size_t F = 0;   // d_ff (0 when the lesson has no FFN)
     std::size_t KVH = 1; // K/V heads (= NH in multi-head attention)
+    std::size_t B = 1;   // sequences in a batch (the leading `batch` axis of a batched trace; src/batch/)
     std::size_t extent(Axis a) const;
     // The K/V head query head h reads: h / (NH / KVH), as Llama's repeat_kv.
     std::size_t kv_of(std::size_t h) const { return h / (NH / KVH); }

@@ -59,6 +59,10 @@ struct Trace {
     std::vector<Step> steps;
     std::vector<std::string> warnings;
     std::array<double, kStageCount> stage_seconds{};  // wall time of each stage (0: not run)
+    // A batched trace (src/batch/): each sequence's tokens, padded to T. Empty
+    // for one sequence. Its steps' first axis is `batch`; their token axes are
+    // labelled by position (p0..), since the sequences' tokens differ.
+    std::vector<std::vector<std::string>> sequence_tokens;
     const Step* find(std::string_view name) const;
     Step* find(std::string_view name);
 };

@@ -362,6 +362,86 @@ mod("kv-heads-given.json", lambda d: d["given"].__setitem__("blocks.0.attn.hook_
 mod("claim-at-kv-head-on-q.json", lambda d: d["claims"][0].__setitem__("at", {"kv_head": 0}),
     ["claims[0].at.kv_head", "an axis of blocks.0.attn.hook_q (query, head, d_head)"])
 
+# ---- batches (lessons/001-batch-padding.json made wrong in one way) ------------------
+with open(os.path.join(ROOT, "lessons/001-batch-padding.json"), encoding="utf-8") as f:
+    BATCH = json.loads(f.read(), object_pairs_hook=OrderedDict)
+
+
+def bmod(name, fn, expect):
+    doc = copy.deepcopy(BATCH)
+    fn(doc)
+    raw(name, dump(doc), expect)
+
+
+def seq(i):
+    return lambda d: d["batch"]["sequences"][i]
+
+
+bmod("batch-not-object.json", lambda d: d.__setitem__("batch", [1, 2]), ["batch", "an object"])
+bmod("batch-unknown-field.json", lambda d: d["batch"].__setitem__("padding", "right"), ["batch.padding", "unknown"])
+bmod("batch-pad-token-missing.json", lambda d: d["batch"].pop("pad_token"), ["batch.pad_token", "missing"])
+bmod("batch-pad-token-empty.json", lambda d: d["batch"].__setitem__("pad_token", ""), ["batch.pad_token", "non-empty"])
+bmod("batch-sequences-empty.json", lambda d: d["batch"].__setitem__("sequences", []),
+     ["batch.sequences", "at least one sequence"])
+bmod("batch-sequences-not-array.json", lambda d: d["batch"].__setitem__("sequences", {"tokens": ["a"]}),
+     ["batch.sequences", "an array of sequences"])
+bmod("batch-sequence-tokens-missing.json", lambda d: seq(1)(d).pop("tokens"), ["batch.sequences[1].tokens", "missing"])
+bmod("batch-sequence-tokens-empty.json", lambda d: seq(1)(d).__setitem__("tokens", []),
+     ["batch.sequences[1].tokens", "at least one"])
+bmod("batch-sequence-pad-token.json", lambda d: seq(1)(d)["tokens"].__setitem__(1, "<pad>"),
+     ["batch.sequences[1].tokens[1]", "a real token", "the pad token"])
+bmod("batch-sequence-unknown-field.json", lambda d: seq(0)(d).__setitem__("mask", [1, 1, 1, 1]),
+     ["batch.sequences[0].mask", "unknown"])
+bmod("batch-sequence-x-missing.json", lambda d: seq(1)(d).pop("X"), ["batch.sequences[1].X", "missing"])
+bmod("batch-sequence-x-wrong-rows.json", lambda d: seq(1)(d)["X"].append([0, 0, 0, 0]),
+     ["batch.sequences[1].X", "a 2x4 array", "found a 3x4 array"])
+bmod("batch-sequence-x-wrong-width.json", lambda d: seq(0)(d).__setitem__("X", [[1, 2, 3]] * 4),
+     ["batch.sequences[0].X", "a 4x4 array", "found a 4x3 array"])
+bmod("batch-sequence-x-not-number.json", lambda d: seq(1)(d)["X"][0].__setitem__(2, "one"),
+     ["batch.sequences[1].X[0][2]", "a number"])
+bmod("batch-sequence-ids-without-embedding.json", lambda d: seq(1)(d).__setitem__("token_ids", [1, 2]),
+     ["batch.sequences[1].token_ids", "without inputs.embedding"])
+bmod("batch-pad-x-wrong-size.json", lambda d: d["batch"].__setitem__("pad_x", [0, 0]),
+     ["batch.pad_x", "4 numbers", "found an array of 2"])
+bmod("batch-pad-id-without-embedding.json", lambda d: d["batch"].__setitem__("pad_id", 0),
+     ["batch.pad_id", "without inputs.embedding"])
+
+
+def embedding(d):
+    d["inputs"] = {"embedding": {"generate": "normal", "seed": 1}}
+    for i, s in enumerate(d["batch"]["sequences"]):
+        s.pop("X")
+        s["token_ids"] = list(range(1, len(s["tokens"]) + 1))
+
+
+bmod("batch-embedding-pad-id-missing.json", embedding, ["batch.pad_id", "missing"])
+bmod("batch-embedding-ids-missing.json",
+     lambda d: (embedding(d), d["batch"].__setitem__("pad_id", 0), seq(1)(d).pop("token_ids")),
+     ["batch.sequences[1].token_ids", "missing"])
+bmod("batch-embedding-ids-count.json",
+     lambda d: (embedding(d), d["batch"].__setitem__("pad_id", 0), seq(1)(d).__setitem__("token_ids", [1])),
+     ["batch.sequences[1].token_ids", "one id per token (2)", "found 1"])
+bmod("batch-embedding-pad-id-negative.json",
+     lambda d: (embedding(d), d["batch"].__setitem__("pad_id", -1)), ["batch.pad_id"])
+bmod("batch-embedding-with-x.json",
+     lambda d: (embedding(d), d["batch"].__setitem__("pad_id", 0), seq(0)(d).__setitem__("X", [[0, 0, 0, 0]] * 4)),
+     ["batch.sequences[0].X", "token_ids, not X"])
+bmod("batch-with-tokens.json", lambda d: d.__setitem__("tokens", ["a", "b"]), ["tokens", "batch"])
+bmod("batch-with-query-tokens.json", lambda d: d.__setitem__("query_tokens", ["a"]), ["query_tokens", "batch"])
+bmod("batch-with-inputs-x.json", lambda d: d.__setitem__("inputs", {"X": [[0, 0, 0, 0]] * 4}),
+     ["inputs.X", "batched lesson"])
+bmod("batch-mask-window.json", lambda d: d["config"].__setitem__("mask", {"kind": "window", "window": 3}),
+     ["config.mask", "\"none\" or \"causal\" in a batched lesson", "a window mask"])
+bmod("batch-mask-padding.json", lambda d: d["config"].__setitem__("mask", {"kind": "padding", "pad": [3]}),
+     ["config.mask", "a padding mask"])
+bmod("batch-run-from-scores.json", lambda d: d["run"].__setitem__("from", "scores"), ["run.from", "\"embed\""])
+bmod("batch-given.json", lambda d: d.__setitem__("given", {"blocks.0.attn.hook_mask": [[0]]}),
+     ["given", "no given values in a batched lesson"])
+bmod("batch-claim-at-batch-out-of-range.json", lambda d: d["claims"][8].__setitem__("at", {"batch": 2}),
+     ["claims[8].at.batch"])
+bmod("batch-claim-values-wrong-shape.json", lambda d: d["claims"][10].__setitem__("at", {"head": 0}),
+     ["claims[10].values", "a 2x4x4 array"])
+
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     f.write("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in cases.items()) + "\n}\n")
 print(len(cases), "cases")

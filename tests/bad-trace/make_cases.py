@@ -83,7 +83,7 @@ mod("shape-missing.json", lambda d: step(1)(d).pop("shape"), ["steps[1].shape", 
 mod("shape-huge.json", lambda d: step(1)(d).__setitem__("shape", [100000, 100000, 100000]),
     ["steps[1].shape", "at most 2147483648 numbers"])
 mod("shape-negative.json", lambda d: step(1)(d).__setitem__("shape", [-3, 1, 4]), ["steps[1].shape[0]", "an integer"])
-mod("shape-rank-4.json", lambda d: step(1)(d).__setitem__("shape", [3, 1, 4, 1]), ["steps[1].shape", "at most 3"])
+mod("shape-rank-5.json", lambda d: step(1)(d).__setitem__("shape", [3, 1, 4, 1, 1]), ["steps[1].shape", "at most 4"])
 mod("shape-wrong-count.json", lambda d: step(2)(d).__setitem__("shape", [3, 1, 5]),
     ["steps[2].values", "3x1x5", "3x1x4"])
 

@@ -159,6 +159,21 @@
     return wrap;
   }
 
+  // ---- a batch (trace.batch): sequence b of a step (its first axis is `batch`) as a
+  // one-sequence step, its token axes labelled with that sequence's tokens
+  const TOKEN_AXES = ["pos", "query", "key"];
+  function seqStep(step, b, trace) {
+    if (!trace.batch || step.axes[0] !== "batch") return step;
+    const toks = trace.batch.sequences[b], axes = step.axes.slice(1);
+    const pick = (v) => (Array.isArray(v) ? v[b] : v);
+    return { ...step, shape: step.shape.slice(1), axes,
+             labels: step.labels.slice(1).map((l, k) => (TOKEN_AXES.includes(axes[k]) && l.length === toks.length ? toks : l)),
+             values: pick(step.values), formula_values: step.formula_values === undefined ? undefined : pick(step.formula_values) };
+  }
+  const seqSteps = (trace, b) => new Map(trace.steps.map((s) => [s.name, seqStep(s, b, trace)]));
+  // The sequences to draw a step for: each of a batch, else the one (null).
+  const sequences = (trace) => (trace.batch ? trace.batch.sequences.map((_, b) => b) : [null]);
+
   // ---- masked cells of the attention pattern, from the steps that record them
   function maskTest(trace, steps) {
     const scores = steps.get("blocks.0.attn.hook_attn_scores"), mask = steps.get("blocks.0.attn.hook_mask");
@@ -317,13 +332,17 @@
       sec.append(el("p", { class: "note" }, `summary only: min ${fmt(m.min)}, max ${fmt(m.max)}, mean ${fmt(m.mean)}` +
         (m.neg_inf ? `, ${m.neg_inf} cells −inf` : "")));
     } else if (step.values !== null && step.values !== undefined) {
-      const masked = isPattern ? maskTest(trace, steps) : null;
-      sec.append(matrixWithToggle(step, step.values, isPattern ? { heat: true, masked } : {}));
-      if (step.formula_values)
-        sec.append(el("details", {}, el("summary", {}, "what the formula gives (the lesson replaces it with the values above)"),
-                      matrixWithToggle(step, step.formula_values, {})));
+      for (const b of sequences(trace)) {  // a batch: one table per sequence, with its tokens
+        const s = b === null ? step : seqStep(step, b, trace);
+        if (b !== null) sec.append(el("p", { class: "slice-caption" }, `sequence b${b}: ${trace.batch.sequences[b].join(" ")}`));
+        const masked = isPattern ? maskTest(trace, b === null ? steps : seqSteps(trace, b)) : null;
+        sec.append(matrixWithToggle(s, s.values, isPattern ? { heat: true, masked } : {}));
+        if (s.formula_values)
+          sec.append(el("details", {}, el("summary", {}, "what the formula gives (the lesson replaces it with the values above)"),
+                        matrixWithToggle(s, s.formula_values, {})));
+      }
     }
-    if (step.name.endsWith("hook_kv_head") && Array.isArray(step.values)) sec.append(kvGroups(step));
+    if (step.name.endsWith("hook_kv_head") && Array.isArray(step.values)) sec.append(kvGroups(seqStep(step, 0, trace)));
     if (step.explain) sec.append(el("p", { class: "explain" }, step.explain));
     const mine = trace.claims.filter((c) => c.step === step.name);
     if (mine.length)
@@ -334,10 +353,11 @@
   }
 
   // ---- attention at a glance: heatmaps per head (masked cells hatched) beside the head view
-  function attentionSection(step, trace, steps) {
+  function attentionSection(step, trace, steps, b = null) {
     const masked = maskTest(trace, steps);
-    return el("section", { class: "attention", id: "attention" },
-      el("h2", {}, "Attention ", el("code", {}, step.name)),
+    return el("section", { class: "attention", id: b ? `attention-b${b}` : "attention" },
+      el("h2", {}, "Attention ", el("code", {}, step.name),
+         b === null ? "" : ` — sequence b${b}: ${trace.batch.sequences[b].join(" ")}`),
       el("p", { class: "note" }, "One heatmap per head: row = query, column = key, the darker the more the query reads " +
         "from the key; hover a cell for its exact value. Hatched cells are masked (−inf before softmax, 0 after)."),
       el("div", { class: "panels" }, el("div", {}, el("h3", {}, "Heatmaps"), matrixWithToggle(step, step.values, { heat: true, masked })),
@@ -354,7 +374,10 @@
       el("p", { class: "muted" }, [src.document, src.title, src.section].filter(Boolean).join(" · ")),
       el("p", { class: "muted" }, `lesson ${l.id} · ${trace.generator} · stages ${trace.run.from} → ${trace.run.to} · ` +
         (rounded ? "document arithmetic (the article's rounding)" : "exact arithmetic")),
-      el("div", { class: "tokens" }, el("b", {}, "tokens "), trace.tokens.map((t) => el("span", {}, t))));
+      trace.batch
+        ? trace.batch.sequences.map((toks, b) => el("div", { class: "tokens" }, el("b", {}, `sequence b${b} `),
+                                                   toks.map((t) => el("span", {}, t))))
+        : el("div", { class: "tokens" }, el("b", {}, "tokens "), trace.tokens.map((t) => el("span", {}, t))));
     if (trace.query_tokens) h.append(el("div", { class: "tokens" }, el("b", {}, "queries "), trace.query_tokens.map((t) => el("span", {}, t))));
     h.append(el("table", { class: "config" }, el("tbody", {},
       el("tr", {}, Object.keys(c).map((k) => el("th", {}, k))),
@@ -376,7 +399,11 @@
     const main = document.getElementById("report");
     main.append(header(trace));
     const pattern = steps.get("blocks.0.attn.hook_pattern");
-    if (pattern && pattern.values && pattern.shape.length === 3) main.append(attentionSection(pattern, trace, steps));
+    if (pattern && pattern.values)
+      for (const b of sequences(trace)) {  // a batch: the heatmaps and head view of each sequence
+        const p = b === null ? pattern : seqStep(pattern, b, trace);
+        if (p.shape.length === 3) main.append(attentionSection(p, trace, b === null ? steps : seqSteps(trace, b), b));
+      }
     trace.steps.forEach((s, i) => main.append(stepSection(s, i, trace.steps.length, trace, steps)));
     main.append(claimsSection(trace, steps));
   }
