@@ -40,6 +40,13 @@ std::string_view activation_name(Activation a) {
 }
 std::string_view norm_name(NormKind n) { return n == NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
 
+Config cross_attention_config(Config c) {
+    c.mask = MaskKind::none;
+    c.mask_spec = MaskSpec{};
+    c.positions = Positions{};
+    return c;
+}
+
 bool config_records(const Config& c, std::string_view step) {
     auto ends = [&](std::string_view tail) {
         return step.size() >= tail.size() && step.substr(step.size() - tail.size()) == tail;

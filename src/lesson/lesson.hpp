@@ -81,6 +81,10 @@ struct Config {
     Arch arch;            // blocks, norm_first, block kind: the model the catalogue is generated for
 };
 
+// The config a cross-attention pass follows: no mask and no positions (every
+// decoder token sees every memory token; positions rotate the self-attention).
+Config cross_attention_config(Config c);
+
 // Whether a config's stages record this step at all: RMSNorm records a mean
 // square where LayerNorm records a mean and a variance; only SwiGLU has a
 // linear branch (mlp.hook_pre_linear).

@@ -14,10 +14,7 @@ namespace attntrace {
 
 Run::Run(const Lesson& lesson, Arithmetic mode, const Plan& plan)
     : lesson_(lesson), mode_(mode), plan_(plan), catalogue_(lesson.catalogue()),
-      pass_(&catalogue_.passes().front()), cross_config_(lesson.config), dims_(lesson.dims()) {
-    cross_config_.mask = MaskKind::none;
-    cross_config_.mask_spec = MaskSpec{};
-    cross_config_.positions = Positions{};
+      pass_(&catalogue_.passes().front()), cross_config_(cross_attention_config(lesson.config)), dims_(lesson.dims()) {
     trace_.policy = plan.policy;
     trace_.streamed_attention = plan.stream_attention;
     // Every step is recorded at most once: reserving them all keeps the

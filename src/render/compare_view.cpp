@@ -83,12 +83,12 @@ void render_values(std::ostream& out, const char* caption, const Step& s, const 
     table.full = view.full;
     table.width = view.style.width;
     out << caption << "\n" << format_tensor(t, s.axes, s.labels, table);
-    if (heat && view.heatmap && heatmapped(s.name)) {
+    if (heat && view.heatmap && heatmapped(s)) {
         HeatmapOptions h;
         h.style = view.style;
         h.full = view.full;
-        h.auto_range = s.name == "blocks.0.attn.hook_attn_scores";
-        h.mask = s.name == "blocks.0.attn.hook_mask";
+        h.auto_range = base_name(s) == "blocks.0.attn.hook_attn_scores";
+        h.mask = base_name(s) == "blocks.0.attn.hook_mask";
         out << "    heatmap:\n" << format_heatmap(t, s.axes, s.labels, h);
     }
 }

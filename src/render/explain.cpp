@@ -19,17 +19,18 @@ namespace explain_detail {
 
 std::string Ctx::num(float x) const { return format_number(x, opt.precision); }
 
-const Step& Ctx::input(std::string_view name) const {
+const Step& Ctx::input(std::string_view template_name) const {
+    const std::string name = step.def ? lesson.catalogue().sibling(*step.def, template_name) : std::string(template_name);
     const Step* s = trace.find(name);
     if (!s || s->value.size() == 0)
         throw InputError(fmt::format("explain {}: expected its input {} in the trace, found it not kept", step.name, name));
     return *s;
 }
 
-const Tensor* Ctx::optional_weight(const std::string& name) const { return lesson.weight(name); }
+const Tensor* Ctx::optional_weight(const std::string& name) const { return lesson.weight(pass().weights + name); }
 
 const Tensor& Ctx::weight(const std::string& name) const {
-    const Tensor* w = lesson.weight(name);
+    const Tensor* w = lesson.weight(pass().weights + name);
     if (!w) throw InputError(fmt::format("explain {}: expected weight {} in the lesson, found none", step.name, name));
     return *w;
 }

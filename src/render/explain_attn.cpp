@@ -21,18 +21,18 @@ std::string kv_group_line(const Dims& d, const std::string& hn, std::size_t h, c
 
 float divisor(const Ctx& c) {
     // as scale.cpp: √hs in float, or 1 when the lesson switches scaling off
-    return c.lesson.config.scale ? std::sqrt(static_cast<float>(c.lesson.dims().hs)) : 1.0f;
+    return c.lesson.config.scale ? std::sqrt(static_cast<float>(c.lesson.dims_of(c.pass()).hs)) : 1.0f;
 }
 }  // namespace
 
 // at: scores (h, i, j); mask (i, j)
 float explain_scores(Ctx& c) {
-    const std::string n = c.step.name;
-    const Dims d = c.lesson.dims();
+    const std::string n = c.base();
+    const Dims d = c.lesson.dims_of(c.pass());
     if (n == "blocks.0.attn.hook_mask") {
         const std::size_t i = c.at[0], j = c.at[1];
         const std::string q = Ctx::label(c.step, 0, i), k = Ctx::label(c.step, 1, j);
-        const MaskPattern pattern(c.lesson.config, d.Tq, d.T);
+        const MaskPattern pattern(c.attn_config(), d.Tq, d.T);
         for (const std::string& l : pattern.reason(i, j, q, k)) c.line("{}", l);
         return pattern.allows(i, j) ? 0.0f : kNegInf;
     }
@@ -40,7 +40,7 @@ float explain_scores(Ctx& c) {
     const std::size_t h = c.at[0], i = c.at[1], j = c.at[2];
     const std::string hn = Ctx::label(c.step, 0, h), q = Ctx::label(c.step, 1, i), k = Ctx::label(c.step, 2, j);
     if (n == "blocks.0.attn.hook_scores_raw") {
-        const bool rope = c.lesson.config.positions.kind == PositionKind::rope;
+        const bool rope = c.attn_config().positions.kind == PositionKind::rope;
         const Step& Q = c.input(rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q");
         const Step& K = c.input(rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k");
         if (rope) c.line("RoPE: the rotated queries and keys (hook_rot_q, hook_rot_k)");
@@ -69,7 +69,7 @@ float explain_scores(Ctx& c) {
     // hook_attn_scores: S̃ + M, or (S̃ + bias) + M with ALiBi
     const float s = get(c.input("blocks.0.attn.hook_scores_scaled"), {h, i, j});
     const float m = get(c.input("blocks.0.attn.hook_mask"), {i, j});
-    if (c.lesson.config.positions.kind == PositionKind::alibi) {
+    if (c.attn_config().positions.kind == PositionKind::alibi) {
         const float b = get(c.input("blocks.0.attn.hook_alibi"), {h, i, j});
         c.line("(S̃[{},{},{}] + bias[{},{},{}]) + M[{},{}] = ({} + {}) + {}{}", hn, q, k, hn, q, k, q, k, c.num(s),
                c.num(b), c.num(m), m == 0.0f ? "   (key visible to the query)" : "   (key blocked for this query)");
@@ -86,7 +86,7 @@ float explain_scores(Ctx& c) {
 
 // at: (h, i) for row_max and row_sum; (h, i, j) otherwise
 float explain_softmax(Ctx& c) {
-    const std::string n = c.step.name;
+    const std::string n = c.base();
     const std::size_t h = c.at[0], i = c.at[1];
     const std::string hn = Ctx::label(c.step, 0, h), q = Ctx::label(c.step, 1, i);
     const Step& X = c.input("blocks.0.attn.hook_attn_scores");
@@ -156,8 +156,8 @@ float explain_softmax(Ctx& c) {
 
 // hook_z at (i, h, e); hook_attn_out at (i, c)
 float explain_mix(Ctx& c) {
-    const Dims d = c.lesson.dims();
-    if (c.step.name == "blocks.0.attn.hook_z") {
+    const Dims d = c.lesson.dims_of(c.pass());
+    if (c.base() == "blocks.0.attn.hook_z") {
         const std::size_t i = c.at[0], h = c.at[1], e = c.at[2];
         const Step& A = c.input("blocks.0.attn.hook_pattern");
         const Step& V = c.input("blocks.0.attn.hook_v");

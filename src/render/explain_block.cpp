@@ -40,7 +40,7 @@ float explain_embed(Ctx& c) {
 
 // hook_kv_head at (h): which K/V head query head h reads
 float explain_kv_head(Ctx& c) {
-    const Dims d = c.lesson.dims();
+    const Dims d = c.lesson.dims_of(c.pass());
     const std::size_t h = c.at[0], group = d.NH / d.KVH, g = d.kv_of(h);
     const std::string kind = d.KVH == d.NH ? "multi-head attention: every query head has its own K/V head"
                              : d.KVH == 1  ? "multi-query attention: one K/V head for all query heads"
@@ -55,51 +55,53 @@ float explain_kv_head(Ctx& c) {
 // hook_q at (t, h, e): column h·hs + e of X·W_Q + b_Q (C columns);
 // hook_k, hook_v at (t, g, e): column g·hs + e of X·W + b (KVH·hs columns)
 float explain_qkv(Ctx& c) {
-    if (c.step.name == "blocks.0.attn.hook_kv_head") return explain_kv_head(c);
-    const Dims d = c.lesson.dims();
-    const char letter = c.step.name.back() == 'q' ? 'Q' : c.step.name.back() == 'k' ? 'K' : 'V';
+    if (c.base() == "blocks.0.attn.hook_kv_head") return explain_kv_head(c);
+    const Dims d = c.lesson.dims_of(c.pass());
+    const char letter = c.base().back() == 'q' ? 'Q' : c.base().back() == 'k' ? 'K' : 'V';
     const std::size_t N = letter == 'Q' ? d.C : d.KVH * d.hs;  // W's columns
     const std::size_t t = c.at[0], h = c.at[1], e = c.at[2], col = h * d.hs + e;
     const std::string w = std::string("W_") + letter, b = std::string("b_") + letter;
-    const Step& X = c.input("blocks.0.hook_resid_pre");
+    // X: the pass's stream; in cross-attention K and V project the encoder's output M (inputs.memory).
+    const bool memory = c.pass().cross && letter != 'Q';
+    const Tensor& X = memory ? c.lesson.inputs.at("memory") : c.input(c.pass().x).value;
+    const char* xs = memory ? "M" : "X";
     const Tensor& W = c.weight(w);
     const Tensor* B = c.optional_weight(b);
     const std::string tok = Ctx::label(c.step, 0, t), hn = Ctx::label(c.step, 1, h);
-    c.line("{}[{},{},d{}] = Σ_c X[{},c] · {}[c,{}] + {}[{}]   (column {} = {} head {} · hs {} + {})", letter, tok, hn, e,
-           tok, w, col, b, col, col, letter == 'Q' ? "query" : "K/V", h, d.hs, e);
+    c.line("{}[{},{},d{}] = Σ_c {}[{},c] · {}[c,{}] + {}[{}]   (column {} = {} head {} · hs {} + {})", letter, tok, hn, e,
+           xs, tok, w, col, b, col, col, letter == 'Q' ? "query" : "K/V", h, d.hs, e);
+    if (!memory && c.pass().x != "blocks.0.hook_resid_pre") c.line("X is {}", c.pass().x);
     if (letter != 'Q' && d.KVH != d.NH)
         c.line("K/V head {} is read by query heads h{}..h{} (NH / KVH = {} of them)", hn, h * (d.NH / d.KVH),
                (h + 1) * (d.NH / d.KVH) - 1, d.NH / d.KVH);
     return write_dot(
-        c, d.C, [&](std::size_t k) { return fmt::format("X[{},d{}]", tok, k); },
-        [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("{}[{},{}]", w, k, col); },
+        c, d.C, [&](std::size_t k) { return fmt::format("{}[{},d{}]", xs, tok, k); },
+        [&](std::size_t k) { return X.data[t * d.C + k]; }, [&](std::size_t k) { return fmt::format("{}[{},{}]", w, k, col); },
         [&](std::size_t k) { return W.data[k * N + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
 }
 
 // hook_resid_mid, hook_resid_post at (t, c)
 float explain_residual(Ctx& c) {
-    const bool mid = c.step.name == "blocks.0.hook_resid_mid";
-    const std::string a = mid ? "blocks.0.hook_resid_pre" : "blocks.0.ln1.hook_normalized";
-    const std::string b = mid ? "blocks.0.hook_attn_out" : "blocks.0.hook_mlp_out";
+    // The pass names what it adds: X + attn_out, LN1 + FFN in the post-norm encoder (catalogue.hpp).
+    const std::string& a = c.pass().residual;
+    const std::string& b = c.pass().update;
     const float x = get(c.input(a), {c.at[0], c.at[1]}), y = get(c.input(b), {c.at[0], c.at[1]});
     const std::string where = fmt::format("[{},d{}]", Ctx::label(c.step, 0, c.at[0]), c.at[1]);
-    c.line("{}{} + {}{} = {} + {}", mid ? "X" : "LN1", where, mid ? "attn_out" : "FFN", where, c.num(x), c.num(y));
+    c.line("{}{} + {}{} = {} + {}", a, where, b, where, c.num(x), c.num(y));
     c.line("  = {}", c.num(x + y));
     return x + y;
 }
 
 // ln{1,2}.hook_mean, hook_var, hook_scale at (t); hook_standardized, hook_normalized at (t, c)
 float explain_layernorm(Ctx& c) {
-    const std::string& n = c.step.name;
-    const std::string prefix = n.substr(0, n.rfind('.') + 1);  // "blocks.0.ln1."
-    const bool first = prefix == "blocks.0.ln1.";
-    const std::string in = first ? "blocks.0.hook_resid_mid" : "blocks.0.hook_resid_post";
-    const std::string ln = first ? "ln1" : "ln2";
+    const std::string& prefix = c.pass().out;  // "blocks.0.ln1."
+    const std::string& in = c.pass().x;
+    const std::string ln = fmt::format("ln{}", c.pass().norm_index);
     const Step& X = c.input(in);
     const std::size_t t = c.at[0], C = X.shape[1];
     const std::string tok = Ctx::label(c.step, 0, t);
-    const std::string leaf = n.substr(prefix.size());
-    const std::string xname = first ? "X_mid" : "X_mid2";
+    const std::string leaf = c.step.name.substr(prefix.size());
+    const std::string xname = in;
     if (c.lesson.config.norm == NormKind::rmsnorm) return explain_rmsnorm(c, X, prefix, ln, xname);
     if (leaf == "hook_mean") {
         double sum = 0.0;  // double, as row_mean_ref (see kernels/layernorm.hpp)
@@ -201,11 +203,11 @@ float explain_rmsnorm(Ctx& c, const Step& X, const std::string& prefix, const st
 
 // mlp.hook_pre, mlp.hook_pre_linear, mlp.hook_post at (t, f); hook_mlp_out at (t, c)
 float explain_ffn(Ctx& c) {
-    const Dims d = c.lesson.dims();
+    const Dims d = c.lesson.dims_of(c.pass());
     const std::size_t t = c.at[0], col = c.at[1];
     const std::string tok = Ctx::label(c.step, 0, t);
-    if (c.step.name == "blocks.0.mlp.hook_pre") {
-        const Step& X = c.input("blocks.0.ln1.hook_normalized");
+    if (c.base() == "blocks.0.mlp.hook_pre") {
+        const Step& X = c.input(c.pass().x);
         const Tensor& W = c.weight("W_1");
         const Tensor* B = c.optional_weight("b_1");
         c.line("H[{},f{}] = Σ_c LN1[{},c] · W_1[c,{}] + b_1[{}]", tok, col, tok, col, col);
@@ -214,8 +216,8 @@ float explain_ffn(Ctx& c) {
             [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_1[{},{}]", k, col); },
             [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_1", B ? &B->data[col] : nullptr);
     }
-    if (c.step.name == "blocks.0.mlp.hook_pre_linear") {
-        const Step& X = c.input("blocks.0.ln1.hook_normalized");
+    if (c.base() == "blocks.0.mlp.hook_pre_linear") {
+        const Step& X = c.input(c.pass().x);
         const Tensor& W = c.weight("W_3");
         const Tensor* B = c.optional_weight("b_3");
         c.line("U[{},f{}] = Σ_c LN1[{},c] · W_3[c,{}] + b_3[{}]   (SwiGLU's linear branch)", tok, col, tok, col, col);
@@ -224,7 +226,7 @@ float explain_ffn(Ctx& c) {
             [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_3[{},{}]", k, col); },
             [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_3", B ? &B->data[col] : nullptr);
     }
-    if (c.step.name == "blocks.0.mlp.hook_post") {
+    if (c.base() == "blocks.0.mlp.hook_post") {
         const float h = get(c.input("blocks.0.mlp.hook_pre"), {t, col});
         if (c.lesson.config.activation == Activation::swiglu) {
             const float u = get(c.input("blocks.0.mlp.hook_pre_linear"), {t, col});

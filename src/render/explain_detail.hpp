@@ -22,8 +22,17 @@ struct Ctx {
     std::string out;
 
     std::string num(float x) const;
-    // An input step's values; InputError when the trace does not hold them.
+    // The template name of the step ("blocks.0.attn.hook_q" for blocks.1.cross_attn.hook_q): what it computes.
+    const std::string& base() const { return step.def ? step.def->base : step.name; }
+    // The pass that computed the step: the names it read (trace/catalogue.hpp).
+    const Pass& pass() const { return lesson.catalogue().pass_of(*step.def); }
+    // The config the step's attention followed (a cross-attention's has no mask, no positions).
+    Config attn_config() const { return pass().cross ? cross_attention_config(lesson.config) : lesson.config; }
+    // An input step's values; InputError when the trace does not hold them. A
+    // template name ("blocks.0.attn.hook_k") means the step's own block and
+    // sub-block's (blocks.1.cross_attn.hook_k).
     const Step& input(std::string_view name) const;
+    // Weights are the pass's: "W_Q" is blocks.1.cross.W_Q in block 1's cross-attention.
     const Tensor& weight(const std::string& name) const;  // InputError when missing
     const Tensor* optional_weight(const std::string& name) const;
     // The label of index i on axis k of step s ("ring", "h0", "d3").

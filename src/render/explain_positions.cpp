@@ -10,7 +10,7 @@ namespace attntrace::explain_detail {
 
 // hook_pos_embed at (p, d)
 float explain_pos_embed(Ctx& c) {
-    const std::size_t p = c.at[0], d = c.at[1], C = c.lesson.dims().C;
+    const std::size_t p = c.at[0], d = c.at[1], C = c.lesson.dims_of(c.pass()).C;
     const std::string tok = Ctx::label(c.step, 0, p);
     if (c.lesson.config.positions.kind == PositionKind::learned) {
         const Tensor& table = c.lesson.inputs.at("positions");
@@ -31,8 +31,8 @@ float explain_pos_embed(Ctx& c) {
 // hook_rot_q (query, head, d_head), hook_rot_k (key, head, d_head)
 float explain_rope(Ctx& c) {
     const Positions& pos = c.lesson.config.positions;
-    const Dims dims = c.lesson.dims();
-    const bool is_q = c.step.name == "blocks.0.attn.hook_rot_q";
+    const Dims dims = c.lesson.dims_of(c.pass());
+    const bool is_q = c.base() == "blocks.0.attn.hook_rot_q";
     const Step& X = c.input(is_q ? "blocks.0.attn.hook_q" : "blocks.0.attn.hook_k");
     const std::size_t r = c.at[0], h = c.at[1], d = c.at[2], hs = X.shape[2];
     const std::size_t p = is_q ? r + (dims.T - dims.Tq) : r;
@@ -63,9 +63,9 @@ float explain_rope(Ctx& c) {
 
 // hook_alibi_slopes (head), hook_alibi (head, query, key)
 float explain_alibi(Ctx& c) {
-    const Dims d = c.lesson.dims();
+    const Dims d = c.lesson.dims_of(c.pass());
     const std::size_t h = c.at[0];
-    if (c.step.name == "blocks.0.attn.hook_alibi_slopes") {
+    if (c.base() == "blocks.0.attn.hook_alibi_slopes") {
         const auto& given = c.lesson.config.positions.slopes;
         if (!given.empty()) {
             c.line("the lesson's slope for head {}: config.positions.slopes[{}] = {}", h, h, given[h]);

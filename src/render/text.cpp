@@ -94,7 +94,8 @@ std::string kv_groups(const Dims& d) {
 
 }  // namespace
 
-bool heatmapped(const std::string& name) {
+bool heatmapped(const Step& s) {
+    const std::string& name = base_name(s);
     return name == "blocks.0.attn.hook_pattern" || name == "blocks.0.attn.hook_mask" || name == "blocks.0.attn.hook_alibi" ||
            name == "blocks.0.attn.hook_attn_scores";
 }
@@ -158,9 +159,9 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     heat.style = view.style;
     heat.full = view.full;
     auto draw_heatmap = [&](const Step& s) {
-        if (!view.heatmap || !heatmapped(s.name)) return;
-        heat.auto_range = s.name == "blocks.0.attn.hook_attn_scores" || s.name == "blocks.0.attn.hook_alibi";
-        heat.mask = s.name == "blocks.0.attn.hook_mask";
+        if (!view.heatmap || !heatmapped(s)) return;
+        heat.auto_range = base_name(s) == "blocks.0.attn.hook_attn_scores" || base_name(s) == "blocks.0.attn.hook_alibi";
+        heat.mask = base_name(s) == "blocks.0.attn.hook_mask";
         out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
     };
     // A batched trace prints each step once per sequence, with that sequence's tokens.
@@ -188,7 +189,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), s.name, s.def ? s.def->title : "",
                            shape_str(s.shape), axes.empty() ? "" : ": " + axes);
         if (s.def) out << "    " << s.def->formula << "\n";
-        if (dims.KVH != dims.NH && (s.name == "blocks.0.attn.hook_scores_raw" || s.name == "blocks.0.attn.hook_z"))
+        if (dims.KVH != dims.NH && (base_name(s) == "blocks.0.attn.hook_scores_raw" || base_name(s) == "blocks.0.attn.hook_z"))
             out << "    K/V heads read: " << kv_groups(dims) << "\n";
         switch (s.source) {
             case StepSource::not_computable:

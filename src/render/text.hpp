@@ -32,7 +32,7 @@ std::string_view verdict_mark(Verdict v);
 
 // The steps shown as heatmaps too (run, compare): where the eye wants the
 // pattern, not the digits.
-bool heatmapped(const std::string& name);
+bool heatmapped(const Step& s);
 
 // " (N of the agreements only check the article against its own given values)", or "".
 std::string given_note(const CheckReport& report);

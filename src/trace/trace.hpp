@@ -53,6 +53,11 @@ struct Step {
     const Tensor* checked_value() const;
 };
 
+// What a step computes, whatever its block: its template's name
+// ("blocks.0.attn.hook_pattern" for blocks.1.cross_attn.hook_pattern), or its
+// own name when it is not from the catalogue (a foreign trace).
+inline const std::string& base_name(const Step& s) { return s.def ? s.def->base : s.name; }
+
 struct Trace {
     TracePolicy policy;      // what the run kept
     bool streamed_attention = false;  // scores..softmax ran over key blocks (nothing T x T was held)
