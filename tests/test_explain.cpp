@@ -24,8 +24,9 @@ namespace {
 // catches any wrong term, index or formula (those move a value by >= 1e-2).
 constexpr double kRecomputeTol = 1e-4;
 
-std::unique_ptr<Evaluation> random_eval(Activation act, NormKind norm = NormKind::layernorm) {
+std::unique_ptr<Evaluation> random_eval(Activation act, NormKind norm = NormKind::layernorm, Arch arch = {}) {
     RandomSpec spec;
+    spec.arch = arch;
     spec.tokens = 6;
     spec.d_model = 32;  // > 16 terms: the long-sum elision is exercised too
     spec.heads = 2;
@@ -85,6 +86,17 @@ TEST_CASE("explain recomputes every cell's value as the trace holds it, for ever
     for (const auto& def : step_catalogue()) {
         INFO(def.name);
         CHECK(explained.count(def.name) == 1);
+    }
+    // Generated catalogues: pre-norm decoder stacks (cross-attention, ln3, every block) and RMSNorm in them.
+    for (NormKind norm : {NormKind::layernorm, NormKind::rmsnorm}) {
+        const Arch arch{2, true, true};
+        auto e = random_eval(Activation::gelu, norm, arch);
+        auto names = explain_all(*e);
+        for (const auto& def : catalogue_for(arch).steps()) {
+            if (!e->lesson.records(def)) continue;
+            INFO(def.name);
+            CHECK(names.count(def.name) == 1);
+        }
     }
 }
 

@@ -38,6 +38,12 @@ void add_random_options(CLI::App& cmd, RandomSpec& spec) {
         ->option_text("layernorm|rmsnorm")
         ->transform(CLI::CheckedTransformer(std::map<std::string, NormKind>{{"layernorm", NormKind::layernorm},
                                                                              {"rmsnorm", NormKind::rmsnorm}}));
+    cmd.add_option("--blocks", spec.arch.blocks, "Blocks stacked (steps blocks.i.*)")
+        ->capture_default_str()
+        ->check(CLI::Range(std::size_t{1}, kMaxBlocks));
+    cmd.add_flag("--norm-first", spec.arch.norm_first, "Pre-norm blocks (LayerNorm before each sub-block)");
+    cmd.add_flag("--decoder", spec.arch.decoder,
+                 "Decoder blocks: causal self-attention, cross-attention over a random memory of --tokens rows, FFN");
 }
 
 void add_random_command(CLI::App& app, int& status) {
@@ -55,7 +61,8 @@ void add_random_command(CLI::App& app, int& status) {
     cmd->footer("Examples:\n  attntrace random --tokens 512 --d-model 768 --heads 12 --d-ff 3072 --seed 7 -o bert.json\n"
                 "  attntrace run bert.json --steps hook_pattern\n"
                 "  attntrace random --tokens 6 --d-model 8 --heads 2 --d-ff 16 --mask causal --activation gelu\n"
-                "  attntrace random --tokens 512 --d-model 768 --heads 12 --kv-heads 4 -o gqa.json");
+                "  attntrace random --tokens 512 --d-model 768 --heads 12 --kv-heads 4 -o gqa.json\n"
+                "  attntrace random --tokens 16 --d-model 32 --heads 4 --blocks 4 --norm-first --mask causal -o gpt.json");
     cmd->callback([opts, &status] {
         if (opts->spec.d_model % opts->spec.heads != 0)
             throw CLI::ValidationError("--heads", "must divide --d-model");

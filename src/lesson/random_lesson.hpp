@@ -21,6 +21,7 @@ struct RandomSpec {
     MaskKind mask = MaskKind::none;
     Activation activation = Activation::relu;
     NormKind norm = NormKind::layernorm;
+    Arch arch;  // blocks, norm_first, decoder (a decoder's memory: as many tokens as X, seed + 1)
 };
 
 // X ~ N(0, 1) as a LayerNorm'd residual stream is; weights N(0, 1/d_in)

@@ -20,7 +20,10 @@ namespace explain_detail {
 std::string Ctx::num(float x) const { return format_number(x, opt.precision); }
 
 const Step& Ctx::input(std::string_view template_name) const {
-    const std::string name = step.def ? lesson.catalogue().sibling(*step.def, template_name) : std::string(template_name);
+    return step_named(step.def ? lesson.catalogue().sibling(*step.def, template_name) : std::string(template_name));
+}
+
+const Step& Ctx::step_named(std::string_view name) const {
     const Step* s = trace.find(name);
     if (!s || s->value.size() == 0)
         throw InputError(fmt::format("explain {}: expected its input {} in the trace, found it not kept", step.name, name));

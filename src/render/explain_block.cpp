@@ -63,7 +63,7 @@ float explain_qkv(Ctx& c) {
     const std::string w = std::string("W_") + letter, b = std::string("b_") + letter;
     // X: the pass's stream; in cross-attention K and V project the encoder's output M (inputs.memory).
     const bool memory = c.pass().cross && letter != 'Q';
-    const Tensor& X = memory ? c.lesson.inputs.at("memory") : c.input(c.pass().x).value;
+    const Tensor& X = memory ? c.lesson.inputs.at("memory") : c.step_named(c.pass().x).value;
     const char* xs = memory ? "M" : "X";
     const Tensor& W = c.weight(w);
     const Tensor* B = c.optional_weight(b);
@@ -85,7 +85,7 @@ float explain_residual(Ctx& c) {
     // The pass names what it adds: X + attn_out, LN1 + FFN in the post-norm encoder (catalogue.hpp).
     const std::string& a = c.pass().residual;
     const std::string& b = c.pass().update;
-    const float x = get(c.input(a), {c.at[0], c.at[1]}), y = get(c.input(b), {c.at[0], c.at[1]});
+    const float x = get(c.step_named(a), {c.at[0], c.at[1]}), y = get(c.step_named(b), {c.at[0], c.at[1]});
     const std::string where = fmt::format("[{},d{}]", Ctx::label(c.step, 0, c.at[0]), c.at[1]);
     c.line("{}{} + {}{} = {} + {}", a, where, b, where, c.num(x), c.num(y));
     c.line("  = {}", c.num(x + y));
@@ -97,7 +97,7 @@ float explain_layernorm(Ctx& c) {
     const std::string& prefix = c.pass().out;  // "blocks.0.ln1."
     const std::string& in = c.pass().x;
     const std::string ln = fmt::format("ln{}", c.pass().norm_index);
-    const Step& X = c.input(in);
+    const Step& X = c.step_named(in);
     const std::size_t t = c.at[0], C = X.shape[1];
     const std::string tok = Ctx::label(c.step, 0, t);
     const std::string leaf = c.step.name.substr(prefix.size());
@@ -113,7 +113,7 @@ float explain_layernorm(Ctx& c) {
         c.line("  = {}", c.num(r));
         return r;
     }
-    const float mu = get(c.input(prefix + "hook_mean"), {t});
+    const float mu = get(c.step_named(prefix + "hook_mean"), {t});
     if (leaf == "hook_var") {
         double sq = 0.0;
         for (std::size_t k = 0; k < C; ++k) {
@@ -131,14 +131,14 @@ float explain_layernorm(Ctx& c) {
         c.line("  = {}", c.num(r));
         return r;
     }
-    const float var = get(c.input(prefix + "hook_var"), {t});
+    const float var = get(c.step_named(prefix + "hook_var"), {t});
     const float eps = static_cast<float>(c.lesson.config.eps);
     if (leaf == "hook_scale") {
         const float r = std::sqrt(var + eps);
         c.line("σ = √(σ² + eps) = √({} + {:g}) = {}", c.num(var), eps, c.num(r));
         return r;
     }
-    const float sd = get(c.input(prefix + "hook_scale"), {t});
+    const float sd = get(c.step_named(prefix + "hook_scale"), {t});
     const std::size_t col = c.at[1];
     const float x = get(X, {t, col});
     if (leaf == "hook_standardized") {
@@ -148,7 +148,7 @@ float explain_layernorm(Ctx& c) {
         return r;
     }
     // hook_normalized: the whole chain
-    const float xhat = get(c.input(prefix + "hook_standardized"), {t, col});
+    const float xhat = get(c.step_named(prefix + "hook_standardized"), {t, col});
     const float g = c.weight(ln + "_gamma").data[col], b = c.weight(ln + "_beta").data[col];
     c.line("1. mean of token {}'s row of {}: μ = {}", tok, xname, c.num(mu));
     c.line("2. biased variance (÷ {}): σ² = {}", C, c.num(var));
@@ -176,14 +176,14 @@ float explain_rmsnorm(Ctx& c, const Step& X, const std::string& prefix, const st
         c.line("ms = {} / {} (C) = {}", c.num(static_cast<float>(sq)), C, c.num(r));
         return r;
     }
-    const float ms = get(c.input(prefix + "hook_mean_square"), {t});
+    const float ms = get(c.step_named(prefix + "hook_mean_square"), {t});
     const float eps = static_cast<float>(c.lesson.config.eps);
     if (leaf == "hook_scale") {
         const float r = std::sqrt(ms + eps);
         c.line("σ = √(ms + eps) = √({} + {:g}) = {}   (the row's root mean square)", c.num(ms), eps, c.num(r));
         return r;
     }
-    const float sd = get(c.input(prefix + "hook_scale"), {t});
+    const float sd = get(c.step_named(prefix + "hook_scale"), {t});
     const std::size_t col = c.at[1];
     const float x = get(X, {t, col});
     if (leaf == "hook_standardized") {
@@ -191,7 +191,7 @@ float explain_rmsnorm(Ctx& c, const Step& X, const std::string& prefix, const st
         c.line("x̂ = {}[{},d{}] / σ = {} / {} = {}   (no mean subtracted)", xname, tok, col, c.num(x), c.num(sd), c.num(r));
         return r;
     }
-    const float xhat = get(c.input(prefix + "hook_standardized"), {t, col});
+    const float xhat = get(c.step_named(prefix + "hook_standardized"), {t, col});
     const float g = c.weight(ln + "_gamma").data[col];
     c.line("1. mean square of token {}'s row of {}: ms = {}", tok, xname, c.num(ms));
     c.line("2. σ = √(ms + eps) = √({} + {:g}) = {}", c.num(ms), eps, c.num(sd));
@@ -207,7 +207,7 @@ float explain_ffn(Ctx& c) {
     const std::size_t t = c.at[0], col = c.at[1];
     const std::string tok = Ctx::label(c.step, 0, t);
     if (c.base() == "blocks.0.mlp.hook_pre") {
-        const Step& X = c.input(c.pass().x);
+        const Step& X = c.step_named(c.pass().x);
         const Tensor& W = c.weight("W_1");
         const Tensor* B = c.optional_weight("b_1");
         c.line("H[{},f{}] = Σ_c LN1[{},c] · W_1[c,{}] + b_1[{}]", tok, col, tok, col, col);
@@ -217,7 +217,7 @@ float explain_ffn(Ctx& c) {
             [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_1", B ? &B->data[col] : nullptr);
     }
     if (c.base() == "blocks.0.mlp.hook_pre_linear") {
-        const Step& X = c.input(c.pass().x);
+        const Step& X = c.step_named(c.pass().x);
         const Tensor& W = c.weight("W_3");
         const Tensor* B = c.optional_weight("b_3");
         c.line("U[{},f{}] = Σ_c LN1[{},c] · W_3[c,{}] + b_3[{}]   (SwiGLU's linear branch)", tok, col, tok, col, col);

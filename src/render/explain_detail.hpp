@@ -32,6 +32,8 @@ struct Ctx {
     // template name ("blocks.0.attn.hook_k") means the step's own block and
     // sub-block's (blocks.1.cross_attn.hook_k).
     const Step& input(std::string_view name) const;
+    // An input step by its own name (a name the pass wires: pass().x, a norm's prefix + leaf).
+    const Step& step_named(std::string_view name) const;
     // Weights are the pass's: "W_Q" is blocks.1.cross.W_Q in block 1's cross-attention.
     const Tensor& weight(const std::string& name) const;  // InputError when missing
     const Tensor* optional_weight(const std::string& name) const;
