@@ -179,6 +179,14 @@ TEST_CASE("bench --json reports every stage that runs, the block, and the produc
     CHECK(stages[1]["flops"].get<double>() == 3 * 2 * 16.0 * 16 * 16);
     CHECK(stages[10]["flops"].get<double>() == 2 * 2 * 16.0 * 16 * 32);
     CHECK(stages[13]["flops"].get<double>() > stages[10]["flops"].get<double>());
+    // A stack of 3 pre-norm blocks: every stage's FLOPs over the three blocks, the model named.
+    auto s = run_cli({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+                      "--repeat", "1", "--blocks", "3", "--norm-first", "--json"});
+    REQUIRE(s.status == 0);
+    json k = json::parse(s.out);
+    CHECK(k["blocks"] == 3);
+    CHECK(k["norm_first"] == true);
+    CHECK(k["stages"][1]["flops"].get<double>() == 3 * 3 * 2 * 16.0 * 16 * 16);
 }
 
 TEST_CASE("ATTNTRACE_KERNELS forces the scalar kernels, with the same printed numbers, and a bad value exits 2", "[cli]") {

@@ -97,10 +97,11 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
             std::vector<double> samples;
             for (const auto& p : per_stage[k]) samples.push_back(p[s]);
             summarize(t, samples);
-            t.flops = stage_flops(stage, d);
+            // Every pass of the stage (each block's): the timings sum over them too.
+            t.flops = stage_kind_flops(lesson, stage);
             // Streamed attention runs the scores' products inside the mix stage.
             if (pt.streamed_attention && stage == Stage::scores) t.flops = 0;
-            if (pt.streamed_attention && stage == Stage::mix) t.flops += stage_flops(Stage::scores, d);
+            if (pt.streamed_attention && stage == Stage::mix) t.flops += stage_kind_flops(lesson, Stage::scores);
             if (k == 0 && t.flops > 0 && !fused(plans[k], stage)) {
                 report(fmt::format("{} products alone", stage_name(stage)));
                 t.kernel_median = products_seconds(Backend::ours, stage, d, repeat, threads);

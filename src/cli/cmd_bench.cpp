@@ -45,10 +45,12 @@ void print_stages(const BenchReport& r, const PolicyTimings& run, bool products)
 
 void print_text(const BenchReport& r) {
     const auto& s = r.spec;
-    std::cout << fmt::format("attntrace bench: T={} d_model={} heads={}{} d_ff={} mask {} {} | threads {} | kernels {} | "
+    const std::string model = fmt::format("{}{}{}", s.arch.blocks > 1 ? fmt::format(" blocks={}", s.arch.blocks) : "",
+                                          s.arch.norm_first ? " pre-norm" : "", s.arch.decoder ? " decoder" : "");
+    std::cout << fmt::format("attntrace bench: T={} d_model={} heads={}{} d_ff={} mask {} {}{} | threads {} | kernels {} | "
                              "{} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
                              s.tokens, s.d_model, s.heads, s.kv_heads ? fmt::format(" kv_heads={}", s.kv_heads) : "",
-                             s.d_ff, mask_name(s.mask), activation_name(s.activation),
+                             s.d_ff, mask_name(s.mask), activation_name(s.activation), model,
                              r.threads, r.kernels, r.repeat);
     const char* wait = std::getenv("OMP_WAIT_POLICY");
     if (r.threads > 1 && r.have_blas && !(wait && std::string(wait) == "PASSIVE"))
@@ -87,6 +89,9 @@ OrderedJson to_json(const BenchReport& r) {
     j["kv_heads"] = r.spec.kv_heads ? r.spec.kv_heads : r.spec.heads;
     j["d_ff"] = r.spec.d_ff;
     j["mask"] = std::string(mask_name(r.spec.mask));
+    j["blocks"] = r.spec.arch.blocks;
+    j["norm_first"] = r.spec.arch.norm_first;
+    j["block"] = r.spec.arch.decoder ? "decoder" : "encoder";
     j["threads"] = r.threads;
     j["repeat"] = r.repeat;
     j["kernels"] = r.kernels;

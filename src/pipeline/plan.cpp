@@ -61,6 +61,16 @@ double lesson_flops(const Lesson& lesson) {
     return flops;
 }
 
+double stage_kind_flops(const Lesson& lesson, Stage s) {
+    const auto& passes = lesson.catalogue().passes();
+    double flops = 0;
+    for (int p = lesson.first_pass; p <= lesson.last_pass; ++p) {
+        const Pass& pass = passes[static_cast<std::size_t>(p)];
+        if (pass.stage == s) flops += stage_flops(s, lesson.dims_of(pass));
+    }
+    return flops;
+}
+
 bool intervened(const Lesson& lesson, Arithmetic mode, std::string_view step) {
     const std::string name(step);
     return lesson.given.count(name) || (mode == Arithmetic::document && lesson.document_rounding.count(name));

@@ -54,6 +54,8 @@ void require_memory(const Plan& plan, const Lesson& lesson, Arithmetic mode, int
 // GFLOP/s `attntrace bench` measures. `d` is the pass's (Lesson::dims_of).
 double stage_flops(Stage s, const Dims& d);
 double lesson_flops(const Lesson& lesson);
+// The FLOPs of every pass of stage kind `s` the lesson runs (each block's, and a decoder's cross-attention's).
+double stage_kind_flops(const Lesson& lesson, Stage s);
 
 // FFN row chunk when streaming: 256 rows x F floats of hidden units (3 MiB at
 // BERT-base's F = 3072) stay in L2/L3 between the two products.
