@@ -150,3 +150,66 @@ TEST_CASE("decoding with RoPE, ALiBi and grouped-query heads matches the causal 
         CHECK(r.steps.back().k.shape[0] == kvh);
     }
 }
+
+namespace {
+
+// A random model lesson (RandomSpec as `attntrace random` makes it).
+std::unique_ptr<Evaluation> random_model(const nlohmann::json& config, bool decoder) {
+    nlohmann::json tokens = nlohmann::json::array(), memory = nlohmann::json::array();
+    for (int i = 0; i < 9; ++i) tokens.push_back("t" + std::to_string(i));
+    for (int i = 0; i < 5; ++i) memory.push_back("m" + std::to_string(i));
+    nlohmann::json doc = {{"format", "attntrace-lesson"}, {"version", 1}, {"id", "decode-model"}, {"title", "model"},
+                          {"source", {{"document", "test"}}}, {"tokens", tokens}, {"config", config},
+                          {"inputs", {{"X", {{"generate", "normal"}, {"seed", 21}}}}}, {"weights_seed", 22}};
+    if (decoder) {
+        doc["memory_tokens"] = memory;
+        doc["inputs"]["memory"] = {{"generate", "normal"}, {"seed", 23}};
+    }
+    return evaluate(parse_lesson(doc.dump(), "model.json"));
+}
+
+}  // namespace
+
+TEST_CASE("stacks, pre-norm and decoder blocks decode with a cache per attention, every row held to the run's", "[decode]") {
+    SECTION("a causal pre-norm stack of 3 (a decoder-only LLM), RoPE and GQA") {
+        auto e = random_model({{"d_model", 16}, {"heads", 4}, {"kv_heads", 2}, {"d_ff", 24}, {"mask", "causal"},
+                               {"blocks", 3}, {"norm_first", true}, {"activation", "gelu"},
+                               {"positions", {{"kind", "rope"}, {"layout", "half"}}}},
+                              false);
+        DecodeReport r = decode_lesson(e->lesson, e->exact);
+        REQUIRE(r.applicable);
+        CHECK(r.matches());
+        CHECK(r.attentions == 3);
+        CHECK(r.through == "blocks.2.hook_resid_post");  // the model's output: every pass decoded
+        CHECK(r.cache_floats == 3 * 2 * 9 * 2 * 4);      // per block: K and V, T x KVH x hs
+        for (const DecodeStep& s : r.steps) CHECK(s.dev_rows <= kDecodeTol);
+    }
+    SECTION("post-norm decoder blocks: cross-attention over the memory, projected once") {
+        auto e = random_model({{"d_model", 16}, {"heads", 2}, {"d_ff", 24}, {"block", "decoder"}, {"blocks", 2},
+                               {"activation", "swiglu"}, {"norm", "rmsnorm"}},
+                              true);
+        DecodeReport r = decode_lesson(e->lesson, e->exact);
+        REQUIRE(r.applicable);
+        CHECK(r.matches());
+        CHECK(r.attentions == 4);
+        CHECK(r.through == "blocks.1.ln3.hook_normalized");
+        CHECK(r.cache_floats == 2 * (2 * 9 * 16) + 2 * (2 * 5 * 16));  // 2 self caches of T rows, 2 cross of S rows
+    }
+}
+
+TEST_CASE("the model decode catches a later block's row that differs", "[decode]") {
+    auto e = random_model({{"d_model", 16}, {"heads", 2}, {"d_ff", 24}, {"mask", "causal"}, {"blocks", 2}}, false);
+    SECTION("block 1's FFN output") {
+        e->exact.find("blocks.1.hook_mlp_out")->value.data[3 * 16 + 5] += 1e-3f;  // token t3, d5
+        DecodeReport r = decode_lesson(e->lesson, e->exact);
+        CHECK(r.steps[3].dev_rows == Approx(1e-3).margin(1e-5));
+        CHECK(r.steps[2].dev_rows <= kDecodeTol);
+        CHECK(!r.matches());
+    }
+    SECTION("block 1's attention weights") {
+        e->exact.find("blocks.1.attn.hook_pattern")->value.data[(1 * 9 + 4) * 9 + 2] += 1e-3f;  // h1, query t4, key t2
+        DecodeReport r = decode_lesson(e->lesson, e->exact);
+        CHECK(r.steps[4].dev_pattern == Approx(1e-3).margin(1e-5));
+        CHECK(!r.matches());
+    }
+}

@@ -7,10 +7,8 @@
 
 namespace attntrace {
 
-namespace {
-
 // act(H) in place, or SwiGLU's SiLU(H) ⊙ U into `out`   H, U, out: (n)
-void activate(const Config& c, const float* h, const float* u, float* out, std::size_t n) {
+void ffn_activate(const Config& c, const float* h, const float* u, float* out, std::size_t n) {
     switch (c.activation) {
         case Activation::relu: relu(h, out, n); break;
         case Activation::gelu: gelu(h, out, n); break;
@@ -18,6 +16,8 @@ void activate(const Config& c, const float* h, const float* u, float* out, std::
         case Activation::swiglu: swiglu_ref(h, u, out, n); break;
     }
 }
+
+namespace {
 
 // Neither hidden step is kept: rows go through both layers kFfnChunkRows at a
 // time, so the (T, F) hidden units never exist whole (a chunk of them stays
@@ -53,7 +53,7 @@ void ffn_chunked(Run& run) {
             linear(x->ptr() + r * d.C, W1->ptr(), b1 ? b1->ptr() : nullptr, h, rows, d.C, d.F);
             if (gated) linear(x->ptr() + r * d.C, W3->ptr(), b3 ? b3->ptr() : nullptr, lin.ptr(), rows, d.C, d.F);
             float* a = scalar_act ? act.ptr() : h;
-            activate(cfg, h, gated ? lin.ptr() : nullptr, a, rows * d.F);
+            ffn_activate(cfg, h, gated ? lin.ptr() : nullptr, a, rows * d.F);
             linear(a, W2->ptr(), b2 ? b2->ptr() : nullptr, out + r * d.C, rows, d.F, d.C);
         }
     }
@@ -92,7 +92,7 @@ void ffn_forward(Run& run) {
     } else {
         // act(H)   (T, F)
         if (float* post = run.open(run.pass().mlp + "hook_post", {{run.pass().mlp + "hook_pre", pre}}))
-            activate(cfg, pre->ptr(), nullptr, post, pre->size());
+            ffn_activate(cfg, pre->ptr(), nullptr, post, pre->size());
         run.close();
     }
 

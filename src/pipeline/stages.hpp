@@ -25,5 +25,7 @@ void out_proj_forward(Run& run);   // out_proj.cpp  attn_out (Tq, C)
 void add_forward(Run& run);        // residual.cpp  residual + update (T, C)
 void norm_forward(Run& run);       // layernorm.cpp LN (T, C)
 void ffn_forward(Run& run);        // ffn.cpp       FFN (T, C)
+// act(H), or SwiGLU's SiLU(H) ⊙ U   h, u, out: (n); u only with SwiGLU (ffn.cpp; the decoder's rows use it too)
+void ffn_activate(const Config& c, const float* h, const float* u, float* out, std::size_t n);
 
 }  // namespace attntrace

@@ -14,9 +14,9 @@ std::string row(const float* x, std::size_t n, int precision) {
 }
 
 std::string verdict_line(const DecodeReport& r) {
-    return fmt::format("{} steps, each equal to its row of the causal run within {:g} (max |Δ| {:.2g}); the causal "
-                       "run's weights after each token are exactly 0",
-                       r.steps.size(), kDecodeTol, r.max_dev);
+    return fmt::format("{} steps through {}, each equal to its row of the causal run within {:g} (max |Δ| {:.2g}); the "
+                       "causal run's weights after each token are exactly 0",
+                       r.steps.size(), r.through, kDecodeTol, r.max_dev);
 }
 
 }  // namespace
@@ -46,13 +46,18 @@ void render_decode(std::ostream& out, const Lesson& lesson, const DecodeReport& 
             out << fmt::format("      weights  {}\n", weights);
             out << fmt::format("      z {}\n", row(s.z.ptr() + h * hs, hs, precision));
         }
-        out << fmt::format("  vs row \"{}\" of the causal run: max |Δ| k,v {:.2g}  weights {:.2g}  z {:.2g}{}\n", s.token,
-                           s.dev_k, s.dev_pattern, s.dev_z,
+        out << fmt::format("  vs row \"{}\" of the causal run: max |Δ| k,v {:.2g}  weights {:.2g}  z {:.2g}  other rows {:.2g}{}\n",
+                           s.token, s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows,
                            s.future_weight == 0 ? "" : fmt::format("  WEIGHT {:.3g} ON A LATER TOKEN", s.future_weight));
     }
     out << fmt::format("\n{}: {}.\n", r.matches() ? "matches" : "DOES NOT MATCH", verdict_line(r));
-    out << fmt::format("The cache ends with {} floats (2 x T x KVH x hs): each step reuses the past keys and values "
-                       "instead of projecting every token again.\n",
+    if (r.attentions > 1)
+        out << fmt::format("The rows shown are block 0's self-attention; every attention of the model ({} in all, one "
+                           "cache each) and every row after it were decoded and compared the same way.\n",
+                           r.attentions);
+    out << fmt::format("The caches end with {} floats (2 x T x KVH x hs per self-attention; a cross-attention's hold the "
+                       "memory's, projected once): each step reuses the past keys and values instead of projecting "
+                       "every token again.\n",
                        r.cache_floats);
 }
 
@@ -76,6 +81,8 @@ OrderedJson decode_json(const Lesson& lesson, const DecodeReport& r, bool with_v
     j["matches"] = r.matches();
     j["max_deviation"] = r.max_dev;
     j["cache_floats"] = r.cache_floats;
+    j["attentions"] = r.attentions;
+    j["through"] = r.through;
     if (!with_values) return j;
     OrderedJson steps = OrderedJson::array();
     for (const DecodeStep& s : r.steps) {
@@ -88,7 +95,7 @@ OrderedJson decode_json(const Lesson& lesson, const DecodeReport& r, bool with_v
         e["scores"] = tensor_to_json(s.scores);
         e["pattern"] = tensor_to_json(s.pattern);
         e["z"] = tensor_to_json(s.z);
-        e["deviation"] = {{"k_v", s.dev_k}, {"pattern", s.dev_pattern}, {"z", s.dev_z}};
+        e["deviation"] = {{"k_v", s.dev_k}, {"pattern", s.dev_pattern}, {"z", s.dev_z}, {"rows", s.dev_rows}};
         e["future_weight"] = s.future_weight;
         steps.push_back(std::move(e));
     }
