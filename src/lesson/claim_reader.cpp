@@ -1,0 +1,145 @@
+// Claims: what an article prints for one step, read and validated against the
+// lesson's catalogue and extents (docs/lesson-format.md, Claims).
+#include "lesson/claim_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "lesson/config_reader.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// An axis a claim names. K and V's heads are `kv_head`; lessons written
+// before K/V heads existed say `head`, which is the same axis in
+// multi-head attention (kv_heads = heads) and is read as kv_head there.
+std::optional<Axis> claim_axis(const Dims& dims, const StepDef& def, const std::string& name) {
+    auto axis = axis_from_name(name);
+    const auto& axes = def.axes;
+    if (axis == Axis::head && dims.KVH == dims.NH && std::find(axes.begin(), axes.end(), Axis::head) == axes.end() &&
+        std::find(axes.begin(), axes.end(), Axis::kv_head) != axes.end())
+        return Axis::kv_head;
+    return axis;
+}
+
+}  // namespace
+
+// Merge the last two axes: (T, NH, hs) -> (T, C). The articles print Q and Z
+// with the heads side by side; the trace keeps TransformerLens' (pos, head, d_head).
+Shape merge_last2(const Shape& s) {
+    if (s.size() < 2) return s;
+    Shape out(s.begin(), s.end() - 2);
+    out.push_back(s[s.size() - 2] * s[s.size() - 1]);
+    return out;
+}
+
+// The article's layout of a step: the step's own shape, or it without axes
+// of size 1 (one head's T x T scores); for a step ending in (head, d_head),
+// also the heads side by side (Q as T x d_model, as the articles print it;
+// K and V, ending in (kv_head, d_head), as T x kv_heads·head_size).
+bool shape_accepts(const Shape& got, const Shape& want, bool heads_side_by_side) {
+    return got == want || squeeze(got) == squeeze(want) ||
+           (heads_side_by_side && want.size() >= 2 && squeeze(got) == squeeze(merge_last2(want)));
+}
+
+bool ends_with_heads(const std::vector<Axis>& axes) {
+    return axes.size() >= 2 && (axes[axes.size() - 2] == Axis::head || axes[axes.size() - 2] == Axis::kv_head) &&
+           axes.back() == Axis::d_head;
+}
+
+std::string axes_text(const StepDef& def) {
+    std::string s;
+    for (Axis a : def.axes) s += (s.empty() ? "" : ", ") + std::string(axis_name(a));
+    return s.empty() ? "scalar" : s;
+}
+
+Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path) {
+    const Fields& f_ = ctx.f;
+    const Lesson& lesson_ = ctx.lesson;
+    const Dims& dims_ = ctx.dims;
+    f_.object(v, path);
+    f_.only_keys(v, path, {"id", "step", "at", "of", "decimals", "values", "shape", "expect", "quote", "note"});
+    Claim c;
+    c.id = f_.string(f_.member(v, path, "id"), join(path, "id"));
+    c.step = f_.string(f_.member(v, path, "step"), join(path, "step"));
+    const StepDef* def = lesson_.catalogue().find(c.step);
+    const Dims dd = def ? lesson_.dims_of(lesson_.catalogue().pass_of(*def)) : dims_;
+    if (!def) f_.fail(join(path, "step"), "a step name (see docs/steps.md)", describe(v["step"]));
+    if (!lesson_.records(*def))
+        f_.fail(join(path, "step"), "a step this lesson records",
+                fmt::format("{} ({})", c.step, ctx.why_not_recorded(*def)));
+    if (dims_.F == 0 && std::find(def->axes.begin(), def->axes.end(), Axis::d_ff) != def->axes.end())
+        f_.fail("config.d_ff", fmt::format("d_ff, since {} names {}", join(path, "step"), def->name),
+                "nothing (the field is missing)");
+    auto expect = f_.string(f_.member(v, path, "expect"), join(path, "expect"));
+    auto verdict = verdict_from_name(expect);
+    if (!verdict)
+        f_.fail(join(path, "expect"), "agrees, agrees-when-rounded, disagrees or not-checkable", describe(v["expect"]));
+    c.expect = *verdict;
+    if (auto* q = f_.optional(v, "quote")) c.quote = f_.string(*q, join(path, "quote"));
+    if (auto* n = f_.optional(v, "note")) c.note = f_.string(*n, join(path, "note"));
+
+    // Region selected by `at`.
+    std::vector<Axis> free_axes = def->axes;
+    if (lesson_.batch) free_axes.insert(free_axes.begin(), Axis::batch);  // the batched trace's leading axis
+    if (auto* at = f_.optional(v, "at")) {
+        f_.object(*at, join(path, "at"));
+        for (auto it = at->begin(); it != at->end(); ++it) {
+            std::string p = join(join(path, "at"), it.key());
+            auto axis = claim_axis(dims_, *def, it.key());
+            auto pos = axis ? std::find(free_axes.begin(), free_axes.end(), *axis) : free_axes.end();
+            if (pos == free_axes.end())
+                f_.fail(p, "an axis of " + c.step + " (" + (lesson_.batch ? "batch, " : "") + axes_text(*def) + ")",
+                       "an unknown axis");
+            std::size_t extent = dd.extent(*axis);
+            c.at.emplace_back(*axis, static_cast<std::size_t>(
+                                         f_.integer(*it, p, 0, static_cast<std::int64_t>(extent) - 1)));
+            free_axes.erase(pos);
+        }
+    }
+
+    if (auto* s = f_.optional(v, "shape")) {
+        if (f_.optional(v, "values") || f_.optional(v, "decimals") || f_.optional(v, "of"))
+            f_.fail(path, "either \"shape\" or \"values\" with \"decimals\"", "both");
+        c.kind = Claim::Kind::shape;
+        f_.object(*s, join(path, "shape"));
+        for (auto it = s->begin(); it != s->end(); ++it) {
+            std::string p = join(join(path, "shape"), it.key());
+            auto axis = claim_axis(dims_, *def, it.key());
+            if (!axis || (std::find(def->axes.begin(), def->axes.end(), *axis) == def->axes.end() &&
+                          !(lesson_.batch && *axis == Axis::batch)))
+                f_.fail(p, "an axis of " + c.step + " (" + (lesson_.batch ? "batch, " : "") + axes_text(*def) + ")",
+                       "an unknown axis");
+            c.shape.emplace_back(*axis, static_cast<std::size_t>(f_.integer(*it, p, 0, kMaxTokens)));
+        }
+        return c;
+    }
+    if (auto* of = f_.optional(v, "of")) {
+        auto s = f_.string(*of, join(path, "of"));
+        if (s == "values") c.kind = Claim::Kind::values;
+        else if (s == "row_sum") c.kind = Claim::Kind::row_sum;
+        else f_.fail(join(path, "of"), "\"values\" or \"row_sum\"", describe(*of));
+    }
+    c.decimals = static_cast<int>(f_.integer(f_.member(v, path, "decimals"), join(path, "decimals"), 0, kMaxDecimals));
+    Shape region;
+    for (Axis a : free_axes) region.push_back(dd.extent(a));
+    if (c.kind == Claim::Kind::row_sum) {
+        if (region.empty()) f_.fail(join(path, "of"), "row_sum of a step with rows left after \"at\"", "a single value");
+        region.pop_back();
+    }
+    const json& vals = f_.member(v, path, "values");
+    c.values = f_.tensor(vals, join(path, "values"), true);  // a single number is rank 0
+    if (!shape_accepts(c.values.shape, region, ends_with_heads(free_axes)))
+        f_.fail(join(path, "values"),
+                fmt::format("{} (the selected part of {})", region.empty() ? "a single number" : "a " + shape_str(region) + " array", c.step),
+                array_text(c.values.shape));
+    c.values.shape = region;
+    return c;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,37 @@
+// Claims (docs/lesson-format.md, Claims) and the layouts in which a lesson may
+// write a step's values. Internal to the lesson reader.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/json_field.hpp"
+#include "lesson/lesson.hpp"
+
+namespace attntrace {
+
+inline constexpr int kMaxDecimals = 8;  // float32 carries ~7 significant digits
+
+// What read_claim needs of the lesson being read.
+struct ClaimContext {
+    const Fields& f;
+    const Lesson& lesson;  // its config, catalogue and run range are read already
+    const Dims& dims;
+    std::function<std::string(const StepDef&)> why_not_recorded;
+};
+
+// One claim at `path` ("claims[3]"): its step is one the lesson records, its
+// `at` indices and values fit the step's selected part. Throws InputError.
+Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path);
+
+// Merge the last two axes: (T, NH, hs) -> (T, C).
+Shape merge_last2(const Shape& s);
+// The article's layout of a step: its shape, without axes of size 1, or with
+// the heads side by side when it ends in (head, d_head) or (kv_head, d_head).
+bool shape_accepts(const Shape& got, const Shape& want, bool heads_side_by_side);
+bool ends_with_heads(const std::vector<Axis>& axes);
+// "pos, head, d_head" (or "scalar").
+std::string axes_text(const StepDef& def);
+
+}  // namespace attntrace
