@@ -28,6 +28,7 @@ namespace attntrace {
 class MaskPattern {
 public:
     MaskPattern(const Config& config, std::size_t Tq, std::size_t T);
+    MaskPattern(Config&&, std::size_t, std::size_t) = delete;  // it keeps a reference to the config
 
     bool allows(std::size_t i, std::size_t j) const;  // query row i, key j
     std::size_t position(std::size_t i) const { return i + offset_; }
