@@ -6,9 +6,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "kernels/kernels.hpp"
-#include "kernels/positions.hpp"
-#include "decode/decode_rows.hpp"
+#include <omp.h>
+
+#include "pipeline/plan.hpp"
+#include "pipeline/run.hpp"
 
 namespace attntrace {
 
@@ -51,25 +52,122 @@ bool DecodeReport::matches() const {
     });
 }
 
+namespace {
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(double(a.data[i]) - double(b.data[i])));
+    return m;
+}
+
+bool computed(const Step* s) { return s && s->source != StepSource::not_computable && s->value.size(); }
+
+// A (1, a, b) window step as (a, b).
+Tensor drop_row_axis(const Tensor& t) {
+    Tensor out = t;
+    out.shape.erase(out.shape.begin());
+    return out;
+}
+
+// Holds every step of token t's window to the same cells of the causal run:
+// keys and values (dev_k), weights (dev_pattern, and the run's weights past t
+// must be 0), Z (dev_z), and every row of the stream and of the steps computed
+// from it (dev_rows). The attention's internals (scores .. row sums) lead to
+// the weights, which are compared.
+void compare(const Trace& window, const Trace& full, std::size_t t, DecodeStep& s) {
+    for (const Step& w : window.steps) {
+        const Step* f = full.find(w.name);
+        if (!computed(&w) || !computed(f)) continue;
+        const std::string& base = base_name(w);
+        const std::string& first = w.axes.front();
+        const double dev = max_abs_diff(w.value, window_slice(f->value, w.shape, w.axes, t));
+        if (first == axis_name(Axis::key)) {
+            s.dev_k = std::max(s.dev_k, dev);
+        } else if (base == "blocks.0.attn.hook_pattern") {
+            s.dev_pattern = std::max(s.dev_pattern, dev);
+            const std::size_t NH = f->shape[0], Tq = f->shape[1], keys = f->shape[2];
+            for (std::size_t h = 0; h < NH; ++h)
+                for (std::size_t j = w.shape[2]; j < keys; ++j)
+                    s.future_weight = std::max(s.future_weight, double(f->value.data[(h * Tq + t) * keys + j]));
+        } else if (base == "blocks.0.attn.hook_z") {
+            s.dev_z = std::max(s.dev_z, dev);
+        } else if (first == axis_name(Axis::pos) || first == axis_name(Axis::query)) {
+            s.dev_rows = std::max(s.dev_rows, dev);
+        }
+    }
+}
+
+// Block 0's self-attention of token t, for display: its query, key and value,
+// its scores over the cache, its weights and its z.
+void show(const Lesson& lesson, const Trace& window, DecodeStep& s) {
+    const bool rope = lesson.config.positions.kind == PositionKind::rope;
+    auto value = [&](const char* name) -> const Tensor* {
+        const Step* st = window.find(name);
+        return computed(st) ? &st->value : nullptr;
+    };
+    const Tensor* q = value(rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q");
+    const Tensor* k = value(rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k");
+    const Tensor* v = value("blocks.0.attn.hook_v");
+    const Tensor* scores = value("blocks.0.attn.hook_attn_scores");
+    const Tensor* pattern = value("blocks.0.attn.hook_pattern");
+    const Tensor* z = value("blocks.0.attn.hook_z");
+    if (q) s.q = drop_row_axis(*q);
+    // The new token's key and value: the last row of K and V.
+    auto last_row = [&](const Tensor& kv) {
+        const std::size_t row = kv.size() / kv.shape[0];
+        Tensor out(Shape{kv.shape[1], kv.shape[2]});
+        std::copy_n(kv.ptr() + (kv.shape[0] - 1) * row, row, out.ptr());
+        return out;
+    };
+    if (k) s.k = last_row(*k);
+    if (v) s.v = last_row(*v);
+    auto plane = [&](const Tensor& a) {  // (NH, 1, keys) -> (NH, keys)
+        Tensor out = a;
+        out.shape = Shape{a.shape[0], a.shape[2]};
+        return out;
+    };
+    if (scores) s.scores = plane(*scores);
+    if (pattern) s.pattern = plane(*pattern);
+    if (z) s.z = drop_row_axis(*z);
+}
+
+}  // namespace
+
 DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
     DecodeReport report;
     report.why_not = not_applicable(lesson, full);
     if (!report.why_not.empty()) return report;
     report.applicable = true;
-    decode_detail::RowDecoder decoder(lesson, full);
+    // Every step of every window is kept: each is compared.
+    const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, omp_get_max_threads());
+    const Step& X = *full.find("blocks.0.hook_resid_pre");
+    KeyCache cache;
+    Trace last;
     for (std::size_t t = 0; t < lesson.tokens.size(); ++t) {
         DecodeStep s;
         s.t = t;
         s.token = lesson.tokens[t];
-        decoder.step(t, s);  // stops at a pass whose weights the lesson lacks, as the run did
+        // Token t through every pass, as the run computes the sequence: the same stages over one row.
+        Trace window = run_window(lesson, plan, RowWindow{t, 1, &cache},
+                                  window_slice(X.value, Shape{1, X.shape[1]}, X.axes, t));
+        compare(window, full, t, s);
+        show(lesson, window, s);
         report.max_dev = std::max({report.max_dev, s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows});
         report.steps.push_back(std::move(s));
+        last = std::move(window);
     }
-    report.cache_floats = decoder.cache_floats();
-    report.through = decoder.through();
+    // What a KV cache holds: per attention, the keys its scores read (rotated with RoPE) and the values.
+    const Catalogue& cat = lesson.catalogue();
+    const bool rope = lesson.config.positions.kind == PositionKind::rope;
     report.attentions = 0;
-    for (const Pass& p : lesson.catalogue().passes())
-        if (p.stage == Stage::mix) ++report.attentions;
+    for (const Pass& p : cat.passes()) {
+        if (p.stage != Stage::mix) continue;
+        ++report.attentions;
+        for (const std::string& leaf : {std::string(rope && !p.cross ? "hook_rot_k" : "hook_k"), std::string("hook_v")})
+            if (const StepDef* def = cat.find(p.attn + leaf)) report.cache_floats += cache.floats(cat.index_of(*def));
+    }
+    for (const Step& s : last.steps)
+        if (computed(&s)) report.through = s.name;
     return report;
 }
 

@@ -1,11 +1,12 @@
 // KV-cache decoding: a causal lesson's attention run one token at a time, as
 // a model generates, and held to the causal run over the whole sequence.
 //
-// For each position t: the new token's q, k and v are projected from its row
-// of X alone, k and v are appended to the cache, and the pipeline's own
-// attention stages (scores .. mix) run for that one query over the cache;
-// in a model of several blocks the row then goes through W^O, the adds, the
-// norms and the FFN alone, into the next block (decode_rows.hpp).
+// For each position t, the new token's row of X goes through every pass of
+// the model by the pipeline's own stages over that one row (run_window,
+// pipeline/run.hpp): its q, k and v are projected from its row alone, k and v
+// (RoPE's rotated k too) join each attention's cache, its query attends over
+// the cache, and its row goes through W^O, the adds, the norms and the FFN
+// into the next block. There is no second implementation of the block.
 // 002's point, checked: the causal mask is how training does in parallel
 // what generation does one token at a time, so step t's weights and Z equal
 // row t of the causal run (and the run's weights past t are exactly 0).

@@ -63,6 +63,7 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     Dims d;
     d.T = tokens.size();
     d.Tq = queries;
+    d.P = d.T;
     d.C = cfg.d_model;
     d.NH = cfg.heads;
     d.hs = cfg.d_model / cfg.heads;

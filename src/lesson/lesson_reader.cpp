@@ -508,6 +508,7 @@ Dims Lesson::dims() const {
     Dims d;
     d.T = tokens.size();
     d.Tq = query_labels().size();
+    d.P = d.T;
     d.C = config.d_model;
     d.NH = config.heads;
     d.hs = config.heads ? config.d_model / config.heads : 0;

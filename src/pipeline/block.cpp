@@ -1,6 +1,7 @@
 // The model: the lesson catalogue's passes (trace/catalogue.hpp) in order, from
 // run.from to run.to. One post-norm encoder block runs the stages in the order
 // of PyTorch's nn.TransformerEncoderLayer(norm_first=False).
+#include <algorithm>
 #include <array>
 #include <chrono>
 
@@ -12,22 +13,23 @@
 
 namespace attntrace {
 
-Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const ProgressFn& progress) {
-    using StageFn = void (*)(Run&);
-    static constexpr std::array<StageFn, kStageCount> kStages = {
-        embed_forward,   qkv_forward, rope_forward,     scores_forward, scale_forward, mask_forward, softmax_forward,
-        mix_forward,     out_proj_forward, add_forward, norm_forward,   ffn_forward,   add_forward,  norm_forward};
-    const auto& passes = lesson.catalogue().passes();
-    Run run(lesson, mode, plan);
-    // Streaming: each mix pass computes Z from Q, K and V over key blocks.
+namespace {
+
+using StageFn = void (*)(Run&);
+constexpr std::array<StageFn, kStageCount> kStages = {
+    embed_forward,   qkv_forward,      rope_forward, scores_forward, scale_forward, mask_forward, softmax_forward,
+    mix_forward,     out_proj_forward, add_forward,  norm_forward,   ffn_forward,   add_forward,  norm_forward};
+
+// Passes first..last of the lesson's catalogue, in order. Streaming: each mix
+// pass computes Z from Q, K and V over key blocks (scores..softmax skipped).
+void run_passes(Run& run, int first, int last, std::string_view task, const ProgressFn& progress) {
+    const auto& passes = run.lesson().catalogue().passes();
     auto skipped = [&](Stage stage) {
-        return plan.stream_attention && stage >= Stage::scores && stage <= Stage::softmax;
+        return run.plan().stream_attention && stage >= Stage::scores && stage <= Stage::softmax;
     };
     int total = 0, done = 0;
-    for (int p = lesson.first_pass; p <= lesson.last_pass; ++p)
-        total += skipped(passes[static_cast<std::size_t>(p)].stage) ? 0 : 1;
-    const std::string_view task = mode == Arithmetic::exact ? "exact run" : "document run";
-    for (int p = lesson.first_pass; p <= lesson.last_pass; ++p) {
+    for (int p = first; p <= last; ++p) total += skipped(passes[static_cast<std::size_t>(p)].stage) ? 0 : 1;
+    for (int p = first; p <= last; ++p) {
         const Stage stage = passes[static_cast<std::size_t>(p)].stage;
         if (skipped(stage)) continue;
         if (progress) progress({task, stage_name(stage), done++, total});
@@ -39,6 +41,21 @@ Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     if (progress) progress({task, {}, total, total});
+}
+
+}  // namespace
+
+Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const ProgressFn& progress) {
+    Run run(lesson, mode, plan);
+    run_passes(run, lesson.first_pass, lesson.last_pass, mode == Arithmetic::exact ? "exact run" : "document run",
+               progress);
+    return run.finish();
+}
+
+Trace run_window(const Lesson& lesson, const Plan& plan, RowWindow window, Tensor x) {
+    Run run(lesson, Arithmetic::exact, plan, window);
+    run.seed("blocks.0.hook_resid_pre", std::move(x), "the causal run's rows of X: the decode starts from them");
+    run_passes(run, std::max(lesson.first_pass, 1), lesson.last_pass, "decode", {});
     return run.finish();
 }
 

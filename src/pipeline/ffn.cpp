@@ -39,15 +39,15 @@ void ffn_chunked(Run& run) {
     if (float* out = run.open(run.pass().mlp_out,
                               {{in_name, x}, {run.wpath("W_1"), W1}, {run.wpath("W_2"), W2}, {gated ? run.wpath("W_3") : run.wpath("W_1"), gate_ok}},
                               {{run.wpath("b_1"), b1}, {run.wpath("b_2"), b2}, {run.wpath("b_3"), gated ? b3 : nullptr}})) {
-        const std::size_t chunk = std::min(kFfnChunkRows, d.T);
+        const std::size_t chunk = std::min(kFfnChunkRows, d.P);
         Tensor hidden = Tensor::uninitialized({chunk, d.F});                       // (rows, F)
         Tensor lin = gated ? Tensor::uninitialized({chunk, d.F}) : Tensor{};  // SwiGLU's U rows
         // The scalar activations write to their own buffer, as in the whole-matrix path: in
         // place, the compiler vectorises exp and tanh differently and the last bits differ.
         const bool scalar_act = gated || cfg.activation == Activation::gelu_tanh;
         Tensor act = scalar_act ? Tensor::uninitialized({chunk, d.F}) : Tensor{};
-        for (std::size_t r = 0; r < d.T; r += kFfnChunkRows) {
-            const std::size_t rows = std::min(kFfnChunkRows, d.T - r);
+        for (std::size_t r = 0; r < d.P; r += kFfnChunkRows) {
+            const std::size_t rows = std::min(kFfnChunkRows, d.P - r);
             float* h = hidden.ptr();
             // H = x·W_1 + b_1;  act(H) in place;  out = act(H)·W_2 + b_2   for rows r .. r+rows-1
             linear(x->ptr() + r * d.C, W1->ptr(), b1 ? b1->ptr() : nullptr, h, rows, d.C, d.F);
@@ -69,9 +69,9 @@ void ffn_forward(Run& run) {
     const Tensor* x = run.value(in_name);
     const Tensor* W1 = run.weight("W_1");
     const Tensor* b1 = run.weight("b_1");
-    // H = x·W_1 + b_1   x: (T, C)   W_1: (C, F)   H: (T, F)
+    // H = x·W_1 + b_1   x: (P, C)   W_1: (C, F)   H: (P, F)
     if (float* h = run.open(run.pass().mlp + "hook_pre", {{in_name, x}, {run.wpath("W_1"), W1}}, {{run.wpath("b_1"), b1}})) {
-        linear(x->ptr(), W1->ptr(), b1 ? b1->ptr() : nullptr, h, d.T, d.C, d.F);
+        linear(x->ptr(), W1->ptr(), b1 ? b1->ptr() : nullptr, h, d.P, d.C, d.F);
     }
     run.close();
 
@@ -82,7 +82,7 @@ void ffn_forward(Run& run) {
         const Tensor* W3 = run.weight("W_3");
         const Tensor* b3 = run.weight("b_3");
         if (float* u = run.open(run.pass().mlp + "hook_pre_linear", {{in_name, x}, {run.wpath("W_3"), W3}}, {{run.wpath("b_3"), b3}}))
-            linear(x->ptr(), W3->ptr(), b3 ? b3->ptr() : nullptr, u, d.T, d.C, d.F);
+            linear(x->ptr(), W3->ptr(), b3 ? b3->ptr() : nullptr, u, d.P, d.C, d.F);
         run.close();
         const Tensor* u = run.value(run.pass().mlp + "hook_pre_linear");
         if (float* post = run.open(run.pass().mlp + "hook_post",
@@ -102,7 +102,7 @@ void ffn_forward(Run& run) {
     // FFN = act(H)·W_2 + b_2   W_2: (F, C)   out: (T, C)
     if (float* out = run.open(run.pass().mlp_out, {{run.pass().mlp + "hook_post", post}, {run.wpath("W_2"), W2}},
                               {{run.wpath("b_2"), b2}})) {
-        linear(post->ptr(), W2->ptr(), b2 ? b2->ptr() : nullptr, out, d.T, d.F, d.C);
+        linear(post->ptr(), W2->ptr(), b2 ? b2->ptr() : nullptr, out, d.P, d.F, d.C);
     }
     run.close();
 }

@@ -22,7 +22,7 @@ struct LnSteps {
 };
 
 // RMSNorm, pass by pass (each reads the step before, given or rounded or not):
-// x: (T, C)   mean_square, scale: (T)   standardized, normalized: (T, C)
+// x: (P, C)   mean_square, scale: (P)   standardized, normalized: (P, C)
 void rmsnorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
     const LnSteps st(prefix, run.wname(ln));
@@ -31,25 +31,25 @@ void rmsnorm(Run& run, const std::string& prefix, const std::string& in, const s
     const Tensor* gamma = run.weight(ln + "_gamma");
     const float eps = static_cast<float>(run.lesson().config.eps);
     // ms = Σ x² / C
-    if (float* ms = run.open(ms_name, {{in, x}})) row_mean_square_ref(x->ptr(), d.T, d.C, ms);
+    if (float* ms = run.open(ms_name, {{in, x}})) row_mean_square_ref(x->ptr(), d.P, d.C, ms);
     run.close();
     const Tensor* ms = run.value(ms_name);
     // σ = √(ms + eps)
-    if (float* sd = run.open(st.scale, {{ms_name, ms}})) std_eps_ref(ms->ptr(), d.T, eps, sd);
+    if (float* sd = run.open(st.scale, {{ms_name, ms}})) std_eps_ref(ms->ptr(), d.P, eps, sd);
     run.close();
     const Tensor* sd = run.value(st.scale);
     // x̂ = x / σ
     if (float* xhat = run.open(st.standardized, {{in, x}, {st.scale, sd}}))
-        divide_rows_ref(x->ptr(), sd->ptr(), d.T, d.C, xhat);
+        divide_rows_ref(x->ptr(), sd->ptr(), d.P, d.C, xhat);
     run.close();
     const Tensor* xhat = run.value(st.standardized);
     // γ ⊙ x̂
     if (float* out = run.open(st.normalized, {{st.standardized, xhat}, {st.gamma, gamma}}))
-        gain_ref(xhat->ptr(), gamma->ptr(), d.T, d.C, out);
+        gain_ref(xhat->ptr(), gamma->ptr(), d.P, d.C, out);
     run.close();
 }
 
-// x: (T, C)   mean, var, scale: (T)   standardized, normalized: (T, C)
+// x: (P, C)   mean, var, scale: (P)   standardized, normalized: (P, C)
 void layernorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
     const LnSteps st(prefix, run.wname(ln));
@@ -65,31 +65,31 @@ void layernorm(Run& run, const std::string& prefix, const std::string& in, const
         float* sd = run.open(st.scale, {{in, x}});
         float* xhat = run.open(st.standardized, {{in, x}});
         float* out = run.open(st.normalized, {{in, x}, {st.gamma, gamma}, {st.beta, beta}});
-        if (x) layernorm_rows(x->ptr(), d.T, d.C, eps, out ? gamma->ptr() : nullptr, out ? beta->ptr() : nullptr, mean,
+        if (x) layernorm_rows(x->ptr(), d.P, d.C, eps, out ? gamma->ptr() : nullptr, out ? beta->ptr() : nullptr, mean,
                               var, sd, xhat, out);
         run.close();
         return;
     }
     // One pass per step, each reading the (possibly given or rounded) step before.
     // pass 1: μ
-    if (float* mean = run.open(st.mean, {{in, x}})) row_mean_ref(x->ptr(), d.T, d.C, mean);
+    if (float* mean = run.open(st.mean, {{in, x}})) row_mean_ref(x->ptr(), d.P, d.C, mean);
     run.close();
     const Tensor* mean = run.value(st.mean);
     // pass 2: σ² (biased)
-    if (float* var = run.open(st.var, {{in, x}, {st.mean, mean}})) row_var_ref(x->ptr(), mean->ptr(), d.T, d.C, var);
+    if (float* var = run.open(st.var, {{in, x}, {st.mean, mean}})) row_var_ref(x->ptr(), mean->ptr(), d.P, d.C, var);
     run.close();
     const Tensor* var = run.value(st.var);
     // pass 3: σ = √(σ² + eps);  x̂ = (x - μ) / σ
-    if (float* sd = run.open(st.scale, {{st.var, var}})) std_eps_ref(var->ptr(), d.T, eps, sd);
+    if (float* sd = run.open(st.scale, {{st.var, var}})) std_eps_ref(var->ptr(), d.P, eps, sd);
     run.close();
     const Tensor* sd = run.value(st.scale);
     if (float* xhat = run.open(st.standardized, {{in, x}, {st.mean, mean}, {st.scale, sd}}))
-        standardize_ref(x->ptr(), mean->ptr(), sd->ptr(), d.T, d.C, xhat);
+        standardize_ref(x->ptr(), mean->ptr(), sd->ptr(), d.P, d.C, xhat);
     run.close();
     const Tensor* xhat = run.value(st.standardized);
     // pass 4: γ ⊙ x̂ + β
     if (float* out = run.open(st.normalized, {{st.standardized, xhat}, {st.gamma, gamma}, {st.beta, beta}}))
-        affine_ref(xhat->ptr(), gamma->ptr(), beta->ptr(), d.T, d.C, out);
+        affine_ref(xhat->ptr(), gamma->ptr(), beta->ptr(), d.P, d.C, out);
     run.close();
 }
 

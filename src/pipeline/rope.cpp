@@ -11,13 +11,16 @@ namespace {
 
 // out = RoPE(x)   x, out: (rows, heads, hs) as recorded; row r at position pos0 + r.
 // The head count is read from the tensor's own shape, never assumed to be NH
-// (with grouped-query attention K has fewer heads than Q).
-void rotate(Run& run, const std::string& step, const std::string& input, std::size_t pos0) {
+// (with grouped-query attention K has fewer heads than Q). Rows [0, from) of
+// out are a decode's cache (run.hpp, RowWindow); the rest are rotated here.
+void rotate(Run& run, const std::string& step, const std::string& input, std::size_t pos0, std::size_t from) {
     const Positions& p = run.config().positions;
     const Tensor* x = run.value(input);
     if (float* out = run.open(step, {{input, x}})) {
         const Shape& s = x->shape;  // (rows, heads, hs)
-        rope_rows(x->ptr(), out, s[0], s[1], s[2], pos0, p.base, p.layout == RopeLayout::interleaved);
+        const std::size_t row = s[1] * s[2];
+        rope_rows(x->ptr() + from * row, out + from * row, s[0] - from, s[1], s[2], pos0 + from, p.base,
+                  p.layout == RopeLayout::interleaved);
     }
     run.close();
     if (Step* s = run.trace().find(step); s && s->source == StepSource::computed)
@@ -31,8 +34,8 @@ void rope_forward(Run& run) {
     if (run.config().positions.kind != PositionKind::rope) return;
     const Dims& d = run.dims();
     // Queries are the last Tq positions; keys are positions 0..T-1.
-    rotate(run, run.attn("hook_rot_q"), run.attn("hook_q"), d.T - d.Tq);
-    rotate(run, run.attn("hook_rot_k"), run.attn("hook_k"), 0);
+    rotate(run, run.attn("hook_rot_q"), run.attn("hook_q"), d.T - d.Tq, 0);
+    rotate(run, run.attn("hook_rot_k"), run.attn("hook_k"), 0, run.cached_rows(run.attn("hook_rot_k")));
 }
 
 }  // namespace attntrace

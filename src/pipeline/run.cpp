@@ -6,26 +6,102 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 namespace attntrace {
 
-Run::Run(const Lesson& lesson, Arithmetic mode, const Plan& plan)
-    : lesson_(lesson), mode_(mode), plan_(plan), catalogue_(lesson.catalogue()),
-      pass_(&catalogue_.passes().front()), cross_config_(cross_attention_config(lesson.config)), dims_(lesson.dims()) {
+std::size_t KeyCache::rows(std::size_t step) const {
+    auto it = steps_.find(step);
+    return it == steps_.end() ? 0 : it->second.rows;
+}
+
+const float* KeyCache::data(std::size_t step) const {
+    auto it = steps_.find(step);
+    return it == steps_.end() ? nullptr : it->second.data.data();
+}
+
+std::size_t KeyCache::floats(std::size_t step) const {
+    auto it = steps_.find(step);
+    return it == steps_.end() ? 0 : it->second.data.size();
+}
+
+void KeyCache::append(std::size_t step, const float* rows, std::size_t n_rows, std::size_t row_floats) {
+    Rows& r = steps_[step];
+    r.data.insert(r.data.end(), rows, rows + n_rows * row_floats);
+    r.rows += n_rows;
+}
+
+Tensor window_slice(const Tensor& full, const Shape& shape, const std::vector<std::string>& axes, std::size_t pos0) {
+    if (full.shape.size() != shape.size() || axes.size() != shape.size())
+        throw std::logic_error("attntrace: window_slice: ranks differ");
+    std::vector<std::size_t> from(shape.size(), 0);
+    for (std::size_t a = 0; a < shape.size(); ++a) {
+        if (axes[a] == axis_name(Axis::pos) || axes[a] == axis_name(Axis::query)) from[a] = pos0;
+        if (from[a] + shape[a] > full.shape[a]) throw std::logic_error("attntrace: window_slice: out of range");
+    }
+    Tensor out = Tensor::uninitialized(shape);
+    // Row-major walk over `shape`, reading full at (index + from).
+    std::vector<std::size_t> idx(shape.size(), 0);
+    for (std::size_t flat = 0; flat < out.size(); ++flat) {
+        std::size_t off = 0;
+        for (std::size_t a = 0; a < shape.size(); ++a) off = off * full.shape[a] + idx[a] + from[a];
+        out.data[flat] = full.data[off];
+        for (std::size_t a = shape.size(); a-- > 0;) {
+            if (++idx[a] < shape[a]) break;
+            idx[a] = 0;
+        }
+    }
+    return out;
+}
+
+Run::Run(const Lesson& lesson, Arithmetic mode, const Plan& plan, RowWindow window)
+    : lesson_(lesson), mode_(mode), plan_(plan), window_(window), catalogue_(lesson.catalogue()),
+      pass_(&catalogue_.passes().front()), cross_config_(cross_attention_config(lesson.config)),
+      dims_(dims_of(*pass_)) {
     trace_.policy = plan.policy;
     trace_.streamed_attention = plan.stream_attention;
     // Every step is recorded at most once: reserving them all keeps the
     // pointers value() hands out valid while later steps are added.
     trace_.steps.reserve(catalogue_.steps().size());
-    record_given_inputs();
+    if (!window_.cache) record_given_inputs();
+}
+
+Dims Run::dims_of(const Pass& p) const {
+    Dims d = lesson_.dims_of(p);
+    if (window_.cache) {
+        d.P = d.Tq = window_.rows;
+        if (!p.cross) d.T = window_.pos0 + window_.rows;  // the cache's keys and the new ones
+    }
+    return d;
 }
 
 void Run::begin_pass(int index) {
     pass_ = &catalogue_.passes()[static_cast<std::size_t>(index)];
-    dims_ = lesson_.dims_of(*pass_);
+    dims_ = dims_of(*pass_);
+}
+
+std::size_t Run::cached_rows(const std::string& name) const {
+    if (!window_.cache) return 0;
+    const StepDef* def = catalogue_.find(name);
+    return def ? window_.cache->rows(catalogue_.index_of(*def)) : 0;
+}
+
+void Run::seed(const std::string& name, Tensor value, std::string note) {
+    const StepDef* def = catalogue_.find(name);
+    if (!def) throw std::logic_error(fmt::format("attntrace: step {} is not in the catalogue", name));
+    Step& s = add_step(*def);
+    if (s.shape != value.shape) throw std::logic_error(fmt::format("attntrace: seed {} has the wrong shape", name));
+    s.source = StepSource::given;
+    s.value = std::move(value);
+    s.note = std::move(note);
+}
+
+Tensor Run::given_value(const Step& s, const Tensor& given) const {
+    if (!window_.cache) return given;
+    return window_slice(given, s.shape, s.axes, window_.pos0);
 }
 
 std::vector<std::string> Run::labels_for(Axis a, const Dims& d, bool cross) const {
@@ -59,11 +135,13 @@ Step& Run::add_step(const StepDef& def) {
     s.name = def.name;
     s.def = &def;
     s.recorded = plan_.record_of(def);
-    const Dims d = lesson_.dims_of(catalogue_.pass_of(def));
+    const Dims d = dims_of(catalogue_.pass_of(def));
     s.shape = step_shape(def, d);
+    // A decode step's trace is compared, never shown: its axes go unlabelled
+    // (labelling d_model and d_ff for every step of every token cost more than its arithmetic).
     for (Axis a : def.axes) {
         s.axes.emplace_back(axis_name(a));
-        s.labels.push_back(labels_for(a, d, def.cross));
+        s.labels.push_back(window_.cache ? std::vector<std::string>{} : labels_for(a, d, def.cross));
     }
     return s;
 }
@@ -120,7 +198,11 @@ float* Run::open(const std::string& name, std::initializer_list<Need> needs, std
                            : fmt::format("needs {}, which is not available", missing);
         return nullptr;
     }
-    s.value = Tensor::uninitialized(s.shape);  // the stage writes every element
+    s.value = Tensor::uninitialized(s.shape);  // the stage writes every element (a decode's key-axis step: the new rows)
+    if (window_.cache && def->axes.front() == Axis::key) {
+        const std::size_t i = catalogue_.index_of(*def);
+        std::copy_n(window_.cache->data(i), window_.cache->floats(i), s.value.ptr());
+    }
     return s.value.ptr();
 }
 
@@ -132,7 +214,7 @@ void Run::close() {
 void Run::close_step(Step& s) {
     if (auto it = lesson_.given.find(s.name); it != lesson_.given.end()) {
         if (s.source == StepSource::computed) s.formula = std::move(s.value);
-        s.value = it->second;
+        s.value = given_value(s, it->second);
         s.source = StepSource::given;
         s.note = s.formula ? "given by the lesson (the article's values replace the formula's from here on)"
                            : "given by the lesson; " + s.note;
@@ -144,6 +226,12 @@ void Run::close_step(Step& s) {
         }
     }
     check_finite(s);
+    // A decode step's new keys and values join the cache.
+    if (window_.cache && s.def && s.def->axes.front() == Axis::key && s.source != StepSource::not_computable) {
+        const std::size_t i = catalogue_.index_of(*s.def), row = s.value.size() / s.shape[0];
+        const std::size_t from = window_.cache->rows(i);
+        window_.cache->append(i, s.value.ptr() + from * row, s.shape[0] - from, row);
+    }
     // The values stay until nothing reads them (end_pass); the summary is what the trace keeps.
     if (s.recorded == Record::summary && s.source != StepSource::not_computable) s.summary = summarize(s.value);
 }

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/progress.hpp"
 #include "lesson/lesson.hpp"
@@ -18,13 +20,44 @@
 
 namespace attntrace {
 
+// The rows of every key-axis step (K, V, RoPE's rotated K: first axis `key`)
+// a decode has computed so far, per catalogue step: what a KV cache holds.
+class KeyCache {
+public:
+    std::size_t rows(std::size_t step) const;
+    const float* data(std::size_t step) const;
+    // Appends n_rows rows of row_floats floats each.
+    void append(std::size_t step, const float* rows, std::size_t n_rows, std::size_t row_floats);
+    std::size_t floats(std::size_t step) const;
+
+private:
+    struct Rows {
+        std::vector<float> data;
+        std::size_t rows = 0;
+    };
+    std::map<std::size_t, Rows> steps_;
+};
+
+// The rows a run computes. A lesson's run computes them all (no cache). A
+// decode step computes the new rows [pos0, pos0 + rows) of the residual stream
+// (their queries at those positions): every stage runs as in the whole run,
+// over those rows, and each attention's key-axis steps take their earlier rows
+// from the cache and compute only the new ones, which the run then appends.
+// A cross-attention's keys (the memory's) are computed at the first step and
+// then come from the cache whole.
+struct RowWindow {
+    std::size_t pos0 = 0;
+    std::size_t rows = 0;
+    KeyCache* cache = nullptr;  // null: the whole sequence
+};
+
 // An input a step needs: its name (a step or "weights.W_Q") and its value, or
 // null when it is missing.
 using Need = std::pair<std::string, const Tensor*>;
 
 class Run {
 public:
-    Run(const Lesson& lesson, Arithmetic mode, const Plan& plan);
+    Run(const Lesson& lesson, Arithmetic mode, const Plan& plan, RowWindow window = {});
 
     const Lesson& lesson() const { return lesson_; }
     const Plan& plan() const { return plan_; }
@@ -37,6 +70,14 @@ public:
     const Config& config() const { return pass_->cross ? cross_config_ : lesson_.config; }
     void begin_pass(int index);
     Trace& trace() { return trace_; }
+    const RowWindow& window() const { return window_; }
+    // The extents of pass `p` in this run (the window's rows in a decode step).
+    Dims dims_of(const Pass& p) const;
+    // Rows of key-axis step `name` the cache already holds: a stage computes
+    // rows [cached_rows, T) of it (all of them in a lesson's run).
+    std::size_t cached_rows(const std::string& name) const;
+    // Records a step the run starts from (a decode step's row of X) as given.
+    void seed(const std::string& name, Tensor value, std::string note);
 
     // The value flowing downstream from a recorded step; null when it was not
     // computable or not recorded.
@@ -81,6 +122,7 @@ private:
     const Lesson& lesson_;
     Arithmetic mode_;
     const Plan& plan_;
+    RowWindow window_;
     const Catalogue& catalogue_;
     const Pass* pass_;
     Config cross_config_;
@@ -96,7 +138,15 @@ private:
     void check_finite(const Step& s);
     void record_given_inputs();
     std::vector<std::string> labels_for(Axis a, const Dims& d, bool cross) const;
+    // The lesson's given value of step s, cut to this run's window (whole in a lesson's run).
+    Tensor given_value(const Step& s, const Tensor& given) const;
 };
+
+// The part of a whole-sequence step that a window's step of shape `shape`
+// covers: positions pos0.. on pos and query axes, the first keys on key
+// axes, everything on the others. Given values are cut to a window with it,
+// and decode compares its steps with the whole run's through it.
+Tensor window_slice(const Tensor& full, const Shape& shape, const std::vector<std::string>& axes, std::size_t pos0);
 
 // Runs the lesson's stages (run.from .. run.to) and returns the trace the
 // policy keeps. Refuses (InputError) a run whose plan needs more than
@@ -106,5 +156,9 @@ Trace run_lesson(const Lesson& lesson, Arithmetic mode = Arithmetic::exact, cons
                  const ProgressFn& progress = {});
 // The same with a plan made (and checked) by the caller.
 Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const ProgressFn& progress = {});
+// One decode step: the lesson's passes after the embeddings, exactly, over the
+// window's rows, starting from `x`, the window's rows of blocks.0.hook_resid_pre.
+// `plan` keeps every step (make_plan with the full policy).
+Trace run_window(const Lesson& lesson, const Plan& plan, RowWindow window, Tensor x);
 
 }  // namespace attntrace

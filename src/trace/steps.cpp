@@ -210,7 +210,7 @@ std::optional<Axis> axis_from_name(std::string_view name) {
 
 std::size_t Dims::extent(Axis a) const {
     switch (a) {
-        case Axis::pos: return T;
+        case Axis::pos: return P;
         case Axis::query: return Tq;
         case Axis::key: return T;
         case Axis::head: return NH;

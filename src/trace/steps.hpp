@@ -3,6 +3,7 @@
 //
 // Letters used in shapes everywhere in attntrace:
 //   T  tokens (keys)          Tq  query tokens (= T in self-attention)
+//   P  stream rows a run computes (= T; a decode step: its new rows, 1)
 //   C  d_model                NH  heads          hs  head size = C / NH
 //   F  d_ff                   KVH K/V heads (divides NH; NH: MHA, 1: MQA, else GQA)
 //   query head h reads K/V head g(h) = h / (NH / KVH): contiguous groups of NH/KVH
@@ -38,8 +39,9 @@ std::string_view axis_name(Axis a);
 std::optional<Axis> axis_from_name(std::string_view name);
 
 struct Dims {
-    std::size_t T = 0;   // tokens (keys; residual stream positions)
+    std::size_t T = 0;   // tokens (keys)
     std::size_t Tq = 0;  // query tokens
+    std::size_t P = 0;   // rows of the residual stream a run computes: T, or the new rows of a decode step
     std::size_t C = 0;   // d_model
     std::size_t NH = 1;  // heads
     std::size_t hs = 0;  // head size
