@@ -145,7 +145,7 @@ TEST_CASE("/dev/null is written in place by every output flag and stays a charac
     CHECK(temporaries("/dev").empty());
 }
 
-TEST_CASE("/dev/full: exit 2, one line naming it and the write error; it stays a character device",
+TEST_CASE("/dev/full: exit 2, one line naming it and the write error, and it stays a character device",
           "[safe-writes]") {
     TempDir dir;
     const std::string twin = private_device(dir, "full", 7);
@@ -225,7 +225,7 @@ TEST_CASE("a symbolic link stays a link: the file it ends at is replaced, whole"
     CHECK(temporaries(dir.file("real")).empty());
 }
 
-TEST_CASE("a replaced file keeps its mode; a new one gets 0666 & ~umask", "[safe-writes]") {
+TEST_CASE("a replaced file keeps its mode, a new one gets 0666 & ~umask", "[safe-writes]") {
     TempDir dir;
     const std::string target = dir.file("trace.json");
     const mode_t old_mask = ::umask(022);
@@ -271,7 +271,7 @@ TEST_CASE("the next write removes what a killed writer left beside the target, a
     CHECK(fs::exists(dir.file("out/index.json")));
 }
 
-TEST_CASE("--npy: a link to a folder stays a link, and the folder it ends at is replaced", "[safe-writes][npy]") {
+TEST_CASE("export --npy: a link to a folder stays a link, and the folder it ends at is replaced", "[safe-writes][npy]") {
     TempDir dir;
     fs::create_directory(dir.file("real"));
     fs::create_directory_symlink("real/out", dir.file("out"));  // dangling: the folder is made where it points
@@ -295,7 +295,7 @@ TEST_CASE("--npy: a link to a folder stays a link, and the folder it ends at is 
     }
 }
 
-TEST_CASE("--npy out of disk: one line naming the user's folder, not the temporary one; nothing left",
+TEST_CASE("export --npy out of disk: one line naming the user's folder, not the temporary one, nothing left",
           "[safe-writes][npy]") {
     TempDir dir;
     const std::string lesson = dir.file("big.json"), disk = dir.file("disk");
