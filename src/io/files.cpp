@@ -85,7 +85,7 @@ AtomicFile::AtomicFile(std::string path, std::string shown) : shown_(shown.empty
 // descriptor, so the text goes where the shell sent it, at its offset and in
 // its mode (`>>` appends), as `-o -` would; reopening it would start a
 // regular file behind it at byte 0. No O_TRUNC: a device or FIFO has nothing
-// to truncate. A FIFO's open waits for a reader, as `cat > fifo` does.
+// to truncate. A FIFO's open waits for a reader, as a shell's `> fifo` does.
 void AtomicFile::open_in_place() {
     if (const int fd = own_fd(target_); fd >= 0) {
         std::fflush(nullptr);  // what the program already wrote to it goes first

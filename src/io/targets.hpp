@@ -9,7 +9,7 @@ namespace attntrace {
 
 // The path a write to `path` must replace so that a symbolic link stays a
 // link: `path` itself, or the end of its chain of links (which need not exist
-// yet: a dangling link is written through, as `cat > link` would). A link on
+// yet: a dangling link is written through, as a shell's `> link` does). A link on
 // /proc (as /dev/stdout -> /proc/self/fd/1) is not followed: it stands for an
 // open file, not for a place to rename into; it is returned as is, still a
 // link, for the caller to write in place. A loop throws InputError naming `shown`.
