@@ -33,8 +33,10 @@ std::string temp_template(const std::string& target, const char* kind);
 // it reports the error (exit 2); the target is never left partial.
 void remove_stale_temps(const std::string& target);
 
-// A live writer's temporary is modified every few milliseconds while it
-// writes: a day without a change means it is not being written.
+// A running writer changes its temporary file (or adds a file to its folder)
+// within seconds: a day without a change means nobody is writing it. (A run
+// stopped for a day, then resumed, finds its temporary gone and fails with
+// exit 2, its target whole.)
 inline constexpr long kStaleAgeSeconds = 24 * 60 * 60;
 
 }  // namespace attntrace
