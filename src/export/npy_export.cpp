@@ -52,6 +52,10 @@ void check_npy_export_target(const std::string& dir) { check_folder_target(dir, 
 
 void write_npy_export(const std::string& dir, const Lesson& lesson, const Trace& trace) {
     write_folder_atomic(dir, npy_swap(), [&](const std::string& temp) {
+        // Written into the temporary folder; an error names the file in `dir`, the folder the user asked for.
+        auto save = [&](const std::string& name, const Tensor& t) {
+            write_npy((fs::path(temp) / name).string(), t, (fs::path(dir) / name).string());
+        };
         OrderedJson index;
         index["format"] = "attntrace-npy";
         index["version"] = kNpyExportVersion;
@@ -67,7 +71,7 @@ void write_npy_export(const std::string& dir, const Lesson& lesson, const Trace&
             sj["file"] = nullptr;
             if (has_values) {
                 sj["file"] = file_for(s.name, ".npy");
-                write_npy((fs::path(temp) / sj["file"].get<std::string>()).string(), s.value);
+                save(sj["file"].get<std::string>(), s.value);
             }
             sj["shape"] = s.shape;
             sj["axes"] = s.axes;
@@ -76,12 +80,13 @@ void write_npy_export(const std::string& dir, const Lesson& lesson, const Trace&
             sj["recorded"] = std::string(record_name(s.recorded));
             if (has_values && s.formula) {  // a given step: what the formula gave, beside the values used
                 sj["formula_file"] = file_for(s.name, ".formula.npy");
-                write_npy((fs::path(temp) / sj["formula_file"].get<std::string>()).string(), *s.formula);
+                save(sj["formula_file"].get<std::string>(), *s.formula);
             }
             steps.push_back(std::move(sj));
         }
         index["steps"] = std::move(steps);
-        write_file_atomic((fs::path(temp) / kNpyIndexFile).string(), dump_readable(index));
+        write_file_atomic((fs::path(temp) / kNpyIndexFile).string(), dump_readable(index),
+                          (fs::path(dir) / kNpyIndexFile).string());
     });
 }
 

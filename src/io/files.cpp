@@ -1,5 +1,6 @@
 #include "io/files.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,8 +12,11 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "io/targets.hpp"
 
 namespace attntrace {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -36,21 +40,60 @@ extern "C" void remove_pending_and_die(int sig) {
     std::raise(sig);
 }
 
+// The descriptor N when `link` is /proc/<our pid>/fd/N (which /dev/stdout,
+// /dev/fd/N and /proc/self/fd/N lead to), else -1.
+int own_fd(const std::string& link) {
+    std::error_code ec;
+    const fs::path p(link);
+    const std::string dir = fs::canonical(p.parent_path().empty() ? fs::path(".") : p.parent_path(), ec).string();
+    const std::string pid = std::to_string(::getpid());
+    const bool ours = dir == "/proc/" + pid + "/fd" ||
+                      (dir.rfind("/proc/" + pid + "/task/", 0) == 0 && dir.ends_with("/fd"));  // /proc/thread-self
+    if (ec || !ours) return -1;
+    const std::string n = p.filename().string();
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 9) return -1;
+    return std::stoi(n);
+}
+
 }  // namespace
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-    namespace fs = std::filesystem;
-    fs::path target(path_);
-    std::error_code ec;
-    if (fs::is_directory(target, ec)) fail_file(path_, "expected a file path to write, found a directory");
-    fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    std::string name = ".";  // built in steps: GCC 12 warns (-Wrestrict) on "." + string, wrongly
-    name += target.filename().string();
-    name += ".tmp-XXXXXX";
-    temp_ = (dir / name).string();
+AtomicFile::AtomicFile(std::string path, std::string shown) : shown_(shown.empty() ? path : std::move(shown)) {
+    target_ = follow_links(path, shown_);
+    struct stat st {};
+    const bool exists = ::stat(target_.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) fail_file(shown_, "expected a file path to write, found a directory");
+    // A device, a FIFO, a socket, an open file behind /proc: nothing to rename over.
+    if (is_proc_link(target_) || (exists && !S_ISREG(st.st_mode))) {
+        open_in_place();
+        return;
+    }
+    if (exists) {
+        replacing_ = true;
+        mode_ = st.st_mode & 07777;
+        uid_ = st.st_uid;
+        gid_ = st.st_gid;
+    }
+    remove_stale_temps(target_);  // what a killed writer left beside it
+    temp_ = temp_template(target_, "tmp");
     fd_ = ::mkstemp(temp_.data());
-    if (fd_ < 0) fail_file(path_, fmt::format("expected a writable location, found: {}", std::strerror(errno)));
+    if (fd_ < 0) fail("a writable location", errno);
     set_pending(temp_);
+}
+
+// A target that cannot be replaced is written where it is. One of our own
+// open files (/dev/stdout, /dev/fd/N) is written through a duplicate of its
+// descriptor, so the text goes where the shell sent it, at its offset and in
+// its mode (`>>` appends), as `-o -` would; reopening it would start a
+// regular file behind it at byte 0. No O_TRUNC: a device or FIFO has nothing
+// to truncate. A FIFO's open waits for a reader, as a shell's `> fifo` does.
+void AtomicFile::open_in_place() {
+    if (const int fd = own_fd(target_); fd >= 0) {
+        std::fflush(nullptr);  // what the program already wrote to it goes first
+        fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    } else {
+        fd_ = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    }
+    if (fd_ < 0) fail("a writable location", errno);
 }
 
 AtomicFile::~AtomicFile() { discard(); }
@@ -59,8 +102,14 @@ void AtomicFile::discard() {
     if (fd_ < 0) return;
     ::close(fd_);
     fd_ = -1;
+    if (temp_.empty()) return;  // written in place: nothing of ours to remove
     ::unlink(temp_.c_str());
     g_has_pending = 0;
+}
+
+void AtomicFile::fail(const char* expected, int err) {
+    discard();
+    fail_file(shown_, fmt::format("expected {}, found: {}", expected, std::strerror(err)));
 }
 
 void AtomicFile::write(std::string_view text) {
@@ -69,36 +118,46 @@ void AtomicFile::write(std::string_view text) {
         ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
         if (n < 0) {
             if (errno == EINTR) continue;
-            int err = errno;
-            discard();
-            fail_file(path_, fmt::format("expected to write the file, found: {}", std::strerror(err)));
+            fail("to write the file", errno);
         }
         done += static_cast<std::size_t>(n);
     }
 }
 
 void AtomicFile::commit() {
-    // mkstemp creates 0600; give the file the usual permissions (umask applies).
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    if (::fchmod(fd_, 0666 & ~mask) != 0 || ::fsync(fd_) != 0) {
-        int err = errno;
-        discard();
-        fail_file(path_, fmt::format("expected to save the file, found: {}", std::strerror(err)));
+    if (temp_.empty()) {  // written in place
+        const int closed = ::close(fd_);
+        fd_ = -1;
+        if (closed != 0) fail("to save the file", errno);
+        return;
     }
+    mode_t mode = mode_;
+    if (replacing_) {
+        if (uid_ != ::geteuid() || gid_ != ::getegid()) {
+            const int given = ::fchown(fd_, uid_, gid_);
+            (void)given;  // refused unless we are root: the file is then ours, as after any editor's save
+        }
+    } else {
+        // mkstemp creates 0600; give a new file the usual permissions (umask applies).
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
+    // After fchown, which clears set-user-ID and set-group-ID bits.
+    if (::fchmod(fd_, mode) != 0 || ::fsync(fd_) != 0) fail("to save the file", errno);
     int closed = ::close(fd_);
     fd_ = -1;
-    if (closed != 0 || std::rename(temp_.c_str(), path_.c_str()) != 0) {
+    if (closed != 0 || std::rename(temp_.c_str(), target_.c_str()) != 0) {
         int err = errno;
         ::unlink(temp_.c_str());
         g_has_pending = 0;
-        fail_file(path_, fmt::format("expected to replace the file, found: {}", std::strerror(err)));
+        fail_file(shown_, fmt::format("expected to replace the file, found: {}", std::strerror(err)));
     }
     g_has_pending = 0;
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-    AtomicFile f(path);
+void write_file_atomic(const std::string& path, const std::string& content, const std::string& shown) {
+    AtomicFile f(path, shown);
     f.write(content);
     f.commit();
 }

@@ -1,8 +1,19 @@
-// Writing files so that a failure never leaves a half-written one: text goes
-// to a temporary file beside the target (".NAME.tmp-XXXXXX"), which replaces
-// the target only once it is whole and on disk. Until then the previous file
-// is untouched: an error, an exception, Ctrl-C or a kill leaves it as it was.
+// Writing an output so that a failure never leaves a half-written file. What
+// happens depends on what the target is (io/targets.hpp):
+// - nothing, or a regular file: text goes to a temporary file beside it
+//   (".NAME.tmp-PID-XXXXXX"), which replaces the target only once it is whole
+//   and on disk; until then the previous file is untouched (an error, an
+//   exception, Ctrl-C or a kill leaves it as it was). A replaced file keeps its
+//   permissions (and, where allowed, its owner); a new one gets 0666 & ~umask.
+// - a symbolic link: followed to the end of its chain, and that file written
+//   as above, so the link stays a link.
+// - anything else that exists (a character device as /dev/null, a FIFO, a
+//   socket, /dev/stdout and the other links on /proc to an open file): it
+//   cannot be replaced, so it is written in place as the text comes, and a
+//   failed write (/dev/full) is an InputError naming it. Nothing is renamed.
 #pragma once
+
+#include <sys/types.h>
 
 #include <string>
 #include <string_view>
@@ -13,25 +24,32 @@ namespace attntrace {
 
 // One file being written. commit() makes it the target; destroying an
 // uncommitted AtomicFile removes the temporary file. Any failure throws
-// InputError naming the target path.
+// InputError naming `shown` (by default the path: a file written inside a
+// temporary folder names the file the user will see instead).
 class AtomicFile final : public TextSink {
 public:
-    explicit AtomicFile(std::string path);
+    explicit AtomicFile(std::string path, std::string shown = "");
     ~AtomicFile() override;
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(std::string_view text) override;
-    void commit();  // fsync, then rename over the target
-    const std::string& temp_path() const { return temp_; }
+    void commit();  // fsync, then rename over the target (in place: close)
+    const std::string& temp_path() const { return temp_; }  // empty when written in place
 
 private:
+    void open_in_place();
     void discard();
-    std::string path_, temp_;
+    [[noreturn]] void fail(const char* expected, int err);
+    std::string shown_, target_, temp_;  // target_: where the text goes, links followed
     int fd_ = -1;
+    bool replacing_ = false;  // a regular file is replaced: the new one gets its mode and owner
+    mode_t mode_ = 0;
+    uid_t uid_ = 0;
+    gid_t gid_ = 0;
 };
 
-void write_file_atomic(const std::string& path, const std::string& content);
+void write_file_atomic(const std::string& path, const std::string& content, const std::string& shown = "");
 
 // SIGINT, SIGTERM and SIGHUP remove the temporary file being written (if
 // any) before the process dies of the signal, so an interrupted run leaves

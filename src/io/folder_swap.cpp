@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "io/targets.hpp"
 
 namespace attntrace {
 
@@ -17,18 +18,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A sibling of `target` named ".NAME.KIND-XXXXXX", created empty.
-std::string make_sibling(const std::string& target, const char* kind) {
+// Two writers that both find the folder new, or both replace it, each try
+// again with what the other put there; each try either succeeds or finds that
+// another writer just did. More tries than this means the folder is being
+// replaced faster than we can look at it.
+constexpr int kMaxTries = 16;
+
+// "out/" -> "out": the folder's own name, for the siblings beside it.
+std::string folder_name(const std::string& target) {
     fs::path t = fs::path(target).lexically_normal();
-    if (t.filename().empty()) t = t.parent_path();  // "out/" -> "out"
-    fs::path dir = t.parent_path().empty() ? fs::path(".") : t.parent_path();
-    std::string name = ".";
-    name += t.filename().string();
-    name += kind;
-    name += "-XXXXXX";
-    std::string path = (dir / name).string();
+    if (t.filename().empty()) t = t.parent_path();
+    return t.string();
+}
+
+// The folder a write to `target` replaces: a symbolic link to a folder is
+// followed, so the folder it ends at is swapped and the link stays a link.
+std::string resolve(const std::string& target) {
+    const std::string real = follow_links(folder_name(target), target);
+    if (is_proc_link(real)) fail_file(target, "expected a folder to write, found a link to an open file");
+    return real;
+}
+
+// A sibling of `real` named ".NAME.KIND-PID-XXXXXX", created empty.
+std::string make_sibling(const std::string& real, const std::string& shown, const char* kind) {
+    std::string path = temp_template(real, kind);
     if (!::mkdtemp(path.data()))
-        fail_file(target, fmt::format("expected a writable location, found: {}", std::strerror(errno)));
+        fail_file(shown, fmt::format("expected a writable location, found: {}", std::strerror(errno)));
     return path;
 }
 
@@ -46,30 +61,39 @@ private:
     std::string path_;
 };
 
-[[noreturn]] void fail_swap(const std::string& target, int err) {
-    fail_file(target, fmt::format("expected to put the new folder in place, found: {}", std::strerror(err)));
+[[noreturn]] void fail_swap(const std::string& shown, int err) {
+    fail_file(shown, fmt::format("expected to put the new folder in place, found: {}", std::strerror(err)));
 }
 
-// Exchange `temp` (complete) and `target` (the previous output); afterwards
-// `temp` holds the previous output, which is removed. RENAME_EXCHANGE swaps
-// both names at once; where the file system does not support it, the old
-// folder is first renamed aside (and renamed back if the new one cannot go in).
-void exchange(const std::string& temp, const std::string& target) {
-    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) return;
-    if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) fail_swap(target, errno);
-    const std::string aside = make_sibling(target, ".old");
-    if (std::rename(target.c_str(), aside.c_str()) != 0) {  // onto the empty aside folder
+[[noreturn]] void fail_other_files(const std::string& shown, const FolderSwap& swap) {
+    fail_file(shown, fmt::format("expected a new folder, an empty one or {}, found a folder holding other files "
+                                 "(left as it is)", swap.what));
+}
+
+// Exchange `temp` (complete) and `real` (the previous output); afterwards
+// `temp` holds the previous output, which the caller removes. RENAME_EXCHANGE
+// swaps both names at once; where the file system does not support it, the
+// old folder is first renamed aside (and renamed back if the new one cannot
+// go in). False when `real` is gone (another writer's doing): try again.
+bool exchange(const std::string& temp, const std::string& real, const std::string& shown) {
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, real.c_str(), RENAME_EXCHANGE) == 0) return true;
+    if (errno == ENOENT) return false;
+    if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) fail_swap(shown, errno);
+    const std::string aside = make_sibling(real, shown, "old");
+    if (std::rename(real.c_str(), aside.c_str()) != 0) {  // onto the empty aside folder
         const int err = errno;
         fs::remove(aside);
-        fail_swap(target, err);
+        if (err == ENOENT) return false;
+        fail_swap(shown, err);
     }
-    if (std::rename(temp.c_str(), target.c_str()) != 0) {
+    if (std::rename(temp.c_str(), real.c_str()) != 0) {
         const int err = errno;
-        std::rename(aside.c_str(), target.c_str());  // put the previous one back
-        fail_swap(target, err);
+        std::rename(aside.c_str(), real.c_str());  // put the previous one back
+        fail_swap(shown, err);
     }
     std::error_code ec;
     fs::remove_all(aside, ec);  // the previous output
+    return true;
 }
 
 }  // namespace
@@ -77,32 +101,39 @@ void exchange(const std::string& temp, const std::string& target) {
 bool check_folder_target(const std::string& target, const FolderSwap& swap) {
     if (target.empty()) fail_file("(empty path)", "expected a folder path, found an empty string");
     // What is there now decides how the new folder goes in; refused before any work.
+    const std::string real = resolve(target);
     std::error_code ec;
-    const auto status = fs::symlink_status(target, ec);
-    bool replace = false;
-    if (fs::exists(status)) {
-        if (fs::is_symlink(status)) fail_file(target, "expected a folder to write, found a symbolic link (left as it is)");
-        if (!fs::is_directory(status)) fail_file(target, "expected a folder to write, found a file (left as it is)");
-        replace = !fs::is_empty(target, ec);
-        if (replace && !swap.replaceable(target))
-            fail_file(target, fmt::format("expected a new folder, an empty one or {}, found a folder holding other "
-                                          "files (left as it is)", swap.what));
-    }
+    const auto status = fs::status(real, ec);
+    if (!fs::exists(status)) return false;
+    if (!fs::is_directory(status))
+        fail_file(target, fmt::format("expected a folder to write, found {} (left as it is)",
+                                      fs::is_regular_file(status) ? "a file" : "a device, FIFO or socket"));
+    const bool replace = !fs::is_empty(real, ec);
+    if (replace && !swap.replaceable(real)) fail_other_files(target, swap);
     return replace;
 }
 
 void write_folder_atomic(const std::string& target, const FolderSwap& swap,
                          const std::function<void(const std::string& temp_folder)>& fill) {
-    const bool replace = check_folder_target(target, swap);
-    const std::string temp = make_sibling(target, ".tmp");
+    check_folder_target(target, swap);
+    const std::string real = resolve(target);
+    remove_stale_temps(real);  // what a killed writer left beside it
+    const std::string temp = make_sibling(real, target, "tmp");
     RemoveOnExit cleanup(temp);
     fill(temp);
-    if (!replace) {
-        if (std::rename(temp.c_str(), target.c_str()) != 0) fail_swap(target, errno);  // onto nothing or an empty folder
-        cleanup.release();
-        return;
+    // Whatever is at `real` now decides, not what was there when the run
+    // began: another writer may have put its folder there meanwhile.
+    for (int tries = 0; tries < kMaxTries; ++tries) {
+        if (std::rename(temp.c_str(), real.c_str()) == 0) {  // onto nothing or an empty folder
+            cleanup.release();
+            return;
+        }
+        if (errno != ENOTEMPTY && errno != EEXIST) fail_swap(target, errno);  // EEXIST: POSIX allows either
+        if (!swap.replaceable(real)) fail_other_files(target, swap);
+        if (exchange(temp, real, target)) return;  // cleanup then removes the previous output, now at `temp`
     }
-    exchange(temp, target);  // cleanup then removes the previous output, now at `temp`
+    fail_file(target, "expected to put the new folder in place, found other writers replacing it at the same time "
+                      "(theirs is in place, whole)");
 }
 
 }  // namespace attntrace

@@ -1,7 +1,9 @@
 // Writing a whole folder so that a failure never leaves a half-written one
 // (the folder counterpart of AtomicFile, io/files.hpp): everything goes into
-// a fresh sibling ".NAME.tmp-XXXXXX", which is swapped into place only once
-// it is complete. Until then the previous folder is untouched.
+// a fresh sibling ".NAME.tmp-PID-XXXXXX", which is swapped into place only
+// once it is complete. Until then the previous folder is untouched. A target
+// that is a symbolic link is followed: the folder it ends at is replaced (the
+// sibling is made beside that folder) and the link stays a link.
 #pragma once
 
 #include <functional>
@@ -20,13 +22,19 @@ struct FolderSwap {
 // Creates the temporary folder, calls fill(temp_folder), then puts it at
 // `target`: renamed there when `target` does not exist or is an empty folder;
 // exchanged with it (then the old one removed) when `target` is a folder
-// `swap.replaceable` accepts. Anything else at `target` (a file, a symlink,
-// a folder of other things) is refused before fill runs, with an InputError,
-// and left as it is. When fill or the swap fails, the temporary folder is
-// removed and the error passed on. A kill (SIGKILL, or a signal during fill)
-// may leave the temporary folder behind, never a partial target.
-// The refusal write_folder_atomic would give, on its own, so that a command
-// can refuse before it does any work. Returns whether `target` would be replaced.
+// `swap.replaceable` accepts. Anything else at `target` (a file, a folder of
+// other things) is refused before fill runs, with an InputError naming
+// `target`, and left as it is. What is there when the new folder goes in
+// decides, not what was there when the run began: when two writers race to a
+// new folder, the later one replaces the earlier one's (whole) folder, as it
+// would a previous export. When fill or the swap fails, the temporary folder
+// is removed and the error passed on. A kill (SIGKILL, or a signal during
+// fill) may leave the temporary folder behind, never a partial target; the
+// next write to the target removes it (io/targets.hpp).
+//
+// check_folder_target: the refusal write_folder_atomic would give, on its
+// own, so that a command can refuse before it does any work. Returns whether
+// `target` would be replaced.
 bool check_folder_target(const std::string& target, const FolderSwap& swap);
 
 void write_folder_atomic(const std::string& target, const FolderSwap& swap,

@@ -69,7 +69,9 @@ std::string npy_bytes(const Tensor& t) {
     return out;
 }
 
-void write_npy(const std::string& path, const Tensor& t) { write_file_atomic(path, npy_bytes(t)); }
+void write_npy(const std::string& path, const Tensor& t, const std::string& shown) {
+    write_file_atomic(path, npy_bytes(t), shown);
+}
 
 Tensor read_npy(const std::string& path, const NpyRead& options) {
     namespace fs = std::filesystem;

@@ -29,8 +29,9 @@ inline constexpr std::size_t kMaxNpyHeaderBytes = 65536;
 // other float are written as they are.
 std::string npy_bytes(const Tensor& t);
 
-// Writes `t` to `path` through a temporary file and rename (io/files.hpp).
-void write_npy(const std::string& path, const Tensor& t);
+// Writes `t` to `path` through a temporary file and rename (io/files.hpp);
+// errors name `shown` when given (the file as the user will see it).
+void write_npy(const std::string& path, const Tensor& t, const std::string& shown = "");
 
 // What the reader accepts besides finite numbers.
 struct NpyRead {
