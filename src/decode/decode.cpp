@@ -17,9 +17,7 @@ namespace {
 
 // Steps of the attention core a lesson may not give for the decode to be the
 // formula's: from there on the run carries the article's numbers.
-constexpr const char* kCore[] = {"blocks.0.attn.hook_scores_raw", "blocks.0.attn.hook_scores_scaled",
-                                 "blocks.0.attn.hook_mask", "blocks.0.attn.hook_attn_scores",
-                                 "blocks.0.attn.softmax.hook_exp", "blocks.0.attn.hook_pattern"};
+constexpr Leaf kCore[] = {Leaf::scores_raw, Leaf::scores_scaled, Leaf::mask, Leaf::attn_scores, Leaf::exp, Leaf::pattern};
 
 // Why the decode does not apply, or "" when it does.
 std::string not_applicable(const Lesson& lesson, const Trace& full) {
@@ -29,15 +27,18 @@ std::string not_applicable(const Lesson& lesson, const Trace& full) {
     if (lesson.from > Stage::qkv || lesson.to < Stage::mix) return "the run does not go from qkv (or embed) to mix";
     for (const auto& [name, value] : lesson.given)
         if (const StepDef* def = lesson.catalogue().find(name))
-            for (const char* core : kCore)
-                if (def->base == core) return fmt::format("the lesson gives {}: the article's numbers, not attention's", name);
-    const Step* x = full.find("blocks.0.hook_resid_pre");
-    if (!x || x->source == StepSource::not_computable) return "blocks.0.hook_resid_pre is not computable";
+            for (Leaf core : kCore)
+                if (def->leaf == core) return fmt::format("the lesson gives {}: the article's numbers, not attention's", name);
+    const Catalogue& cat = lesson.catalogue();
+    const std::string& x_name = cat.step(Leaf::resid_pre).name;
+    const Step* x = full.find(x_name);
+    if (!x || x->source == StepSource::not_computable) return x_name + " is not computable";
     for (const Step& s : full.steps)
         if (s.recorded != Record::full) return fmt::format("the trace policy did not keep {} in full", s.name);
-    for (const char* leaf : {"hook_q", "hook_k", "hook_v", "hook_pattern", "hook_z"}) {
-        const Step* s = full.find(std::string("blocks.0.attn.") + leaf);
-        if (!s || s->source == StepSource::not_computable) return fmt::format("blocks.0.attn.{} is not computable", leaf);
+    for (Leaf leaf : {Leaf::q, Leaf::k, Leaf::v, Leaf::pattern, Leaf::z}) {
+        const std::string& name = cat.step(leaf).name;
+        const Step* s = full.find(name);
+        if (!s || s->source == StepSource::not_computable) return name + " is not computable";
     }
     return "";
 }
@@ -78,18 +79,18 @@ void compare(const Trace& window, const Trace& full, std::size_t t, DecodeStep& 
     for (const Step& w : window.steps) {
         const Step* f = full.find(w.name);
         if (!computed(&w) || !computed(f)) continue;
-        const std::string& base = base_name(w);
+        const Leaf leaf = w.def->leaf;
         const std::string& first = w.axes.front();
         const double dev = max_abs_diff(w.value, window_slice(f->value, w.shape, w.axes, t));
         if (first == axis_name(Axis::key)) {
             s.dev_k = std::max(s.dev_k, dev);
-        } else if (base == "blocks.0.attn.hook_pattern") {
+        } else if (leaf == Leaf::pattern) {
             s.dev_pattern = std::max(s.dev_pattern, dev);
             const std::size_t NH = f->shape[0], Tq = f->shape[1], keys = f->shape[2];
             for (std::size_t h = 0; h < NH; ++h)
                 for (std::size_t j = w.shape[2]; j < keys; ++j)
                     s.future_weight = std::max(s.future_weight, double(f->value.data[(h * Tq + t) * keys + j]));
-        } else if (base == "blocks.0.attn.hook_z") {
+        } else if (leaf == Leaf::z) {
             s.dev_z = std::max(s.dev_z, dev);
         } else if (first == axis_name(Axis::pos) || first == axis_name(Axis::query)) {
             s.dev_rows = std::max(s.dev_rows, dev);
@@ -101,16 +102,16 @@ void compare(const Trace& window, const Trace& full, std::size_t t, DecodeStep& 
 // its scores over the cache, its weights and its z.
 void show(const Lesson& lesson, const Trace& window, DecodeStep& s) {
     const bool rope = lesson.config.positions.kind == PositionKind::rope;
-    auto value = [&](const char* name) -> const Tensor* {
-        const Step* st = window.find(name);
+    auto value = [&](Leaf leaf) -> const Tensor* {
+        const Step* st = window.find(lesson.catalogue().step(leaf).name);
         return computed(st) ? &st->value : nullptr;
     };
-    const Tensor* q = value(rope ? "blocks.0.attn.hook_rot_q" : "blocks.0.attn.hook_q");
-    const Tensor* k = value(rope ? "blocks.0.attn.hook_rot_k" : "blocks.0.attn.hook_k");
-    const Tensor* v = value("blocks.0.attn.hook_v");
-    const Tensor* scores = value("blocks.0.attn.hook_attn_scores");
-    const Tensor* pattern = value("blocks.0.attn.hook_pattern");
-    const Tensor* z = value("blocks.0.attn.hook_z");
+    const Tensor* q = value(scores_query(rope));
+    const Tensor* k = value(scores_key(rope));
+    const Tensor* v = value(Leaf::v);
+    const Tensor* scores = value(Leaf::attn_scores);
+    const Tensor* pattern = value(Leaf::pattern);
+    const Tensor* z = value(Leaf::z);
     if (q) s.q = drop_row_axis(*q);
     // The new token's key and value: the last row of K and V.
     auto last_row = [&](const Tensor& kv) {
@@ -140,7 +141,8 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
     report.applicable = true;
     // Every step of every window is kept: each is compared.
     const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, omp_get_max_threads());
-    const Step& X = *full.find("blocks.0.hook_resid_pre");
+    const Catalogue& cat = lesson.catalogue();
+    const Step& X = *full.find(cat.step(Leaf::resid_pre).name);
     KeyCache cache;
     Trace last;
     for (std::size_t t = 0; t < lesson.tokens.size(); ++t) {
@@ -157,14 +159,13 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         last = std::move(window);
     }
     // What a KV cache holds: per attention, the keys its scores read (rotated with RoPE) and the values.
-    const Catalogue& cat = lesson.catalogue();
     const bool rope = lesson.config.positions.kind == PositionKind::rope;
     report.attentions = 0;
     for (const Pass& p : cat.passes()) {
         if (p.stage != Stage::mix) continue;
         ++report.attentions;
-        for (const std::string& leaf : {std::string(rope && !p.cross ? "hook_rot_k" : "hook_k"), std::string("hook_v")})
-            if (const StepDef* def = cat.find(p.attn + leaf)) report.cache_floats += cache.floats(cat.index_of(*def));
+        for (Leaf leaf : {scores_key(rope && !p.cross), Leaf::v})
+            report.cache_floats += cache.floats(cat.index_of(cat.step(p, leaf)));
     }
     for (const Step& s : last.steps)
         if (computed(&s)) report.through = s.name;

@@ -11,15 +11,15 @@ void alibi_forward(Run& run) {
     if (lesson.config.positions.kind != PositionKind::alibi) return;
     const Dims& d = run.dims();
     // m: (NH), the lesson's slopes or the paper's defaults
-    if (float* m = run.open(run.attn("hook_alibi_slopes"), {})) {
+    if (float* m = run.open(run.name(Leaf::alibi_slopes), {})) {
         const std::vector<double>& given = lesson.config.positions.slopes;
         const std::vector<double> slopes = given.empty() ? alibi_default_slopes(d.NH) : given;
         for (std::size_t h = 0; h < d.NH; ++h) m[h] = static_cast<float>(slopes[h]);
     }
     run.close();
-    const Tensor* m = run.value(run.attn("hook_alibi_slopes"));
+    const Tensor* m = run.value(run.name(Leaf::alibi_slopes));
     // bias[h,i,j] = -m_h·|p_i - j|   (NH, Tq, T), query i at position p_i = i + (T - Tq)
-    if (float* b = run.open(run.attn("hook_alibi"), {{run.attn("hook_alibi_slopes"), m}})) {
+    if (float* b = run.open(run.name(Leaf::alibi), {{run.name(Leaf::alibi_slopes), m}})) {
         const std::size_t offset = d.T - d.Tq;
         for (std::size_t h = 0; h < d.NH; ++h)
             for (std::size_t i = 0; i < d.Tq; ++i)

@@ -54,7 +54,7 @@ Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const
 
 Trace run_window(const Lesson& lesson, const Plan& plan, RowWindow window, Tensor x) {
     Run run(lesson, Arithmetic::exact, plan, window);
-    run.seed("blocks.0.hook_resid_pre", std::move(x), "the causal run's rows of X: the decode starts from them");
+    run.seed(lesson.catalogue().step(Leaf::resid_pre).name, std::move(x), "the causal run's rows of X: the decode starts from them");
     run_passes(run, std::max(lesson.first_pass, 1), lesson.last_pass, "decode", {});
     return run.finish();
 }

@@ -36,7 +36,7 @@ void ffn_chunked(Run& run) {
     const Tensor* W3 = run.weight("W_3");
     const Tensor* b3 = run.weight("b_3");
     const Tensor* gate_ok = gated ? W3 : W1;  // SwiGLU also needs W_3
-    if (float* out = run.open(run.pass().mlp_out,
+    if (float* out = run.open(run.name(Leaf::mlp_out),
                               {{in_name, x}, {run.wpath("W_1"), W1}, {run.wpath("W_2"), W2}, {gated ? run.wpath("W_3") : run.wpath("W_1"), gate_ok}},
                               {{run.wpath("b_1"), b1}, {run.wpath("b_2"), b2}, {run.wpath("b_3"), gated ? b3 : nullptr}})) {
         const std::size_t chunk = std::min(kFfnChunkRows, d.P);
@@ -70,37 +70,37 @@ void ffn_forward(Run& run) {
     const Tensor* W1 = run.weight("W_1");
     const Tensor* b1 = run.weight("b_1");
     // H = x·W_1 + b_1   x: (P, C)   W_1: (C, F)   H: (P, F)
-    if (float* h = run.open(run.pass().mlp + "hook_pre", {{in_name, x}, {run.wpath("W_1"), W1}}, {{run.wpath("b_1"), b1}})) {
+    if (float* h = run.open(run.name(Leaf::mlp_pre), {{in_name, x}, {run.wpath("W_1"), W1}}, {{run.wpath("b_1"), b1}})) {
         linear(x->ptr(), W1->ptr(), b1 ? b1->ptr() : nullptr, h, d.P, d.C, d.F);
     }
     run.close();
 
-    const Tensor* pre = run.value(run.pass().mlp + "hook_pre");
+    const Tensor* pre = run.value(run.name(Leaf::mlp_pre));
     const Config& cfg = run.config();
     if (cfg.activation == Activation::swiglu) {
         // U = x·W_3 + b_3   W_3: (C, F)   U: (T, F);  then SiLU(H) ⊙ U   (T, F)
         const Tensor* W3 = run.weight("W_3");
         const Tensor* b3 = run.weight("b_3");
-        if (float* u = run.open(run.pass().mlp + "hook_pre_linear", {{in_name, x}, {run.wpath("W_3"), W3}}, {{run.wpath("b_3"), b3}}))
+        if (float* u = run.open(run.name(Leaf::mlp_pre_linear), {{in_name, x}, {run.wpath("W_3"), W3}}, {{run.wpath("b_3"), b3}}))
             linear(x->ptr(), W3->ptr(), b3 ? b3->ptr() : nullptr, u, d.P, d.C, d.F);
         run.close();
-        const Tensor* u = run.value(run.pass().mlp + "hook_pre_linear");
-        if (float* post = run.open(run.pass().mlp + "hook_post",
-                                   {{run.pass().mlp + "hook_pre", pre}, {run.pass().mlp + "hook_pre_linear", u}}))
+        const Tensor* u = run.value(run.name(Leaf::mlp_pre_linear));
+        if (float* post = run.open(run.name(Leaf::mlp_post),
+                                   {{run.name(Leaf::mlp_pre), pre}, {run.name(Leaf::mlp_pre_linear), u}}))
             swiglu_ref(pre->ptr(), u->ptr(), post, pre->size());
         run.close();
     } else {
         // act(H)   (T, F)
-        if (float* post = run.open(run.pass().mlp + "hook_post", {{run.pass().mlp + "hook_pre", pre}}))
+        if (float* post = run.open(run.name(Leaf::mlp_post), {{run.name(Leaf::mlp_pre), pre}}))
             ffn_activate(cfg, pre->ptr(), nullptr, post, pre->size());
         run.close();
     }
 
-    const Tensor* post = run.value(run.pass().mlp + "hook_post");
+    const Tensor* post = run.value(run.name(Leaf::mlp_post));
     const Tensor* W2 = run.weight("W_2");
     const Tensor* b2 = run.weight("b_2");
     // FFN = act(H)·W_2 + b_2   W_2: (F, C)   out: (T, C)
-    if (float* out = run.open(run.pass().mlp_out, {{run.pass().mlp + "hook_post", post}, {run.wpath("W_2"), W2}},
+    if (float* out = run.open(run.name(Leaf::mlp_out), {{run.name(Leaf::mlp_post), post}, {run.wpath("W_2"), W2}},
                               {{run.wpath("b_2"), b2}})) {
         linear(post->ptr(), W2->ptr(), b2 ? b2->ptr() : nullptr, out, d.P, d.F, d.C);
     }

@@ -13,20 +13,21 @@ namespace attntrace {
 
 namespace {
 
+// The norm pass's steps, and its weights' paths (ln: "ln2", the weights' name before the pass's prefix).
 struct LnSteps {
-    std::string mean, var, scale, standardized, normalized, gamma, beta;
-    LnSteps(const std::string& prefix, const std::string& ln)
-        : mean(prefix + "hook_mean"), var(prefix + "hook_var"), scale(prefix + "hook_scale"),
-          standardized(prefix + "hook_standardized"), normalized(prefix + "hook_normalized"),
-          gamma("weights." + ln + "_gamma"), beta("weights." + ln + "_beta") {}  // ln: the weights' full prefix
+    std::string mean, var, mean_square, scale, standardized, normalized, gamma, beta;
+    LnSteps(const Run& run, const std::string& ln)
+        : mean(run.name(Leaf::ln_mean)), var(run.name(Leaf::ln_var)), mean_square(run.name(Leaf::ln_mean_square)),
+          scale(run.name(Leaf::ln_scale)), standardized(run.name(Leaf::ln_standardized)),
+          normalized(run.name(Leaf::ln_normalized)), gamma(run.wpath(ln + "_gamma")), beta(run.wpath(ln + "_beta")) {}
 };
 
 // RMSNorm, pass by pass (each reads the step before, given or rounded or not):
 // x: (P, C)   mean_square, scale: (P)   standardized, normalized: (P, C)
-void rmsnorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
+void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
-    const LnSteps st(prefix, run.wname(ln));
-    const std::string ms_name = prefix + "hook_mean_square";
+    const LnSteps st(run, ln);
+    const std::string& ms_name = st.mean_square;
     const Tensor* x = run.value(in);
     const Tensor* gamma = run.weight(ln + "_gamma");
     const float eps = static_cast<float>(run.lesson().config.eps);
@@ -50,14 +51,14 @@ void rmsnorm(Run& run, const std::string& prefix, const std::string& in, const s
 }
 
 // x: (P, C)   mean, var, scale: (P)   standardized, normalized: (P, C)
-void layernorm(Run& run, const std::string& prefix, const std::string& in, const std::string& ln) {
+void layernorm(Run& run, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
-    const LnSteps st(prefix, run.wname(ln));
+    const LnSteps st(run, ln);
     const Tensor* x = run.value(in);
     const Tensor* gamma = run.weight(ln + "_gamma");
     const Tensor* beta = run.weight(ln + "_beta");
     const float eps = static_cast<float>(run.lesson().config.eps);
-    if (run.lesson().config.norm == NormKind::rmsnorm) return rmsnorm(run, prefix, in, ln);
+    if (run.lesson().config.norm == NormKind::rmsnorm) return rmsnorm(run, in, ln);
     if (!run.intervenes({st.mean, st.var, st.scale, st.standardized})) {
         // The fused kernel fills all five steps.
         float* mean = run.open(st.mean, {{in, x}});
@@ -97,7 +98,7 @@ void layernorm(Run& run, const std::string& prefix, const std::string& in, const
 
 void norm_forward(Run& run) {
     const Pass& p = run.pass();
-    layernorm(run, p.out, p.x, fmt::format("ln{}", p.norm_index));
+    layernorm(run, p.x, fmt::format("ln{}", p.norm_index));
 }
 
 }  // namespace attntrace

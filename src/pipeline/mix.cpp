@@ -16,20 +16,20 @@ void mix_streaming(Run& run) {
     const Dims& d = run.dims();
     // With RoPE, the rotated Q and K (rope.cpp). (ALiBi never streams: see plan.cpp.)
     const bool rope = run.config().positions.kind == PositionKind::rope;
-    const std::string qn = rope ? run.attn("hook_rot_q") : run.attn("hook_q");
-    const std::string kn = rope ? run.attn("hook_rot_k") : run.attn("hook_k");
+    const std::string qn = run.name(scores_query(rope));
+    const std::string kn = run.name(scores_key(rope));
     const Tensor* q = run.value(qn);
     const Tensor* k = run.value(kn);
-    const Tensor* v = run.value(run.attn("hook_v"));
+    const Tensor* v = run.value(run.name(Leaf::v));
     // Z_h = softmax(mask(Q_h·K_gᵀ / √hs))·V_g, g = h / (NH/KVH)   Q: (Tq, NH, hs)   K, V: (T, KVH, hs)   Z: (Tq, NH, hs)
-    if (float* z = run.open(run.attn("hook_z"), {{qn, q}, {kn, k}, {run.attn("hook_v"), v}})) {
+    if (float* z = run.open(run.name(Leaf::z), {{qn, q}, {kn, k}, {run.name(Leaf::v), v}})) {
         const float divisor = run.config().scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
         // the plan streams only masks a KeyWindow expresses (none, causal, window)
         attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.KVH, d.hs, divisor,
                             key_window(run.config()).value());
     }
     run.close();
-    if (Step* s = run.trace().find(run.attn("hook_z")); s && s->source == StepSource::computed)
+    if (Step* s = run.trace().find(run.name(Leaf::z)); s && s->source == StepSource::computed)
         s->note = "streamed: softmax(QKᵀ/√hs)·V over blocks of keys with a running max and sum; the scores and "
                   "weights were never held whole (trace policy keeps none of them)";
 }
@@ -39,13 +39,13 @@ void mix_streaming(Run& run) {
 void mix_forward(Run& run) {
     if (run.plan().stream_attention) return mix_streaming(run);
     const Dims& d = run.dims();
-    const Tensor* a = run.value(run.attn("hook_pattern"));
-    const Tensor* v = run.value(run.attn("hook_v"));
+    const Tensor* a = run.value(run.name(Leaf::pattern));
+    const Tensor* v = run.value(run.name(Leaf::v));
     // Z_h = A_h·V_g, g = h / (NH/KVH)   A_h: (Tq, T)   V_g: (T, hs) at v + g·hs, stride KVH·hs
     //   Z_h: (Tq, hs) at z + h·hs, stride C
     // Writing each head into its own columns of Z is the concatenation.
-    if (float* z = run.open(run.attn("hook_z"),
-                            {{run.attn("hook_pattern"), a}, {run.attn("hook_v"), v}})) {
+    if (float* z = run.open(run.name(Leaf::z),
+                            {{run.name(Leaf::pattern), a}, {run.name(Leaf::v), v}})) {
         // One head per thread, writing disjoint columns of Z (see scores.cpp).
         const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;
 #pragma omp parallel for schedule(static) if (parallel)

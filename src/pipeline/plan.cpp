@@ -113,7 +113,7 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
                          lesson.from <= Stage::scores && quiet([](const StepDef& d) { return in_attention_core(d.stage); }) &&
                          positions != PositionKind::alibi;
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
-    auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.base != "blocks.0.hook_mlp_out"; };
+    auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.leaf != Leaf::mlp_out; };
     p.stream_ffn = lesson.runs(Stage::ffn) && d_ff_of(lesson) > 0 && quiet(hidden);
 
     const bool rope = positions == PositionKind::rope;
@@ -127,7 +127,7 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             Pass scores = mix;
             scores.stage = Stage::scores;
             for (const auto& n : cat.consumed_by(scores, rope)) p.last_read[index_of(*cat.find(n))] = pi;
-            p.last_read[index_of(*cat.find(mix.attn + "hook_v"))] = pi;
+            p.last_read[index_of(*&cat.step(mix, Leaf::v))] = pi;
         }
 
     // The lesson's own tensors are in memory already.

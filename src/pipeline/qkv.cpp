@@ -30,13 +30,13 @@ void qkv_forward(Run& run) {
     const Dims& d = run.dims();
     const std::string& x_name = run.pass().x;
     const Tensor* X = run.value(x_name);
-    project(run, run.attn("hook_q"), x_name, X, "W_Q", "b_Q", d.C, d.Tq, 0);
+    project(run, run.name(Leaf::q), x_name, X, "W_Q", "b_Q", d.C, d.Tq, 0);
     const std::string kv_name = run.pass().cross ? "inputs.memory" : x_name;
     const Tensor* KV = run.pass().cross ? run.input("memory") : X;
-    project(run, run.attn("hook_k"), kv_name, KV, "W_K", "b_K", d.KVH * d.hs, d.T, run.cached_rows(run.attn("hook_k")));
-    project(run, run.attn("hook_v"), kv_name, KV, "W_V", "b_V", d.KVH * d.hs, d.T, run.cached_rows(run.attn("hook_v")));
+    project(run, run.name(Leaf::k), kv_name, KV, "W_K", "b_K", d.KVH * d.hs, d.T, run.cached_rows(run.name(Leaf::k)));
+    project(run, run.name(Leaf::v), kv_name, KV, "W_V", "b_V", d.KVH * d.hs, d.T, run.cached_rows(run.name(Leaf::v)));
     // g(h) = h / (NH / KVH)   (NH): the sharing the scores and mix stages use, recorded
-    if (float* g = run.open(run.attn("hook_kv_head"), {})) {
+    if (float* g = run.open(run.name(Leaf::kv_head), {})) {
         for (std::size_t h = 0; h < d.NH; ++h) g[h] = static_cast<float>(d.kv_of(h));
     }
     run.close();

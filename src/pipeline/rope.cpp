@@ -34,8 +34,8 @@ void rope_forward(Run& run) {
     if (run.config().positions.kind != PositionKind::rope) return;
     const Dims& d = run.dims();
     // Queries are the last Tq positions; keys are positions 0..T-1.
-    rotate(run, run.attn("hook_rot_q"), run.attn("hook_q"), d.T - d.Tq, 0);
-    rotate(run, run.attn("hook_rot_k"), run.attn("hook_k"), 0, run.cached_rows(run.attn("hook_rot_k")));
+    rotate(run, run.name(Leaf::rot_q), run.name(Leaf::q), d.T - d.Tq, 0);
+    rotate(run, run.name(Leaf::rot_k), run.name(Leaf::k), 0, run.cached_rows(run.name(Leaf::rot_k)));
 }
 
 }  // namespace attntrace

@@ -86,8 +86,9 @@ public:
     const Tensor* weight(const std::string& name) const { return lesson_.weight(wname(name)); }
     std::string wname(const std::string& name) const { return pass_->weights + name; }
     std::string wpath(const std::string& name) const { return "weights." + wname(name); }
-    // A step of the pass's attention: "hook_q" -> "blocks.1.cross_attn.hook_q".
-    std::string attn(const char* leaf) const { return pass_->attn + leaf; }
+    // Step `leaf` as this pass reads or writes it: Leaf::q -> "blocks.1.cross_attn.hook_q"
+    // in block 1's cross-attention, Leaf::ln_mean -> "blocks.0.ln2.hook_mean" in norm pass ln2.
+    const std::string& name(Leaf leaf) const { return catalogue_.step(*pass_, leaf).name; }
     // One of the lesson's inputs ("X", "memory"), or null.
     const Tensor* input(const std::string& name) const {
         auto it = lesson_.inputs.find(name);

@@ -8,14 +8,14 @@ namespace attntrace {
 
 void scale_forward(Run& run) {
     const Dims& d = run.dims();
-    const Tensor* s = run.value(run.attn("hook_scores_raw"));
+    const Tensor* s = run.value(run.name(Leaf::scores_raw));
     // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
-    if (float* out = run.open(run.attn("hook_scores_scaled"), {{run.attn("hook_scores_raw"), s}})) {
+    if (float* out = run.open(run.name(Leaf::scores_scaled), {{run.name(Leaf::scores_raw), s}})) {
         const float divisor = run.config().scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
         scale_div(s->ptr(), divisor, out, s->size());
     }
     run.close();
-    Step* step = run.trace().find(run.attn("hook_scores_scaled"));
+    Step* step = run.trace().find(run.name(Leaf::scores_scaled));
     if (!run.config().scale && step->source == StepSource::computed)
         step->note = "scaling is switched off (config.scale = false): S̃ = S";
 }

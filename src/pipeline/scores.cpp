@@ -8,13 +8,13 @@ void scores_forward(Run& run) {
     const Dims& d = run.dims();
     // With RoPE the scores read the rotated Q and K (rope.cpp).
     const bool rope = run.config().positions.kind == PositionKind::rope;
-    const std::string qn = rope ? run.attn("hook_rot_q") : run.attn("hook_q");
-    const std::string kn = rope ? run.attn("hook_rot_k") : run.attn("hook_k");
+    const std::string qn = run.name(scores_query(rope));
+    const std::string kn = run.name(scores_key(rope));
     const Tensor* q = run.value(qn);
     const Tensor* k = run.value(kn);
     // S_h = Q_h·K_gᵀ, g = h / (NH/KVH)   Q_h: (Tq, hs) at q + h·hs, row stride C
     //   K_g: (T, hs) at k + g·hs, row stride KVH·hs   S_h: (Tq, T)
-    if (float* s = run.open(run.attn("hook_scores_raw"), {{qn, q}, {kn, k}})) {
+    if (float* s = run.open(run.name(Leaf::scores_raw), {{qn, q}, {kn, k}})) {
         // One head per thread (each GEMM then runs on its thread): heads write
         // disjoint planes, so the result does not depend on the thread count.
         const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;

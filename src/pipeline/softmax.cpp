@@ -13,9 +13,9 @@ namespace {
 struct Names {
     std::string in, max, shifted, exp, sum, pattern;
     explicit Names(const Run& run)
-        : in(run.attn("hook_attn_scores")), max(run.attn("softmax.hook_row_max")),
-          shifted(run.attn("softmax.hook_shifted")), exp(run.attn("softmax.hook_exp")),
-          sum(run.attn("softmax.hook_row_sum")), pattern(run.attn("hook_pattern")) {}
+        : in(run.name(Leaf::attn_scores)), max(run.name(Leaf::row_max)),
+          shifted(run.name(Leaf::shifted)), exp(run.name(Leaf::exp)),
+          sum(run.name(Leaf::row_sum)), pattern(run.name(Leaf::pattern)) {}
 };
 
 // One pass per step, each reading the (possibly given or rounded) step before.

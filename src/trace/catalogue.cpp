@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 
 namespace attntrace {
@@ -144,7 +145,7 @@ void Catalogue::add_pass(Pass p) {
         if (t.stage != from) continue;
         const std::string_view tn = t.name;
         if (p.cross && (tn == "blocks.0.attn.hook_alibi_slopes" || tn == "blocks.0.attn.hook_alibi")) continue;
-        StepDef d{t.name, t.name, p.stage, index, p.block, p.cross, t.title, t.formula, t.explain, t.axes, t.neg_inf};
+        StepDef d{t.name, t.name, t.leaf, p.stage, index, p.block, p.cross, t.title, t.formula, t.explain, t.axes, t.neg_inf};
         if (!plain && p.stage != Stage::embed) {
             const int b = p.block;
             if (p.stage == Stage::add1 || p.stage == Stage::add2) {
@@ -207,9 +208,7 @@ std::vector<std::string> Catalogue::consumed_by(const Pass& p, bool rope) const 
         case Stage::embed: return {};
         case Stage::qkv: return {p.x};  // cross: K and V read inputs.memory, not a step
         case Stage::rope: return {a + "hook_q", a + "hook_k"};
-        case Stage::scores:
-            if (rot) return {a + "hook_rot_q", a + "hook_rot_k"};
-            return {a + "hook_q", a + "hook_k"};
+        case Stage::scores: return {step(p, scores_query(rot)).name, step(p, scores_key(rot)).name};
         case Stage::scale: return {a + "hook_scores_raw"};
         case Stage::mask: return {a + "hook_scores_scaled"};
         case Stage::softmax: return {a + "hook_attn_scores"};
@@ -222,6 +221,28 @@ std::vector<std::string> Catalogue::consumed_by(const Pass& p, bool rope) const 
         case Stage::ffn: return {p.x};
     }
     return {};
+}
+
+const StepDef& Catalogue::step(const Pass& p, Leaf leaf) const {
+    // The pass's own steps first (a norm's ln_* are its own, whichever norm it is) ...
+    for (std::size_t i = p.first; i < p.end; ++i)
+        if (steps_[i].leaf == leaf) return steps_[i];
+    // ... then its sub-block's (the Q the scores of block 1's cross-attention read), then the model's.
+    const StepDef* outside = nullptr;
+    for (const StepDef& s : steps_) {
+        if (s.leaf != leaf) continue;
+        if (s.block == p.block && s.cross == p.cross) return s;
+        if (s.block < 0 && !outside) outside = &s;
+    }
+    if (outside) return *outside;
+    throw std::logic_error(fmt::format("attntrace: pass {} of block {} has no step {}", stage_name(p.stage), p.block,
+                                       static_cast<int>(leaf)));
+}
+
+const StepDef& Catalogue::step(Leaf leaf, int block, bool cross) const {
+    for (const StepDef& s : steps_)
+        if (s.leaf == leaf && (s.block == block || s.block < 0) && s.cross == cross) return s;
+    throw std::logic_error(fmt::format("attntrace: block {} has no step {}", block, static_cast<int>(leaf)));
 }
 
 std::string Catalogue::sibling(const StepDef& def, std::string_view base) const {

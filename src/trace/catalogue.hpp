@@ -70,6 +70,13 @@ public:
     // The steps of earlier passes that pass `p` reads (weights and inputs aside).
     // With RoPE, scores (and streamed attention) read the rotated Q and K.
     std::vector<std::string> consumed_by(const Pass& p, bool rope) const;
+    // Step `leaf` as pass `p` reads or writes it: its own, else its sub-block's
+    // (block and self or cross), else the embeddings'. logic_error when the
+    // model has none (a bug, not an input error).
+    const StepDef& step(const Pass& p, Leaf leaf) const;
+    // Step `leaf` of block `block` (-1: the embeddings'), its self- or cross-attention's;
+    // of a norm's leaves, the block's first norm's.
+    const StepDef& step(Leaf leaf, int block = 0, bool cross = false) const;
     // The name template step `base` has in the block and sub-block of `def`:
     // ("blocks.0.attn.hook_k", blocks.1.cross_attn.hook_q) -> "blocks.1.cross_attn.hook_k".
     std::string sibling(const StepDef& def, std::string_view base) const;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,11 +62,32 @@ enum class NegInf {
     masked,  // also when computed: the mask, and what it is added to
 };
 
+// What a step computes, whatever its block and sub-block: a typed handle code
+// names steps by (a misspelt one does not compile). Every template entry has
+// one; a pass resolves it to its own step (Catalogue::step). The ln_* leaves
+// are every norm's (ln1, ln2, ln3: the pass says which); resid_mid is every
+// residual add's output (the pass's out names it), as resid_post is add2's.
+enum class Leaf : std::uint8_t {
+    embed, pos_embed, resid_pre,
+    q, k, v, kv_head, rot_q, rot_k,
+    scores_raw, scores_scaled, mask, alibi_slopes, alibi, attn_scores,
+    row_max, shifted, exp, row_sum, pattern, z, attn_out,
+    resid_mid, ln_mean, ln_var, ln_mean_square, ln_scale, ln_standardized, ln_normalized,
+    mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
+};
+
+// The queries and keys the scores (and streamed attention) read: with RoPE the
+// rotated ones. Decided here once; the catalogue, the stages, decode and
+// explain all ask.
+inline Leaf scores_query(bool rope) { return rope ? Leaf::rot_q : Leaf::q; }
+inline Leaf scores_key(bool rope) { return rope ? Leaf::rot_k : Leaf::k; }
+
 // One entry of the template: the steps of a single post-norm encoder block,
 // written with the names of block 0. Generated catalogues (trace/catalogue.hpp)
 // copy and rename them for every block, norm placement and sub-block.
 struct StepTemplate {
     const char* name;  // e.g. "blocks.0.attn.hook_pattern"
+    Leaf leaf;
     Stage stage;
     const char* title;
     const char* formula;
@@ -78,6 +100,7 @@ struct StepTemplate {
 struct StepDef {
     std::string name;   // full name, e.g. "blocks.1.cross_attn.hook_pattern"
     std::string base;   // the template it comes from, e.g. "blocks.0.attn.hook_pattern": what it computes
+    Leaf leaf;          // the same, as a handle
     Stage stage;        // the kind of stage that computes it
     int pass = 0;       // its stage instance in the catalogue's run order (Catalogue::passes)
     int block = -1;     // its block (-1: before the blocks: the embeddings)
