@@ -75,18 +75,18 @@ void exchange(const std::string& temp, const std::string& target) {
 }  // namespace
 
 bool check_folder_target(const std::string& target, const FolderSwap& swap) {
-    if (target.empty()) fail_file("(empty path)", "expected a folder path, found an empty string");
+    if (target.empty()) fail_file("(empty path)", "a folder path", "an empty string");
     // What is there now decides how the new folder goes in; refused before any work.
     std::error_code ec;
     const auto status = fs::symlink_status(target, ec);
     bool replace = false;
     if (fs::exists(status)) {
-        if (fs::is_symlink(status)) fail_file(target, "expected a folder to write, found a symbolic link (left as it is)");
-        if (!fs::is_directory(status)) fail_file(target, "expected a folder to write, found a file (left as it is)");
+        if (fs::is_symlink(status)) fail_file(target, "a folder to write", "a symbolic link (left as it is)");
+        if (!fs::is_directory(status)) fail_file(target, "a folder to write", "a file (left as it is)");
         replace = !fs::is_empty(target, ec);
         if (replace && !swap.replaceable(target))
-            fail_file(target, fmt::format("expected a new folder, an empty one or {}, found a folder holding other "
-                                          "files (left as it is)", swap.what));
+            fail_file(target, fmt::format("a new folder, an empty one or {}", swap.what),
+                      "a folder holding other files (left as it is)");
     }
     return replace;
 }
