@@ -69,8 +69,8 @@ void add_compare_command(CLI::App& app, int& status) {
         if (!opts->step.empty()) {
             shown = c.select(opts->step);
             if (!shown)
-                fail_file("--step", fmt::format("expected a step of A or B (a name, a glob or a last part such as "
-                                                "hook_pattern; see docs/steps.md), found \"{}\"", opts->step));
+                fail_file("--step", "a step of A or B (a name, a glob or a last part such as hook_pattern; see docs/steps.md)",
+                          fmt::format("\"{}\"", opts->step));
         }
         if (opts->json) {
             std::cout << dump_readable(compare_to_json(pair, c, shown));

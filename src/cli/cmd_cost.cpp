@@ -33,7 +33,7 @@ std::uint64_t parse_count(const std::string& text, const std::string& flag) {
         unit = 0;
     }
     if (used == 0 || unit == 0 || text[0] == '-' || v == 0 || v > (1ull << 30) / unit)
-        fail_file(flag, fmt::format("expected a count from 1 to 2^30, such as 4096 or 32K, found \"{}\"", text));
+        fail_file(flag, "a count from 1 to 2^30, such as 4096 or 32K", fmt::format("\"{}\"", text));
     return v * unit;
 }
 
@@ -182,9 +182,9 @@ void add_cost_command(CLI::App& app, int& status) {
         spec.window = kinds.at(opts->window);
         const bool windowed = spec.window == Window::symmetric || spec.window == Window::causal_window;
         if (windowed != (spec.window_size > 0))
-            fail_file("--window", windowed ? "expected a window size with --attention " + opts->window + ", found none"
-                                           : "expected --attention window or causal-window with --window, found --attention " +
-                                                 opts->window);
+            fail_file("--window",
+                      windowed ? "a window size with --attention " + opts->window : "--attention window or causal-window with --window",
+                      windowed ? "none" : "--attention " + opts->window);
         CostReport r = estimate_cost(spec, "attntrace cost");
         // nlohmann's own text: these are counts past float32's exact range.
         if (opts->json) {

@@ -31,8 +31,8 @@ void add_decode_command(CLI::App& app, int& status) {
         auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)));
         const DecodeReport r = decode_lesson(e->lesson, e->exact);
         if (!r.applicable)
-            fail_file(e->lesson.file, "expected a lesson a KV cache can decode (causal self-attention from qkv to mix), "
-                                      "found one where " + r.why_not);
+            fail_file(e->lesson.file, "a lesson a KV cache can decode (causal self-attention from qkv to mix)",
+                      "one where " + r.why_not);
         if (opts->json) std::cout << dump_readable(decode_json(e->lesson, r, true));
         else render_decode(std::cout, e->lesson, r, opts->precision);
         status = r.matches() ? 0 : 1;

@@ -219,19 +219,17 @@ void add_diff_command(CLI::App& app, int& status) {
             for (const TraceData* t : {&a, &b})
                 for (const auto& s : t->steps) any = any || step_matches(s.name, {p});
             if (!any)
-                fail_file("--step", fmt::format("expected a step name or glob that names a step of {} or {}, found "
-                                                "\"{}\"", a.file, b.file, p));
+                fail_file("--step", fmt::format("a step name or glob that names a step of {} or {}", a.file, b.file),
+                          fmt::format("\"{}\"", p));
         }
         const DiffReport r = diff_traces(a, b, opts->diff);
         if (r.steps.empty())
-            fail_file(a.file, fmt::format("expected a step{} named as in {}, found none in common (A: {}; B: {}; "
-                                          "names as in docs/steps.md)",
-                                          opts->diff.steps.empty() ? "" : " (of those --step selects)", b.file,
-                                          some_names(a), some_names(b)));
+            fail_file(a.file,
+                      fmt::format("a step{} named as in {}", opts->diff.steps.empty() ? "" : " (of those --step selects)", b.file),
+                      fmt::format("none in common (A: {}; B: {}; names as in docs/steps.md)", some_names(a), some_names(b)));
         if (r.compared() == 0)
-            fail_file(a.file, fmt::format("expected a step with values in both this and {}, found {} in common but "
-                                          "each kept as a summary or not computable on one side", b.file,
-                                          r.steps.size()));
+            fail_file(a.file, fmt::format("a step with values in both this and {}", b.file),
+                      fmt::format("{} in common but each kept as a summary or not computable on one side", r.steps.size()));
         if (opts->json) print_json(r);
         else print_table(r);
         status = r.first_divergence ? 1 : 0;

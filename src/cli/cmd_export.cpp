@@ -39,11 +39,11 @@ void add_export_command(CLI::App& app, int& status) {
                 "  attntrace export 003-3.1-ring-fell --npy ring-fell-npy");
     cmd->callback([opts, cmd, &status] {
         if (cmd->count("--output") == 0 && cmd->count("--npy") == 0)
-            fail_file("export", "expected --output FILE or --npy DIR (or both), found neither");
+            fail_file("export", "--output FILE or --npy DIR (or both)", "neither");
         if (cmd->count("--output") && opts->out.empty())
-            fail_file("-o", "expected a file path or '-', found an empty string");
+            fail_file("-o", "a file path or '-'", "an empty string");
         if (cmd->count("--npy") && opts->npy.empty())
-            fail_file("--npy", "expected a folder path, found an empty string");
+            fail_file("--npy", "a folder path", "an empty string");
         const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
         if (!opts->npy.empty()) check_npy_export_target(opts->npy);  // refused before anything is written

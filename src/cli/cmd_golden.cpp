@@ -74,8 +74,8 @@ void add_golden_command(CLI::App& app, int& status) {
         if (opts->update) {
             for (const auto& e : evals)
                 if (!e->report.all_as_expected())
-                    fail_file(e->lesson.file, "expected every claim to check as the lesson expects before goldens "
-                                              "are rewritten, found a verdict that differs (see attntrace check)");
+                    fail_file(e->lesson.file, "every claim to check as the lesson expects before goldens are rewritten",
+                              "a verdict that differs (see attntrace check)");
             for (const auto& e : evals) {
                 std::string path = (fs::path(golden_dir()) / (e->lesson.id + ".json")).string();
                 write_file_atomic(path, golden_text(*e));

@@ -32,7 +32,7 @@ void add_report_command(CLI::App& app, int& status) {
                 "  attntrace report lessons/004-causal-mask-example.json -o causal.html\n"
                 "  attntrace report 003-3.1-ring-fell --arithmetic document -o - > rounded.html");
     cmd->callback([opts, &status] {
-        if (opts->out.empty()) fail_file("-o", "expected a file path or '-', found an empty string");
+        if (opts->out.empty()) fail_file("-o", "a file path or '-'", "an empty string");
         // The lesson is read and run before the output is opened: bad input leaves no file.
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
         ProgressLine progress(long_run(lesson));

@@ -24,7 +24,10 @@ struct Part {
     std::optional<std::size_t> index;
 };
 
-[[noreturn]] void fail_set(const std::string& what) { fail_file("--set", what); }
+// "--set: K=V: expected E, found F": a --set refused before the reader sees it.
+[[noreturn]] void fail_set(const Setting& s, const std::string& expected, const std::string& found) {
+    fail_field("--set", s.text, expected, found);
+}
 
 bool all_digits(const std::string& s) {
     return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
@@ -38,8 +41,7 @@ std::vector<Part> split_key(const Setting& s) {
     std::string cur;
     bool after_index = false;  // "a[1].b": the '.' after ']' separates nothing empty
     auto bad = [&](const std::string& found) {
-        fail_set(fmt::format("{}: expected KEY as field names separated by '.', with [N] for an array index, "
-                             "found {}", s.text, found));
+        fail_set(s, "KEY as field names separated by '.', with [N] for an array index", found);
     };
     for (std::size_t i = 0; i < k.size(); ++i) {
         const char c = k[i];
@@ -89,18 +91,16 @@ Place locate(nlohmann::json& doc, const Setting& s, const std::vector<Part>& par
         if (as_index) {
             const std::size_t at = part.index ? *part.index : std::stoul(part.name);
             if (!node->is_array())
-                fail_set(fmt::format("{}: expected an array at {} to index, found {}", s.text, p.path.empty() ? "the top level" : p.path,
-                                     describe(*node)));
+                fail_set(s, fmt::format("an array at {} to index", p.path.empty() ? "the top level" : p.path), describe(*node));
             if (at >= node->size())
-                fail_set(fmt::format("{}: expected an index below {} (the length of {}), found {}", s.text, node->size(), p.path, at));
+                fail_set(s, fmt::format("an index below {} (the length of {})", node->size(), p.path), fmt::format("{}", at));
             p.parent = node, p.index = at, p.key.clear();
             p.path = index(p.path, at);
             node = &(*node)[at];
             continue;
         }
         if (!node->is_object())
-            fail_set(fmt::format("{}: expected an object at {} to hold \"{}\", found {}", s.text, p.path, part.name,
-                                 describe(*node)));
+            fail_set(s, fmt::format("an object at {} to hold \"{}\"", p.path, part.name), describe(*node));
         // The longest run of names that is a key here: step names hold dots.
         std::size_t last = i;
         while (last + 1 < parts.size() && !parts[last + 1].index) ++last;
@@ -120,8 +120,7 @@ Place locate(nlohmann::json& doc, const Setting& s, const std::vector<Part>& par
             if (last > i && find_step(rest)) name = rest, used = last;  // a new step under given, document_rounding
             else name = part.name;
             if (removing)
-                fail_set(fmt::format("{}: expected a field the lesson has (null removes it), found no {}", s.text,
-                                     join(p.path, name)));
+                fail_set(s, "a field the lesson has (null removes it)", "no " + join(p.path, name));
             if (p.created.empty()) p.created = join(p.path, name);
         }
         p.parent = node, p.key = name, p.index.reset();
@@ -133,33 +132,20 @@ Place locate(nlohmann::json& doc, const Setting& s, const std::vector<Part>& par
     return p;
 }
 
-// The reader's "FILE: PATH: rest" for a doc, split; nullopt when it reads.
-struct ReadError {
-    std::string path, rest;  // rest: from the path on
-};
-std::optional<ReadError> read_error(const InputError& e, const std::string& file) {
-    const std::string what = e.what();
-    const std::string prefix = file + ": ";
-    if (what.rfind(prefix, 0) != 0) return ReadError{"", what};
-    ReadError r;
-    r.rest = what.substr(prefix.size());
-    r.path = r.rest.substr(0, r.rest.find(": "));
-    return r;
-}
-
-bool unknown_field(const ReadError& r) {
-    auto ends = [&](const char* tail) {
-        const std::string t = tail;
-        return r.rest.size() >= t.size() && r.rest.compare(r.rest.size() - t.size(), t.size(), t) == 0;
-    };
-    return ends("found an unknown field") || ends("found an unknown step");
+// Whether the reader refused a key of the lesson itself (not of a file it
+// names) as one the format lacks: a field, or a step under given or
+// document_rounding.
+bool unknown_key(const InputError& e, const std::string& file) {
+    const ErrorFields& f = e.fields();
+    return f.within.empty() && f.file == file &&
+           (f.kind == ErrorKind::unknown_field || f.kind == ErrorKind::unknown_step);
 }
 
 std::string dump(const nlohmann::json& doc) { return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 // Whether the lesson format has config.NAME: the reader is asked (it checks
 // config's keys before their values, and A has already read).
-std::optional<ReadError> config_lacks(const nlohmann::json& doc, const std::string& name, const std::string& file) {
+std::optional<InputError> config_lacks(const nlohmann::json& doc, const std::string& name, const std::string& file) {
     if (!doc.contains("config") || !doc["config"].is_object()) return std::nullopt;
     nlohmann::json probe = doc;
     probe.erase("claims");
@@ -167,8 +153,7 @@ std::optional<ReadError> config_lacks(const nlohmann::json& doc, const std::stri
     try {
         (void)parse_lesson(dump(probe), file);
     } catch (const InputError& e) {
-        auto r = read_error(e, file);
-        if (r && r->path == "config." + name && unknown_field(*r)) return r;
+        if (unknown_key(e, file) && e.path() == "config." + name) return e;
     }
     return std::nullopt;
 }
@@ -178,11 +163,11 @@ std::optional<ReadError> config_lacks(const nlohmann::json& doc, const std::stri
 Setting parse_setting(const std::string& arg) {
     const auto eq = arg.find('=');
     if (eq == std::string::npos)
-        fail_set(fmt::format("expected KEY=VALUE (e.g. config.scale=false), found \"{}\" with no '='", arg));
+        fail_file("--set", "KEY=VALUE (e.g. config.scale=false)", fmt::format("\"{}\" with no '='", arg));
     Setting s;
     s.text = arg;
     s.key = arg.substr(0, eq);
-    if (s.key.empty()) fail_set(fmt::format("expected KEY=VALUE with a KEY before '=', found \"{}\"", arg));
+    if (s.key.empty()) fail_file("--set", "KEY=VALUE with a KEY before '='", fmt::format("\"{}\"", arg));
     const std::string v = arg.substr(eq + 1);
     // JSON when it parses (false, 2, {"kind": "window"}, "none"), else the text as a string (causal).
     try {
@@ -193,25 +178,51 @@ Setting parse_setting(const std::string& arg) {
     return s;
 }
 
+InputError map_refusal(const InputError& e, const RefusalContext& c) {
+    if (unknown_key(e, c.file)) {
+        if (auto by = c.created.find(e.path()); by != c.created.end()) {
+            // A bare key that is neither config.KEY nor a top-level field.
+            if (auto miss = c.bare_misses.find(e.path()); miss != c.bare_misses.end()) {
+                ErrorFields f;
+                f.file = "--set";
+                f.path = by->second;
+                f.expected = "a field of config or of the lesson's top level";
+                f.found = fmt::format("neither ({}; {})", miss->second.after_file(), e.after_file());
+                return InputError(std::move(f));
+            }
+            // A key the --set added: its error, the reader's fields kept.
+            ErrorFields f = e.fields();
+            f.within = {ErrorPlace{"--set", by->second}};
+            f.file.clear();
+            return InputError(std::move(f));
+        }
+    }
+    // B's error: the lesson's name becomes B's label.
+    ErrorFields f = e.fields();
+    std::string& outermost = f.within.empty() ? f.file : f.within.front().file;
+    if (outermost == c.file) outermost = c.b_label;
+    else f.within.insert(f.within.begin(), ErrorPlace{c.b_label, ""});
+    return InputError(std::move(f));
+}
+
 LessonPair read_lesson_pair(const std::string& file, const std::vector<Setting>& settings) {
     LessonPair pair{read_lesson(file), {}, {}, {}, {}};
     const nlohmann::json original = load_json_file(file);
     nlohmann::json doc = original;
-    std::map<std::string, std::string> created;  // path a --set added -> that --set
+    RefusalContext refusal{file, "", {}, {}};
     std::string label;
-    std::map<std::string, ReadError> bare_misses;  // bare keys that are no config field: the reader's word on config.KEY
     for (const Setting& s : settings) {
         label += (label.empty() ? "" : " ") + std::string("--set ") + s.text;
         std::vector<Part> parts = split_key(s);
         // Neither changes a value of the run, and B drops both (below).
         if (!parts[0].index && (parts[0].name == "claims" || parts[0].name == "document_rounding"))
-            fail_set(fmt::format("{}: expected a field that changes the run, found {} (compare checks no claims and "
-                                 "runs the exact arithmetic only)", s.text, parts[0].name));
+            fail_set(s, "a field that changes the run",
+                     parts[0].name + " (compare checks no claims and runs the exact arithmetic only)");
         const bool bare = parts.size() == 1 && !parts[0].index;
         if (bare) {
             auto miss = config_lacks(original, parts[0].name, file);
             if (!miss) parts.insert(parts.begin(), Part{"config", std::nullopt});
-            else bare_misses[parts[0].name] = *miss;
+            else refusal.bare_misses.emplace(parts[0].name, *miss);
         }
         const bool removing = s.value.is_null();
         // What A holds there, looked up before anything is created.
@@ -227,11 +238,11 @@ LessonPair read_lesson_pair(const std::string& file, const std::vector<Setting>&
         }
         Place place = locate(doc, s, parts, removing);
         applied.path = place.path;
-        if (!place.created.empty()) created.emplace(place.created, s.text);
+        if (!place.created.empty()) refusal.created.emplace(place.created, s.text);
         if (removing) {
             if (place.index) place.parent->erase(*place.index);
             else if (place.parent) place.parent->erase(place.key);
-            else fail_set(fmt::format("{}: expected a field to remove, found the whole lesson", s.text));
+            else fail_set(s, "a field to remove", "the whole lesson");
         } else {
             *place.node = s.value;
             applied.after = s.value;
@@ -244,20 +255,11 @@ LessonPair read_lesson_pair(const std::string& file, const std::vector<Setting>&
     // of shape or of run.to would make claims and document_rounding invalid.
     doc.erase("claims");
     doc.erase("document_rounding");
+    refusal.b_label = pair.b_label;
     try {
         pair.b = parse_lesson(dump(doc), file);
     } catch (const InputError& e) {
-        auto r = read_error(e, file);
-        if (!r || r->path.empty()) throw InputError(pair.b_label + ": " + e.what());
-        if (auto by = created.find(r->path); by != created.end() && unknown_field(*r)) {
-            // A bare key that is neither config.KEY nor a top-level field.
-            if (auto miss = bare_misses.find(r->path); miss != bare_misses.end())
-                fail_set(fmt::format("{}: expected a field of config or of the lesson's top level, found neither "
-                                     "({}; {})",
-                                     by->second, miss->second.rest, r->rest));
-            fail_set(by->second + ": " + r->rest);
-        }
-        throw InputError(pair.b_label + ": " + r->rest);
+        throw map_refusal(e, refusal);
     }
     pair.b.file = pair.b_label;
     return pair;

@@ -6,11 +6,13 @@
 // The rules for people are in docs/compare.md.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "lesson/lesson.hpp"
 
 namespace attntrace {
@@ -60,5 +62,19 @@ struct LessonPair {
 // with B's label: "FILE (with --set K=V): config.heads: expected ...".
 // All errors are InputError (exit 2).
 LessonPair read_lesson_pair(const std::string& file, const std::vector<Setting>& settings);
+
+// What read_lesson_pair knows when the reader refuses B.
+struct RefusalContext {
+    std::string file;     // the lesson file, as the reader names it
+    std::string b_label;  // "FILE (with --set K=V)"
+    std::map<std::string, std::string> created;    // path of a field a --set added -> that --set's text
+    std::map<std::string, InputError> bare_misses;  // bare KEY that is no config field -> the reader's refusal of config.KEY
+};
+
+// The reader's refusal `e` of B, as compare reports it: a key a --set added
+// that the format lacks is that --set's error ("--set: K=V: config.nope:
+// expected ..., found an unknown field"); anything else is B's, under B's
+// label. Decided by e's fields (kind, file, path) alone, never its wording.
+InputError map_refusal(const InputError& e, const RefusalContext& c);
 
 }  // namespace attntrace

@@ -135,28 +135,29 @@ private:
 }  // namespace
 
 json parse_json_text(const std::string& text, const std::string& file) {
-    if (text.empty()) fail_file(file, "byte 0: expected a JSON document, found an empty file");
+    if (text.empty()) fail_at(file, 0, "a JSON document", "an empty file");
     std::size_t where = 0;
     if (max_depth(text, where) > kMaxJsonDepth)
-        fail_file(file, fmt::format("byte {}: expected JSON nested at most {} deep, found deeper nesting",
-                                    where, kMaxJsonDepth));
+        fail_at(file, where, fmt::format("JSON nested at most {} deep", kMaxJsonDepth), "deeper nesting");
     try {
         return json::parse(text, DuplicateKeys(file));
     } catch (const json::parse_error& e) {
         // e.byte is 1-based and points just past the offending character.
+        // nlohmann's exception says what it met only in its text, after an
+        // "[json.exception.parse_error.101] parse error at line 1, column 5: "
+        // preamble that we drop: a third party's wording, not one of ours.
         std::string what = e.what();
         auto pos = what.find("syntax error");
         if (pos == std::string::npos) pos = what.find("invalid");
         std::string detail = pos == std::string::npos ? what : what.substr(pos);
-        fail_file(file, fmt::format("byte {}: expected valid JSON, found {}",
-                                    e.byte > 0 ? e.byte - 1 : 0, detail));
+        fail_at(file, e.byte > 0 ? e.byte - 1 : 0, "valid JSON", detail);
     } catch (const json::out_of_range& e) {
         // A number beyond the double range: nlohmann gives no position.
         std::string token;
         std::size_t at = overflowing_number(text, token);
-        if (token.empty()) fail_file(file, fmt::format("expected valid JSON, found {}", e.what()));
-        fail_file(file, fmt::format("byte {}: expected a finite number, found {} (out of range)", at,
-                                    token.size() > 24 ? token.substr(0, 21) + "..." : token));
+        if (token.empty()) fail_file(file, "valid JSON", e.what());
+        fail_at(file, at, "a finite number",
+                (token.size() > 24 ? token.substr(0, 21) + "..." : token) + " (out of range)");
     }
 }
 
@@ -164,22 +165,23 @@ json load_json_file(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
     auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) fail_file(path, "expected a readable file, found no such file");
-    if (fs::is_directory(status)) fail_file(path, "expected a file, found a directory");
+    if (ec || !fs::exists(status)) fail_file(path, "a readable file", "no such file");
+    if (fs::is_directory(status)) fail_file(path, "a file", "a directory");
     auto size = fs::file_size(path, ec);
-    if (ec) fail_file(path, "expected a readable file, found one whose size cannot be read");
+    if (ec) fail_file(path, "a readable file", "one whose size cannot be read");
     if (size > kMaxFileBytes)
-        fail_file(path, fmt::format("expected at most {} bytes, found {} bytes", kMaxFileBytes, size));
+        fail_file(path, fmt::format("at most {} bytes", kMaxFileBytes), fmt::format("{} bytes", size));
     if (size > max_memory_bytes() / kJsonBytesPerTextByte)
-        fail_file(path, fmt::format("expected a file whose parsed JSON fits the memory limit of {} (--max-memory; up to "
-                                    "{} bytes per byte of JSON), found {} of JSON",
-                                    human_bytes(max_memory_bytes()), kJsonBytesPerTextByte, human_bytes(size)));
+        fail_file(path,
+                  fmt::format("a file whose parsed JSON fits the memory limit of {} (--max-memory; up to {} bytes "
+                              "per byte of JSON)", human_bytes(max_memory_bytes()), kJsonBytesPerTextByte),
+                  human_bytes(size) + " of JSON");
     std::ifstream in(path, std::ios::binary);
-    if (!in) fail_file(path, "expected a readable file, found one that cannot be opened");
+    if (!in) fail_file(path, "a readable file", "one that cannot be opened");
     std::string text(size, '\0');
     in.read(text.data(), static_cast<std::streamsize>(size));
     if (static_cast<std::size_t>(in.gcount()) != size)
-        fail_file(path, "expected to read the whole file, found it shorter than its size");
+        fail_file(path, "to read the whole file", "it shorter than its size");
     return parse_json_text(text, path);
 }
 
@@ -213,8 +215,9 @@ std::string join(const std::string& path, const std::string& key) {
 }
 std::string index(const std::string& path, std::size_t i) { return fmt::format("{}[{}]", path, i); }
 
-void Fields::fail(const std::string& path, const std::string& expected, const std::string& found) const {
-    fail_field(file_, path.empty() ? "(top level)" : path, expected, found);
+void Fields::fail(const std::string& path, const std::string& expected, const std::string& found,
+                  ErrorKind kind) const {
+    fail_field(file_, path.empty() ? "(top level)" : path, expected, found, kind);
 }
 
 void Fields::only_keys(const json& obj, const std::string& path,
@@ -225,7 +228,8 @@ void Fields::only_keys(const json& obj, const std::string& path,
         if (!ok) {
             std::string list;
             for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-            fail(join(path, it.key()), "one of the known fields (" + list + ")", "an unknown field");
+            fail(join(path, it.key()), "one of the known fields (" + list + ")", "an unknown field",
+                 ErrorKind::unknown_field);
         }
     }
 }
@@ -237,7 +241,7 @@ const json& Fields::object(const json& v, const std::string& path) const {
 
 const json& Fields::member(const json& obj, const std::string& path, const char* key) const {
     auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "a value", "nothing (the field is missing)");
+    if (it == obj.end()) fail(join(path, key), "a value", "nothing (the field is missing)", ErrorKind::missing_field);
     return *it;
 }
 

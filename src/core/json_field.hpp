@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/tensor.hpp"
 
 namespace attntrace {
@@ -40,8 +41,8 @@ public:
     explicit Fields(std::string file) : file_(std::move(file)) {}
     const std::string& file() const { return file_; }
 
-    [[noreturn]] void fail(const std::string& path, const std::string& expected,
-                           const std::string& found) const;
+    [[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& found,
+                           ErrorKind kind = ErrorKind::invalid) const;
 
     // The object at path must have only these keys.
     void only_keys(const json& obj, const std::string& path,

@@ -21,11 +21,11 @@ std::size_t parse_size(const std::string& s, const std::string& origin) {
     std::string suffix = s.substr(digits);
     std::size_t shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : 99;
     if (digits == 0 || digits > 12 || shift == 99)
-        fail_file(origin, fmt::format("expected a size such as 512M or 8G, found \"{}\"", s));
+        fail_file(origin, "a size such as 512M or 8G", fmt::format("\"{}\"", s));
     const std::size_t n = static_cast<std::size_t>(std::stoull(s.substr(0, digits)));
     if (n > (SIZE_MAX >> shift))  // "17179869184G" would wrap around to 0
-        fail_file(origin, fmt::format("expected a size below 16 EiB, found \"{}\"", s));
-    if (n == 0) fail_file(origin, fmt::format("expected a size above 0, found \"{}\"", s));
+        fail_file(origin, "a size below 16 EiB", fmt::format("\"{}\"", s));
+    if (n == 0) fail_file(origin, "a size above 0", fmt::format("\"{}\"", s));
     return n << shift;
 }
 

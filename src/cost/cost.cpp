@@ -67,15 +67,15 @@ std::uint64_t keys_seen(Window w, std::uint64_t size, std::uint64_t n, std::uint
 
 CostReport estimate_cost(const CostSpec& s, const std::string& origin) {
     if (s.tokens == 0 || s.d_model == 0 || s.heads == 0 || s.layers == 0 || s.batch == 0)
-        fail_file(origin, "expected tokens, d_model, heads, layers and batch of at least 1, found a 0");
+        fail_file(origin, "tokens, d_model, heads, layers and batch of at least 1", "a 0");
     if (s.d_model % s.heads != 0)
-        fail_file(origin, fmt::format("expected heads dividing d_model, found {} heads for d_model {}", s.heads, s.d_model));
+        fail_file(origin, "heads dividing d_model", fmt::format("{} heads for d_model {}", s.heads, s.d_model));
     const std::uint64_t kvh = s.kv_heads ? s.kv_heads : s.heads;
     if (kvh > s.heads || s.heads % kvh != 0)
-        fail_file(origin, fmt::format("expected kv-heads dividing heads (each K/V head serves heads/kv-heads query "
-                                      "heads), found {} kv-heads for {} heads", kvh, s.heads));
+        fail_file(origin, "kv-heads dividing heads (each K/V head serves heads/kv-heads query heads)",
+                  fmt::format("{} kv-heads for {} heads", kvh, s.heads));
     const bool windowed = s.window == Window::symmetric || s.window == Window::causal_window;
-    if (windowed && s.window_size == 0) fail_file(origin, "expected a window size of at least 1, found 0");
+    if (windowed && s.window_size == 0) fail_file(origin, "a window size of at least 1", "0");
 
     CostReport r;
     r.spec = s;

@@ -154,12 +154,7 @@ private:
         try {
             (void)estimate_cost(s, "cost");
         } catch (const InputError& e) {
-            std::string msg = e.what();
-            const std::string prefix = "cost: expected ";
-            if (msg.rfind(prefix, 0) == 0) msg = msg.substr(prefix.size());
-            const auto found = msg.find(", found ");
-            f_.fail(path, "a consistent spec: " + msg.substr(0, found),
-                    found == std::string::npos ? "otherwise" : msg.substr(found + 8));
+            f_.fail(path, "a consistent spec: " + e.expected(), e.found());
         }
     }
 

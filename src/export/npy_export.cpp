@@ -25,7 +25,7 @@ bool plain_npy_name(const std::string& name) {
 
 std::string file_for(const std::string& step, const char* suffix) {
     std::string name = step + suffix;
-    if (!plain_npy_name(name)) fail_file(step, "expected a step name usable as a file name, found one that is not");
+    if (!plain_npy_name(name)) fail_file(step, "a step name usable as a file name", "one that is not");
     return name;
 }
 
@@ -94,8 +94,7 @@ TraceData read_npy_export(const std::string& dir) {
     const std::string index_path = (fs::path(dir) / kNpyIndexFile).string();
     std::error_code ec;
     if (!fs::exists(index_path, ec))
-        fail_file(dir, "expected a trace file, or an npy export folder with an index.json, found a folder without "
-                       "index.json");
+        fail_file(dir, "a trace file, or an npy export folder with an index.json", "a folder without index.json");
     const json doc = load_json_file(index_path);
     Fields f(index_path);
     f.object(doc, "");
@@ -150,19 +149,22 @@ TraceData read_npy_export(const std::string& dir) {
             f.fail(join(p, "file"), "a file name in the folder ending in .npy (no '/', not starting with '.')", describe(file));
         NpyRead options;
         options.allow_neg_inf = true;  // masked cells
+        bool ours = false;  // whether the refusal is before_alloc's, which names the index already
         options.before_alloc = [&](const Shape& got, std::size_t n) {
+            ours = true;
             if (got != d.shape)
                 f.fail(join(p, "shape"), fmt::format("the shape of {} ({})", name, shape_str(got)), shape_str(d.shape));
             if (n > budget - reserved)
                 f.fail(join(p, "file"), fmt::format("steps that fit in {} (--max-memory)", human_bytes(max_memory_bytes())),
                        fmt::format("{} needing {} more", name, human_bytes(n * sizeof(float))));
             reserved += n;
+            ours = false;
         };
         try {
             d.values = read_npy((fs::path(dir) / name).string(), options);
         } catch (const InputError& e) {
-            if (std::string(e.what()).rfind(index_path, 0) == 0) throw;  // already names the index
-            fail_file(index_path, fmt::format("{}: {}", join(p, "file"), e.what()));
+            if (ours) throw;
+            throw e.within(index_path, join(p, "file"));  // the .npy file's error, inside this step of the index
         }
         t.steps.push_back(std::move(d));
     }

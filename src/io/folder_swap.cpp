@@ -66,8 +66,8 @@ private:
 }
 
 [[noreturn]] void fail_other_files(const std::string& shown, const FolderSwap& swap) {
-    fail_file(shown, fmt::format("expected a new folder, an empty one or {}, found a folder holding other files "
-                                 "(left as it is)", swap.what));
+    fail_file(shown, fmt::format("a new folder, an empty one or {}", swap.what),
+              "a folder holding other files (left as it is)");
 }
 
 // Exchange `temp` (complete) and `real` (the previous output); afterwards
@@ -99,15 +99,15 @@ bool exchange(const std::string& temp, const std::string& real, const std::strin
 }  // namespace
 
 bool check_folder_target(const std::string& target, const FolderSwap& swap) {
-    if (target.empty()) fail_file("(empty path)", "expected a folder path, found an empty string");
+    if (target.empty()) fail_file("(empty path)", "a folder path", "an empty string");
     // What is there now decides how the new folder goes in; refused before any work.
     const std::string real = resolve(target);
     std::error_code ec;
     const auto status = fs::status(real, ec);
     if (!fs::exists(status)) return false;
     if (!fs::is_directory(status))
-        fail_file(target, fmt::format("expected a folder to write, found {} (left as it is)",
-                                      fs::is_regular_file(status) ? "a file" : "a device, FIFO or socket"));
+        fail_file(target, "a folder to write",
+                  fmt::format("{} (left as it is)", fs::is_regular_file(status) ? "a file" : "a device, FIFO or socket"));
     const bool replace = !fs::is_empty(real, ec);
     if (replace && !swap.replaceable(real)) fail_other_files(target, swap);
     return replace;

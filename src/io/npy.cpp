@@ -77,12 +77,12 @@ Tensor read_npy(const std::string& path, const NpyRead& options) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) fail_file(path, "expected a readable .npy file, found no such file");
-    if (!fs::is_regular_file(status)) fail_file(path, "expected a .npy file, found a directory or a special file");
+    if (ec || !fs::exists(status)) fail_file(path, "a readable .npy file", "no such file");
+    if (!fs::is_regular_file(status)) fail_file(path, "a .npy file", "a directory or a special file");
     const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec) fail_file(path, "expected a readable .npy file, found one whose size cannot be read");
+    if (ec) fail_file(path, "a readable .npy file", "one whose size cannot be read");
     std::ifstream in(path, std::ios::binary);
-    if (!in) fail_file(path, "expected a readable .npy file, found one that cannot be opened");
+    if (!in) fail_file(path, "a readable .npy file", "one that cannot be opened");
     auto read_exact = [&](std::size_t n) {
         std::string b(n, '\0');
         in.read(b.data(), static_cast<std::streamsize>(n));
@@ -90,19 +90,19 @@ Tensor read_npy(const std::string& path, const NpyRead& options) {
         return b;
     };
     auto truncated = [&](std::size_t offset, const std::string& what) {
-        fail_file(path, fmt::format("byte {}: expected {}, found the end of the file", offset, what));
+        fail_at(path, offset, what, "the end of the file");
     };
 
     // 1. magic and version   (bytes 0..7)
     const std::string lead = read_exact(kMagicBytes + 2);
     if (lead.compare(0, kMagicBytes, kMagic, kMagicBytes) != 0)
-        fail_file(path, fmt::format("byte 0: expected the .npy magic string \\x93NUMPY, found {}",
-                                    lead.size() < kMagicBytes && lead.compare(0, lead.size(), kMagic, lead.size()) == 0
-                                        ? "the end of the file" : hex_start(lead)));
+        fail_at(path, 0, "the .npy magic string \\x93NUMPY",
+                lead.size() < kMagicBytes && lead.compare(0, lead.size(), kMagic, lead.size()) == 0
+                    ? "the end of the file" : hex_start(lead));
     if (lead.size() < kMagicBytes + 2) truncated(lead.size(), "the format version");
     const int major = static_cast<unsigned char>(lead[6]), minor = static_cast<unsigned char>(lead[7]);
     if ((major != 1 && major != 2) || minor != 0)
-        fail_file(path, fmt::format("byte 6: expected format version 1.0 or 2.0, found {}.{}", major, minor));
+        fail_at(path, 6, "format version 1.0 or 2.0", fmt::format("{}.{}", major, minor));
 
     // 2. header length (2 bytes in 1.0, 4 in 2.0, little-endian), then the header
     const std::size_t len_bytes = major == 1 ? 2 : 4;
@@ -111,8 +111,7 @@ Tensor read_npy(const std::string& path, const NpyRead& options) {
     std::size_t header_len = 0;
     for (std::size_t k = len_bytes; k-- > 0;) header_len = header_len * 256 + static_cast<unsigned char>(len_text[k]);
     if (header_len > kMaxNpyHeaderBytes)
-        fail_file(path, fmt::format("byte 8: expected a header length of at most {}, found {}", kMaxNpyHeaderBytes,
-                                    header_len));
+        fail_at(path, 8, fmt::format("a header length of at most {}", kMaxNpyHeaderBytes), fmt::format("{}", header_len));
     const std::size_t header_at = 8 + len_bytes, data_at = header_at + header_len;
     const std::string header = read_exact(header_len);
     if (header.size() < header_len)
@@ -124,32 +123,28 @@ Tensor read_npy(const std::string& path, const NpyRead& options) {
     if (h.descr == "<f4") item = 4;
     else if (h.descr == "<f8") item = 8;
     else if (h.descr == ">f4" || h.descr == ">f8")
-        fail_file(path, fmt::format("byte {}: expected a little-endian dtype ('<f4' or '<f8'), found '{}' (big-endian: "
-                                    "save a.astype('<f4'))", h.descr_at, h.descr));
+        fail_at(path, h.descr_at, "a little-endian dtype ('<f4' or '<f8')",
+                fmt::format("'{}' (big-endian: save a.astype('<f4'))", h.descr));
     else
-        fail_file(path, fmt::format("byte {}: expected dtype '<f4' or '<f8' (float32 or float64), found '{}'",
-                                    h.descr_at, h.descr));
+        fail_at(path, h.descr_at, "dtype '<f4' or '<f8' (float32 or float64)", fmt::format("'{}'", h.descr));
     if (h.fortran)
-        fail_file(path, fmt::format("byte {}: expected 'fortran_order': False (C order), found True (save "
-                                    "np.ascontiguousarray(a))", h.fortran_at));
+        fail_at(path, h.fortran_at, "'fortran_order': False (C order)", "True (save np.ascontiguousarray(a))");
     if (h.shape.size() > 3)
-        fail_file(path, fmt::format("byte {}: expected a shape of rank 0 to 3, found {}", h.shape_at,
-                                    npy_shape_repr(h.shape)));
+        fail_at(path, h.shape_at, "a shape of rank 0 to 3", npy_shape_repr(h.shape));
     std::size_t n = 0;
     if (!checked_numel(h.shape, kMaxElements, n))
-        fail_file(path, fmt::format("byte {}: expected at most {} numbers, found the shape {}", h.shape_at,
-                                    kMaxElements, npy_shape_repr(h.shape)));
+        fail_at(path, h.shape_at, fmt::format("at most {} numbers", kMaxElements), "the shape " + npy_shape_repr(h.shape));
     const std::uintmax_t data_bytes = size >= data_at ? size - data_at : 0;
     if (data_bytes != n * item)
-        fail_file(path, fmt::format("byte {}: expected {} bytes of data (shape {}, '{}'), found {}", data_at, n * item,
-                                    npy_shape_repr(h.shape), h.descr, data_bytes));
+        fail_at(path, data_at, fmt::format("{} bytes of data (shape {}, '{}')", n * item, npy_shape_repr(h.shape), h.descr),
+                fmt::format("{}", data_bytes));
     if (options.before_alloc) options.before_alloc(h.shape, n);
 
     // 4. the data, converted to float32 and checked cell by cell
     Tensor t = Tensor::uninitialized(h.shape);
     auto refuse = [&](std::size_t flat, double x) {
-        fail_file(path, fmt::format("{}: expected a finite number{}, found {}", cell_index(h.shape, flat),
-                                    options.allow_neg_inf ? " or negative infinity" : "", describe_value(x)));
+        fail_field(path, cell_index(h.shape, flat),
+                   options.allow_neg_inf ? "a finite number or negative infinity" : "a finite number", describe_value(x));
     };
     if (item == 4) {
         in.read(reinterpret_cast<char*>(t.ptr()), static_cast<std::streamsize>(n * 4));

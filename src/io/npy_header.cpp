@@ -61,7 +61,7 @@ private:
 
     std::size_t at() const { return base_ + i_; }
     [[noreturn]] void fail_at(std::size_t offset, const std::string& expected, const std::string& found) const {
-        fail_file(file_, fmt::format("byte {}: expected {}, found {}", offset, expected, found));
+        attntrace::fail_at(file_, offset, expected, found);
     }
     [[noreturn]] void fail(const std::string& expected, const std::string& found) const {
         fail_at(at(), expected, found);

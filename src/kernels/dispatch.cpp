@@ -46,9 +46,9 @@ Isa detect() {
     Isa forced = want == "ref" ? Isa::ref : want == "sse4.2" ? Isa::sse4_2 : want == "avx2" ? Isa::avx2
                  : want == "avx512" ? Isa::avx512 : best;
     if (want != "ref" && want != "sse4.2" && want != "avx2" && want != "avx512")
-        fail_file("ATTNTRACE_KERNELS", "expected ref, sse4.2, avx2 or avx512, found \"" + want + "\"");
+        fail_file("ATTNTRACE_KERNELS", "ref, sse4.2, avx2 or avx512", "\"" + want + "\"");
     if (forced > best)
-        fail_file("ATTNTRACE_KERNELS", "expected an instruction set this build and CPU have, found \"" + want + "\"");
+        fail_file("ATTNTRACE_KERNELS", "an instruction set this build and CPU have", "\"" + want + "\"");
     return forced;
 }
 

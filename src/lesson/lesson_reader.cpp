@@ -86,12 +86,17 @@ private:
         npy_file_ = (fs::path(lesson_.file).parent_path() / rel).string();
         NpyRead options;
         options.allow_neg_inf = allow_neg_inf;
-        options.before_alloc = [&](const Shape&, std::size_t n) { reserve(n, path, npy_file_); };
+        bool budget = false;  // whether the refusal is reserve()'s, which names the lesson already
+        options.before_alloc = [&](const Shape&, std::size_t n) {
+            budget = true;
+            reserve(n, path, npy_file_);
+            budget = false;
+        };
         try {
             return read_npy(npy_file_, options);
         } catch (const InputError& e) {
-            if (std::string(e.what()).rfind(f_.file() + ": ", 0) == 0) throw;  // reserve(): already names the lesson
-            fail_file(f_.file(), path + ": " + e.what());
+            if (budget) throw;
+            throw e.within(f_.file(), path);  // the .npy file's error, inside this lesson's field
         }
     }
     // "a 3x4 array in W_Q.npy", for a shape that does not fit.
@@ -357,7 +362,7 @@ private:
                     f_.fail(join("weights", it.key()),
                             lesson_.config.arch.blocks > 1 ? "a weight name blocks.i.NAME, i < config.blocks, NAME one of " + weight_list()
                                                            : "a weight name (" + weight_list() + ")",
-                            "an unknown field");
+                            "an unknown field", ErrorKind::unknown_field);
         }
         for (const WeightUse& use : uses) {
             const WeightSpec& spec = *use.spec;
@@ -392,7 +397,7 @@ private:
         for (auto it = g->begin(); it != g->end(); ++it) {
             std::string path = join("given", it.key());
             const StepDef* def = lesson_.catalogue().find(it.key());
-            if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
+            if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step", ErrorKind::unknown_step);
             // The kernels read K/V head h / (NH/KVH) from the config: a given map could only contradict them.
             if (def->base == "blocks.0.attn.hook_kv_head")
                 f_.fail(path, "a step the lesson may give (the K/V head of each query head follows from config.kv_heads)",
@@ -423,7 +428,7 @@ private:
         for (auto it = d->begin(); it != d->end(); ++it) {
             std::string path = join("document_rounding", it.key());
             const StepDef* def = lesson_.catalogue().find(it.key());
-            if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step");
+            if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step", ErrorKind::unknown_step);
             if (!lesson_.records(*def))
                 f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
             lesson_.document_rounding[it.key()] = static_cast<int>(f_.integer(*it, path, 0, kMaxDecimals));

@@ -60,9 +60,8 @@ TracePolicy parse_trace_policy(const std::string& text, const std::string& origi
         bool any = false;
         for (const StepDef& d : step_catalogue()) any = any || step_matches(d.name, {pattern});
         if (pattern.empty() || !any)
-            fail_file(origin, fmt::format("expected full, summary, none, or step names or globs separated by commas "
-                                          "(see docs/steps.md), found \"{}\"",
-                                          pattern.empty() ? text : pattern));
+            fail_file(origin, "full, summary, none, or step names or globs separated by commas (see docs/steps.md)",
+                      fmt::format("\"{}\"", pattern.empty() ? text : pattern));
         p.steps.push_back(std::move(pattern));
         start = comma + 1;
     }
