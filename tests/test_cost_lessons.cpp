@@ -138,7 +138,7 @@ TEST_CASE("every shipped cost lesson checks as its author expects", "[cost-lesso
         CostLesson l = read_cost_lesson(e.path().string());
         CostCheckReport r = check_cost_lesson(l);
         for (const auto& res : r.results) {
-            INFO(l.id << " claim " << res.claim->id << ": " << verdict_name(res.verdict) << ", computed " << res.exact);
+            INFO(l.id << " claim " << res.claim.id << ": " << verdict_name(res.verdict) << ", computed " << res.exact);
             CHECK(res.as_expected());
         }
     }

@@ -118,6 +118,30 @@ TEST_CASE("with fewer queries than keys the queries are the last positions, for 
     CHECK((!p.allows(0, 0) && p.allows(0, 1) && p.allows(0, 2)));
 }
 
+TEST_CASE("a mask pattern keeps its own rule: the config it was made from may change or end", "[masks]") {
+    // Made from a temporary: the config is gone after this statement (a
+    // reference to it dangled before MaskPattern copied what it needs).
+    const MaskPattern from_temporary = [] {
+        Config c;
+        c.mask = MaskKind::global_local;
+        c.mask_spec.window = 3;
+        c.mask_spec.global = {0};
+        return MaskPattern(c, 4, 4);
+    }();
+    CHECK(from_temporary.allows(3, 0));   // key 0 is global
+    CHECK(from_temporary.allows(0, 3));   // query 0 is global
+    CHECK(!from_temporary.allows(3, 1));  // outside the window, neither global
+    CHECK(from_temporary.reason(3, 0, "d", "a")[1] == "key position 0 is global: every row sees it");
+    // The config changed after: the pattern still follows the rule it was made with.
+    Config c;
+    c.mask = MaskKind::custom;
+    c.mask_spec.allowed = {1, 0, 1, 1};
+    const MaskPattern custom(c, 2, 2);
+    c.mask = MaskKind::none;
+    c.mask_spec = {};
+    CHECK((custom.allows(0, 0) && !custom.allows(0, 1) && custom.allows(1, 0) && custom.allows(1, 1)));
+}
+
 TEST_CASE("a run under every mask kind: blocked weights exactly 0, rows sum to 1, nothing NaN", "[masks]") {
     const std::size_t T = 9;
     const json masks[] = {

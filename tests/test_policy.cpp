@@ -184,7 +184,7 @@ TEST_CASE("claims about steps the policy does not keep in full are not checkable
     auto e = evaluate(read_lesson(resolve_lesson("003-3.1-ring-fell")), policy("summary"));
     bool saw = false;
     for (const auto& r : e->report.results)
-        if (r.claim->id == "S") {
+        if (r.claim.id == "S") {
             saw = true;
             CHECK(r.verdict == Verdict::not_checkable);
             CHECK(r.reason == "the trace policy kept only a summary of this step");

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <omp.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "export/trace_export.hpp"
 #include "lesson/random_lesson.hpp"
@@ -79,4 +81,58 @@ TEST_CASE("1 and 2 threads give bit-identical outputs with streamed attention an
     REQUIRE(one.streamed_attention);
     REQUIRE(one.steps.size() == 3);  // Z, the FFN's output, the block's output
     require_identical(one, two);
+}
+
+namespace {
+
+// The spin count libgomp runs with, from its OMP_DISPLAY_ENV=VERBOSE report
+// (the last one: the program may start twice); "" when absent.
+std::string running_spin_count(const std::string& err) {
+    const std::string key = "GOMP_SPINCOUNT = '";
+    const std::size_t at = err.rfind(key);
+    if (at == std::string::npos) return "";
+    const std::size_t from = at + key.size();
+    return err.substr(from, err.find('\'', from) - from);
+}
+
+// Unsets a variable for the scope (the tests' own environment may set it), restoring it after.
+class Unset {
+public:
+    explicit Unset(const char* name) : name_(name) {
+        if (const char* v = std::getenv(name)) old_ = v, had_ = true;
+        unsetenv(name);
+    }
+    ~Unset() {
+        if (had_) setenv(name_, old_.c_str(), 1);
+    }
+    Unset(const Unset&) = delete;
+    Unset& operator=(const Unset&) = delete;
+private:
+    const char* name_;
+    std::string old_;
+    bool had_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("waiting threads sleep unless the user chose how they wait (OMP_WAIT_POLICY, GOMP_SPINCOUNT)", "[threads][cli]") {
+    const Unset policy("OMP_WAIT_POLICY"), spin("GOMP_SPINCOUNT");
+    // Neither set: the program sets OMP_WAIT_POLICY=PASSIVE where libgomp reads it, so it spins 0 rounds.
+    auto r = test::run_cli({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("attntrace ") == 0);
+    CHECK(running_spin_count(r.err) == "0");
+    // The user's choice stands, and the program starts once.
+    const std::string once = "OPENMP DISPLAY ENVIRONMENT BEGIN";
+    r = test::run_cli({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE", "OMP_WAIT_POLICY=ACTIVE"});
+    CHECK(r.err.find("OMP_WAIT_POLICY = 'ACTIVE'") != std::string::npos);
+    CHECK(running_spin_count(r.err) != "0");
+    CHECK(r.err.find(once) == r.err.rfind(once));
+    r = test::run_cli({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE", "GOMP_SPINCOUNT=1234"});
+    CHECK(running_spin_count(r.err) == "1234");
+    CHECK(r.err.find(once) == r.err.rfind(once));
+    // Arguments reach the program that runs: a command's output, not only --version.
+    r = test::run_cli({"--threads", "2", "list"});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("003-3.1-ring-fell") != std::string::npos);
 }

@@ -18,7 +18,7 @@ bool all_agree(const Tensor& computed, const Claim& c) {
 }
 
 void deviations(ClaimResult& r) {
-    const Claim& c = *r.claim;
+    const Claim& c = r.claim;
     for (std::size_t i = 0; i < c.values.size(); ++i) {
         float x = r.computed.data[i], p = c.values.data[i];
         double dev = (std::isinf(x) || std::isinf(p)) ? (x == p ? 0.0 : INFINITY)
@@ -30,7 +30,7 @@ void deviations(ClaimResult& r) {
 
 ClaimResult check_shape(const Claim& c, const Step& step) {
     ClaimResult r;
-    r.claim = &c;
+    r.claim = c;
     std::string ours, theirs;
     bool ok = true;
     for (const auto& [axis, extent] : c.shape) {
@@ -120,7 +120,7 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
     for (const Claim& c : lesson.claims) {
         const Step* step = exact.find(c.step);
         ClaimResult r;
-        r.claim = &c;
+        r.claim = c;
         if (!step) {
             r.reason = "the step is not recorded (see the trace policy)";
         } else if (step->recorded != Record::full && c.kind != Claim::Kind::shape) {

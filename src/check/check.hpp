@@ -23,8 +23,10 @@ enum class Basis {
 };
 std::string_view basis_text(Basis b);
 
+// Owns a copy of its claim (a few printed numbers and words), so a report
+// may be copied, moved or kept after the lesson it was checked from.
 struct ClaimResult {
-    const Claim* claim = nullptr;
+    Claim claim;
     Basis basis = Basis::none;
     Verdict verdict = Verdict::not_checkable;
     Tensor computed;   // the selected values, exact arithmetic (empty if not checkable)
@@ -32,7 +34,7 @@ struct ClaimResult {
     double max_deviation = 0.0;  // largest |computed - printed|, exact arithmetic
     std::size_t cells_off = 0;   // how many printed numbers disagree (exact)
     std::string reason;          // not checkable: why; shape claims: the shapes
-    bool as_expected() const { return verdict == claim->expect; }
+    bool as_expected() const { return verdict == claim.expect; }
 };
 
 struct CheckReport {

@@ -16,7 +16,7 @@ struct Evaluation {
     Lesson lesson;
     Trace exact;
     std::optional<Trace> document;
-    CheckReport report;  // points into lesson: an Evaluation does not move (held by unique_ptr)
+    CheckReport report;  // owns its claims: an Evaluation may be copied or moved
 };
 
 // Claims are checked against what the trace keeps: under a policy other than

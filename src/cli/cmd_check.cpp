@@ -62,7 +62,7 @@ void add_check_command(CLI::App& app, int& status) {
             if (c.cost) {
                 ok = ok && c.cost_report.all_as_expected();
                 for (const auto& r : c.cost_report.results)
-                    if (!r.claim->answer) ++counts[static_cast<int>(r.verdict)];
+                    if (!r.claim.answer) ++counts[static_cast<int>(r.verdict)];
                 if (opts->format == "json") out.push_back(cost_check_json(*c.cost, c.cost_report));
                 else render_cost_check(std::cout, *c.cost, c.cost_report);
                 continue;

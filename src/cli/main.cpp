@@ -10,12 +10,14 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "cli/terminal.hpp"
+#include "cli/wait_policy.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/files.hpp"
 
 int main(int argc, char** argv) {
     using namespace attntrace;
+    prefer_passive_waiting(argv);  // before any thread starts; may run the program again
     CLI::App app{"attntrace: every number of a transformer's attention, computed in front of you and checked "
                  "against the articles that print them.\n\nWith no command, runs the flagship lesson (" +
                  std::string(kFlagshipLesson) + ": \"the ring fell\") step by step."};

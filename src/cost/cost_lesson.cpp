@@ -326,7 +326,7 @@ CostCheckReport check_cost_lesson(const CostLesson& lesson) {
     CostCheckReport report;
     for (const CostClaim& c : lesson.claims) {
         CostClaimResult r;
-        r.claim = &c;
+        r.claim = c;
         r.exact = in_unit(c, {});
         if (!c.round_first.empty()) r.document = in_unit(c, c.round_first);
         if (!c.answer) {

@@ -81,12 +81,13 @@ CostLesson read_cost_lesson(const std::string& path);
 // lessons_dir()/cost/*.json, sorted (none: empty).
 std::vector<std::string> list_cost_lesson_files();
 
+// Owns a copy of its claim, so a report outlives the lesson it was checked from.
 struct CostClaimResult {
-    const CostClaim* claim = nullptr;
+    CostClaim claim;
     double exact = 0;                  // in the claim's unit
     std::optional<double> document;    // with round_first applied, in the claim's unit
     Verdict verdict = Verdict::not_checkable;
-    bool as_expected() const { return claim->answer || verdict == claim->expect; }
+    bool as_expected() const { return claim.answer || verdict == claim.expect; }
 };
 
 struct CostCheckReport {

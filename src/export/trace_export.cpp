@@ -7,7 +7,7 @@ namespace attntrace {
 namespace {
 
 OrderedJson claim_json(const ClaimResult& r) {
-    const Claim& c = *r.claim;
+    const Claim& c = r.claim;
     OrderedJson j;
     j["id"] = c.id;
     j["step"] = c.step;

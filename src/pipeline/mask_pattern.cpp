@@ -22,11 +22,10 @@ std::string list(const std::vector<std::size_t>& v) {
 }  // namespace
 
 MaskPattern::MaskPattern(const Config& config, std::size_t Tq, std::size_t T)
-    : c_(config), Tq_(Tq), T_(T), offset_(T >= Tq ? T - Tq : 0) {
-    const MaskSpec& m = c_.mask_spec;
-    half_ = m.window ? (m.window - 1) / 2 : 0;
-    const auto& marked = c_.mask == MaskKind::global_local ? m.global : m.pad;
-    if (c_.mask == MaskKind::global_local || c_.mask == MaskKind::padding) {
+    : kind_(config.mask), m_(config.mask_spec), Tq_(Tq), T_(T), offset_(T >= Tq ? T - Tq : 0) {
+    half_ = m_.window ? (m_.window - 1) / 2 : 0;
+    const auto& marked = kind_ == MaskKind::global_local ? m_.global : m_.pad;
+    if (kind_ == MaskKind::global_local || kind_ == MaskKind::padding) {
         special_.assign(T_, 0);
         for (std::size_t p : marked)
             if (p < T_) special_[p] = 1;
@@ -34,15 +33,15 @@ MaskPattern::MaskPattern(const Config& config, std::size_t Tq, std::size_t T)
 }
 
 bool MaskPattern::is_summary(std::size_t j) const {
-    const std::size_t b = c_.mask_spec.block;
-    if (!c_.mask_spec.summary_last) return j % b == 0;
+    const std::size_t b = m_.block;
+    if (!m_.summary_last) return j % b == 0;
     return j % b == b - 1 || j + 1 == T_;  // a short last block's summary is its last token
 }
 
 bool MaskPattern::allows(std::size_t i, std::size_t j) const {
     const std::size_t p = position(i);
-    const MaskSpec& m = c_.mask_spec;
-    switch (c_.mask) {
+    const MaskSpec& m = m_;
+    switch (kind_) {
         case MaskKind::none: return true;
         case MaskKind::causal: return j <= p;
         case MaskKind::window:
@@ -63,11 +62,11 @@ void MaskPattern::fill(float* out) const {
 std::vector<std::string> MaskPattern::reason(std::size_t i, std::size_t j, const std::string& q,
                                              const std::string& k) const {
     const std::size_t p = position(i);
-    const MaskSpec& m = c_.mask_spec;
+    const MaskSpec& m = m_;
     const bool ok = allows(i, j);
     const std::string where = fmt::format("query {} sits at position {}, key {} at position {}", q, p, k, j);
     std::vector<std::string> out;
-    switch (c_.mask) {
+    switch (kind_) {
         case MaskKind::none:
             out.push_back(fmt::format("no mask in this lesson (config.mask none): query {} sees every key, {} included", q, k));
             break;

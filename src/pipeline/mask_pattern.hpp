@@ -25,10 +25,12 @@
 
 namespace attntrace {
 
+// Holds its own copy of the mask's kind and fields (a custom mask's allowed
+// cells included: Tq·T bytes, beside the Tq·T floats of M it fills), so it
+// may outlive the Config it was made from.
 class MaskPattern {
 public:
     MaskPattern(const Config& config, std::size_t Tq, std::size_t T);
-    MaskPattern(Config&&, std::size_t, std::size_t) = delete;  // it keeps a reference to the config
 
     bool allows(std::size_t i, std::size_t j) const;  // query row i, key j
     std::size_t position(std::size_t i) const { return i + offset_; }
@@ -42,11 +44,12 @@ public:
                                     const std::string& key) const;
 
 private:
-    const Config& c_;
+    MaskKind kind_;
+    MaskSpec m_;
     std::size_t Tq_, T_, offset_;
     std::vector<char> special_;  // global_local: global positions; padding: pad positions (per position, T)
     std::size_t half_ = 0;       // symmetric windows: (w-1)/2
-    bool in_block(std::size_t p, std::size_t j) const { return p / c_.mask_spec.block == j / c_.mask_spec.block; }
+    bool in_block(std::size_t p, std::size_t j) const { return p / m_.block == j / m_.block; }
     bool is_summary(std::size_t j) const;
 };
 

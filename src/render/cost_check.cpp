@@ -21,11 +21,11 @@ std::string amount(double v, const CostClaim& c, int extra) {
 
 void render_cost_check(std::ostream& out, const CostLesson& lesson, const CostCheckReport& report) {
     std::size_t answers = 0;
-    for (const auto& r : report.results) answers += r.claim->answer;
+    for (const auto& r : report.results) answers += r.claim.answer;
     out << fmt::format("{}  ({} claims{}, cost)\n", lesson.id, report.results.size() - answers,
                        answers ? fmt::format(", {} answers", answers) : "");
     for (const auto& r : report.results) {
-        const CostClaim& c = *r.claim;
+        const CostClaim& c = r.claim;
         std::string what = fmt::format("{} ({})", cost_quantity_name(c.quantity), describe_spec(c.spec));
         if (c.over) what = fmt::format("{} / the same with {}", what, describe_spec(*c.over));
         if (c.answer) {
@@ -49,7 +49,7 @@ void render_cost_check(std::ostream& out, const CostLesson& lesson, const CostCh
 OrderedJson cost_check_json(const CostLesson& lesson, const CostCheckReport& report) {
     OrderedJson claims = OrderedJson::array();
     for (const auto& r : report.results) {
-        const CostClaim& c = *r.claim;
+        const CostClaim& c = r.claim;
         OrderedJson j;
         j["id"] = c.id;
         j["quantity"] = cost_quantity_name(c.quantity);

@@ -32,8 +32,7 @@ float explain_scores(Ctx& c) {
     if (n == "blocks.0.attn.hook_mask") {
         const std::size_t i = c.at[0], j = c.at[1];
         const std::string q = Ctx::label(c.step, 0, i), k = Ctx::label(c.step, 1, j);
-        const Config config = c.attn_config();  // MaskPattern keeps a reference: not to a temporary
-        const MaskPattern pattern(config, d.Tq, d.T);
+        const MaskPattern pattern(c.attn_config(), d.Tq, d.T);
         for (const std::string& l : pattern.reason(i, j, q, k)) c.line("{}", l);
         return pattern.allows(i, j) ? 0.0f : kNegInf;
     }

@@ -34,7 +34,7 @@ std::string claim_where(const Claim& c, const Step& step) {
 }
 
 void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int precision) {
-    const Claim& c = *r.claim;
+    const Claim& c = r.claim;
     out << fmt::format("    {} claim {}{}: {}{}\n", verdict_mark(r.verdict), c.id, claim_where(c, step),
                        verdict_name(r.verdict),
                        r.as_expected() ? "" : fmt::format("  [lesson expects {}]", verdict_name(c.expect)));
@@ -219,7 +219,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         if (s.rounded_to >= 0) out << fmt::format("    (rounded to {} decimals, as the article did)\n", s.rounded_to);
         if (s.def) out << "    " << s.def->explain << "\n";
         for (const auto& r : report.results)
-            if (r.claim->step == s.name) render_claim(out, r, s, view.precision);
+            if (r.claim.step == s.name) render_claim(out, r, s, view.precision);
     }
     for (const auto& w : trace.warnings) out << "\nwarning: " << w << "\n";
     out << fmt::format("\nclaims: {} agree, {} agree when rounded as printed, {} disagree, {} not checkable{}\n",
@@ -231,7 +231,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
 void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
     out << fmt::format("{}  ({} claims)\n", lesson.id, report.results.size());
     for (const auto& r : report.results) {
-        const Claim& c = *r.claim;
+        const Claim& c = r.claim;
         const Step* step = trace.find(c.step);
         std::string where = step ? claim_where(c, *step) : "";
         std::string dev = r.computed.size() && r.verdict != Verdict::agrees ? fmt::format("  max |Δ| {:.3g}", r.max_deviation) : "";

@@ -271,7 +271,9 @@ void AttentionStreaming::operator()(Arch, const float* q, const float* k, const 
     // the same order whatever the thread count: the result does not depend on
     // it. Round-robin (static, 1): under a causal mask later blocks see more
     // keys, and interleaving evens the threads' shares.
-#pragma omp parallel num_threads(threads) if (threads > 1 && items > 1)
+    // Small calls (one query over a short cache) stay on the calling thread (kAttnParallelWork).
+    const double size = static_cast<double>(items) * T * hs;
+#pragma omp parallel num_threads(threads) if (threads > 1 && items > 1 && size > kAttnParallelWork)
     {
         const Scratch s(work + static_cast<std::size_t>(omp_get_thread_num()) * attention_workspace_floats(hs), hs,
                         hp);

@@ -77,11 +77,9 @@ void Add::operator()(Arch, const float* a, const float* b, float* y, std::size_t
 }
 
 // Large element-wise passes are split across threads in chunks of whole
-// registers; below kParallelFloats (1 MiB of input, as SoftmaxRows) waking the
-// other threads costs more than it saves. Element-wise, so any split gives
-// the same bits.
+// registers; below kParallelFloats (kernels.hpp) waking the other threads
+// costs more than it saves. Element-wise, so any split gives the same bits.
 inline constexpr std::size_t kChunkFloats = 1 << 14;
-inline constexpr std::size_t kParallelFloats = 1 << 18;
 
 
 template <class Arch>

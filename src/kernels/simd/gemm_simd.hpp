@@ -158,8 +158,8 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
     // C tile is computed by one thread, in the same k order whatever the
     // number of threads, so the result does not depend on it. Inside another
     // parallel region (attention's heads) this runs on the calling thread.
-    // Small products stay on one thread: waking the others costs more.
-    const bool parallel = 2.0 * static_cast<double>(M) * K * N > 4.0e6;
+    // Small products, and those of one row panel, stay on one thread (kGemmParallelFlops).
+    const bool parallel = M > MR && 2.0 * static_cast<double>(M) * K * N > kGemmParallelFlops;
     // Narrow products (N <= 2·NR: attention's A·V with hs = 64) use each A
     // element for at most two micro-kernels: packing A then costs as much
     // memory traffic as the product, so the micro-kernel reads A in place.

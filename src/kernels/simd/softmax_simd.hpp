@@ -27,8 +27,8 @@ std::size_t SoftmaxRows::operator()(Arch, const float* x, std::size_t rows, std:
     const bool stream = rows * cols * sizeof(float) >= kStreamBytes && cols % W == 0 &&
                         reinterpret_cast<std::uintptr_t>(shifted) % align == 0 &&
                         reinterpret_cast<std::uintptr_t>(out) % align == 0;
-    // Rows are independent: split across threads when there is enough work.
-#pragma omp parallel for schedule(static) reduction(+ : empty_rows) if (rows * cols > (1u << 18))
+    // Rows are independent: split across threads when there is enough work (kParallelFloats, kernels.hpp).
+#pragma omp parallel for schedule(static) reduction(+ : empty_rows) if (rows * cols > kParallelFloats)
     for (std::size_t i = 0; i < rows; ++i) {
         const float* xi = x + i * cols;
         float* si = shifted + i * cols;
