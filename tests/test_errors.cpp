@@ -159,6 +159,15 @@ TEST_CASE("the .npy reader's refusals carry the file, the byte offset or cell, e
     CHECK(e.fields().within == std::vector<ErrorPlace>{{dir.file("index.json"), "steps[0].file"}});
     CHECK(e.file() == dir.path() + "/x.npy");
     CHECK(e.fields().byte == 20u);
+
+    // The index's own refusal, from inside the read (a shape the index does not
+    // give), names the index alone: it is not wrapped as the .npy file's.
+    write_npy(dir.file("x.npy"), Tensor(Shape{3}));
+    e = error_of([&] { read_npy_export(dir.path()); });
+    CHECK(e.fields().within.empty());
+    CHECK(e.file() == dir.file("index.json"));
+    CHECK(e.path() == "steps[0].shape");
+    CHECK(e.found() == "2");
 }
 
 TEST_CASE("a cost lesson's inconsistent spec quotes the cost model's expected and found", "[errors][cost]") {
