@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make                 # build
+  ccache                         # compiler cache: CI's builds share objects and rebuild only what changed
   libxtensor-dev xtl-dev libxsimd-dev   # tensors, SIMD
   libfmt-dev libcli11-dev nlohmann-json3-dev
   catch2                         # tests

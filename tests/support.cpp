@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include "cli/cli.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -7,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,6 +30,34 @@ std::string slurp_fd(const std::string& path) {
     return ss.str();
 }
 
+// Environment entries "NAME=value" set while it lives, and each variable put
+// back as it was (or removed) after, so that no test's settings reach the next.
+class EnvForCall {
+public:
+    explicit EnvForCall(const std::vector<std::string>& entries) {
+        for (const auto& e : entries) {
+            const auto eq = e.find('=');
+            if (eq == std::string::npos) throw std::invalid_argument("expected NAME=value, found " + e);
+            std::string name = e.substr(0, eq);
+            const char* old = std::getenv(name.c_str());
+            saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+            setenv(name.c_str(), e.c_str() + eq + 1, 1);
+        }
+    }
+    ~EnvForCall() {
+        // In reverse, so that a name given twice ends as it began.
+        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+            if (it->second) setenv(it->first.c_str(), it->second->c_str(), 1);
+            else unsetenv(it->first.c_str());
+        }
+    }
+    EnvForCall(const EnvForCall&) = delete;
+    EnvForCall& operator=(const EnvForCall&) = delete;
+
+private:
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
 }  // namespace
 
 int start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
@@ -41,8 +72,13 @@ int start_cli(const std::vector<std::string>& args, const std::string& out_path,
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The given entries replace the inherited ones of the same name (getenv
+    // would find the first of two).
+    auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
     std::vector<std::string> env_s;
-    for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
+    for (char** e = environ; *e; ++e)
+        if (std::none_of(env.begin(), env.end(), [&](const std::string& g) { return name_of(g) == name_of(*e); }))
+            env_s.emplace_back(*e);
     env_s.insert(env_s.end(), env.begin(), env.end());
     std::vector<char*> envp;
     for (auto& e : env_s) envp.push_back(e.data());
@@ -60,8 +96,19 @@ int wait_cli(int pid) {
     return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                  const std::string& stdout_path) {
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+    EnvForCall set(env);
+    std::ostringstream out, err;
+    CliResult r;
+    // The default host: neither stream a terminal, as with a spawned run's files.
+    r.status = attntrace::run_cli(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+CliResult run_process(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                      const std::string& stdout_path) {
     TempDir io;
     std::string out_path = stdout_path.empty() ? io.file("stdout") : stdout_path, err_path = io.file("stderr");
     CliResult r;

@@ -1,4 +1,5 @@
-// Helpers shared by the tests: running the real CLI, temporary folders, lessons.
+// Helpers shared by the tests: running the CLI (in this process or as the real
+// binary), temporary folders, lessons.
 #pragma once
 
 #include <string>
@@ -12,13 +13,21 @@ struct CliResult {
     std::string err;      // standard error
 };
 
-// Runs the attntrace binary with `args` (no shell: each arg is passed as is),
-// extra environment entries "NAME=value", and standard output sent to
-// `stdout_path` instead of being captured when one is given.
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
-                  const std::string& stdout_path = "");
+// Runs `attntrace ARGS...` in this process (run_cli, cli/cli.hpp), with
+// extra environment entries "NAME=value" set for the call only and standard
+// output and error captured, neither a terminal: what a user sees with both
+// sent to files, in a few milliseconds instead of a process per call.
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
-// The same, started without waiting: returns the process id, for a test that
+// The same through the real attntrace binary, for what only a process shows:
+// its exit status as the shell sees it, a failing standard output
+// (`stdout_path`, e.g. /dev/full, instead of being captured), what is read
+// once per process (ATTNTRACE_KERNELS), or what changes the whole process
+// (bench's allocator settings).
+CliResult run_process(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                      const std::string& stdout_path = "");
+
+// The binary started without waiting: returns the process id, for a test that
 // signals the run midway. wait_cli returns its exit status, or 128 + the
 // signal that ended it.
 int start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,

@@ -8,6 +8,7 @@
 #include "support.hpp"
 
 using attntrace::test::run_cli;
+using attntrace::test::run_process;
 using nlohmann::json;
 
 TEST_CASE("run, check and export succeed on every lesson", "[cli]") {
@@ -156,16 +157,19 @@ TEST_CASE("golden refuses a lesson whose id is not its file name (it would overw
     CHECK(dir.entries() == std::vector<std::string>{"impostor.json"});
 }
 
-TEST_CASE("a failed write to standard output exits 2", "[cli]") {
+TEST_CASE("a failed write to standard output exits 2", "[cli][process]") {
+    // The real binary: its standard output is the device, not a string stream.
     if (!std::filesystem::exists("/dev/full")) return;
-    auto r = run_cli({"export", "003-3.1-ring-fell", "-o", "-"}, {}, "/dev/full");
+    auto r = run_process({"export", "003-3.1-ring-fell", "-o", "-"}, {}, "/dev/full");
     CHECK(r.status == 2);
     CHECK(r.err.find("standard output") != std::string::npos);
 }
 
-TEST_CASE("bench --json reports every stage that runs, the block, and the products' FLOPs", "[cli]") {
+// bench runs as its own process: it sets the allocator's thresholds (mallopt)
+// for good, which an in-process call would leave to every later test.
+TEST_CASE("bench --json reports every stage that runs, the block, and the products' FLOPs", "[cli][process]") {
     // Structure only: timings belong in benchmarks, never in assertions.
-    auto r = run_cli({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+    auto r = run_process({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads", "2", "--d-ff", "32",
                       "--repeat", "2", "--json"});
     REQUIRE(r.status == 0);
     json j = json::parse(r.out);
@@ -180,7 +184,7 @@ TEST_CASE("bench --json reports every stage that runs, the block, and the produc
     CHECK(stages[10]["flops"].get<double>() == 2 * 2 * 16.0 * 16 * 32);
     CHECK(stages[13]["flops"].get<double>() > stages[10]["flops"].get<double>());
     // A stack of 3 pre-norm blocks: every stage's FLOPs over the three blocks, the model named.
-    auto s = run_cli({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+    auto s = run_process({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads", "2", "--d-ff", "32",
                       "--repeat", "1", "--blocks", "3", "--norm-first", "--json"});
     REQUIRE(s.status == 0);
     json k = json::parse(s.out);
@@ -189,18 +193,19 @@ TEST_CASE("bench --json reports every stage that runs, the block, and the produc
     CHECK(k["stages"][1]["flops"].get<double>() == 3 * 3 * 2 * 16.0 * 16 * 16);
 }
 
-TEST_CASE("ATTNTRACE_KERNELS forces the scalar kernels, with the same printed numbers, and a bad value exits 2", "[cli]") {
-    auto simd = run_cli({"run", "003-3.1-ring-fell"});
-    auto ref = run_cli({"run", "003-3.1-ring-fell"}, {"ATTNTRACE_KERNELS=ref"});
+TEST_CASE("ATTNTRACE_KERNELS forces the scalar kernels, with the same printed numbers, and a bad value exits 2", "[cli][process]") {
+    // Real processes: the kernels are chosen once per process, at the first kernel call.
+    auto simd = run_process({"run", "003-3.1-ring-fell"});
+    auto ref = run_process({"run", "003-3.1-ring-fell"}, {"ATTNTRACE_KERNELS=ref"});
     REQUIRE(ref.status == 0);
     CHECK(ref.out == simd.out);  // 4 decimals: every kernel agrees with its _ref twin far below that
-    auto bad = run_cli({"run", "003-3.1-ring-fell"}, {"ATTNTRACE_KERNELS=avx9000"});
+    auto bad = run_process({"run", "003-3.1-ring-fell"}, {"ATTNTRACE_KERNELS=avx9000"});
     CHECK(bad.status == 2);
     CHECK(bad.err == "attntrace: error: ATTNTRACE_KERNELS: expected ref, sse4.2, avx2 or avx512, found \"avx9000\"\n");
 }
 
-TEST_CASE("bench --threads after the command, two trace policies interleaved, none streaming attention", "[cli]") {
-    auto r = run_cli({"bench", "--threads", "1", "--tokens", "40", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+TEST_CASE("bench --threads after the command, two trace policies interleaved, none streaming attention", "[cli][process]") {
+    auto r = run_process({"bench", "--threads", "1", "--tokens", "40", "--d-model", "16", "--heads", "2", "--d-ff", "32",
                       "--repeat", "1", "--trace", "full", "--trace", "none", "--json"});
     REQUIRE(r.status == 0);
     json j = json::parse(r.out);

@@ -166,7 +166,8 @@ TEST_CASE("/dev/full: exit 2, one line naming it and the write error, and it sta
 
 TEST_CASE("report -o /dev/stdout writes to standard output, and /dev/stdout stays a link", "[safe-writes]") {
     TempDir dir;
-    const CliResult dash = run_cli({"report", kLesson, "-o", "-"});
+    // A real process: /dev/stdout is the process's own standard output.
+    const CliResult dash = attntrace::test::run_process({"report", kLesson, "-o", "-"});
     REQUIRE(dash.status == 0);
     // The twin: a link of our own to /proc/self/fd/1, as /dev/stdout is.
     const std::string twin = dir.file("stdout");
@@ -176,7 +177,7 @@ TEST_CASE("report -o /dev/stdout writes to standard output, and /dev/stdout stay
         WARN("this system's /dev/stdout is not a link: only the twin is tested");
     else targets.push_back("/dev/stdout");
     for (const std::string& target : targets) {
-        const CliResult r = run_cli({"report", kLesson, "-o", target});  // standard output: a regular file
+        const CliResult r = attntrace::test::run_process({"report", kLesson, "-o", target});  // stdout: a regular file
         INFO(target << "; stderr: " << r.err);
         CHECK(r.status == 0);
         CHECK(r.out == dash.out);

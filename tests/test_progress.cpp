@@ -52,9 +52,10 @@ TEST_CASE("off a terminal the progress line writes nothing", "[progress]") {
     CHECK(sink.str().empty());
 }
 
-TEST_CASE("a bench with standard error not a terminal prints nothing on standard error", "[progress][cli]") {
-    // Standard error is a file here, as in a log or a pipe: no progress line, no escape codes.
-    auto r = attntrace::test::run_cli(
+TEST_CASE("a bench with standard error not a terminal prints nothing on standard error", "[progress][cli][process]") {
+    // The real binary with standard error a file, as in a log or a pipe: the
+    // real isatty says no, so no progress line and no escape codes.
+    auto r = attntrace::test::run_process(
         {"bench", "--tokens", "16", "--d-model", "8", "--heads", "2", "--d-ff", "16", "--repeat", "2"});
     REQUIRE(r.status == 0);
     CHECK(r.err.empty());

@@ -117,22 +117,23 @@ private:
 
 TEST_CASE("waiting threads sleep unless the user chose how they wait (OMP_WAIT_POLICY, GOMP_SPINCOUNT)", "[threads][cli]") {
     const Unset policy("OMP_WAIT_POLICY"), spin("GOMP_SPINCOUNT");
+    // Real processes: libgomp reads its environment once, when a process starts.
     // Neither set: the program sets OMP_WAIT_POLICY=PASSIVE where libgomp reads it, so it spins 0 rounds.
-    auto r = test::run_cli({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE"});
+    auto r = test::run_process({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find("attntrace ") == 0);
     CHECK(running_spin_count(r.err) == "0");
     // The user's choice stands, and the program starts once.
     const std::string once = "OPENMP DISPLAY ENVIRONMENT BEGIN";
-    r = test::run_cli({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE", "OMP_WAIT_POLICY=ACTIVE"});
+    r = test::run_process({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE", "OMP_WAIT_POLICY=ACTIVE"});
     CHECK(r.err.find("OMP_WAIT_POLICY = 'ACTIVE'") != std::string::npos);
     CHECK(running_spin_count(r.err) != "0");
     CHECK(r.err.find(once) == r.err.rfind(once));
-    r = test::run_cli({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE", "GOMP_SPINCOUNT=1234"});
+    r = test::run_process({"--version"}, {"OMP_DISPLAY_ENV=VERBOSE", "GOMP_SPINCOUNT=1234"});
     CHECK(running_spin_count(r.err) == "1234");
     CHECK(r.err.find(once) == r.err.rfind(once));
     // Arguments reach the program that runs: a command's output, not only --version.
-    r = test::run_cli({"--threads", "2", "list"});
+    r = test::run_process({"--threads", "2", "list"});
     CHECK(r.status == 0);
     CHECK(r.out.find("003-3.1-ring-fell") != std::string::npos);
 }

@@ -4,7 +4,7 @@
 #include <omp.h>
 
 #include <cstdlib>
-#include <iostream>
+#include <ostream>
 
 #include "bench/bench.hpp"
 #include "core/memory.hpp"
@@ -16,11 +16,11 @@ namespace attntrace {
 
 namespace {
 
-void print_stages(const BenchReport& r, const PolicyTimings& run, bool products) {
-    std::cout << fmt::format("{:<8} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7}", "stage", "median ms", "min ms", "max ms",
-                             "GFLOP/s", "% peak", "GFLOP");
-    if (products) std::cout << fmt::format(" | {:>8} {:>9} {:>9}", "kernel", "OpenBLAS", "BLAS/ours");
-    std::cout << "\n";
+void print_stages(std::ostream& out, const BenchReport& r, const PolicyTimings& run, bool products) {
+    out << fmt::format("{:<8} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7}", "stage", "median ms", "min ms", "max ms",
+                       "GFLOP/s", "% peak", "GFLOP");
+    if (products) out << fmt::format(" | {:>8} {:>9} {:>9}", "kernel", "OpenBLAS", "BLAS/ours");
+    out << "\n";
     for (const auto& t : run.stages) {
         if (t.median == 0 && t.name != "block") continue;
         std::string gf = "-", pk = "-", gflop = "-", kern = "-", blas = "-", ratio = "-";
@@ -36,47 +36,47 @@ void print_stages(const BenchReport& r, const PolicyTimings& run, bool products)
             ratio = fmt::format("{:.2f}", t.blas_median / t.kernel_median);  // 1: as fast as OpenBLAS
         }
         const std::string name = t.name == "mix" && run.streamed_attention ? "attn*" : t.name;
-        std::cout << fmt::format("{:<8} {:>10.2f} {:>8.2f} {:>8.2f} {:>8} {:>7} {:>7}", name, 1e3 * t.median,
-                                 1e3 * t.min, 1e3 * t.max, gf, pk, gflop);
-        if (products) std::cout << fmt::format(" | {:>8} {:>9} {:>9}", kern, blas, ratio);
-        std::cout << "\n";
+        out << fmt::format("{:<8} {:>10.2f} {:>8.2f} {:>8.2f} {:>8} {:>7} {:>7}", name, 1e3 * t.median,
+                           1e3 * t.min, 1e3 * t.max, gf, pk, gflop);
+        if (products) out << fmt::format(" | {:>8} {:>9} {:>9}", kern, blas, ratio);
+        out << "\n";
     }
 }
 
-void print_text(const BenchReport& r) {
+void print_text(std::ostream& out, const BenchReport& r) {
     const auto& s = r.spec;
     const std::string model = fmt::format("{}{}{}", s.arch.blocks > 1 ? fmt::format(" blocks={}", s.arch.blocks) : "",
                                           s.arch.norm_first ? " pre-norm" : "", s.arch.decoder ? " decoder" : "");
-    std::cout << fmt::format("attntrace bench: T={} d_model={} heads={}{} d_ff={} mask {} {}{} | threads {} | kernels {} | "
-                             "{} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
-                             s.tokens, s.d_model, s.heads, s.kv_heads ? fmt::format(" kv_heads={}", s.kv_heads) : "",
-                             s.d_ff, mask_name(s.mask), activation_name(s.activation), model,
-                             r.threads, r.kernels, r.repeat);
+    out << fmt::format("attntrace bench: T={} d_model={} heads={}{} d_ff={} mask {} {}{} | threads {} | kernels {} | "
+                       "{} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
+                       s.tokens, s.d_model, s.heads, s.kv_heads ? fmt::format(" kv_heads={}", s.kv_heads) : "",
+                       s.d_ff, mask_name(s.mask), activation_name(s.activation), model,
+                       r.threads, r.kernels, r.repeat);
     const char* wait = std::getenv("OMP_WAIT_POLICY");
     if (r.threads > 1 && r.have_blas && !(wait && std::string(wait) == "PASSIVE"))
-        std::cout << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (NOTES.md): for the "
-                     "comparison, run with OMP_WAIT_POLICY=PASSIVE\n";
-    std::cout << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n", r.peak_gflops, r.threads,
-                             r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
-                                                "compare)");
+        out << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (NOTES.md): for the "
+               "comparison, run with OMP_WAIT_POLICY=PASSIVE\n";
+    out << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n", r.peak_gflops, r.threads,
+                       r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
+                                          "compare)");
     for (std::size_t k = 0; k < r.runs.size(); ++k) {
         const auto& run = r.runs[k];
-        std::cout << fmt::format("\ntrace {}{} (estimated peak memory {})\n", run.policy.describe(),
-                                 run.streamed_attention ? ", attention streamed over key blocks" : "",
-                                 human_bytes(run.estimated_peak));
-        print_stages(r, run, k == 0);
+        out << fmt::format("\ntrace {}{} (estimated peak memory {})\n", run.policy.describe(),
+                           run.streamed_attention ? ", attention streamed over key blocks" : "",
+                           human_bytes(run.estimated_peak));
+        print_stages(out, r, run, k == 0);
     }
     if (r.runs.size() > 1) {
         const double base = r.runs[0].stages.back().median;
-        std::cout << "\nblock median against trace " << r.runs[0].policy.describe() << ":";
+        out << "\nblock median against trace " << r.runs[0].policy.describe() << ":";
         for (std::size_t k = 1; k < r.runs.size(); ++k)
-            std::cout << fmt::format("  {} {:.3f}", r.runs[k].policy.describe(), r.runs[k].stages.back().median / base);
-        std::cout << "\n";
+            out << fmt::format("  {} {:.3f}", r.runs[k].policy.describe(), r.runs[k].stages.back().median / base);
+        out << "\n";
     }
-    std::cout << "\nLeft: each stage inside the block (fresh buffers: page faults count); attn*: scores, scale, mask,\n"
-                 "softmax and mix fused, streamed over key blocks. Right (first policy): the stage's matrix products\n"
-                 "alone on warm buffers, GFLOP/s of our kernels and of OpenBLAS; BLAS/ours is OpenBLAS's time over\n"
-                 "ours (1.00: as fast; above: faster than OpenBLAS).\n";
+    out << "\nLeft: each stage inside the block (fresh buffers: page faults count); attn*: scores, scale, mask,\n"
+           "softmax and mix fused, streamed over key blocks. Right (first policy): the stage's matrix products\n"
+           "alone on warm buffers, GFLOP/s of our kernels and of OpenBLAS; BLAS/ours is OpenBLAS's time over\n"
+           "ours (1.00: as fast; above: faster than OpenBLAS).\n";
 }
 
 OrderedJson to_json(const BenchReport& r) {
@@ -126,7 +126,7 @@ OrderedJson to_json(const BenchReport& r) {
 
 }  // namespace
 
-void add_bench_command(CLI::App& app, int& status) {
+void add_bench_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         RandomSpec spec;
         int repeat = 5;
@@ -152,19 +152,19 @@ void add_bench_command(CLI::App& app, int& status) {
                 "  attntrace --threads 1 bench --tokens 2048 --trace full --trace none\n"
                 "  attntrace bench --tokens 128 --d-model 64 --heads 4 --d-ff 256 --json\n"
                 "  attntrace --threads 1 bench --tokens 2048 --kv-heads 4 --trace none");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         if (opts->spec.d_model % opts->spec.heads != 0) throw CLI::ValidationError("--heads", "must divide --d-model");
         if (opts->spec.kv_heads && opts->spec.heads % opts->spec.kv_heads != 0)
             throw CLI::ValidationError("--kv-heads", "must divide --heads");
         std::vector<TracePolicy> policies;
         for (const auto& t : opts->traces) policies.push_back(parse_trace_policy(t, "--trace"));
         // Always a long run (an FMA peak measurement, a warm-up and the repeats).
-        ProgressLine progress(true);
+        ProgressLine progress(cli, true);
         BenchReport r = run_bench(opts->spec, opts->repeat, omp_get_max_threads(), policies, progress.callback());
         progress.clear();
-        if (opts->json) std::cout << dump_readable(to_json(r));
-        else print_text(r);
-        status = 0;
+        if (opts->json) cli.out << dump_readable(to_json(r));
+        else print_text(cli.out, r);
+        cli.status = 0;
     });
 }
 

@@ -1,7 +1,7 @@
 // attntrace check LESSON...: every claim's verdict; exit 1 when one is not what its lesson expects.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <iostream>
+#include <ostream>
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
@@ -16,7 +16,7 @@
 
 namespace attntrace {
 
-void add_check_command(CLI::App& app, int& status) {
+void add_check_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::vector<std::string> lessons;
         std::string format = "table";
@@ -30,7 +30,7 @@ void add_check_command(CLI::App& app, int& status) {
     cmd->add_option("lessons", opts->lessons, "Lesson ids or files")->required();
     cmd->add_option("--format", opts->format, "table or json")->check(CLI::IsMember({"table", "json"}));
     cmd->footer("Example:\n  attntrace check lessons/*.json\n  attntrace check 002-cat-sat-down --format json\n  attntrace check 000-memory-table\n  attntrace check lessons/cost/*.json");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         // Read every lesson first: a bad one stops the run before anything is printed.
         // A lesson is a pipeline lesson or a cost lesson (docs/cost.md), by its "format".
         struct Checked {
@@ -48,7 +48,7 @@ void add_check_command(CLI::App& app, int& status) {
                 c.cost_report = check_cost_lesson(*c.cost);
             } else {
                 Lesson lesson = read_lesson(file);
-                ProgressLine progress(long_run(lesson), lesson.id);
+                ProgressLine progress(cli, long_run(lesson), lesson.id);
                 c.eval = evaluate(std::move(lesson), {}, progress.callback());
                 if (c.eval->lesson.config.mask == MaskKind::causal) c.decode = decode_lesson(c.eval->lesson, c.eval->exact);
             }
@@ -64,7 +64,7 @@ void add_check_command(CLI::App& app, int& status) {
                 for (const auto& r : c.cost_report.results)
                     if (!r.claim.answer) ++counts[static_cast<int>(r.verdict)];
                 if (opts->format == "json") out.push_back(cost_check_json(*c.cost, c.cost_report));
-                else render_cost_check(std::cout, *c.cost, c.cost_report);
+                else render_cost_check(cli.out, *c.cost, c.cost_report);
                 continue;
             }
             const auto& e = c.eval;
@@ -84,8 +84,8 @@ void add_check_command(CLI::App& app, int& status) {
                 if (c.decode.applicable) entry["decode"] = decode_json(e->lesson, c.decode, false);
                 out.push_back(std::move(entry));
             } else {
-                render_check(std::cout, e->lesson, e->exact, e->report);
-                render_decode_check(std::cout, c.decode);
+                render_check(cli.out, e->lesson, e->exact, e->report);
+                render_decode_check(cli.out, c.decode);
             }
         }
         if (opts->format == "json") {
@@ -93,14 +93,14 @@ void add_check_command(CLI::App& app, int& status) {
             doc["format"] = "attntrace-check";
             doc["version"] = 1;
             doc["lessons"] = out;
-            std::cout << dump_readable(doc);
+            cli.out << dump_readable(doc);
         } else {
-            std::cout << fmt::format("\n{} lessons: {} agree, {} agree when rounded as printed, {} disagree, {} not "
-                                     "checkable{}; {}\n",
-                                     checked.size(), counts[0], counts[1], counts[2], counts[3], given_note(all),
-                                     ok ? "every verdict as its lesson expects" : "SOME VERDICTS ARE NOT AS EXPECTED");
+            cli.out << fmt::format("\n{} lessons: {} agree, {} agree when rounded as printed, {} disagree, {} not "
+                                   "checkable{}; {}\n",
+                                   checked.size(), counts[0], counts[1], counts[2], counts[3], given_note(all),
+                                   ok ? "every verdict as its lesson expects" : "SOME VERDICTS ARE NOT AS EXPECTED");
         }
-        status = ok ? 0 : 1;
+        cli.status = ok ? 0 : 1;
     });
 }
 

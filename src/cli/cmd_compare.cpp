@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <iostream>
+#include <ostream>
 
 #include "cli/commands.hpp"
 #include "cli/terminal.hpp"
@@ -18,7 +18,7 @@
 
 namespace attntrace {
 
-void add_compare_command(CLI::App& app, int& status) {
+void add_compare_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
         std::vector<std::string> sets;
@@ -56,7 +56,7 @@ void add_compare_command(CLI::App& app, int& status) {
                 "  attntrace compare 001-shapes --set heads=4 --set weights_seed=7\n"
                 "  attntrace compare 003-3.4-add-norm --set activation=gelu --json\n"
                 "Keys and values: docs/compare.md.");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         std::vector<Setting> settings;
         for (const auto& s : opts->sets) settings.push_back(parse_setting(s));
         const LessonPair pair = read_lesson_pair(resolve_lesson(opts->lesson), settings);
@@ -73,16 +73,16 @@ void add_compare_command(CLI::App& app, int& status) {
                           fmt::format("\"{}\"", opts->step));
         }
         if (opts->json) {
-            std::cout << dump_readable(compare_to_json(pair, c, shown));
+            cli.out << dump_readable(compare_to_json(pair, c, shown));
         } else {
             CompareView view;
             view.precision = opts->precision;
             view.full = opts->full;
             view.heatmap = opts->heatmap;
-            view.style = terminal_style();
-            render_compare(std::cout, pair, c, shown, !opts->step.empty(), view);
+            view.style = terminal_style(cli.color, cli.host);
+            render_compare(cli.out, pair, c, shown, !opts->step.empty(), view);
         }
-        status = 0;
+        cli.status = 0;
     });
 }
 

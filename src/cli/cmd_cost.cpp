@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <iostream>
+#include <ostream>
 #include <map>
 
 #include "cli/commands.hpp"
@@ -69,44 +69,44 @@ const char* window_text(const CostSpec& s) {
     return "";
 }
 
-void print_report(const CostReport& r) {
+void print_report(std::ostream& out, const CostReport& r) {
     const CostSpec& s = r.spec;
     const char* dt = dtype_name(s.dtype);
-    std::cout << fmt::format("attention cost · n = {} tokens · d_model {} · {} head(s) (hs {}){} · {} layer(s) · batch {} · "
-                             "{} · {}{}\n\n",
-                             s.tokens, s.d_model, s.heads, r.head_size,
-                             s.kv_heads && s.kv_heads != s.heads ? fmt::format(", {} K/V heads", s.kv_heads) : "",
-                             s.layers, s.batch, dt, window_text(s),
-                             s.window_size ? fmt::format(", w = {}", s.window_size) : "");
-    std::cout << "one layer, one sequence\n";
-    std::cout << fmt::format("  {:<36} {:<32} {:>18} {:>10}\n", "step", "shape", "elements", "FLOPs");
+    out << fmt::format("attention cost · n = {} tokens · d_model {} · {} head(s) (hs {}){} · {} layer(s) · batch {} · "
+                       "{} · {}{}\n\n",
+                       s.tokens, s.d_model, s.heads, r.head_size,
+                       s.kv_heads && s.kv_heads != s.heads ? fmt::format(", {} K/V heads", s.kv_heads) : "",
+                       s.layers, s.batch, dt, window_text(s),
+                       s.window_size ? fmt::format(", w = {}", s.window_size) : "");
+    out << "one layer, one sequence\n";
+    out << fmt::format("  {:<36} {:<32} {:>18} {:>10}\n", "step", "shape", "elements", "FLOPs");
     for (const auto& row : r.rows)
-        std::cout << fmt::format("  {:<36} {:<32} {:>18} {:>10.3g}\n", row.step, row.shape, grouped(row.elements), row.flops);
+        out << fmt::format("  {:<36} {:<32} {:>18} {:>10.3g}\n", row.step, row.shape, grouped(row.elements), row.flops);
     const double full_bytes = r.scores_per_matrix * double(dtype_bytes(s.dtype));
-    std::cout << fmt::format("\nattention matrix, one head, one layer: {} x {} = {} entries ({:.3g}); {} at {}\n", s.tokens,
-                             s.tokens, grouped(r.scores_per_matrix), r.scores_per_matrix, both_units(full_bytes), dt);
+    out << fmt::format("\nattention matrix, one head, one layer: {} x {} = {} entries ({:.3g}); {} at {}\n", s.tokens,
+                       s.tokens, grouped(r.scores_per_matrix), r.scores_per_matrix, both_units(full_bytes), dt);
     if (r.scores_needed != r.scores_per_matrix)
-        std::cout << fmt::format("  of which queries see {} ({:.3g}): {:.4g}x fewer{}\n", grouped(r.scores_needed),
-                                 r.scores_needed, r.scores_per_matrix / r.scores_needed,
-                                 r.matrix_bytes < full_bytes ? "; stored as (n, w): " + both_units(r.matrix_bytes)
-                                                             : std::string("; still stored n x n"));
+        out << fmt::format("  of which queries see {} ({:.3g}): {:.4g}x fewer{}\n", grouped(r.scores_needed),
+                           r.scores_needed, r.scores_per_matrix / r.scores_needed,
+                           r.matrix_bytes < full_bytes ? "; stored as (n, w): " + both_units(r.matrix_bytes)
+                                                       : std::string("; still stored n x n"));
     const bool windowed = r.matrix_bytes < full_bytes;
     const double model = windowed ? r.model_scores_needed : r.model_scores;
-    std::cout << fmt::format("every head, layer and sequence: {} x {} x {} matrices = {} scores ({:.3g}){}; {} at {}\n",
-                             s.heads, s.layers, s.batch, grouped(model), model,
-                             !windowed && r.model_scores_needed != r.model_scores
-                                 ? fmt::format(", {:.3g} of them seen", r.model_scores_needed)
-                                 : "",
-                             both_units(r.model_matrix_bytes), dt);
-    std::cout << fmt::format("\nmemory of one layer's attention, one sequence, at {}:\n", dt);
-    std::cout << fmt::format("  {:<58} {}\n", "attntrace --trace full (float32: 6 (NH, n, n) steps, mask)",
-                             both_units(r.full_trace_bytes));
-    std::cout << fmt::format("  {:<58} {}\n", "scores and weights materialized (a plain implementation)",
-                             both_units(r.materialized_bytes));
-    std::cout << fmt::format("  {:<58} {}\n", "streamed: online softmax over key blocks (--trace none)",
-                             both_units(r.streaming_bytes));
-    std::cout << fmt::format("\nFLOPs: {:.3g} per layer and sequence, {:.3g} for the model\n", r.layer_flops,
-                             r.model_flops);
+    out << fmt::format("every head, layer and sequence: {} x {} x {} matrices = {} scores ({:.3g}){}; {} at {}\n",
+                       s.heads, s.layers, s.batch, grouped(model), model,
+                       !windowed && r.model_scores_needed != r.model_scores
+                           ? fmt::format(", {:.3g} of them seen", r.model_scores_needed)
+                           : "",
+                       both_units(r.model_matrix_bytes), dt);
+    out << fmt::format("\nmemory of one layer's attention, one sequence, at {}:\n", dt);
+    out << fmt::format("  {:<58} {}\n", "attntrace --trace full (float32: 6 (NH, n, n) steps, mask)",
+                       both_units(r.full_trace_bytes));
+    out << fmt::format("  {:<58} {}\n", "scores and weights materialized (a plain implementation)",
+                       both_units(r.materialized_bytes));
+    out << fmt::format("  {:<58} {}\n", "streamed: online softmax over key blocks (--trace none)",
+                       both_units(r.streaming_bytes));
+    out << fmt::format("\nFLOPs: {:.3g} per layer and sequence, {:.3g} for the model\n", r.layer_flops,
+                       r.model_flops);
 }
 
 OrderedJson report_json(const CostReport& r) {
@@ -141,7 +141,7 @@ OrderedJson report_json(const CostReport& r) {
 
 }  // namespace
 
-void add_cost_command(CLI::App& app, int& status) {
+void add_cost_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         CostSpec spec;
         std::string tokens = "1K", window = "full";
@@ -172,7 +172,7 @@ void add_cost_command(CLI::App& app, int& status) {
                 "  attntrace cost --tokens 32K --dtype fp16 --heads 1 --d-model 64\n"
                 "  attntrace cost --tokens 4K --heads 32 --layers 32 --d-model 4096\n"
                 "  attntrace cost --tokens 200000 --attention window --window 512 --heads 1 --d-model 64");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         CostSpec spec = opts->spec;
         spec.tokens = parse_count(opts->tokens, "--tokens");
         const std::map<std::string, Window> kinds{{"full", Window::full},
@@ -188,11 +188,11 @@ void add_cost_command(CLI::App& app, int& status) {
         CostReport r = estimate_cost(spec, "attntrace cost");
         // nlohmann's own text: these are counts past float32's exact range.
         if (opts->json) {
-            std::cout << report_json(r).dump(2) << "\n";
+            cli.out << report_json(r).dump(2) << "\n";
         } else {
-            print_report(r);
+            print_report(cli.out, r);
         }
-        status = 0;
+        cli.status = 0;
     });
 }
 

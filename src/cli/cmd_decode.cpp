@@ -1,7 +1,7 @@
 // attntrace decode LESSON: a causal lesson generated one token at a time with
 // a KV cache, each step held to its row of the causal run (decode/decode.hpp).
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <ostream>
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
@@ -10,7 +10,7 @@
 
 namespace attntrace {
 
-void add_decode_command(CLI::App& app, int& status) {
+void add_decode_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
         bool json = false;
@@ -27,15 +27,15 @@ void add_decode_command(CLI::App& app, int& status) {
     cmd->add_flag("--json", opts->json, "Print the steps as JSON (format attntrace-decode, docs/decode.md)");
     cmd->add_option("--precision", opts->precision, "Decimals shown")->check(CLI::Range(0, 8));
     cmd->footer("Examples:\n  attntrace decode 002-causal-decode\n  attntrace decode 002-causal-decode --json");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)));
         const DecodeReport r = decode_lesson(e->lesson, e->exact);
         if (!r.applicable)
             fail_file(e->lesson.file, "a lesson a KV cache can decode (causal self-attention from qkv to mix)",
                       "one where " + r.why_not);
-        if (opts->json) std::cout << dump_readable(decode_json(e->lesson, r, true));
-        else render_decode(std::cout, e->lesson, r, opts->precision);
-        status = r.matches() ? 0 : 1;
+        if (opts->json) cli.out << dump_readable(decode_json(e->lesson, r, true));
+        else render_decode(cli.out, e->lesson, r, opts->precision);
+        cli.status = r.matches() ? 0 : 1;
     });
 }
 

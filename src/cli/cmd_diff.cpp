@@ -7,7 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
-#include <iostream>
+#include <ostream>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -83,7 +83,7 @@ std::string conclusion(const DiffReport& r) {
                        error_text(r.atol + r.rtol * std::fabs(static_cast<double>(c.a))), s.beyond, s.cells);
 }
 
-void print_table(const DiffReport& r) {
+void print_table(std::ostream& out, const DiffReport& r) {
     std::vector<std::vector<std::string>> rows{
         {"step", "shape", "max |a-b|", "at", "a", "b", "max rel", "at", "verdict"}};
     for (const auto& s : r.steps) {
@@ -104,21 +104,21 @@ void print_table(const DiffReport& r) {
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
         for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    std::cout << fmt::format("A (reference): {}\nB:             {}\n", r.file_a, r.file_b);
-    std::cout << fmt::format("a cell of B diverges when |a - b| > atol + rtol·|a|, atol = {}, rtol = {}\n\n", r.atol,
-                             r.rtol);
+    out << fmt::format("A (reference): {}\nB:             {}\n", r.file_a, r.file_b);
+    out << fmt::format("a cell of B diverges when |a - b| > atol + rtol·|a|, atol = {}, rtol = {}\n\n", r.atol,
+                       r.rtol);
     for (const auto& row : rows) {
         std::string line;
         for (std::size_t c = 0; c + 1 < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);
-        std::cout << line << row.back() << "\n";
+        out << line << row.back() << "\n";
     }
-    if (!r.only_a.empty() || !r.only_b.empty()) std::cout << "\n";
-    if (!r.only_a.empty()) std::cout << fmt::format("only in A ({}): {}\n", r.only_a.size(), fmt::join(r.only_a, ", "));
-    if (!r.only_b.empty()) std::cout << fmt::format("only in B ({}): {}\n", r.only_b.size(), fmt::join(r.only_b, ", "));
-    std::cout << "\n" << conclusion(r) << "\n";
+    if (!r.only_a.empty() || !r.only_b.empty()) out << "\n";
+    if (!r.only_a.empty()) out << fmt::format("only in A ({}): {}\n", r.only_a.size(), fmt::join(r.only_a, ", "));
+    if (!r.only_b.empty()) out << fmt::format("only in B ({}): {}\n", r.only_b.size(), fmt::join(r.only_b, ", "));
+    out << "\n" << conclusion(r) << "\n";
 }
 
-void print_json(const DiffReport& r) {
+void print_json(std::ostream& out, const DiffReport& r) {
     OrderedJson j;
     j["format"] = "attntrace-diff";
     j["version"] = kDiffReportVersion;
@@ -149,7 +149,7 @@ void print_json(const DiffReport& r) {
                                  {"at", s.first_beyond ? OrderedJson(s.first_beyond->index) : OrderedJson(nullptr)}};
     }
     j["conclusion"] = conclusion(r);
-    std::cout << dump_readable(j);
+    out << dump_readable(j);
 }
 
 // "hook_embed, blocks.0.hook_resid_pre, blocks.0.attn.hook_q, ... (31 in all)"
@@ -182,7 +182,7 @@ CLI::Validator finite_nonnegative() {
 
 }  // namespace
 
-void add_diff_command(CLI::App& app, int& status) {
+void add_diff_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string a, b;
         DiffOptions diff;
@@ -211,7 +211,7 @@ void add_diff_command(CLI::App& app, int& status) {
     cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o ours.json\n  attntrace diff ours.json mine.json\n"
                 "  attntrace diff ours.json mine.json --atol 1e-4 --step 'blocks.0.attn.*'\n"
                 "  attntrace export 003-3.1-ring-fell --npy ours-npy && attntrace diff ours-npy mine-npy");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         const TraceData a = read_either(opts->a);
         const TraceData b = read_either(opts->b);
         for (const auto& p : opts->diff.steps) {
@@ -230,9 +230,9 @@ void add_diff_command(CLI::App& app, int& status) {
         if (r.compared() == 0)
             fail_file(a.file, fmt::format("a step with values in both this and {}", b.file),
                       fmt::format("{} in common but each kept as a summary or not computable on one side", r.steps.size()));
-        if (opts->json) print_json(r);
-        else print_table(r);
-        status = r.first_divergence ? 1 : 0;
+        if (opts->json) print_json(cli.out, r);
+        else print_table(cli.out, r);
+        cli.status = r.first_divergence ? 1 : 0;
     });
 }
 

@@ -1,6 +1,6 @@
 // attntrace explain LESSON 'STEP[i,j]': how one number of the trace came to be.
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <ostream>
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
@@ -9,7 +9,7 @@
 
 namespace attntrace {
 
-void add_explain_command(CLI::App& app, int& status) {
+void add_explain_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
         std::vector<std::string> cells;
@@ -39,9 +39,9 @@ void add_explain_command(CLI::App& app, int& status) {
                 "'mlp.hook_post[t0,f3]'\n"
                 "Axes per step: docs/steps.md. Exit 2 with one line on stderr for an unknown step, a wrong number "
                 "of indices, an index out of range or an unknown token.");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
-        ProgressLine progress(long_run(lesson));
+        ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), {}, progress.callback());
         progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
@@ -52,8 +52,8 @@ void add_explain_command(CLI::App& app, int& status) {
         std::vector<CellRef> cells;
         for (const auto& c : opts->cells) cells.push_back(parse_cell(trace, c));
         for (std::size_t i = 0; i < cells.size(); ++i)
-            std::cout << (i ? "\n" : "") << explain_cell(e->lesson, trace, cells[i], o).text;
-        status = 0;
+            cli.out << (i ? "\n" : "") << explain_cell(e->lesson, trace, cells[i], o).text;
+        cli.status = 0;
     });
 }
 

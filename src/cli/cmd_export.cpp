@@ -2,7 +2,7 @@
 // --npy DIR (instead of -o, or as well): each step as DIR/<step name>.npy and
 // DIR/index.json, for numpy and PyTorch (export/npy_export.hpp).
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <ostream>
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
@@ -14,7 +14,7 @@
 
 namespace attntrace {
 
-void add_export_command(CLI::App& app, int& status) {
+void add_export_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
         std::string out;
@@ -37,7 +37,7 @@ void add_export_command(CLI::App& app, int& status) {
                 "  attntrace export 003-3.1-ring-fell --trace 'hook_pattern,hook_z' -o attention.json\n"
                 "  attntrace export 003-3.1-ring-fell --arithmetic document -o - | head\n"
                 "  attntrace export 003-3.1-ring-fell --npy ring-fell-npy");
-    cmd->callback([opts, cmd, &status] {
+    cmd->callback([opts, cmd, &cli] {
         if (cmd->count("--output") == 0 && cmd->count("--npy") == 0)
             fail_file("export", "--output FILE or --npy DIR (or both)", "neither");
         if (cmd->count("--output") && opts->out.empty())
@@ -47,14 +47,14 @@ void add_export_command(CLI::App& app, int& status) {
         const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
         if (!opts->npy.empty()) check_npy_export_target(opts->npy);  // refused before anything is written
-        ProgressLine progress(long_run(lesson));
+        ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), policy, progress.callback());
         progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         if (opts->out.empty()) {
             // --npy only
         } else if (opts->out == "-") {
-            StreamSink out(std::cout);
+            StreamSink out(cli.out);
             write_trace_json(out, e->lesson, trace, &e->report);
         } else {
             AtomicFile out(opts->out);  // the previous file stays until the new one is whole
@@ -62,7 +62,7 @@ void add_export_command(CLI::App& app, int& status) {
             out.commit();
         }
         if (!opts->npy.empty()) write_npy_export(opts->npy, e->lesson, trace);
-        status = 0;
+        cli.status = 0;
     });
 }
 

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fmt/format.h>
-#include <iostream>
+#include <ostream>
 #include <set>
 
 #include "check/evaluate.hpp"
@@ -36,7 +36,7 @@ std::string golden_text(const Evaluation& e) {
 
 }  // namespace
 
-void add_golden_command(CLI::App& app, int& status) {
+void add_golden_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::vector<std::string> lessons;
         bool update = false;
@@ -52,7 +52,7 @@ void add_golden_command(CLI::App& app, int& status) {
     cmd->add_flag("--update", opts->update, "Rewrite the golden files from the current computation");
     cmd->footer("Examples:\n  attntrace golden\n  attntrace golden 003-3.1-ring-fell 002-cat-sat-down\n"
                 "  attntrace golden --update 003-3.1-ring-fell");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         std::vector<std::string> files;
         if (opts->lessons.empty()) files = list_lesson_files();
         for (const auto& l : opts->lessons) files.push_back(resolve_lesson(l));
@@ -61,7 +61,7 @@ void add_golden_command(CLI::App& app, int& status) {
         std::set<std::string> ids;
         for (const auto& f : files) {
             Lesson lesson = read_lesson(f);
-            ProgressLine progress(long_run(lesson), lesson.id);
+            ProgressLine progress(cli, long_run(lesson), lesson.id);
             evals.push_back(evaluate(std::move(lesson), {}, progress.callback()));
             // golden/ID.json is named after the id: a lesson must not write another's golden.
             const std::string& id = evals.back()->lesson.id;
@@ -79,9 +79,9 @@ void add_golden_command(CLI::App& app, int& status) {
             for (const auto& e : evals) {
                 std::string path = (fs::path(golden_dir()) / (e->lesson.id + ".json")).string();
                 write_file_atomic(path, golden_text(*e));
-                std::cout << "wrote " << path << "\n";
+                cli.out << "wrote " << path << "\n";
             }
-            status = 0;
+            cli.status = 0;
             return;
         }
         bool ok = true;
@@ -91,11 +91,11 @@ void add_golden_command(CLI::App& app, int& status) {
             // Compared as it would be written, so the text form is under test too.
             TraceData fresh = parse_trace(parse_json_text(golden_text(*e), "(computed)"), "(computed)");
             auto diffs = compare_traces(golden, fresh, "attntrace golden --update " + e->lesson.id);
-            for (const auto& d : diffs) std::cout << d << "\n";
-            std::cout << fmt::format("{} {}\n", diffs.empty() ? "ok      " : "MISMATCH", path);
+            for (const auto& d : diffs) cli.out << d << "\n";
+            cli.out << fmt::format("{} {}\n", diffs.empty() ? "ok      " : "MISMATCH", path);
             ok = ok && diffs.empty();
         }
-        status = ok ? 0 : 1;
+        cli.status = ok ? 0 : 1;
     });
 }
 

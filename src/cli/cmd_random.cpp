@@ -1,6 +1,6 @@
 // attntrace random: a lesson of any size from a seed.
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <ostream>
 
 #include "cli/commands.hpp"
 #include "io/files.hpp"
@@ -46,7 +46,7 @@ void add_random_options(CLI::App& cmd, RandomSpec& spec) {
                  "Decoder blocks: causal self-attention, cross-attention over a random memory of --tokens rows, FFN");
 }
 
-void add_random_command(CLI::App& app, int& status) {
+void add_random_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         RandomSpec spec;
         std::string out = "-";
@@ -63,15 +63,15 @@ void add_random_command(CLI::App& app, int& status) {
                 "  attntrace random --tokens 6 --d-model 8 --heads 2 --d-ff 16 --mask causal --activation gelu\n"
                 "  attntrace random --tokens 512 --d-model 768 --heads 12 --kv-heads 4 -o gqa.json\n"
                 "  attntrace random --tokens 16 --d-model 32 --heads 4 --blocks 4 --norm-first --mask causal -o gpt.json");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         if (opts->spec.d_model % opts->spec.heads != 0)
             throw CLI::ValidationError("--heads", "must divide --d-model");
         if (opts->spec.kv_heads && opts->spec.heads % opts->spec.kv_heads != 0)
             throw CLI::ValidationError("--kv-heads", "must divide --heads");
         std::string text = dump_readable(random_lesson_json(opts->spec));
-        if (opts->out == "-") std::cout << text;
+        if (opts->out == "-") cli.out << text;
         else write_file_atomic(opts->out, text);
-        status = 0;
+        cli.status = 0;
     });
 }
 

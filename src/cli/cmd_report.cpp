@@ -1,6 +1,6 @@
 // attntrace report LESSON -o report.html: the lesson as one self-contained web page.
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <ostream>
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
@@ -11,7 +11,7 @@
 
 namespace attntrace {
 
-void add_report_command(CLI::App& app, int& status) {
+void add_report_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
         std::string out;
@@ -31,23 +31,23 @@ void add_report_command(CLI::App& app, int& status) {
                 "Examples:\n  attntrace report 003-3.3-multi-head -o report.html\n"
                 "  attntrace report lessons/004-causal-mask-example.json -o causal.html\n"
                 "  attntrace report 003-3.1-ring-fell --arithmetic document -o - > rounded.html");
-    cmd->callback([opts, &status] {
+    cmd->callback([opts, &cli] {
         if (opts->out.empty()) fail_file("-o", "a file path or '-'", "an empty string");
         // The lesson is read and run before the output is opened: bad input leaves no file.
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
-        ProgressLine progress(long_run(lesson));
+        ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), TracePolicy{}, progress.callback());
         progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         if (opts->out == "-") {
-            StreamSink out(std::cout);
+            StreamSink out(cli.out);
             write_report_html(out, e->lesson, trace, e->report);
         } else {
             AtomicFile out(opts->out);  // the previous report stays until the new one is whole
             write_report_html(out, e->lesson, trace, e->report);
             out.commit();
         }
-        status = 0;
+        cli.status = 0;
     });
 }
 

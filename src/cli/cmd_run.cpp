@@ -1,6 +1,6 @@
 // attntrace run LESSON: every step, token-labelled, with the article's claims beside.
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <ostream>
 
 #include "check/evaluate.hpp"
 #include "cli/commands.hpp"
@@ -20,10 +20,10 @@ const Trace& chosen_trace(const Evaluation& e, const std::string& arithmetic) {
     return *e.document;
 }
 
-int run_lesson_command(const RunOptions& o) {
+int run_lesson_command(CliContext& cli, const RunOptions& o) {
     const TracePolicy policy = parse_trace_policy(o.trace, "--trace");
     Lesson lesson = read_lesson(resolve_lesson(o.lesson));
-    ProgressLine progress(long_run(lesson));
+    ProgressLine progress(cli, long_run(lesson));
     auto e = evaluate(std::move(lesson), policy, progress.callback());
     progress.clear();
     const Trace& trace = chosen_trace(*e, o.arithmetic);
@@ -48,7 +48,7 @@ int run_lesson_command(const RunOptions& o) {
                 if (step_matches(s["name"].get<std::string>(), o.steps)) kept.push_back(s);
             j["steps"] = kept;
         }
-        StreamSink out(std::cout);
+        StreamSink out(cli.out);
         write_readable(j, out, deferred);
         return 0;
     }
@@ -57,12 +57,12 @@ int run_lesson_command(const RunOptions& o) {
     view.steps = o.steps;
     view.full = o.full;
     view.heatmap = o.heatmap;
-    view.style = terminal_style();
-    render_run(std::cout, e->lesson, trace, e->report, view);
+    view.style = terminal_style(cli.color, cli.host);
+    render_run(cli.out, e->lesson, trace, e->report, view);
     return 0;
 }
 
-void add_run_command(CLI::App& app, int& status) {
+void add_run_command(CLI::App& app, CliContext& cli) {
     auto opts = std::make_shared<RunOptions>();
     auto* cmd = app.add_subcommand("run", "Run a lesson and print every step: title, formula, shape, the token-labelled "
                                           "matrix, what it means, and the article's printed values beside ours.");
@@ -88,7 +88,7 @@ void add_run_command(CLI::App& app, int& status) {
                 "  attntrace run 003-3.1-ring-fell --trace summary\n"
                 "  attntrace --color=always run 004-causal-pattern --steps hook_pattern\n"
                 "  attntrace random --tokens 4096 --out big.json && attntrace run big.json --trace none");
-    cmd->callback([opts, &status] { status = run_lesson_command(*opts); });
+    cmd->callback([opts, &cli] { cli.status = run_lesson_command(cli, *opts); });
 }
 
 }  // namespace attntrace

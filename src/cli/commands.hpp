@@ -1,10 +1,13 @@
-// One function per subcommand; main.cpp only wires them into CLI11.
-// Each returns the process exit status: 0 all well, 1 a check failed.
-// Bad input throws InputError (exit 2, handled in main).
+// One function per subcommand; cli.cpp only wires them into CLI11.
+// Each sets the exit status in the context: 0 all well, 1 a check failed.
+// Bad input throws InputError (exit 2, handled in run_cli).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
+
+#include "cli/cli.hpp"
 
 namespace CLI {
 class App;
@@ -17,19 +20,32 @@ struct Trace;
 
 inline constexpr const char* kFlagshipLesson = "003-3.1-ring-fell";
 
-void add_run_command(CLI::App& app, int& status);
-void add_list_command(CLI::App& app, int& status);
-void add_check_command(CLI::App& app, int& status);
-void add_export_command(CLI::App& app, int& status);
-void add_golden_command(CLI::App& app, int& status);
-void add_random_command(CLI::App& app, int& status);
-void add_bench_command(CLI::App& app, int& status);
-void add_cost_command(CLI::App& app, int& status);
-void add_diff_command(CLI::App& app, int& status);
-void add_report_command(CLI::App& app, int& status);
-void add_explain_command(CLI::App& app, int& status);
-void add_compare_command(CLI::App& app, int& status);
-void add_decode_command(CLI::App& app, int& status);
+// One run of the CLI: where its output goes, what the host is, the global
+// options once parsed, and the exit status the command sets. Commands write
+// only to `out` and `err`, never to std::cout, so that each call's output is
+// its own.
+struct CliContext {
+    std::ostream& out;
+    std::ostream& err;
+    CliHost host;
+    std::string color = "auto";  // --color
+    bool quiet = false;          // --quiet
+    int status = 0;
+};
+
+void add_run_command(CLI::App& app, CliContext& cli);
+void add_list_command(CLI::App& app, CliContext& cli);
+void add_check_command(CLI::App& app, CliContext& cli);
+void add_export_command(CLI::App& app, CliContext& cli);
+void add_golden_command(CLI::App& app, CliContext& cli);
+void add_random_command(CLI::App& app, CliContext& cli);
+void add_bench_command(CLI::App& app, CliContext& cli);
+void add_cost_command(CLI::App& app, CliContext& cli);
+void add_diff_command(CLI::App& app, CliContext& cli);
+void add_report_command(CLI::App& app, CliContext& cli);
+void add_explain_command(CLI::App& app, CliContext& cli);
+void add_compare_command(CLI::App& app, CliContext& cli);
+void add_decode_command(CLI::App& app, CliContext& cli);
 
 struct RandomSpec;
 // --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation, --norm (random and bench).
@@ -50,7 +66,7 @@ inline constexpr const char* kTraceHelp =
     "What the trace keeps: full (every value; the default), summary (per step: shape, min, max, mean, row sums, a "
     "corner), none (only the run's output), or step names/globs separated by commas (those in full). Without the "
     "scores and weights, attention streams over key blocks and needs no T x T memory.";
-int run_lesson_command(const RunOptions& options);
+int run_lesson_command(CliContext& cli, const RunOptions& options);
 
 // The exact trace, or with --arithmetic document the document-arithmetic one
 // (an InputError when the lesson rounds nothing).

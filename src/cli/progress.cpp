@@ -1,12 +1,11 @@
 #include "cli/progress.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <iostream>
 #include <string_view>
 
+#include "cli/commands.hpp"
 #include "lesson/lesson.hpp"
 #include "pipeline/plan.hpp"
 
@@ -14,25 +13,21 @@ namespace attntrace {
 
 namespace {
 
-bool quiet_flag = false;
-
 // Longer than a terminal's usual 80 columns, the line would wrap and \r would
 // no longer return to its start.
 constexpr std::size_t kMaxWidth = 79;
 
 }  // namespace
 
-void set_quiet(bool quiet) { quiet_flag = quiet; }
-
-bool progress_allowed() {
-    if (quiet_flag) return false;
+bool progress_allowed(const CliContext& cli) {
+    if (cli.quiet) return false;
     if (const char* off = std::getenv("ATTNTRACE_NO_PROGRESS"); off && *off && std::string_view(off) != "0")
         return false;
-    return isatty(STDERR_FILENO) == 1;
+    return cli.host.stderr_is_terminal;
 }
 
-ProgressLine::ProgressLine(bool wanted, std::string label)
-    : ProgressLine(std::cerr, wanted && progress_allowed(), std::move(label)) {}
+ProgressLine::ProgressLine(const CliContext& cli, bool wanted, std::string label)
+    : ProgressLine(cli.err, wanted && progress_allowed(cli), std::move(label)) {}
 
 void ProgressLine::update(const Progress& p) {
     if (!shown_) return;

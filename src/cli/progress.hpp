@@ -22,11 +22,11 @@ struct Lesson;
 // d_model 4096) needs 1.3e8; BERT-base on 512 tokens 8e9; on 4096 tokens 1.1e11.
 inline constexpr double kProgressMinFlops = 5e10;
 
-// --quiet (main.cpp): no progress line whatever the terminal.
-void set_quiet(bool quiet);
+struct CliContext;
+
 // Whether a progress line may be shown: standard error is a terminal,
 // --quiet was not given and ATTNTRACE_NO_PROGRESS is unset, empty or 0.
-bool progress_allowed();
+bool progress_allowed(const CliContext& cli);
 
 class ProgressLine {
 public:
@@ -34,8 +34,8 @@ public:
     // `label` (a lesson id) starts the line when several lessons run.
     ProgressLine(std::ostream& sink, bool shown, std::string label = "")
         : sink_(sink), shown_(shown), label_(std::move(label)) {}
-    // To std::cerr when progress_allowed() and `wanted` (the run is long).
-    explicit ProgressLine(bool wanted, std::string label = "");
+    // To the run's standard error when progress_allowed() and `wanted` (the run is long).
+    ProgressLine(const CliContext& cli, bool wanted, std::string label = "");
     ~ProgressLine() { clear(); }
     ProgressLine(const ProgressLine&) = delete;
     ProgressLine& operator=(const ProgressLine&) = delete;

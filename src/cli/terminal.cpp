@@ -9,24 +9,33 @@
 namespace attntrace {
 
 namespace {
-std::string g_color = "auto";
 constexpr std::size_t kDefaultWidth = 80;
 }  // namespace
 
-void set_color_choice(const std::string& choice) { g_color = choice; }
+CliHost host_of_fds(const std::string& program, int out_fd, int err_fd) {
+    CliHost h;
+    h.program = program;
+    h.stdout_is_terminal = isatty(out_fd) == 1;
+    h.stderr_is_terminal = isatty(err_fd) == 1;
+    winsize ws{};
+    if (h.stdout_is_terminal && ioctl(out_fd, TIOCGWINSZ, &ws) == 0) h.terminal_columns = ws.ws_col;
+    return h;
+}
 
-TermStyle terminal_style() {
+CliHost host_of_this_process(const char* argv0) {
+    return host_of_fds(argv0 ? argv0 : "attntrace", STDOUT_FILENO, STDERR_FILENO);
+}
+
+TermStyle terminal_style(const std::string& color_choice, const CliHost& host) {
     TermStyle s;
-    const bool tty = isatty(STDOUT_FILENO) == 1;
-    s.color = decide_color(g_color, tty, std::getenv("NO_COLOR"), std::getenv("TERM"));
+    s.color = decide_color(color_choice, host.stdout_is_terminal, std::getenv("NO_COLOR"), std::getenv("TERM"));
     s.width = kDefaultWidth;
     if (const char* cols = std::getenv("COLUMNS"); cols && *cols) {
         char* end = nullptr;
         const long n = std::strtol(cols, &end, 10);
         if (*end == '\0' && n > 0 && n < 100000) return s.width = static_cast<std::size_t>(n), s;
     }
-    winsize ws{};
-    if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) s.width = ws.ws_col;
+    if (host.stdout_is_terminal && host.terminal_columns > 0) s.width = host.terminal_columns;
     return s;
 }
 

@@ -5,16 +5,15 @@
 
 #include <string>
 
+#include "cli/cli.hpp"
 #include "render/heatmap.hpp"
 
 namespace attntrace {
 
-// --color=auto|always|never (a global option; main.cpp sets it once parsed).
-void set_color_choice(const std::string& choice);
-
-// Width: $COLUMNS when it is a positive number; else, on a terminal, its
-// width (TIOCGWINSZ); else 80, so that output to a file or a pipe is the same
-// everywhere (as numpy's fixed linewidth).
-TermStyle terminal_style();
+// Colour as --color=auto|always|never says for this host. Width:
+// $COLUMNS when it is a positive number; else, on a terminal, its width;
+// else 80, so that output to a file or a pipe is the same everywhere (as
+// numpy's fixed linewidth).
+TermStyle terminal_style(const std::string& color_choice, const CliHost& host);
 
 }  // namespace attntrace
