@@ -35,9 +35,11 @@ std::string slurp_fd(const std::string& path) {
 class EnvForCall {
 public:
     explicit EnvForCall(const std::vector<std::string>& entries) {
+        // All checked before any is set: a throw leaves the environment as it was.
+        for (const auto& e : entries)
+            if (e.find('=') == std::string::npos) throw std::invalid_argument("expected NAME=value, found " + e);
         for (const auto& e : entries) {
             const auto eq = e.find('=');
-            if (eq == std::string::npos) throw std::invalid_argument("expected NAME=value, found " + e);
             std::string name = e.substr(0, eq);
             const char* old = std::getenv(name.c_str());
             saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});

@@ -112,19 +112,22 @@ TEST_CASE("an in-process run writes only to the streams it is given", "[cli]") {
     // std::cout and std::cerr captured around the calls: a command that wrote
     // to them would leak its output into the test's own, and into no result.
     std::ostringstream leaked;
-    auto* cout_buf = std::cout.rdbuf(leaked.rdbuf());
-    auto* cerr_buf = std::cerr.rdbuf(leaked.rdbuf());
-    attntrace::test::TempDir dir;
     std::vector<attntrace::test::CliResult> results;
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"run", "003-3.1-ring-fell"}, {"check", "003-3.1-ring-fell", "--format", "json"},
-          {"list"}, {"export", "002-cat-sat-down", "-o", "-"}, {"cost", "--tokens", "4K"},
-          {"explain", "003-3.1-ring-fell", "hook_pattern[0,ring,fell]"}, {"decode", "002-causal-decode"},
-          {"compare", "003-3.1-ring-fell", "--set", "scale=false"}, {"report", "003-3.1-ring-fell", "-o", "-"},
-          {"golden", "003-3.1-ring-fell"}, {"random", "--tokens", "3"}, {"run", "no-such-lesson"}})
-        results.push_back(attntrace::test::run_cli(args));
-    std::cout.rdbuf(cout_buf);
-    std::cerr.rdbuf(cerr_buf);
+    {
+        // Put back when the scope ends, even by an exception, so that Catch can report.
+        struct Redirect {
+            std::ostream& stream;
+            std::streambuf* saved;
+            ~Redirect() { stream.rdbuf(saved); }
+        } out{std::cout, std::cout.rdbuf(leaked.rdbuf())}, err{std::cerr, std::cerr.rdbuf(leaked.rdbuf())};
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{"run", "003-3.1-ring-fell"}, {"check", "003-3.1-ring-fell", "--format", "json"},
+              {"list"}, {"export", "002-cat-sat-down", "-o", "-"}, {"cost", "--tokens", "4K"},
+              {"explain", "003-3.1-ring-fell", "hook_pattern[0,ring,fell]"}, {"decode", "002-causal-decode"},
+              {"compare", "003-3.1-ring-fell", "--set", "scale=false"}, {"report", "003-3.1-ring-fell", "-o", "-"},
+              {"golden", "003-3.1-ring-fell"}, {"random", "--tokens", "3"}, {"run", "no-such-lesson"}})
+            results.push_back(attntrace::test::run_cli(args));
+    }
     CHECK(leaked.str().empty());
     for (std::size_t i = 0; i + 1 < results.size(); ++i) {
         INFO(i);
