@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "cost/cost.hpp"
+#include "pipeline/plan.hpp"
 #include "support.hpp"
 
 using namespace attntrace;
@@ -185,4 +186,40 @@ TEST_CASE("attntrace cost prints the matrix, the model and the memory, and --jso
         CHECK(e.out.empty());
         CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
     }
+}
+
+TEST_CASE("the plan, bench and cost count an operation's work one way: the operation's own cost", "[cost]") {
+    Dims d;
+    d.T = d.Tq = d.P = 10;
+    d.C = 12;
+    d.NH = 3;
+    d.hs = 4;
+    d.KVH = 1;  // multi-query: K and V are 4 wide
+    d.F = 20;
+    // Matrix products only, every query-key pair (a run materialises them all).
+    CHECK(stage_flops(Stage::qkv, d) == 2.0 * 10 * 12 * 12 + 2.0 * 2 * 10 * 12 * 4);
+    CHECK(stage_flops(Stage::scores, d) == 2.0 * 3 * 10 * 10 * 4);
+    CHECK(stage_flops(Stage::scale, d) == 0);    // element-wise
+    CHECK(stage_flops(Stage::softmax, d) == 0);
+    CHECK(stage_flops(Stage::ffn, d) == 2.0 * 2 * 10 * 12 * 20);
+    // SwiGLU's linear branch is a third product of the same size (counted as two before).
+    CHECK(stage_flops(Stage::ffn, d, Activation::swiglu) == 3.0 * 2 * 10 * 12 * 20);
+    // A decode step's FFN runs its P new rows, not the T keys.
+    Dims one = d;
+    one.P = one.Tq = 1;
+    CHECK(stage_flops(Stage::ffn, one) == 2.0 * 2 * 1 * 12 * 20);
+    // attntrace cost's rows are the same terms, with the window's pairs.
+    CostSpec s;
+    s.tokens = 10;
+    s.d_model = 12;
+    s.heads = 3;
+    s.kv_heads = 1;
+    s.d_ff = 20;
+    const CostReport r = estimate_cost(s);
+    REQUIRE(r.rows.size() == 8);
+    CHECK(r.rows[0].flops + r.rows[1].flops == stage_flops(Stage::qkv, d));
+    CHECK(r.rows[2].flops == stage_flops(Stage::scores, d));
+    CHECK(r.rows[5].flops == stage_flops(Stage::mix, d));
+    CHECK(r.rows[6].flops == stage_flops(Stage::out, d));
+    CHECK(r.rows[7].flops == stage_flops(Stage::ffn, d));
 }

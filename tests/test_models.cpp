@@ -156,10 +156,10 @@ TEST_CASE("the catalogue names every block's steps blocks.i. and orders the pass
     CHECK(post.find("blocks.2.attn.hook_pattern") == nullptr);
     // Post-norm: block 1 reads block 0's last LayerNorm; pre-norm: block 0's residual stream.
     const Pass& qkv1 = post.passes()[static_cast<std::size_t>(post.find("blocks.1.attn.hook_q")->pass)];
-    CHECK(qkv1.x == "blocks.0.ln2.hook_normalized");
+    CHECK(post.at(qkv1.x).name == "blocks.0.ln2.hook_normalized");
     const Catalogue& pre = catalogue_for(Arch{2, true, false});
-    CHECK(pre.pass_of(*pre.find("blocks.1.attn.hook_q")).x == "blocks.1.ln1.hook_normalized");
-    CHECK(pre.pass_of(*pre.find("blocks.1.ln1.hook_mean")).x == "blocks.0.hook_resid_post");
+    CHECK(pre.at(pre.pass_of(*pre.find("blocks.1.attn.hook_q")).x).name == "blocks.1.ln1.hook_normalized");
+    CHECK(pre.at(pre.pass_of(*pre.find("blocks.1.ln1.hook_mean")).x).name == "blocks.0.hook_resid_post");
     // Pre-norm: LN1 comes before Q in the run order; post-norm: after.
     CHECK(pre.find("blocks.0.ln1.hook_mean")->pass < pre.find("blocks.0.attn.hook_q")->pass);
     CHECK(post.find("blocks.0.ln1.hook_mean")->pass > post.find("blocks.0.attn.hook_q")->pass);

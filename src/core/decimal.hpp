@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <string>
 
 namespace attntrace {
 
@@ -29,5 +30,9 @@ inline bool agrees_at_precision(float computed, float printed, int decimals) {
     const double slack = kDecimalTieSlack * std::fmax(1.0, std::fabs(static_cast<double>(printed)));
     return std::fabs(static_cast<double>(computed) - printed) <= half_unit + slack;
 }
+
+// One number as the tables and explanations show it: `precision` decimals,
+// "-inf" for blocked cells, never "-0.0000".
+std::string format_number(float x, int precision);
 
 }  // namespace attntrace

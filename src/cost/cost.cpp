@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "pipeline/operation.hpp"
 
 namespace attntrace {
 
@@ -37,12 +38,6 @@ u128 keys_total(Window w, std::uint64_t size, std::uint64_t n) {
         case Window::causal_window: return N <= W ? N * (N + 1) / 2 : W * (W + 1) / 2 + (N - W) * W;
     }
     return 0;
-}
-
-std::string dims(const std::string& letters, std::initializer_list<std::uint64_t> sizes) {
-    std::string nums;
-    for (auto s : sizes) nums += (nums.empty() ? "" : ", ") + fmt::format("{}", s);
-    return fmt::format("({}) = ({})", letters, nums);
 }
 
 }  // namespace
@@ -93,21 +88,23 @@ CostReport estimate_cost(const CostSpec& s, const std::string& origin) {
     r.model_scores_needed = pairs * copies;
     r.model_matrix_bytes = stored * bytes * copies;
 
-    const std::string nn = windowed ? dims("NH, n, w", {s.heads, s.tokens, s.window_size})
-                                    : dims("NH, n, n", {s.heads, s.tokens, s.tokens});
-    // pass by pass, one layer, one sequence: (what, shape, elements, flops, quadratic)
-    r.rows = {
-        {"Q = X·W^Q", dims("n, C", {s.tokens, s.d_model}), n * C, 2 * n * C * C, false},
-        {"K, V = X·W^K, X·W^V", dims("2, n, KVH·hs", {2, s.tokens, kvh * hs}), 2 * n * kv_width,
-         2 * 2 * n * C * kv_width, false},
-        {"scores S = Q·Kᵀ", nn, NH * stored, 2 * NH * pairs * double(hs), true},
-        {"scaled S / √hs", nn, NH * stored, NH * pairs, true},
-        {"softmax A (max, exp, sum, divide)", nn, NH * stored, 4 * NH * pairs, true},
-        {"Z = A·V", dims("n, C", {s.tokens, s.d_model}), n * C, 2 * NH * pairs * double(hs), true},
-        {"out = Z·W^O", dims("n, C", {s.tokens, s.d_model}), n * C, 2 * n * C * C, false},
-    };
-    if (s.d_ff)
-        r.rows.push_back({"FFN act(X·W_1)·W_2", dims("n, F", {s.tokens, s.d_ff}), n * F, 2 * 2 * n * C * F, false});
+    // pass by pass, one layer, one sequence: what each operation says it computes (pipeline/operation.hpp)
+    Dims d;
+    d.T = d.Tq = d.P = s.tokens;
+    d.C = s.d_model;
+    d.NH = s.heads;
+    d.hs = hs;
+    d.KVH = kvh;
+    d.F = s.d_ff;
+    const CostQuery q{d, pairs, stored, windowed ? s.window_size : 0};
+    std::vector<Stage> stages = {Stage::qkv, Stage::scores, Stage::scale, Stage::softmax, Stage::mix, Stage::out};
+    if (s.d_ff) stages.push_back(Stage::ffn);
+    for (Stage st : stages)
+        for (const CostTerm& t : operation(st).cost(q)) {
+            std::string nums;
+            for (auto v : t.shape) nums += (nums.empty() ? "" : ", ") + fmt::format("{}", v);
+            r.rows.push_back({t.what, fmt::format("({}) = ({})", t.letters, nums), t.elements, t.flops, t.per_pair});
+        }
     for (const auto& row : r.rows) r.layer_flops += row.flops;
     r.model_flops = r.layer_flops * double(s.layers) * double(s.batch);
 

@@ -473,10 +473,10 @@ private:
                 const bool rope = lesson_.config.positions.kind == PositionKind::rope;
                 const Catalogue& cat = lesson_.catalogue();
                 const Pass& first = cat.passes()[static_cast<std::size_t>(lesson_.first_pass)];
-                for (const auto& name : cat.consumed_by(first, rope)) any = any || lesson_.given.count(name);
+                for (const StepDef* def : cat.consumed_by(first, rope)) any = any || lesson_.given.count(def->name);
                 if (!any) {
                     std::string list;
-                    for (const auto& n : cat.consumed_by(first, rope)) list += (list.empty() ? "" : " or ") + n;
+                    for (const StepDef* def : cat.consumed_by(first, rope)) list += (list.empty() ? "" : " or ") + def->name;
                     f_.fail("given", fmt::format("{} (run.from is \"{}\")", list, stage_name(lesson_.from)),
                             "none of them");
                 }

@@ -2,23 +2,18 @@
 // run.from to run.to. One post-norm encoder block runs the stages in the order
 // of PyTorch's nn.TransformerEncoderLayer(norm_first=False).
 #include <algorithm>
-#include <array>
 #include <chrono>
 
 #include <omp.h>
 
 #include "core/memory.hpp"
 
-#include "pipeline/stages.hpp"
+#include "pipeline/operation.hpp"
+#include "pipeline/run.hpp"
 
 namespace attntrace {
 
 namespace {
-
-using StageFn = void (*)(Run&);
-constexpr std::array<StageFn, kStageCount> kStages = {
-    embed_forward,   qkv_forward,      rope_forward, scores_forward, scale_forward, mask_forward, softmax_forward,
-    mix_forward,     out_proj_forward, add_forward,  norm_forward,   ffn_forward,   add_forward,  norm_forward};
 
 // Passes first..last of the lesson's catalogue, in order. Streaming: each mix
 // pass computes Z from Q, K and V over key blocks (scores..softmax skipped).
@@ -35,7 +30,7 @@ void run_passes(Run& run, int first, int last, std::string_view task, const Prog
         if (progress) progress({task, stage_name(stage), done++, total});
         const auto t0 = std::chrono::steady_clock::now();
         run.begin_pass(p);
-        kStages[static_cast<std::size_t>(stage)](run);
+        operation(stage).forward(run);
         run.end_pass(p);
         run.trace().stage_seconds[static_cast<std::size_t>(stage)] +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

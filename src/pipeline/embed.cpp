@@ -1,7 +1,8 @@
-// Stage embed: the input matrix X, given inline or looked up in an embedding
+// Operation embed: the input matrix X, given inline or looked up in an embedding
 // table, plus the positional encodings when the lesson has additive ones
 // (config.positions "sinusoidal" or "learned").
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/positions.hpp"
 #include "pipeline/stages.hpp"
@@ -24,6 +25,26 @@ void pos_embed(Run& run) {
             std::copy(table->ptr(), table->ptr() + d.T * d.C, pe);
     }
     run.close();
+}
+
+// hook_pos_embed at (p, d)
+float pos_embed_explain(Cell& c) {
+    const std::size_t p = c.at[0], d = c.at[1], C = c.dims().C;
+    const std::string tok = Cell::label(c.step, 0, p);
+    if (c.lesson.config.positions.kind == PositionKind::learned) {
+        const Tensor& table = c.lesson.inputs.at("positions");
+        c.line("learned: token {} sits at position {}: row {} of the lesson's inputs.positions, column {}", tok, p, p, d);
+        return table.data[p * table.shape[1] + d];
+    }
+    const std::size_t two_i = d - d % 2;
+    const double angle = sinusoidal_angle(p, d, C);
+    c.line("sinusoidal, interleaved as the paper: dimension d{} = {} holds the {} of the angle of pair i = {}", d,
+           d % 2 ? "2i+1" : "2i", d % 2 ? "cos" : "sin", two_i / 2);
+    c.line("angle = p / 10000^(2i/C) = {} / 10000^({}/{}) = {} / {} = {:.9g} rad   (in double)", p, two_i, C, p,
+           fmt::format("{:.9g}", std::pow(10000.0, double(two_i) / double(C))), angle);
+    const float r = sinusoidal_value(p, d, C);
+    c.line("{}({:.9g}) = {}   (rounded to float32)", d % 2 ? "cos" : "sin", angle, c.num(r));
+    return r;
 }
 
 }  // namespace
@@ -70,6 +91,39 @@ void embed_forward(Run& run) {
     if (float* x = run.open(x_name, {{e_name, E}, {pe_name, P}}))
         for (std::size_t i = 0; i < d.T * d.C; ++i) x[i] = E->data[i] + P->data[i];
     run.close();
+}
+
+// hook_embed, hook_pos_embed, hook_resid_pre at (t, c)
+float embed_explain(Cell& c) {
+    const std::size_t t = c.at[0], col = c.at[1];
+    const std::string tok = Cell::label(c.step, 0, t);
+    if (c.leaf() == Leaf::pos_embed) return pos_embed_explain(c);
+    if (c.leaf() == Leaf::embed && !c.lesson.inputs.count("embedding")) {
+        const Tensor& X = c.lesson.inputs.at("X");
+        c.line("the lesson's inputs.X, row {} (token {}), column {}: the token embeddings, before positions", t, tok, col);
+        return X.data[t * X.shape[1] + col];
+    }
+    if (c.leaf() == Leaf::embed) {
+        const Tensor& table = c.lesson.inputs.at("embedding");
+        const auto id = static_cast<std::size_t>(c.lesson.token_ids[t]);
+        c.line("token {} has id {}: row {} of the lesson's embedding table, column {}", tok, id, id, col);
+        return table.data[id * table.shape[1] + col];
+    }
+    if (c.lesson.config.positions.additive()) {
+        const Step &E = c.input(Leaf::embed), &PE = c.input(Leaf::pos_embed);
+        const float e = get(E, {t, col}), p = get(PE, {t, col});
+        c.line("X = E + PE: {}[{},d{}] + {}[{},d{}] = {} + {}", E.name, tok, col, PE.name, tok, col, c.num(e), c.num(p));
+        const float r = e + p;
+        c.line("  = {}", c.num(r));
+        return r;
+    }
+    if (const Step* e = c.embeddings(Leaf::embed)) {
+        c.line("X = the embeddings (no positional encoding in this block): {}[{},d{}]", e->name, tok, col);
+        return get(*e, {t, col});
+    }
+    const Tensor& X = c.lesson.inputs.at("X");
+    c.line("an input: the lesson's inputs.X, row {} (token {}), column {}", t, tok, col);
+    return X.data[t * X.shape[1] + col];
 }
 
 }  // namespace attntrace

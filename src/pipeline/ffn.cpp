@@ -1,5 +1,6 @@
-// Stage ffn: the position-wise feed-forward network.
+// Operation ffn: the position-wise feed-forward network.
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/activations.hpp"
 #include "kernels/kernels.hpp"
@@ -25,7 +26,7 @@ namespace {
 // in the whole-matrix path.
 void ffn_chunked(Run& run) {
     const Dims& d = run.dims();
-    const std::string& in_name = run.pass().x;
+    const std::string& in_name = run.name(run.pass().x);
     const Tensor* x = run.value(in_name);
     const Tensor* W1 = run.weight("W_1");
     const Tensor* b1 = run.weight("b_1");
@@ -65,7 +66,7 @@ void ffn_chunked(Run& run) {
 void ffn_forward(Run& run) {
     if (run.plan().stream_ffn) return ffn_chunked(run);
     const Dims& d = run.dims();
-    const std::string& in_name = run.pass().x;
+    const std::string& in_name = run.name(run.pass().x);
     const Tensor* x = run.value(in_name);
     const Tensor* W1 = run.weight("W_1");
     const Tensor* b1 = run.weight("b_1");
@@ -105,6 +106,79 @@ void ffn_forward(Run& run) {
         linear(post->ptr(), W2->ptr(), b2 ? b2->ptr() : nullptr, out, d.P, d.F, d.C);
     }
     run.close();
+}
+
+// mlp.hook_pre, mlp.hook_pre_linear, mlp.hook_post at (t, f); hook_mlp_out at (t, c)
+float ffn_explain(Cell& c) {
+    const Dims d = c.dims();
+    const std::size_t t = c.at[0], col = c.at[1];
+    const std::string tok = Cell::label(c.step, 0, t);
+    if (c.leaf() == Leaf::mlp_pre) {
+        const Step& X = c.input(c.pass().x);
+        const Tensor& W = c.weight("W_1");
+        const Tensor* B = c.optional_weight("b_1");
+        c.line("H[{},f{}] = Σ_c LN1[{},c] · W_1[c,{}] + b_1[{}]", tok, col, tok, col, col);
+        return write_dot(
+            c, d.C, [&](std::size_t k) { return fmt::format("LN1[{},d{}]", tok, k); },
+            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_1[{},{}]", k, col); },
+            [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_1", B ? &B->data[col] : nullptr);
+    }
+    if (c.leaf() == Leaf::mlp_pre_linear) {
+        const Step& X = c.input(c.pass().x);
+        const Tensor& W = c.weight("W_3");
+        const Tensor* B = c.optional_weight("b_3");
+        c.line("U[{},f{}] = Σ_c LN1[{},c] · W_3[c,{}] + b_3[{}]   (SwiGLU's linear branch)", tok, col, tok, col, col);
+        return write_dot(
+            c, d.C, [&](std::size_t k) { return fmt::format("LN1[{},d{}]", tok, k); },
+            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_3[{},{}]", k, col); },
+            [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_3", B ? &B->data[col] : nullptr);
+    }
+    if (c.leaf() == Leaf::mlp_post) {
+        const float h = get(c.input(Leaf::mlp_pre), {t, col});
+        if (c.lesson.config.activation == Activation::swiglu) {
+            const float u = get(c.input(Leaf::mlp_pre_linear), {t, col});
+            const float silu = h / (1.0f + std::exp(-h));  // as swiglu_ref
+            const float r = silu * u;
+            c.line("SwiGLU = SiLU(h) · u, h = H[{},f{}] = {}, u = U[{},f{}] = {}", tok, col, c.num(h), tok, col, c.num(u));
+            c.line("  SiLU(h) = h / (1 + e^-h) = {} / (1 + {}) = {}", c.num(h), c.num(std::exp(-h)), c.num(silu));
+            c.line("  = {} · {} = {}", c.num(silu), c.num(u), c.num(r));
+            return r;
+        }
+        if (c.lesson.config.activation == Activation::gelu_tanh) {
+            const float k = 0.7978845608028654f;  // √(2/π), as gelu_tanh_ref
+            const float inner = k * (h + 0.044715f * h * h * h);
+            const float r = 0.5f * h * (1.0f + std::tanh(inner));
+            c.line("GELU(h) ≈ 0.5 · h · (1 + tanh(√(2/π) · (h + 0.044715·h³))), h = {}   (the tanh approximation)", c.num(h));
+            c.line("  = 0.5 · {} · (1 + tanh({})) = 0.5 · {} · (1 + {}) = {}", c.num(h), c.num(inner), c.num(h),
+                   c.num(std::tanh(inner)), c.num(r));
+            return r;
+        }
+        if (c.lesson.config.activation == Activation::gelu) {
+            const float inv_sqrt2 = 0.70710678118654752f;  // as gelu_ref
+            const float r = 0.5f * h * (1.0f + std::erf(h * inv_sqrt2));
+            c.line("GELU(h) = 0.5 · h · (1 + erf(h / √2)), h = {}", c.num(h));
+            c.line("  = 0.5 · {} · (1 + {}) = {}", c.num(h), c.num(std::erf(h * inv_sqrt2)), c.num(r));
+            return r;
+        }
+        const float r = h > 0.0f ? h : 0.0f;
+        c.line("ReLU(h) = max(0, h) = max(0, {}) = {}{}", c.num(h), c.num(r), h > 0.0f ? "" : "   (negative: cut to 0)");
+        return r;
+    }
+    const Step& P = c.input(Leaf::mlp_post);
+    const Tensor& W = c.weight("W_2");
+    const Tensor* B = c.optional_weight("b_2");
+    c.line("FFN[{},d{}] = Σ_f act(H)[{},f] · W_2[f,{}] + b_2[{}]", tok, col, tok, col, col);
+    return write_dot(
+        c, d.F, [&](std::size_t k) { return fmt::format("act(H)[{},f{}]", tok, k); },
+        [&](std::size_t k) { return get(P, {t, k}); }, [&](std::size_t k) { return fmt::format("W_2[{},{}]", k, col); },
+        [&](std::size_t k) { return W.data[k * d.C + col]; }, "b_2", B ? &B->data[col] : nullptr);
+}
+
+// Two products of (P, C) by (C, F) and (F, C); SwiGLU's linear branch a third.
+std::vector<CostTerm> ffn_cost(const CostQuery& q) {
+    const Dims& d = q.d;
+    const double products = q.activation == Activation::swiglu ? 3 : 2;
+    return {{"FFN act(X·W_1)·W_2", "n, F", {d.P, d.F}, double(d.P) * d.F, products * 2 * d.P * d.C * d.F, true, false}};
 }
 
 }  // namespace attntrace

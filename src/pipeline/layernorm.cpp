@@ -1,5 +1,6 @@
-// Stages norm1 and norm2: LayerNorm (or RMSNorm) of each token's row
+// Operation norm (stages norm1 and norm2): LayerNorm (or RMSNorm) of each token's row
 // (every norm pass: its input and prefix come from the pass, catalogue.hpp).
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
@@ -94,11 +95,119 @@ void layernorm(Run& run, const std::string& in, const std::string& ln) {
     run.close();
 }
 
+// ln1.* / ln2.* of an RMSNorm at (t) or (t, c): the mean square, σ, x / σ, γ ⊙ x̂.
+float rmsnorm_explain(Cell& c, const Step& X, const std::string& ln) {
+    const Leaf leaf = c.leaf();
+    const std::string& xname = X.name;
+    const std::size_t t = c.at[0], C = X.shape[1];
+    const std::string tok = Cell::label(c.step, 0, t);
+    if (leaf == Leaf::ln_mean_square) {
+        double sq = 0.0;  // double, as row_mean_square_ref
+        for (std::size_t k = 0; k < C; ++k) sq += static_cast<double>(get(X, {t, k})) * get(X, {t, k});
+        c.line("x² over token {}'s row of {} (RMSNorm takes no mean):", tok, xname);
+        list_terms(c, C, [&](std::size_t k) {
+            const float x = get(X, {t, k});
+            return fmt::format("{} {:>9}² = {:>9}   d{}", k ? "+" : " ", c.num(x), c.num(x * x), k);
+        });
+        const float r = static_cast<float>(sq / static_cast<double>(C));
+        c.line("ms = {} / {} (C) = {}", c.num(static_cast<float>(sq)), C, c.num(r));
+        return r;
+    }
+    const float ms = get(c.input(Leaf::ln_mean_square), {t});
+    const float eps = static_cast<float>(c.lesson.config.eps);
+    if (leaf == Leaf::ln_scale) {
+        const float r = std::sqrt(ms + eps);
+        c.line("σ = √(ms + eps) = √({} + {:g}) = {}   (the row's root mean square)", c.num(ms), eps, c.num(r));
+        return r;
+    }
+    const float sd = get(c.input(Leaf::ln_scale), {t});
+    const std::size_t col = c.at[1];
+    const float x = get(X, {t, col});
+    if (leaf == Leaf::ln_standardized) {
+        const float r = x / sd;
+        c.line("x̂ = {}[{},d{}] / σ = {} / {} = {}   (no mean subtracted)", xname, tok, col, c.num(x), c.num(sd), c.num(r));
+        return r;
+    }
+    const float xhat = get(c.input(Leaf::ln_standardized), {t, col});
+    const float g = c.weight(ln + "_gamma").data[col];
+    c.line("1. mean square of token {}'s row of {}: ms = {}", tok, xname, c.num(ms));
+    c.line("2. σ = √(ms + eps) = √({} + {:g}) = {}", c.num(ms), eps, c.num(sd));
+    c.line("3. x̂ = {} / {} = {}", c.num(x), c.num(sd), c.num(xhat));
+    const float r = g * xhat;
+    c.line("4. γ[d{}] · x̂ = {} · {} = {}   (RMSNorm has no β)", col, c.num(g), c.num(xhat), c.num(r));
+    return r;
+}
+
 }  // namespace
 
 void norm_forward(Run& run) {
     const Pass& p = run.pass();
-    layernorm(run, p.x, fmt::format("ln{}", p.norm_index));
+    layernorm(run, run.name(p.x), fmt::format("ln{}", p.norm_index));
+}
+
+// ln{1,2}.hook_mean, hook_var, hook_scale at (t); hook_standardized, hook_normalized at (t, c)
+float norm_explain(Cell& c) {
+    const std::string ln = fmt::format("ln{}", c.pass().norm_index);
+    const Step& X = c.input(c.pass().x);
+    const std::size_t t = c.at[0], C = X.shape[1];
+    const std::string tok = Cell::label(c.step, 0, t);
+    const Leaf leaf = c.leaf();
+    const std::string& xname = X.name;
+    if (c.lesson.config.norm == NormKind::rmsnorm) return rmsnorm_explain(c, X, ln);
+    if (leaf == Leaf::ln_mean) {
+        double sum = 0.0;  // double, as row_mean_ref (see kernels/layernorm.hpp)
+        for (std::size_t k = 0; k < C; ++k) sum += get(X, {t, k});
+        c.line("the {} numbers of token {}'s row of {}:", C, tok, xname);
+        list_terms(c, C, [&](std::size_t k) { return fmt::format("{} {:>9}   d{}", k ? "+" : " ", c.num(get(X, {t, k})), k); });
+        c.line("μ = {} / {} (C)", c.num(static_cast<float>(sum)), C);
+        const float r = static_cast<float>(sum / static_cast<double>(C));
+        c.line("  = {}", c.num(r));
+        return r;
+    }
+    const float mu = get(c.input(Leaf::ln_mean), {t});
+    if (leaf == Leaf::ln_var) {
+        double sq = 0.0;
+        for (std::size_t k = 0; k < C; ++k) {
+            const double dv = static_cast<double>(get(X, {t, k})) - mu;
+            sq += dv * dv;
+        }
+        c.line("(x - μ)² over token {}'s row, μ = {}:", tok, c.num(mu));
+        list_terms(c, C, [&](std::size_t k) {
+            const double dv = static_cast<double>(get(X, {t, k})) - mu;
+            return fmt::format("{} ({:>9} - {})² = {:>9}   d{}", k ? "+" : " ", c.num(get(X, {t, k})), c.num(mu),
+                               c.num(static_cast<float>(dv * dv)), k);
+        });
+        const float r = static_cast<float>(sq / static_cast<double>(C));
+        c.line("σ² = {} / {} (C: the biased variance, as PyTorch's LayerNorm)", c.num(static_cast<float>(sq)), C);
+        c.line("  = {}", c.num(r));
+        return r;
+    }
+    const float var = get(c.input(Leaf::ln_var), {t});
+    const float eps = static_cast<float>(c.lesson.config.eps);
+    if (leaf == Leaf::ln_scale) {
+        const float r = std::sqrt(var + eps);
+        c.line("σ = √(σ² + eps) = √({} + {:g}) = {}", c.num(var), eps, c.num(r));
+        return r;
+    }
+    const float sd = get(c.input(Leaf::ln_scale), {t});
+    const std::size_t col = c.at[1];
+    const float x = get(X, {t, col});
+    if (leaf == Leaf::ln_standardized) {
+        const float r = (x - mu) / sd;
+        c.line("x̂ = ({}[{},d{}] - μ) / σ = ({} - {}) / {} = {}", xname, tok, col, c.num(x), c.num(mu), c.num(sd),
+               c.num(r));
+        return r;
+    }
+    // hook_normalized: the whole chain
+    const float xhat = get(c.input(Leaf::ln_standardized), {t, col});
+    const float g = c.weight(ln + "_gamma").data[col], b = c.weight(ln + "_beta").data[col];
+    c.line("1. mean of token {}'s row of {}: μ = {}", tok, xname, c.num(mu));
+    c.line("2. biased variance (÷ {}): σ² = {}", C, c.num(var));
+    c.line("3. std: σ = √(σ² + eps) = √({} + {:g}) = {}", c.num(var), eps, c.num(sd));
+    c.line("4. normalized: x̂ = ({} - {}) / {} = {}", c.num(x), c.num(mu), c.num(sd), c.num(xhat));
+    const float r = g * xhat + b;
+    c.line("5. γ[d{}] · x̂ + β[d{}] = {} · {} + {} = {}", col, col, c.num(g), c.num(xhat), c.num(b), c.num(r));
+    return r;
 }
 
 }  // namespace attntrace

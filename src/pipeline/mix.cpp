@@ -1,7 +1,8 @@
-// Stage mix: each query's new vector is the attention-weighted sum of the values.
+// Operation mix: each query's new vector is the attention-weighted sum of the values.
 #include <cmath>
 
 #include "kernels/kernels.hpp"
+#include "kernels/simd/kernels.hpp"
 #include "pipeline/mask_pattern.hpp"
 #include "pipeline/stages.hpp"
 
@@ -29,7 +30,7 @@ void mix_streaming(Run& run) {
                             key_window(run.config()).value());
     }
     run.close();
-    if (Step* s = run.trace().find(run.name(Leaf::z)); s && s->source == StepSource::computed)
+    if (Step* s = run.recorded(run.name(Leaf::z)); s && s->source == StepSource::computed)
         s->note = "streamed: softmax(QKᵀ/√hs)·V over blocks of keys with a running max and sum; the scores and "
                   "weights were never held whole (trace policy keeps none of them)";
 }
@@ -47,13 +48,37 @@ void mix_forward(Run& run) {
     if (float* z = run.open(run.name(Leaf::z),
                             {{run.name(Leaf::pattern), a}, {run.name(Leaf::v), v}})) {
         // One head per thread, writing disjoint columns of Z (see scores.cpp).
-        const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;
+        const bool parallel = d.NH > 1 && product_flops(Stage::mix, {d, double(d.Tq) * d.T}) > simd::kGemmParallelFlops;
 #pragma omp parallel for schedule(static) if (parallel)
         for (std::size_t h = 0; h < d.NH; ++h)
             matmul(a->ptr() + h * d.Tq * d.T, d.T, v->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, z + h * d.hs, d.C,
                    d.Tq, d.T, d.hs);
     }
     run.close();
+}
+
+// hook_z at (i, h, e): query i of head h mixes the values of its K/V head
+float mix_explain(Cell& c) {
+    const Dims d = c.dims();
+    const std::size_t i = c.at[0], h = c.at[1], e = c.at[2];
+    const Step& A = c.input(Leaf::pattern);
+    const Step& V = c.input(Leaf::v);
+    const std::size_t g = d.kv_of(h);
+    const std::string q = Cell::label(c.step, 0, i), hn = Cell::label(c.step, 1, h), gn = Cell::label(V, 1, g);
+    c.line("Z[{},{},d{}] = Σ_j A[{},{},j] · V[j,{},d{}]   (query {} mixes the values of {} keys)", q, hn, e, hn, q,
+           gn, e, q, d.T);
+    c.line("{}", kv_group_line(d, hn, h, gn));
+    return write_dot(
+        c, d.T, [&](std::size_t j) { return fmt::format("A[{},{},{}]", hn, q, Cell::label(A, 2, j)); },
+        [&](std::size_t j) { return get(A, {h, i, j}); },
+        [&](std::size_t j) { return fmt::format("V[{},{},d{}]", Cell::label(V, 0, j), gn, e); },
+        [&](std::size_t j) { return get(V, {j, g, e}); });
+}
+
+// NH products of (Tq, T) by (T, hs), over the pairs computed.
+std::vector<CostTerm> mix_cost(const CostQuery& q) {
+    const Dims& d = q.d;
+    return {{"Z = A·V", "n, C", {d.Tq, d.C}, double(d.Tq) * d.C, 2 * d.NH * q.pairs * double(d.hs), true, true}};
 }
 
 }  // namespace attntrace

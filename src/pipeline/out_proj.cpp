@@ -1,4 +1,4 @@
-// Stage out: W^O mixes the heads' findings.
+// Operation out: W^O mixes the heads' findings.
 #include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
@@ -10,11 +10,34 @@ void out_proj_forward(Run& run) {
     const Tensor* W = run.weight("W_O");
     const Tensor* B = run.weight("b_O");
     // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, C)   W_O: (C, C)
-    if (float* out = run.open(run.pass().attn_out, {{run.name(Leaf::z), z}, {run.wpath("W_O"), W}},
+    if (float* out = run.open(run.name(Leaf::attn_out), {{run.name(Leaf::z), z}, {run.wpath("W_O"), W}},
                               {{run.wpath("b_O"), B}})) {
         linear(z->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.Tq, d.C, d.C);
     }
     run.close();
+}
+
+// hook_attn_out at (i, c): row i of concat(Z)·W_O + b_O
+float out_proj_explain(Cell& c) {
+    const Dims d = c.dims();
+    const std::size_t i = c.at[0], col = c.at[1];
+    const Step& Z = c.input(Leaf::z);
+    const Tensor& W = c.weight("W_O");
+    const Tensor* b = c.optional_weight("b_O");
+    const std::string q = Cell::label(c.step, 0, i);
+    c.line("attn_out[{},d{}] = Σ_k concat(Z)[{},k] · W_O[k,{}] + b_O[{}]   (k = head·hs + d: every head's Z)", q, col,
+           q, col, col);
+    return write_dot(
+        c, d.C, [&](std::size_t k) { return fmt::format("Z[{},h{},d{}]", q, k / d.hs, k % d.hs); },
+        [&](std::size_t k) { return Z.value.data[i * d.C + k]; },
+        [&](std::size_t k) { return fmt::format("W_O[{},{}]", k, col); }, [&](std::size_t k) { return W.data[k * d.C + col]; },
+        "b_O", b ? &b->data[col] : nullptr);
+}
+
+// concat(Z) (Tq, C) by W_O (C, C).
+std::vector<CostTerm> out_proj_cost(const CostQuery& q) {
+    const Dims& d = q.d;
+    return {{"out = Z·W^O", "n, C", {d.Tq, d.C}, double(d.Tq) * d.C, 2.0 * d.Tq * d.C * d.C, true, false}};
 }
 
 }  // namespace attntrace

@@ -9,6 +9,7 @@
 #include "core/memory.hpp"
 #include "kernels/simd/kernels.hpp"
 #include "pipeline/mask_pattern.hpp"
+#include "pipeline/operation.hpp"
 
 namespace attntrace {
 
@@ -39,16 +40,10 @@ std::size_t d_ff_of(const Lesson& lesson) { return lesson.config.d_ff; }
 
 }  // namespace
 
-double stage_flops(Stage s, const Dims& d) {
-    const double T = d.T, Tq = d.Tq, C = d.C, F = d.F;
-    switch (s) {
-        case Stage::qkv: return 2 * Tq * C * C + 2 * T * C * 2.0 * d.KVH * d.hs;  // Q: C columns, K and V: KVH·hs each
-        case Stage::scores: return 2 * Tq * T * C;  // NH heads of Tq x hs x T
-        case Stage::mix: return 2 * Tq * T * C;
-        case Stage::out: return 2 * Tq * C * C;
-        case Stage::ffn: return 2 * 2 * T * C * F;
-        default: return 0;
-    }
+double stage_flops(Stage s, const Dims& d, Activation activation) {
+    CostQuery q{d, double(d.Tq) * d.T, double(d.Tq) * d.T};  // a run computes every pair, masked or not
+    q.activation = activation;
+    return product_flops(s, q);
 }
 
 double lesson_flops(const Lesson& lesson) {
@@ -56,7 +51,7 @@ double lesson_flops(const Lesson& lesson) {
     double flops = 0;
     for (int p = lesson.first_pass; p <= lesson.last_pass; ++p) {
         const Pass& pass = passes[static_cast<std::size_t>(p)];
-        flops += stage_flops(pass.stage, lesson.dims_of(pass));
+        flops += stage_flops(pass.stage, lesson.dims_of(pass), lesson.config.activation);
     }
     return flops;
 }
@@ -66,7 +61,7 @@ double stage_kind_flops(const Lesson& lesson, Stage s) {
     double flops = 0;
     for (int p = lesson.first_pass; p <= lesson.last_pass; ++p) {
         const Pass& pass = passes[static_cast<std::size_t>(p)];
-        if (pass.stage == s) flops += stage_flops(s, lesson.dims_of(pass));
+        if (pass.stage == s) flops += stage_flops(s, lesson.dims_of(pass), lesson.config.activation);
     }
     return flops;
 }
@@ -118,15 +113,15 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
 
     const bool rope = positions == PositionKind::rope;
     for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi)
-        for (const auto& name : cat.consumed_by(passes[static_cast<std::size_t>(pi)], rope))
-            if (const StepDef* def = cat.find(name)) p.last_read[index_of(*def)] = pi;
+        for (const StepDef* def : cat.consumed_by(passes[static_cast<std::size_t>(pi)], rope))
+            p.last_read[index_of(*def)] = pi;
     if (p.stream_attention)  // each mix pass reads its Q, K (rotated, with RoPE) and V itself
         for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi) {
             const Pass& mix = passes[static_cast<std::size_t>(pi)];
             if (mix.stage != Stage::mix) continue;
             Pass scores = mix;
             scores.stage = Stage::scores;
-            for (const auto& n : cat.consumed_by(scores, rope)) p.last_read[index_of(*cat.find(n))] = pi;
+            for (const StepDef* def : cat.consumed_by(scores, rope)) p.last_read[index_of(*def)] = pi;
             p.last_read[index_of(*&cat.step(mix, Leaf::v))] = pi;
         }
 

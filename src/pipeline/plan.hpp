@@ -50,9 +50,10 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
 void require_memory(const Plan& plan, const Lesson& lesson, Arithmetic mode, int threads, std::size_t max_bytes);
 
 // FLOPs of a stage's matrix products (2 per multiply-add; 0: element-wise
-// only), and of all the passes a lesson runs: how long a run will take, at the
-// GFLOP/s `attntrace bench` measures. `d` is the pass's (Lesson::dims_of).
-double stage_flops(Stage s, const Dims& d);
+// only; the operation's cost, operation.hpp), and of all the passes a lesson
+// runs: how long a run will take, at the GFLOP/s `attntrace bench` measures.
+// `d` is the pass's (Lesson::dims_of).
+double stage_flops(Stage s, const Dims& d, Activation activation = Activation::relu);
 double lesson_flops(const Lesson& lesson);
 // The FLOPs of every pass of stage kind `s` the lesson runs (each block's, and a decoder's cross-attention's).
 double stage_kind_flops(const Lesson& lesson, Stage s);

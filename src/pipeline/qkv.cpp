@@ -1,4 +1,4 @@
-// Stage qkv: the three projections of X, and which K/V head each query head reads.
+// Operation qkv: the three projections of X, and which K/V head each query head reads.
 #include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
@@ -26,9 +26,18 @@ void project(Run& run, const std::string& step, const std::string& x_name, const
 
 }  // namespace
 
+// Which K/V head query head h read, and with whom it shares it.
+std::string kv_group_line(const Dims& d, const std::string& hn, std::size_t h, const std::string& gn) {
+    if (d.KVH == d.NH) return fmt::format("query head {} reads its own K/V head {} (multi-head: KVH = NH = {})", hn, gn, d.NH);
+    const std::size_t group = d.NH / d.KVH, g = d.kv_of(h);
+    return fmt::format("query head {} reads K/V head {} = ⌊{} / (NH/KVH = {}/{})⌋, shared with query heads h{}..h{} ({})",
+                       hn, gn, h, d.NH, d.KVH, g * group, g * group + group - 1,
+                       d.KVH == 1 ? "multi-query" : "grouped-query");
+}
+
 void qkv_forward(Run& run) {
     const Dims& d = run.dims();
-    const std::string& x_name = run.pass().x;
+    const std::string& x_name = run.name(run.pass().x);
     const Tensor* X = run.value(x_name);
     project(run, run.name(Leaf::q), x_name, X, "W_Q", "b_Q", d.C, d.Tq, 0);
     const std::string kv_name = run.pass().cross ? "inputs.memory" : x_name;
@@ -40,6 +49,58 @@ void qkv_forward(Run& run) {
         for (std::size_t h = 0; h < d.NH; ++h) g[h] = static_cast<float>(d.kv_of(h));
     }
     run.close();
+}
+
+// hook_kv_head at (h): which K/V head query head h reads
+float kv_head_explain(Cell& c) {
+    const Dims d = c.dims();
+    const std::size_t h = c.at[0], group = d.NH / d.KVH, g = d.kv_of(h);
+    const std::string kind = d.KVH == d.NH ? "multi-head attention: every query head has its own K/V head"
+                             : d.KVH == 1  ? "multi-query attention: one K/V head for all query heads"
+                                           : "grouped-query attention";
+    c.line("{} query heads share {} K/V heads ({}): groups of NH / KVH = {} / {} = {} consecutive heads", d.NH, d.KVH,
+           kind, d.NH, d.KVH, group);
+    c.line("g({}) = ⌊{} / {}⌋ = {}: query head {} reads K and V head kv{} (query heads h{}..h{})", Cell::label(c.step, 0, h),
+           h, group, g, Cell::label(c.step, 0, h), g, g * group, g * group + group - 1);
+    return static_cast<float>(g);
+}
+
+// hook_q at (t, h, e): column h·hs + e of X·W_Q + b_Q (C columns);
+// hook_k, hook_v at (t, g, e): column g·hs + e of X·W + b (KVH·hs columns)
+float qkv_explain(Cell& c) {
+    if (c.leaf() == Leaf::kv_head) return kv_head_explain(c);
+    const Dims d = c.dims();
+    const char letter = c.leaf() == Leaf::q ? 'Q' : c.leaf() == Leaf::k ? 'K' : 'V';
+    const std::size_t N = letter == 'Q' ? d.C : d.KVH * d.hs;  // W's columns
+    const std::size_t t = c.at[0], h = c.at[1], e = c.at[2], col = h * d.hs + e;
+    const std::string w = std::string("W_") + letter, b = std::string("b_") + letter;
+    // X: the pass's stream; in cross-attention K and V project the encoder's output M (inputs.memory).
+    const bool memory = c.pass().cross && letter != 'Q';
+    const Tensor& X = memory ? c.lesson.inputs.at("memory") : c.input(c.pass().x).value;
+    const char* xs = memory ? "M" : "X";
+    const Tensor& W = c.weight(w);
+    const Tensor* B = c.optional_weight(b);
+    const std::string tok = Cell::label(c.step, 0, t), hn = Cell::label(c.step, 1, h);
+    c.line("{}[{},{},d{}] = Σ_c {}[{},c] · {}[c,{}] + {}[{}]   (column {} = {} head {} · hs {} + {})", letter, tok, hn, e,
+           xs, tok, w, col, b, col, col, letter == 'Q' ? "query" : "K/V", h, d.hs, e);
+    const StepDef& x_def = c.lesson.catalogue().at(c.pass().x);
+    if (!memory && x_def.leaf != Leaf::resid_pre) c.line("X is {}", x_def.name);
+    if (letter != 'Q' && d.KVH != d.NH)
+        c.line("K/V head {} is read by query heads h{}..h{} (NH / KVH = {} of them)", hn, h * (d.NH / d.KVH),
+               (h + 1) * (d.NH / d.KVH) - 1, d.NH / d.KVH);
+    return write_dot(
+        c, d.C, [&](std::size_t k) { return fmt::format("{}[{},d{}]", xs, tok, k); },
+        [&](std::size_t k) { return X.data[t * d.C + k]; }, [&](std::size_t k) { return fmt::format("{}[{},{}]", w, k, col); },
+        [&](std::size_t k) { return W.data[k * N + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
+}
+
+// Q: (Tq, C) from C inputs; K and V: (T, KVH·hs) each.
+std::vector<CostTerm> qkv_cost(const CostQuery& q) {
+    const Dims& d = q.d;
+    const double kv = double(d.KVH) * d.hs;
+    return {{"Q = X·W^Q", "n, C", {d.Tq, d.C}, double(d.Tq) * d.C, 2.0 * d.Tq * d.C * d.C, true, false},
+            {"K, V = X·W^K, X·W^V", "2, n, KVH·hs", {2, d.T, d.KVH * d.hs}, 2.0 * d.T * kv, 2.0 * 2 * d.T * d.C * kv,
+             true, false}};
 }
 
 }  // namespace attntrace

@@ -23,7 +23,7 @@ void rotate(Run& run, const std::string& step, const std::string& input, std::si
                   p.layout == RopeLayout::interleaved);
     }
     run.close();
-    if (Step* s = run.trace().find(step); s && s->source == StepSource::computed)
+    if (Step* s = run.recorded(step); s && s->source == StepSource::computed)
         s->note = fmt::format("RoPE, {} layout ({}), base {:g}", rope_layout_name(p.layout),
                               p.layout == RopeLayout::half ? "pairs d, d + hs/2" : "pairs 2i, 2i+1", p.base);
 }
@@ -36,6 +36,39 @@ void rope_forward(Run& run) {
     // Queries are the last Tq positions; keys are positions 0..T-1.
     rotate(run, run.name(Leaf::rot_q), run.name(Leaf::q), d.T - d.Tq, 0);
     rotate(run, run.name(Leaf::rot_k), run.name(Leaf::k), 0, run.cached_rows(run.name(Leaf::rot_k)));
+}
+
+// hook_rot_q (query, head, d_head), hook_rot_k (key, head, d_head)
+float rope_explain(Cell& c) {
+    const Positions& pos = c.lesson.config.positions;
+    const Dims dims = c.dims();
+    const bool is_q = c.leaf() == Leaf::rot_q;
+    const Step& X = c.input(is_q ? Leaf::q : Leaf::k);
+    const std::size_t r = c.at[0], h = c.at[1], d = c.at[2], hs = X.shape[2];
+    const std::size_t p = is_q ? r + (dims.T - dims.Tq) : r;
+    const bool interleaved = pos.layout == RopeLayout::interleaved;
+    const RopePair pr = rope_pair(d, hs, interleaved);
+    const CosSin cs = rope_cos_sin(p, pr.i, hs, pos.base);
+    const char L = is_q ? 'q' : 'k';
+    const std::string tok = Cell::label(c.step, 0, r), hn = Cell::label(c.step, 1, h);
+    c.line("{} {} sits at position p = {}", is_q ? "query" : "key", tok, p);
+    c.line("{} layout: pairs {}; d{} pairs with d{}, its partner dimension (pair i = {}, d{} is its {} member)",
+           rope_layout_name(pos.layout), interleaved ? "(2i, 2i+1)" : "(i, i + hs/2)", d, pr.partner, pr.i, d,
+           pr.first ? "first" : "second");
+    const double theta = rope_theta(pr.i, hs, pos.base);
+    c.line("θ_{} = base^(-2i/hs) = {:g}^(-{}/{}) = {:.9g};  angle = p·θ = {:.9g} rad   (in double)", pr.i, pos.base,
+           2 * pr.i, hs, theta, double(p) * theta);
+    c.line("cos = {},  sin = {}   (rounded to float32)", c.num(cs.cos), c.num(cs.sin));
+    const float a = get(X, {r, h, d}), b = get(X, {r, h, pr.partner});
+    if (pr.first)
+        c.line("{}'[d{}] = {}[d{}]·cos - {}[d{}]·sin = {} · {} - {} · {}", L, d, L, d, L, pr.partner, c.num(a),
+               c.num(cs.cos), c.num(b), c.num(cs.sin));
+    else
+        c.line("{}'[d{}] = {}[d{}]·cos + {}[d{}]·sin = {} · {} + {} · {}", L, d, L, d, L, pr.partner, c.num(a),
+               c.num(cs.cos), c.num(b), c.num(cs.sin));
+    const float y = rope_rotate(a, b, cs, pr.first);
+    c.line("  = {}   (head {})", c.num(y), hn);
+    return y;
 }
 
 }  // namespace attntrace

@@ -63,9 +63,7 @@ Run::Run(const Lesson& lesson, Arithmetic mode, const Plan& plan, RowWindow wind
       dims_(dims_of(*pass_)) {
     trace_.policy = plan.policy;
     trace_.streamed_attention = plan.stream_attention;
-    // Every step is recorded at most once: reserving them all keeps the
-    // pointers value() hands out valid while later steps are added.
-    trace_.steps.reserve(catalogue_.steps().size());
+    by_index_.assign(catalogue_.steps().size(), nullptr);
     if (!window_.cache) record_given_inputs();
 }
 
@@ -129,9 +127,10 @@ std::vector<std::string> Run::labels_for(Axis a, const Dims& d, bool cross) cons
 }
 
 Step& Run::add_step(const StepDef& def) {
-    if (trace_.steps.size() == trace_.steps.capacity())
-        throw std::logic_error("attntrace: a step was recorded twice");  // would move recorded buffers
-    Step& s = trace_.steps.emplace_back();
+    Step*& slot = by_index_[catalogue_.index_of(def)];
+    if (slot) throw std::logic_error("attntrace: step " + def.name + " was recorded twice");
+    Step& s = steps_.emplace_back();
+    slot = &s;
     s.name = def.name;
     s.def = &def;
     s.recorded = plan_.record_of(def);
@@ -173,8 +172,14 @@ bool Run::intervenes(std::initializer_list<std::string> steps) const {
     return false;
 }
 
+Step* Run::recorded(const std::string& name) {
+    const StepDef* def = catalogue_.find(name);
+    return def ? by_index_[catalogue_.index_of(*def)] : nullptr;
+}
+
 const Tensor* Run::value(const std::string& name) const {
-    const Step* s = trace_.find(name);
+    const StepDef* def = catalogue_.find(name);
+    const Step* s = def ? by_index_[catalogue_.index_of(*def)] : nullptr;
     if (!s || s->source == StepSource::not_computable) return nullptr;
     return &s->value;
 }
@@ -300,7 +305,7 @@ void Run::check_finite(const Step& s) {
 }
 
 void Run::end_pass(int index) {
-    for (Step& s : trace_.steps) {
+    for (Step& s : steps_) {
         if (s.recorded == Record::full || s.value.size() == 0 || !s.def) continue;
         const int last = plan_.last_read[catalogue_.index_of(*s.def)];
         if (last <= index) {
@@ -311,7 +316,11 @@ void Run::end_pass(int index) {
 }
 
 Trace Run::finish() {
-    std::erase_if(trace_.steps, [](const Step& s) { return s.recorded == Record::none; });
+    trace_.steps.clear();
+    for (Step& s : steps_)
+        if (s.recorded != Record::none) trace_.steps.push_back(std::move(s));
+    steps_.clear();
+    by_index_.assign(by_index_.size(), nullptr);
     return std::move(trace_);
 }
 

@@ -7,6 +7,7 @@
 // later reads.
 #pragma once
 
+#include <deque>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -69,7 +70,10 @@ public:
     // sees every memory token).
     const Config& config() const { return pass_->cross ? cross_config_ : lesson_.config; }
     void begin_pass(int index);
+    // The trace being written: its steps arrive at finish() (until then they are the Run's).
     Trace& trace() { return trace_; }
+    // A step recorded so far by this run, or null.
+    Step* recorded(const std::string& name);
     const RowWindow& window() const { return window_; }
     // The extents of pass `p` in this run (the window's rows in a decode step).
     Dims dims_of(const Pass& p) const;
@@ -89,6 +93,8 @@ public:
     // Step `leaf` as this pass reads or writes it: Leaf::q -> "blocks.1.cross_attn.hook_q"
     // in block 1's cross-attention, Leaf::ln_mean -> "blocks.0.ln2.hook_mean" in norm pass ln2.
     const std::string& name(Leaf leaf) const { return catalogue_.step(*pass_, leaf).name; }
+    // A step the pass is wired to (pass().x, residual, update, out).
+    const std::string& name(StepId id) const { return catalogue_.at(id).name; }
     // One of the lesson's inputs ("X", "memory"), or null.
     const Tensor* input(const std::string& name) const {
         auto it = lesson_.inputs.find(name);
@@ -128,7 +134,11 @@ private:
     const Pass* pass_;
     Config cross_config_;
     Dims dims_;
-    Trace trace_;
+    Trace trace_;  // everything but the steps, until finish()
+    // The steps, in the order recorded: a deque, so a step (and the Tensor a
+    // stage holds a pointer to) stays where it is while later ones are added.
+    std::deque<Step> steps_;
+    std::vector<Step*> by_index_;  // per catalogue step: its recorded step, or null
     std::vector<Step*> open_;
     // A given score matrix held -inf (an article's blocked cells): the steps
     // computed from it may hold -inf too, where it did.

@@ -1,5 +1,6 @@
-// Stage scores: every query against every key, per head.
+// Operation scores: every query against every key, per head.
 #include "kernels/kernels.hpp"
+#include "kernels/simd/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -17,13 +18,42 @@ void scores_forward(Run& run) {
     if (float* s = run.open(run.name(Leaf::scores_raw), {{qn, q}, {kn, k}})) {
         // One head per thread (each GEMM then runs on its thread): heads write
         // disjoint planes, so the result does not depend on the thread count.
-        const bool parallel = d.NH > 1 && 2.0 * d.Tq * d.T * d.C > 4.0e6;
+        const bool parallel = d.NH > 1 && product_flops(Stage::scores, {d, double(d.Tq) * d.T}) > simd::kGemmParallelFlops;
 #pragma omp parallel for schedule(static) if (parallel)
         for (std::size_t h = 0; h < d.NH; ++h)
             matmul_nt(q->ptr() + h * d.hs, d.C, k->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, s + h * d.Tq * d.T,
                       d.T, d.Tq, d.hs, d.T);
     }
     run.close();
+}
+
+// hook_scores_raw at (h, i, j): query i of head h against key j of its K/V head
+float scores_explain(Cell& c) {
+    const Dims d = c.dims();
+    const std::size_t h = c.at[0], i = c.at[1], j = c.at[2];
+    const std::string hn = Cell::label(c.step, 0, h), q = Cell::label(c.step, 1, i), k = Cell::label(c.step, 2, j);
+    const bool rope = c.attn_config().positions.kind == PositionKind::rope;
+    const Step& Q = c.input(scores_query(rope));
+    const Step& K = c.input(scores_key(rope));
+    if (rope) c.line("RoPE: the rotated queries and keys (hook_rot_q, hook_rot_k)");
+    const std::size_t g = d.kv_of(h);
+    const std::string gn = Cell::label(K, 1, g);
+    c.line("S[{},{},{}] = Σ_e Q[{},{},e] · K[{},{},e]   (hs = {} terms: query {} against key {})", hn, q, k, q, hn, k,
+           gn, d.hs, q, k);
+    c.line("{}", kv_group_line(d, hn, h, gn));
+    return write_dot(
+        c, d.hs, [&](std::size_t e) { return fmt::format("Q[{},{},d{}]", q, hn, e); },
+        [&](std::size_t e) { return get(Q, {i, h, e}); },
+        [&](std::size_t e) { return fmt::format("K[{},{},d{}]", k, gn, e); },
+        [&](std::size_t e) { return get(K, {j, g, e}); });
+}
+
+// NH products of (Tq, hs) by (hs, T), over the pairs computed.
+std::vector<CostTerm> scores_cost(const CostQuery& q) {
+    const Dims& d = q.d;
+    const bool w = q.window > 0;
+    return {{"scores S = Q·Kᵀ", w ? "NH, n, w" : "NH, n, n", {d.NH, d.Tq, w ? q.window : d.T}, d.NH * q.stored,
+             2 * d.NH * q.pairs * double(d.hs), true, true}};
 }
 
 }  // namespace attntrace

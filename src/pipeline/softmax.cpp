@@ -1,4 +1,4 @@
-// Stage softmax: each row of masked scores becomes a probability distribution.
+// Operation softmax: each row of masked scores becomes a probability distribution.
 #include <fmt/format.h>
 
 #include "kernels/kernels.hpp"
@@ -81,6 +81,83 @@ void softmax_forward(Run& run) {
         run.warn(fmt::format("{} row(s) of {} have every key masked: their weights are all 0 (no distribution) and so "
                              "is their Z: {}{}",
                              empty, kIn, named, empty > kNamed ? ", ..." : ""));
+}
+
+// at: (h, i) for row_max and row_sum; (h, i, j) otherwise
+float softmax_explain(Cell& c) {
+    const std::size_t h = c.at[0], i = c.at[1];
+    const std::string hn = Cell::label(c.step, 0, h), q = Cell::label(c.step, 1, i);
+    const Step& X = c.input(Leaf::attn_scores);
+    const std::size_t T = X.shape[2];
+    auto key = [&](std::size_t j) { return Cell::label(X, 2, j); };
+    if (c.leaf() == Leaf::row_max) {
+        float best = kNegInf;
+        std::size_t arg = 0;
+        for (std::size_t j = 0; j < T; ++j)
+            if (get(X, {h, i, j}) > best) best = get(X, {h, i, j}), arg = j;
+        c.line("the masked scores of query {} ({}), one per key:", q, hn);
+        list_terms(c, T, [&](std::size_t j) { return fmt::format("{:<10} {:>9}", key(j), c.num(get(X, {h, i, j}))); });
+        if (best == kNegInf) c.line("every key is blocked: the maximum is -inf (the weights will all be 0)");
+        else c.line("max = {}, reached first at key {}", c.num(best), key(arg));
+        return best;
+    }
+    const Step& M = c.input(Leaf::row_max);
+    const float m = get(M, {h, i});
+    if (c.leaf() == Leaf::shifted) {
+        const std::size_t j = c.at[2];
+        const float x = get(X, {h, i, j});
+        c.line("score[{},{},{}] - max of the row = {} - {}", hn, q, key(j), c.num(x), c.num(m));
+        const float r = m == kNegInf ? kNegInf : x - m;
+        if (m == kNegInf) c.line("the whole row is blocked: stays -inf (not -inf - -inf = nan)");
+        c.line("  = {}", c.num(r));
+        return r;
+    }
+    const Step& S = c.input(Leaf::shifted);
+    if (c.leaf() == Leaf::exp) {
+        const float x = get(S, {h, i, c.at[2]});
+        const float r = std::exp(x);
+        c.line("exp({}) = {}{}", c.num(x), c.num(r), x == kNegInf ? "   (a blocked key: exactly 0)" : "");
+        return r;
+    }
+    const Step& E = c.input(Leaf::exp);
+    auto exp_terms = [&] {
+        float sum = 0.0f;  // float, j ascending: row_sum_ref's order
+        for (std::size_t j = 0; j < T; ++j) sum += get(E, {h, i, j});
+        list_terms(c, T, [&](std::size_t j) {
+            return fmt::format("{} exp({:>9}) = {:>9}   key {}", j ? "+" : " ", c.num(get(S, {h, i, j})),
+                               c.num(get(E, {h, i, j})), key(j));
+        });
+        c.line("  Σ = {}", c.num(sum));
+        return sum;
+    };
+    if (c.leaf() == Leaf::row_sum) {
+        c.line("Σ_j exp(score[{},{},j] - max), max = {}:", hn, q, c.num(m));
+        return exp_terms();
+    }
+    // hook_pattern: the whole chain for one weight
+    const std::size_t j = c.at[2];
+    const float sum = get(c.input(Leaf::row_sum), {h, i});
+    std::size_t arg = 0;  // the first key reaching the max, as row_max_ref keeps the first
+    while (arg + 1 < T && get(X, {h, i, arg}) != m) ++arg;
+    c.line("1. row max of query {}'s masked scores: m = {}{}", q, c.num(m),
+           m == kNegInf ? " (every key blocked)" : fmt::format(" (key {})", key(arg)));
+    c.line("2. shifted score of key {}: {} - {} = {}", key(j), c.num(get(X, {h, i, j})), c.num(m),
+           c.num(get(S, {h, i, j})));
+    c.line("3. its exp: exp({}) = {}", c.num(get(S, {h, i, j})), c.num(get(E, {h, i, j})));
+    c.line("4. the row sum of the exps:");
+    exp_terms();
+    const float e = get(E, {h, i, j});
+    const float r = sum == 0.0f ? 0.0f : e / sum;
+    c.line("5. A[{},{},{}] = {} / {} = {}", hn, q, key(j), c.num(e), c.num(sum), c.num(r));
+    return r;
+}
+
+// Per pair: the max's comparison, the shift, the exp and the sum's add, then the division (docs/cost.md).
+std::vector<CostTerm> softmax_cost(const CostQuery& q) {
+    const Dims& d = q.d;
+    const bool w = q.window > 0;
+    return {{"softmax A (max, exp, sum, divide)", w ? "NH, n, w" : "NH, n, n", {d.NH, d.Tq, w ? q.window : d.T},
+             d.NH * q.stored, 4 * d.NH * q.pairs, false, true}};
 }
 
 }  // namespace attntrace

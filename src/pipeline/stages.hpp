@@ -1,31 +1,78 @@
-// One function per stage, each in the file named after it. Each reads the
-// steps it needs from the Run, records its own steps, and leaves the rest to
-// the stages after it. Shapes use the letters of trace/steps.hpp. A stage runs
-// once per pass (trace/catalogue.hpp): the names it reads and writes, and the
+// The operations' functions, one file each (operation.hpp's table). Each
+// forward reads the steps it needs from the Run, records its own steps, and
+// leaves the rest to the stages after it; each explain recomputes one cell of
+// one of its steps from the trace (cell.hpp); each cost says what one pass
+// computes (operation.hpp). Shapes use the letters of trace/steps.hpp. A stage
+// runs once per pass (trace/catalogue.hpp): the steps it is wired to, and the
 // weights' prefix, come from run.pass(); in a cross-attention pass T is the
 // memory's S keys and Tq the decoder's tokens.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "pipeline/cell.hpp"
+#include "pipeline/operation.hpp"
 #include "pipeline/run.hpp"
 
 namespace attntrace {
 
-void embed_forward(Run& run);      // embed.cpp     X (T, C)
-void qkv_forward(Run& run);        // qkv.cpp       Q (Tq, NH, hs), K, V (T, NH, hs)
-void rope_forward(Run& run);       // rope.cpp      rotated Q (Tq, NH, hs), K (T, NH, hs); only with RoPE
-void scores_forward(Run& run);     // scores.cpp    S (NH, Tq, T)
-void scale_forward(Run& run);      // scale.cpp     S/√hs (NH, Tq, T)
-void mask_forward(Run& run);       // mask.cpp      M (Tq, T), S̃ + M (NH, Tq, T)
-void alibi_forward(Run& run);      // alibi.cpp     slopes (NH), bias (NH, Tq, T); only with ALiBi (called by mask)
+// embed.cpp     X (T, C)
+void embed_forward(Run& run);
+float embed_explain(Cell& c);
+// qkv.cpp       Q (Tq, NH, hs), K, V (T, KVH, hs), the K/V head of each query head (NH)
+void qkv_forward(Run& run);
+float qkv_explain(Cell& c);
+std::vector<CostTerm> qkv_cost(const CostQuery& q);
+// Which K/V head query head h reads, and with whom it shares it (hn, gn: their labels).
+std::string kv_group_line(const Dims& d, const std::string& hn, std::size_t h, const std::string& gn);
+// rope.cpp      rotated Q (Tq, NH, hs), K (T, KVH, hs); only with RoPE
+void rope_forward(Run& run);
+float rope_explain(Cell& c);
+// scores.cpp    S (NH, Tq, T)
+void scores_forward(Run& run);
+float scores_explain(Cell& c);
+std::vector<CostTerm> scores_cost(const CostQuery& q);
+// scale.cpp     S/√hs (NH, Tq, T)
+void scale_forward(Run& run);
+float scale_explain(Cell& c);
+std::vector<CostTerm> scale_cost(const CostQuery& q);
+// What the scores are divided by: √hs in float, or 1 with config.scale false.
+float scale_divisor(const Config& c, const Dims& d);
+// mask.cpp      M (Tq, T), S̃ + M (NH, Tq, T)
+void mask_forward(Run& run);
+float mask_explain(Cell& c);
+// alibi.cpp     slopes (NH), bias (NH, Tq, T); only with ALiBi (forward and explain called by mask's)
+void alibi_forward(Run& run);
+float alibi_explain(Cell& c);
 // y = (s + bias) + mask   s, bias, y: (NH, plane)   mask: (plane)
 void add_alibi_mask(const float* s, const float* bias, const float* mask, float* y, std::size_t NH, std::size_t plane);
-void softmax_forward(Run& run);    // softmax.cpp   A (NH, Tq, T) and internals
-void mix_forward(Run& run);        // mix.cpp       Z (Tq, NH, hs)
-void out_proj_forward(Run& run);   // out_proj.cpp  attn_out (Tq, C)
-void add_forward(Run& run);        // residual.cpp  residual + update (T, C)
-void norm_forward(Run& run);       // layernorm.cpp LN (T, C)
-void ffn_forward(Run& run);        // ffn.cpp       FFN (T, C)
-// act(H), or SwiGLU's SiLU(H) ⊙ U   h, u, out: (n); u only with SwiGLU (ffn.cpp; the decoder's rows use it too)
+// softmax.cpp   A (NH, Tq, T) and internals
+void softmax_forward(Run& run);
+float softmax_explain(Cell& c);
+std::vector<CostTerm> softmax_cost(const CostQuery& q);
+// mix.cpp       Z (Tq, NH, hs)
+void mix_forward(Run& run);
+float mix_explain(Cell& c);
+std::vector<CostTerm> mix_cost(const CostQuery& q);
+// out_proj.cpp  attn_out (Tq, C)
+void out_proj_forward(Run& run);
+float out_proj_explain(Cell& c);
+std::vector<CostTerm> out_proj_cost(const CostQuery& q);
+// residual.cpp  residual + update (P, C)
+void add_forward(Run& run);
+float add_explain(Cell& c);
+// layernorm.cpp LN (P, C)
+void norm_forward(Run& run);
+float norm_explain(Cell& c);
+// ffn.cpp       FFN (P, C)
+void ffn_forward(Run& run);
+float ffn_explain(Cell& c);
+std::vector<CostTerm> ffn_cost(const CostQuery& q);
+// act(H), or SwiGLU's SiLU(H) ⊙ U   h, u, out: (n); u only with SwiGLU
 void ffn_activate(const Config& c, const float* h, const float* u, float* out, std::size_t n);
+
+// The element-wise operations the cost model does not count.
+std::vector<CostTerm> no_cost(const CostQuery& q);
 
 }  // namespace attntrace

@@ -7,82 +7,11 @@
 
 #include "core/decimal.hpp"
 #include "core/error.hpp"
-#include "render/explain_detail.hpp"
+#include "pipeline/operation.hpp"
 #include "render/matrix.hpp"
 #include "trace/policy.hpp"
 
 namespace attntrace {
-
-namespace ed = explain_detail;
-
-namespace explain_detail {
-
-std::string Ctx::num(float x) const { return format_number(x, opt.precision); }
-
-const Step& Ctx::input(std::string_view template_name) const {
-    return step_named(step.def ? lesson.catalogue().sibling(*step.def, template_name) : std::string(template_name));
-}
-
-const Step& Ctx::step_named(std::string_view name) const {
-    const Step* s = trace.find(name);
-    if (!s || s->value.size() == 0)
-        throw InputError(fmt::format("explain {}: expected its input {} in the trace, found it not kept", step.name, name));
-    return *s;
-}
-
-const Tensor* Ctx::optional_weight(const std::string& name) const { return lesson.weight(pass().weights + name); }
-
-const Tensor& Ctx::weight(const std::string& name) const {
-    const Tensor* w = lesson.weight(pass().weights + name);
-    if (!w) throw InputError(fmt::format("explain {}: expected weight {} in the lesson, found none", step.name, name));
-    return *w;
-}
-
-std::string Ctx::label(const Step& s, std::size_t k, std::size_t i) {
-    return k < s.labels.size() && i < s.labels[k].size() ? s.labels[k][i] : std::to_string(i);
-}
-
-std::size_t offset(const Shape& shape, std::initializer_list<std::size_t> at) {
-    std::size_t off = 0, k = 0;
-    for (std::size_t i : at) off = off * shape[k++] + i;
-    return off;
-}
-
-void list_terms(Ctx& c, std::size_t n, const std::function<std::string(std::size_t)>& term) {
-    const bool elide = !c.opt.full && n > c.opt.max_terms;
-    for (std::size_t k = 0; k < n; ++k) {
-        if (elide && k == 3) {
-            c.line("    ... ({} more terms; --full shows them)", n - 6);
-            k = n - 4;
-            continue;
-        }
-        c.line("    {}", term(k));
-    }
-}
-
-float write_dot(Ctx& c, std::size_t n, const std::function<std::string(std::size_t)>& a_name,
-                const std::function<float(std::size_t)>& a, const std::function<std::string(std::size_t)>& b_name,
-                const std::function<float(std::size_t)>& b, const char* bias_name, const float* bias) {
-    std::size_t wa = 0, wb = 0;
-    for (std::size_t k = 0; k < n; ++k) wa = std::max(wa, a_name(k).size()), wb = std::max(wb, b_name(k).size());
-    float acc = 0.0f;  // float, k ascending: the order of matmul_ref / matmul_nt_ref
-    for (std::size_t k = 0; k < n; ++k) acc += a(k) * b(k);
-    list_terms(c, n, [&](std::size_t k) {
-        return fmt::format("{} {:<{}} · {:<{}} = {:>9} · {:>9} = {:>9}", k ? "+" : " ", a_name(k), wa, b_name(k), wb,
-                           c.num(a(k)), c.num(b(k)), c.num(a(k) * b(k)));
-    });
-    c.line("  = {}   (sum of {} terms)", c.num(acc), n);
-    if (bias_name && bias) {
-        c.line("  + {} = {}", bias_name, c.num(*bias));
-        acc += *bias;
-        c.line("  = {}", c.num(acc));
-    } else if (bias_name) {
-        c.line("  (no {} in this lesson)", bias_name);
-    }
-    return acc;
-}
-
-}  // namespace explain_detail
 
 namespace {
 
@@ -110,7 +39,7 @@ std::size_t parse_index(const Step& s, std::size_t k, const std::string& text, s
     }
     std::size_t found = n, count = 0;
     for (std::size_t i = 0; i < n; ++i)
-        if (explain_detail::Ctx::label(s, k, i) == text) found = i, ++count;
+        if (Cell::label(s, k, i) == text) found = i, ++count;
     if (count == 0)
         throw InputError(fmt::format("explain: expected a label of axis {} ({}) or an index {}, found \"{}\"", s.axes[k],
                                      k < s.labels.size() ? fmt::format("{}", fmt::join(s.labels[k], " ")) : "",
@@ -173,12 +102,12 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
         e.text = fmt::format("sequence b{} of the batch: {}\n", b, fmt::join(seq.tokens, " ")) + e.text;
         return e;
     }
-    ed::Ctx c{lesson, trace, opt, s, cell.at, {}};
+    Cell c{lesson, trace, opt, s, cell.at, {}};
     std::string where;
     for (std::size_t k = 0; k < cell.at.size(); ++k)
-        where += fmt::format("{}{} {}", k ? ", " : "", s.axes[k], ed::Ctx::label(s, k, cell.at[k]));
+        where += fmt::format("{}{} {}", k ? ", " : "", s.axes[k], Cell::label(s, k, cell.at[k]));
     std::string idx;
-    for (std::size_t k = 0; k < cell.at.size(); ++k) idx += fmt::format("{}{}", k ? "," : "", ed::Ctx::label(s, k, cell.at[k]));
+    for (std::size_t k = 0; k < cell.at.size(); ++k) idx += fmt::format("{}{}", k ? "," : "", Cell::label(s, k, cell.at[k]));
     c.out = fmt::format("{}[{}] — {}   ({})\n", s.name, idx, s.def ? s.def->title : "", where);
     if (s.def) c.line("{}", s.def->formula);
     Explanation e;
@@ -199,26 +128,8 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
         e.text = c.out;
         return e;
     }
-    using Fn = float (*)(ed::Ctx&);
-    Fn fn = nullptr;
     if (!s.def) throw InputError("explain: " + s.name + " is not a step of the catalogue");
-    switch (s.def->stage) {
-        case Stage::embed: fn = ed::explain_embed; break;
-        case Stage::qkv: fn = ed::explain_qkv; break;
-        case Stage::rope: fn = ed::explain_rope; break;
-        case Stage::scores:
-        case Stage::scale:
-        case Stage::mask: fn = ed::explain_scores; break;
-        case Stage::softmax: fn = ed::explain_softmax; break;
-        case Stage::mix:
-        case Stage::out: fn = ed::explain_mix; break;
-        case Stage::add1:
-        case Stage::add2: fn = ed::explain_residual; break;
-        case Stage::norm1:
-        case Stage::norm2: fn = ed::explain_layernorm; break;
-        case Stage::ffn: fn = ed::explain_ffn; break;
-    }
-    float r = fn(c);
+    float r = operation(s.def->stage).explain(c);
     if (s.rounded_to >= 0) {  // --arithmetic document: Run::close rounds the step as the article printed it
         r = round_decimals(r, s.rounded_to);
         c.line("rounded to {} decimals, as the article did: {}", s.rounded_to, c.num(r));

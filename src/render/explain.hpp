@@ -1,9 +1,11 @@
 // attntrace explain: how one number of a trace came to be, written out.
 //
-// Reads a Trace and its Lesson and recomputes the one cell asked for from the
-// values the trace recorded for that step's inputs, in the order the _ref
-// kernels use (so the sum shown is the sum the pipeline computed, up to the
-// SIMD kernels' rounding). It never runs a stage.
+// Reads a Trace and its Lesson, finds the cell asked for, and asks the
+// operation that computed its step (pipeline/operation.hpp) to recompute it
+// from the values the trace recorded for that step's inputs, in the order its
+// _ref kernel uses (so the sum shown is the sum the pipeline computed, up to
+// the SIMD kernels' rounding). This file writes what is around: the cell's
+// header, a given or rounded value, the trace's value beside the recomputed one.
 #pragma once
 
 #include <optional>
@@ -12,15 +14,10 @@
 #include <vector>
 
 #include "lesson/lesson.hpp"
+#include "pipeline/cell.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace {
-
-struct ExplainOptions {
-    int precision = 4;
-    bool full = false;                 // every term of a long sum, not the first and last few
-    std::size_t max_terms = 16;        // longer sums are elided unless full
-};
 
 // One cell of one step: step.value at index `at` (one index per axis).
 struct CellRef {

@@ -108,14 +108,6 @@ std::vector<std::size_t> fit_columns(std::vector<std::size_t> wanted, std::size_
     return wanted;
 }
 
-std::string format_number(float x, int precision) {
-    if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
-    if (std::isnan(x)) return "nan";
-    std::string s = fmt::format("{:.{}f}", x, precision);
-    if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);  // "-0.0000" -> "0.0000"
-    return s;
-}
-
 std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
                           const std::vector<std::vector<std::string>>& labels, const TableOptions& opt) {
     auto lab = [&](std::size_t k) { return k < labels.size() ? &labels[k] : nullptr; };

@@ -1,6 +1,8 @@
 // Token-labelled tables of a step's values, for the terminal.
 #pragma once
 
+#include "core/decimal.hpp"
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -29,8 +31,7 @@ struct TableOptions {
 std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
                           const std::vector<std::vector<std::string>>& labels, const TableOptions& opt);
 
-// One number as the tables show it ("-inf" for blocked cells).
-std::string format_number(float x, int precision);
+// format_number (one number as the tables show it): core/decimal.hpp.
 
 // Terminal columns a UTF-8 string takes: one per code point (no wide glyphs
 // here), none for ANSI colour escapes.

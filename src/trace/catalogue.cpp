@@ -55,14 +55,33 @@ bool Arch::operator<(const Arch& o) const {
 Catalogue::Catalogue(const Arch& arch) : arch_(arch) {
     Pass embed;
     embed.stage = Stage::embed;
-    add_pass(embed);
+    add_pass(embed, {});
     std::string in = "blocks.0.hook_resid_pre";
     for (std::size_t b = 0; b < arch.blocks; ++b) {
         add_block(static_cast<int>(b), in);
         const Pass& last = passes_.back();
-        in = last.stage == Stage::norm2 ? last.out + "hook_normalized" : last.out;
+        in = last.stage == Stage::norm2 ? wiring_.back().out + "hook_normalized" : wiring_.back().out;
     }
     for (std::size_t i = 0; i < steps_.size(); ++i) index_.emplace(steps_[i].name, i);
+    // Every wire by its step, now that every step exists.
+    for (std::size_t i = 0; i < passes_.size(); ++i) {
+        Pass& p = passes_[i];
+        const Wiring& w = wiring_[i];
+        p.x = id_named(w.x);
+        p.residual = id_named(w.residual);
+        p.update = id_named(w.update);
+        const bool norm = p.stage == Stage::norm1 || p.stage == Stage::norm2;
+        p.out = id_named(norm ? w.out + "hook_normalized" : w.out);
+    }
+    wiring_.clear();
+    wiring_.shrink_to_fit();
+}
+
+StepId Catalogue::id_named(const std::string& name) const {
+    if (name.empty()) return {};
+    auto it = index_.find(name);
+    if (it == index_.end()) throw std::logic_error("attntrace: a pass is wired to no step " + name);
+    return StepId{static_cast<std::uint32_t>(it->second)};
 }
 
 void Catalogue::add_block(int b, const std::string& in) {
@@ -76,11 +95,12 @@ void Catalogue::add_block(int b, const std::string& in) {
             p.stage = s;
             p.block = b;
             p.cross = cross;
-            p.x = x;
-            p.attn = P + (cross ? "cross_attn." : "attn.");
-            p.attn_out = P + (cross ? "hook_cross_attn_out" : "hook_attn_out");
             p.weights = W + (cross ? "cross." : "");
-            add_pass(p);
+            Wiring w;
+            w.x = x;
+            w.attn = P + (cross ? "cross_attn." : "attn.");
+            w.attn_out = P + (cross ? "hook_cross_attn_out" : "hook_attn_out");
+            add_pass(p, w);
         }
         return P + (cross ? "hook_cross_attn_out" : "hook_attn_out");
     };
@@ -88,33 +108,28 @@ void Catalogue::add_block(int b, const std::string& in) {
         Pass p;
         p.stage = s;
         p.block = b;
-        p.x = x;
-        p.out = fmt::format("{}ln{}.", P, k);
         p.weights = W;
         p.norm_index = k;
-        add_pass(p);
-        return p.out + "hook_normalized";
+        Wiring w;
+        w.x = x;
+        w.out = fmt::format("{}ln{}.", P, k);
+        add_pass(p, w);
+        return w.out + "hook_normalized";
     };
     auto add = [&](Stage s, const std::string& residual, const std::string& update, const std::string& out) {
         Pass p;
         p.stage = s;
         p.block = b;
-        p.residual = residual;
-        p.update = update;
-        p.out = out;
-        add_pass(p);
+        add_pass(p, Wiring{.residual = residual, .update = update, .out = out});
         return out;
     };
     auto ffn = [&](const std::string& x) {
         Pass p;
         p.stage = Stage::ffn;
         p.block = b;
-        p.x = x;
-        p.mlp = P + "mlp.";
-        p.mlp_out = P + "hook_mlp_out";
         p.weights = W;
-        add_pass(p);
-        return p.mlp_out;
+        add_pass(p, Wiring{.x = x, .mlp = P + "mlp.", .mlp_out = P + "hook_mlp_out"});
+        return P + "hook_mlp_out";
     };
     const std::string mid = P + "hook_resid_mid", mid2 = P + "hook_resid_mid2", post = P + "hook_resid_post";
     if (!arch_.decoder && !arch_.norm_first) {
@@ -134,7 +149,7 @@ void Catalogue::add_block(int b, const std::string& in) {
     }
 }
 
-void Catalogue::add_pass(Pass p) {
+void Catalogue::add_pass(Pass p, Wiring w) {
     const bool plain = arch_.is_default();
     const int index = static_cast<int>(passes_.size());
     p.first = steps_.size();
@@ -144,35 +159,35 @@ void Catalogue::add_pass(Pass p) {
     for (const StepTemplate& t : step_templates()) {
         if (t.stage != from) continue;
         const std::string_view tn = t.name;
-        if (p.cross && (tn == "blocks.0.attn.hook_alibi_slopes" || tn == "blocks.0.attn.hook_alibi")) continue;
+        if (p.cross && (t.leaf == Leaf::alibi_slopes || t.leaf == Leaf::alibi)) continue;
         StepDef d{t.name, t.name, t.leaf, p.stage, index, p.block, p.cross, t.title, t.formula, t.explain, t.axes, t.neg_inf};
         if (!plain && p.stage != Stage::embed) {
             const int b = p.block;
             if (p.stage == Stage::add1 || p.stage == Stage::add2) {
-                d.name = p.out;
-                d.formula = fmt::format("{} = {} + {}", symbol(p.out, b), symbol(p.residual, b), symbol(p.update, b));
-                d.title = p.update == block_prefix(b) + "hook_mlp_out" ? "Residual add (FFN)"
-                          : p.update == block_prefix(b) + "hook_cross_attn_out" ? "Residual add (cross-attention)"
+                d.name = w.out;
+                d.formula = fmt::format("{} = {} + {}", symbol(w.out, b), symbol(w.residual, b), symbol(w.update, b));
+                d.title = w.update == block_prefix(b) + "hook_mlp_out" ? "Residual add (FFN)"
+                          : w.update == block_prefix(b) + "hook_cross_attn_out" ? "Residual add (cross-attention)"
                                                                                  : "Residual add (self-attention)";
             } else if (p.stage == Stage::norm1 || p.stage == Stage::norm2) {
-                d.name = p.out + std::string(tn.substr(std::string_view("blocks.0.ln1.").size()));
-                replace_all(d.formula, "X_mid", symbol(p.x, b));
+                d.name = w.out + std::string(tn.substr(std::string_view("blocks.0.ln1.").size()));
+                replace_all(d.formula, "X_mid", symbol(w.x, b));
                 replace_all(d.title, "LayerNorm 1", fmt::format("LayerNorm {}", p.norm_index));
                 replace_all(d.title, "RMSNorm 1", fmt::format("RMSNorm {}", p.norm_index));
-                if (block_output && tn == "blocks.0.ln1.hook_normalized") d.title = "Block output";
+                if (block_output && t.leaf == Leaf::ln_normalized) d.title = "Block output";
             } else if (p.stage == Stage::ffn) {
-                replace_all(d.name, "blocks.0.mlp.", p.mlp);
-                replace_all(d.name, "blocks.0.hook_mlp_out", p.mlp_out);
-                replace_all(d.formula, "LN1", symbol(p.x, b));
+                replace_all(d.name, "blocks.0.mlp.", w.mlp);
+                replace_all(d.name, "blocks.0.hook_mlp_out", w.mlp_out);
+                replace_all(d.formula, "LN1", symbol(w.x, b));
             } else {  // qkv .. out
-                replace_all(d.name, "blocks.0.attn.", p.attn);
-                replace_all(d.name, "blocks.0.hook_attn_out", p.attn_out);
-                const bool kv = tn == "blocks.0.attn.hook_k" || tn == "blocks.0.attn.hook_v";
-                replace_all(d.formula, "X·", (p.cross && kv ? std::string("M") : symbol(p.x, b)) + "·");
+                replace_all(d.name, "blocks.0.attn.", w.attn);
+                replace_all(d.name, "blocks.0.hook_attn_out", w.attn_out);
+                const bool kv = t.leaf == Leaf::k || t.leaf == Leaf::v;
+                replace_all(d.formula, "X·", (p.cross && kv ? std::string("M") : symbol(w.x, b)) + "·");
                 if (p.cross) {
                     d.title = "Cross-attention: " + d.title;
                     if (kv) d.explain += " In cross-attention they come from the encoder's output M (inputs.memory).";
-                    if (tn == "blocks.0.attn.hook_q")
+                    if (t.leaf == Leaf::q)
                         d.explain += " In cross-attention the queries come from the decoder's stream.";
                 }
             }
@@ -182,6 +197,7 @@ void Catalogue::add_pass(Pass p) {
     }
     p.end = steps_.size();
     passes_.push_back(std::move(p));
+    wiring_.push_back(std::move(w));
 }
 
 const StepDef* Catalogue::find(std::string_view name) const {
@@ -201,24 +217,25 @@ int Catalogue::last_pass(Stage s) const {
     return -1;
 }
 
-std::vector<std::string> Catalogue::consumed_by(const Pass& p, bool rope) const {
-    const std::string& a = p.attn;
+std::vector<const StepDef*> Catalogue::consumed_by(const Pass& p, bool rope) const {
     const bool rot = rope && !p.cross;
+    auto in = [&](Leaf leaf) { return &step(p, leaf); };
+    auto wire = [&](StepId id) { return &at(id); };
     switch (p.stage) {
         case Stage::embed: return {};
-        case Stage::qkv: return {p.x};  // cross: K and V read inputs.memory, not a step
-        case Stage::rope: return {a + "hook_q", a + "hook_k"};
-        case Stage::scores: return {step(p, scores_query(rot)).name, step(p, scores_key(rot)).name};
-        case Stage::scale: return {a + "hook_scores_raw"};
-        case Stage::mask: return {a + "hook_scores_scaled"};
-        case Stage::softmax: return {a + "hook_attn_scores"};
-        case Stage::mix: return {a + "hook_pattern", a + "hook_v"};
-        case Stage::out: return {a + "hook_z"};
+        case Stage::qkv: return {wire(p.x)};  // cross: K and V read inputs.memory, not a step
+        case Stage::rope: return {in(Leaf::q), in(Leaf::k)};
+        case Stage::scores: return {in(scores_query(rot)), in(scores_key(rot))};
+        case Stage::scale: return {in(Leaf::scores_raw)};
+        case Stage::mask: return {in(Leaf::scores_scaled)};
+        case Stage::softmax: return {in(Leaf::attn_scores)};
+        case Stage::mix: return {in(Leaf::pattern), in(Leaf::v)};
+        case Stage::out: return {in(Leaf::z)};
         case Stage::add1:
-        case Stage::add2: return {p.residual, p.update};
+        case Stage::add2: return {wire(p.residual), wire(p.update)};
         case Stage::norm1:
         case Stage::norm2:
-        case Stage::ffn: return {p.x};
+        case Stage::ffn: return {wire(p.x)};
     }
     return {};
 }
@@ -243,15 +260,6 @@ const StepDef& Catalogue::step(Leaf leaf, int block, bool cross) const {
     for (const StepDef& s : steps_)
         if (s.leaf == leaf && (s.block == block || s.block < 0) && s.cross == cross) return s;
     throw std::logic_error(fmt::format("attntrace: block {} has no step {}", block, static_cast<int>(leaf)));
-}
-
-std::string Catalogue::sibling(const StepDef& def, std::string_view base) const {
-    for (std::size_t i = 0; i < steps_.size(); ++i) {
-        const StepDef& s = steps_[i];
-        if (s.base == base && s.block == def.block && s.cross == def.cross) return s.name;
-    }
-    // A step outside the def's sub-block (the embeddings, or the block's input).
-    return std::string(base);
 }
 
 const Catalogue& catalogue_for(const Arch& arch) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,20 +38,25 @@ struct Arch {
 // Upper bound on config.blocks: every block is a full set of steps and weights.
 inline constexpr std::size_t kMaxBlocks = 64;
 
-// One stage instance: what it computes and the names it reads and writes.
+// A step of a catalogue by its index (Catalogue::at): how a pass names the
+// steps it is wired to. Default: none.
+struct StepId {
+    std::uint32_t index = UINT32_MAX;
+    bool valid() const { return index != UINT32_MAX; }
+    bool operator==(const StepId&) const = default;
+};
+
+// One stage instance: what it computes and the steps it is wired to, resolved
+// once when the catalogue is generated.
 struct Pass {
     Stage stage;
     int block = -1;        // -1: the embeddings, before the blocks
     bool cross = false;    // qkv..out of a decoder's cross-attention
-    std::string x;         // what it reads: qkv the queries' (and, unless cross, the keys') source;
+    StepId x;              // what it reads: qkv the queries' (and, unless cross, the keys') source;
                            // norm and ffn their input
-    std::string residual;  // add: out = residual + update
-    std::string update;
-    std::string out;       // add: the step it writes; norm: its prefix ("blocks.1.ln2.")
-    std::string attn;      // attention stages: "blocks.1.attn." or "blocks.1.cross_attn."
-    std::string attn_out;  // out: "blocks.1.hook_attn_out" or "blocks.1.hook_cross_attn_out"
-    std::string mlp;       // ffn: "blocks.1.mlp.", and its output "blocks.1.hook_mlp_out" is mlp_out
-    std::string mlp_out;
+    StepId residual;       // add: out = residual + update
+    StepId update;
+    StepId out;            // add: the step it writes; norm: its output (ln_normalized)
     std::string weights;   // weight-name prefix: "" with one block, else "blocks.1."; "cross." added in cross
     int norm_index = 0;    // norm: 1, 2 or 3 (its LayerNorm's number in the block, its weights ln{k}_gamma)
     std::size_t first = 0, end = 0;  // its steps: catalogue steps [first, end)
@@ -64,12 +70,14 @@ public:
     const std::vector<StepDef>& steps() const { return steps_; }
     const std::vector<Pass>& passes() const { return passes_; }
     const StepDef* find(std::string_view name) const;
+    const StepDef& at(StepId id) const { return steps_.at(id.index); }
+    StepId id_of(const StepDef& def) const { return StepId{static_cast<std::uint32_t>(index_of(def))}; }
     std::size_t index_of(const StepDef& def) const { return static_cast<std::size_t>(&def - steps_.data()); }
     const Pass& pass_of(const StepDef& def) const { return passes_[static_cast<std::size_t>(def.pass)]; }
 
     // The steps of earlier passes that pass `p` reads (weights and inputs aside).
     // With RoPE, scores (and streamed attention) read the rotated Q and K.
-    std::vector<std::string> consumed_by(const Pass& p, bool rope) const;
+    std::vector<const StepDef*> consumed_by(const Pass& p, bool rope) const;
     // Step `leaf` as pass `p` reads or writes it: its own, else its sub-block's
     // (block and self or cross), else the embeddings'. logic_error when the
     // model has none (a bug, not an input error).
@@ -77,9 +85,6 @@ public:
     // Step `leaf` of block `block` (-1: the embeddings'), its self- or cross-attention's;
     // of a norm's leaves, the block's first norm's.
     const StepDef& step(Leaf leaf, int block = 0, bool cross = false) const;
-    // The name template step `base` has in the block and sub-block of `def`:
-    // ("blocks.0.attn.hook_k", blocks.1.cross_attn.hook_q) -> "blocks.1.cross_attn.hook_k".
-    std::string sibling(const StepDef& def, std::string_view base) const;
     // The first and last pass of a stage kind (-1: none).
     int first_pass(Stage s) const;
     int last_pass(Stage s) const;
@@ -90,8 +95,16 @@ private:
     std::vector<Pass> passes_;
     std::unordered_map<std::string, std::size_t> index_;  // name -> step
 
-    void add_pass(Pass p);
+    // The names a pass is generated with (prefixes its steps' names take);
+    // resolved to StepIds once every step exists.
+    struct Wiring {
+        std::string x, residual, update, out, attn, attn_out, mlp, mlp_out;
+    };
+    std::vector<Wiring> wiring_;  // per pass, while generating
+
+    void add_pass(Pass p, Wiring w);
     void add_block(int b, const std::string& in);
+    StepId id_named(const std::string& name) const;
 };
 
 // The catalogue of a model, generated once and kept for the program's life

@@ -1,0 +1,84 @@
+#include "pipeline/cell.hpp"
+
+#include <algorithm>
+
+#include "core/decimal.hpp"
+#include "core/error.hpp"
+
+namespace attntrace {
+
+namespace {
+
+const Step& held(const Cell& c, const std::string& name) {
+    const Step* s = c.trace.find(name);
+    if (!s || s->value.size() == 0)
+        throw InputError(fmt::format("explain {}: expected its input {} in the trace, found it not kept", c.step.name, name));
+    return *s;
+}
+
+}  // namespace
+
+std::string Cell::num(float x) const { return format_number(x, opt.precision); }
+
+const Step& Cell::input(Leaf leaf) const { return held(*this, lesson.catalogue().step(pass(), leaf).name); }
+
+const Step& Cell::input(StepId id) const { return held(*this, lesson.catalogue().at(id).name); }
+
+const Step* Cell::embeddings(Leaf leaf) const {
+    const Step* s = trace.find(lesson.catalogue().step(leaf, -1).name);
+    return s && s->value.size() ? s : nullptr;
+}
+
+const Tensor* Cell::optional_weight(const std::string& name) const { return lesson.weight(pass().weights + name); }
+
+const Tensor& Cell::weight(const std::string& name) const {
+    const Tensor* w = optional_weight(name);
+    if (!w) throw InputError(fmt::format("explain {}: expected weight {} in the lesson, found none", step.name, name));
+    return *w;
+}
+
+std::string Cell::label(const Step& s, std::size_t k, std::size_t i) {
+    return k < s.labels.size() && i < s.labels[k].size() ? s.labels[k][i] : std::to_string(i);
+}
+
+std::size_t offset(const Shape& shape, std::initializer_list<std::size_t> at) {
+    std::size_t off = 0, k = 0;
+    for (std::size_t i : at) off = off * shape[k++] + i;
+    return off;
+}
+
+void list_terms(Cell& c, std::size_t n, const std::function<std::string(std::size_t)>& term) {
+    const bool elide = !c.opt.full && n > c.opt.max_terms;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (elide && k == 3) {
+            c.line("    ... ({} more terms; --full shows them)", n - 6);
+            k = n - 4;
+            continue;
+        }
+        c.line("    {}", term(k));
+    }
+}
+
+float write_dot(Cell& c, std::size_t n, const std::function<std::string(std::size_t)>& a_name,
+                const std::function<float(std::size_t)>& a, const std::function<std::string(std::size_t)>& b_name,
+                const std::function<float(std::size_t)>& b, const char* bias_name, const float* bias) {
+    std::size_t wa = 0, wb = 0;
+    for (std::size_t k = 0; k < n; ++k) wa = std::max(wa, a_name(k).size()), wb = std::max(wb, b_name(k).size());
+    float acc = 0.0f;  // float, k ascending: the order of matmul_ref / matmul_nt_ref
+    for (std::size_t k = 0; k < n; ++k) acc += a(k) * b(k);
+    list_terms(c, n, [&](std::size_t k) {
+        return fmt::format("{} {:<{}} · {:<{}} = {:>9} · {:>9} = {:>9}", k ? "+" : " ", a_name(k), wa, b_name(k), wb,
+                           c.num(a(k)), c.num(b(k)), c.num(a(k) * b(k)));
+    });
+    c.line("  = {}   (sum of {} terms)", c.num(acc), n);
+    if (bias_name && bias) {
+        c.line("  + {} = {}", bias_name, c.num(*bias));
+        acc += *bias;
+        c.line("  = {}", c.num(acc));
+    } else if (bias_name) {
+        c.line("  (no {} in this lesson)", bias_name);
+    }
+    return acc;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,77 @@
+// One cell of a recorded step, as an operation explains it (operation.hpp):
+// the values the trace recorded for the step's inputs, read by typed handles,
+// and the lines of the explanation being written. Each operation recomputes
+// the cell in its _ref kernel's order of terms (so the sum shown is the sum
+// the pipeline computed, up to the SIMD kernels' rounding); nothing here runs
+// a stage.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "lesson/lesson.hpp"
+#include "trace/trace.hpp"
+
+namespace attntrace {
+
+struct ExplainOptions {
+    int precision = 4;
+    bool full = false;           // every term of a long sum, not the first and last few
+    std::size_t max_terms = 16;  // longer sums are elided unless full
+};
+
+struct Cell {
+    const Lesson& lesson;
+    const Trace& trace;
+    const ExplainOptions& opt;
+    const Step& step;                    // a computed step of the lesson's catalogue (step.def set)
+    const std::vector<std::size_t>& at;  // one index per axis
+    std::string out;                     // the explanation so far
+
+    std::string num(float x) const;
+    // What the step computes, whatever its block and sub-block.
+    Leaf leaf() const { return step.def->leaf; }
+    // The pass that computed the step: what it was wired to (trace/catalogue.hpp).
+    const Pass& pass() const { return lesson.catalogue().pass_of(*step.def); }
+    Dims dims() const { return lesson.dims_of(pass()); }
+    // The config the step's attention followed (a cross-attention's has no mask, no positions).
+    Config attn_config() const { return pass().cross ? cross_attention_config(lesson.config) : lesson.config; }
+    // Step `leaf` as the step's pass reads it (its own block and sub-block's,
+    // else the embeddings'); InputError when the trace does not hold its values.
+    const Step& input(Leaf leaf) const;
+    // A step the pass is wired to (pass().x, residual, update).
+    const Step& input(StepId id) const;
+    // Step `leaf` of the embeddings, or null when the trace holds no values for it.
+    const Step* embeddings(Leaf leaf) const;
+    // The pass's weights: "W_Q" is blocks.1.cross.W_Q in block 1's cross-attention.
+    const Tensor& weight(const std::string& name) const;  // InputError when missing
+    const Tensor* optional_weight(const std::string& name) const;
+    // The label of index i on axis k of step s ("ring", "h0", "d3").
+    static std::string label(const Step& s, std::size_t k, std::size_t i);
+    template <class... A>
+    void line(fmt::format_string<A...> f, A&&... a) {
+        out += "  ";
+        out += fmt::format(f, std::forward<A>(a)...);
+        out += '\n';
+    }
+};
+
+// Lists term(k) for k in [0, n) one per line, or the first and last three
+// with a "..." line between when n exceeds opt.max_terms and not opt.full.
+void list_terms(Cell& c, std::size_t n, const std::function<std::string(std::size_t)>& term);
+
+// Σ_k a(k)·b(k) (+ bias) written term by term, summed in float with k
+// ascending from 0, as matmul_ref and matmul_nt_ref do; returns the sum.
+float write_dot(Cell& c, std::size_t n, const std::function<std::string(std::size_t)>& a_name,
+                const std::function<float(std::size_t)>& a, const std::function<std::string(std::size_t)>& b_name,
+                const std::function<float(std::size_t)>& b, const char* bias_name = nullptr, const float* bias = nullptr);
+
+// Flat offset of `at` in a tensor of shape `shape`.
+std::size_t offset(const Shape& shape, std::initializer_list<std::size_t> at);
+inline float get(const Step& s, std::initializer_list<std::size_t> at) { return s.value.data[offset(s.shape, at)]; }
+
+}  // namespace attntrace
