@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "core/decimal.hpp"
 #include "core/error.hpp"
@@ -72,8 +73,8 @@ CellRef parse_cell(const Trace& trace, std::string_view text) {
         for (auto* m : matches) names += (names.empty() ? "" : ", ") + m->name;
         throw InputError(fmt::format("explain: \"{}\" names {} steps ({}): expected one", name, matches.size(), names));
     }
-    CellRef cell{matches[0], {}};
-    const Step& s = *cell.step;
+    CellRef cell{matches[0]->name, {}};
+    const Step& s = *matches[0];
     std::vector<std::string> parts;
     std::string_view inner = text.substr(open + 1, text.size() - open - 2);
     for (std::size_t start = 0;;) {
@@ -90,14 +91,16 @@ CellRef parse_cell(const Trace& trace, std::string_view text) {
 }
 
 Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt) {
-    const Step& s = *cell.step;
+    const Step* found = trace.find(cell.step);
+    if (!found) throw std::logic_error("attntrace: explain_cell: the trace has no step " + cell.step);
+    const Step& s = *found;
     // A batch: sequences never see each other, so the cell is explained within
     // its sequence, from that sequence's own trace, tokens and padding mask.
     if (lesson.batch && !trace.sequence_tokens.empty() && !s.axes.empty() && s.axes.front() == "batch") {
         const std::size_t b = cell.at.at(0);
         const Trace one = unstack_trace(trace, b);
         const Lesson seq = sequence_lesson(lesson, b);
-        const CellRef inner{one.find(s.name), std::vector<std::size_t>(cell.at.begin() + 1, cell.at.end())};
+        const CellRef inner{s.name, std::vector<std::size_t>(cell.at.begin() + 1, cell.at.end())};
         Explanation e = explain_cell(seq, one, inner, opt);
         e.text = fmt::format("sequence b{} of the batch: {}\n", b, fmt::join(seq.tokens, " ")) + e.text;
         return e;

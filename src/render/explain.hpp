@@ -19,9 +19,10 @@
 
 namespace attntrace {
 
-// One cell of one step: step.value at index `at` (one index per axis).
+// One cell of one step: the step's full name and one index per axis. A value
+// of its own: the trace it was parsed from is passed again to explain_cell.
 struct CellRef {
-    const Step* step = nullptr;
+    std::string step;
     std::vector<std::size_t> at;
 };
 
@@ -38,6 +39,8 @@ struct Explanation {
     std::optional<float> recomputed;  // none when the lesson gave the value or it is not computable
 };
 
+// Explains `cell` of `trace` (the trace it was parsed from, or one with the
+// same steps); logic_error when the trace has no such step.
 Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt);
 
 }  // namespace attntrace
