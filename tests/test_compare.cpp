@@ -27,19 +27,16 @@ const std::string kMask = "blocks.0.attn.hook_mask", kPattern = "blocks.0.attn.h
 
 std::string lesson_path(const std::string& id) { return attntrace::test::lessons_dir() + "/" + id + ".json"; }
 
-// The two runs and their comparison, kept together (the comparison points into the traces).
+// The lessons and their comparison (which owns the two runs' traces).
 struct Compared {
     LessonPair pair;
-    Trace a, b;
     Comparison c;
 };
 std::unique_ptr<Compared> compare(const std::string& id, const std::vector<std::string>& sets) {
     std::vector<Setting> settings;
     for (const auto& s : sets) settings.push_back(parse_setting(s));
-    auto r = std::make_unique<Compared>(Compared{read_lesson_pair(lesson_path(id), settings), {}, {}, {}});
-    r->a = run_lesson(r->pair.a);
-    r->b = run_lesson(r->pair.b);
-    r->c = compare_traces(r->a, r->b);
+    auto r = std::make_unique<Compared>(Compared{read_lesson_pair(lesson_path(id), settings), {}});
+    r->c = compare_traces(run_lesson(r->pair.a), run_lesson(r->pair.b));
     return r;
 }
 
@@ -132,9 +129,9 @@ TEST_CASE("compare --set config.scale=false: Q, K, V and raw scores are unchange
     CHECK(r->c.steps[*r->c.first_change()].name == kScaled);
     // hs = 4: dividing by √hs = 2 only lowers the exponent, so B = 2·A holds
     // bit for bit, and B is the raw scores themselves.
-    const Tensor& raw = r->a.find(kRaw)->value;
-    const Tensor& a = r->a.find(kScaled)->value;
-    const Tensor& b = r->b.find(kScaled)->value;
+    const Tensor& raw = r->c.a->find(kRaw)->value;
+    const Tensor& a = r->c.a->find(kScaled)->value;
+    const Tensor& b = r->c.b->find(kScaled)->value;
     REQUIRE(a.shape == b.shape);
     std::size_t nonzero = 0;
     for (std::size_t k = 0; k < a.size(); ++k) {
@@ -147,7 +144,7 @@ TEST_CASE("compare --set config.scale=false: Q, K, V and raw scores are unchange
     CHECK(s.diff.cells == a.size());
     // the largest change is at the largest raw score: 2 - 1
     CHECK(s.diff.max_abs->abs == 1.0);
-    CHECK(cell_labels(*r->a.find(kScaled), s.diff.max_abs->index) == "h0, ring, fell");
+    CHECK(cell_labels(*r->c.a->find(kScaled), s.diff.max_abs->index) == "h0, ring, fell");
     CHECK(s.diff.max_rel->rel == 0.5);  // |2x - x| / |2x| for every changed cell
     // B - A is A again (2a - a), and 0 where nothing changed
     const Tensor d = delta(a, b);
@@ -159,23 +156,23 @@ TEST_CASE("compare --set config.mask=causal: the mask changes and the weights of
     CHECK(change_of(*r, kRaw) == Change::unchanged);
     CHECK(change_of(*r, kMask) == Change::changed);
     CHECK(r->c.steps[*r->c.first_change()].name == kMask);
-    const Tensor& mask = r->b.find(kMask)->value;   // (Tq, T)
-    const Tensor& w = r->b.find(kPattern)->value;   // (NH, Tq, T)
+    const Tensor& mask = r->c.b->find(kMask)->value;   // (Tq, T)
+    const Tensor& w = r->c.b->find(kPattern)->value;   // (NH, Tq, T)
     const std::size_t T = mask.shape[1];
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t j = 0; j < T; ++j) {
-            CHECK(r->a.find(kMask)->value.data[i * T + j] == 0.0f);
+            CHECK(r->c.a->find(kMask)->value.data[i * T + j] == 0.0f);
             CHECK(mask.data[i * T + j] == (j > i ? kNegInf : 0.0f));
             if (j > i) CHECK(w.data[i * T + j] == 0.0f);
         }
     // the first query sees only itself; the last sees every key, as without the mask
     CHECK(w.data[0] == 1.0f);
-    for (std::size_t j = 0; j < T; ++j) CHECK(w.data[(T - 1) * T + j] == r->a.find(kPattern)->value.data[(T - 1) * T + j]);
+    for (std::size_t j = 0; j < T; ++j) CHECK(w.data[(T - 1) * T + j] == r->c.a->find(kPattern)->value.data[(T - 1) * T + j]);
     const StepChange& m = *r->c.find(kMask);
     CHECK(m.diff.beyond == T * (T - 1) / 2);
     CHECK(std::isinf(m.diff.max_abs->abs));
     // B - A: -inf where B masks, 0 elsewhere (never NaN)
-    const Tensor d = delta(r->a.find(kMask)->value, mask);
+    const Tensor d = delta(r->c.a->find(kMask)->value, mask);
     for (std::size_t k = 0; k < d.size(); ++k) CHECK(d.data[k] == mask.data[k]);
 }
 
@@ -348,4 +345,19 @@ TEST_CASE("docs/compare.md shows the --json fields compare writes", "[compare][d
         INFO(key);
         CHECK(doc.find("\"" + key + "\"") != std::string::npos);
     }
+}
+
+TEST_CASE("a comparison owns its two traces: it outlives the runs it was made from and can be moved", "[compare]") {
+    Comparison kept;
+    {
+        auto r = compare("003-3.1-ring-fell", {"config.scale=false"});
+        kept = std::move(r->c);
+    }  // the lessons and the Compared holder are gone
+    const StepChange* s = kept.find("blocks.0.attn.hook_scores_scaled");
+    REQUIRE(s != nullptr);
+    REQUIRE(s->a != nullptr);
+    REQUIRE(s->b != nullptr);
+    CHECK(s->change == Change::changed);
+    CHECK(s->a == kept.a->find("blocks.0.attn.hook_scores_scaled"));
+    CHECK(s->a->value.size() == s->b->value.size());
 }

@@ -62,9 +62,7 @@ void add_compare_command(CLI::App& app, CliContext& cli) {
         const LessonPair pair = read_lesson_pair(resolve_lesson(opts->lesson), settings);
         if (pair.a.batch || pair.b.batch)
             fail_field(pair.a.file, "batch", "a one-sequence lesson (compare does not run batches)", "a batch");
-        const Trace a = run_lesson(pair.a);
-        const Trace b = run_lesson(pair.b);
-        const Comparison c = compare_traces(a, b);
+        const Comparison c = compare_traces(run_lesson(pair.a), run_lesson(pair.b));
         std::optional<std::size_t> shown = c.first_change();
         if (!opts->step.empty()) {
             shown = c.select(opts->step);

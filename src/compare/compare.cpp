@@ -85,7 +85,11 @@ std::optional<std::size_t> Comparison::select(const std::string& pattern) const 
     return std::nullopt;
 }
 
-Comparison compare_traces(const Trace& a, const Trace& b) {
+Comparison compare_traces(Trace a_trace, Trace b_trace) {
+    Comparison c;
+    c.a = std::make_shared<const Trace>(std::move(a_trace));
+    c.b = std::make_shared<const Trace>(std::move(b_trace));
+    const Trace &a = *c.a, &b = *c.b;
     // No tolerance: "unchanged" means every cell equal, so a change of one
     // float32 ulp is still reported (and its size says how small it is).
     DiffOptions exact;
@@ -95,7 +99,6 @@ Comparison compare_traces(const Trace& a, const Trace& b) {
     std::map<std::string, const StepDiff*> diffs;
     for (const auto& d : r.steps) diffs.emplace(d.name, &d);
 
-    Comparison c;
     for (const Step& s : a.steps) {
         StepChange x;
         x.name = s.name;

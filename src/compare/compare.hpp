@@ -6,6 +6,7 @@
 // for people: docs/compare.md).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct StepChange {
 };
 
 struct Comparison {
+    // The two traces, owned: the steps' a and b point into them, so a
+    // Comparison can be moved or kept without its caller's traces.
+    std::shared_ptr<const Trace> a, b;
     std::vector<StepChange> steps;  // the union of both traces' steps, in pipeline order
     std::size_t count(Change c) const;
     // The first step whose values changed (same shape on both sides), or
@@ -48,8 +52,8 @@ struct Comparison {
     std::optional<std::size_t> select(const std::string& pattern) const;
 };
 
-// The traces must outlive the Comparison (it points into them).
-Comparison compare_traces(const Trace& a, const Trace& b);
+// Takes the traces: the Comparison owns them.
+Comparison compare_traces(Trace a, Trace b);
 
 // B - A cell by cell, for a step of the same shape on both sides: 0 where
 // the cells are equal (masked on both sides included), else b - a (±inf
