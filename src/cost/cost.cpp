@@ -74,7 +74,7 @@ CostReport estimate_cost(const CostSpec& s, const std::string& origin) {
 
     CostReport r;
     r.spec = s;
-    const double n = double(s.tokens), C = double(s.d_model), NH = double(s.heads), F = double(s.d_ff);
+    const double n = double(s.tokens), C = double(s.d_model), NH = double(s.heads);
     const std::uint64_t hs = s.d_model / s.heads;
     r.head_size = hs;
     const double kv_width = double(kvh * hs), bytes = double(dtype_bytes(s.dtype));

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "kernels/kernels.hpp"
-#include "kernels/simd/kernels.hpp"
+#include "kernels/tuning.hpp"
 #include "pipeline/mask_pattern.hpp"
 #include "pipeline/stages.hpp"
 

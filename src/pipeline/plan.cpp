@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
-#include "kernels/simd/kernels.hpp"
+#include "kernels/tuning.hpp"
 #include "pipeline/mask_pattern.hpp"
 #include "pipeline/operation.hpp"
 

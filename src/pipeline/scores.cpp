@@ -1,6 +1,6 @@
 // Operation scores: every query against every key, per head.
 #include "kernels/kernels.hpp"
-#include "kernels/simd/kernels.hpp"
+#include "kernels/tuning.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {

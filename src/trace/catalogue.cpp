@@ -120,7 +120,11 @@ void Catalogue::add_block(int b, const std::string& in) {
         Pass p;
         p.stage = s;
         p.block = b;
-        add_pass(p, Wiring{.residual = residual, .update = update, .out = out});
+        Wiring w;
+        w.residual = residual;
+        w.update = update;
+        w.out = out;
+        add_pass(p, w);
         return out;
     };
     auto ffn = [&](const std::string& x) {
@@ -128,7 +132,11 @@ void Catalogue::add_block(int b, const std::string& in) {
         p.stage = Stage::ffn;
         p.block = b;
         p.weights = W;
-        add_pass(p, Wiring{.x = x, .mlp = P + "mlp.", .mlp_out = P + "hook_mlp_out"});
+        Wiring w;
+        w.x = x;
+        w.mlp = P + "mlp.";
+        w.mlp_out = P + "hook_mlp_out";
+        add_pass(p, w);
         return P + "hook_mlp_out";
     };
     const std::string mid = P + "hook_resid_mid", mid2 = P + "hook_resid_mid2", post = P + "hook_resid_post";

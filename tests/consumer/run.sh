@@ -21,7 +21,7 @@ quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "failed: $*"; };
 # 1. cmake --install
 prefix=$work/prefix
 quiet cmake --install "$build" --prefix "$prefix"
-for f in bin/attntrace lib/libattntrace.a \
+for f in bin/attntrace lib/libattntrace_core.a lib/libattntrace_pipeline.a lib/libattntrace_render.a \
          include/attntrace/core/tensor.hpp include/attntrace/trace/trace.hpp include/attntrace/kernels/kernels.hpp \
          share/attntrace/lessons/003-3.1-ring-fell.json share/attntrace/golden/003-3.1-ring-fell.json \
          lib/cmake/attntrace/attntraceConfig.cmake lib/cmake/attntrace/attntraceConfigVersion.cmake \
