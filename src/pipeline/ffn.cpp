@@ -113,25 +113,19 @@ float ffn_explain(Cell& c) {
     const Dims d = c.dims();
     const std::size_t t = c.at[0], col = c.at[1];
     const std::string tok = Cell::label(c.step, 0, t);
-    if (c.leaf() == Leaf::mlp_pre) {
+    if (c.leaf() == Leaf::mlp_pre || c.leaf() == Leaf::mlp_pre_linear) {
+        // H = X·W_1 + b_1, or SwiGLU's linear branch U = X·W_3 + b_3: column col of (P, F)
+        const bool linear_branch = c.leaf() == Leaf::mlp_pre_linear;
+        const std::string w = linear_branch ? "W_3" : "W_1", b = linear_branch ? "b_3" : "b_1";
         const Step& X = c.input(c.pass().x);
-        const Tensor& W = c.weight("W_1");
-        const Tensor* B = c.optional_weight("b_1");
-        c.line("H[{},f{}] = Σ_c LN1[{},c] · W_1[c,{}] + b_1[{}]", tok, col, tok, col, col);
+        const Tensor& W = c.weight(w);
+        const Tensor* B = c.optional_weight(b);
+        c.line("{}[{},f{}] = Σ_c LN1[{},c] · {}[c,{}] + {}[{}]{}", linear_branch ? "U" : "H", tok, col, tok, w, col, b,
+               col, linear_branch ? "   (SwiGLU's linear branch)" : "");
         return write_dot(
             c, d.C, [&](std::size_t k) { return fmt::format("LN1[{},d{}]", tok, k); },
-            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_1[{},{}]", k, col); },
-            [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_1", B ? &B->data[col] : nullptr);
-    }
-    if (c.leaf() == Leaf::mlp_pre_linear) {
-        const Step& X = c.input(c.pass().x);
-        const Tensor& W = c.weight("W_3");
-        const Tensor* B = c.optional_weight("b_3");
-        c.line("U[{},f{}] = Σ_c LN1[{},c] · W_3[c,{}] + b_3[{}]   (SwiGLU's linear branch)", tok, col, tok, col, col);
-        return write_dot(
-            c, d.C, [&](std::size_t k) { return fmt::format("LN1[{},d{}]", tok, k); },
-            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("W_3[{},{}]", k, col); },
-            [&](std::size_t k) { return W.data[k * d.F + col]; }, "b_3", B ? &B->data[col] : nullptr);
+            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("{}[{},{}]", w, k, col); },
+            [&](std::size_t k) { return W.data[k * d.F + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
     }
     if (c.leaf() == Leaf::mlp_post) {
         const float h = get(c.input(Leaf::mlp_pre), {t, col});
