@@ -1,12 +1,15 @@
-// Tensor: a dense row-major float buffer with a shape of rank 0..3.
+// Tensor: a dense row-major float buffer with a shape of rank 0..4 (a batched
+// trace's steps add a leading batch axis).
 //
 // The trace owns one Tensor per step and the pipeline's kernels write straight
 // into Tensor::data (raw pointers, shapes in comments). We do not use
 // xt::xarray here: a dynamic-rank container whose buffer the trace owns and the
 // kernels fill is all the pipeline needs, and keeping xtensor out of the
 // library headers keeps every translation unit light (NOTES.md: one xtensor
-// include costs ~20 s of compile time). The independent scalar reference in
-// tests/ is written with xtensor.
+// include costs ~20 s of compile time). A program using the library sees a
+// Tensor or a step as an xtensor expression through trace/xview.hpp (a
+// zero-copy view), which no library file includes. The independent scalar
+// reference in tests/ is written with xtensor.
 #pragma once
 
 #include <cstddef>

@@ -47,30 +47,33 @@ Config cross_attention_config(Config c) {
     return c;
 }
 
-bool config_records(const Config& c, std::string_view step) {
-    auto ends = [&](std::string_view tail) {
-        return step.size() >= tail.size() && step.substr(step.size() - tail.size()) == tail;
-    };
-    const bool ln = step.find(".ln") != std::string_view::npos;  // ln1, ln2, ln3 (a decoder's)
-    if (ln && (ends(".hook_mean") || ends(".hook_var"))) return c.norm == NormKind::layernorm;
-    if (ln && ends(".hook_mean_square")) return c.norm == NormKind::rmsnorm;
-    if (ends("mlp.hook_pre_linear")) return c.activation == Activation::swiglu;
-    return true;
+bool config_records(const Config& c, Leaf leaf) {
+    switch (leaf) {
+        case Leaf::ln_mean:
+        case Leaf::ln_var: return c.norm == NormKind::layernorm;
+        case Leaf::ln_mean_square: return c.norm == NormKind::rmsnorm;
+        case Leaf::mlp_pre_linear: return c.activation == Activation::swiglu;
+        default: return true;
+    }
 }
 
 std::string_view position_name(PositionKind k) {
     constexpr std::array<std::string_view, 5> kNames = {"none", "sinusoidal", "learned", "rope", "alibi"};
     return kNames[static_cast<int>(k)];
 }
-std::string_view position_step_kind(std::string_view name) {
-    if (name == "hook_pos_embed") return "sinusoidal or learned";
-    if (name == "blocks.0.attn.hook_rot_q" || name == "blocks.0.attn.hook_rot_k") return "rope";
-    if (name == "blocks.0.attn.hook_alibi_slopes" || name == "blocks.0.attn.hook_alibi") return "alibi";
-    return "";
+std::string_view position_step_kind(Leaf leaf) {
+    switch (leaf) {
+        case Leaf::pos_embed: return "sinusoidal or learned";
+        case Leaf::rot_q:
+        case Leaf::rot_k: return "rope";
+        case Leaf::alibi_slopes:
+        case Leaf::alibi: return "alibi";
+        default: return "";
+    }
 }
 
-bool position_step_applies(PositionKind k, std::string_view name) {
-    const std::string_view needs = position_step_kind(name);
+bool position_step_applies(PositionKind k, Leaf leaf) {
+    const std::string_view needs = position_step_kind(leaf);
     if (needs.empty()) return true;
     if (needs == "rope") return k == PositionKind::rope;
     if (needs == "alibi") return k == PositionKind::alibi;

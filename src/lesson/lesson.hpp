@@ -39,11 +39,11 @@ std::string_view norm_name(NormKind n);
 std::string_view position_name(PositionKind k);
 std::string_view rope_layout_name(RopeLayout l);
 
-// Whether step `name` exists under positions `k`: hook_pos_embed only with
-// sinusoidal or learned, hook_rot_q/k only with rope, hook_alibi* only with
-// alibi; every other step always. position_step_kind names what it needs.
-bool position_step_applies(PositionKind k, std::string_view name);
-std::string_view position_step_kind(std::string_view name);
+// Whether a step computing `leaf` exists under positions `k`: pos_embed only
+// with sinusoidal or learned, rot_q/k only with rope, alibi_slopes/alibi only
+// with alibi; every other step always. position_step_kind names what it needs.
+bool position_step_applies(PositionKind k, Leaf leaf);
+std::string_view position_step_kind(Leaf leaf);
 
 struct Positions {
     PositionKind kind = PositionKind::none;
@@ -85,10 +85,10 @@ struct Config {
 // decoder token sees every memory token; positions rotate the self-attention).
 Config cross_attention_config(Config c);
 
-// Whether a config's stages record this step at all: RMSNorm records a mean
-// square where LayerNorm records a mean and a variance; only SwiGLU has a
-// linear branch (mlp.hook_pre_linear).
-bool config_records(const Config& c, std::string_view step);
+// Whether a config's stages record a step computing `leaf` at all: RMSNorm
+// records a mean square where LayerNorm records a mean and a variance (every
+// norm's: ln1, ln2, ln3); only SwiGLU has a linear branch (mlp_pre_linear).
+bool config_records(const Config& c, Leaf leaf);
 
 struct Source {
     std::string document;  // file name in shared/seeds, or a citation

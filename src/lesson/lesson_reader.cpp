@@ -399,13 +399,13 @@ private:
             const StepDef* def = lesson_.catalogue().find(it.key());
             if (!def) f_.fail(path, "a step name (see docs/steps.md)", "an unknown step", ErrorKind::unknown_step);
             // The kernels read K/V head h / (NH/KVH) from the config: a given map could only contradict them.
-            if (def->base == "blocks.0.attn.hook_kv_head")
+            if (def->leaf == Leaf::kv_head)
                 f_.fail(path, "a step the lesson may give (the K/V head of each query head follows from config.kv_heads)",
                         def->name);
             if (def->pass > lesson_.last_pass)
                 f_.fail(path, fmt::format("a step of a stage up to run.to ({})", stage_name(lesson_.to)),
                         fmt::format("a step of stage {}", stage_name(def->stage)));
-            if ((def->pass >= lesson_.first_pass || !position_step_applies(lesson_.config.positions.kind, def->base)) &&
+            if ((def->pass >= lesson_.first_pass || !position_step_applies(lesson_.config.positions.kind, def->leaf)) &&
                 !lesson_.records(*def))
                 f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
             require_d_ff(*def, path);
@@ -458,12 +458,12 @@ private:
                     f_.fail("inputs.memory", "the encoder's output, memory_tokens x d_model (config.block is \"decoder\")",
                             "nothing (the field is missing)");
                 if (!lesson_.inputs.count("X") && !lesson_.inputs.count("embedding") &&
-                    !lesson_.given.count("blocks.0.hook_resid_pre"))
+                    !lesson_.given.count(lesson_.catalogue().step(Leaf::resid_pre, 0).name))
                     f_.fail("inputs", "X, or embedding with token_ids (run.from is \"embed\")", "neither");
                 if (lesson_.inputs.count("embedding") && lesson_.token_ids.empty())
                     f_.fail("token_ids", "token ids for inputs.embedding", "nothing");
                 if (lesson_.config.positions.kind == PositionKind::learned && !lesson_.inputs.count("positions") &&
-                    !lesson_.given.count("hook_pos_embed"))
+                    !lesson_.given.count(lesson_.catalogue().step(Leaf::pos_embed, -1).name))
                     f_.fail("inputs.positions", "a positions x d_model table (config.positions is \"learned\")",
                             "nothing (the field is missing)");
                 break;
@@ -485,11 +485,11 @@ private:
     }
 
     std::string why_not_recorded(const StepDef& def) const {
-        if (def.name == "hook_embed" && lesson_.runs(Stage::embed))
+        if (def.leaf == Leaf::embed && lesson_.runs(Stage::embed))
             return "recorded only when the lesson looks tokens up in inputs.embedding or adds positions to X";
-        if (!position_step_applies(lesson_.config.positions.kind, def.base))
+        if (!position_step_applies(lesson_.config.positions.kind, def.leaf))
             return fmt::format("recorded only with config.positions {}, and this lesson's is {}",
-                               position_step_kind(def.base), position_name(lesson_.config.positions.kind));
+                               position_step_kind(def.leaf), position_name(lesson_.config.positions.kind));
         return fmt::format("stage {} is outside run {}..{} and the step is not given", stage_name(def.stage),
                            stage_name(lesson_.from), stage_name(lesson_.to));
     }
@@ -548,9 +548,9 @@ bool Lesson::runs(Stage s) const {
 }
 
 bool Lesson::records(const StepDef& def) const {
-    if (def.name == "hook_embed" && !inputs.count("embedding") && !config.positions.additive()) return false;
-    if (!position_step_applies(config.positions.kind, def.base)) return false;
-    if (!config_records(config, def.name)) return false;
+    if (def.leaf == Leaf::embed && !inputs.count("embedding") && !config.positions.additive()) return false;
+    if (!position_step_applies(config.positions.kind, def.leaf)) return false;
+    if (!config_records(config, def.leaf)) return false;
     if (runs_pass(def.pass)) return true;
     return def.pass < first_pass && given.count(def.name) > 0;
 }

@@ -87,8 +87,8 @@ void render_values(std::ostream& out, const char* caption, const Step& s, const 
         HeatmapOptions h;
         h.style = view.style;
         h.full = view.full;
-        h.auto_range = base_name(s) == "blocks.0.attn.hook_attn_scores";
-        h.mask = base_name(s) == "blocks.0.attn.hook_mask";
+        h.auto_range = computes(s, Leaf::attn_scores);
+        h.mask = computes(s, Leaf::mask);
         out << "    heatmap:\n" << format_heatmap(t, s.axes, s.labels, h);
     }
 }

@@ -95,9 +95,8 @@ std::string kv_groups(const Dims& d) {
 }  // namespace
 
 bool heatmapped(const Step& s) {
-    const std::string& name = base_name(s);
-    return name == "blocks.0.attn.hook_pattern" || name == "blocks.0.attn.hook_mask" || name == "blocks.0.attn.hook_alibi" ||
-           name == "blocks.0.attn.hook_attn_scores";
+    return computes(s, Leaf::pattern) || computes(s, Leaf::mask) || computes(s, Leaf::alibi) ||
+           computes(s, Leaf::attn_scores);
 }
 
 std::string given_note(const CheckReport& report) {
@@ -160,8 +159,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     heat.full = view.full;
     auto draw_heatmap = [&](const Step& s) {
         if (!view.heatmap || !heatmapped(s)) return;
-        heat.auto_range = base_name(s) == "blocks.0.attn.hook_attn_scores" || base_name(s) == "blocks.0.attn.hook_alibi";
-        heat.mask = base_name(s) == "blocks.0.attn.hook_mask";
+        heat.auto_range = computes(s, Leaf::attn_scores) || computes(s, Leaf::alibi);
+        heat.mask = computes(s, Leaf::mask);
         out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
     };
     // A batched trace prints each step once per sequence, with that sequence's tokens.
@@ -189,7 +188,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), s.name, s.def ? s.def->title : "",
                            shape_str(s.shape), axes.empty() ? "" : ": " + axes);
         if (s.def) out << "    " << s.def->formula << "\n";
-        if (dims.KVH != dims.NH && (base_name(s) == "blocks.0.attn.hook_scores_raw" || base_name(s) == "blocks.0.attn.hook_z"))
+        if (dims.KVH != dims.NH && (computes(s, Leaf::scores_raw) || computes(s, Leaf::z)))
             out << "    K/V heads read: " << kv_groups(dims) << "\n";
         switch (s.source) {
             case StepSource::not_computable:

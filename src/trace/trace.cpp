@@ -22,6 +22,13 @@ const Tensor* Step::checked_value() const {
     return &value;
 }
 
+bool computes(const Step& s, Leaf leaf) {
+    if (s.def) return s.def->leaf == leaf;
+    for (const StepTemplate& t : step_templates())
+        if (t.leaf == leaf) return s.name == t.name;
+    return false;
+}
+
 const Step* Trace::find(std::string_view name) const {
     for (const auto& s : steps)
         if (s.name == name) return &s;

@@ -57,6 +57,11 @@ struct Step {
 // ("blocks.0.attn.hook_pattern" for blocks.1.cross_attn.hook_pattern), or its
 // own name when it is not from the catalogue (a foreign trace).
 inline const std::string& base_name(const Step& s) { return s.def ? s.def->base : s.name; }
+// Whether a step computes `leaf`, whatever its block and sub-block; a step
+// read from a foreign trace when its name is the template's (as base_name).
+// Of the leaves several template steps share (a norm's, resid_mid), a foreign
+// step matches only the first template step's name.
+bool computes(const Step& s, Leaf leaf);
 
 struct Trace {
     TracePolicy policy;      // what the run kept

@@ -22,7 +22,7 @@ quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "failed: $*"; };
 prefix=$work/prefix
 quiet cmake --install "$build" --prefix "$prefix"
 for f in bin/attntrace lib/libattntrace_core.a lib/libattntrace_pipeline.a lib/libattntrace_render.a \
-         include/attntrace/core/tensor.hpp include/attntrace/trace/trace.hpp include/attntrace/kernels/kernels.hpp \
+         include/attntrace/core/tensor.hpp include/attntrace/trace/trace.hpp include/attntrace/trace/xview.hpp include/attntrace/kernels/kernels.hpp \
          share/attntrace/lessons/003-3.1-ring-fell.json share/attntrace/golden/003-3.1-ring-fell.json \
          lib/cmake/attntrace/attntraceConfig.cmake lib/cmake/attntrace/attntraceConfigVersion.cmake \
          lib/cmake/attntrace/attntraceTargets.cmake; do
