@@ -1,4 +1,6 @@
-# Fails when a file of src/ includes a header of a higher layer.
+# Fails when a file of src/ includes a header of a higher layer, xtensor
+# anywhere but trace/xview.hpp (the library's API speaks xtensor, its code
+# does not: CMakeLists.txt, attntrace::xtensor), or xsimd outside kernels/.
 #   cmake -DSRC=<src dir> -DLAYERS="core=core|kernels=kernels|...|pipeline=pipeline,batch,decode|..."
 #         -DSTAMP=<file touched when every include points down> -P check_layers.cmake
 # LAYERS lists the layers lowest first, each with its folders (CMakeLists.txt,
@@ -26,6 +28,14 @@ foreach(file IN LISTS files)
     string(APPEND problems "  ${file}: its folder ${dir}/ is in no layer (CMakeLists.txt, ATTNTRACE_LAYERS)\n")
     continue()
   endif()
+  file(STRINGS "${SRC}/${file}" systems REGEX "^[ \t]*#[ \t]*include[ \t]*<(xtensor|xsimd)/")
+  foreach(line IN LISTS systems)
+    if(line MATCHES "<xtensor/" AND NOT file STREQUAL "trace/xview.hpp")
+      string(APPEND problems "  ${file} includes xtensor: only trace/xview.hpp may (the library is built without it)\n")
+    elseif(line MATCHES "<xsimd/" AND NOT dir STREQUAL "kernels")
+      string(APPEND problems "  ${file} includes xsimd: only kernels/ may (kernels/tuning.hpp has the constants)\n")
+    endif()
+  endforeach()
   file(STRINGS "${SRC}/${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"[^\"]+\"")
   foreach(line IN LISTS includes)
     string(REGEX MATCH "\"([^\"/]+)/[^\"]*\"" _ "${line}")

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "core/error.hpp"
 #include "core/json_field.hpp"
 #include "cost/cost_lesson.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "batch/batch.hpp"
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "core/error.hpp"
 #include "support.hpp"
 

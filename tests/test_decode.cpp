@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "decode/decode.hpp"
 #include "support.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "cost/cost_lesson.hpp"
 #include "export/trace_export.hpp"
 #include "render/text.hpp"

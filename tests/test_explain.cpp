@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "core/error.hpp"
 #include "lesson/random_lesson.hpp"
 #include "render/explain.hpp"

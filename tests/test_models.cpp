@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "reference_block.hpp"
 #include "support.hpp"
 #include "trace/catalogue.hpp"

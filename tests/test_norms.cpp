@@ -5,7 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "kernels/activations.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/softmax.hpp"

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <limits>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "core/error.hpp"
 #include "lesson/random_lesson.hpp"
 #include "pipeline/run.hpp"

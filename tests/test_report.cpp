@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "render/report.hpp"
 #include "support.hpp"
 

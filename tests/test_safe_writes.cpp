@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "core/error.hpp"
 #include "export/trace_export.hpp"
 #include "io/files.hpp"

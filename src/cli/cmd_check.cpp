@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <ostream>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"

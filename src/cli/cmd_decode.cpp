@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "render/decode_text.hpp"

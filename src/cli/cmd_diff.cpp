@@ -5,152 +5,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include <cmath>
-#include <filesystem>
 #include <ostream>
 #include <memory>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "export/npy_export.hpp"
+#include "render/diff_view.hpp"
 #include "trace/diff.hpp"
 #include "trace/policy.hpp"
 
 namespace attntrace {
 
 namespace {
-
-// The --json report's shape (docs/diffing.md); bumped as trace-format.md says for traces.
-constexpr int kDiffReportVersion = 1;
-
-std::string error_text(double x) { return std::isinf(x) ? "inf" : x == 0 ? "0" : fmt::format("{:.3g}", x); }
-std::string value_text(float x) { return fmt::format("{}", x); }  // shortest round trip; -inf as "-inf"
-std::string index_text(const std::vector<std::size_t>& idx) { return fmt::format("[{}]", fmt::join(idx, ",")); }
-
-OrderedJson number_json(double x) {
-    if (std::isinf(x)) return x < 0 ? "-inf" : "inf";  // JSON has no infinity, as in traces
-    return x;
-}
-
-OrderedJson cell_json(const std::optional<DiffCell>& c) {
-    if (!c) return nullptr;
-    OrderedJson j;
-    j["at"] = c->index;
-    j["a"] = number_json(c->a);
-    j["b"] = number_json(c->b);
-    j["abs"] = number_json(c->abs);
-    j["rel"] = number_json(c->rel);
-    return j;
-}
-
-std::string shape_text(const StepDiff& s) {
-    if (s.shape_a == s.shape_b) return shape_str(s.shape_a);
-    return shape_str(s.shape_a) + " vs " + shape_str(s.shape_b);
-}
-
-std::string verdict_text(const StepDiff& s) {
-    switch (s.verdict) {
-        case StepVerdict::match: return "match";
-        case StepVerdict::diverges: return fmt::format("DIVERGES ({} of {} cells)", s.beyond, s.cells);
-        case StepVerdict::shape_mismatch: return "SHAPE MISMATCH";
-        case StepVerdict::not_comparable: return "not compared: " + s.note;
-    }
-    return "?";
-}
-
-// The last line: where B first goes wrong, or that it never does.
-std::string conclusion(const DiffReport& r) {
-    if (!r.first_divergence) {
-        const std::size_t n = r.compared(), skipped = r.steps.size() - n;
-        return fmt::format("{} (|a - b| <= {} + {}·|a| in every cell){}",
-                           n == 1 ? "the one compared step matches" : fmt::format("all {} compared steps match", n),
-                           r.atol, r.rtol, skipped ? fmt::format("; {} not compared", skipped) : "");
-    }
-    const StepDiff& s = r.steps[*r.first_divergence];
-    if (s.verdict == StepVerdict::shape_mismatch) {
-        // (T, C) for (T, NH, hs) is the usual one: the same cells, another layout
-        const std::string hint = numel(s.shape_a) == numel(s.shape_b)
-                                     ? fmt::format("the same {} cells in another layout: B's must be {}, "
-                                                   "see docs/steps.md", numel(s.shape_a), shape_str(s.shape_a))
-                                     : "each step's shape is in docs/steps.md";
-        return fmt::format("first divergence: {}: A's shape is {}, B's {} ({}); the steps after it inherit the error",
-                           s.name, shape_str(s.shape_a), shape_str(s.shape_b), hint);
-    }
-    const DiffCell& c = *s.first_beyond;
-    return fmt::format("first divergence: {} at {}: A {}, B {}, |a - b| {} > {} ({} of {} cells beyond tolerance); "
-                       "the steps after it inherit the error",
-                       s.name, index_text(c.index), value_text(c.a), value_text(c.b), error_text(c.abs),
-                       error_text(r.atol + r.rtol * std::fabs(static_cast<double>(c.a))), s.beyond, s.cells);
-}
-
-void print_table(std::ostream& out, const DiffReport& r) {
-    std::vector<std::vector<std::string>> rows{
-        {"step", "shape", "max |a-b|", "at", "a", "b", "max rel", "at", "verdict"}};
-    for (const auto& s : r.steps) {
-        std::vector<std::string> row{s.name, shape_text(s), "", "", "", "", "", "", verdict_text(s)};
-        if (s.max_abs) {
-            const DiffCell &m = *s.max_abs, &q = *s.max_rel;
-            row[2] = error_text(m.abs);
-            row[6] = error_text(q.rel);
-            if (m.abs > 0) {  // where all cells are equal, "where" would say nothing
-                row[3] = index_text(m.index);
-                row[4] = value_text(m.a);
-                row[5] = value_text(m.b);
-            }
-            if (q.rel > 0) row[7] = index_text(q.index);
-        }
-        rows.push_back(std::move(row));
-    }
-    std::vector<std::size_t> width(rows[0].size(), 0);
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    out << fmt::format("A (reference): {}\nB:             {}\n", r.file_a, r.file_b);
-    out << fmt::format("a cell of B diverges when |a - b| > atol + rtol·|a|, atol = {}, rtol = {}\n\n", r.atol,
-                       r.rtol);
-    for (const auto& row : rows) {
-        std::string line;
-        for (std::size_t c = 0; c + 1 < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);
-        out << line << row.back() << "\n";
-    }
-    if (!r.only_a.empty() || !r.only_b.empty()) out << "\n";
-    if (!r.only_a.empty()) out << fmt::format("only in A ({}): {}\n", r.only_a.size(), fmt::join(r.only_a, ", "));
-    if (!r.only_b.empty()) out << fmt::format("only in B ({}): {}\n", r.only_b.size(), fmt::join(r.only_b, ", "));
-    out << "\n" << conclusion(r) << "\n";
-}
-
-void print_json(std::ostream& out, const DiffReport& r) {
-    OrderedJson j;
-    j["format"] = "attntrace-diff";
-    j["version"] = kDiffReportVersion;
-    j["a"] = r.file_a;
-    j["b"] = r.file_b;
-    j["tolerance"] = {{"atol", r.atol}, {"rtol", r.rtol}, {"rule", "a cell diverges when |a - b| > atol + rtol*|a|"}};
-    j["steps"] = OrderedJson::array();
-    for (const auto& s : r.steps) {
-        OrderedJson step;
-        step["name"] = s.name;
-        step["verdict"] = verdict_name(s.verdict);
-        step["shape_a"] = s.shape_a;
-        step["shape_b"] = s.shape_b;
-        if (s.verdict == StepVerdict::not_comparable) step["note"] = s.note;
-        step["cells"] = s.cells;
-        step["cells_beyond"] = s.beyond;
-        step["max_abs"] = cell_json(s.max_abs);
-        step["max_rel"] = cell_json(s.max_rel);
-        step["first_beyond"] = cell_json(s.first_beyond);
-        j["steps"].push_back(std::move(step));
-    }
-    j["only_in_a"] = r.only_a;
-    j["only_in_b"] = r.only_b;
-    j["first_divergence"] = nullptr;
-    if (r.first_divergence) {
-        const StepDiff& s = r.steps[*r.first_divergence];
-        j["first_divergence"] = {{"step", s.name}, {"verdict", verdict_name(s.verdict)},
-                                 {"at", s.first_beyond ? OrderedJson(s.first_beyond->index) : OrderedJson(nullptr)}};
-    }
-    j["conclusion"] = conclusion(r);
-    out << dump_readable(j);
-}
 
 // "hook_embed, blocks.0.hook_resid_pre, blocks.0.attn.hook_q, ... (31 in all)"
 std::string some_names(const TraceData& t) {
@@ -160,13 +30,6 @@ std::string some_names(const TraceData& t) {
     for (std::size_t i = 0; i < std::min(kShown, t.steps.size()); ++i) names.push_back(t.steps[i].name);
     return fmt::format("{}{}", fmt::join(names, ", "),
                        t.steps.size() > kShown ? fmt::format(", ... ({} in all)", t.steps.size()) : "");
-}
-
-// A JSON trace, or a folder written by `export --npy` (its index.json and .npy files).
-TraceData read_either(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return read_npy_export(path);
-    return read_trace_file(path, TraceRequire::minimal);
 }
 
 CLI::Validator finite_nonnegative() {
@@ -212,8 +75,9 @@ void add_diff_command(CLI::App& app, CliContext& cli) {
                 "  attntrace diff ours.json mine.json --atol 1e-4 --step 'blocks.0.attn.*'\n"
                 "  attntrace export 003-3.1-ring-fell --npy ours-npy && attntrace diff ours-npy mine-npy");
     cmd->callback([opts, &cli] {
-        const TraceData a = read_either(opts->a);
-        const TraceData b = read_either(opts->b);
+        // A JSON trace, or a folder written by `export --npy` (its index.json and .npy files).
+        const TraceData a = read_trace_or_npy(opts->a);
+        const TraceData b = read_trace_or_npy(opts->b);
         for (const auto& p : opts->diff.steps) {
             bool any = false;
             for (const TraceData* t : {&a, &b})
@@ -230,8 +94,8 @@ void add_diff_command(CLI::App& app, CliContext& cli) {
         if (r.compared() == 0)
             fail_file(a.file, fmt::format("a step with values in both this and {}", b.file),
                       fmt::format("{} in common but each kept as a summary or not computable on one side", r.steps.size()));
-        if (opts->json) print_json(cli.out, r);
-        else print_table(cli.out, r);
+        if (opts->json) cli.out << dump_readable(diff_json(r));
+        else render_diff(cli.out, r);
         cli.status = r.first_divergence ? 1 : 0;
     });
 }

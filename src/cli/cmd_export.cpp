@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"

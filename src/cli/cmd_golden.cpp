@@ -6,7 +6,7 @@
 #include <ostream>
 #include <set>
 
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "export/trace_export.hpp"

@@ -171,4 +171,10 @@ TraceData read_npy_export(const std::string& dir) {
     return t;
 }
 
+TraceData read_trace_or_npy(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return read_npy_export(path);
+    return read_trace_file(path, TraceRequire::minimal);
+}
+
 }  // namespace attntrace

@@ -35,4 +35,8 @@ bool is_npy_export(const std::string& dir);
 // .npy file and its byte offset.
 TraceData read_npy_export(const std::string& dir);
 
+// What `diff` reads: a folder as read_npy_export, anything else as a JSON
+// trace with the minimal fields (trace_json.hpp, TraceRequire::minimal).
+TraceData read_trace_or_npy(const std::string& path);
+
 }  // namespace attntrace

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "trace/json_text.hpp"
+#include "io/text_sink.hpp"
 
 namespace attntrace {
 

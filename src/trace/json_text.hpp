@@ -7,42 +7,17 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "io/text_sink.hpp"  // TextSink, StringSink, StreamSink
 
 namespace attntrace {
 
 // Fields keep the order they are written in (format and version first, steps in pipeline order).
 using OrderedJson = nlohmann::ordered_json;
-
-// Where text goes: a string, a stream, a file being written (io/files.hpp).
-class TextSink {
-public:
-    virtual ~TextSink() = default;
-    virtual void write(std::string_view text) = 0;
-};
-
-class StringSink final : public TextSink {
-public:
-    explicit StringSink(std::string& out) : out_(out) {}
-    void write(std::string_view text) override { out_.append(text); }
-
-private:
-    std::string& out_;
-};
-
-class StreamSink final : public TextSink {
-public:
-    explicit StreamSink(std::ostream& out) : out_(out) {}
-    void write(std::string_view text) override { out_.write(text.data(), static_cast<std::streamsize>(text.size())); }
-
-private:
-    std::ostream& out_;
-};
 
 // A tensor written later, in place: a JSON binary node whose subtype is its
 // index in `deferred` (JSON text never holds binary nodes otherwise).

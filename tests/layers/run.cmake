@@ -36,6 +36,16 @@ if(at EQUAL -1)
   message(FATAL_ERROR "layers: the refusal does not name the file and the header:\n${err}")
 endif()
 
+# xsimd outside kernels/, and xtensor anywhere but trace/xview.hpp.
+file(WRITE ${WORK}/src/kernels/k2.hpp "#pragma once\n")
+file(WRITE ${WORK}/src/pipeline/p.hpp "#pragma once\n#include <xsimd/xsimd.hpp>\n#include <xtensor/xarray.hpp>\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -DSRC=${WORK}/src "-DLAYERS=${small}" -DSTAMP=${WORK}/ext.ok -P ${check}
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "pipeline/p.hpp includes xsimd" OR NOT err MATCHES "pipeline/p.hpp includes xtensor")
+  message(FATAL_ERROR "layers: xsimd and xtensor outside their places were not refused:\n${err}")
+endif()
+file(WRITE ${WORK}/src/pipeline/p.hpp "#pragma once\n")
+
 # A folder in no layer is refused too (a new folder must be given a layer).
 file(WRITE ${WORK}/src/kernels/k2.hpp "#pragma once\n")
 file(WRITE ${WORK}/src/stray/s.cpp "\n")

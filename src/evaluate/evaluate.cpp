@@ -1,4 +1,4 @@
-#include "check/evaluate.hpp"
+#include "evaluate/evaluate.hpp"
 
 #include <omp.h>
 

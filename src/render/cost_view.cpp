@@ -1,0 +1,117 @@
+// `attntrace cost`'s report for people and as JSON (docs/cost.md).
+#include "render/cost_view.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+namespace attntrace {
+
+namespace {
+
+// 1073741824 -> "1,073,741,824"
+std::string grouped(double x) {
+    std::string digits = fmt::format("{:.0f}", x), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+// Bytes in both unit systems: articles mean either ("4 GB" for 2^32 bytes).
+std::string both_units(double bytes) {
+    const char* bin[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    const char* dec[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+    int b = 0, d = 0;
+    double vb = bytes, vd = bytes;
+    while (vb >= 1024 && b < 5) vb /= 1024, ++b;
+    while (vd >= 1000 && d < 5) vd /= 1000, ++d;
+    if (b == 0) return fmt::format("{:.0f} B", bytes);
+    return fmt::format("{:.3g} {} ({:.3g} {})", vb, bin[b], vd, dec[d]);
+}
+
+const char* window_text(const CostSpec& s) {
+    switch (s.window) {
+        case Window::full: return "full attention";
+        case Window::causal: return "causal attention (n x n stored, n(n+1)/2 needed)";
+        case Window::symmetric: return "sliding window (w keys centred on each query)";
+        case Window::causal_window: return "causal sliding window (the w latest keys)";
+    }
+    return "";
+}
+
+}  // namespace
+
+void render_cost(std::ostream& out, const CostReport& r) {
+    const CostSpec& s = r.spec;
+    const char* dt = dtype_name(s.dtype);
+    out << fmt::format("attention cost · n = {} tokens · d_model {} · {} head(s) (hs {}){} · {} layer(s) · batch {} · "
+                       "{} · {}{}\n\n",
+                       s.tokens, s.d_model, s.heads, r.head_size,
+                       s.kv_heads && s.kv_heads != s.heads ? fmt::format(", {} K/V heads", s.kv_heads) : "",
+                       s.layers, s.batch, dt, window_text(s),
+                       s.window_size ? fmt::format(", w = {}", s.window_size) : "");
+    out << "one layer, one sequence\n";
+    out << fmt::format("  {:<36} {:<32} {:>18} {:>10}\n", "step", "shape", "elements", "FLOPs");
+    for (const auto& row : r.rows)
+        out << fmt::format("  {:<36} {:<32} {:>18} {:>10.3g}\n", row.step, row.shape, grouped(row.elements), row.flops);
+    const double full_bytes = r.scores_per_matrix * double(dtype_bytes(s.dtype));
+    out << fmt::format("\nattention matrix, one head, one layer: {} x {} = {} entries ({:.3g}); {} at {}\n", s.tokens,
+                       s.tokens, grouped(r.scores_per_matrix), r.scores_per_matrix, both_units(full_bytes), dt);
+    if (r.scores_needed != r.scores_per_matrix)
+        out << fmt::format("  of which queries see {} ({:.3g}): {:.4g}x fewer{}\n", grouped(r.scores_needed),
+                           r.scores_needed, r.scores_per_matrix / r.scores_needed,
+                           r.matrix_bytes < full_bytes ? "; stored as (n, w): " + both_units(r.matrix_bytes)
+                                                       : std::string("; still stored n x n"));
+    const bool windowed = r.matrix_bytes < full_bytes;
+    const double model = windowed ? r.model_scores_needed : r.model_scores;
+    out << fmt::format("every head, layer and sequence: {} x {} x {} matrices = {} scores ({:.3g}){}; {} at {}\n",
+                       s.heads, s.layers, s.batch, grouped(model), model,
+                       !windowed && r.model_scores_needed != r.model_scores
+                           ? fmt::format(", {:.3g} of them seen", r.model_scores_needed)
+                           : "",
+                       both_units(r.model_matrix_bytes), dt);
+    out << fmt::format("\nmemory of one layer's attention, one sequence, at {}:\n", dt);
+    out << fmt::format("  {:<58} {}\n", "attntrace --trace full (float32: 6 (NH, n, n) steps, mask)",
+                       both_units(r.full_trace_bytes));
+    out << fmt::format("  {:<58} {}\n", "scores and weights materialized (a plain implementation)",
+                       both_units(r.materialized_bytes));
+    out << fmt::format("  {:<58} {}\n", "streamed: online softmax over key blocks (--trace none)",
+                       both_units(r.streaming_bytes));
+    out << fmt::format("\nFLOPs: {:.3g} per layer and sequence, {:.3g} for the model\n", r.layer_flops,
+                       r.model_flops);
+}
+
+OrderedJson cost_json(const CostReport& r) {
+    OrderedJson j;
+    j["format"] = "attntrace-cost";
+    j["version"] = 1;
+    const CostSpec& s = r.spec;
+    j["spec"] = {{"tokens", s.tokens},     {"d_model", s.d_model}, {"heads", s.heads},
+                 {"kv_heads", s.kv_heads ? s.kv_heads : s.heads}, {"d_ff", s.d_ff}, {"layers", s.layers},
+                 {"batch", s.batch},       {"dtype", dtype_name(s.dtype)}, {"window_size", s.window_size}};
+    j["head_size"] = r.head_size;
+    for (const auto& [key, v] :
+         std::vector<std::pair<const char*, double>>{{"scores_per_matrix", r.scores_per_matrix},
+                                                     {"scores_needed", r.scores_needed},
+                                                     {"matrix_bytes", r.matrix_bytes},
+                                                     {"model_scores", r.model_scores},
+                                                     {"model_scores_needed", r.model_scores_needed},
+                                                     {"model_matrix_bytes", r.model_matrix_bytes},
+                                                     {"full_trace_bytes", r.full_trace_bytes},
+                                                     {"materialized_bytes", r.materialized_bytes},
+                                                     {"streaming_bytes", r.streaming_bytes},
+                                                     {"layer_flops", r.layer_flops},
+                                                     {"model_flops", r.model_flops}})
+        j[key] = v;
+    OrderedJson rows = OrderedJson::array();
+    for (const auto& row : r.rows)
+        rows.push_back({{"step", row.step}, {"shape", row.shape}, {"elements", row.elements}, {"flops", row.flops},
+                        {"quadratic", row.per_pair}});
+    j["steps"] = rows;
+    return j;
+}
+
+}  // namespace attntrace
