@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/printable.hpp"
 
 namespace attntrace {
 
@@ -109,7 +110,8 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     } catch (const CLI::Success& e) {
         return app.exit(e, out, err);  // --help, --version
     } catch (const CLI::ParseError& e) {
-        err << "attntrace: error: " << e.what() << " (see attntrace --help)\n";
+        // CLI11 echoes the argument it refused: one line, escaped, whatever it holds.
+        err << "attntrace: error: " << printable(e.what()) << " (see attntrace --help)\n";
         return 2;
     } catch (const InputError& e) {
         err << "attntrace: error: " << e.what() << "\n";
@@ -119,7 +121,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
         return 2;
     } catch (const std::exception& e) {
         // Not the user's fault: a bug. Still one line and no abort.
-        err << "attntrace: internal error: " << e.what() << " (please report it)\n";
+        err << "attntrace: internal error: " << printable(e.what()) << " (please report it)\n";
         return 3;
     }
     return cli.status;

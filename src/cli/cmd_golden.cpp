@@ -11,6 +11,7 @@
 #include "cli/progress.hpp"
 #include "export/trace_export.hpp"
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "io/data_dir.hpp"
 #include "io/files.hpp"
 #include "core/json_field.hpp"
@@ -79,7 +80,7 @@ void add_golden_command(CLI::App& app, CliContext& cli) {
             for (const auto& e : evals) {
                 std::string path = (fs::path(golden_dir()) / (e->lesson.id + ".json")).string();
                 write_file_atomic(path, golden_text(*e));
-                cli.out << "wrote " << path << "\n";
+                cli.out << "wrote " << printable(path) << "\n";
             }
             cli.status = 0;
             return;
@@ -91,8 +92,8 @@ void add_golden_command(CLI::App& app, CliContext& cli) {
             // Compared as it would be written, so the text form is under test too.
             TraceData fresh = parse_trace(parse_json_text(golden_text(*e), "(computed)"), "(computed)");
             auto diffs = compare_traces(golden, fresh, "attntrace golden --update " + e->lesson.id);
-            for (const auto& d : diffs) cli.out << d << "\n";
-            cli.out << fmt::format("{} {}\n", diffs.empty() ? "ok      " : "MISMATCH", path);
+            for (const auto& d : diffs) cli.out << printable(d) << "\n";  // step names from the golden file
+            cli.out << fmt::format("{} {}\n", diffs.empty() ? "ok      " : "MISMATCH", printable(path));
             ok = ok && diffs.empty();
         }
         cli.status = ok ? 0 : 1;
