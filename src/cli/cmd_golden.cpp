@@ -14,6 +14,7 @@
 #include "core/printable.hpp"
 #include "io/data_dir.hpp"
 #include "io/files.hpp"
+#include "io/outputs.hpp"
 #include "core/json_field.hpp"
 #include "trace/golden.hpp"
 
@@ -77,11 +78,18 @@ void add_golden_command(CLI::App& app, CliContext& cli) {
                 if (!e->report.all_as_expected())
                     fail_file(e->lesson.file, "every claim to check as the lesson expects before goldens are rewritten",
                               "a verdict that differs (see attntrace check)");
+            // Every golden prepared before any is replaced (io/outputs.hpp): one that
+            // cannot be written (its path a folder) leaves all of them as they were.
+            Outputs outputs;
+            std::vector<std::string> written;
             for (const auto& e : evals) {
-                std::string path = (fs::path(golden_dir()) / (e->lesson.id + ".json")).string();
-                write_file_atomic(path, golden_text(*e));
-                cli.out << "wrote " << printable(path) << "\n";
+                written.push_back((fs::path(golden_dir()) / (e->lesson.id + ".json")).string());
+                AtomicFile& f = outputs.file(written.back());
+                f.write(golden_text(*e));
+                f.prepare();  // whole on disk and closed: one descriptor open at a time
             }
+            outputs.commit();
+            for (const auto& path : written) cli.out << "wrote " << printable(path) << "\n";
             cli.status = 0;
             return;
         }
