@@ -5,6 +5,9 @@
 // The only timing asserted is a guard far above the measured time, so that a
 // quadratic path cannot come back unnoticed: it is a behaviour (the command
 // ends), not a speed claim.
+#include <sys/resource.h>
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -15,6 +18,7 @@
 #include "support.hpp"
 
 using attntrace::test::CliResult;
+using attntrace::test::read_text;
 using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
@@ -124,4 +128,88 @@ TEST_CASE("a repeated key is named by its path, in objects and in arrays alike",
     // built as nlohmann's own parser builds it.
     const std::string text = R"({"a": {"k": 1}, "b": {"k": [1, 2.5, "s", null, true, {}, []]}, "c": -3})";
     CHECK(attntrace::parse_json_text(text, "x.json") == nlohmann::json::parse(text));
+}
+
+namespace {
+
+// Peak resident memory (bytes) of `attntrace run FILE`: the real binary, so
+// that nothing else of this test process counts.
+std::size_t peak_rss_of_run(const std::string& file, const TempDir& dir) {
+    const int pid = attntrace::test::start_cli({"run", file}, dir.file("out"), dir.file("err"));
+    int status = 0;
+    struct rusage ru {};
+    REQUIRE(::wait4(pid, &status, 0, &ru) == pid);
+    return static_cast<std::size_t>(ru.ru_maxrss) * 1024;  // ru_maxrss is in KiB
+}
+
+// `item` repeated `n` times in an array.
+std::string array_of(const std::string& item, std::size_t n) {
+    std::string s = "[";
+    s.reserve(n * (item.size() + 1) + 2);
+    for (std::size_t i = 0; i < n; ++i) (s += i ? "," : "") += item;
+    return s + "]";
+}
+
+}  // namespace
+
+TEST_CASE("reading JSON of the costliest shapes stays within kJsonBytesPerTextByte per byte of text", "[hostile]") {
+#if defined(__SANITIZE_ADDRESS__)
+    WARN("not measured under AddressSanitizer: its redzones and quarantine are not what a user's run allocates");
+    return;
+#endif
+    TempDir dir;
+    write_text(dir.file("tiny.json"), "[]");
+    const std::size_t base = peak_rss_of_run(dir.file("tiny.json"), dir);
+    // Each shape at about 4 MB: a peak of ~140 MB, far above the baseline's noise.
+    // An array of 2^20 + 1 elements: its buffer has just doubled, the worst point of its growth.
+    const std::size_t n = (std::size_t{1} << 20) + 1;
+    const std::string deep_arrays = std::string(60, '[') + std::string(60, ']');
+    const std::string deep_objects = [] {
+        std::string s;
+        for (int i = 0; i < 62; ++i) s += "{\"\":";
+        return s + "{}" + std::string(62, '}');
+    }();
+    const std::vector<std::pair<std::string, std::string>> shapes = {
+        {"[{},...]", array_of("{}", n)},
+        {"[\"\",...]", array_of("\"\"", n)},
+        {"[[],...]", array_of("[]", n)},
+        {"[1,...]", array_of("1", 2 * n)},
+        {"[[{}],...]", array_of("[{}]", n)},
+        {"[{\"\":{}},...]", array_of("{\"\":{}}", n / 2)},
+        {"60 nested empty arrays, repeated", array_of(deep_arrays, 35000)},
+        {"62 nested objects, repeated", array_of(deep_objects, 13000)},
+    };
+    for (const auto& [shape, text] : shapes) {
+        INFO(shape);
+        const std::string file = dir.file("shape.json");
+        write_text(file, text);
+        const std::size_t peak = peak_rss_of_run(file, dir);
+        const double per_byte = static_cast<double>(peak - std::min(peak, base)) / static_cast<double>(text.size());
+        INFO("measured " << per_byte << " bytes per byte of JSON (" << text.size() << " bytes, peak " << peak << ")");
+        CHECK(read_text(dir.file("err")).find("expected an object") != std::string::npos);  // read whole, then refused
+        CHECK(per_byte <= static_cast<double>(attntrace::kJsonBytesPerTextByte));
+    }
+}
+
+TEST_CASE("the memory pre-check refuses a file by kJsonBytesPerTextByte, and --max-memory '' is refused", "[hostile]") {
+    TempDir dir;
+    const std::string file = dir.file("objects.json");
+    const std::string text = array_of("{}", 1 << 16);  // 196 KiB
+    write_text(file, text);
+    const std::size_t need = text.size() * attntrace::kJsonBytesPerTextByte;
+    const auto refused = run_cli({"--max-memory", std::to_string(need - 1), "run", file});
+    CHECK(refused.status == 2);
+    CHECK(refused.err.find("--max-memory") != std::string::npos);
+    const auto read = run_cli({"--max-memory", std::to_string(need), "run", file});
+    CHECK(read.status == 2);
+    CHECK(read.err.find("expected an object") != std::string::npos);  // read, then refused for what it holds
+
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"--max-memory", "", "list"}, {"list", "--max-memory", ""}, {"--max-memory=", "list"}}) {
+        const auto r = run_cli(args);
+        INFO(r.err);
+        CHECK(r.status == 2);
+        CHECK(r.err.find("--max-memory") != std::string::npos);
+        CHECK(r.out.empty());
+    }
 }

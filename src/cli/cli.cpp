@@ -60,7 +60,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
                                          "whatever the number")
         ->check(CLI::Range(1, 1024));
     std::string max_memory;
-    app.add_option("--max-memory", max_memory,
+    auto* max_memory_option = app.add_option("--max-memory", max_memory,
                    "Refuse a run whose estimated peak memory is above this (e.g. 512M, 8G; default: "
                    "$ATTNTRACE_MAX_MEMORY, else half the physical memory)");
     app.add_flag("-q,--quiet", cli.quiet,
@@ -86,7 +86,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     add_decode_command(app, cli);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
-        if (!max_memory.empty()) {
+        if (max_memory_option->count() > 0) {  // given, even as '': parse_size refuses an empty size
             restored.max_memory_set();
             set_max_memory(parse_size(max_memory, "--max-memory"));
         }
