@@ -260,7 +260,7 @@ TEST_CASE("an output path that cannot be written: exit 2, one line, nothing left
 
 TEST_CASE("a file whose parsed JSON could exceed --max-memory is refused before it is read", "[bad-input]") {
     // The flagship lesson padded with 1 MB of spaces: valid, but at the worst
-    // case of kJsonBytesPerTextByte it could need ~24 MB once parsed.
+    // case of kJsonBytesPerTextByte it could need ~36 MB once parsed.
     TempDir dir;
     const std::string lesson = dir.file("padded.json");
     write_text(lesson, read_text(valid_lesson()) + std::string(1 << 20, ' '));

@@ -55,7 +55,7 @@ TEST_CASE("an input error's line is made from its fields", "[errors]") {
 
     // A control character in a key stays on one line; the field keeps it as it was.
     const InputError key(ErrorFields{.file = "a.json", .path = "x\ny", .expected = "e", .found = "f"});
-    CHECK(std::string(key.what()) == "a.json: x\\u000ay: expected e, found f");
+    CHECK(std::string(key.what()) == "a.json: x\\ny: expected e, found f");
     CHECK(key.path() == "x\ny");
 
     const InputError text("explain: index 9 is out of range: expected 0..0");

@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/printable.hpp"
 
 namespace attntrace {
 
@@ -59,7 +60,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
                                          "whatever the number")
         ->check(CLI::Range(1, 1024));
     std::string max_memory;
-    app.add_option("--max-memory", max_memory,
+    auto* max_memory_option = app.add_option("--max-memory", max_memory,
                    "Refuse a run whose estimated peak memory is above this (e.g. 512M, 8G; default: "
                    "$ATTNTRACE_MAX_MEMORY, else half the physical memory)");
     app.add_flag("-q,--quiet", cli.quiet,
@@ -85,7 +86,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     add_decode_command(app, cli);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
-        if (!max_memory.empty()) {
+        if (max_memory_option->count() > 0) {  // given, even as '': parse_size refuses an empty size
             restored.max_memory_set();
             set_max_memory(parse_size(max_memory, "--max-memory"));
         }
@@ -109,7 +110,8 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     } catch (const CLI::Success& e) {
         return app.exit(e, out, err);  // --help, --version
     } catch (const CLI::ParseError& e) {
-        err << "attntrace: error: " << e.what() << " (see attntrace --help)\n";
+        // CLI11 echoes the argument it refused: one line, escaped, whatever it holds.
+        err << "attntrace: error: " << printable(e.what()) << " (see attntrace --help)\n";
         return 2;
     } catch (const InputError& e) {
         err << "attntrace: error: " << e.what() << "\n";
@@ -119,7 +121,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
         return 2;
     } catch (const std::exception& e) {
         // Not the user's fault: a bug. Still one line and no abort.
-        err << "attntrace: internal error: " << e.what() << " (please report it)\n";
+        err << "attntrace: internal error: " << printable(e.what()) << " (please report it)\n";
         return 3;
     }
     return cli.status;

@@ -5,6 +5,7 @@
 #include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "core/printable.hpp"
 #include "render/explain.hpp"
 
 namespace attntrace {
@@ -51,8 +52,9 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
         // Parse every cell first: a bad one stops before anything is printed.
         std::vector<CellRef> cells;
         for (const auto& c : opts->cells) cells.push_back(parse_cell(trace, c));
+        // The explanation quotes the lesson's tokens: printable, its own line breaks kept.
         for (std::size_t i = 0; i < cells.size(); ++i)
-            cli.out << (i ? "\n" : "") << explain_cell(e->lesson, trace, cells[i], o).text;
+            cli.out << (i ? "\n" : "") << printable(explain_cell(e->lesson, trace, cells[i], o).text, true);
         cli.status = 0;
     });
 }

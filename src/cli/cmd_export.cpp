@@ -9,6 +9,7 @@
 #include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "io/files.hpp"
+#include "io/outputs.hpp"
 #include "export/npy_export.hpp"
 #include "export/trace_export.hpp"
 
@@ -51,17 +52,18 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         auto e = evaluate(std::move(lesson), policy, progress.callback());
         progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
-        if (opts->out.empty()) {
-            // --npy only
-        } else if (opts->out == "-") {
+        // Both outputs prepared before either replaces anything (io/outputs.hpp): a
+        // failure in one (a full disk under DIR) leaves the other as it was. The
+        // folder first: an output written in place (-o -, a device) goes last.
+        Outputs outputs;
+        if (!opts->npy.empty()) prepare_npy_export(outputs, opts->npy, e->lesson, trace);
+        if (opts->out == "-") {
             StreamSink out(cli.out);
             write_trace_json(out, e->lesson, trace, &e->report);
-        } else {
-            AtomicFile out(opts->out);  // the previous file stays until the new one is whole
-            write_trace_json(out, e->lesson, trace, &e->report);
-            out.commit();
+        } else if (!opts->out.empty()) {
+            write_trace_json(outputs.file(opts->out), e->lesson, trace, &e->report);
         }
-        if (!opts->npy.empty()) write_npy_export(opts->npy, e->lesson, trace);
+        outputs.commit();
         cli.status = 0;
     });
 }

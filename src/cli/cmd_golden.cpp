@@ -11,8 +11,10 @@
 #include "cli/progress.hpp"
 #include "export/trace_export.hpp"
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "io/data_dir.hpp"
 #include "io/files.hpp"
+#include "io/outputs.hpp"
 #include "core/json_field.hpp"
 #include "trace/golden.hpp"
 
@@ -76,11 +78,18 @@ void add_golden_command(CLI::App& app, CliContext& cli) {
                 if (!e->report.all_as_expected())
                     fail_file(e->lesson.file, "every claim to check as the lesson expects before goldens are rewritten",
                               "a verdict that differs (see attntrace check)");
+            // Every golden prepared before any is replaced (io/outputs.hpp): one that
+            // cannot be written (its path a folder) leaves all of them as they were.
+            Outputs outputs;
+            std::vector<std::string> written;
             for (const auto& e : evals) {
-                std::string path = (fs::path(golden_dir()) / (e->lesson.id + ".json")).string();
-                write_file_atomic(path, golden_text(*e));
-                cli.out << "wrote " << path << "\n";
+                written.push_back((fs::path(golden_dir()) / (e->lesson.id + ".json")).string());
+                AtomicFile& f = outputs.file(written.back());
+                f.write(golden_text(*e));
+                f.prepare();  // whole on disk and closed: one descriptor open at a time
             }
+            outputs.commit();
+            for (const auto& path : written) cli.out << "wrote " << printable(path) << "\n";
             cli.status = 0;
             return;
         }
@@ -91,8 +100,8 @@ void add_golden_command(CLI::App& app, CliContext& cli) {
             // Compared as it would be written, so the text form is under test too.
             TraceData fresh = parse_trace(parse_json_text(golden_text(*e), "(computed)"), "(computed)");
             auto diffs = compare_traces(golden, fresh, "attntrace golden --update " + e->lesson.id);
-            for (const auto& d : diffs) cli.out << d << "\n";
-            cli.out << fmt::format("{} {}\n", diffs.empty() ? "ok      " : "MISMATCH", path);
+            for (const auto& d : diffs) cli.out << printable(d) << "\n";  // step names from the golden file
+            cli.out << fmt::format("{} {}\n", diffs.empty() ? "ok      " : "MISMATCH", printable(path));
             ok = ok && diffs.empty();
         }
         cli.status = ok ? 0 : 1;

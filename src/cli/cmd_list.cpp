@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/commands.hpp"
+#include "core/printable.hpp"
 #include "cost/cost_lesson.hpp"
 #include "lesson/lesson.hpp"
 
@@ -20,20 +21,22 @@ void add_list_command(CLI::App& app, CliContext& cli) {
         const auto files = list_lesson_files();
         for (const auto& file : files) {
             Lesson l = read_lesson(file);
-            cli.out << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims)\n", l.id, l.title, "", l.source.document,
-                                   l.source.section.empty() ? "" : " §" + l.source.section, l.claims.size());
+            cli.out << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims)\n", printable(l.id), printable(l.title), "",
+                                   printable(l.source.document),
+                                   l.source.section.empty() ? "" : " §" + printable(l.source.section), l.claims.size());
         }
         const auto cost_files = list_cost_lesson_files();
         for (const auto& file : cost_files) {
             CostLesson l = read_cost_lesson(file);
-            cli.out << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims, cost: attntrace check)\n", l.id, l.title, "",
-                                   l.source.document, l.source.section.empty() ? "" : " §" + l.source.section,
+            cli.out << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims, cost: attntrace check)\n", printable(l.id),
+                                   printable(l.title), "", printable(l.source.document),
+                                   l.source.section.empty() ? "" : " §" + printable(l.source.section),
                                    l.claims.size());
         }
-        cli.out << fmt::format("\n{} lesson{} in {}\n", files.size(), files.size() == 1 ? "" : "s", lessons_dir());
+        cli.out << fmt::format("\n{} lesson{} in {}\n", files.size(), files.size() == 1 ? "" : "s", printable(lessons_dir()));
         if (!cost_files.empty())
             cli.out << fmt::format("{} cost lesson{} in {}/cost\n", cost_files.size(), cost_files.size() == 1 ? "" : "s",
-                                   lessons_dir());
+                                   printable(lessons_dir()));
         cli.status = 0;
     });
 }

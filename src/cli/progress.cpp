@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "cli/commands.hpp"
+#include "core/printable.hpp"
 #include "lesson/lesson.hpp"
 #include "pipeline/plan.hpp"
 
@@ -35,6 +36,7 @@ void ProgressLine::update(const Progress& p) {
     if (!label_.empty()) text += label_ + ": ";
     text += fmt::format("{} [{}/{}]", p.task, p.done, p.total);
     if (!p.item.empty()) text += fmt::format(" {}", p.item);
+    text = printable(text);  // the label is a lesson's id: no control character reaches the terminal
     if (text.size() > kMaxWidth) text.resize(kMaxWidth);
     const std::size_t width = text.size();
     if (width < width_) text.append(width_ - width, ' ');  // blank out the longer previous line

@@ -2,20 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "core/printable.hpp"
+
 namespace attntrace {
 
 namespace {
-
-// One line, whatever a file name or a JSON key holds: control characters are
-// written as \uXXXX.
-std::string one_line(const std::string& s) {
-    std::string out;
-    for (unsigned char c : s) {
-        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
-    }
-    return out;
-}
 
 // The line of `f`, from its outermost file on or (with_file false) after it.
 std::string format_line(const ErrorFields& f, bool with_file) {
@@ -32,7 +23,7 @@ std::string format_line(const ErrorFields& f, bool with_file) {
     if (f.byte) add(fmt::format("byte {}", *f.byte));
     if (f.expected.empty() && f.found.empty()) add(f.text);
     else add(fmt::format("expected {}, found {}", f.expected, f.found));
-    return one_line(line);
+    return printable(line);  // one line, whatever a file name, an argument or a JSON key holds
 }
 
 // (Built member by member: GCC warns of every member a designated initializer leaves out.)

@@ -49,7 +49,8 @@ class InputError : public std::runtime_error {
 public:
     // what(): the non-empty parts of, in order, each `within` place (file,
     // path), file, path, "byte N", then "expected E, found F" (or `text`),
-    // joined by ": ", control characters written as \uXXXX:
+    // joined by ": ", through printable() (core/printable.hpp): one line with
+    // control characters and invalid UTF-8 escaped ("\n", "\x1b"):
     //   "FILE: PATH: expected E, found F"
     //   "LESSON: weights.W_Q: W_Q.npy: byte 20: expected E, found F"
     explicit InputError(ErrorFields fields);

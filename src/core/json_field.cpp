@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <vector>
 
 #include "core/error.hpp"
@@ -84,52 +83,102 @@ std::size_t overflowing_number(const std::string& text, std::string& token) {
     return found;
 }
 
-// nlohmann keeps the last of two equal keys without a word; a lesson with
-// "d_model" twice is a mistake to name, not a value to pick. Follows the
-// parser's events to know the field path where a key repeats.
-class DuplicateKeys {
+// Builds the document from the parser's events, as nlohmann's own DOM
+// builder does, and refuses a key that repeats in its object: nlohmann keeps
+// the last of two equal keys without a word, and a lesson with "d_model"
+// twice is a mistake to name, not a value to pick.
+//
+// Not nlohmann's parse callback: after every object or array that closes, its
+// callback parser walks the parent container looking for a discarded element
+// (json_sax_dom_callback_parser::end_object), so an array of n `{}` took
+// O(n^2): 160k of them 3.4 s, 40 MB of them more than 10 minutes. Here each
+// event costs O(1) but the key lookup, O(log keys) in its object's map, so
+// reading is linear in the text (tests/test_hostile_sizes.cpp).
+class DomBuilder {
 public:
-    explicit DuplicateKeys(const std::string& file) : file_(file) {}
+    explicit DomBuilder(const std::string& file, json& root) : file_(file), root_(root) {}
 
-    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-        using E = json::parse_event_t;
-        switch (event) {
-            case E::object_start: frames_.push_back({true, {}, {}, 0}); break;
-            case E::array_start: frames_.push_back({false, {}, {}, 0}); break;
-            case E::key: {  // `parsed` holds the key as a JSON string
-                Frame& f = frames_.back();
-                f.key = parsed.get<std::string>();
-                if (!f.keys.insert(f.key).second)
-                    fail_field(file_, path(), "each key once in an object", "\"" + f.key + "\" a second time");
-                break;
-            }
-            case E::object_end:
-            case E::array_end:
-                frames_.pop_back();
-                element_done();
-                break;
-            case E::value: element_done(); break;
-        }
+    bool null() { return add(nullptr); }
+    bool boolean(bool v) { return add(v); }
+    bool number_integer(json::number_integer_t v) { return add(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return add(v); }
+    bool number_float(json::number_float_t v, const json::string_t& /*as written*/) { return add(v); }
+    bool string(json::string_t& v) { return add(std::move(v)); }
+    bool binary(json::binary_t& v) { return add(json::binary(std::move(v))); }
+
+    bool start_object(std::size_t /*unknown*/) {
+        stack_.push_back(add_container(json::value_t::object));
+        keys_.emplace_back();
         return true;
+    }
+    bool key(json::string_t& k) {
+        json::object_t& obj = stack_.back()->get_ref<json::object_t&>();
+        keys_.back() = k;
+        auto [it, inserted] = obj.try_emplace(std::move(k), nullptr);
+        if (!inserted)
+            fail_field(file_, path(), "each key once in an object", "\"" + keys_.back() + "\" a second time");
+        member_ = &it->second;
+        return true;
+    }
+    bool end_object() {
+        stack_.pop_back();
+        keys_.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t /*unknown*/) {
+        stack_.push_back(add_container(json::value_t::array));
+        keys_.emplace_back();
+        return true;
+    }
+    bool end_array() {
+        stack_.pop_back();
+        keys_.pop_back();
+        return true;
+    }
+    // Rethrown as the parser made it (parse_error with its byte, or
+    // out_of_range for 1e999): parse_json_text turns either into our error.
+    template <class Exception>
+    bool parse_error(std::size_t /*position*/, const std::string& /*last token*/, const Exception& e) {
+        throw e;
     }
 
 private:
-    struct Frame {
-        bool object;
-        std::set<std::string> keys;
-        std::string key;    // object: the current member
-        std::size_t index;  // array: the current element
-    };
+    // Where a value goes: the root, the end of the open array, or the member
+    // whose key was just read.
+    json* slot() {
+        if (stack_.empty()) return &root_;
+        if (stack_.back()->is_array()) {
+            auto& arr = stack_.back()->get_ref<json::array_t&>();
+            arr.emplace_back();
+            return &arr.back();
+        }
+        return member_;
+    }
+    template <class V>
+    bool add(V&& v) {
+        *slot() = json(std::forward<V>(v));
+        return true;
+    }
+    json* add_container(json::value_t type) {
+        json* at = slot();
+        *at = json(type);
+        return at;
+    }
+    // The field path of the member being read: only spelled out for an error.
     std::string path() const {
         std::string p;
-        for (const Frame& f : frames_) p = f.object ? join(p, f.key) : index(p, f.index);
+        for (std::size_t d = 0; d < stack_.size(); ++d) {
+            if (stack_[d]->is_object()) p = join(p, keys_[d]);
+            else p = index(p, stack_[d]->size() - 1);  // the element being read is the last one
+        }
         return p;
     }
-    void element_done() {
-        if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
-    }
+
     const std::string& file_;
-    std::vector<Frame> frames_;
+    json& root_;
+    std::vector<json*> stack_;       // the open containers, outermost first
+    std::vector<std::string> keys_;  // per open object, its current key
+    json* member_ = nullptr;         // the value of the key just read
 };
 
 }  // namespace
@@ -140,7 +189,10 @@ json parse_json_text(const std::string& text, const std::string& file) {
     if (max_depth(text, where) > kMaxJsonDepth)
         fail_at(file, where, fmt::format("JSON nested at most {} deep", kMaxJsonDepth), "deeper nesting");
     try {
-        return json::parse(text, DuplicateKeys(file));
+        json doc;
+        DomBuilder builder(file, doc);
+        json::sax_parse(text, &builder);
+        return doc;
     } catch (const json::parse_error& e) {
         // e.byte is 1-based and points just past the offending character.
         // nlohmann's exception says what it met only in its text, after an

@@ -11,6 +11,7 @@
 #include "io/files.hpp"
 #include "io/folder_swap.hpp"
 #include "io/npy.hpp"
+#include "io/outputs.hpp"
 
 namespace attntrace {
 
@@ -50,8 +51,9 @@ static FolderSwap npy_swap() { return {is_npy_export, "a previous attntrace npy 
 
 void check_npy_export_target(const std::string& dir) { check_folder_target(dir, npy_swap()); }
 
-void write_npy_export(const std::string& dir, const Lesson& lesson, const Trace& trace) {
-    write_folder_atomic(dir, npy_swap(), [&](const std::string& temp) {
+void prepare_npy_export(Outputs& outputs, const std::string& dir, const Lesson& lesson, const Trace& trace) {
+    const std::string& temp = outputs.folder(dir, npy_swap()).temp();
+    {
         // Written into the temporary folder; an error names the file in `dir`, the folder the user asked for.
         auto save = [&](const std::string& name, const Tensor& t) {
             write_npy((fs::path(temp) / name).string(), t, (fs::path(dir) / name).string());
@@ -87,7 +89,13 @@ void write_npy_export(const std::string& dir, const Lesson& lesson, const Trace&
         index["steps"] = std::move(steps);
         write_file_atomic((fs::path(temp) / kNpyIndexFile).string(), dump_readable(index),
                           (fs::path(dir) / kNpyIndexFile).string());
-    });
+    }
+}
+
+void write_npy_export(const std::string& dir, const Lesson& lesson, const Trace& trace) {
+    Outputs outputs;
+    prepare_npy_export(outputs, dir, lesson, trace);
+    outputs.commit();
 }
 
 TraceData read_npy_export(const std::string& dir) {

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "io/outputs.hpp"
 #include "lesson/lesson.hpp"
 #include "trace/trace.hpp"
 #include "trace/trace_json.hpp"
@@ -20,6 +21,9 @@ inline constexpr const char* kNpyIndexFile = "index.json";
 // (io/folder_swap.hpp): DIR may be new, empty, or a previous npy export,
 // which is replaced; anything else there is refused and left as it is.
 void write_npy_export(const std::string& dir, const Lesson& lesson, const Trace& trace);
+// The same as one of a command's outputs (io/outputs.hpp): the folder filled
+// now, put in place by outputs.commit() with the command's other outputs.
+void prepare_npy_export(Outputs& outputs, const std::string& dir, const Lesson& lesson, const Trace& trace);
 // The refusal write_npy_export would give for `dir`, before any work is done.
 void check_npy_export_target(const std::string& dir);
 

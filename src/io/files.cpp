@@ -20,22 +20,39 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The temporary file a signal handler must remove: written before the file
-// is created and cleared before it is renamed, read only by the handler.
-// One at a time: attntrace writes its outputs one after another.
+// The temporary files a signal handler must remove: each written before its
+// file is created and cleared before it is renamed, read only by the handler.
+// A few at a time: a command prepares all its outputs before it commits any
+// (io/outputs.hpp): export -o FILE --npy DIR holds two (the file, the
+// folder's index.json while the folder is filled), golden --update one per
+// lesson. Beyond the slots, a kill leaves the temporary for the next write
+// to the target to remove (io/targets.hpp).
 constexpr std::size_t kMaxPendingPath = 4096;
-char g_pending[kMaxPendingPath];
-volatile std::sig_atomic_t g_has_pending = 0;
+constexpr int kPendingSlots = 64;  // golden --update of every lesson holds one per lesson (30 today)
+char g_pending[kPendingSlots][kMaxPendingPath];
+volatile std::sig_atomic_t g_has_pending[kPendingSlots] = {};
 
-void set_pending(const std::string& temp) {
-    if (temp.size() >= kMaxPendingPath) return;  // too long to keep: a kill may then leave it behind
-    g_has_pending = 0;
-    std::memcpy(g_pending, temp.c_str(), temp.size() + 1);
-    g_has_pending = 1;
+// The slot now naming `temp`, or -1 when none is free or the path is too
+// long to keep (a kill may then leave it behind, for the next write to remove).
+int set_pending(const std::string& temp) {
+    if (temp.size() >= kMaxPendingPath) return -1;
+    for (int i = 0; i < kPendingSlots; ++i) {
+        if (g_has_pending[i]) continue;
+        std::memcpy(g_pending[i], temp.c_str(), temp.size() + 1);
+        g_has_pending[i] = 1;
+        return i;
+    }
+    return -1;
+}
+
+void clear_pending(int& slot) {
+    if (slot >= 0) g_has_pending[slot] = 0;
+    slot = -1;
 }
 
 extern "C" void remove_pending_and_die(int sig) {
-    if (g_has_pending) ::unlink(g_pending);  // async-signal-safe
+    for (int i = 0; i < kPendingSlots; ++i)
+        if (g_has_pending[i]) ::unlink(g_pending[i]);  // async-signal-safe
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
@@ -77,7 +94,7 @@ AtomicFile::AtomicFile(std::string path, std::string shown) : shown_(shown.empty
     temp_ = temp_template(target_, "tmp");
     fd_ = ::mkstemp(temp_.data());
     if (fd_ < 0) fail("a writable location", errno);
-    set_pending(temp_);
+    slot_ = set_pending(temp_);
 }
 
 // A target that cannot be replaced is written where it is. One of our own
@@ -96,15 +113,17 @@ void AtomicFile::open_in_place() {
     if (fd_ < 0) fail("a writable location", errno);
 }
 
-AtomicFile::~AtomicFile() { discard(); }
+AtomicFile::~AtomicFile() {
+    discard();
+    finish();
+}
 
 void AtomicFile::discard() {
-    if (fd_ < 0) return;
-    ::close(fd_);
+    if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
-    if (temp_.empty()) return;  // written in place: nothing of ours to remove
+    if (temp_.empty() || committed_) return;  // written in place, or already the target: nothing of ours to remove
     ::unlink(temp_.c_str());
-    g_has_pending = 0;
+    clear_pending(slot_);
 }
 
 void AtomicFile::fail(const char* expected, int err) {
@@ -124,7 +143,9 @@ void AtomicFile::write(std::string_view text) {
     }
 }
 
-void AtomicFile::commit() {
+void AtomicFile::prepare() {
+    if (prepared_) return;
+    prepared_ = true;
     if (temp_.empty()) {  // written in place
         const int closed = ::close(fd_);
         fd_ = -1;
@@ -145,15 +166,53 @@ void AtomicFile::commit() {
     }
     // After fchown, which clears set-user-ID and set-group-ID bits.
     if (::fchmod(fd_, mode) != 0 || ::fsync(fd_) != 0) fail("to save the file", errno);
-    int closed = ::close(fd_);
+    const int closed = ::close(fd_);
     fd_ = -1;
-    if (closed != 0 || std::rename(temp_.c_str(), target_.c_str()) != 0) {
-        int err = errno;
-        ::unlink(temp_.c_str());
-        g_has_pending = 0;
+    if (closed != 0) fail("to save the file", errno);
+}
+
+void AtomicFile::commit() {
+    prepare();
+    if (temp_.empty() || committed_) return;
+    if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
+        const int err = errno;
+        discard();
         fail_file(shown_, fmt::format("expected to replace the file, found: {}", std::strerror(err)));
     }
-    g_has_pending = 0;
+    committed_ = true;
+    clear_pending(slot_);
+}
+
+void AtomicFile::commit_undoable() {
+    prepare();
+    if (temp_.empty() || committed_) return;
+    if (replacing_) {
+        // A second name for the file being replaced, so that it survives the
+        // rename. (A file system without hard links: no way back, as commit().)
+        std::string aside = temp_template(target_, "old");
+        const int fd = ::mkstemp(aside.data());  // a fresh name, then free for link()
+        if (fd >= 0) {
+            ::close(fd);
+            ::unlink(aside.c_str());
+            if (::link(target_.c_str(), aside.c_str()) == 0) aside_ = aside;
+        }
+    }
+    commit();
+}
+
+void AtomicFile::undo() {
+    if (!committed_ || temp_.empty()) return;
+    if (!aside_.empty()) {
+        if (std::rename(aside_.c_str(), target_.c_str()) == 0) aside_.clear();
+    } else if (!replacing_) {
+        ::unlink(target_.c_str());  // it was new
+    }
+    committed_ = false;
+}
+
+void AtomicFile::finish() {
+    if (!aside_.empty()) ::unlink(aside_.c_str());
+    aside_.clear();
 }
 
 void write_file_atomic(const std::string& path, const std::string& content, const std::string& shown) {

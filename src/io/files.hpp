@@ -34,15 +34,30 @@ public:
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(std::string_view text) override;
-    void commit();  // fsync, then rename over the target (in place: close)
+    // The temporary whole and on disk (its mode set, fsync, closed), the
+    // target not yet changed; in place: closed. Called by commit() when not yet.
+    void prepare();
+    void commit();  // prepare, then rename over the target (in place: close)
     const std::string& temp_path() const { return temp_; }  // empty when written in place
+
+    // For several outputs replaced together (io/outputs.hpp): commit, keeping
+    // the replaced file aside (a hard link ".NAME.old-PID-XXXXXX") until
+    // finish(), so that undo() can put it back if a later output fails. A new
+    // file is removed by undo(); one written in place cannot be undone.
+    void commit_undoable();
+    void undo();
+    void finish();
 
 private:
     void open_in_place();
     void discard();
     [[noreturn]] void fail(const char* expected, int err);
     std::string shown_, target_, temp_;  // target_: where the text goes, links followed
+    std::string aside_;                  // commit_undoable: the replaced file, until finish()
     int fd_ = -1;
+    int slot_ = -1;          // the signal handlers' slot naming temp_ (-1: none)
+    bool prepared_ = false;  // temp_ whole and closed
+    bool committed_ = false;
     bool replacing_ = false;  // a regular file is replaced: the new one gets its mode and owner
     mode_t mode_ = 0;
     uid_t uid_ = 0;
@@ -51,8 +66,9 @@ private:
 
 void write_file_atomic(const std::string& path, const std::string& content, const std::string& shown = "");
 
-// SIGINT, SIGTERM and SIGHUP remove the temporary file being written (if
-// any) before the process dies of the signal, so an interrupted run leaves
+// SIGINT, SIGTERM and SIGHUP remove the temporary files being written (if
+// any; several when a command prepares several outputs) before the process
+// dies of the signal, so an interrupted run leaves
 // neither a partial target nor litter. (SIGKILL cannot be caught: after it,
 // the target is still intact but a .tmp- file may remain.) Called by main.
 void remove_partial_files_on_signals();

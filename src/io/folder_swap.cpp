@@ -47,20 +47,6 @@ std::string make_sibling(const std::string& real, const std::string& shown, cons
     return path;
 }
 
-// Removes the folder at `path` unless released: the temporary folder on any failure.
-class RemoveOnExit {
-public:
-    explicit RemoveOnExit(std::string path) : path_(std::move(path)) {}
-    ~RemoveOnExit() {
-        std::error_code ec;
-        if (!path_.empty()) fs::remove_all(path_, ec);
-    }
-    void release() { path_.clear(); }
-
-private:
-    std::string path_;
-};
-
 [[noreturn]] void fail_swap(const std::string& shown, int err) {
     fail_file(shown, fmt::format("expected to put the new folder in place, found: {}", std::strerror(err)));
 }
@@ -91,8 +77,11 @@ bool exchange(const std::string& temp, const std::string& real, const std::strin
         std::rename(aside.c_str(), real.c_str());  // put the previous one back
         fail_swap(shown, err);
     }
-    std::error_code ec;
-    fs::remove_all(aside, ec);  // the previous output
+    // The previous output where RENAME_EXCHANGE leaves it: at `temp`, now free.
+    if (std::rename(aside.c_str(), temp.c_str()) != 0) {
+        std::error_code ec;
+        fs::remove_all(aside, ec);
+    }
     return true;
 }
 
@@ -113,27 +102,65 @@ bool check_folder_target(const std::string& target, const FolderSwap& swap) {
     return replace;
 }
 
-void write_folder_atomic(const std::string& target, const FolderSwap& swap,
-                         const std::function<void(const std::string& temp_folder)>& fill) {
-    check_folder_target(target, swap);
-    const std::string real = resolve(target);
-    remove_stale_temps(real);  // what a killed writer left beside it
-    const std::string temp = make_sibling(real, target, "tmp");
-    RemoveOnExit cleanup(temp);
-    fill(temp);
+FolderWrite::FolderWrite(std::string target, FolderSwap swap) : target_(std::move(target)), swap_(std::move(swap)) {
+    check_folder_target(target_, swap_);
+    real_ = resolve(target_);
+    remove_stale_temps(real_);  // what a killed writer left beside it
+    temp_ = make_sibling(real_, target_, "tmp");
+}
+
+FolderWrite::~FolderWrite() {
+    std::error_code ec;
+    if (!committed_ || replaced_) fs::remove_all(temp_, ec);  // ours unfinished, or the previous output
+}
+
+void FolderWrite::commit() {
     // Whatever is at `real` now decides, not what was there when the run
     // began: another writer may have put its folder there meanwhile.
     for (int tries = 0; tries < kMaxTries; ++tries) {
-        if (std::rename(temp.c_str(), real.c_str()) == 0) {  // onto nothing or an empty folder
-            cleanup.release();
+        std::error_code ec;
+        was_empty_ = fs::is_directory(fs::symlink_status(real_, ec));
+        if (std::rename(temp_.c_str(), real_.c_str()) == 0) {  // onto nothing or an empty folder
+            committed_ = true;
             return;
         }
-        if (errno != ENOTEMPTY && errno != EEXIST) fail_swap(target, errno);  // EEXIST: POSIX allows either
-        if (!swap.replaceable(real)) fail_other_files(target, swap);
-        if (exchange(temp, real, target)) return;  // cleanup then removes the previous output, now at `temp`
+        if (errno != ENOTEMPTY && errno != EEXIST) fail_swap(target_, errno);  // EEXIST: POSIX allows either
+        if (!swap_.replaceable(real_)) fail_other_files(target_, swap_);
+        if (exchange(temp_, real_, target_)) {  // the previous output is now at temp_
+            committed_ = replaced_ = true;
+            return;
+        }
     }
-    fail_file(target, "expected to put the new folder in place, found other writers replacing it at the same time "
-                      "(theirs is in place, whole)");
+    fail_file(target_, "expected to put the new folder in place, found other writers replacing it at the same time "
+                       "(theirs is in place, whole)");
+}
+
+void FolderWrite::undo() {
+    if (!committed_) return;
+    std::error_code ec;
+    if (replaced_) {
+        // Exchanged back: ours at temp_ (removed with the object), the previous one in place.
+        if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, real_.c_str(), RENAME_EXCHANGE) != 0) return;
+    } else {
+        if (std::rename(real_.c_str(), temp_.c_str()) != 0) return;
+        if (was_empty_) fs::create_directory(real_, ec);
+    }
+    committed_ = false;
+    replaced_ = false;
+}
+
+void FolderWrite::finish() {
+    std::error_code ec;
+    if (committed_ && replaced_) fs::remove_all(temp_, ec);  // the previous output
+    replaced_ = false;
+}
+
+void write_folder_atomic(const std::string& target, const FolderSwap& swap,
+                         const std::function<void(const std::string& temp_folder)>& fill) {
+    FolderWrite w(target, swap);
+    fill(w.temp());
+    w.commit();
+    w.finish();
 }
 
 }  // namespace attntrace

@@ -40,4 +40,30 @@ bool check_folder_target(const std::string& target, const FolderSwap& swap);
 void write_folder_atomic(const std::string& target, const FolderSwap& swap,
                          const std::function<void(const std::string& temp_folder)>& fill);
 
+// write_folder_atomic in its steps, for several outputs replaced together
+// (io/outputs.hpp): the constructor refuses the target as check_folder_target
+// does and makes the temporary folder; the caller fills temp(); commit() puts
+// it in place, keeping a replaced folder (now at temp()) until finish(), so
+// that undo() can put it back. Destroyed uncommitted, or after undo(), the
+// temporary folder is removed.
+class FolderWrite {
+public:
+    FolderWrite(std::string target, FolderSwap swap);
+    ~FolderWrite();
+    FolderWrite(const FolderWrite&) = delete;
+    FolderWrite& operator=(const FolderWrite&) = delete;
+
+    const std::string& temp() const { return temp_; }
+    void commit();
+    void undo();
+    void finish();
+
+private:
+    std::string target_, real_, temp_;
+    FolderSwap swap_;
+    bool committed_ = false;
+    bool replaced_ = false;   // a previous folder was exchanged out: it is at temp_
+    bool was_empty_ = false;  // an empty folder was at the target (rename took its place)
+};
+
 }  // namespace attntrace

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/printable.hpp"
 #include "render/matrix.hpp"
 #include "render/text.hpp"
 
@@ -99,15 +100,15 @@ void render_shown(std::ostream& out, const LessonPair& pair, const StepChange& s
     const Step& any = s.a ? *s.a : *s.b;
     std::string axes;
     for (std::size_t k = 0; k < any.axes.size(); ++k) axes += (k ? " x " : "") + any.axes[k];
-    out << fmt::format("\n── {} — {}  [{}: {}]{}\n", s.name, any.def ? any.def->title : "", change_name(s.change),
+    out << fmt::format("\n── {} — {}  [{}: {}]{}\n", printable(s.name), any.def ? any.def->title : "", change_name(s.change),
                        axes, chosen ? "" : "  (the first step that changed; --step NAME shows another)");
     if (any.def) out << "    " << any.def->formula << "\n";
     const std::string a_caption = fmt::format("  A{}:", s.a ? " [" + shape_str(s.a->shape) + "]" : "");
-    const std::string b_caption = fmt::format("  B{} ({}):", s.b ? " [" + shape_str(s.b->shape) + "]" : "", pair.sets);
+    const std::string b_caption = fmt::format("  B{} ({}):", s.b ? " [" + shape_str(s.b->shape) + "]" : "", printable(pair.sets));
     if (has_values(s.a)) render_values(out, a_caption.c_str(), *s.a, s.a->value, view, true);
-    else out << a_caption << " " << (s.a ? s.a->note : "not recorded") << "\n";
+    else out << a_caption << " " << (s.a ? printable(s.a->note) : "not recorded") << "\n";
     if (has_values(s.b)) render_values(out, b_caption.c_str(), *s.b, s.b->value, view, true);
-    else out << b_caption << " " << (s.b ? s.b->note : "not recorded") << "\n";
+    else out << b_caption << " " << (s.b ? printable(s.b->note) : "not recorded") << "\n";
     if (s.change == Change::changed || s.change == Change::unchanged)
         render_values(out, "  B - A (0 where equal; inf where one side is masked):", *s.a, delta(s.a->value, s.b->value),
                       view, false);
@@ -117,19 +118,20 @@ void render_shown(std::ostream& out, const LessonPair& pair, const StepChange& s
 
 void render_compare(std::ostream& out, const LessonPair& pair, const Comparison& c, std::optional<std::size_t> shown,
                     bool chosen, const CompareView& view) {
-    out << fmt::format("attntrace compare · {} — {}\n", pair.a.id, pair.a.title);
-    out << fmt::format("A: {}\nB: {}\n", pair.a.file, pair.b_label);
+    // The lesson's text and the --set arguments, printable (core/printable.hpp).
+    out << fmt::format("attntrace compare · {} — {}\n", printable(pair.a.id), printable(pair.a.title));
+    out << fmt::format("A: {}\nB: {}\n", printable(pair.a.file), printable(pair.b_label));
     out << "\nsettings (A → B):\n";
     std::size_t w = 0;
-    for (const auto& s : pair.settings) w = std::max(w, s.path.size());
+    for (const auto& s : pair.settings) w = std::max(w, printable(s.path).size());
     for (const auto& s : pair.settings)
-        out << fmt::format("  {:<{}}  {} → {}\n", s.path, w, setting_value(s.before, "(not set: the default)"),
+        out << fmt::format("  {:<{}}  {} → {}\n", printable(s.path), w, setting_value(s.before, "(not set: the default)"),
                            setting_value(s.after, "(removed: the default)"));
     out << fmt::format("\nsteps in pipeline order (A records {}, B {}; unchanged means equal in every cell):\n",
                        c.steps.size() - c.count(Change::only_b), c.steps.size() - c.count(Change::only_a));
     w = 0;
-    for (const auto& s : c.steps) w = std::max(w, s.name.size());
-    for (const auto& s : c.steps) out << fmt::format("  {:<{}}  {}\n", s.name, w, change_text(s));
+    for (const auto& s : c.steps) w = std::max(w, printable(s.name).size());
+    for (const auto& s : c.steps) out << fmt::format("  {:<{}}  {}\n", printable(s.name), w, printable(change_text(s)));
     out << "\n" << counts_text(c) << "\n";
     if (shown) render_shown(out, pair, c.steps[*shown], chosen, view);
     else out << "\nno step changed: B computes every step of A, equal in every cell\n";

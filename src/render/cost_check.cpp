@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/printable.hpp"
 #include "render/text.hpp"
 
 namespace attntrace {
@@ -22,17 +23,17 @@ std::string amount(double v, const CostClaim& c, int extra) {
 void render_cost_check(std::ostream& out, const CostLesson& lesson, const CostCheckReport& report) {
     std::size_t answers = 0;
     for (const auto& r : report.results) answers += r.claim.answer;
-    out << fmt::format("{}  ({} claims{}, cost)\n", lesson.id, report.results.size() - answers,
+    out << fmt::format("{}  ({} claims{}, cost)\n", printable(lesson.id), report.results.size() - answers,
                        answers ? fmt::format(", {} answers", answers) : "");
     for (const auto& r : report.results) {
         const CostClaim& c = r.claim;
         std::string what = fmt::format("{} ({})", cost_quantity_name(c.quantity), describe_spec(c.spec));
         if (c.over) what = fmt::format("{} / the same with {}", what, describe_spec(*c.over));
         if (c.answer) {
-            out << fmt::format("  = {:<18} {:<20} {} = {}\n", c.id, "answer", what, amount(r.exact, c, 2));
+            out << fmt::format("  = {:<18} {:<20} {} = {}\n", printable(c.id), "answer", what, amount(r.exact, c, 2));
             continue;
         }
-        out << fmt::format("  {} {:<18} {:<20} {}{}\n", verdict_mark(r.verdict), c.id, verdict_name(r.verdict), what,
+        out << fmt::format("  {} {:<18} {:<20} {}{}\n", verdict_mark(r.verdict), printable(c.id), verdict_name(r.verdict), what,
                            r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
         if (r.verdict == Verdict::agrees) continue;
         out << fmt::format("      printed {}\n", amount(c.value, c, 0));

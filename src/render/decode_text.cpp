@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/printable.hpp"
+
 namespace attntrace {
 
 namespace {
@@ -22,16 +24,17 @@ std::string verdict_line(const DecodeReport& r) {
 }  // namespace
 
 void render_decode(std::ostream& out, const Lesson& lesson, const DecodeReport& r, int precision) {
-    out << fmt::format("attntrace · {} — decoding with a KV cache, one token at a time\n", lesson.id);
+    // The lesson's id and tokens, printable (core/printable.hpp).
+    out << fmt::format("attntrace · {} — decoding with a KV cache, one token at a time\n", printable(lesson.id));
     if (!r.applicable) {
-        out << "not applicable: " << r.why_not << "\n";
+        out << "not applicable: " << printable(r.why_not) << "\n";
         return;
     }
     out << "Each step projects the new token alone, appends its k and v to the cache, and attends from its query "
            "over the cache. Nothing is masked: the cache holds only the past.\n";
     for (const DecodeStep& s : r.steps) {
         const std::size_t NH = s.q.shape[0], hs = s.q.shape[1], KVH = s.k.shape[0], n = s.t + 1;
-        out << fmt::format("\nt = {} \"{}\"  cache: {} token{} (K and V: {} x {} x {} each)\n", s.t, s.token, n,
+        out << fmt::format("\nt = {} \"{}\"  cache: {} token{} (K and V: {} x {} x {} each)\n", s.t, printable(s.token), n,
                            n == 1 ? "" : "s", n, KVH, hs);
         for (std::size_t h = 0; h < NH; ++h) {
             const std::size_t g = h / (NH / KVH);
@@ -42,12 +45,12 @@ void render_decode(std::ostream& out, const Lesson& lesson, const DecodeReport& 
             }
             std::string weights;
             for (std::size_t j = 0; j < n; ++j)
-                weights += fmt::format("{}{} {:.{}f}", j ? "  " : "", lesson.tokens[j], s.pattern.data[h * n + j], precision);
+                weights += fmt::format("{}{} {:.{}f}", j ? "  " : "", printable(lesson.tokens[j]), s.pattern.data[h * n + j], precision);
             out << fmt::format("      weights  {}\n", weights);
             out << fmt::format("      z {}\n", row(s.z.ptr() + h * hs, hs, precision));
         }
         out << fmt::format("  vs row \"{}\" of the causal run: max |Δ| k,v {:.2g}  weights {:.2g}  z {:.2g}  other rows {:.2g}{}\n",
-                           s.token, s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows,
+                           printable(s.token), s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows,
                            s.future_weight == 0 ? "" : fmt::format("  WEIGHT {:.3g} ON A LATER TOKEN", s.future_weight));
     }
     out << fmt::format("\n{}: {}.\n", r.matches() ? "matches" : "DOES NOT MATCH", verdict_line(r));

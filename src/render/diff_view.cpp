@@ -2,6 +2,8 @@
 // as JSON (format "attntrace-diff", docs/diffing.md).
 #include "render/diff_view.hpp"
 
+#include "core/printable.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -95,10 +97,13 @@ void render_diff(std::ostream& out, const DiffReport& r) {
         }
         rows.push_back(std::move(row));
     }
+    // Step names and notes come from the traces: printable (core/printable.hpp).
+    for (auto& row : rows)
+        for (auto& cell : row) cell = printable(cell);
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
         for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    out << fmt::format("A (reference): {}\nB:             {}\n", r.file_a, r.file_b);
+    out << fmt::format("A (reference): {}\nB:             {}\n", printable(r.file_a), printable(r.file_b));
     out << fmt::format("a cell of B diverges when |a - b| > atol + rtol·|a|, atol = {}, rtol = {}\n\n", r.atol,
                        r.rtol);
     for (const auto& row : rows) {
@@ -107,9 +112,9 @@ void render_diff(std::ostream& out, const DiffReport& r) {
         out << line << row.back() << "\n";
     }
     if (!r.only_a.empty() || !r.only_b.empty()) out << "\n";
-    if (!r.only_a.empty()) out << fmt::format("only in A ({}): {}\n", r.only_a.size(), fmt::join(r.only_a, ", "));
-    if (!r.only_b.empty()) out << fmt::format("only in B ({}): {}\n", r.only_b.size(), fmt::join(r.only_b, ", "));
-    out << "\n" << conclusion(r) << "\n";
+    if (!r.only_a.empty()) out << printable(fmt::format("only in A ({}): {}", r.only_a.size(), fmt::join(r.only_a, ", "))) << "\n";
+    if (!r.only_b.empty()) out << printable(fmt::format("only in B ({}): {}", r.only_b.size(), fmt::join(r.only_b, ", "))) << "\n";
+    out << "\n" << printable(conclusion(r)) << "\n";
 }
 
 OrderedJson diff_json(const DiffReport& r) {

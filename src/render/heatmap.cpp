@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/printable.hpp"
 #include "render/matrix.hpp"
 
 namespace attntrace {
@@ -98,7 +99,10 @@ std::string legend(const Scale& s, const HeatmapOptions& opt) {
 
 std::string one_map(const float* base, std::size_t rows, std::size_t cols, std::size_t rs, const std::vector<std::string>* rl,
                     const std::vector<std::string>* cl, const Scale& sc, const HeatmapOptions& opt, bool summarize) {
-    auto lab = [](const std::vector<std::string>* l, std::size_t i) { return l && i < l->size() ? (*l)[i] : std::string(); };
+    // Labels are the lesson's tokens: printable, so that they cannot move the cursor or break a row.
+    auto lab = [](const std::vector<std::string>* l, std::size_t i) {
+        return l && i < l->size() ? printable((*l)[i]) : std::string();
+    };
     auto rix = shown_indices(rows, opt.edge_items, summarize);
     auto cix = shown_indices(cols, opt.edge_items, summarize);
     std::size_t lw = 3;
@@ -169,7 +173,8 @@ std::string format_heatmap(const Tensor& t, const std::vector<std::string>& /*ax
                 out += opt.indent + "... (more heads; --full shows them)\n";
                 continue;
             }
-            if (t.shape[0] > 1) out += opt.indent + "head " + (lab(0) ? (*lab(0))[h] : std::to_string(h)) + "\n";
+            if (t.shape[0] > 1)
+                out += opt.indent + "head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)) + "\n";
             out += one_map(t.ptr() + h * R * C, R, C, C, lab(1), lab(2), sc, opt, summarize);
         }
     }

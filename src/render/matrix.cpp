@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/printable.hpp"
+
 namespace attntrace {
 
 namespace {
@@ -16,8 +18,10 @@ struct Slice {
     const std::vector<std::string>* col_labels;
 };
 
+// A row or column label (a token from the lesson, a step's axis label from a
+// trace): printable, so that it can neither move the cursor nor break the table.
 std::string label(const std::vector<std::string>* l, std::size_t i) {
-    return l && i < l->size() ? (*l)[i] : std::string();
+    return l && i < l->size() ? printable((*l)[i]) : std::string();
 }
 
 // s right-aligned in w display columns
@@ -136,7 +140,7 @@ std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
         }
         if (t.shape[k] > 1)
             out += opt.indent + (k < axes.size() && axes[k] == "kv_head" ? "kv_head " : "head ") +
-                   (lab(k) ? (*lab(k))[h] : std::to_string(h)) + "\n";
+                   (lab(k) ? label(lab(k), h) : std::to_string(h)) + "\n";
         out += format_slice({t.ptr() + h * stride[k], t.shape[r], t.shape[c], stride[r], stride[c], lab(r), lab(c)}, opt,
                             summarize);
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "batch/batch.hpp"
+#include "core/printable.hpp"
 #include "pipeline/mask_pattern.hpp"
 #include "render/matrix.hpp"
 
@@ -28,19 +29,28 @@ std::string numbers(const Tensor& t, int precision) {
     return s;
 }
 
+// Text from the lesson (ids, quotes, tokens in a claim's place) goes through
+// printable() here, where it reaches the output: core/printable.hpp.
 std::string claim_where(const Claim& c, const Step& step) {
     std::string at = describe_at(c, step);
-    return at.empty() ? "" : " (" + at + ")";
+    return at.empty() ? "" : " (" + printable(at) + ")";
+}
+
+// Tokens joined by spaces, each printable.
+std::string token_line(const std::vector<std::string>& tokens) {
+    std::string out;
+    for (const auto& t : tokens) (out += out.empty() ? "" : " ") += printable(t);
+    return out;
 }
 
 void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int precision) {
     const Claim& c = r.claim;
-    out << fmt::format("    {} claim {}{}: {}{}\n", verdict_mark(r.verdict), c.id, claim_where(c, step),
+    out << fmt::format("    {} claim {}{}: {}{}\n", verdict_mark(r.verdict), printable(c.id), claim_where(c, step),
                        verdict_name(r.verdict),
                        r.as_expected() ? "" : fmt::format("  [lesson expects {}]", verdict_name(c.expect)));
-    if (!c.quote.empty()) out << fmt::format("      article: \"{}\"\n", c.quote);
+    if (!c.quote.empty()) out << fmt::format("      article: \"{}\"\n", printable(c.quote));
     if (c.kind == Claim::Kind::shape) {
-        out << "      " << r.reason << " (the extents the config implies)\n";
+        out << "      " << printable(r.reason) << " (the extents the config implies)\n";
         return;
     }
     if (r.basis == Basis::given)
@@ -54,9 +64,9 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
             out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
                                numbers(r.computed, std::max(c.decimals, 2)));
     } else {
-        out << "      " << r.reason << "\n";
+        out << "      " << printable(r.reason) << "\n";
     }
-    if (!c.note.empty()) out << "      note: " << c.note << "\n";
+    if (!c.note.empty()) out << "      note: " << printable(c.note) << "\n";
 }
 
 // A step kept as a summary (trace policy summary): its statistics and the
@@ -118,16 +128,16 @@ std::string_view verdict_mark(Verdict v) {
 void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
                 const RunView& view) {
     const Config& c = lesson.config;
-    out << fmt::format("attntrace · {} — {}\n", lesson.id, lesson.title);
-    out << fmt::format("source: {}{}{}\n", lesson.source.document,
-                       lesson.source.title.empty() ? "" : " · " + lesson.source.title,
-                       lesson.source.section.empty() ? "" : " · §" + lesson.source.section);
+    out << fmt::format("attntrace · {} — {}\n", printable(lesson.id), printable(lesson.title));
+    out << fmt::format("source: {}{}{}\n", printable(lesson.source.document),
+                       lesson.source.title.empty() ? "" : " · " + printable(lesson.source.title),
+                       lesson.source.section.empty() ? "" : " · §" + printable(lesson.source.section));
     if (trace.sequence_tokens.empty())
-        out << fmt::format("tokens: {}{}\n", fmt::join(lesson.tokens, " "),
-                           lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", fmt::join(lesson.query_tokens, " ")));
+        out << fmt::format("tokens: {}{}\n", token_line(lesson.tokens),
+                           lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", token_line(lesson.query_tokens)));
     else  // a batch: each sequence padded to T; the steps print one table per sequence
         for (std::size_t b = 0; b < trace.sequence_tokens.size(); ++b)
-            out << fmt::format("{} b{}: {}\n", b ? "      " : "batch:", b, fmt::join(trace.sequence_tokens[b], " "));
+            out << fmt::format("{} b{}: {}\n", b ? "      " : "batch:", b, token_line(trace.sequence_tokens[b]));
     out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
                        c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
                        c.scale ? "on" : "off",
@@ -148,7 +158,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     if (trace.policy.kind != TracePolicy::Kind::full)
         out << fmt::format("trace policy {}: {} of the steps kept{}\n", trace.policy.describe(), trace.steps.size(),
                            trace.streamed_attention ? "; attention streamed over key blocks (no T x T matrix held)" : "");
-    if (!lesson.description.empty()) out << "\n" << lesson.description << "\n";
+    if (!lesson.description.empty()) out << "\n" << printable(lesson.description) << "\n";
 
     TableOptions table;
     table.precision = view.precision;
@@ -185,14 +195,14 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         if (!view.steps.empty() && !step_matches(s.name, view.steps)) continue;
         std::string axes;
         for (std::size_t k = 0; k < s.axes.size(); ++k) axes += (k ? " x " : "") + s.axes[k];
-        out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), s.name, s.def ? s.def->title : "",
+        out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), printable(s.name), s.def ? s.def->title : "",
                            shape_str(s.shape), axes.empty() ? "" : ": " + axes);
         if (s.def) out << "    " << s.def->formula << "\n";
         if (dims.KVH != dims.NH && (computes(s, Leaf::scores_raw) || computes(s, Leaf::z)))
             out << "    K/V heads read: " << kv_groups(dims) << "\n";
         switch (s.source) {
             case StepSource::not_computable:
-                out << "    not computable: " << s.note << "\n";
+                out << "    not computable: " << printable(s.note) << "\n";
                 break;
             case StepSource::given:
                 out << "    given (the article's values):\n";
@@ -214,13 +224,13 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                 draw_values(s, n - 1, false);
                 break;
         }
-        if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << s.note << "\n";
+        if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << printable(s.note) << "\n";
         if (s.rounded_to >= 0) out << fmt::format("    (rounded to {} decimals, as the article did)\n", s.rounded_to);
         if (s.def) out << "    " << s.def->explain << "\n";
         for (const auto& r : report.results)
             if (r.claim.step == s.name) render_claim(out, r, s, view.precision);
     }
-    for (const auto& w : trace.warnings) out << "\nwarning: " << w << "\n";
+    for (const auto& w : trace.warnings) out << "\nwarning: " << printable(w) << "\n";
     out << fmt::format("\nclaims: {} agree, {} agree when rounded as printed, {} disagree, {} not checkable{}\n",
                        report.count(Verdict::agrees), report.count(Verdict::agrees_when_rounded),
                        report.count(Verdict::disagrees), report.count(Verdict::not_checkable),
@@ -228,21 +238,21 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
 }
 
 void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
-    out << fmt::format("{}  ({} claims)\n", lesson.id, report.results.size());
+    out << fmt::format("{}  ({} claims)\n", printable(lesson.id), report.results.size());
     for (const auto& r : report.results) {
         const Claim& c = r.claim;
         const Step* step = trace.find(c.step);
         std::string where = step ? claim_where(c, *step) : "";
         std::string dev = r.computed.size() && r.verdict != Verdict::agrees ? fmt::format("  max |Δ| {:.3g}", r.max_deviation) : "";
         std::string basis = r.basis == Basis::given ? "  (against the given values)" : "";
-        out << fmt::format("  {} {:<18} {:<20} {}{}{}{}\n", verdict_mark(r.verdict), c.id, verdict_name(r.verdict),
-                           c.step + where, dev, basis,
+        out << fmt::format("  {} {:<18} {:<20} {}{}{}{}\n", verdict_mark(r.verdict), printable(c.id), verdict_name(r.verdict),
+                           printable(c.step) + where, dev, basis,
                            r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
         if (r.verdict == Verdict::disagrees && r.computed.size())
             out << fmt::format("      printed {}\n      right   {}\n", numbers(c.values, c.decimals),
                                numbers(r.computed, std::max(c.decimals, 2)));
         else if (r.verdict == Verdict::disagrees)
-            out << "      " << r.reason << "\n";
+            out << "      " << printable(r.reason) << "\n";
     }
 }
 
