@@ -77,6 +77,26 @@ TEST_CASE("traces under the summary, none and subset policies validate too, and 
     }
 }
 
+TEST_CASE("every lesson's trace under the summary policy validates, a step not computable with values null",
+          "[trace][schema][policy]") {
+    bool not_computable = false;
+    for (const auto& lesson : attntrace::test::lesson_files()) {
+        attntrace::test::TempDir dir;
+        auto r = attntrace::test::run_cli({"export", lesson, "--trace", "summary", "-o", dir.file("trace.json")});
+        REQUIRE(r.status == 0);
+        json doc = json::parse(attntrace::test::read_text(dir.file("trace.json")));
+        INFO(lesson);
+        CHECK(schema_errors(doc) == "");
+        for (const auto& s : doc["steps"])
+            if (s["source"] == "not-computable") {
+                not_computable = true;
+                CHECK(s["values"].is_null());
+                CHECK_FALSE(s.contains("summary"));
+            }
+    }
+    CHECK(not_computable);  // some lesson has such a step (002-cat-sat-down: no W_Q)
+}
+
 TEST_CASE("the schema rejects a trace with a step missing its values or a bad verdict", "[trace][schema]") {
     attntrace::test::TempDir dir;
     auto r = attntrace::test::run_cli({"export", "003-3.1-ring-fell", "-o", dir.file("trace.json")});

@@ -1,6 +1,8 @@
 #include "check/check.hpp"
 
 #include "core/decimal.hpp"
+#include "core/error.hpp"
+#include "core/json_field.hpp"
 
 #include <fmt/format.h>
 
@@ -63,7 +65,7 @@ std::string_view basis_text(Basis b) {
     return "none";
 }
 
-Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values) {
+Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values, std::optional<std::size_t>* overflow) {
     // Strides of the step's tensor, then walk the free axes in order.
     const std::size_t rank = step.shape.size();
     std::vector<std::size_t> stride(rank, 1);
@@ -98,6 +100,9 @@ Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values
         double s = 0.0;
         for (std::size_t j = 0; j < cols; ++j) s += region.data[r * cols + j];
         sums.data[r] = static_cast<float>(s);
+        // A finite double that is no float: the row's values are finite, their sum is not (a -inf cell, a
+        // masked one, gives a -inf sum in double too, and is not an overflow).
+        if (overflow && !*overflow && std::isfinite(s) && !std::isfinite(sums.data[r])) *overflow = r;
     }
     return sums;
 }
@@ -117,7 +122,20 @@ std::string describe_at(const Claim& claim, const Step& step) {
 
 CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* document) {
     CheckReport report;
-    for (const Claim& c : lesson.claims) {
+    for (std::size_t ci = 0; ci < lesson.claims.size(); ++ci) {
+        const Claim& c = lesson.claims[ci];
+        // A row sum computed here for the claim overflows as a step would in the run: refused, naming the claim
+        // and the step (pipeline/run.cpp refuses a step's own +inf the same way).
+        auto claimed = [&](const Step& s, const Tensor& v) {
+            std::optional<std::size_t> overflow;
+            Tensor t = select_claimed(c, s, v, &overflow);
+            if (overflow)
+                fail_field(lesson.file, index("claims", ci),
+                           fmt::format("row sums of {} within float32 (|x| <= 3.4e38)", s.name),
+                           fmt::format("{} for row {} (float32 overflow of finite values)",
+                                       t.data[*overflow] > 0 ? "+inf" : "-inf", *overflow));
+            return t;
+        };
         const Step* step = exact.find(c.step);
         ClaimResult r;
         r.claim = c;
@@ -129,14 +147,14 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
             r = check_shape(c, *step);
         } else if (const Tensor* v = step->checked_value()) {
             r.basis = step->formula || step->source == StepSource::computed ? Basis::formula : Basis::given;
-            r.computed = select_claimed(c, *step, *v);
+            r.computed = claimed(*step, *v);
             deviations(r);
             if (all_agree(r.computed, c)) r.verdict = Verdict::agrees;
             else r.verdict = Verdict::disagrees;
             if (document) {
                 const Step* ds = document->find(c.step);
                 if (const Tensor* dv = ds ? ds->checked_value() : nullptr) {
-                    r.document = select_claimed(c, *ds, *dv);
+                    r.document = claimed(*ds, *dv);
                     if (r.verdict == Verdict::disagrees && all_agree(r.document, c))
                         r.verdict = Verdict::agrees_when_rounded;
                 }

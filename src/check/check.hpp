@@ -2,6 +2,7 @@
 // the article's printed precision.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,11 @@ struct CheckReport {
 CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* document);
 
 // The cells a claim selects from a step's tensor (kind values), or their row
-// sums (kind row_sum), in the claim's shape.
-Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values);
+// sums (kind row_sum), in the claim's shape. A row sum of finite values
+// beyond float32's range (3e38 + 3e38) sets `overflow` to that sum's index in
+// the result (its value is then +-inf); check_claims refuses the lesson for it.
+Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values,
+                      std::optional<std::size_t>* overflow = nullptr);
 
 // "row 'ring' (query 1), head h0": the claim's `at` in words.
 std::string describe_at(const Claim& claim, const Step& step);

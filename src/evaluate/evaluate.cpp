@@ -1,12 +1,37 @@
 #include "evaluate/evaluate.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 
+#include <cmath>
+
 #include "batch/batch.hpp"
+#include "core/error.hpp"
 #include "core/memory.hpp"
 #include "pipeline/run.hpp"
 
 namespace attntrace {
+
+namespace {
+
+// A step kept as a summary (--trace summary) shows its row sums, which the
+// summary adds in double and keeps as float32: finite values (3e38 + 3e38)
+// may sum past float32's range. Refused like a step's own overflow in the
+// run (pipeline/run.cpp), naming the step, instead of showing "inf". Blocked
+// (-inf) cells are left out of the sums, so a non-finite sum is an overflow.
+void require_finite_summaries(const Trace& trace, const std::string& file) {
+    for (const Step& s : trace.steps) {
+        if (!s.summary) continue;
+        const Tensor& sums = s.summary->row_sums;
+        for (std::size_t r = 0; r < sums.size(); ++r)
+            if (!std::isfinite(sums.data[r]))
+                fail_file(file, fmt::format("{}: expected row sums within float32 for its summary, found {} for row {} "
+                                            "(float32 overflow of finite values)",
+                                            s.name, sums.data[r] > 0 ? "+inf" : "-inf", r));
+    }
+}
+
+}  // namespace
 
 std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, const ProgressFn& progress) {
     auto e = std::make_unique<Evaluation>();
@@ -15,6 +40,8 @@ std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, c
         e->exact = run_batch(e->lesson, Arithmetic::exact, policy, progress);
         if (!e->lesson.document_rounding.empty())
             e->document = run_batch(e->lesson, Arithmetic::document, policy, progress);
+        require_finite_summaries(e->exact, e->lesson.file);
+        if (e->document) require_finite_summaries(*e->document, e->lesson.file);
         e->report = check_claims(e->lesson, e->exact, e->document ? &*e->document : nullptr);
         return e;
     }
@@ -31,6 +58,8 @@ std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, c
     }
     e->exact = run_planned(e->lesson, Arithmetic::exact, exact, progress);
     if (document) e->document = run_planned(e->lesson, Arithmetic::document, *document, progress);
+    require_finite_summaries(e->exact, e->lesson.file);
+    if (e->document) require_finite_summaries(*e->document, e->lesson.file);
     e->report = check_claims(e->lesson, e->exact, e->document ? &*e->document : nullptr);
     return e;
 }

@@ -130,7 +130,9 @@ TraceData read_npy_export(const std::string& dir) {
             f.fail(join(p, "name"), fmt::format("a name no other step has (this one is {}'s)", index("steps", it->second)),
                    describe(s["name"]));
         const json& shape = f.member(s, p, "shape");
-        if (!shape.is_array() || shape.size() > 3) f.fail(join(p, "shape"), "an array of at most 3 sizes", describe(shape));
+        // As the JSON trace reader: a batched export's steps are rank 4.
+        if (!shape.is_array() || shape.size() > kMaxTraceRank)
+            f.fail(join(p, "shape"), fmt::format("an array of at most {} sizes", kMaxTraceRank), describe(shape));
         for (std::size_t k = 0; k < shape.size(); ++k)
             d.shape.push_back(static_cast<std::size_t>(f.integer(shape[k], index(join(p, "shape"), k), 1, kMaxElements)));
         d.source = "computed";
@@ -152,28 +154,35 @@ TraceData read_npy_export(const std::string& dir) {
             t.steps.push_back(std::move(d));
             continue;
         }
-        const std::string name = f.string(file, join(p, "file"));
-        if (!plain_npy_name(name))
-            f.fail(join(p, "file"), "a file name in the folder ending in .npy (no '/', not starting with '.')", describe(file));
-        NpyRead options;
-        options.allow_neg_inf = true;  // masked cells
-        bool ours = false;  // whether the refusal is before_alloc's, which names the index already
-        options.before_alloc = [&](const Shape& got, std::size_t n) {
-            ours = true;
-            if (got != d.shape)
-                f.fail(join(p, "shape"), fmt::format("the shape of {} ({})", name, shape_str(got)), shape_str(d.shape));
-            if (n > budget - reserved)
-                f.fail(join(p, "file"), fmt::format("steps that fit in {} (--max-memory)", human_bytes(max_memory_bytes())),
-                       fmt::format("{} needing {} more", name, human_bytes(n * sizeof(float))));
-            reserved += n;
-            ours = false;
+        // A step's values (`file`), or what its formula gave beside given values (`formula_file`).
+        auto read_file = [&](const json& file, const std::string& field) {
+            const std::string name = f.string(file, join(p, field));
+            if (!plain_npy_name(name))
+                f.fail(join(p, field), "a file name in the folder ending in .npy (no '/', not starting with '.')",
+                       describe(file));
+            NpyRead options;
+            options.allow_neg_inf = true;  // masked cells
+            options.max_rank = kMaxTraceRank;
+            bool ours = false;  // whether the refusal is before_alloc's, which names the index already
+            options.before_alloc = [&](const Shape& got, std::size_t n) {
+                ours = true;
+                if (got != d.shape)
+                    f.fail(join(p, "shape"), fmt::format("the shape of {} ({})", name, shape_str(got)), shape_str(d.shape));
+                if (n > budget - reserved)
+                    f.fail(join(p, field), fmt::format("steps that fit in {} (--max-memory)", human_bytes(max_memory_bytes())),
+                           fmt::format("{} needing {} more", name, human_bytes(n * sizeof(float))));
+                reserved += n;
+                ours = false;
+            };
+            try {
+                return read_npy((fs::path(dir) / name).string(), options);
+            } catch (const InputError& e) {
+                if (ours) throw;
+                throw e.within(index_path, join(p, field));  // the .npy file's error, inside this step of the index
+            }
         };
-        try {
-            d.values = read_npy((fs::path(dir) / name).string(), options);
-        } catch (const InputError& e) {
-            if (ours) throw;
-            throw e.within(index_path, join(p, "file"));  // the .npy file's error, inside this step of the index
-        }
+        d.values = read_file(file, "file");
+        if (const json* formula = f.optional(s, "formula_file")) d.formula_values = read_file(*formula, "formula_file");
         t.steps.push_back(std::move(d));
     }
     return t;

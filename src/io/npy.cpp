@@ -129,8 +129,8 @@ Tensor read_npy(const std::string& path, const NpyRead& options) {
         fail_at(path, h.descr_at, "dtype '<f4' or '<f8' (float32 or float64)", fmt::format("'{}'", h.descr));
     if (h.fortran)
         fail_at(path, h.fortran_at, "'fortran_order': False (C order)", "True (save np.ascontiguousarray(a))");
-    if (h.shape.size() > 3)
-        fail_at(path, h.shape_at, "a shape of rank 0 to 3", npy_shape_repr(h.shape));
+    if (h.shape.size() > options.max_rank)
+        fail_at(path, h.shape_at, fmt::format("a shape of rank 0 to {}", options.max_rank), npy_shape_repr(h.shape));
     std::size_t n = 0;
     if (!checked_numel(h.shape, kMaxElements, n))
         fail_at(path, h.shape_at, fmt::format("at most {} numbers", kMaxElements), "the shape " + npy_shape_repr(h.shape));

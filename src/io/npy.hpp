@@ -36,6 +36,7 @@ void write_npy(const std::string& path, const Tensor& t, const std::string& show
 // What the reader accepts besides finite numbers.
 struct NpyRead {
     bool allow_neg_inf = false;  // masks and scores hold -inf; nothing holds +inf or NaN
+    std::size_t max_rank = 3;    // a lesson's tensors; a batched trace's steps are rank 4
     // Called with the declared shape and its element count once the header is
     // checked against the file size and kMaxElements, before anything is
     // allocated: the caller's memory budget (it throws to refuse).
@@ -45,7 +46,7 @@ struct NpyRead {
 // Reads a .npy file: versions 1.0 and 2.0 (numpy writes 1.0 unless a header
 // needs more than 65535 bytes; 3.0, for non-ASCII field names, is refused), dtypes '<f4' and '<f8' (then
 // converted to float32, refusing a value beyond float32's range), C order,
-// rank 0 to 3. Anything else, and a NaN or infinite value (-inf only with
+// rank 0 to options.max_rank (3). Anything else, and a NaN or infinite value (-inf only with
 // allow_neg_inf), throws InputError: "PATH: byte N: expected ..., found ..."
 // for the file's structure, "PATH: [i,j]: expected ..., found ..." for a value.
 Tensor read_npy(const std::string& path, const NpyRead& options = {});

@@ -44,6 +44,14 @@ std::string on_colour(const std::string& text, Rgb c) {
     return fmt::format("\x1b[48;2;{};{};{}m{}{}\x1b[0m", c.r, c.g, c.b, bright ? "\x1b[30m" : "\x1b[97m", text);
 }
 
+// A legend's bound: as a cell shows it ("0.20"), or, beyond what fixed
+// decimals print in a few characters, with 3 significant digits ("3.4e+38"):
+// a scale near float32's limit reads as one, not as 39 digits.
+constexpr double kCompactFrom = 1e5;
+std::string legend_number(double x) {
+    return std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
+}
+
 struct Scale {
     float lo = 0, hi = 1;
     double norm(float x) const { return hi > lo ? (static_cast<double>(x) - lo) / (static_cast<double>(hi) - lo) : 1.0; }
@@ -56,7 +64,8 @@ std::string cell(float x, const Scale& s, const HeatmapOptions& opt) {
         return fmt::format("{}{:>{}}{}", color ? "\x1b[2m" : "", kBlocked, w, color ? "\x1b[0m" : "");
     if (opt.mask)  // a visible cell (M = 0): the top of the scale
         return color ? on_colour(std::string(w, ' '), ramp(1.0)) : std::string(w - 1, ' ') + kShades[4];
-    std::string num = fmt::format("{:.2f}", x);
+    // Fixed decimals, as the tables; a value too large for them in a cell ("3e+38") fits its six columns.
+    std::string num = std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.0e}", x);
     if (num == "-0.00") num = "0.00";
     const double v = opt.mask ? 1.0 : s.norm(x);
     if (color) {
@@ -75,13 +84,15 @@ std::string legend(const Scale& s, const HeatmapOptions& opt) {
     if (opt.mask) {
         items.push_back((color ? on_colour("  ", ramp(1.0)) : std::string(kShades[4])) + " 0 (visible)");
     } else if (color) {
-        std::string bar = fmt::format("{:.2f} ", s.lo);
+        std::string bar = legend_number(s.lo) + " ";
         for (int i = 0; i <= 10; ++i) bar += on_colour(" ", ramp(i / 10.0));
-        items.push_back(bar + fmt::format(" {:.2f}", s.hi));
+        items.push_back(bar + " " + legend_number(s.hi));
     } else {
+        // In double: hi - lo of two floats near their limit (3e38 - -3e38) is no float.
+        const double lo = s.lo, span = static_cast<double>(s.hi) - lo;
         for (std::size_t i = 0; i < kShades.size(); ++i)
-            items.push_back(fmt::format("{}{}{:.2f}", i ? kShades[i] : "' '", i + 1 < kShades.size() ? " <" : " ≤",
-                                        s.lo + (s.hi - s.lo) * (i + 1) / 5.0));
+            items.push_back(fmt::format("{}{}{}", i ? kShades[i] : "' '", i + 1 < kShades.size() ? " <" : " ≤",
+                                        legend_number(lo + span * static_cast<double>(i + 1) / 5.0)));
     }
     items.push_back(std::string(kBlocked) + " -inf (masked)");
     std::string out = opt.indent + "legend:", line = out;

@@ -40,8 +40,8 @@ TraceData parse_trace(const json& doc, const std::string& file, TraceRequire req
                    fmt::format("a name no other step has (this one is {}'s)", index("steps", it->second)),
                    describe(s["name"]));
         const json& shape = f.member(s, p, "shape");
-        // rank 4: a batched trace (src/batch/), the batch axis first
-        if (!shape.is_array() || shape.size() > 4) f.fail(join(p, "shape"), "an array of at most 4 sizes", describe(shape));
+        if (!shape.is_array() || shape.size() > kMaxTraceRank)
+            f.fail(join(p, "shape"), fmt::format("an array of at most {} sizes", kMaxTraceRank), describe(shape));
         for (std::size_t k = 0; k < shape.size(); ++k)
             d.shape.push_back(static_cast<std::size_t>(f.integer(shape[k], index(join(p, "shape"), k), 0, kMaxElements)));
         std::size_t n = 0;
@@ -55,7 +55,7 @@ TraceData parse_trace(const json& doc, const std::string& file, TraceRequire req
             d.source = "computed";
         }
         auto read_values = [&](const json& v, const std::string& vp) {
-            Tensor out = d.shape.empty() ? Tensor(Shape{}) : f.tensor(v, vp, true, 4);
+            Tensor out = d.shape.empty() ? Tensor(Shape{}) : f.tensor(v, vp, true, kMaxTraceRank);
             if (d.shape.empty()) {
                 if (v.is_string() && v.get<std::string>() == "-inf") out.data[0] = kNegInf;
                 else out.data[0] = static_cast<float>(f.number(v, vp));
@@ -70,7 +70,9 @@ TraceData parse_trace(const json& doc, const std::string& file, TraceRequire req
                 f.fail(join(p, "recorded"), "full or summary", describe(*rec));
         }
         if (d.recorded == "summary") {
-            f.object(f.member(s, p, "summary"), join(p, "summary"));  // the statistics are for people, not compared
+            // The statistics are for people, not compared; a step not computable has none to give.
+            if (d.source != "not-computable" || f.optional(s, "summary"))
+                f.object(f.member(s, p, "summary"), join(p, "summary"));
             t.steps.push_back(std::move(d));
             continue;
         }

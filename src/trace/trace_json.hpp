@@ -14,6 +14,11 @@
 
 namespace attntrace {
 
+// Rank of a trace step, at most: 3 for one sequence ((head, query, key)), 4
+// for a batched trace (src/batch/), the batch axis first. Both readers (the
+// JSON trace, the npy export's index.json) hold a step's shape to it.
+inline constexpr std::size_t kMaxTraceRank = 4;
+
 // A trace read back from JSON: enough to compare it with another.
 struct TraceStepData {
     std::string name;
