@@ -22,6 +22,7 @@ using attntrace::test::read_text;
 using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
+using nlohmann::json;
 
 namespace {
 
@@ -211,5 +212,53 @@ TEST_CASE("the memory pre-check refuses a file by kJsonBytesPerTextByte, and --m
         CHECK(r.status == 2);
         CHECK(r.err.find("--max-memory") != std::string::npos);
         CHECK(r.out.empty());
+    }
+}
+
+TEST_CASE("limits the config decides are checked before anything is generated or parsed further", "[hostile]") {
+    TempDir dir;
+    json doc = json::parse(run_cli({"random", "--tokens", "4", "--d-model", "8", "--heads", "2", "--d-ff", "8", "-o", "-"}).out);
+    SECTION("64 blocks of generated weights over --max-memory: refused before one is generated") {
+        doc["config"]["blocks"] = 64;
+        doc["config"]["d_model"] = 1024;
+        doc["config"]["d_ff"] = 4096;
+        doc["config"]["heads"] = 8;
+        doc["tokens"] = {"a"};
+        doc["inputs"] = {{"X", {std::vector<double>(1024, 0.0)}}};
+        const std::string file = dir.file("blocks.json");
+        write_text(file, doc.dump());
+        // Resident memory of the refusal, far below the 1.8 GiB the reader
+        // generated before it refused when it checked one weight at a time.
+        constexpr std::size_t kRefusalPeakBytes = std::size_t{256} << 20;
+        const int pid = attntrace::test::start_cli({"--max-memory", "2G", "run", file}, dir.file("out"), dir.file("err"));
+        int status = 0;
+        struct rusage ru {};
+        REQUIRE(::wait4(pid, &status, 0, &ru) == pid);
+        const std::string err = read_text(dir.file("err"));
+        INFO(err);
+        CHECK(WEXITSTATUS(status) == 2);
+        CHECK(err.find("weights_seed") != std::string::npos);
+        CHECK(err.find("1024 generated weights") != std::string::npos);
+        CHECK(static_cast<std::size_t>(ru.ru_maxrss) * 1024 < kRefusalPeakBytes);
+    }
+    SECTION("more tokens than kMaxTokens: refused at the first one too many, as the file is parsed") {
+        doc["tokens"] = json::array();
+        for (std::size_t i = 0; i <= std::size_t{1} << 20; ++i) doc["tokens"].push_back("t");
+        const std::string file = dir.file("tokens.json");
+        write_text(file, doc.dump());
+        for (const char* command : {"run", "check"}) {
+            const auto r = run_cli({command, file});
+            INFO(r.err);
+            CHECK(r.status == 2);
+            CHECK(r.err.find(file + ": tokens: expected at most 1048576 elements, found more (refused as it was read)") !=
+                  std::string::npos);
+        }
+    }
+    SECTION("d_ff = 2^32: refused from the config") {
+        doc["config"]["d_ff"] = std::uint64_t{1} << 32;
+        write_text(dir.file("dff.json"), doc.dump());
+        const auto r = run_cli({"run", dir.file("dff.json")});
+        CHECK(r.status == 2);
+        CHECK(r.err.find("config.d_ff: expected an integer from 1 to 262144") != std::string::npos);
     }
 }
