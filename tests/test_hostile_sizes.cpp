@@ -5,16 +5,22 @@
 // The only timing asserted is a guard far above the measured time, so that a
 // quadratic path cannot come back unnoticed: it is a behaviour (the command
 // ends), not a speed claim.
-#include <sys/resource.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "check/output_size.hpp"
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "lesson/lesson.hpp"
 #include "support.hpp"
 
 using attntrace::test::CliResult;
@@ -133,15 +139,36 @@ TEST_CASE("a repeated key is named by its path, in objects and in arrays alike",
 
 namespace {
 
-// Peak resident memory (bytes) of `attntrace run FILE`: the real binary, so
-// that nothing else of this test process counts.
-std::size_t peak_rss_of_run(const std::string& file, const TempDir& dir) {
-    const int pid = attntrace::test::start_cli({"run", file}, dir.file("out"), dir.file("err"));
+// `attntrace ARGS...` run through tests/peak_rss.cpp: its own peak resident
+// memory (bytes) and exit status, its output in dir's "out" and "err".
+struct Measured {
+    std::size_t peak_bytes = 0;
+    int status = -1;
+};
+Measured measure(const std::vector<std::string>& args, const TempDir& dir) {
+    std::vector<std::string> all{ATTNTRACE_PEAK_RSS, dir.file("out"), dir.file("err")};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, dir.file("peak").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    REQUIRE(posix_spawn(&pid, ATTNTRACE_PEAK_RSS, &actions, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
     int status = 0;
-    struct rusage ru {};
-    REQUIRE(::wait4(pid, &status, 0, &ru) == pid);
-    return static_cast<std::size_t>(ru.ru_maxrss) * 1024;  // ru_maxrss is in KiB
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    Measured m;
+    long kib = 0;
+    REQUIRE(std::sscanf(read_text(dir.file("peak")).c_str(), "%ld %d", &kib, &m.status) == 2);
+    m.peak_bytes = static_cast<std::size_t>(kib) * 1024;
+    return m;
 }
+
+std::size_t peak_rss_of_run(const std::string& file, const TempDir& dir) { return measure({"run", file}, dir).peak_bytes; }
+
+std::size_t fs_size(const std::string& path) { return static_cast<std::size_t>(std::filesystem::file_size(path)); }
 
 // `item` repeated `n` times in an array.
 std::string array_of(const std::string& item, std::size_t n) {
@@ -230,16 +257,13 @@ TEST_CASE("limits the config decides are checked before anything is generated or
         // Resident memory of the refusal, far below the 1.8 GiB the reader
         // generated before it refused when it checked one weight at a time.
         constexpr std::size_t kRefusalPeakBytes = std::size_t{256} << 20;
-        const int pid = attntrace::test::start_cli({"--max-memory", "2G", "run", file}, dir.file("out"), dir.file("err"));
-        int status = 0;
-        struct rusage ru {};
-        REQUIRE(::wait4(pid, &status, 0, &ru) == pid);
+        const Measured m = measure({"--max-memory", "2G", "run", file}, dir);
         const std::string err = read_text(dir.file("err"));
         INFO(err);
-        CHECK(WEXITSTATUS(status) == 2);
+        CHECK(m.status == 2);
         CHECK(err.find("weights_seed") != std::string::npos);
         CHECK(err.find("1024 generated weights") != std::string::npos);
-        CHECK(static_cast<std::size_t>(ru.ru_maxrss) * 1024 < kRefusalPeakBytes);
+        CHECK(m.peak_bytes < kRefusalPeakBytes);
     }
     SECTION("more tokens than kMaxTokens: refused at the first one too many, as the file is parsed") {
         doc["tokens"] = json::array();
@@ -261,4 +285,51 @@ TEST_CASE("limits the config decides are checked before anything is generated or
         CHECK(r.status == 2);
         CHECK(r.err.find("config.d_ff: expected an integer from 1 to 262144") != std::string::npos);
     }
+}
+
+TEST_CASE("an output estimated above --max-output is refused before the run, naming a policy that fits", "[hostile]") {
+    TempDir dir;
+    const std::string lesson = dir.file("long.json");
+    // 88 KB of lesson, 10,000 tokens: its full trace is ~15 GiB of JSON.
+    REQUIRE(run_cli({"random", "--tokens", "10000", "--d-model", "16", "--heads", "2", "--d-ff", "16", "-o", lesson})
+                .status == 0);
+    const auto exported = run_cli({"export", lesson, "-o", dir.file("t.json"), "--npy", dir.file("npy")});
+    INFO(exported.err);
+    CHECK(exported.status == 2);
+    CHECK(exported.err.find(dir.file("t.json") + ": expected an output of at most 1.0 GiB (--max-output)") !=
+          std::string::npos);
+    CHECK(exported.err.find("--trace summary fits") != std::string::npos);
+    const auto report = run_cli({"report", lesson, "-o", dir.file("r.html")});
+    CHECK(report.status == 2);
+    CHECK(report.err.find("--max-output") != std::string::npos);
+    CHECK(dir.entries() == std::vector<std::string>{"long.json"});  // nothing written
+    // The policy it names fits, and is written.
+    const auto summary = run_cli({"export", lesson, "-o", dir.file("t.json"), "--trace", "summary", "--max-output", "64M"});
+    INFO(summary.err);
+    CHECK(summary.status == 0);
+    CHECK(fs_size(dir.file("t.json")) <= std::size_t{64} << 20);
+    CHECK(run_cli({"export", lesson, "-o", "-", "--max-output", ""}).status == 2);
+}
+
+TEST_CASE("the output estimate is close to what export writes, and the limit holds as the text is written", "[hostile]") {
+    TempDir dir;
+    const std::string lesson = dir.file("r.json");
+    REQUIRE(run_cli({"random", "--tokens", "96", "--d-model", "32", "--heads", "4", "--d-ff", "64", "-o", lesson})
+                .status == 0);
+    const attntrace::Lesson l = attntrace::read_lesson(lesson);
+    const std::size_t estimate =
+        attntrace::estimate_output_bytes(l, attntrace::TracePolicy{}, attntrace::Arithmetic::exact, attntrace::OutputKind::json);
+    REQUIRE(run_cli({"export", lesson, "-o", dir.file("t.json")}).status == 0);
+    const double actual = static_cast<double>(fs_size(dir.file("t.json")));
+    // An estimate for refusing absurd outputs, not a bound: within a quarter of the truth.
+    constexpr double kEstimateTolerance = 0.25;
+    CHECK(std::abs(static_cast<double>(estimate) - actual) <= kEstimateTolerance * actual);
+    // Past the limit while writing (an estimate can be low): refused there, nothing replaced.
+    std::string text;
+    attntrace::StringSink sink(text);
+    attntrace::BoundedSink bounded(sink, 10, "out.json");
+    bounded.write("12345");
+    bounded.write("67890");
+    CHECK_THROWS_AS(bounded.write("x"), attntrace::InputError);
+    CHECK(text == "1234567890");
 }
