@@ -303,12 +303,19 @@ TEST_CASE("an output estimated above --max-output is refused before the run, nam
     CHECK(report.status == 2);
     CHECK(report.err.find("--max-output") != std::string::npos);
     CHECK(dir.entries() == std::vector<std::string>{"long.json"});  // nothing written
-    // The policy it names fits, and is written.
-    const auto summary = run_cli({"export", lesson, "-o", dir.file("t.json"), "--trace", "summary", "--max-output", "64M"});
+    CHECK(run_cli({"export", lesson, "-o", "-", "--max-output", ""}).status == 2);
+    // The policy it names fits, and is written (3,000 tokens under 64 MiB: a run of a second, not 10,000 tokens').
+    const std::string shorter = dir.file("shorter.json");
+    REQUIRE(run_cli({"random", "--tokens", "3000", "--d-model", "16", "--heads", "2", "--d-ff", "16", "-o", shorter})
+                .status == 0);
+    const auto full = run_cli({"export", shorter, "-o", dir.file("t.json"), "--max-output", "64M"});
+    INFO(full.err);
+    CHECK(full.status == 2);
+    CHECK(full.err.find("--trace summary fits") != std::string::npos);
+    const auto summary = run_cli({"export", shorter, "-o", dir.file("t.json"), "--trace", "summary", "--max-output", "64M"});
     INFO(summary.err);
     CHECK(summary.status == 0);
     CHECK(fs_size(dir.file("t.json")) <= std::size_t{64} << 20);
-    CHECK(run_cli({"export", lesson, "-o", "-", "--max-output", ""}).status == 2);
 }
 
 TEST_CASE("the output estimate is close to what export writes, and the limit holds as the text is written", "[hostile]") {
