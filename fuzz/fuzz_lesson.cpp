@@ -8,8 +8,9 @@
 // reader: a property no hand-written test enumerates.
 //
 // Built two ways (CMakeLists.txt): with -fsanitize=fuzzer as a libFuzzer
-// binary (clang, ATTNTRACE_FUZZ=ON), and in every build as a replay binary
-// that runs saved inputs (tests/fuzz-regressions/) under ctest.
+// binary (clang, ATTNTRACE_FUZZ=ON; ATTNTRACE_LIBFUZZER adds the
+// structure-aware mutator), and in every build as a replay binary that runs
+// saved inputs (tests/fuzz-regressions/) under ctest.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -25,6 +26,29 @@
 #include "lesson/lesson.hpp"
 #include "render/text.hpp"
 #include "trace/trace_json.hpp"
+
+#ifdef ATTNTRACE_LIBFUZZER
+#include <cstring>
+
+#include "fuzz/lesson_mutator.hpp"
+
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
+
+// Half of the mutations structure-aware (fuzz/lesson_mutator.hpp: one field of
+// the lesson changed, the document still JSON), half libFuzzer's own on the
+// bytes, with the dictionary fuzz/lesson.dict (scripts/fuzz.sh passes it).
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned int seed) {
+    if (seed % 2 == 0) {
+        const std::string_view text(reinterpret_cast<const char*>(data), size);
+        if (auto mutant = attntrace::fuzz::mutate_lesson(text, seed / 2, max_size)) {
+            std::memcpy(data, mutant->data(), mutant->size());
+            return mutant->size();
+        }
+    }
+    return LLVMFuzzerMutate(data, size, max_size);
+}
+#endif
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace attntrace;

@@ -24,10 +24,12 @@ for target in lesson trace; do
   rm -rf "$corpus" && mkdir -p "$corpus"
   if [ "$target" = lesson ]; then seeds=(lessons lessons/cost tests/bad-input tests/bad-input/cost tests/fuzz-regressions/lesson)
   else seeds=(golden tests/fuzz-regressions/trace); [ -d tests/bad-trace ] && seeds+=(tests/bad-trace); fi
+  # The lesson format's keys, enum values, step names and limits, for libFuzzer's byte mutations.
+  dict=(); [ "$target" = lesson ] && dict=(-dict=fuzz/lesson.dict)
   echo "fuzz: $target for ${seconds}s, seeds: ${seeds[*]}"
   # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: 2 GiB is a
   # blow-up (the targets cap a run at 64 MiB, fuzz/fuzz_limits.hpp).
-  if ! "$build/fuzz_$target" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
+  if ! "$build/fuzz_$target" "$corpus" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
         -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$build/artifacts/$target-" > "$build/fuzz-$target.log" 2>&1; then
     echo "fuzz: $target FAILED; the last lines of $build/fuzz-$target.log:"

@@ -5,16 +5,22 @@
 // The only timing asserted is a guard far above the measured time, so that a
 // quadratic path cannot come back unnoticed: it is a behaviour (the command
 // ends), not a speed claim.
-#include <sys/resource.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "check/output_size.hpp"
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "lesson/lesson.hpp"
 #include "support.hpp"
 
 using attntrace::test::CliResult;
@@ -22,6 +28,7 @@ using attntrace::test::read_text;
 using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
+using nlohmann::json;
 
 namespace {
 
@@ -132,15 +139,36 @@ TEST_CASE("a repeated key is named by its path, in objects and in arrays alike",
 
 namespace {
 
-// Peak resident memory (bytes) of `attntrace run FILE`: the real binary, so
-// that nothing else of this test process counts.
-std::size_t peak_rss_of_run(const std::string& file, const TempDir& dir) {
-    const int pid = attntrace::test::start_cli({"run", file}, dir.file("out"), dir.file("err"));
+// `attntrace ARGS...` run through tests/peak_rss.cpp: its own peak resident
+// memory (bytes) and exit status, its output in dir's "out" and "err".
+struct Measured {
+    std::size_t peak_bytes = 0;
+    int status = -1;
+};
+Measured measure(const std::vector<std::string>& args, const TempDir& dir) {
+    std::vector<std::string> all{ATTNTRACE_PEAK_RSS, dir.file("out"), dir.file("err")};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, dir.file("peak").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    REQUIRE(posix_spawn(&pid, ATTNTRACE_PEAK_RSS, &actions, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
     int status = 0;
-    struct rusage ru {};
-    REQUIRE(::wait4(pid, &status, 0, &ru) == pid);
-    return static_cast<std::size_t>(ru.ru_maxrss) * 1024;  // ru_maxrss is in KiB
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    Measured m;
+    long kib = 0;
+    REQUIRE(std::sscanf(read_text(dir.file("peak")).c_str(), "%ld %d", &kib, &m.status) == 2);
+    m.peak_bytes = static_cast<std::size_t>(kib) * 1024;
+    return m;
 }
+
+std::size_t peak_rss_of_run(const std::string& file, const TempDir& dir) { return measure({"run", file}, dir).peak_bytes; }
+
+std::size_t fs_size(const std::string& path) { return static_cast<std::size_t>(std::filesystem::file_size(path)); }
 
 // `item` repeated `n` times in an array.
 std::string array_of(const std::string& item, std::size_t n) {
@@ -212,4 +240,103 @@ TEST_CASE("the memory pre-check refuses a file by kJsonBytesPerTextByte, and --m
         CHECK(r.err.find("--max-memory") != std::string::npos);
         CHECK(r.out.empty());
     }
+}
+
+TEST_CASE("limits the config decides are checked before anything is generated or parsed further", "[hostile]") {
+    TempDir dir;
+    json doc = json::parse(run_cli({"random", "--tokens", "4", "--d-model", "8", "--heads", "2", "--d-ff", "8", "-o", "-"}).out);
+    SECTION("64 blocks of generated weights over --max-memory: refused before one is generated") {
+        doc["config"]["blocks"] = 64;
+        doc["config"]["d_model"] = 1024;
+        doc["config"]["d_ff"] = 4096;
+        doc["config"]["heads"] = 8;
+        doc["tokens"] = {"a"};
+        doc["inputs"] = {{"X", {std::vector<double>(1024, 0.0)}}};
+        const std::string file = dir.file("blocks.json");
+        write_text(file, doc.dump());
+        // Resident memory of the refusal, far below the 1.8 GiB the reader
+        // generated before it refused when it checked one weight at a time.
+        constexpr std::size_t kRefusalPeakBytes = std::size_t{256} << 20;
+        const Measured m = measure({"--max-memory", "2G", "run", file}, dir);
+        const std::string err = read_text(dir.file("err"));
+        INFO(err);
+        CHECK(m.status == 2);
+        CHECK(err.find("weights_seed") != std::string::npos);
+        CHECK(err.find("1024 generated weights") != std::string::npos);
+        CHECK(m.peak_bytes < kRefusalPeakBytes);
+    }
+    SECTION("more tokens than kMaxTokens: refused at the first one too many, as the file is parsed") {
+        doc["tokens"] = json::array();
+        for (std::size_t i = 0; i <= std::size_t{1} << 20; ++i) doc["tokens"].push_back("t");
+        const std::string file = dir.file("tokens.json");
+        write_text(file, doc.dump());
+        for (const char* command : {"run", "check"}) {
+            const auto r = run_cli({command, file});
+            INFO(r.err);
+            CHECK(r.status == 2);
+            CHECK(r.err.find(file + ": tokens: expected at most 1048576 elements, found more (refused as it was read)") !=
+                  std::string::npos);
+        }
+    }
+    SECTION("d_ff = 2^32: refused from the config") {
+        doc["config"]["d_ff"] = std::uint64_t{1} << 32;
+        write_text(dir.file("dff.json"), doc.dump());
+        const auto r = run_cli({"run", dir.file("dff.json")});
+        CHECK(r.status == 2);
+        CHECK(r.err.find("config.d_ff: expected an integer from 1 to 262144") != std::string::npos);
+    }
+}
+
+TEST_CASE("an output estimated above --max-output is refused before the run, naming a policy that fits", "[hostile]") {
+    TempDir dir;
+    const std::string lesson = dir.file("long.json");
+    // 88 KB of lesson, 10,000 tokens: its full trace is ~15 GiB of JSON.
+    REQUIRE(run_cli({"random", "--tokens", "10000", "--d-model", "16", "--heads", "2", "--d-ff", "16", "-o", lesson})
+                .status == 0);
+    const auto exported = run_cli({"export", lesson, "-o", dir.file("t.json"), "--npy", dir.file("npy")});
+    INFO(exported.err);
+    CHECK(exported.status == 2);
+    CHECK(exported.err.find(dir.file("t.json") + ": expected an output of at most 1.0 GiB (--max-output)") !=
+          std::string::npos);
+    CHECK(exported.err.find("--trace summary fits") != std::string::npos);
+    const auto report = run_cli({"report", lesson, "-o", dir.file("r.html")});
+    CHECK(report.status == 2);
+    CHECK(report.err.find("--max-output") != std::string::npos);
+    CHECK(dir.entries() == std::vector<std::string>{"long.json"});  // nothing written
+    CHECK(run_cli({"export", lesson, "-o", "-", "--max-output", ""}).status == 2);
+    // The policy it names fits, and is written (3,000 tokens under 64 MiB: a run of a second, not 10,000 tokens').
+    const std::string shorter = dir.file("shorter.json");
+    REQUIRE(run_cli({"random", "--tokens", "3000", "--d-model", "16", "--heads", "2", "--d-ff", "16", "-o", shorter})
+                .status == 0);
+    const auto full = run_cli({"export", shorter, "-o", dir.file("t.json"), "--max-output", "64M"});
+    INFO(full.err);
+    CHECK(full.status == 2);
+    CHECK(full.err.find("--trace summary fits") != std::string::npos);
+    const auto summary = run_cli({"export", shorter, "-o", dir.file("t.json"), "--trace", "summary", "--max-output", "64M"});
+    INFO(summary.err);
+    CHECK(summary.status == 0);
+    CHECK(fs_size(dir.file("t.json")) <= std::size_t{64} << 20);
+}
+
+TEST_CASE("the output estimate is close to what export writes, and the limit holds as the text is written", "[hostile]") {
+    TempDir dir;
+    const std::string lesson = dir.file("r.json");
+    REQUIRE(run_cli({"random", "--tokens", "96", "--d-model", "32", "--heads", "4", "--d-ff", "64", "-o", lesson})
+                .status == 0);
+    const attntrace::Lesson l = attntrace::read_lesson(lesson);
+    const std::size_t estimate =
+        attntrace::estimate_output_bytes(l, attntrace::TracePolicy{}, attntrace::Arithmetic::exact, attntrace::OutputKind::json);
+    REQUIRE(run_cli({"export", lesson, "-o", dir.file("t.json")}).status == 0);
+    const double actual = static_cast<double>(fs_size(dir.file("t.json")));
+    // An estimate for refusing absurd outputs, not a bound: within a quarter of the truth.
+    constexpr double kEstimateTolerance = 0.25;
+    CHECK(std::abs(static_cast<double>(estimate) - actual) <= kEstimateTolerance * actual);
+    // Past the limit while writing (an estimate can be low): refused there, nothing replaced.
+    std::string text;
+    attntrace::StringSink sink(text);
+    attntrace::BoundedSink bounded(sink, 10, "out.json");
+    bounded.write("12345");
+    bounded.write("67890");
+    CHECK_THROWS_AS(bounded.write("x"), attntrace::InputError);
+    CHECK(text == "1234567890");
 }

@@ -43,7 +43,7 @@ void add_check_command(CLI::App& app, CliContext& cli) {
         for (const auto& l : opts->lessons) {
             const std::string file = resolve_lesson(l);
             Checked c;
-            if (is_cost_lesson(load_json_file(file))) {
+            if (is_cost_lesson(load_json_file(file, lesson_json_limits()))) {
                 c.cost = std::make_unique<CostLesson>(read_cost_lesson(file));
                 c.cost_report = check_cost_lesson(*c.cost);
             } else {

@@ -4,10 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "check/output_size.hpp"
 #include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/files.hpp"
 #include "io/outputs.hpp"
 #include "export/npy_export.hpp"
@@ -22,6 +24,7 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         std::string npy;
         std::string arithmetic = "exact";
         std::string trace = "full";
+        std::string max_output = kDefaultMaxOutput;
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand("export", "Write the lesson's trace (every step, every value, the claims and "
@@ -34,6 +37,10 @@ void add_export_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
     cmd->add_option("--trace", opts->trace, kTraceHelp);
+    cmd->add_option("--max-output", opts->max_output,
+                    "Refuse, before the run, an output whose estimated size is above this (each of -o and --npy), "
+                    "naming a lighter --trace that fits; and stop writing past it")
+        ->capture_default_str();
     cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o trace.json\n"
                 "  attntrace export 003-3.1-ring-fell --trace 'hook_pattern,hook_z' -o attention.json\n"
                 "  attntrace export 003-3.1-ring-fell --arithmetic document -o - | head\n"
@@ -46,8 +53,15 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         if (cmd->count("--npy") && opts->npy.empty())
             fail_file("--npy", "a folder path", "an empty string");
         const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
+        const std::size_t max_output = parse_size(opts->max_output, "--max-output");
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
         if (!opts->npy.empty()) check_npy_export_target(opts->npy);  // refused before anything is written
+        // The outputs' sizes, estimated from the plan: refused before the run (after its memory, as evaluate would).
+        require_run_fits(lesson, policy);
+        const Arithmetic mode = opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact;
+        const std::string shown = opts->out == "-" ? "standard output" : opts->out;
+        if (!opts->out.empty()) require_output_size(lesson, policy, mode, OutputKind::json, max_output, shown, true);
+        if (!opts->npy.empty()) require_output_size(lesson, policy, mode, OutputKind::npy, max_output, opts->npy, true);
         ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), policy, progress.callback());
         progress.clear();
@@ -59,9 +73,11 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         if (!opts->npy.empty()) prepare_npy_export(outputs, opts->npy, e->lesson, trace);
         if (opts->out == "-") {
             StreamSink out(cli.out);
-            write_trace_json(out, e->lesson, trace, &e->report);
+            BoundedSink bounded(out, max_output, shown);
+            write_trace_json(bounded, e->lesson, trace, &e->report);
         } else if (!opts->out.empty()) {
-            write_trace_json(outputs.file(opts->out), e->lesson, trace, &e->report);
+            BoundedSink bounded(outputs.file(opts->out), max_output, shown);
+            write_trace_json(bounded, e->lesson, trace, &e->report);
         }
         outputs.commit();
         cli.status = 0;

@@ -2,10 +2,12 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "check/output_size.hpp"
 #include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/files.hpp"
 #include "render/report.hpp"
 
@@ -16,6 +18,7 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         std::string lesson;
         std::string out;
         std::string arithmetic = "exact";
+        std::string max_output = kDefaultMaxOutput;
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand(
@@ -26,6 +29,9 @@ void add_report_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("-o,--output", opts->out, "Output HTML file ('-' for standard output)")->required();
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
+    cmd->add_option("--max-output", opts->max_output,
+                    "Refuse, before the run, a page whose estimated size is above this; and stop writing past it")
+        ->capture_default_str();
     cmd->footer("The page holds every value of the trace (as `attntrace export` writes it): meant for the "
                 "lessons and models of up to a few hundred tokens.\n\n"
                 "Examples:\n  attntrace report 003-3.3-multi-head -o report.html\n"
@@ -34,17 +40,25 @@ void add_report_command(CLI::App& app, CliContext& cli) {
     cmd->callback([opts, &cli] {
         if (opts->out.empty()) fail_file("-o", "a file path or '-'", "an empty string");
         // The lesson is read and run before the output is opened: bad input leaves no file.
+        const std::size_t max_output = parse_size(opts->max_output, "--max-output");
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
+        // The page embeds the whole trace: its size, estimated from the plan, refused before the run.
+        require_run_fits(lesson);
+        const std::string shown = opts->out == "-" ? "standard output" : opts->out;
+        require_output_size(lesson, TracePolicy{}, opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact,
+                            OutputKind::json, max_output, shown, false);
         ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), TracePolicy{}, progress.callback());
         progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         if (opts->out == "-") {
             StreamSink out(cli.out);
-            write_report_html(out, e->lesson, trace, e->report);
+            BoundedSink bounded(out, max_output, shown);
+            write_report_html(bounded, e->lesson, trace, e->report);
         } else {
             AtomicFile out(opts->out);  // the previous report stays until the new one is whole
-            write_report_html(out, e->lesson, trace, e->report);
+            BoundedSink bounded(out, max_output, shown);
+            write_report_html(bounded, e->lesson, trace, e->report);
             out.commit();
         }
         cli.status = 0;

@@ -96,7 +96,7 @@ std::size_t overflowing_number(const std::string& text, std::string& token) {
 // reading is linear in the text (tests/test_hostile_sizes.cpp).
 class DomBuilder {
 public:
-    explicit DomBuilder(const std::string& file, json& root) : file_(file), root_(root) {}
+    DomBuilder(const std::string& file, json& root, JsonLimits limits) : file_(file), root_(root), limits_(limits) {}
 
     bool null() { return add(nullptr); }
     bool boolean(bool v) { return add(v); }
@@ -126,7 +126,12 @@ public:
         return true;
     }
     bool start_array(std::size_t /*unknown*/) {
-        stack_.push_back(add_container(json::value_t::array));
+        json* array = add_container(json::value_t::array);
+        // A top-level member the format bounds: its limit, for slot() to hold it to.
+        if (stack_.size() == 1 && stack_[0]->is_object())
+            for (const JsonArrayLimit& l : limits_)
+                if (keys_[0] == l.key) limited_ = array, limit_ = l.max_elements;
+        stack_.push_back(array);
         keys_.emplace_back();
         return true;
     }
@@ -149,6 +154,9 @@ private:
         if (stack_.empty()) return &root_;
         if (stack_.back()->is_array()) {
             auto& arr = stack_.back()->get_ref<json::array_t&>();
+            if (stack_.back() == limited_ && arr.size() == limit_)
+                fail_field(file_, keys_[0], fmt::format("at most {} elements", limit_),
+                           "more (refused as it was read)");
             arr.emplace_back();
             return &arr.back();
         }
@@ -179,18 +187,21 @@ private:
     std::vector<json*> stack_;       // the open containers, outermost first
     std::vector<std::string> keys_;  // per open object, its current key
     json* member_ = nullptr;         // the value of the key just read
+    JsonLimits limits_;
+    json* limited_ = nullptr;  // the top-level array being held to limit_
+    std::size_t limit_ = 0;
 };
 
 }  // namespace
 
-json parse_json_text(const std::string& text, const std::string& file) {
+json parse_json_text(const std::string& text, const std::string& file, JsonLimits limits) {
     if (text.empty()) fail_at(file, 0, "a JSON document", "an empty file");
     std::size_t where = 0;
     if (max_depth(text, where) > kMaxJsonDepth)
         fail_at(file, where, fmt::format("JSON nested at most {} deep", kMaxJsonDepth), "deeper nesting");
     try {
         json doc;
-        DomBuilder builder(file, doc);
+        DomBuilder builder(file, doc, limits);
         json::sax_parse(text, &builder);
         return doc;
     } catch (const json::parse_error& e) {
@@ -213,7 +224,7 @@ json parse_json_text(const std::string& text, const std::string& file) {
     }
 }
 
-json load_json_file(const std::string& path) {
+json load_json_file(const std::string& path, JsonLimits limits) {
     namespace fs = std::filesystem;
     std::error_code ec;
     auto status = fs::status(path, ec);
@@ -234,7 +245,7 @@ json load_json_file(const std::string& path) {
     in.read(text.data(), static_cast<std::streamsize>(size));
     if (static_cast<std::size_t>(in.gcount()) != size)
         fail_file(path, "to read the whole file", "it shorter than its size");
-    return parse_json_text(text, path);
+    return parse_json_text(text, path, limits);
 }
 
 std::string describe(const json& v) {

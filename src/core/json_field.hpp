@@ -33,11 +33,21 @@ inline constexpr int kMaxJsonDepth = 64;  // lessons nest 6 deep at most; deeper
 inline constexpr std::size_t kJsonBytesPerTextByte = 36;
 inline constexpr std::size_t kMaxElements = std::size_t{1} << 31;  // one tensor: 8 GiB of floats
 
+// Limits a format puts on its top-level arrays, checked as the parser builds
+// them: {"tokens", 1 << 20} refuses a lesson of 10 million tokens at token
+// 2^20 + 1, without building the rest ("tokens: expected at most 1048576
+// elements, found more").
+struct JsonArrayLimit {
+    const char* key;  // a member of the top-level object whose value is an array
+    std::size_t max_elements;
+};
+using JsonLimits = std::initializer_list<JsonArrayLimit>;
+
 // Reads a whole file (refusing more than kMaxFileBytes, or more than
 // max_memory_bytes() / kJsonBytesPerTextByte) and parses it; JSON
 // syntax errors name the byte offset. Throws InputError.
-json load_json_file(const std::string& path);
-json parse_json_text(const std::string& text, const std::string& file);
+json load_json_file(const std::string& path, JsonLimits limits = {});
+json parse_json_text(const std::string& text, const std::string& file, JsonLimits limits = {});
 
 // A short description of a JSON value for "found ..." ("string \"abc\"", "array of 3", "null").
 std::string describe(const json& v);

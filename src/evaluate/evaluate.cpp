@@ -31,7 +31,31 @@ void require_finite_summaries(const Trace& trace, const std::string& file) {
     }
 }
 
+struct Plans {
+    Plan exact;
+    std::optional<Plan> document;
+};
+
+// The runs' plans, each refused (require_memory) when its peak exceeds --max-memory.
+Plans plans_within_memory(const Lesson& lesson, const TracePolicy& policy) {
+    const int threads = omp_get_max_threads();
+    const std::size_t budget = max_memory_bytes();
+    Plans p{make_plan(lesson, policy, Arithmetic::exact, threads), std::nullopt};
+    require_memory(p.exact, lesson, Arithmetic::exact, threads, budget);
+    if (!lesson.document_rounding.empty()) {
+        // The exact trace is held while the document run goes.
+        p.document = make_plan(lesson, policy, Arithmetic::document, threads);
+        p.document->peak_bytes += p.exact.kept_bytes;
+        require_memory(*p.document, lesson, Arithmetic::document, threads, budget);
+    }
+    return p;
+}
+
 }  // namespace
+
+void require_run_fits(const Lesson& lesson, const TracePolicy& policy) {
+    if (!lesson.batch) plans_within_memory(lesson, policy);  // a batch plans each sequence's run (src/batch/)
+}
 
 std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, const ProgressFn& progress) {
     auto e = std::make_unique<Evaluation>();
@@ -45,17 +69,7 @@ std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, c
         e->report = check_claims(e->lesson, e->exact, e->document ? &*e->document : nullptr);
         return e;
     }
-    const int threads = omp_get_max_threads();
-    const std::size_t budget = max_memory_bytes();
-    const Plan exact = make_plan(e->lesson, policy, Arithmetic::exact, threads);
-    require_memory(exact, e->lesson, Arithmetic::exact, threads, budget);
-    std::optional<Plan> document;
-    if (!e->lesson.document_rounding.empty()) {
-        // The exact trace is held while the document run goes.
-        document = make_plan(e->lesson, policy, Arithmetic::document, threads);
-        document->peak_bytes += exact.kept_bytes;
-        require_memory(*document, e->lesson, Arithmetic::document, threads, budget);
-    }
+    const auto [exact, document] = plans_within_memory(e->lesson, policy);
     e->exact = run_planned(e->lesson, Arithmetic::exact, exact, progress);
     if (document) e->document = run_planned(e->lesson, Arithmetic::document, *document, progress);
     require_finite_summaries(e->exact, e->lesson.file);

@@ -25,4 +25,10 @@ struct Evaluation {
 // `progress` hears of each stage of each run (see run_planned).
 std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy = {}, const ProgressFn& progress = {});
 
+// The refusal evaluate() gives when a run's estimated peak exceeds
+// --max-memory, on its own: for a command that checks more before the run
+// (the size of its output, check/output_size.hpp) and must refuse in the
+// same order.
+void require_run_fits(const Lesson& lesson, const TracePolicy& policy = {});
+
 }  // namespace attntrace

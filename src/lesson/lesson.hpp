@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json_field.hpp"
 #include "core/tensor.hpp"
 #include "io/data_dir.hpp"
 #include "trace/catalogue.hpp"
@@ -173,6 +174,10 @@ struct Lesson {
 // Reads and validates a lesson file. Throws InputError (one line: file, field
 // path, expected, found) on anything wrong.
 Lesson read_lesson(const std::string& path);
+// The bounds the lesson format puts on its token lists, held while its JSON
+// is parsed (core/json_field.hpp): for a caller that parses a lesson file
+// itself (check telling a cost lesson from a pipeline one).
+JsonLimits lesson_json_limits();
 Lesson parse_lesson(const std::string& text, const std::string& file);
 
 // Where lessons live: lessons_dir() in io/data_dir.hpp ($ATTNTRACE_LESSONS,

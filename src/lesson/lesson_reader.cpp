@@ -364,6 +364,28 @@ private:
                                                            : "a weight name (" + weight_list() + ")",
                             "an unknown field", ErrorKind::unknown_field);
         }
+        // Every weight weights_seed will generate, checked as a whole before any
+        // is: a model over the budget (64 blocks under --max-memory 2G) is
+        // refused at once, not after generating the part that fits (14 s, 1.8 GiB).
+        auto generated = [&](const WeightUse& use) {
+            const WeightSpec& spec = *use.spec;
+            return seed && !(w && f_.optional(*w, use.name.c_str())) && weight_applies(spec, lesson_.config) &&
+                   lesson_.runs(spec.stage) && !(spec.uses_d_ff() && dims_.F == 0);
+        };
+        std::size_t to_generate = 0, count = 0;
+        for (const WeightUse& use : uses) {
+            if (!generated(use)) continue;
+            const Shape shape = use.spec->shape(dims_);
+            std::size_t n = 0;
+            if (!checked_numel(shape, kMaxElements, n))
+                f_.fail("weights_seed", fmt::format("weights of at most {} numbers to generate", kMaxElements),
+                        fmt::format("{} {}", join("weights", use.name), shape_str(shape)));
+            to_generate = n > SIZE_MAX - to_generate ? SIZE_MAX : to_generate + n;
+            ++count;
+        }
+        if (count)
+            reserve(to_generate, "weights_seed",
+                    fmt::format("{} generated weight{} of {} floats in all", count, count == 1 ? "" : "s", to_generate));
         for (const WeightUse& use : uses) {
             const WeightSpec& spec = *use.spec;
             Shape shape = spec.shape(dims_);
@@ -377,12 +399,7 @@ private:
                 if (spec.uses_d_ff() && dims_.F == 0)
                     f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
                 lesson_.weights[use.name] = read_matrix(*v, path, shape, spec.shape_text(dims_), spec.default_std(dims_));
-            } else if (seed && lesson_.runs(spec.stage) && !(spec.uses_d_ff() && dims_.F == 0)) {
-                std::size_t n = 0;
-                if (!checked_numel(shape, kMaxElements, n))
-                    f_.fail("weights_seed", fmt::format("weights of at most {} numbers to generate", kMaxElements),
-                            fmt::format("{} {}", path, shape_str(shape)));
-                reserve(n, "weights_seed", "a generated " + path + " " + shape_str(shape));
+            } else if (generated(use)) {  // reserved above, with the others
                 lesson_.weights[use.name] = generate(spec.init, shape, derive_seed(*seed, use.name.c_str()), spec.default_std(dims_));
             }
         }
@@ -560,15 +577,25 @@ const Tensor* Lesson::weight(const std::string& name) const {
     return it == weights.end() ? nullptr : &it->second;
 }
 
+// The token lists, held to kMaxTokens while they are parsed: ten million
+// tokens are refused at the first one too many, not after building them all
+// (1.2 GiB). tokens() checks the same bound, and each list, once read.
+constexpr JsonLimits kLessonLimits = {{"tokens", kMaxTokens},
+                                      {"query_tokens", kMaxTokens},
+                                      {"memory_tokens", kMaxTokens},
+                                      {"token_ids", kMaxTokens}};
+
 Lesson parse_lesson(const std::string& text, const std::string& file) {
-    json doc = parse_json_text(text, file);
+    json doc = parse_json_text(text, file, kLessonLimits);
     return LessonReader(doc, file).read();
 }
 
 Lesson read_lesson(const std::string& path) {
-    json doc = load_json_file(path);
+    json doc = load_json_file(path, kLessonLimits);
     return LessonReader(doc, path).read();
 }
+
+JsonLimits lesson_json_limits() { return kLessonLimits; }
 
 std::string resolve_lesson(const std::string& name_or_path) {
     namespace fs = std::filesystem;
