@@ -51,7 +51,9 @@ struct BlockWeights {
 struct BlockConfig {
     std::size_t heads = 1;
     bool causal = false;
-    bool scale = true;  // divide by √hs
+    bool scale = true;  // divide by √hs ...
+    double divide_by = 0;    // ... or, when set, by this number
+    double multiply_by = 0;  // ... or, when set, multiply by this number
     bool gelu = false;  // else ReLU
     double eps = 1e-5;
 };
@@ -65,6 +67,7 @@ struct LayerNormOut {
 struct BlockOut {
     Mat X;                                   // (T, C)
     Mat Q, K, V;                             // (T, C) = (T, NH, hs) row-major
+    double scale_factor = 1;                 // what the scores are divided by (multiplied by, with multiply_by)
     Cube scores_raw, scores_scaled;          // (NH, T, T)
     Mat mask;                                // (T, T)
     Cube attn_scores;                        // (NH, T, T)
@@ -145,7 +148,11 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
     o.row_max = xt::zeros<double>({NH, T});
     o.row_sum = xt::zeros<double>({NH, T});
     o.Z = xt::zeros<double>({T, C});
-    const double divisor = cfg.scale ? std::sqrt(static_cast<double>(hs)) : 1.0;
+    const double divisor = cfg.divide_by     ? cfg.divide_by
+                           : cfg.multiply_by ? 1.0 / cfg.multiply_by
+                           : cfg.scale       ? std::sqrt(static_cast<double>(hs))
+                                             : 1.0;
+    o.scale_factor = cfg.multiply_by ? cfg.multiply_by : divisor;
     for (std::size_t h = 0; h < NH; ++h) {
         // this head's columns, as concrete (T, hs) matrices
         const std::size_t c0 = h * hs;

@@ -45,7 +45,8 @@ struct Size {
     std::size_t T, C, NH, F;
 };
 
-std::string lesson_json(const Size& s, bool causal, bool gelu, std::uint64_t seed) {
+std::string lesson_json(const Size& s, bool causal, bool gelu, std::uint64_t seed,
+                        const nlohmann::json& scale = true) {
     nlohmann::json tokens = nlohmann::json::array();
     for (std::size_t t = 0; t < s.T; ++t) tokens.push_back("t" + std::to_string(t));
     auto normal = [&](std::uint64_t k, double sd) {
@@ -63,6 +64,7 @@ std::string lesson_json(const Size& s, bool causal, bool gelu, std::uint64_t see
           {"heads", s.NH},
           {"d_ff", s.F},
           {"mask", causal ? "causal" : "none"},
+          {"scale", scale},
           {"activation", gelu ? "gelu" : "relu"}}},
         {"inputs", {{"X", {{"generate", "normal"}, {"seed", seed}}}}},
         // the weight matrices from weights_seed; biases and LayerNorm affines
@@ -128,7 +130,10 @@ std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson)
     ref::BlockConfig cfg;
     cfg.heads = lesson.config.heads;
     cfg.causal = lesson.config.mask == MaskKind::causal;
-    cfg.scale = lesson.config.scale;
+    const Scaling& sc = lesson.config.scale;
+    cfg.scale = sc.kind != ScaleKind::none;
+    if (sc.kind == ScaleKind::divide_by) cfg.divide_by = sc.value;
+    if (sc.kind == ScaleKind::multiply_by) cfg.multiply_by = sc.value;
     cfg.gelu = lesson.config.activation == Activation::gelu;
     cfg.eps = lesson.config.eps;
     ref::BlockOut o = ref::encoder_block(to_mat(lesson.inputs.at("X")), bw, cfg);
@@ -142,6 +147,7 @@ std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson)
     // multi-head (the reference has no K/V sharing): query head h reads K/V head h
     for (std::size_t h = 0; h < cfg.heads; ++h) m[b + "attn.hook_kv_head"].push_back(static_cast<double>(h));
     m[b + "attn.hook_scores_raw"] = flat(o.scores_raw);
+    if (sc.recorded) m[b + "attn.hook_scale_factor"] = std::vector<double>(cfg.heads, o.scale_factor);
     m[b + "attn.hook_scores_scaled"] = flat(o.scores_scaled);
     m[b + "attn.hook_mask"] = flat(o.mask);
     m[b + "attn.hook_attn_scores"] = flat(o.attn_scores);
@@ -184,10 +190,11 @@ double error_units(const std::vector<float>& got, const std::vector<double>& wan
     return worst;
 }
 
-void check_against_reference(const Size& s, bool causal, bool gelu, std::uint64_t seed) {
+void check_against_reference(const Size& s, bool causal, bool gelu, std::uint64_t seed,
+                             const nlohmann::json& scale = true) {
     INFO("T, C, NH, F = " << s.T << ", " << s.C << ", " << s.NH << ", " << s.F << (causal ? ", causal" : "")
-                          << (gelu ? ", gelu" : ", relu") << ", seed " << seed);
-    Lesson lesson = parse_lesson(lesson_json(s, causal, gelu, seed), "reference.json");
+                          << (gelu ? ", gelu" : ", relu") << ", seed " << seed << ", scale " << scale.dump());
+    Lesson lesson = parse_lesson(lesson_json(s, causal, gelu, seed, scale), "reference.json");
     Trace trace = run_lesson(lesson);
     auto want = reference_steps(lesson);
     const double sqrtK = std::sqrt(static_cast<double>(std::max({s.C, s.F, s.T})));
@@ -230,6 +237,18 @@ TEST_CASE("the block matches the double-precision reference at every step, witho
 TEST_CASE("the block matches the double-precision reference at every step, with a causal mask, with GELU") {
     std::uint64_t seed = 31;
     for (const Size& s : kSizes) check_against_reference(s, true, true, seed++);
+}
+
+TEST_CASE("the block matches the double-precision reference with every config.scale, the factor a step of its own") {
+    // 0.3 and 1.7 are not float32 numbers: the run rounds them once, the reference does not
+    const nlohmann::json scales[] = {false,
+                                     {{"divide_by", "sqrt_dk"}},
+                                     {{"divide_by", 1.7}},
+                                     {{"multiply_by", 0.3}},
+                                     {{"multiply_by", 2.0}}};
+    std::uint64_t seed = 41;
+    for (const nlohmann::json& scale : scales)
+        for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, false, seed++, scale);
 }
 
 TEST_CASE("the reference itself: one head, T = 2, worked by hand") {

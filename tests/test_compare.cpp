@@ -92,8 +92,8 @@ TEST_CASE("set KEY=VALUE resolves bare config keys, top-level keys, array indice
         CHECK(r->pair.settings[0].after == json(false));
         CHECK(r->pair.settings[1].path == "weights_seed");
         CHECK_FALSE(r->pair.settings[1].before.has_value());  // the lesson sets no seed
-        CHECK(r->pair.b.config.scale == false);
-        CHECK(r->pair.a.config.scale == true);
+        CHECK(r->pair.b.config.scale.kind == ScaleKind::none);
+        CHECK(r->pair.a.config.scale.kind == ScaleKind::sqrt_dk);
     }
     SECTION("a step name under given is one key, whatever its dots") {
         auto r = compare(kRing, {"given.blocks.0.attn.hook_q=[[1,0,0,0],[0,1,0,0],[0,0,1,0]]"});
@@ -219,7 +219,7 @@ TEST_CASE("compare refuses a KEY the lesson format lacks and a VALUE the reader 
     CHECK(read("claims[0].expect=agrees").find("--set: claims[0].expect=agrees: expected a field that changes the run") == 0);
     CHECK(read("run.nope=null").find("--set: run.nope=null: expected a field the lesson has") == 0);
     CHECK(read("config.heads=3") == ring + " (with --set config.heads=3): config.heads: expected a divisor of d_model = 4, found 3");
-    CHECK(read("config.scale=maybe").find(ring + " (with --set config.scale=maybe): config.scale: expected true or false") == 0);
+    CHECK(read("config.scale=maybe").find(ring + " (with --set config.scale=maybe): config.scale: expected true, false, {\"divide_by\"") == 0);
 }
 
 TEST_CASE("attntrace compare on a shipped lesson: every step in pipeline order, then the first change in full", "[compare][cli]") {
@@ -295,7 +295,7 @@ TEST_CASE("attntrace compare: bad --set and --step give one line and exit 2", "[
     };
     const std::vector<Case> cases{
         {{"--set", "config.nope=1"}, "--set: config.nope=1: config.nope: expected one of the known fields"},
-        {{"--set", "config.scale=maybe"}, "(with --set config.scale=maybe): config.scale: expected true or false"},
+        {{"--set", "config.scale=maybe"}, "(with --set config.scale=maybe): config.scale: expected true, false, {\"divide_by\""},
         {{"--set", "scale"}, "--set: expected KEY=VALUE"},
         {{"--set", "config.heads=3"}, "(with --set config.heads=3): config.heads: expected a divisor of d_model"},
         {{"--set", "scale=false", "--step", "hook_nope"}, "--step: expected a step of A or B"},

@@ -6,6 +6,15 @@ namespace attntrace {
 
 namespace {
 
+// config.scale as the lesson wrote it: true, false, or its object.
+OrderedJson scale_json(const Scaling& sc) {
+    if (!sc.recorded) return sc.kind != ScaleKind::none;
+    OrderedJson j;
+    if (sc.kind == ScaleKind::sqrt_dk) j["divide_by"] = "sqrt_dk";
+    else j[sc.kind == ScaleKind::multiply_by ? "multiply_by" : "divide_by"] = sc.value;
+    return j;
+}
+
 OrderedJson claim_json(const ClaimResult& r) {
     const Claim& c = r.claim;
     OrderedJson j;
@@ -61,7 +70,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     const Config& c = lesson.config;
     j["config"] = {{"d_model", c.d_model},  {"heads", c.heads}, {"kv_heads", lesson.dims().KVH},
                    {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},
-                   {"mask", std::string(mask_name(c.mask))}, {"scale", c.scale},
+                   {"mask", std::string(mask_name(c.mask))}, {"scale", scale_json(c.scale)},
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
     if (c.norm != NormKind::layernorm) j["config"]["norm"] = std::string(norm_name(c.norm));  // absent: LayerNorm
     if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged

@@ -94,6 +94,9 @@ void attention_streaming_ref(const float* q, const float* k, const float* v, flo
 void scale_div_ref(const float* x, float divisor, float* y, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) y[i] = x[i] / divisor;
 }
+void scale_mul_ref(const float* x, float factor, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = x[i] * factor;
+}
 
 void add_mask_heads_ref(const float* s, const float* mask, float* y, std::size_t NH, std::size_t plane) {
     for (std::size_t h = 0; h < NH; ++h)

@@ -66,6 +66,8 @@ void attention_streaming_ref(const float* q, const float* k, const float* v, flo
 
 // y = x / divisor   (the scale stage)                     x, y: (n)
 void scale_div_ref(const float* x, float divisor, float* y, std::size_t n);
+// y = x · factor   (the scale stage with config.scale {"multiply_by": f})  x, y: (n)
+void scale_mul_ref(const float* x, float factor, float* y, std::size_t n);
 
 // y[h, i] = s[h, i] + mask[i]   (the mask stage)           s, y: (NH, plane)   mask: (plane)
 // plane is Tq·T: one (Tq, T) mask broadcast over the heads; -inf + finite = -inf.

@@ -196,6 +196,9 @@ void attention_streaming(const float* q, const float* k, const float* v, float* 
 void scale_div(const float* x, float divisor, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::ScaleDiv{}, x, divisor, y, n), scale_div_ref(x, divisor, y, n));
 }
+void scale_mul(const float* x, float factor, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::ScaleMul{}, x, factor, y, n), scale_mul_ref(x, factor, y, n));
+}
 void add_mask_heads(const float* s, const float* mask, float* y, std::size_t NH, std::size_t plane) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::AddMaskHeads{}, s, mask, y, NH, plane),
                           add_mask_heads_ref(s, mask, y, NH, plane));

@@ -42,6 +42,8 @@ void attention_streaming(const float* q, const float* k, const float* v, float* 
                          std::size_t NH, std::size_t KVH, std::size_t hs, float divisor, KeyWindow keys);
 // y = x / divisor (a true division: equals scale_div_ref bit for bit)        x, y: (n)
 void scale_div(const float* x, float divisor, float* y, std::size_t n);
+// y = x · factor (equals scale_mul_ref bit for bit)                          x, y: (n)
+void scale_mul(const float* x, float factor, float* y, std::size_t n);
 // y[h·plane + i] = s[h·plane + i] + mask[i]   s, y: (NH, plane)  mask: (plane), e.g. plane = Tq·T
 void add_mask_heads(const float* s, const float* mask, float* y, std::size_t NH, std::size_t plane);
 

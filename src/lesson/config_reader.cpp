@@ -3,11 +3,45 @@
 #include "lesson/config_reader.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "lesson/mask_reader.hpp"
 #include "lesson/positions_reader.hpp"
 
 namespace attntrace {
+
+namespace {
+
+// config.scale: true, false, or one of {"divide_by": x | "sqrt_dk"}, {"multiply_by": x}.
+Scaling read_scale(const Fields& f, const json& v) {
+    Scaling sc;
+    const char* expected = "true, false, {\"divide_by\": NUMBER or \"sqrt_dk\"} or {\"multiply_by\": NUMBER}";
+    if (v.is_boolean()) {
+        sc.kind = v.get<bool>() ? ScaleKind::sqrt_dk : ScaleKind::none;
+        return sc;
+    }
+    if (!v.is_object()) f.fail("config.scale", expected, describe(v));
+    f.only_keys(v, "config.scale", {"divide_by", "multiply_by"});
+    if (v.size() != 1)
+        f.fail("config.scale", "exactly one of divide_by and multiply_by", v.empty() ? "an empty object" : "both");
+    const std::string key = v.begin().key();
+    const std::string path = join("config.scale", key);
+    const json& x = v.begin().value();
+    sc.recorded = true;
+    if (key == "divide_by" && x.is_string()) {
+        if (x.get<std::string>() != "sqrt_dk") f.fail(path, "a number or \"sqrt_dk\"", describe(x));
+        return sc;
+    }
+    if (!x.is_number()) f.fail(path, key == "divide_by" ? "a number or \"sqrt_dk\"" : "a number", describe(x));
+    const double n = f.number(x, path);
+    if (!(n >= kMinScaleFactor && n <= kMaxScaleFactor))
+        f.fail(path, fmt::format("a number from {:g} to {:g}", kMinScaleFactor, kMaxScaleFactor), describe(x));
+    sc.kind = key == "divide_by" ? ScaleKind::divide_by : ScaleKind::multiply_by;
+    sc.value = n;
+    return sc;
+}
+
+}  // namespace
 
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
@@ -30,7 +64,7 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     if (auto* d = f.optional(c, "d_ff"))
         cfg.d_ff = static_cast<std::size_t>(f.integer(*d, "config.d_ff", 1, kMaxDff));
     if (auto* m = f.optional(c, "mask")) read_mask(f, *m, tokens, queries, cfg);
-    if (auto* s = f.optional(c, "scale")) cfg.scale = f.boolean(*s, "config.scale");
+    if (auto* s = f.optional(c, "scale")) cfg.scale = read_scale(f, *s);
     if (auto* a = f.optional(c, "activation")) {
         auto s = f.string(*a, "config.activation");
         if (s == "relu") cfg.activation = Activation::relu;

@@ -67,6 +67,24 @@ struct MaskSpec {
     std::vector<std::uint8_t> allowed;  // custom: (Tq, T), 1 where query i may see key j
 };
 
+// config.scale: what the scores are scaled by before the mask
+// (docs/lesson-format.md#scaling). true is sqrt_dk, false none; an object
+// ({"divide_by": 1.732}, {"divide_by": "sqrt_dk"}, {"multiply_by": 0.125})
+// also records the number as a step (attn.hook_scale_factor) a claim can check.
+enum class ScaleKind : std::uint8_t {
+    sqrt_dk,      // S / √d_k, d_k the head size
+    none,         // S
+    divide_by,    // S / value
+    multiply_by,  // S · value (torch's scaled_dot_product_attention(scale=...))
+};
+struct Scaling {
+    ScaleKind kind = ScaleKind::sqrt_dk;
+    double value = 0;       // divide_by, multiply_by: the lesson's number as written (the arithmetic rounds it to float32)
+    bool recorded = false;  // written as an object: attn.hook_scale_factor is recorded
+    bool on() const { return kind != ScaleKind::none; }
+    bool operator==(const Scaling&) const = default;
+};
+
 struct Config {
     std::size_t d_model = 0;
     std::size_t heads = 1;
@@ -74,7 +92,7 @@ struct Config {
     std::size_t d_ff = 0;  // 0: no FFN stage in this lesson
     MaskKind mask = MaskKind::none;
     MaskSpec mask_spec;  // the fields of an object mask
-    bool scale = true;  // divide scores by sqrt(hs); off shows why it exists
+    Scaling scale;  // S / √hs by default; none shows why it exists
     Activation activation = Activation::relu;  // swiglu: a gated FFN with a third matrix W_3
     NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm)
     double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch
@@ -88,8 +106,11 @@ Config cross_attention_config(Config c);
 
 // Whether a config's stages record a step computing `leaf` at all: RMSNorm
 // records a mean square where LayerNorm records a mean and a variance (every
-// norm's: ln1, ln2, ln3); only SwiGLU has a linear branch (mlp_pre_linear).
+// norm's: ln1, ln2, ln3); only SwiGLU has a linear branch (mlp_pre_linear);
+// the scale factor is a step only when config.scale is written as an object.
 bool config_records(const Config& c, Leaf leaf);
+// The config that records `leaf`, for messages: "config.norm \"rmsnorm\"".
+std::string_view config_records_when(Leaf leaf);
 
 struct Source {
     std::string document;  // file name in shared/seeds, or a citation

@@ -507,6 +507,8 @@ private:
         if (!position_step_applies(lesson_.config.positions.kind, def.leaf))
             return fmt::format("recorded only with config.positions {}, and this lesson's is {}",
                                position_step_kind(def.leaf), position_name(lesson_.config.positions.kind));
+        if (!config_records(lesson_.config, def.leaf))
+            return fmt::format("recorded only with {}", config_records_when(def.leaf));
         return fmt::format("stage {} is outside run {}..{} and the step is not given", stage_name(def.stage),
                            stage_name(lesson_.from), stage_name(lesson_.to));
     }

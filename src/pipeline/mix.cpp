@@ -24,7 +24,8 @@ void mix_streaming(Run& run) {
     const Tensor* v = run.value(run.name(Leaf::v));
     // Z_h = softmax(mask(Q_h·K_gᵀ / √hs))·V_g, g = h / (NH/KVH)   Q: (Tq, NH, hs)   K, V: (T, KVH, hs)   Z: (Tq, NH, hs)
     if (float* z = run.open(run.name(Leaf::z), {{qn, q}, {kn, k}, {run.name(Leaf::v), v}})) {
-        const float divisor = run.config().scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f;
+        // the scale operation's divisor (the plan never streams a multiply_by scale)
+        const float divisor = scale_op(run.config(), d).s;
         // the plan streams only masks a KeyWindow expresses (none, causal, window)
         attention_streaming(q->ptr(), k->ptr(), v->ptr(), z, d.Tq, d.T, d.NH, d.KVH, d.hs, divisor,
                             key_window(run.config()).value());

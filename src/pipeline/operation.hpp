@@ -12,7 +12,7 @@
 //   qkv             qkv.cpp       hook_q, hook_k, hook_v, hook_kv_head
 //   rope            rope.cpp      hook_rot_q, hook_rot_k
 //   scores          scores.cpp    hook_scores_raw
-//   scale           scale.cpp     hook_scores_scaled
+//   scale           scale.cpp     hook_scale_factor (config.scale an object), hook_scores_scaled
 //   mask            mask.cpp      hook_mask, hook_attn_scores (and alibi.cpp's slopes and bias)
 //   softmax         softmax.cpp   softmax.hook_row_max .. hook_row_sum, hook_pattern
 //   mix             mix.cpp       hook_z

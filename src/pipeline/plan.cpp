@@ -101,12 +101,13 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     };
     // The streaming kernel takes a key range per query (none, causal, windows);
     // the other patterns run materialised. ALiBi adds a bias the streaming
-    // kernel does not have: such a run is materialised too.
+    // kernel does not have: such a run is materialised too, as is one that
+    // multiplies the scores (config.scale multiply_by: the kernel divides).
     const bool streamable_mask = key_window(lesson.config).has_value();
     const PositionKind positions = lesson.config.positions.kind;
     p.stream_attention = streamable_mask && lesson.runs(Stage::scores) && lesson.runs(Stage::mix) &&
                          lesson.from <= Stage::scores && quiet([](const StepDef& d) { return in_attention_core(d.stage); }) &&
-                         positions != PositionKind::alibi;
+                         positions != PositionKind::alibi && lesson.config.scale.kind != ScaleKind::multiply_by;
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.leaf != Leaf::mlp_out; };
     p.stream_ffn = lesson.runs(Stage::ffn) && d_ff_of(lesson) > 0 && quiet(hidden);

@@ -1,40 +1,119 @@
-// Operation scale: divide the scores by √hs (or not, to show why it exists).
+// Operation scale: the scores divided by √d_k (d_k = hs, the head size), or
+// not (to show why it exists), or by the lesson's own number, or multiplied
+// by it (config.scale; docs/lesson-format.md#scaling). When config.scale is
+// an object the number is a step of its own, one per head, that a claim can
+// check and a lesson may give (an article that rounds √3 to 1.73 divides by
+// 1.73: giving hook_scale_factor reproduces that).
+#include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
 
-float scale_divisor(const Config& c, const Dims& d) { return c.scale ? std::sqrt(static_cast<float>(d.hs)) : 1.0f; }
-
-void scale_forward(Run& run) {
-    const Tensor* s = run.value(run.name(Leaf::scores_raw));
-    // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
-    if (float* out = run.open(run.name(Leaf::scores_scaled), {{run.name(Leaf::scores_raw), s}}))
-        scale_div(s->ptr(), scale_divisor(run.config(), run.dims()), out, s->size());
-    run.close();
-    Step* step = run.recorded(run.name(Leaf::scores_scaled));
-    if (!run.config().scale && step->source == StepSource::computed)
-        step->note = "scaling is switched off (config.scale = false): S̃ = S";
+ScaleOp scale_op(const Config& c, const Dims& d) {
+    switch (c.scale.kind) {
+        case ScaleKind::sqrt_dk: return {std::sqrt(static_cast<float>(d.hs)), false};
+        case ScaleKind::none: return {1.0f, false};
+        case ScaleKind::divide_by: return {static_cast<float>(c.scale.value), false};
+        case ScaleKind::multiply_by: return {static_cast<float>(c.scale.value), true};
+    }
+    return {};
 }
 
-// hook_scores_scaled at (h, i, j)
+namespace {
+
+// What the lesson wrote, for notes and explanations.
+std::string scale_source(const Scaling& sc) {
+    switch (sc.kind) {
+        case ScaleKind::sqrt_dk: return "√d_k";
+        case ScaleKind::none: return "none";
+        case ScaleKind::divide_by: return fmt::format("config.scale.divide_by = {:g}", sc.value);
+        case ScaleKind::multiply_by: return fmt::format("config.scale.multiply_by = {:g}", sc.value);
+    }
+    return "";
+}
+
+// y_h = x_h / s_h or x_h · s_h for each head's plane   x, y: (NH, plane)   s: (NH)
+void scale_heads(const float* x, const float* s, bool multiply, float* y, std::size_t NH, std::size_t plane) {
+    for (std::size_t h = 0; h < NH; ++h) {
+        if (multiply) scale_mul(x + h * plane, s[h], y + h * plane, plane);
+        else scale_div(x + h * plane, s[h], y + h * plane, plane);
+    }
+}
+
+}  // namespace
+
+void scale_forward(Run& run) {
+    const Dims& d = run.dims();
+    const Scaling& sc = run.config().scale;
+    const ScaleOp op = scale_op(run.config(), d);
+    const std::string raw = run.name(Leaf::scores_raw), scaled = run.name(Leaf::scores_scaled);
+    const Tensor* s = run.value(raw);
+    if (!sc.recorded) {
+        // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
+        if (float* out = run.open(scaled, {{raw, s}})) {
+            if (op.multiply) scale_mul(s->ptr(), op.s, out, s->size());
+            else scale_div(s->ptr(), op.s, out, s->size());
+        }
+        run.close();
+        Step* step = run.recorded(scaled);
+        if (sc.kind == ScaleKind::none && step->source == StepSource::computed)
+            step->note = "scaling is switched off (config.scale = false): S̃ = S";
+        return;
+    }
+    // s_h = √hs or the lesson's number   (NH); a given s_h replaces it
+    const std::string factor = run.name(Leaf::scale_factor);
+    if (float* f = run.open(factor, {})) std::fill(f, f + d.NH, op.s);
+    run.close();
+    const Tensor* f = run.value(factor);
+    if (Step* fs = run.recorded(factor); fs && fs->source == StepSource::computed)
+        fs->note = fmt::format("s = {}", scale_source(sc));
+    // S̃_h = S_h / s_h, or S_h · s_h with multiply_by   (NH, Tq, T)
+    if (float* out = run.open(scaled, {{raw, s}, {factor, f}}))
+        scale_heads(s->ptr(), f->ptr(), op.multiply, out, d.NH, s->size() / d.NH);
+    run.close();
+    if (Step* step = run.recorded(scaled); step && step->source == StepSource::computed)
+        step->note = fmt::format("S̃ = S {} s, s = hook_scale_factor{}", op.multiply ? "·" : "/",
+                                 sc.kind == ScaleKind::sqrt_dk ? "" : " (" + scale_source(sc) + ")");
+}
+
+// hook_scale_factor at (h); hook_scores_scaled at (h, i, j)
 float scale_explain(Cell& c) {
-    const std::size_t h = c.at[0], i = c.at[1], j = c.at[2];
-    const float s = get(c.input(Leaf::scores_raw), {h, i, j});
     const Config cfg = c.attn_config();
-    const float div = scale_divisor(cfg, c.dims());
-    if (!cfg.scale)
+    const ScaleOp op = scale_op(cfg, c.dims());
+    const std::size_t h = c.at[0];
+    if (c.leaf() == Leaf::scale_factor) {
+        if (cfg.scale.kind == ScaleKind::sqrt_dk)
+            c.line("s = √d_k = √{} (d_k = hs = d_model / heads, in float32) = {}", c.dims().hs, c.num(op.s));
+        else
+            c.line("s = {} (the lesson's number, in float32) = {}", scale_source(cfg.scale), c.num(op.s));
+        c.line("the same for every head; the scores are {} it", op.multiply ? "multiplied by" : "divided by");
+        return op.s;
+    }
+    const std::size_t i = c.at[1], j = c.at[2];
+    const float s = get(c.input(Leaf::scores_raw), {h, i, j});
+    if (cfg.scale.kind == ScaleKind::none) {
         c.line("scaling is off (config.scale false): S̃ = S = {}", c.num(s));
-    else
-        c.line("S̃ = S / √hs = {} / √{} = {} / {}", c.num(s), c.dims().hs, c.num(s), c.num(div));
-    const float r = s / div;
+        return s;
+    }
+    ScaleOp used = op;
+    if (cfg.scale.recorded) {
+        used.s = get(c.input(Leaf::scale_factor), {h});
+        c.line("S̃ = S {} s_h = {} {} {}   (s_h: hook_scale_factor[{}])", op.multiply ? "·" : "/", c.num(s),
+               op.multiply ? "·" : "/", c.num(used.s), Cell::label(c.step, 0, h));
+    } else {
+        c.line("S̃ = S / √hs = {} / √{} = {} / {}", c.num(s), c.dims().hs, c.num(s), c.num(op.s));
+    }
+    const float r = used.apply(s);
     c.line("  = {}", c.num(r));
     return r;
 }
 
-// One division per pair and head (docs/cost.md).
+// One division (or product) per pair and head (docs/cost.md).
 std::vector<CostTerm> scale_cost(const CostQuery& q) {
     const Dims& d = q.d;
     const bool w = q.window > 0;

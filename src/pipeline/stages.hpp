@@ -33,12 +33,18 @@ float rope_explain(Cell& c);
 void scores_forward(Run& run);
 float scores_explain(Cell& c);
 std::vector<CostTerm> scores_cost(const CostQuery& q);
-// scale.cpp     S/√hs (NH, Tq, T)
+// scale.cpp     s (NH) when config.scale is an object; S/s or S·s (NH, Tq, T)
 void scale_forward(Run& run);
 float scale_explain(Cell& c);
 std::vector<CostTerm> scale_cost(const CostQuery& q);
-// What the scores are divided by: √hs in float, or 1 with config.scale false.
-float scale_divisor(const Config& c, const Dims& d);
+// What config.scale does to a score: divide by s (√hs in float, the lesson's
+// divide_by, or 1 when scaling is off) or multiply by s (multiply_by).
+struct ScaleOp {
+    float s = 1;
+    bool multiply = false;
+    float apply(float x) const { return multiply ? x * s : x / s; }
+};
+ScaleOp scale_op(const Config& c, const Dims& d);
 // mask.cpp      M (Tq, T), S̃ + M (NH, Tq, T)
 void mask_forward(Run& run);
 float mask_explain(Cell& c);

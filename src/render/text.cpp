@@ -14,6 +14,17 @@ namespace attntrace {
 
 namespace {
 
+// "on" (÷ √d_k), "off", "÷ 2", "× 0.125"
+std::string scale_text(const Scaling& sc) {
+    switch (sc.kind) {
+        case ScaleKind::sqrt_dk: return "on";
+        case ScaleKind::none: return "off";
+        case ScaleKind::divide_by: return fmt::format("÷ {:g}", sc.value);
+        case ScaleKind::multiply_by: return fmt::format("× {:g}", sc.value);
+    }
+    return "";
+}
+
 // Values on one line, rows (of the first axis longer than 1) separated by
 // " | ", so a (query, head, d_head) claim reads as the article's rows of
 // d_model, and a one-head (1, query, key) claim as its rows of weights.
@@ -140,7 +151,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
             out << fmt::format("{} b{}: {}\n", b ? "      " : "batch:", b, token_line(trace.sequence_tokens[b]));
     out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
                        c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
-                       c.scale ? "on" : "off",
+                       scale_text(c.scale),
                        c.norm == NormKind::layernorm ? std::string(activation_name(c.activation))
                                                      : fmt::format("{} · {}", activation_name(c.activation), norm_name(c.norm)),
                        c.eps);

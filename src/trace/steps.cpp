@@ -68,6 +68,11 @@ const std::vector<StepTemplate> kSteps = {
      "Dot product of every query with every key: how well each token's question matches each token's offer.",
      {A::head, A::query, A::key}, NegInf::given},
     // stage scale
+    {"blocks.0.attn.hook_scale_factor", Leaf::scale_factor, Stage::scale, "Scale factor s_h",
+     "s_h = √d_k (d_k = hs), or the lesson's config.scale: the number each head's scores are divided (or multiplied) by",
+     "The number the scaling uses, as a step a claim can check (√3 = 1.732). Recorded when config.scale is written "
+     "as an object; a given value replaces it, as an article that rounds √d_k does.",
+     {A::head}},
     {"blocks.0.attn.hook_scores_scaled", Leaf::scores_scaled, Stage::scale, "Scaled scores S/√hs",
      "S̃_h = S_h / √hs",
      "Dividing by √hs keeps the scores' variance near 1 whatever the head size, so softmax does not saturate.",

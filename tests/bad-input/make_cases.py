@@ -128,6 +128,23 @@ mod("type-token-not-string.json", lambda d: d["tokens"].__setitem__(1, 2), ["tok
 mod("type-wq-number.json", lambda d: d["weights"].__setitem__("W_Q", 2), ["weights.W_Q"])
 mod("type-claims-object.json", lambda d: d.__setitem__("claims", {"Q": d["claims"][0]}), ["claims"])
 mod("type-scale-string.json", lambda d: d["config"].__setitem__("scale", "yes"), ["config.scale"])
+mod("scale-empty-object.json", lambda d: d["config"].__setitem__("scale", {}),
+    ["config.scale", "exactly one of divide_by and multiply_by", "an empty object"])
+mod("scale-both.json", lambda d: d["config"].__setitem__("scale", {"divide_by": 2, "multiply_by": 0.5}),
+    ["config.scale", "exactly one of divide_by and multiply_by", "both"])
+mod("scale-unknown-key.json", lambda d: d["config"].__setitem__("scale", {"divide": 2}),
+    ["config.scale", "divide"])
+mod("scale-divide-by-zero.json", lambda d: d["config"].__setitem__("scale", {"divide_by": 0}),
+    ["config.scale.divide_by", "from 1e-06 to 1e+06", "0"])
+mod("scale-multiply-by-negative.json", lambda d: d["config"].__setitem__("scale", {"multiply_by": -0.5}),
+    ["config.scale.multiply_by", "from 1e-06 to 1e+06", "-0.5"])
+mod("scale-multiply-by-sqrt-dk.json", lambda d: d["config"].__setitem__("scale", {"multiply_by": "sqrt_dk"}),
+    ["config.scale.multiply_by", "a number", "sqrt_dk"])
+mod("scale-divide-by-other-string.json", lambda d: d["config"].__setitem__("scale", {"divide_by": "sqrt_dmodel"}),
+    ["config.scale.divide_by", "\"sqrt_dk\"", "sqrt_dmodel"])
+mod("scale-factor-given-not-recorded.json",
+    lambda d: d["given"].__setitem__("blocks.0.attn.hook_scale_factor", [1.73]),
+    ["given.blocks.0.attn.hook_scale_factor", "a step this lesson records", "recorded only with config.scale written as an object"])
 mod("type-weights-array.json", lambda d: d.__setitem__("weights", [d["weights"]["W_Q"]]), ["weights", "an object"])
 mod("type-at-array.json", lambda d: d["claims"][3].__setitem__("at", [2]), ["claims[3].at"])
 
@@ -442,6 +459,16 @@ bmod("batch-claim-at-batch-out-of-range.json", lambda d: d["claims"][8].__setite
 bmod("batch-claim-values-wrong-shape.json", lambda d: d["claims"][10].__setitem__("at", {"head": 0}),
      ["claims[10].values", "a 2x4x4 array"])
 
-with open(os.path.join(OUT, "cases.json"), "w") as f:
-    f.write("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in cases.items()) + "\n}\n")
-print(len(cases), "cases")
+# Cases written by hand (a whole lesson rather than the flagship made wrong,
+# e.g. the model-* files) keep their entries: kept from the cases.json this
+# run replaces, after the generated ones, as long as their file exists.
+CASES = os.path.join(OUT, "cases.json")
+generated = len(cases)
+if os.path.exists(CASES):
+    with open(CASES, encoding="utf-8") as f:
+        for k, v in json.load(f, object_pairs_hook=OrderedDict).items():
+            if k not in cases and os.path.exists(os.path.join(OUT, k)):
+                cases[k] = v
+with open(CASES, "w", encoding="utf-8") as f:
+    f.write("{\n" + ",\n".join(f"  {compact(k)}: {compact(v)}" for k, v in cases.items()) + "\n}\n")
+print(generated, "cases generated,", len(cases) - generated, "written by hand kept")

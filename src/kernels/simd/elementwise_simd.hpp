@@ -82,25 +82,37 @@ void Add::operator()(Arch, const float* a, const float* b, float* y, std::size_t
 inline constexpr std::size_t kChunkFloats = 1 << 14;
 
 
-template <class Arch>
-void ScaleDiv::operator()(Arch, const float* x, float divisor, float* y, std::size_t n) const {
+// y = op(x) over chunks of kChunkFloats, streamed past kStreamBytes. op takes
+// a batch or a float and does one IEEE operation on it, so every lane and the
+// scalar tail round alike.
+template <class Arch, class Op>
+void scale_chunks(const float* x, float* y, std::size_t n, Op op) {
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
     const std::size_t chunks = (n + kChunkFloats - 1) / kChunkFloats;
-    const B d(divisor);
-    // y = x / divisor: a division, not a product with 1/divisor (which rounds differently for most divisors)
 #pragma omp parallel for schedule(static) if (n > kParallelFloats)
     for (std::size_t c = 0; c < chunks; ++c) {
         const std::size_t begin = c * kChunkFloats, end = n - begin < kChunkFloats ? n : begin + kChunkFloats;
         std::size_t i = begin;
         if (n * sizeof(float) >= kStreamBytes) {
-            for (; i < end && reinterpret_cast<std::uintptr_t>(y + i) % (W * sizeof(float)); ++i) y[i] = x[i] / divisor;
-            for (; i + W <= end; i += W) store_stream<Arch>(B::load_unaligned(x + i) / d, y + i);
+            for (; i < end && reinterpret_cast<std::uintptr_t>(y + i) % (W * sizeof(float)); ++i) y[i] = op(x[i]);
+            for (; i + W <= end; i += W) store_stream<Arch>(op(B::load_unaligned(x + i)), y + i);
         }
-        for (; i + W <= end; i += W) (B::load_unaligned(x + i) / d).store_unaligned(y + i);
-        for (; i < end; ++i) y[i] = x[i] / divisor;  // tail
+        for (; i + W <= end; i += W) op(B::load_unaligned(x + i)).store_unaligned(y + i);
+        for (; i < end; ++i) y[i] = op(x[i]);  // tail
         _mm_sfence();  // this thread's streamed stores land before the region ends
     }
+}
+
+template <class Arch>
+void ScaleDiv::operator()(Arch, const float* x, float divisor, float* y, std::size_t n) const {
+    // y = x / divisor: a division, not a product with 1/divisor (which rounds differently for most divisors)
+    scale_chunks<Arch>(x, y, n, [divisor](auto v) { return v / decltype(v)(divisor); });
+}
+
+template <class Arch>
+void ScaleMul::operator()(Arch, const float* x, float factor, float* y, std::size_t n) const {
+    scale_chunks<Arch>(x, y, n, [factor](auto v) { return v * decltype(v)(factor); });
 }
 
 template <class Arch>

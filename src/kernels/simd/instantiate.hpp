@@ -25,6 +25,8 @@
                                                                  std::size_t, std::size_t) const;                \
     template void attntrace::simd::ScaleDiv::operator()<ARCH>(ARCH, const float*, float, float*, std::size_t)    \
         const;                                                                                                    \
+    template void attntrace::simd::ScaleMul::operator()<ARCH>(ARCH, const float*, float, float*, std::size_t)    \
+        const;                                                                                                    \
     template void attntrace::simd::AddMaskHeads::operator()<ARCH>(ARCH, const float*, const float*, float*,      \
                                                                   std::size_t, std::size_t) const;               \
     template void attntrace::simd::AttentionStreaming::operator()<ARCH>(                                          \

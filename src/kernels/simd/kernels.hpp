@@ -94,10 +94,14 @@ struct Add {
     template <class Arch>
     void operator()(Arch, const float* a, const float* b, float* y, std::size_t n) const;
 };
-// See scale_div_ref and add_mask_heads_ref: the same operations, bit for bit.
+// See scale_div_ref, scale_mul_ref and add_mask_heads_ref: the same operations, bit for bit.
 struct ScaleDiv {
     template <class Arch>
     void operator()(Arch, const float* x, float divisor, float* y, std::size_t n) const;
+};
+struct ScaleMul {
+    template <class Arch>
+    void operator()(Arch, const float* x, float factor, float* y, std::size_t n) const;
 };
 struct AddMaskHeads {
     template <class Arch>
