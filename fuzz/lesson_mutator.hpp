@@ -67,7 +67,8 @@ inline const std::vector<std::string>& lesson_keys() {
         "embedding", "memory", "generate", "seed", "std", "npy", "kind", "window", "causal", "global", "block",
         "summary", "pad", "pad_token", "pad_id", "pad_x", "sequences", "allowed", "layout", "base", "slopes", "step",
         "at", "of", "decimals", "values", "shape", "expect", "quote", "note", "W_Q", "W_K", "W_V", "W_O", "W_1",
-        "W_2", "W_3", "blocks.0.attn.hook_q", "blocks.0.attn.hook_pattern"};
+        "W_2", "W_3", "blocks.0.attn.hook_q", "blocks.0.attn.hook_pattern", "weight_layout", "divide_by",
+        "multiply_by"};
     return v;
 }
 

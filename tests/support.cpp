@@ -1,6 +1,8 @@
 #include "support.hpp"
 
 #include "cli/cli.hpp"
+#include "core/error.hpp"
+#include "lesson/lesson.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -152,6 +154,15 @@ std::vector<std::string> TempDir::entries() const {
 
 std::string source_dir() { return ATTNTRACE_SOURCE_DIR; }
 std::string lessons_dir() { return source_dir() + "/lessons"; }
+
+std::string lesson_refusal(const std::string& text, const std::string& file) {
+    try {
+        attntrace::parse_lesson(text, file);
+    } catch (const attntrace::InputError& e) {
+        return e.what();
+    }
+    return "(accepted)";
+}
 
 std::vector<std::string> lesson_files() {
     std::vector<std::string> out;

@@ -8,6 +8,7 @@
 #include <regex>
 #include <string>
 
+#include "core/decimal.hpp"
 #include "render/heatmap.hpp"
 #include "support.hpp"
 
@@ -102,4 +103,25 @@ TEST_CASE("heatmap legends and cells near float32's limit are compact numbers, n
     attntrace::HeatmapOptions opt;
     const std::string map = attntrace::format_heatmap(w, {"query", "key"}, {{"q"}, {"a", "b"}}, opt);
     CHECK(map.find("' ' <0.20  ░ <0.40  ▒ <0.60  ▓ <0.80  █ ≤1.00") != std::string::npos);
+}
+
+TEST_CASE("tables and claims near float32's limit print in scientific notation, as numpy does past 1e8", "[hostile]") {
+    TempDir dir;
+    // Within float32 all the way: the row sum 3e38 + 3e38 - 3e38 + 1 is 3e38.
+    const std::string file = lesson_with_scores(dir, {3e38, 3e38, -3e38, 1.0});
+    const CliResult r = run_cli({"--color", "never", "run", file, "--precision", "4"});
+    INFO(r.out);
+    CHECK(r.status == 0);
+    CHECK(!std::regex_search(r.out, std::regex("[0-9]{10}")));  // no 39-digit fixed-point number anywhere
+    // The scores' table: every cell of it in one notation, 1 included.
+    CHECK(r.out.find("3.0000e+38") != std::string::npos);
+    CHECK(r.out.find("-3.0000e+38") != std::string::npos);
+    CHECK(r.out.find("1.0000e+00") != std::string::npos);
+    // The claim's computed row sum too.
+    CHECK(std::regex_search(r.out, std::regex("computed: +3\\.0+e\\+38")));
+    // Below the threshold nothing changes: fixed-point, as the goldens and README hold.
+    CHECK(attntrace::format_number(99999992.0f, 2) == "99999992.00");  // the float32 just below 1e8
+    CHECK(attntrace::format_number(12345.678f, 2) == "12345.68");
+    CHECK(attntrace::format_number(-1e8f, 1) == "-1.0e+08");
+    CHECK(attntrace::format_number(-0.00001f, 3) == "0.000");
 }

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <string>
 
-#include "core/error.hpp"
 #include "cost/cost.hpp"
 #include "pipeline/mask_pattern.hpp"
 #include "pipeline/plan.hpp"
@@ -61,14 +60,7 @@ std::string pattern(const Lesson& l) {
     return s;
 }
 
-std::string refusal(const json& doc) {
-    try {
-        parse_lesson(doc.dump(), "bad.json");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
+std::string refusal(const json& doc) { return attntrace::test::lesson_refusal(doc.dump(), "bad.json"); }
 
 }  // namespace
 

@@ -52,7 +52,8 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
         // Parse every cell first: a bad one stops before anything is printed.
         std::vector<CellRef> cells;
         for (const auto& c : opts->cells) cells.push_back(parse_cell(trace, c));
-        // The explanation quotes the lesson's tokens: printable, its own line breaks kept.
+        // The explanation's labels and tokens are printable already (Cell::label);
+        // the whole is escaped again, its own line breaks kept, for anything else.
         for (std::size_t i = 0; i < cells.size(); ++i)
             cli.out << (i ? "\n" : "") << printable(explain_cell(e->lesson, trace, cells[i], o).text, true);
         cli.status = 0;

@@ -22,7 +22,7 @@ void add_list_command(CLI::App& app, CliContext& cli) {
         for (const auto& file : files) {
             Lesson l = read_lesson(file);
             cli.out << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims)\n", printable(l.id), printable(l.title), "",
-                                   printable(l.source.document),
+                                   l.source.document.empty() ? "(no source: a private lesson)" : printable(l.source.document),
                                    l.source.section.empty() ? "" : " §" + printable(l.source.section), l.claims.size());
         }
         const auto cost_files = list_cost_lesson_files();

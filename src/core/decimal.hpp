@@ -31,8 +31,21 @@ inline bool agrees_at_precision(float computed, float printed, int decimals) {
     return std::fabs(static_cast<double>(computed) - printed) <= half_unit + slack;
 }
 
+// Where fixed-point stops being readable: numpy prints an array in
+// scientific notation once its largest magnitude reaches 1e8, and so do the
+// tables (3e38 would otherwise take 39 digits and push a row off the screen).
+inline constexpr float kScientificFrom = 1e8f;
+
+enum class Notation { fixed, scientific };
+
+// A table's notation: scientific when any finite value reaches kScientificFrom.
+Notation notation_for(const float* x, std::size_t n);
+
 // One number as the tables and explanations show it: `precision` decimals,
-// "-inf" for blocked cells, never "-0.0000".
+// "-inf" for blocked cells, never "-0.0000"; with the scientific notation,
+// `precision` decimals of the mantissa (3.0000e+38).
+std::string format_number(float x, int precision, Notation notation);
+// The same, the notation chosen for this number alone.
 std::string format_number(float x, int precision);
 
 }  // namespace attntrace

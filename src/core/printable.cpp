@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 namespace attntrace {
 
 namespace {
@@ -23,6 +25,23 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
         return b1 >= lo && b1 <= hi && cont(at(i + 2)) && cont(at(i + 3)) ? 4 : 0;
     }
     return 0;  // a continuation byte on its own, 0xC0, 0xC1, 0xF5..0xFF
+}
+
+// The code point of the valid n-byte UTF-8 sequence at s[i].
+char32_t decode(std::string_view s, std::size_t i, std::size_t n) {
+    const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+    if (n == 2) return (b(0) & 0x1F) << 6 | (b(1) & 0x3F);
+    if (n == 3) return (b(0) & 0x0F) << 12 | (b(1) & 0x3F) << 6 | (b(2) & 0x3F);
+    return (b(0) & 0x07) << 18 | (b(1) & 0x3F) << 12 | (b(2) & 0x3F) << 6 | (b(3) & 0x3F);
+}
+
+// Code points that are not controls but still change what a terminal shows
+// around them: the bidirectional marks, embeddings, overrides and isolates
+// (a token can reorder the rest of its line, "Trojan Source"), and the line
+// and paragraph separators (a line break to some terminals and viewers).
+bool invisible_format(char32_t u) {
+    return u == 0x061C || u == 0x200E || u == 0x200F || (u >= 0x202A && u <= 0x202E) ||
+           (u >= 0x2066 && u <= 0x2069) || u == 0x2028 || u == 0x2029;
 }
 
 }  // namespace
@@ -48,6 +67,9 @@ std::string printable(std::string_view s, bool keep_newlines) {
         } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {  // U+0080..U+009F
             out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
             i += 2;
+        } else if (const char32_t u = decode(s, i, n); invisible_format(u)) {
+            out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(u));
+            i += n;
         } else {
             out.append(s.substr(i, n));
             i += n;

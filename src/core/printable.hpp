@@ -17,7 +17,10 @@ namespace attntrace {
 // other C0 controls and DEL; the C1 controls (U+0080..U+009F, which some
 // terminals obey like ESC) as \u0080..\u009f; each byte that is not part of
 // valid UTF-8 (a stray continuation byte, a truncated sequence, an overlong
-// form, a surrogate, above U+10FFFF) as \xNN. Valid UTF-8 that is not a
+// form, a surrogate, above U+10FFFF) as \xNN; the bidirectional formatting
+// characters (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which
+// reorder the rest of a line) and the line and paragraph separators (U+2028,
+// U+2029) as \uNNNN. Valid UTF-8 that is not a
 // control ("é", "√", "Σ", "≤") is kept as is, so text without controls comes
 // out unchanged. A backslash is kept as is: the result is for reading, not
 // for parsing back.

@@ -93,6 +93,14 @@ bool checked_numel(const Shape& s, std::size_t limit, std::size_t& out) {
     return n <= limit;
 }
 
+Tensor transposed(const Tensor& m) {
+    const std::size_t r = m.shape.at(0), c = m.shape.at(1);
+    Tensor t(Shape{c, r});
+    for (std::size_t i = 0; i < r; ++i)
+        for (std::size_t j = 0; j < c; ++j) t.data[j * r + i] = m.data[i * c + j];
+    return t;
+}
+
 std::string shape_str(const Shape& s) {
     if (s.empty()) return "scalar";
     std::string out;

@@ -99,6 +99,9 @@ std::string shape_str(const Shape& s);
 // For messages: "a 3x4 array", "an array of 8", "a single number"
 std::string array_text(const Shape& s);
 
+// The transpose of a matrix: (r, c) -> (c, r), element [j][i] = m[i][j].
+Tensor transposed(const Tensor& m);
+
 // Drop axes of size 1: (1,3,3) -> (3,3). Used to accept a single head's matrix
 // where the step holds (heads, T, T) with heads = 1.
 Shape squeeze(const Shape& s);

@@ -73,6 +73,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                    {"mask", std::string(mask_name(c.mask))}, {"scale", scale_json(c.scale)},
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
     if (c.norm != NormKind::layernorm) j["config"]["norm"] = std::string(norm_name(c.norm));  // absent: LayerNorm
+    if (c.weight_layout == WeightLayout::out_in) j["config"]["weight_layout"] = "out_in";     // absent: in_out
     if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged
         const Positions& p = c.positions;
         OrderedJson pj;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "lesson/config_reader.hpp"
+#include "trace/step_lookup.hpp"
 
 namespace attntrace {
 
@@ -67,9 +68,15 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     Claim c;
     c.id = f_.string(f_.member(v, path, "id"), join(path, "id"));
     c.step = f_.string(f_.member(v, path, "step"), join(path, "step"));
-    const StepDef* def = lesson_.catalogue().find(c.step);
-    const Dims dd = def ? lesson_.dims_of(lesson_.catalogue().pass_of(*def)) : dims_;
-    if (!def) f_.fail(join(path, "step"), "a step name (see docs/steps.md)", describe(v["step"]));
+    // The whole name, or its end when one step ends so ("hook_pattern"): kept whole from here on.
+    const StepLookup found =
+        lookup_step(lesson_.catalogue(), c.step, [&](const StepDef& d) { return lesson_.records(d); });
+    if (!found.def)
+        f_.fail(join(path, "step"), found.ambiguous.empty() ? "a step name (see docs/steps.md)" : "the name of one step",
+                lookup_failure(c.step, found));
+    const StepDef* def = found.def;
+    c.step = def->name;
+    const Dims dd = lesson_.dims_of(lesson_.catalogue().pass_of(*def));
     if (!lesson_.records(*def))
         f_.fail(join(path, "step"), "a step this lesson records",
                 fmt::format("{} ({})", c.step, ctx.why_not_recorded(*def)));

@@ -1,5 +1,5 @@
 // config: d_model, heads, K/V heads, d_ff, mask, scale, activation, norm, eps,
-// positions, and the model: blocks, norm_first, block.
+// weight_layout, positions, and the model: blocks, norm_first, block.
 #include "lesson/config_reader.hpp"
 
 #include <fmt/format.h>
@@ -46,7 +46,7 @@ Scaling read_scale(const Fields& f, const json& v) {
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
     f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
-                               "positions", "blocks", "norm_first", "block"});
+                               "positions", "blocks", "norm_first", "block", "weight_layout"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
     if (auto* h = f.optional(c, "heads"))
@@ -83,6 +83,13 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
         cfg.eps = f.number(*e, "config.eps");
         // eps = 0 divides a constant row by 0; below ~1e-30 it is 0 or denormal in float32
         if (cfg.eps < 1e-30 || cfg.eps > 1) f.fail("config.eps", "a number from 1e-30 to 1", describe(*e));
+    }
+    if (auto* l = f.optional(c, "weight_layout")) {
+        auto s = f.string(*l, "config.weight_layout");
+        if (s == "in_out") cfg.weight_layout = WeightLayout::in_out;
+        else if (s == "out_in") cfg.weight_layout = WeightLayout::out_in;
+        else f.fail("config.weight_layout", "\"in_out\" (x·W, d_in x d_out) or \"out_in\" (x·Wᵀ, nn.Linear's d_out x d_in)",
+                    describe(*l));
     }
     if (auto* b = f.optional(c, "blocks"))
         cfg.arch.blocks = static_cast<std::size_t>(f.integer(*b, "config.blocks", 1, kMaxBlocks));

@@ -24,6 +24,11 @@ inline constexpr int kLessonFormatVersion = 1;
 enum class MaskKind { none, causal, window, global_local, block_sparse, padding, custom };
 enum class Activation { relu, gelu, gelu_tanh, swiglu };
 enum class NormKind { layernorm, rmsnorm };
+// config.weight_layout: how a lesson writes a projection's matrix. in_out is
+// d_in x d_out, applied as x·W (the articles); out_in is d_out x d_in,
+// applied as x·Wᵀ (nn.Linear's weight as PyTorch prints it). The reader
+// stores every matrix as in_out, so nothing past it knows the difference.
+enum class WeightLayout { in_out, out_in };
 enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable };
 // config.positions (docs/lesson-format.md): how the block knows where each token is.
 enum class PositionKind { none, sinusoidal, learned, rope, alibi };
@@ -96,6 +101,7 @@ struct Config {
     Activation activation = Activation::relu;  // swiglu: a gated FFN with a third matrix W_3
     NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm)
     double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch
+    WeightLayout weight_layout = WeightLayout::in_out;  // how the lesson wrote its matrices
     Positions positions;  // none: the block cannot tell the order of the tokens
     Arch arch;            // blocks, norm_first, block kind: the model the catalogue is generated for
 };

@@ -38,6 +38,11 @@ public:
         if (auto* fmt_name = f_.optional(doc_, "format"); fmt_name && *fmt_name == "attntrace-cost-lesson")
             f_.fail("format", "\"attntrace-lesson\" (a cost lesson has no pipeline to run: `attntrace check` reads it)",
                     describe(*fmt_name));
+        // A trace is what export writes from a lesson: run and check read lessons, diff and report read traces.
+        if (auto* fmt_name = f_.optional(doc_, "format"); fmt_name && *fmt_name == "attntrace-trace")
+            f_.fail("format", "\"attntrace-lesson\"",
+                    "\"attntrace-trace\": this is a trace (what export writes), not a lesson; `attntrace diff` "
+                    "reads traces");
         f_.only_keys(doc_, "", {"format", "version", "id", "title", "source", "description", "tokens",
                                 "query_tokens", "token_ids", "memory_tokens", "config", "run", "inputs", "weights",
                                 "weights_seed", "given", "document_rounding", "claims", "batch"});
@@ -116,7 +121,10 @@ private:
             f_.fail("id", "letters, digits, '-', '_' or '.'", describe(doc_["id"]));
         lesson_.title = f_.string(f_.member(doc_, "", "title"), "title");
         if (auto* d = f_.optional(doc_, "description")) lesson_.description = f_.string(*d, "description");
-        const json& src = f_.object(f_.member(doc_, "", "source"), "source");
+        // A private lesson (one's own model, notes not yet published) may leave its source out.
+        const json* given_src = f_.optional(doc_, "source");
+        if (!given_src) return;
+        const json& src = f_.object(*given_src, "source");
         f_.only_keys(src, "source", {"document", "title", "section"});
         lesson_.source.document = f_.string(f_.member(src, "source", "document"), "source.document");
         if (auto* t = f_.optional(src, "title")) lesson_.source.title = f_.string(*t, "source.title");
@@ -398,7 +406,10 @@ private:
             if (v) {
                 if (spec.uses_d_ff() && dims_.F == 0)
                     f_.fail("config.d_ff", fmt::format("d_ff, since {} is given", path), "nothing (the field is missing)");
-                lesson_.weights[use.name] = read_matrix(*v, path, shape, spec.shape_text(dims_), spec.default_std(dims_));
+                // Read as the lesson wrote it (paths and shapes in its layout), kept as d_in x d_out.
+                const WeightLayout layout = lesson_.config.weight_layout;
+                Tensor m = read_matrix(*v, path, spec.shape(dims_, layout), spec.shape_text(dims_, layout), spec.default_std(dims_));
+                lesson_.weights[use.name] = spec.swapped(layout) ? transposed(m) : std::move(m);
             } else if (generated(use)) {  // reserved above, with the others
                 lesson_.weights[use.name] = generate(spec.init, shape, derive_seed(*seed, use.name.c_str()), spec.default_std(dims_));
             }

@@ -57,22 +57,32 @@ Shape WeightSpec::shape(const Dims& d) const {
     return s;
 }
 
-std::string WeightSpec::shape_text() const {
-    std::string s;
-    for (Axis a : axes) s += (s.empty() ? "" : " x ") + std::string(axis_name(a));
+Shape WeightSpec::shape(const Dims& d, WeightLayout layout) const {
+    Shape s = shape(d);
+    if (swapped(layout)) std::swap(s[0], s[1]);
     return s;
 }
 
+std::string WeightSpec::shape_text() const { return shape_text(Dims{}, WeightLayout::in_out); }
+
+std::string WeightSpec::shape_text(const Dims& d) const { return shape_text(d, WeightLayout::in_out); }
+
 // Multi-head attention keeps the plain names (K/V's columns are d_model);
-// with fewer K/V heads the last extent is spelled out with its numbers.
-std::string WeightSpec::shape_text(const Dims& d) const {
-    if (!kv || d.KVH == d.NH) return shape_text();
-    std::string names, n;
-    for (std::size_t i = 0; i + 1 < axes.size(); ++i) {
-        names += fmt::format("{} x ", axis_name(axes[i]));
-        n += fmt::format("{} x ", d.extent(axes[i]));
+// with fewer K/V heads the K/V extent is spelled out with its numbers.
+std::string WeightSpec::shape_text(const Dims& d, WeightLayout layout) const {
+    const bool numbers = kv && d.KVH != d.NH;
+    std::vector<std::string> names, n;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        const bool kv_extent = numbers && i + 1 == axes.size();
+        names.push_back(kv_extent ? std::string("kv_heads·head_size") : std::string(axis_name(axes[i])));
+        n.push_back(kv_extent ? fmt::format("{}·{}", d.KVH, d.hs) : fmt::format("{}", numbers ? d.extent(axes[i]) : 0));
     }
-    return fmt::format("{}kv_heads·head_size = {}{}·{}", names, n, d.KVH, d.hs);
+    if (swapped(layout)) {
+        std::swap(names[0], names[1]);
+        std::swap(n[0], n[1]);
+    }
+    if (!numbers) return fmt::format("{}", fmt::join(names, " x "));
+    return fmt::format("{} = {}", fmt::join(names, " x "), fmt::join(n, " x "));
 }
 
 bool WeightSpec::uses_d_ff() const { return std::find(axes.begin(), axes.end(), Axis::d_ff) != axes.end(); }

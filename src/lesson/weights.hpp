@@ -31,6 +31,11 @@ struct WeightSpec {
     std::string shape_text() const;  // "d_model x d_ff"
     // K/V under GQA, with the numbers: "d_model x kv_heads·head_size = 16 x 2·2"; else shape_text()
     std::string shape_text(const Dims& d) const;
+    // As a lesson writes it: a matrix's two extents swapped under
+    // config.weight_layout "out_in" ("d_ff x d_model" for W_1); vectors as they are.
+    bool swapped(WeightLayout layout) const { return layout == WeightLayout::out_in && axes.size() == 2; }
+    Shape shape(const Dims& d, WeightLayout layout) const;
+    std::string shape_text(const Dims& d, WeightLayout layout) const;
     bool uses_d_ff() const;
     double default_std(const Dims& d) const;  // 1/√d_in for matrices, 0 for vectors
 };

@@ -4,6 +4,7 @@
 
 #include "core/decimal.hpp"
 #include "core/error.hpp"
+#include "core/printable.hpp"
 
 namespace attntrace {
 
@@ -37,9 +38,11 @@ const Tensor& Cell::weight(const std::string& name) const {
     return *w;
 }
 
-std::string Cell::label(const Step& s, std::size_t k, std::size_t i) {
+std::string Cell::label_text(const Step& s, std::size_t k, std::size_t i) {
     return k < s.labels.size() && i < s.labels[k].size() ? s.labels[k][i] : std::to_string(i);
 }
+
+std::string Cell::label(const Step& s, std::size_t k, std::size_t i) { return printable(label_text(s, k, i)); }
 
 std::size_t offset(const Shape& shape, std::initializer_list<std::size_t> at) {
     std::size_t off = 0, k = 0;

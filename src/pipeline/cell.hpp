@@ -50,7 +50,11 @@ struct Cell {
     // The pass's weights: "W_Q" is blocks.1.cross.W_Q in block 1's cross-attention.
     const Tensor& weight(const std::string& name) const;  // InputError when missing
     const Tensor* optional_weight(const std::string& name) const;
-    // The label of index i on axis k of step s ("ring", "h0", "d3").
+    // The label of index i on axis k of step s ("ring", "h0", "d3"), as the
+    // lesson or trace wrote it: for matching what a user typed.
+    static std::string label_text(const Step& s, std::size_t k, std::size_t i);
+    // The same made printable (core/printable.hpp): for an explanation's text,
+    // where a token's own controls or line breaks must not reach the terminal.
     static std::string label(const Step& s, std::size_t k, std::size_t i);
     template <class... A>
     void line(fmt::format_string<A...> f, A&&... a) {

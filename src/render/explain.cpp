@@ -8,9 +8,11 @@
 
 #include "core/decimal.hpp"
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "pipeline/operation.hpp"
 #include "render/matrix.hpp"
 #include "trace/policy.hpp"
+#include "trace/step_lookup.hpp"
 
 namespace attntrace {
 
@@ -40,7 +42,7 @@ std::size_t parse_index(const Step& s, std::size_t k, const std::string& text, s
     }
     std::size_t found = n, count = 0;
     for (std::size_t i = 0; i < n; ++i)
-        if (Cell::label(s, k, i) == text) found = i, ++count;
+        if (Cell::label_text(s, k, i) == text) found = i, ++count;
     if (count == 0)
         throw InputError(fmt::format("explain: expected a label of axis {} ({}) or an index {}, found \"{}\"", s.axes[k],
                                      k < s.labels.size() ? fmt::format("{}", fmt::join(s.labels[k], " ")) : "",
@@ -64,9 +66,13 @@ CellRef parse_cell(const Trace& trace, std::string_view text) {
     if (matches.empty()) {
         bool known = false;
         for (const auto& def : step_catalogue()) known = known || step_matches(def.name, {name});
+        std::vector<std::string> names;
+        for (const Step& s : trace.steps) names.push_back(s.name);
+        const std::vector<std::string> closest = closest_names(name, names);
         throw InputError(known ? fmt::format("explain: expected a step this lesson computes, found \"{}\" (its stage "
                                              "does not run in this lesson)", name)
-                               : fmt::format("explain: expected a step name (see docs/steps.md), found \"{}\"", name));
+                               : fmt::format("explain: expected a step name (see docs/steps.md), found \"{}\"{}", name,
+                                             closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
     }
     if (matches.size() > 1) {
         std::string names;
@@ -102,7 +108,9 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
         const Lesson seq = sequence_lesson(lesson, b);
         const CellRef inner{s.name, std::vector<std::size_t>(cell.at.begin() + 1, cell.at.end())};
         Explanation e = explain_cell(seq, one, inner, opt);
-        e.text = fmt::format("sequence b{} of the batch: {}\n", b, fmt::join(seq.tokens, " ")) + e.text;
+        std::string tokens;
+        for (const auto& t : seq.tokens) (tokens += tokens.empty() ? "" : " ") += printable(t);
+        e.text = fmt::format("sequence b{} of the batch: {}\n", b, tokens) + e.text;
         return e;
     }
     Cell c{lesson, trace, opt, s, cell.at, {}};

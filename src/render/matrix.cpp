@@ -36,13 +36,22 @@ std::string format_slice(const Slice& s, const TableOptions& opt, bool summarize
     std::size_t label_w = 3;  // room for the "..." row
     for (auto r : rows)
         if (r != kGap) label_w = std::max(label_w, display_width(label(s.row_labels, r)));
+    // One notation for the slice, as numpy has it: scientific once a shown
+    // value reaches kScientificFrom (core/decimal.hpp).
+    Notation notation = Notation::fixed;
+    for (auto r : rows)
+        for (std::size_t c = 0; r != kGap && c < s.cols && notation == Notation::fixed; ++c)
+            notation = notation_for(&s.base[r * s.row_stride + c * s.col_stride], 1);
+    const auto cell = [&](std::size_t r, std::size_t c) {
+        return format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision, notation);
+    };
     // One width for every column: the widest label or number of the whole slice
     // (over the shown rows), so dropping columns to fit cannot widen the rest.
     std::size_t w = 0;
     for (std::size_t c = 0; c < s.cols; ++c) {
         w = std::max(w, display_width(label(s.col_labels, c)));
         for (auto r : rows)
-            if (r != kGap) w = std::max(w, format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision).size());
+            if (r != kGap) w = std::max(w, cell(r, c).size());
     }
     if (!opt.full) cols = fit_columns(cols, s.cols, opt.indent.size() + label_w, w + 2, 5, opt.width);
     std::string out = opt.indent + std::string(label_w, ' ');
@@ -56,8 +65,7 @@ std::string format_slice(const Slice& s, const TableOptions& opt, bool summarize
         const std::string l = label(s.row_labels, r);
         out += opt.indent + l + std::string(label_w - std::min(label_w, display_width(l)), ' ');
         for (auto c : cols)
-            out += c == kGap ? std::string("  ...")
-                             : std::string("  ") + pad_left(format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision), w);
+            out += c == kGap ? std::string("  ...") : std::string("  ") + pad_left(cell(r, c), w);
         out += "\n";
     }
     return out;

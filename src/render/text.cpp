@@ -32,10 +32,11 @@ std::string numbers(const Tensor& t, int precision) {
     std::size_t lead = 0;
     while (lead + 1 < t.rank() && t.shape[lead] == 1) ++lead;
     const std::size_t row = t.rank() - lead >= 2 ? t.size() / t.shape[lead] : t.size() + 1;
+    const Notation notation = notation_for(t.data.data(), t.size());
     std::string s;
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (i) s += i % row == 0 ? " | " : " ";
-        s += format_number(t.data[i], precision);
+        s += format_number(t.data[i], precision, notation);
     }
     return s;
 }
@@ -73,7 +74,7 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
             out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, std::max(precision, c.decimals + 2)));
         if (r.verdict == Verdict::disagrees || r.verdict == Verdict::agrees_when_rounded)
             out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
-                               numbers(r.computed, std::max(c.decimals, 2)));
+                               numbers(r.computed, c.decimals));  // at the claim's own precision
     } else {
         out << "      " << printable(r.reason) << "\n";
     }
@@ -88,10 +89,11 @@ void render_summary(std::ostream& out, const Step& s, const TableOptions& table)
                        format_number(float(m.max), table.precision), format_number(float(m.mean), table.precision),
                        m.neg_inf ? fmt::format("  ({} cells -inf)", m.neg_inf) : "");
     const std::size_t n = m.row_sums.size(), shown = std::min<std::size_t>(n, 6);
+    const Notation notation = notation_for(m.row_sums.data.data(), shown);
     std::string sums;
     for (std::size_t i = 0; i < shown; ++i) {
         if (i) sums += ' ';
-        sums += format_number(m.row_sums.data[i], table.precision);
+        sums += format_number(m.row_sums.data[i], table.precision, notation);
     }
     out << fmt::format("    row sums ({} of {}): {}{}\n", shown, n, sums, shown < n ? " ..." : "");
     // The corner keeps the last two axes (or the one) with their first labels.
@@ -140,9 +142,10 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                 const RunView& view) {
     const Config& c = lesson.config;
     out << fmt::format("attntrace · {} — {}\n", printable(lesson.id), printable(lesson.title));
-    out << fmt::format("source: {}{}{}\n", printable(lesson.source.document),
-                       lesson.source.title.empty() ? "" : " · " + printable(lesson.source.title),
-                       lesson.source.section.empty() ? "" : " · §" + printable(lesson.source.section));
+    if (!lesson.source.document.empty())  // a private lesson may have none
+        out << fmt::format("source: {}{}{}\n", printable(lesson.source.document),
+                           lesson.source.title.empty() ? "" : " · " + printable(lesson.source.title),
+                           lesson.source.section.empty() ? "" : " · §" + printable(lesson.source.section));
     if (trace.sequence_tokens.empty())
         out << fmt::format("tokens: {}{}\n", token_line(lesson.tokens),
                            lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", token_line(lesson.query_tokens)));
@@ -155,6 +158,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                        c.norm == NormKind::layernorm ? std::string(activation_name(c.activation))
                                                      : fmt::format("{} · {}", activation_name(c.activation), norm_name(c.norm)),
                        c.eps);
+    if (c.weight_layout == WeightLayout::out_in)
+        out << "weights: as nn.Linear's weight, d_out x d_in, applied as x·Wᵀ (config.weight_layout \"out_in\")\n";
     if (const Positions& p = c.positions; p.kind != PositionKind::none)
         out << fmt::format("positions: {}{}\n", position_name(p.kind),
                            p.kind == PositionKind::rope
@@ -261,7 +266,7 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
                            r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
         if (r.verdict == Verdict::disagrees && r.computed.size())
             out << fmt::format("      printed {}\n      right   {}\n", numbers(c.values, c.decimals),
-                               numbers(r.computed, std::max(c.decimals, 2)));
+                               numbers(r.computed, c.decimals));
         else if (r.verdict == Verdict::disagrees)
             out << "      " << printable(r.reason) << "\n";
     }

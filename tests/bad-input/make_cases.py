@@ -110,7 +110,11 @@ mod("unknown-given-step.json",
     lambda d: rename(d["given"], "blocks.0.attn.hook_v", "blocks.0.attn.hook_values"),
     ["given.blocks.0.attn.hook_values", "unknown"])
 mod("unknown-claim-step.json", lambda d: d["claims"][7].__setitem__("step", "blocks.0.attn.hook_attention"),
-    ["claims[7].step"])
+    ["claims[7].step", "\"blocks.0.attn.hook_attention\"", "closest: blocks.0.attn.hook_pattern"])
+mod("claim-step-typo.json", lambda d: d["claims"][7].__setitem__("step", "blocks.0.attn.hook_patern"),
+    ["claims[7].step", "\"blocks.0.attn.hook_patern\"", "closest: blocks.0.attn.hook_pattern"])
+mod("claim-step-short-typo.json", lambda d: d["claims"][7].__setitem__("step", "hook_scores_scald"),
+    ["claims[7].step", "\"hook_scores_scald\"", "closest: blocks.0.attn.hook_scores_scaled"])
 mod("unknown-claim-field.json", lambda d: rename(d["claims"][2], "decimals", "decimal"),
     ["claims[2].decimal", "unknown"])
 mod("unknown-generator-field.json",
@@ -145,6 +149,18 @@ mod("scale-divide-by-other-string.json", lambda d: d["config"].__setitem__("scal
 mod("scale-factor-given-not-recorded.json",
     lambda d: d["given"].__setitem__("blocks.0.attn.hook_scale_factor", [1.73]),
     ["given.blocks.0.attn.hook_scale_factor", "a step this lesson records", "recorded only with config.scale written as an object"])
+mod("weight-layout-unknown.json", lambda d: d["config"].__setitem__("weight_layout", "torch"),
+    ["config.weight_layout", "\"in_out\"", "\"out_in\"", "torch"])
+mod("weight-layout-bool.json", lambda d: d["config"].__setitem__("weight_layout", True), ["config.weight_layout", "true"])
+
+
+def out_in_w1_as_d_model_x_d_ff(d):  # W_1 written d_in x d_out under out_in
+    d["config"].update({"weight_layout": "out_in", "d_ff": 2})
+    d["weights"]["W_1"] = [[0.5, -0.5]] * 4
+
+
+mod("weight-layout-out-in-wrong-shape.json", out_in_w1_as_d_model_x_d_ff,
+    ["weights.W_1", "a 2x4 array (d_ff x d_model)", "found a 4x2 array"])
 mod("type-weights-array.json", lambda d: d.__setitem__("weights", [d["weights"]["W_Q"]]), ["weights", "an object"])
 mod("type-at-array.json", lambda d: d["claims"][3].__setitem__("at", [2]), ["claims[3].at"])
 
