@@ -56,6 +56,8 @@ struct BlockConfig {
     double multiply_by = 0;  // ... or, when set, multiply by this number
     bool gelu = false;  // else ReLU
     double eps = 1e-5;
+    bool max_shift = true;    // softmax subtracts the row max (false: exp of the scores as they are)
+    bool normalize = true;    // false: config.normalizer "none", the masked scores are the weights
 };
 
 struct LayerNormOut {
@@ -168,9 +170,15 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
                 o.scores_scaled(h, i, j) = s / divisor;
                 o.attn_scores(h, i, j) = s / divisor + o.mask(i, j);
             }
+            if (!cfg.normalize) {  // the masked scores as weights, blocked keys 0
+                for (std::size_t j = 0; j < T; ++j)
+                    o.pattern(h, i, j) = o.attn_scores(h, i, j) == neg_inf ? 0.0 : o.attn_scores(h, i, j);
+                continue;
+            }
             // softmax over keys, with the internals the trace shows
             double m = neg_inf;
             for (std::size_t j = 0; j < T; ++j) m = std::max(m, o.attn_scores(h, i, j));
+            if (!cfg.max_shift) m = 0.0;  // exp(s) as it is
             double sum = 0.0;
             for (std::size_t j = 0; j < T; ++j) {
                 o.shifted(h, i, j) = o.attn_scores(h, i, j) - m;

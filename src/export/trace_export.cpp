@@ -74,6 +74,9 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
     if (c.norm != NormKind::layernorm) j["config"]["norm"] = std::string(norm_name(c.norm));  // absent: LayerNorm
     if (c.weight_layout == WeightLayout::out_in) j["config"]["weight_layout"] = "out_in";     // absent: in_out
+    if (c.normalizer != Normalizer::softmax)  // absent: softmax
+        j["config"]["normalizer"] = c.normalizer == Normalizer::sum ? "sum" : "none";
+    if (!c.max_shift) j["config"]["max_shift"] = false;  // absent: true
     if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged
         const Positions& p = c.positions;
         OrderedJson pj;
@@ -103,8 +106,8 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
         if (s.def) {
             sj["title"] = s.def->title;
             sj["stage"] = std::string(stage_name(s.def->stage));
-            sj["formula"] = s.def->formula;
-            sj["explain"] = s.def->explain;
+            sj["formula"] = formula_of(s);
+            sj["explain"] = meaning_of(s);
         }
         sj["shape"] = s.shape;
         sj["axes"] = s.axes;

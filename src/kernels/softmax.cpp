@@ -42,6 +42,25 @@ void divide_rows_ref(const float* e, const float* s, std::size_t rows, std::size
         for (std::size_t j = 0; j < cols; ++j) out[i * cols + j] = s[i] == 0.0f ? 0.0f : e[i * cols + j] / s[i];
 }
 
+void row_sum_unblocked_ref(const float* x, std::size_t rows, std::size_t cols, float* s) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        float sum = 0.0f;
+        for (std::size_t j = 0; j < cols; ++j)
+            if (x[i * cols + j] != kNegInf) sum += x[i * cols + j];
+        s[i] = sum;
+    }
+}
+
+void divide_rows_unblocked_ref(const float* x, const float* s, std::size_t rows, std::size_t cols, float* out) {
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j)
+            out[i * cols + j] = x[i * cols + j] == kNegInf ? 0.0f : x[i * cols + j] / s[i];
+}
+
+void unblock_ref(const float* x, float* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = x[i] == kNegInf ? 0.0f : x[i];
+}
+
 std::size_t softmax_rows_ref(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted,
                              float* e, float* row_sum, float* out) {
     row_max_ref(x, rows, cols, row_max);                // pass 1

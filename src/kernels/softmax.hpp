@@ -27,4 +27,14 @@ void row_sum_ref(const float* e, std::size_t rows, std::size_t cols, float* s); 
 void divide_rows_ref(const float* e, const float* s, std::size_t rows, std::size_t cols,
                      float* out);                                                          // e / s; s = 0 gives 0
 
+// The other normalisers (config.normalizer), scalar only: a row of T weights
+// next to the T² of the scores, far from a block's time.
+// "sum": s_i = Σ_j x[i,j] over the cells that are not -inf (blocked), j ascending.
+void row_sum_unblocked_ref(const float* x, std::size_t rows, std::size_t cols, float* s);  // s: (rows)
+// "sum": out = x / s, blocked cells 0. A zero s with cells not blocked gives
+// inf or NaN there, which the run refuses naming the cell: no weights exist.
+void divide_rows_unblocked_ref(const float* x, const float* s, std::size_t rows, std::size_t cols, float* out);
+// "none": out = x, blocked cells 0.
+void unblock_ref(const float* x, float* out, std::size_t n);
+
 }  // namespace attntrace

@@ -1,5 +1,5 @@
 // config: d_model, heads, K/V heads, d_ff, mask, scale, activation, norm, eps,
-// weight_layout, positions, and the model: blocks, norm_first, block.
+// weight_layout, normalizer, max_shift, positions, and the model: blocks, norm_first, block.
 #include "lesson/config_reader.hpp"
 
 #include <fmt/format.h>
@@ -46,7 +46,8 @@ Scaling read_scale(const Fields& f, const json& v) {
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
     f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
-                               "positions", "blocks", "norm_first", "block", "weight_layout"});
+                               "positions", "blocks", "norm_first", "block", "weight_layout",
+                               "normalizer", "max_shift"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
     if (auto* h = f.optional(c, "heads"))
@@ -90,6 +91,19 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
         else if (s == "out_in") cfg.weight_layout = WeightLayout::out_in;
         else f.fail("config.weight_layout", "\"in_out\" (x·W, d_in x d_out) or \"out_in\" (x·Wᵀ, nn.Linear's d_out x d_in)",
                     describe(*l));
+    }
+    if (auto* n = f.optional(c, "normalizer")) {
+        auto s = f.string(*n, "config.normalizer");
+        if (s == "softmax") cfg.normalizer = Normalizer::softmax;
+        else if (s == "sum") cfg.normalizer = Normalizer::sum;
+        else if (s == "none") cfg.normalizer = Normalizer::none;
+        else f.fail("config.normalizer", "\"softmax\", \"sum\" (s / Σ s) or \"none\"", describe(*n));
+    }
+    if (auto* m = f.optional(c, "max_shift")) {
+        cfg.max_shift = f.boolean(*m, "config.max_shift");
+        if (cfg.normalizer != Normalizer::softmax)
+            f.fail("config.max_shift", "config.max_shift only with config.normalizer \"softmax\" (there is no exp to guard)",
+                   fmt::format("config.normalizer \"{}\"", cfg.normalizer == Normalizer::sum ? "sum" : "none"));
     }
     if (auto* b = f.optional(c, "blocks"))
         cfg.arch.blocks = static_cast<std::size_t>(f.integer(*b, "config.blocks", 1, kMaxBlocks));

@@ -54,6 +54,11 @@ bool config_records(const Config& c, Leaf leaf) {
         case Leaf::ln_mean_square: return c.norm == NormKind::rmsnorm;
         case Leaf::mlp_pre_linear: return c.activation == Activation::swiglu;
         case Leaf::scale_factor: return c.scale.recorded;
+        case Leaf::row_max:
+        case Leaf::shifted: return c.normalizer == Normalizer::softmax && c.max_shift;
+        case Leaf::exp:
+        case Leaf::row_sum: return c.normalizer == Normalizer::softmax;
+        case Leaf::score_sum: return c.normalizer == Normalizer::sum;
         default: return true;
     }
 }
@@ -65,6 +70,11 @@ std::string_view config_records_when(Leaf leaf) {
         case Leaf::ln_mean_square: return "config.norm \"rmsnorm\"";
         case Leaf::mlp_pre_linear: return "config.activation \"swiglu\"";
         case Leaf::scale_factor: return "config.scale written as an object ({\"divide_by\": \"sqrt_dk\"}, ...)";
+        case Leaf::row_max:
+        case Leaf::shifted: return "config.normalizer \"softmax\" with its max shift (config.max_shift true, the default)";
+        case Leaf::exp:
+        case Leaf::row_sum: return "config.normalizer \"softmax\" (the default)";
+        case Leaf::score_sum: return "config.normalizer \"sum\"";
         default: return "";
     }
 }

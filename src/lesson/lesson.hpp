@@ -29,6 +29,11 @@ enum class NormKind { layernorm, rmsnorm };
 // applied as x·Wᵀ (nn.Linear's weight as PyTorch prints it). The reader
 // stores every matrix as in_out, so nothing past it knows the difference.
 enum class WeightLayout { in_out, out_in };
+// config.normalizer: what turns a row of masked scores into weights.
+// softmax (exp, then / Σ); sum: plain normalisation s / Σ s, as tutorials do
+// before they introduce softmax; none: the masked scores themselves. Blocked
+// keys get weight 0 under each.
+enum class Normalizer { softmax, sum, none };
 enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable };
 // config.positions (docs/lesson-format.md): how the block knows where each token is.
 enum class PositionKind { none, sinusoidal, learned, rope, alibi };
@@ -102,6 +107,8 @@ struct Config {
     NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm)
     double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch
     WeightLayout weight_layout = WeightLayout::in_out;  // how the lesson wrote its matrices
+    Normalizer normalizer = Normalizer::softmax;
+    bool max_shift = true;  // softmax subtracts the row max before exp (false: exp(s) as printed)
     Positions positions;  // none: the block cannot tell the order of the tokens
     Arch arch;            // blocks, norm_first, block kind: the model the catalogue is generated for
 };
@@ -113,7 +120,9 @@ Config cross_attention_config(Config c);
 // Whether a config's stages record a step computing `leaf` at all: RMSNorm
 // records a mean square where LayerNorm records a mean and a variance (every
 // norm's: ln1, ln2, ln3); only SwiGLU has a linear branch (mlp_pre_linear);
-// the scale factor is a step only when config.scale is written as an object.
+// the scale factor is a step only when config.scale is written as an object;
+// softmax's row max and shifted scores only with its max shift, its exp and
+// row sum only under softmax, the scores' row sum only under "sum".
 bool config_records(const Config& c, Leaf leaf);
 // The config that records `leaf`, for messages: "config.norm \"rmsnorm\"".
 std::string_view config_records_when(Leaf leaf);

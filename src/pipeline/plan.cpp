@@ -102,12 +102,14 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     // The streaming kernel takes a key range per query (none, causal, windows);
     // the other patterns run materialised. ALiBi adds a bias the streaming
     // kernel does not have: such a run is materialised too, as is one that
-    // multiplies the scores (config.scale multiply_by: the kernel divides).
+    // multiplies the scores (config.scale multiply_by: the kernel divides), or
+    // normalises otherwise than by a shifted softmax (the kernel's online softmax).
     const bool streamable_mask = key_window(lesson.config).has_value();
     const PositionKind positions = lesson.config.positions.kind;
     p.stream_attention = streamable_mask && lesson.runs(Stage::scores) && lesson.runs(Stage::mix) &&
                          lesson.from <= Stage::scores && quiet([](const StepDef& d) { return in_attention_core(d.stage); }) &&
-                         positions != PositionKind::alibi && lesson.config.scale.kind != ScaleKind::multiply_by;
+                         positions != PositionKind::alibi && lesson.config.scale.kind != ScaleKind::multiply_by &&
+                         lesson.config.normalizer == Normalizer::softmax && lesson.config.max_shift;
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.leaf != Leaf::mlp_out; };
     p.stream_ffn = lesson.runs(Stage::ffn) && d_ff_of(lesson) > 0 && quiet(hidden);

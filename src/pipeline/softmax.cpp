@@ -1,6 +1,14 @@
-// Operation softmax: each row of masked scores becomes a probability distribution.
+// Operation softmax: each row of masked scores becomes weights. By default a
+// softmax with its max shift (a probability distribution); config.max_shift
+// false leaves the shift out (exp(s) as tutorials print it); config.normalizer
+// "sum" divides each score by its row's sum (s / Σ s), "none" keeps the
+// scores. Blocked keys get weight 0 under each (docs/lesson-format.md).
+#include <algorithm>
+#include <functional>
+
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/softmax.hpp"
 #include "pipeline/stages.hpp"
@@ -43,14 +51,103 @@ void softmax_by_pass(Run& run, std::size_t rows, std::size_t cols) {
     run.close();
 }
 
+// The operation's own formula and meaning for a step whose template's the config changes.
+void set_formula(Run& run, const std::string& name, std::string formula, std::string meaning) {
+    if (Step* st = run.recorded(name)) {
+        st->formula_text = std::move(formula);
+        st->meaning_text = std::move(meaning);
+    }
+}
+
+// config.max_shift false: e = exp(S̃ + M) as printed (an exp past float32's
+// range is refused by the run, naming the cell);  Σ = Σ_j e;  A = e / Σ.
+void softmax_unshifted(Run& run, std::size_t rows, std::size_t cols) {
+    const Names n(run);
+    const Tensor* x = run.value(n.in);
+    if (float* e = run.open(n.exp, {{n.in, x}})) exp_ref(x->ptr(), e, rows * cols);
+    run.close();
+    set_formula(run, n.exp, "e[i,j] = exp((S̃ + M)[i,j])   (no max shift: config.max_shift false)",
+                "Exponentials of the scores as they are: all positive, masked cells exactly 0; a score above ~88.7 "
+                "would overflow float32 (the reason implementations subtract the max).");
+    const Tensor* e = run.value(n.exp);
+    if (float* s = run.open(n.sum, {{n.exp, e}})) row_sum_ref(e->ptr(), rows, cols, s);
+    run.close();
+    const Tensor* s = run.value(n.sum);
+    if (float* a = run.open(n.pattern, {{n.exp, e}, {n.sum, s}})) divide_rows_ref(e->ptr(), s->ptr(), rows, cols, a);
+    run.close();
+}
+
+// config.normalizer "sum": s_i = Σ_j (S̃ + M)[i,j] over keys not blocked;  A = (S̃ + M) / s, blocked 0.
+void normalize_by_sum(Run& run, std::size_t rows, std::size_t cols) {
+    const Names n(run);
+    const std::string sum = run.name(Leaf::score_sum);
+    const Tensor* x = run.value(n.in);
+    if (float* s = run.open(sum, {{n.in, x}})) row_sum_unblocked_ref(x->ptr(), rows, cols, s);
+    run.close();
+    const Tensor* s = run.value(sum);
+    // A row whose keys are not all blocked but whose scores sum to 0 has no weights s / Σ s.
+    for (std::size_t r = 0; s && x && r < rows; ++r)
+        if (s->data[r] == 0.0f && std::any_of(x->ptr() + r * cols, x->ptr() + (r + 1) * cols, [](float v) { return v != kNegInf; }))
+            fail_file(run.lesson().file,
+                      fmt::format("{}[{},{}]: expected a row sum other than 0 (config.normalizer \"sum\" divides by it), "
+                                  "found 0: the weights of head {} query \"{}\" are not defined",
+                                  sum, r / run.dims().Tq, r % run.dims().Tq, r / run.dims().Tq,
+                                  run.lesson().query_labels()[r % run.dims().Tq]));
+    if (float* a = run.open(n.pattern, {{n.in, x}, {sum, s}})) divide_rows_unblocked_ref(x->ptr(), s->ptr(), rows, cols, a);
+    run.close();
+    set_formula(run, n.pattern, "A[i,j] = (S̃ + M)[i,j] / s_i, blocked keys 0   (config.normalizer \"sum\")",
+                "Row i says how much query token i reads from each key token; every row sums to 1, but a negative "
+                "score gives a negative weight.");
+}
+
+// config.normalizer "none": A = S̃ + M, blocked keys 0.
+void no_normalizer(Run& run, std::size_t rows, std::size_t cols) {
+    const Names n(run);
+    const Tensor* x = run.value(n.in);
+    if (float* a = run.open(n.pattern, {{n.in, x}})) unblock_ref(x->ptr(), a, rows * cols);
+    run.close();
+    set_formula(run, n.pattern, "A[i,j] = (S̃ + M)[i,j], blocked keys 0   (config.normalizer \"none\": the scores as weights)",
+                "The scores themselves weight the values: rows need not sum to 1.");
+}
+
+// Rows whose every key is blocked have no distribution: their weights are all 0
+// (softmax kernels, kernels/softmax.hpp) and so is their Z; the warning names them.
+void warn_blocked_rows(Run& run, const std::function<bool(std::size_t)>& blocked_row, std::size_t rows) {
+    const Dims& d = run.dims();
+    constexpr std::size_t kNamed = 6;  // rows named in the warning; the count says how many in all
+    std::size_t empty = 0;
+    std::string named;
+    for (std::size_t r = 0; r < rows; ++r) {
+        if (!blocked_row(r)) continue;
+        if (empty++ < kNamed)
+            named += fmt::format("{}head {} query {} \"{}\"", named.empty() ? "" : ", ", r / d.Tq, r % d.Tq,
+                                 run.lesson().query_labels()[r % d.Tq]);
+    }
+    if (empty)
+        run.warn(fmt::format("{} row(s) of {} have every key masked: their weights are all 0 (no distribution) and so "
+                             "is their Z: {}{}",
+                             empty, run.name(Leaf::attn_scores), named, empty > kNamed ? ", ..." : ""));
+}
+
 }  // namespace
 
 void softmax_forward(Run& run) {
     const Dims& d = run.dims();
     const std::size_t rows = d.NH * d.Tq, cols = d.T;  // (NH, Tq, T) as NH·Tq rows of T
+    const Config& cfg = run.config();
     const Names n(run);
     const std::string &kIn = n.in, &kMax = n.max, &kShifted = n.shifted, &kExp = n.exp, &kSum = n.sum,
                       &kPattern = n.pattern;
+    if (cfg.normalizer != Normalizer::softmax || !cfg.max_shift) {
+        if (cfg.normalizer == Normalizer::sum) normalize_by_sum(run, rows, cols);
+        else if (cfg.normalizer == Normalizer::none) no_normalizer(run, rows, cols);
+        else softmax_unshifted(run, rows, cols);
+        if (const Tensor* x = run.value(kIn))
+            warn_blocked_rows(run, [&](std::size_t r) {
+                return std::all_of(x->ptr() + r * cols, x->ptr() + (r + 1) * cols, [](float v) { return v == kNegInf; });
+            }, rows);
+        return;
+    }
     if (run.intervenes({kMax, kShifted, kExp, kSum})) {
         softmax_by_pass(run, rows, cols);
     } else {
@@ -64,27 +161,64 @@ void softmax_forward(Run& run) {
         if (x) softmax_rows(x->ptr(), rows, cols, row_max, shifted, e, row_sum, a);
         run.close();
     }
-    // A row whose every key is masked has max -inf: its weights are all 0
-    // (softmax kernels, kernels/softmax.hpp) and so is its Z; the warning names the rows.
-    const Tensor* m = run.value(kMax);
-    if (!m) return;
-    constexpr std::size_t kNamed = 6;  // rows named in the warning; the count says how many in all
-    std::size_t empty = 0;
-    std::string named;
-    for (std::size_t r = 0; r < m->data.size(); ++r) {
-        if (m->data[r] != kNegInf) continue;
-        if (empty++ < kNamed)
-            named += fmt::format("{}head {} query {} \"{}\"", named.empty() ? "" : ", ", r / d.Tq, r % d.Tq,
-                                 run.lesson().query_labels()[r % d.Tq]);
-    }
-    if (empty)
-        run.warn(fmt::format("{} row(s) of {} have every key masked: their weights are all 0 (no distribution) and so "
-                             "is their Z: {}{}",
-                             empty, kIn, named, empty > kNamed ? ", ..." : ""));
+    // A row whose every key is masked has max -inf.
+    if (const Tensor* m = run.value(kMax))
+        warn_blocked_rows(run, [&](std::size_t r) { return m->data[r] == kNegInf; }, m->data.size());
 }
 
-// at: (h, i) for row_max and row_sum; (h, i, j) otherwise
+namespace {
+
+// config.normalizer "sum" and "none": hook_score_sum at (h, i), hook_pattern at (h, i, j).
+float explain_plain(Cell& c, Normalizer normalizer) {
+    const std::size_t h = c.at[0], i = c.at[1];
+    const std::string hn = Cell::label(c.step, 0, h), q = Cell::label(c.step, 1, i);
+    const Step& X = c.input(Leaf::attn_scores);
+    const std::size_t T = X.shape[2];
+    auto key = [&](std::size_t j) { return Cell::label(X, 2, j); };
+    auto x = [&](std::size_t j) { return get(X, {h, i, j}); };
+    if (normalizer == Normalizer::none) {
+        const std::size_t j = c.at[2];
+        c.line("no normaliser (config.normalizer \"none\"): the weight is the masked score of query {} for key {} ({})",
+               q, key(j), hn);
+        if (x(j) == kNegInf) c.line("the key is blocked: weight 0");
+        else c.line("  = {}", c.num(x(j)));
+        return x(j) == kNegInf ? 0.0f : x(j);
+    }
+    auto sum_terms = [&] {
+        float sum = 0.0f;  // float, j ascending, blocked keys left out: row_sum_unblocked_ref's order
+        for (std::size_t j = 0; j < T; ++j)
+            if (x(j) != kNegInf) sum += x(j);
+        list_terms(c, T, [&](std::size_t j) {
+            return x(j) == kNegInf ? fmt::format("  {:>9}   key {} (blocked: left out)", "-inf", key(j))
+                                   : fmt::format("{} {:>9}   key {}", j ? "+" : " ", c.num(x(j)), key(j));
+        });
+        c.line("  s = {}", c.num(sum));
+        return sum;
+    };
+    if (c.leaf() == Leaf::score_sum) {
+        c.line("s = Σ_j of query {}'s masked scores ({}), blocked keys left out:", q, hn);
+        return sum_terms();
+    }
+    const std::size_t j = c.at[2];
+    const float s = get(c.input(Leaf::score_sum), {h, i});
+    c.line("1. the row sum of query {}'s scores:", q);
+    sum_terms();
+    if (x(j) == kNegInf) {
+        c.line("2. key {} is blocked: weight 0", key(j));
+        return 0.0f;
+    }
+    const float r = x(j) / s;
+    c.line("2. A[{},{},{}] = {} / {} = {}", hn, q, key(j), c.num(x(j)), c.num(s), c.num(r));
+    return r;
+}
+
+}  // namespace
+
+// at: (h, i) for row_max, row_sum and score_sum; (h, i, j) otherwise
 float softmax_explain(Cell& c) {
+    const Config cfg = c.attn_config();
+    if (cfg.normalizer != Normalizer::softmax) return explain_plain(c, cfg.normalizer);
+    const bool shift = cfg.max_shift;  // else no row max: exp reads the masked scores themselves
     const std::size_t h = c.at[0], i = c.at[1];
     const std::string hn = Cell::label(c.step, 0, h), q = Cell::label(c.step, 1, i);
     const Step& X = c.input(Leaf::attn_scores);
@@ -101,8 +235,7 @@ float softmax_explain(Cell& c) {
         else c.line("max = {}, reached first at key {}", c.num(best), key(arg));
         return best;
     }
-    const Step& M = c.input(Leaf::row_max);
-    const float m = get(M, {h, i});
+    const float m = shift ? get(c.input(Leaf::row_max), {h, i}) : 0.0f;
     if (c.leaf() == Leaf::shifted) {
         const std::size_t j = c.at[2];
         const float x = get(X, {h, i, j});
@@ -112,11 +245,12 @@ float softmax_explain(Cell& c) {
         c.line("  = {}", c.num(r));
         return r;
     }
-    const Step& S = c.input(Leaf::shifted);
+    const Step& S = shift ? c.input(Leaf::shifted) : X;  // what exp reads
     if (c.leaf() == Leaf::exp) {
         const float x = get(S, {h, i, c.at[2]});
         const float r = std::exp(x);
-        c.line("exp({}) = {}{}", c.num(x), c.num(r), x == kNegInf ? "   (a blocked key: exactly 0)" : "");
+        c.line("exp({}) = {}{}{}", c.num(x), c.num(r), x == kNegInf ? "   (a blocked key: exactly 0)" : "",
+               shift ? "" : "   (no max shift)");
         return r;
     }
     const Step& E = c.input(Leaf::exp);
@@ -131,28 +265,35 @@ float softmax_explain(Cell& c) {
         return sum;
     };
     if (c.leaf() == Leaf::row_sum) {
-        c.line("Σ_j exp(score[{},{},j] - max), max = {}:", hn, q, c.num(m));
+        if (shift) c.line("Σ_j exp(score[{},{},j] - max), max = {}:", hn, q, c.num(m));
+        else c.line("Σ_j exp(score[{},{},j]), no max subtracted (config.max_shift false):", hn, q);
         return exp_terms();
     }
     // hook_pattern: the whole chain for one weight
     const std::size_t j = c.at[2];
     const float sum = get(c.input(Leaf::row_sum), {h, i});
-    std::size_t arg = 0;  // the first key reaching the max, as row_max_ref keeps the first
-    while (arg + 1 < T && get(X, {h, i, arg}) != m) ++arg;
-    c.line("1. row max of query {}'s masked scores: m = {}{}", q, c.num(m),
-           m == kNegInf ? " (every key blocked)" : fmt::format(" (key {})", key(arg)));
-    c.line("2. shifted score of key {}: {} - {} = {}", key(j), c.num(get(X, {h, i, j})), c.num(m),
-           c.num(get(S, {h, i, j})));
-    c.line("3. its exp: exp({}) = {}", c.num(get(S, {h, i, j})), c.num(get(E, {h, i, j})));
-    c.line("4. the row sum of the exps:");
+    int n = 1;
+    if (shift) {
+        std::size_t arg = 0;  // the first key reaching the max, as row_max_ref keeps the first
+        while (arg + 1 < T && get(X, {h, i, arg}) != m) ++arg;
+        c.line("{}. row max of query {}'s masked scores: m = {}{}", n++, q, c.num(m),
+               m == kNegInf ? " (every key blocked)" : fmt::format(" (key {})", key(arg)));
+        c.line("{}. shifted score of key {}: {} - {} = {}", n++, key(j), c.num(get(X, {h, i, j})), c.num(m),
+               c.num(get(S, {h, i, j})));
+    }
+    c.line("{}. {}exp: exp({}) = {}", n++, shift ? "its " : fmt::format("key {}'s score, no max subtracted, its ", key(j)),
+           c.num(get(S, {h, i, j})), c.num(get(E, {h, i, j})));
+    c.line("{}. the row sum of the exps:", n++);
     exp_terms();
     const float e = get(E, {h, i, j});
     const float r = sum == 0.0f ? 0.0f : e / sum;
-    c.line("5. A[{},{},{}] = {} / {} = {}", hn, q, key(j), c.num(e), c.num(sum), c.num(r));
+    c.line("{}. A[{},{},{}] = {} / {} = {}", n, hn, q, key(j), c.num(e), c.num(sum), c.num(r));
     return r;
 }
 
-// Per pair: the max's comparison, the shift, the exp and the sum's add, then the division (docs/cost.md).
+// Per pair: the max's comparison, the shift, the exp and the sum's add, then
+// the division (docs/cost.md). `attntrace cost` prices the standard block
+// (CostQuery has no normaliser): the other normalisers do less per pair.
 std::vector<CostTerm> softmax_cost(const CostQuery& q) {
     const Dims& d = q.d;
     const bool w = q.window > 0;

@@ -120,7 +120,7 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
     std::string idx;
     for (std::size_t k = 0; k < cell.at.size(); ++k) idx += fmt::format("{}{}", k ? "," : "", Cell::label(s, k, cell.at[k]));
     c.out = fmt::format("{}[{}] — {}   ({})\n", s.name, idx, s.def ? s.def->title : "", where);
-    if (s.def) c.line("{}", s.def->formula);
+    if (s.def) c.line("{}", formula_of(s));
     Explanation e;
     if (s.source == StepSource::not_computable) {
         c.line("not computable: {}", s.note);

@@ -158,6 +158,12 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                        c.norm == NormKind::layernorm ? std::string(activation_name(c.activation))
                                                      : fmt::format("{} · {}", activation_name(c.activation), norm_name(c.norm)),
                        c.eps);
+    if (c.normalizer != Normalizer::softmax || !c.max_shift)
+        out << "weights A: "
+            << (c.normalizer == Normalizer::sum    ? "each masked score over its row's sum, no exp (config.normalizer \"sum\")"
+                : c.normalizer == Normalizer::none ? "the masked scores themselves (config.normalizer \"none\")"
+                                                   : "softmax without its max shift, exp of the scores as they are (config.max_shift false)")
+            << "\n";
     if (c.weight_layout == WeightLayout::out_in)
         out << "weights: as nn.Linear's weight, d_out x d_in, applied as x·Wᵀ (config.weight_layout \"out_in\")\n";
     if (const Positions& p = c.positions; p.kind != PositionKind::none)
@@ -213,7 +219,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         for (std::size_t k = 0; k < s.axes.size(); ++k) axes += (k ? " x " : "") + s.axes[k];
         out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), printable(s.name), s.def ? s.def->title : "",
                            shape_str(s.shape), axes.empty() ? "" : ": " + axes);
-        if (s.def) out << "    " << s.def->formula << "\n";
+        if (s.def) out << "    " << formula_of(s) << "\n";
         if (dims.KVH != dims.NH && (computes(s, Leaf::scores_raw) || computes(s, Leaf::z)))
             out << "    K/V heads read: " << kv_groups(dims) << "\n";
         switch (s.source) {
@@ -242,7 +248,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         }
         if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << printable(s.note) << "\n";
         if (s.rounded_to >= 0) out << fmt::format("    (rounded to {} decimals, as the article did)\n", s.rounded_to);
-        if (s.def) out << "    " << s.def->explain << "\n";
+        if (s.def) out << "    " << meaning_of(s) << "\n";
         for (const auto& r : report.results)
             if (r.claim.step == s.name) render_claim(out, r, s, view.precision);
     }

@@ -71,7 +71,7 @@ enum class Leaf : std::uint8_t {
     embed, pos_embed, resid_pre,
     q, k, v, kv_head, rot_q, rot_k,
     scores_raw, scale_factor, scores_scaled, mask, alibi_slopes, alibi, attn_scores,
-    row_max, shifted, exp, row_sum, pattern, z, attn_out,
+    row_max, shifted, exp, row_sum, score_sum, pattern, z, attn_out,
     resid_mid, ln_mean, ln_var, ln_mean_square, ln_scale, ln_standardized, ln_normalized,
     mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
 };

@@ -6,6 +6,18 @@
 
 namespace attntrace {
 
+const std::string& formula_of(const Step& s) {
+    static const std::string kNone;
+    if (!s.formula_text.empty()) return s.formula_text;
+    return s.def ? s.def->formula : kNone;
+}
+
+const std::string& meaning_of(const Step& s) {
+    static const std::string kNone;
+    if (!s.meaning_text.empty()) return s.meaning_text;
+    return s.def ? s.def->explain : kNone;
+}
+
 std::string_view source_name(StepSource s) {
     switch (s) {
         case StepSource::computed: return "computed";

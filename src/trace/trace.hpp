@@ -44,6 +44,9 @@ struct Step {
     std::optional<Tensor> formula;  // the formula's value where a given replaced it
     std::vector<std::string> inputs;  // steps and weights it was computed from
     std::string note;               // why not computable; where a given comes from
+    // The operation's formula and meaning where the lesson's config makes them
+    // differ from the template's (softmax without its max shift); empty: def's.
+    std::string formula_text, meaning_text;
     int rounded_to = -1;            // document arithmetic: decimals this step was rounded to
     Record recorded = Record::full;  // summary: `value` and `formula` were freed, `summary` holds the rest
     std::optional<StepSummary> summary;
@@ -57,6 +60,11 @@ struct Step {
 // ("blocks.0.attn.hook_pattern" for blocks.1.cross_attn.hook_pattern), or its
 // own name when it is not from the catalogue (a foreign trace).
 inline const std::string& base_name(const Step& s) { return s.def ? s.def->base : s.name; }
+// The formula a view shows for a step: the operation's own for this lesson
+// (formula_text), else the template's; empty for a foreign step.
+const std::string& formula_of(const Step& s);
+// The same for its one-line meaning (the template's `explain`).
+const std::string& meaning_of(const Step& s);
 // Whether a step computes `leaf`, whatever its block and sub-block; a step
 // read from a foreign trace when its name is the template's (as base_name).
 // Of the leaves several template steps share (a norm's, resid_mid), a foreign

@@ -149,6 +149,18 @@ mod("scale-divide-by-other-string.json", lambda d: d["config"].__setitem__("scal
 mod("scale-factor-given-not-recorded.json",
     lambda d: d["given"].__setitem__("blocks.0.attn.hook_scale_factor", [1.73]),
     ["given.blocks.0.attn.hook_scale_factor", "a step this lesson records", "recorded only with config.scale written as an object"])
+mod("normalizer-unknown.json", lambda d: d["config"].__setitem__("normalizer", "sparsemax"),
+    ["config.normalizer", "\"softmax\", \"sum\" (s / Σ s) or \"none\"", "sparsemax"])
+mod("normalizer-number.json", lambda d: d["config"].__setitem__("normalizer", 1), ["config.normalizer", "1"])
+mod("max-shift-string.json", lambda d: d["config"].__setitem__("max_shift", "no"), ["config.max_shift", "\"no\""])
+mod("max-shift-with-sum.json", lambda d: d["config"].update({"normalizer": "sum", "max_shift": False}),
+    ["config.max_shift", "only with config.normalizer \"softmax\"", "config.normalizer \"sum\""])
+mod("max-shift-claim-row-max.json",
+    lambda d: (d["config"].__setitem__("max_shift", False), d["claims"][7].__setitem__("step", "blocks.0.attn.softmax.hook_row_max")),
+    ["claims[7].step", "a step this lesson records", "config.max_shift true"])
+mod("normalizer-none-given-exp.json",
+    lambda d: (d["config"].__setitem__("normalizer", "none"), d["given"].__setitem__("blocks.0.attn.softmax.hook_exp", [[1, 1, 1]] * 3)),
+    ["given.blocks.0.attn.softmax.hook_exp", "a step this lesson records", "config.normalizer \"softmax\""])
 mod("weight-layout-unknown.json", lambda d: d["config"].__setitem__("weight_layout", "torch"),
     ["config.weight_layout", "\"in_out\"", "\"out_in\"", "torch"])
 mod("weight-layout-bool.json", lambda d: d["config"].__setitem__("weight_layout", True), ["config.weight_layout", "true"])
