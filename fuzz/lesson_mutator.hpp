@@ -68,7 +68,7 @@ inline const std::vector<std::string>& lesson_keys() {
         "summary", "pad", "pad_token", "pad_id", "pad_x", "sequences", "allowed", "layout", "base", "slopes", "step",
         "at", "of", "decimals", "values", "shape", "expect", "quote", "note", "W_Q", "W_K", "W_V", "W_O", "W_1",
         "W_2", "W_3", "blocks.0.attn.hook_q", "blocks.0.attn.hook_pattern", "weight_layout", "divide_by",
-        "multiply_by"};
+        "multiply_by", "normalizer", "max_shift", "variance"};
     return v;
 }
 

@@ -167,3 +167,69 @@ TEST_CASE("compare switches LayerNorm for RMSNorm and names the steps each one r
     CHECK(status["blocks.0.hook_resid_mid"] == "unchanged");  // before the first norm
     CHECK(status["blocks.0.ln1.hook_normalized"] == "changed");
 }
+
+TEST_CASE("config.variance unbiased: LayerNorm divides the squared deviations by C - 1, as torch.var", "[norms]") {
+    nlohmann::json doc = small_lesson("relu", "layernorm");
+    doc["config"]["variance"] = "unbiased";
+    const auto e = eval(doc);
+    const Step* x = e->exact.find("blocks.0.hook_resid_mid");
+    const Step* var = e->exact.find("blocks.0.ln1.hook_var");
+    const Step* sd = e->exact.find("blocks.0.ln1.hook_scale");
+    const Step* xhat = e->exact.find("blocks.0.ln1.hook_standardized");
+    REQUIRE((x && var && sd && xhat));
+    const std::size_t T = 5, C = 8;
+    for (std::size_t t = 0; t < T; ++t) {
+        double mu = 0, sq = 0;
+        for (std::size_t c = 0; c < C; ++c) mu += x->value.data[t * C + c];
+        mu /= C;
+        for (std::size_t c = 0; c < C; ++c) sq += (x->value.data[t * C + c] - mu) * (x->value.data[t * C + c] - mu);
+        const double want_var = sq / (C - 1);
+        CHECK(var->value.data[t] == Approx(want_var).epsilon(kTol));
+        CHECK(sd->value.data[t] == Approx(std::sqrt(want_var + 1e-5)).epsilon(kTol));
+        for (std::size_t c = 0; c < C; ++c)
+            CHECK(xhat->value.data[t * C + c] ==
+                  Approx((x->value.data[t * C + c] - mu) / std::sqrt(want_var + 1e-5)).margin(kTol * 10));
+    }
+    // The biased run of the same lesson differs by exactly the factor C / (C - 1) in σ².
+    doc["config"].erase("variance");
+    const auto b = eval(doc);
+    const Step* bvar = b->exact.find("blocks.0.ln1.hook_var");
+    REQUIRE(bvar != nullptr);
+    for (std::size_t t = 0; t < T; ++t) CHECK(var->value.data[t] == Approx(bvar->value.data[t] * C / (C - 1)).epsilon(kTol));
+    // explain says which variance
+    const auto r = run_cli({"explain", "conv-layernorm-unbiased", "ln1.hook_var[0]"});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("C - 1: the unbiased variance") != std::string::npos);
+}
+
+TEST_CASE("config.eps 0: LayerNorm as a textbook writes it, and a constant row refused naming it", "[norms]") {
+    nlohmann::json doc = small_lesson("relu", "layernorm");
+    doc["config"]["eps"] = 0;
+    const auto e = eval(doc);
+    const Step* var = e->exact.find("blocks.0.ln1.hook_var");
+    const Step* sd = e->exact.find("blocks.0.ln1.hook_scale");
+    REQUIRE((var && sd));
+    for (std::size_t t = 0; t < 5; ++t) CHECK(sd->value.data[t] == std::sqrt(var->value.data[t]));  // σ = √σ² exactly
+    // A constant row: every deviation 0, σ = 0, x̂ = 0 / 0. One line, exit 2, the row named.
+    attntrace::test::TempDir dir;
+    for (const char* norm : {"layernorm", "rmsnorm"}) {
+        INFO(norm);
+        nlohmann::json c = small_lesson("relu", norm);
+        c["config"]["eps"] = 0;
+        c["run"] = {{"from", "norm1"}, {"to", "norm1"}};
+        nlohmann::json rows = nlohmann::json::array();
+        for (int t = 0; t < 5; ++t)
+            rows.push_back(t == 2 ? nlohmann::json(std::vector<double>(8, std::string(norm) == "rmsnorm" ? 0.0 : 1.5))
+                                  : nlohmann::json(std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));
+        c["given"] = {{"blocks.0.hook_resid_mid", rows}};
+        attntrace::test::write_text(dir.file("constant.json"), c.dump());
+        const auto r = run_cli({"run", dir.file("constant.json")});
+        INFO(r.err);
+        CHECK(r.status == 2);
+        CHECK(r.err.find("blocks.0.ln1.hook_scale[2]: expected σ above 0, found 0: row 2") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        c["config"]["eps"] = 1e-5;  // PyTorch's: the same row is fine, x̂ = 0
+        attntrace::test::write_text(dir.file("constant.json"), c.dump());
+        CHECK(run_cli({"run", dir.file("constant.json")}).status == 0);
+    }
+}

@@ -12,14 +12,14 @@ void row_mean_ref(const float* x, std::size_t rows, std::size_t C, float* mean) 
     }
 }
 
-void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_t C, float* var) {
+void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_t C, float* var, std::size_t ddof) {
     for (std::size_t i = 0; i < rows; ++i) {
         double sq = 0.0;
         for (std::size_t c = 0; c < C; ++c) {
             const double d = static_cast<double>(x[i * C + c]) - mean[i];
             sq += d * d;
         }
-        var[i] = static_cast<float>(sq / static_cast<double>(C));
+        var[i] = static_cast<float>(sq / static_cast<double>(C - ddof));
     }
 }
 

@@ -26,7 +26,8 @@ void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float 
 // The passes, one step each, for lessons that give or round an intermediate
 // (an article that rounds σ before dividing by it).
 void row_mean_ref(const float* x, std::size_t rows, std::size_t C, float* mean);
-void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_t C, float* var);
+// σ² = Σ (x - μ)² / (C - ddof): ddof 0 the biased variance (LayerNorm's), 1 Bessel's (torch.var's default)
+void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_t C, float* var, std::size_t ddof = 0);
 void std_eps_ref(const float* var, std::size_t rows, float eps, float* sigma);
 void standardize_ref(const float* x, const float* mean, const float* sigma, std::size_t rows, std::size_t C,
                      float* xhat);

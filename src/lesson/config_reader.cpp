@@ -47,7 +47,7 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     const json& c = f.object(cv, "config");
     f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
                                "positions", "blocks", "norm_first", "block", "weight_layout",
-                               "normalizer", "max_shift"});
+                               "normalizer", "max_shift", "variance"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
     if (auto* h = f.optional(c, "heads"))
@@ -82,8 +82,21 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     }
     if (auto* e = f.optional(c, "eps")) {
         cfg.eps = f.number(*e, "config.eps");
-        // eps = 0 divides a constant row by 0; below ~1e-30 it is 0 or denormal in float32
-        if (cfg.eps < 1e-30 || cfg.eps > 1) f.fail("config.eps", "a number from 1e-30 to 1", describe(*e));
+        // Below ~1e-30 eps is 0 or denormal in float32; 0 itself is a textbook's LayerNorm (a
+        // constant row then divides 0 by 0: refused naming the row, pipeline/layernorm.cpp)
+        if (cfg.eps != 0 && (cfg.eps < 1e-30 || cfg.eps > 1))
+            f.fail("config.eps", "0 or a number from 1e-30 to 1", describe(*e));
+    }
+    if (auto* v = f.optional(c, "variance")) {
+        auto s = f.string(*v, "config.variance");
+        if (s == "biased") cfg.variance = Variance::biased;
+        else if (s == "unbiased") cfg.variance = Variance::unbiased;
+        else f.fail("config.variance", "\"biased\" (÷ C, nn.LayerNorm's) or \"unbiased\" (÷ (C - 1), torch.var's)", describe(*v));
+        if (cfg.variance == Variance::unbiased && cfg.norm == NormKind::rmsnorm)
+            f.fail("config.variance", "\"biased\" or no field with config.norm \"rmsnorm\" (RMSNorm has no variance)",
+                   "\"unbiased\"");
+        if (cfg.variance == Variance::unbiased && cfg.d_model < 2)
+            f.fail("config.variance", "\"biased\" with d_model = 1 (C - 1 = 0 values to divide by)", "\"unbiased\"");
     }
     if (auto* l = f.optional(c, "weight_layout")) {
         auto s = f.string(*l, "config.weight_layout");

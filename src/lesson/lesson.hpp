@@ -34,6 +34,9 @@ enum class WeightLayout { in_out, out_in };
 // before they introduce softmax; none: the masked scores themselves. Blocked
 // keys get weight 0 under each.
 enum class Normalizer { softmax, sum, none };
+// config.variance: LayerNorm's σ² over C (biased, as nn.LayerNorm) or over
+// C - 1 (unbiased, Bessel's correction, as torch.var and .std by default).
+enum class Variance { biased, unbiased };
 enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable };
 // config.positions (docs/lesson-format.md): how the block knows where each token is.
 enum class PositionKind { none, sinusoidal, learned, rope, alibi };
@@ -109,6 +112,7 @@ struct Config {
     WeightLayout weight_layout = WeightLayout::in_out;  // how the lesson wrote its matrices
     Normalizer normalizer = Normalizer::softmax;
     bool max_shift = true;  // softmax subtracts the row max before exp (false: exp(s) as printed)
+    Variance variance = Variance::biased;  // LayerNorm's σ²
     Positions positions;  // none: the block cannot tell the order of the tokens
     Arch arch;            // blocks, norm_first, block kind: the model the catalogue is generated for
 };

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/softmax.hpp"
@@ -23,6 +24,18 @@ struct LnSteps {
           normalized(run.name(Leaf::ln_normalized)), gamma(run.wpath(ln + "_gamma")), beta(run.wpath(ln + "_beta")) {}
 };
 
+// config.eps may be 0 (a textbook's LayerNorm): a row whose deviations are
+// all 0 then has σ = 0 and x̂ = 0 / 0. Refused here, naming the row, before
+// the NaN would be.   sd: (P)
+void refuse_zero_scale(const Run& run, const std::string& scale, const float* sd, std::size_t P, bool rms) {
+    for (std::size_t t = 0; sd && t < P; ++t)
+        if (sd[t] == 0.0f)
+            fail_file(run.lesson().file,
+                      fmt::format("{}[{}]: expected σ above 0, found 0: row {} of the norm's input is {} and config.eps "
+                                  "is 0, so x̂ = 0 / 0 (give config.eps above 0, as PyTorch's 1e-5)",
+                                  scale, t, t, rms ? "all zeros" : "constant (every x equals μ)"));
+}
+
 // RMSNorm, pass by pass (each reads the step before, given or rounded or not):
 // x: (P, C)   mean_square, scale: (P)   standardized, normalized: (P, C)
 void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
@@ -39,6 +52,7 @@ void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
     // σ = √(ms + eps)
     if (float* sd = run.open(st.scale, {{ms_name, ms}})) std_eps_ref(ms->ptr(), d.P, eps, sd);
     run.close();
+    if (const Tensor* s = run.value(st.scale)) refuse_zero_scale(run, st.scale, s->ptr(), d.P, true);
     const Tensor* sd = run.value(st.scale);
     // x̂ = x / σ
     if (float* xhat = run.open(st.standardized, {{in, x}, {st.scale, sd}}))
@@ -60,7 +74,8 @@ void layernorm(Run& run, const std::string& in, const std::string& ln) {
     const Tensor* beta = run.weight(ln + "_beta");
     const float eps = static_cast<float>(run.lesson().config.eps);
     if (run.lesson().config.norm == NormKind::rmsnorm) return rmsnorm(run, in, ln);
-    if (!run.intervenes({st.mean, st.var, st.scale, st.standardized})) {
+    const bool unbiased = run.lesson().config.variance == Variance::unbiased;
+    if (!unbiased && !run.intervenes({st.mean, st.var, st.scale, st.standardized})) {
         // The fused kernel fills all five steps.
         float* mean = run.open(st.mean, {{in, x}});
         float* var = run.open(st.var, {{in, x}});
@@ -69,6 +84,7 @@ void layernorm(Run& run, const std::string& in, const std::string& ln) {
         float* out = run.open(st.normalized, {{in, x}, {st.gamma, gamma}, {st.beta, beta}});
         if (x) layernorm_rows(x->ptr(), d.P, d.C, eps, out ? gamma->ptr() : nullptr, out ? beta->ptr() : nullptr, mean,
                               var, sd, xhat, out);
+        refuse_zero_scale(run, st.scale, sd, d.P, false);
         run.close();
         return;
     }
@@ -77,14 +93,21 @@ void layernorm(Run& run, const std::string& in, const std::string& ln) {
     if (float* mean = run.open(st.mean, {{in, x}})) row_mean_ref(x->ptr(), d.P, d.C, mean);
     run.close();
     const Tensor* mean = run.value(st.mean);
-    // pass 2: σ² (biased)
-    if (float* var = run.open(st.var, {{in, x}, {st.mean, mean}})) row_var_ref(x->ptr(), mean->ptr(), d.P, d.C, var);
+    // pass 2: σ², biased (÷ C, as PyTorch's LayerNorm) or unbiased (÷ (C - 1), Bessel's, as torch.var)
+    if (float* var = run.open(st.var, {{in, x}, {st.mean, mean}}))
+        row_var_ref(x->ptr(), mean->ptr(), d.P, d.C, var, unbiased ? 1 : 0);
     run.close();
+    if (Step* v = run.recorded(st.var); v && unbiased) {  // the template's formula and meaning are the biased ones
+        v->formula_text = "σ²_i = (1/(C-1)) Σ_c (x[i,c] - μ_i)²   (config.variance \"unbiased\")";
+        v->meaning_text = "Unbiased variance (divide by C-1, Bessel's correction), as torch.var and .std(); "
+                          "nn.LayerNorm divides by C.";
+    }
     const Tensor* var = run.value(st.var);
     // pass 3: σ = √(σ² + eps);  x̂ = (x - μ) / σ
     if (float* sd = run.open(st.scale, {{st.var, var}})) std_eps_ref(var->ptr(), d.P, eps, sd);
     run.close();
     const Tensor* sd = run.value(st.scale);
+    if (sd) refuse_zero_scale(run, st.scale, sd->ptr(), d.P, false);
     if (float* xhat = run.open(st.standardized, {{in, x}, {st.mean, mean}, {st.scale, sd}}))
         standardize_ref(x->ptr(), mean->ptr(), sd->ptr(), d.P, d.C, xhat);
     run.close();
@@ -177,6 +200,13 @@ float norm_explain(Cell& c) {
             return fmt::format("{} ({:>9} - {})² = {:>9}   d{}", k ? "+" : " ", c.num(get(X, {t, k})), c.num(mu),
                                c.num(static_cast<float>(dv * dv)), k);
         });
+        if (c.lesson.config.variance == Variance::unbiased) {
+            const float r = static_cast<float>(sq / static_cast<double>(C - 1));
+            c.line("σ² = {} / {} (C - 1: the unbiased variance, Bessel's correction, as torch.var; config.variance)",
+                   c.num(static_cast<float>(sq)), C - 1);
+            c.line("  = {}", c.num(r));
+            return r;
+        }
         const float r = static_cast<float>(sq / static_cast<double>(C));
         c.line("σ² = {} / {} (C: the biased variance, as PyTorch's LayerNorm)", c.num(static_cast<float>(sq)), C);
         c.line("  = {}", c.num(r));

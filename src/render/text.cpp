@@ -158,6 +158,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                        c.norm == NormKind::layernorm ? std::string(activation_name(c.activation))
                                                      : fmt::format("{} · {}", activation_name(c.activation), norm_name(c.norm)),
                        c.eps);
+    if (c.variance == Variance::unbiased)
+        out << "LayerNorm: unbiased variance, Σ(x - μ)² / (C - 1) as torch.var, not nn.LayerNorm's / C (config.variance)\n";
     if (c.normalizer != Normalizer::softmax || !c.max_shift)
         out << "weights A: "
             << (c.normalizer == Normalizer::sum    ? "each masked score over its row's sum, no exp (config.normalizer \"sum\")"

@@ -149,6 +149,11 @@ mod("scale-divide-by-other-string.json", lambda d: d["config"].__setitem__("scal
 mod("scale-factor-given-not-recorded.json",
     lambda d: d["given"].__setitem__("blocks.0.attn.hook_scale_factor", [1.73]),
     ["given.blocks.0.attn.hook_scale_factor", "a step this lesson records", "recorded only with config.scale written as an object"])
+mod("variance-unknown.json", lambda d: d["config"].__setitem__("variance", "bessel"),
+    ["config.variance", "\"biased\"", "\"unbiased\"", "bessel"])
+mod("variance-with-rmsnorm.json", lambda d: d["config"].update({"norm": "rmsnorm", "variance": "unbiased"}),
+    ["config.variance", "RMSNorm has no variance"])
+mod("eps-tiny.json", lambda d: d["config"].__setitem__("eps", 1e-40), ["config.eps", "0 or a number from 1e-30 to 1", "1e-40"])
 mod("normalizer-unknown.json", lambda d: d["config"].__setitem__("normalizer", "sparsemax"),
     ["config.normalizer", "\"softmax\", \"sum\" (s / Σ s) or \"none\"", "sparsemax"])
 mod("normalizer-number.json", lambda d: d["config"].__setitem__("normalizer", 1), ["config.normalizer", "1"])
