@@ -73,6 +73,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
         ->check(CLI::IsMember({"auto", "always", "never"}));
     add_run_command(app, cli);
     add_list_command(app, cli);
+    add_steps_command(app, cli);
     add_check_command(app, cli);
     add_export_command(app, cli);
     add_golden_command(app, cli);

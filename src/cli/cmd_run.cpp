@@ -1,5 +1,6 @@
 // attntrace run LESSON: every step, token-labelled, with the article's claims beside.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <ostream>
 
 #include "evaluate/evaluate.hpp"
@@ -9,6 +10,7 @@
 #include "core/error.hpp"
 #include "export/trace_export.hpp"
 #include "render/text.hpp"
+#include "trace/step_lookup.hpp"
 
 namespace attntrace {
 
@@ -27,25 +29,22 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     auto e = evaluate(std::move(lesson), policy, progress.callback());
     progress.clear();
     const Trace& trace = chosen_trace(*e, o.arithmetic);
-    // A pattern that matches no step is a mistake, not an empty selection.
-    for (const auto& pattern : o.steps) {
-        bool any = false;
-        for (const Step& s : trace.steps) any = any || step_matches(s.name, {pattern});
-        if (!any)
-            fail_file(e->lesson.file, "--steps: expected a step name or glob matching a step of this lesson (see "
-                                      "docs/steps.md)" +
-                                          (policy.kind == TracePolicy::Kind::full
-                                               ? std::string()
-                                               : " that --trace " + policy.describe() + " keeps") +
-                                          ", found \"" + pattern + "\"");
-    }
+    // A pattern that picks no step is a mistake, not an empty selection.
+    const StepSelection picked = select_steps(trace, o.steps);
+    if (!picked.unknown.empty())
+        fail_file(e->lesson.file,
+                  "--steps: expected a step's number, a stage, a name, a glob or a piece of a name matching a step of "
+                  "this lesson (`attntrace steps LESSON` lists them)" +
+                      (policy.kind == TracePolicy::Kind::full ? std::string() : " that --trace " + policy.describe() + " keeps") +
+                      ", found \"" + picked.unknown + "\"" +
+                      (picked.closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(picked.closest, ", "))));
     if (o.json) {
         std::vector<const Tensor*> deferred;
         OrderedJson j = trace_to_json(e->lesson, trace, &e->report, &deferred);
         if (!o.steps.empty()) {
             OrderedJson kept = OrderedJson::array();
             for (auto& s : j["steps"])
-                if (step_matches(s["name"].get<std::string>(), o.steps)) kept.push_back(s);
+                if (step_matches(s["name"].get<std::string>(), picked.names)) kept.push_back(s);
             j["steps"] = kept;
         }
         StreamSink out(cli.out);
@@ -54,7 +53,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     }
     RunView view;
     view.precision = o.precision;
-    view.steps = o.steps;
+    view.steps = picked.names;
     view.full = o.full;
     view.heatmap = o.heatmap;
     view.style = terminal_style(cli.color, cli.host);
@@ -68,7 +67,9 @@ void add_run_command(CLI::App& app, CliContext& cli) {
                                           "matrix, what it means, and the article's printed values beside ours.");
     cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file")->required();
     cmd->add_option("--steps", opts->steps,
-                    "Only these steps: names or globs, e.g. 'blocks.0.attn.*' or hook_pattern (repeatable)");
+                    "Only these steps (repeatable): a name or glob (hook_pattern, 'blocks.0.attn.*'), a stage (softmax: "
+                    "the row max through hook_pattern), the step's number in the output (14), or a piece of a name "
+                    "(pattern); `attntrace steps LESSON` lists them");
     cmd->add_option("--precision", opts->precision, "Decimals shown in the tables")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_option("--arithmetic", opts->arithmetic,
                     "exact (default), or document: the steps the lesson names in document_rounding rounded as the "

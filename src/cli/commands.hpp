@@ -35,6 +35,7 @@ struct CliContext {
 
 void add_run_command(CLI::App& app, CliContext& cli);
 void add_list_command(CLI::App& app, CliContext& cli);
+void add_steps_command(CLI::App& app, CliContext& cli);
 void add_check_command(CLI::App& app, CliContext& cli);
 void add_export_command(CLI::App& app, CliContext& cli);
 void add_golden_command(CLI::App& app, CliContext& cli);

@@ -60,7 +60,7 @@ void set_formula(Run& run, const std::string& name, std::string formula, std::st
 }
 
 // config.max_shift false: e = exp(S̃ + M) as printed (an exp past float32's
-// range is refused by the run, naming the cell);  Σ = Σ_j e;  A = e / Σ.
+// range is refused by the run, naming the cell);  s = Σ_j e;  A = e / s.
 void softmax_unshifted(Run& run, std::size_t rows, std::size_t cols) {
     const Names n(run);
     const Tensor* x = run.value(n.in);
@@ -261,7 +261,7 @@ float softmax_explain(Cell& c) {
             return fmt::format("{} exp({:>9}) = {:>9}   key {}", j ? "+" : " ", c.num(get(S, {h, i, j})),
                                c.num(get(E, {h, i, j})), key(j));
         });
-        c.line("  Σ = {}", c.num(sum));
+        c.line("  s_i = {}", c.num(sum));
         return sum;
     };
     if (c.leaf() == Leaf::row_sum) {

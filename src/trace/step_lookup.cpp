@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/policy.hpp"
+
 namespace attntrace {
 
 namespace {
@@ -78,7 +80,10 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
     for (std::size_t k = 0; k < candidates.size(); ++k) {
         const std::string_view c = candidates[k];
         if (c.size() > kMaxSuggestedNameLength) continue;
-        const std::size_t dist = edit_distance(name, last_parts(c, parts));
+        std::size_t dist = edit_distance(name, last_parts(c, parts));
+        // "patern" against "pattern" too: a one-part name without the hooks' common prefix
+        if (const std::string_view last = last_parts(c, 1); parts == 1 && last.substr(0, 5) == "hook_")
+            dist = std::min(dist, edit_distance(name, last.substr(5)));
         if (dist <= limit) scored.emplace_back(dist, k);
     }
     std::stable_sort(scored.begin(), scored.end(), [](auto& a, auto& b) { return a.first < b.first; });
@@ -87,6 +92,39 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
         if (out.size() == n) break;
         out.push_back(candidates[k]);
     }
+    return out;
+}
+
+StepSelection select_steps(const Trace& trace, const std::vector<std::string>& patterns) {
+    StepSelection out;
+    std::vector<bool> picked(trace.steps.size(), false);
+    for (const std::string& p : patterns) {
+        std::vector<std::size_t> hits;
+        const bool number = !p.empty() && p.size() < 10 && p.find_first_not_of("0123456789") == std::string::npos;
+        if (number) {
+            const std::size_t n = std::stoul(p);
+            if (n >= 1 && n <= trace.steps.size()) hits.push_back(n - 1);
+        }
+        // Each way of naming only when the one before it picked nothing.
+        auto pick = [&](auto&& matches) {
+            if (!hits.empty()) return;
+            for (std::size_t k = 0; k < trace.steps.size(); ++k)
+                if (matches(trace.steps[k])) hits.push_back(k);
+        };
+        pick([&](const Step& s) { return s.def && stage_name(s.def->stage) == p; });
+        pick([&](const Step& s) { return step_matches(s.name, {p}); });
+        if (!number && !p.empty()) pick([&](const Step& s) { return s.name.find(p) != std::string::npos; });
+        if (hits.empty()) {
+            std::vector<std::string> names;
+            for (const Step& s : trace.steps) names.push_back(s.name);
+            out.unknown = p;
+            out.closest = closest_names(p, names);
+            return out;
+        }
+        for (std::size_t k : hits) picked[k] = true;
+    }
+    for (std::size_t k = 0; k < trace.steps.size(); ++k)
+        if (picked[k]) out.names.push_back(trace.steps[k].name);
     return out;
 }
 

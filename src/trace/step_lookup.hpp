@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "trace/catalogue.hpp"
+#include "trace/trace.hpp"
 
 namespace attntrace {
 
@@ -31,6 +32,19 @@ StepLookup lookup_step(const Catalogue& catalogue, std::string_view name,
 // name's length (at least 2 edits); best first, ties in the candidates' order.
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& candidates,
                                        std::size_t n = 3);
+
+// What `run --steps` picks from a trace, each pattern in turn: a number is the
+// step so numbered in the text view (1-based, "── 14/15"); a stage's name
+// every step of that stage ("softmax": the row max through hook_pattern); a
+// name or glob as step_matches ("hook_pattern", "blocks.0.attn.*"); else a
+// piece of a name ("pattern"). The first pattern that picks nothing is
+// `unknown`, with the nearest step names.
+struct StepSelection {
+    std::vector<std::string> names;  // the steps picked, in the trace's order
+    std::string unknown;             // a pattern that picked nothing ("" when none)
+    std::vector<std::string> closest;
+};
+StepSelection select_steps(const Trace& trace, const std::vector<std::string>& patterns);
 
 // For messages: the name quoted whole (up to kMaxSuggestedNameLength
 // characters), and what it could have meant: `"hook_patern" (closest:

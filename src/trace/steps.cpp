@@ -109,7 +109,7 @@ const std::vector<StepTemplate> kSteps = {
      "Exponentials of the shifted scores: all positive, masked cells exactly 0.",
      {A::head, A::query, A::key}},
     {"blocks.0.attn.softmax.hook_row_sum", Leaf::row_sum, Stage::softmax, "Softmax: row sum",
-     "Σ_i = Σ_j e[i,j]",
+     "s_i = Σ_j e[i,j]",
      "The normaliser: dividing by it makes each row sum to 1.",
      {A::head, A::query}},
     {"blocks.0.attn.hook_score_sum", Leaf::score_sum, Stage::softmax, "Plain normalisation: row sum",
@@ -117,7 +117,7 @@ const std::vector<StepTemplate> kSteps = {
      "config.normalizer \"sum\": each weight is its score over this sum, without exp (weights can be negative or undefined).",
      {A::head, A::query}},
     {"blocks.0.attn.hook_pattern", Leaf::pattern, Stage::softmax, "Attention weights A",
-     "A[i,j] = e[i,j] / Σ_i",
+     "A[i,j] = e[i,j] / s_i",
      "Row i says how much query token i reads from each key token; every row sums to 1.",
      {A::head, A::query, A::key}},
     // stage mix
