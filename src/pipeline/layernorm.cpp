@@ -200,15 +200,12 @@ float norm_explain(Cell& c) {
             return fmt::format("{} ({:>9} - {})² = {:>9}   d{}", k ? "+" : " ", c.num(get(X, {t, k})), c.num(mu),
                                c.num(static_cast<float>(dv * dv)), k);
         });
-        if (c.lesson.config.variance == Variance::unbiased) {
-            const float r = static_cast<float>(sq / static_cast<double>(C - 1));
-            c.line("σ² = {} / {} (C - 1: the unbiased variance, Bessel's correction, as torch.var; config.variance)",
-                   c.num(static_cast<float>(sq)), C - 1);
-            c.line("  = {}", c.num(r));
-            return r;
-        }
-        const float r = static_cast<float>(sq / static_cast<double>(C));
-        c.line("σ² = {} / {} (C: the biased variance, as PyTorch's LayerNorm)", c.num(static_cast<float>(sq)), C);
+        const bool unbiased = c.lesson.config.variance == Variance::unbiased;
+        const std::size_t n = unbiased ? C - 1 : C;  // as row_var_ref's ddof
+        const float r = static_cast<float>(sq / static_cast<double>(n));
+        c.line("σ² = {} / {} ({})", c.num(static_cast<float>(sq)), n,
+               unbiased ? "C - 1: the unbiased variance, Bessel's correction, as torch.var; config.variance"
+                        : "C: the biased variance, as PyTorch's LayerNorm");
         c.line("  = {}", c.num(r));
         return r;
     }
