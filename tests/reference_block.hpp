@@ -58,6 +58,9 @@ struct BlockConfig {
     double eps = 1e-5;
     bool max_shift = true;    // softmax subtracts the row max (false: exp of the scores as they are)
     bool normalize = true;    // false: config.normalizer "none", the masked scores are the weights
+    bool mask_raw = false;    // config.mask_at "raw": (S + M) / s
+    bool mask_weights = false;  // config.mask_at "weights": softmax over every key, then zeroed (M of 1 and 0) ...
+    bool renormalize = false;   // ... and divided by what is left of each row
 };
 
 struct LayerNormOut {
@@ -75,6 +78,9 @@ struct BlockOut {
     Cube attn_scores;                        // (NH, T, T)
     Mat row_max, row_sum;                    // (NH, T)
     Cube shifted, exp, pattern;              // (NH, T, T)
+    Cube scores_masked;                      // (NH, T, T) mask_raw: S + M
+    Cube pattern_unmasked, pattern_zeroed;   // (NH, T, T) mask_weights: A⁰, A⁰ ⊙ M
+    Mat zeroed_sum;                          // (NH, T)    mask_weights: Σ_j A⁰ ⊙ M
     Mat Z;                                   // (T, C) = (T, NH, hs)
     Mat attn_out, resid_mid;                 // (T, C)
     LayerNormOut ln1;
@@ -149,6 +155,10 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
     o.pattern = xt::zeros<double>({NH, T, T});
     o.row_max = xt::zeros<double>({NH, T});
     o.row_sum = xt::zeros<double>({NH, T});
+    o.scores_masked = xt::zeros<double>({NH, T, T});
+    o.pattern_unmasked = xt::zeros<double>({NH, T, T});
+    o.pattern_zeroed = xt::zeros<double>({NH, T, T});
+    o.zeroed_sum = xt::zeros<double>({NH, T});
     o.Z = xt::zeros<double>({T, C});
     const double divisor = cfg.divide_by     ? cfg.divide_by
                            : cfg.multiply_by ? 1.0 / cfg.multiply_by
@@ -168,7 +178,10 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
                 for (std::size_t d = 0; d < hs; ++d) s += Qh(i, d) * Kh(j, d);
                 o.scores_raw(h, i, j) = s;
                 o.scores_scaled(h, i, j) = s / divisor;
-                o.attn_scores(h, i, j) = s / divisor + o.mask(i, j);
+                o.scores_masked(h, i, j) = s + o.mask(i, j);
+                o.attn_scores(h, i, j) = cfg.mask_weights ? s / divisor
+                                         : cfg.mask_raw   ? (s + o.mask(i, j)) / divisor
+                                                          : s / divisor + o.mask(i, j);
             }
             if (!cfg.normalize) {  // the masked scores as weights, blocked keys 0
                 for (std::size_t j = 0; j < T; ++j)
@@ -188,6 +201,17 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
             o.row_max(h, i) = m;
             o.row_sum(h, i) = sum;
             for (std::size_t j = 0; j < T; ++j) o.pattern(h, i, j) = o.exp(h, i, j) / sum;
+            if (!cfg.mask_weights) continue;
+            // the weights of every key, then the blocked ones zeroed (and the row renormalised)
+            double left = 0.0;
+            for (std::size_t j = 0; j < T; ++j) {
+                o.pattern_unmasked(h, i, j) = o.pattern(h, i, j);
+                o.pattern_zeroed(h, i, j) = o.mask(i, j) == neg_inf ? 0.0 : o.pattern(h, i, j);
+                left += o.pattern_zeroed(h, i, j);
+            }
+            o.zeroed_sum(h, i) = left;
+            for (std::size_t j = 0; j < T; ++j)
+                o.pattern(h, i, j) = cfg.renormalize ? o.pattern_zeroed(h, i, j) / left : o.pattern_zeroed(h, i, j);
         }
         // Z_h = A_h·V_h, into the head's columns (the concatenation)
         Mat Zh = xt::zeros<double>({T, hs});

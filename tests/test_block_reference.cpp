@@ -140,6 +140,10 @@ std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson)
     cfg.max_shift = lesson.config.max_shift;
     REQUIRE(lesson.config.normalizer != Normalizer::sum);  // held to its own computation in test_normalizers
     cfg.normalize = lesson.config.normalizer == Normalizer::softmax;
+    cfg.mask_raw = lesson.config.mask_at == MaskAt::raw;
+    cfg.mask_weights = lesson.config.mask_at == MaskAt::weights;
+    cfg.renormalize = lesson.config.renormalize;
+    REQUIRE((!cfg.mask_weights || cfg.normalize));  // zeroing follows the reference's softmax
     ref::BlockOut o = ref::encoder_block(to_mat(lesson.inputs.at("X")), bw, cfg);
 
     const std::string b = "blocks.0.";
@@ -152,8 +156,17 @@ std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson)
     for (std::size_t h = 0; h < cfg.heads; ++h) m[b + "attn.hook_kv_head"].push_back(static_cast<double>(h));
     m[b + "attn.hook_scores_raw"] = flat(o.scores_raw);
     if (sc.recorded) m[b + "attn.hook_scale_factor"] = std::vector<double>(cfg.heads, o.scale_factor);
-    m[b + "attn.hook_scores_scaled"] = flat(o.scores_scaled);
-    m[b + "attn.hook_mask"] = flat(o.mask);
+    if (cfg.mask_raw) m[b + "attn.hook_scores_masked"] = flat(o.scores_masked);
+    else m[b + "attn.hook_scores_scaled"] = flat(o.scores_scaled);
+    // with mask_at "weights" the trace's M multiplies: 1 where the reference's adds 0, 0 where it adds -inf
+    ref::Mat keep = o.mask;
+    for (double& v : keep) v = std::isinf(v) ? 0.0 : 1.0;
+    m[b + "attn.hook_mask"] = flat(cfg.mask_weights ? keep : o.mask);
+    if (cfg.mask_weights) m[b + "attn.hook_pattern_unmasked"] = flat(o.pattern_unmasked);
+    if (cfg.mask_weights && cfg.renormalize) {
+        m[b + "attn.hook_pattern_zeroed"] = flat(o.pattern_zeroed);
+        m[b + "attn.hook_zeroed_sum"] = flat(o.zeroed_sum);
+    }
     m[b + "attn.hook_attn_scores"] = flat(o.attn_scores);
     if (cfg.normalize && cfg.max_shift) {
         m[b + "attn.softmax.hook_row_max"] = flat(o.row_max);
@@ -266,6 +279,17 @@ TEST_CASE("the block matches the double-precision reference without softmax's ma
     std::uint64_t seed = 61;
     for (const nlohmann::json& extra : configs)
         for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, false, seed++, true, extra);
+}
+
+TEST_CASE("the block matches the double-precision reference with the mask before the scaling or on the weights") {
+    // (S + M) / s; softmax over every key, zeroed, renormalised or not: the reference computes each in double
+    const nlohmann::json configs[] = {{{"mask_at", "raw"}},
+                                      {{"mask_at", "weights"}},
+                                      {{"mask_at", "weights"}, {"renormalize", true}},
+                                      {{"mask_at", "raw"}, {"max_shift", false}}};
+    std::uint64_t seed = 71;
+    for (const nlohmann::json& extra : configs)
+        for (const Size& s : kSizes) check_against_reference(s, true, seed % 2 == 0, seed++, true, extra);
 }
 
 TEST_CASE("the reference itself: one head, T = 2, worked by hand") {

@@ -17,12 +17,16 @@ namespace {
 
 // Steps of the attention core a lesson may not give for the decode to be the
 // formula's: from there on the run carries the article's numbers.
-constexpr Leaf kCore[] = {Leaf::scores_raw, Leaf::scores_scaled, Leaf::mask, Leaf::attn_scores, Leaf::exp, Leaf::pattern};
+constexpr Leaf kCore[] = {Leaf::scores_raw, Leaf::scores_scaled, Leaf::mask, Leaf::scores_masked, Leaf::attn_scores,
+                          Leaf::exp, Leaf::pattern};
 
 // Why the decode does not apply, or "" when it does.
 std::string not_applicable(const Lesson& lesson, const Trace& full) {
     if (lesson.config.mask != MaskKind::causal) return "the lesson's mask is not causal";
     if (lesson.batch) return "the lesson is a batch (decode follows one sequence)";
+    if (lesson.config.mask_at == MaskAt::weights)
+        return "the mask zeroes the weights after a softmax over every key (config.mask_at \"weights\"): "
+               "a KV cache holds no future keys to normalise over";
     if (!lesson.query_tokens.empty()) return "the queries are not the tokens (query_tokens)";
     if (lesson.from > Stage::qkv || lesson.to < Stage::mix) return "the run does not go from qkv (or embed) to mix";
     for (const auto& [name, value] : lesson.given)

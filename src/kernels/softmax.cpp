@@ -61,6 +61,11 @@ void unblock_ref(const float* x, float* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = x[i] == kNegInf ? 0.0f : x[i];
 }
 
+void zero_blocked_heads_ref(const float* a, const float* keep, float* y, std::size_t NH, std::size_t plane) {
+    for (std::size_t h = 0; h < NH; ++h)
+        for (std::size_t p = 0; p < plane; ++p) y[h * plane + p] = a[h * plane + p] * keep[p];
+}
+
 std::size_t softmax_rows_ref(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted,
                              float* e, float* row_sum, float* out) {
     row_max_ref(x, rows, cols, row_max);                // pass 1

@@ -37,4 +37,8 @@ void divide_rows_unblocked_ref(const float* x, const float* s, std::size_t rows,
 // "none": out = x, blocked cells 0.
 void unblock_ref(const float* x, float* out, std::size_t n);
 
+// config.mask_at "weights": y_h = a_h ⊙ keep, each head's weights times the
+// mask of 1 (visible) and 0 (blocked)   a, y: (NH, plane)   keep: (plane)
+void zero_blocked_heads_ref(const float* a, const float* keep, float* y, std::size_t NH, std::size_t plane);
+
 }  // namespace attntrace

@@ -1,5 +1,5 @@
 // config: d_model, heads, K/V heads, d_ff, mask, scale, activation, norm, eps,
-// weight_layout, normalizer, max_shift, positions, and the model: blocks, norm_first, block.
+// weight_layout, normalizer, max_shift, mask_at, renormalize, positions, and the model: blocks, norm_first, block.
 #include "lesson/config_reader.hpp"
 
 #include <fmt/format.h>
@@ -41,13 +41,35 @@ Scaling read_scale(const Fields& f, const json& v) {
     return sc;
 }
 
+// config.mask_at ("scaled", "raw", "weights") and config.renormalize (only with "weights").
+void read_mask_placement(const Fields& f, const json& c, Config& cfg) {
+    if (auto* m = f.optional(c, "mask_at")) {
+        auto s = f.string(*m, "config.mask_at");
+        if (s == "scaled") cfg.mask_at = MaskAt::scaled;
+        else if (s == "raw") cfg.mask_at = MaskAt::raw;
+        else if (s == "weights") cfg.mask_at = MaskAt::weights;
+        else f.fail("config.mask_at", "\"scaled\" (S/√d_k + M), \"raw\" ((S + M)/√d_k) or \"weights\" (softmax, then zeroed)",
+                    describe(*m));
+        // ALiBi's bias is defined on the scaled scores, beside the mask.
+        if (cfg.mask_at != MaskAt::scaled && cfg.positions.kind == PositionKind::alibi)
+            f.fail("config.mask_at", "\"scaled\" or no field with ALiBi (its bias is added to the scaled scores with the mask)",
+                   describe(*m));
+    }
+    if (auto* r = f.optional(c, "renormalize")) {
+        cfg.renormalize = f.boolean(*r, "config.renormalize");
+        if (cfg.mask_at != MaskAt::weights)
+            f.fail("config.renormalize", "config.renormalize only with config.mask_at \"weights\" (the weights zeroed after the softmax)",
+                   cfg.mask_at == MaskAt::raw ? "config.mask_at \"raw\"" : "config.mask_at \"scaled\" (the default)");
+    }
+}
+
 }  // namespace
 
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
     f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
                                "positions", "blocks", "norm_first", "block", "weight_layout",
-                               "normalizer", "max_shift", "variance"});
+                               "normalizer", "max_shift", "variance", "mask_at", "renormalize"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
     if (auto* h = f.optional(c, "heads"))
@@ -138,6 +160,7 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     d.KVH = cfg.kv_heads ? cfg.kv_heads : cfg.heads;
     d.F = cfg.d_ff;
     if (auto* p = f.optional(c, "positions")) cfg.positions = read_positions(f, *p, d);
+    read_mask_placement(f, c, cfg);
     return cfg;
 }
 

@@ -59,6 +59,11 @@ bool config_records(const Config& c, Leaf leaf) {
         case Leaf::exp:
         case Leaf::row_sum: return c.normalizer == Normalizer::softmax;
         case Leaf::score_sum: return c.normalizer == Normalizer::sum;
+        case Leaf::scores_scaled: return c.mask_at != MaskAt::raw;
+        case Leaf::scores_masked: return c.mask_at == MaskAt::raw;
+        case Leaf::pattern_unmasked: return c.mask_at == MaskAt::weights;
+        case Leaf::pattern_zeroed:
+        case Leaf::zeroed_sum: return c.mask_at == MaskAt::weights && c.renormalize;
         default: return true;
     }
 }
@@ -75,6 +80,11 @@ std::string_view config_records_when(Leaf leaf) {
         case Leaf::exp:
         case Leaf::row_sum: return "config.normalizer \"softmax\" (the default)";
         case Leaf::score_sum: return "config.normalizer \"sum\"";
+        case Leaf::scores_scaled: return "config.mask_at \"scaled\" or \"weights\" (with \"raw\" the masked scores are scaled: hook_attn_scores)";
+        case Leaf::scores_masked: return "config.mask_at \"raw\"";
+        case Leaf::pattern_unmasked: return "config.mask_at \"weights\"";
+        case Leaf::pattern_zeroed:
+        case Leaf::zeroed_sum: return "config.mask_at \"weights\" with config.renormalize true";
         default: return "";
     }
 }

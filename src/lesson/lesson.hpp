@@ -112,6 +112,8 @@ struct Config {
     WeightLayout weight_layout = WeightLayout::in_out;  // how the lesson wrote its matrices
     Normalizer normalizer = Normalizer::softmax;
     bool max_shift = true;  // softmax subtracts the row max before exp (false: exp(s) as printed)
+    MaskAt mask_at = MaskAt::scaled;  // where the mask applies: the scaled scores, the raw ones, or the weights
+    bool renormalize = false;         // mask_at weights: the zeroed weights divided by their row sums
     Variance variance = Variance::biased;  // LayerNorm's σ²
     Positions positions;  // none: the block cannot tell the order of the tokens
     Arch arch;            // blocks, norm_first, block kind: the model the catalogue is generated for
@@ -126,7 +128,10 @@ Config cross_attention_config(Config c);
 // norm's: ln1, ln2, ln3); only SwiGLU has a linear branch (mlp_pre_linear);
 // the scale factor is a step only when config.scale is written as an object;
 // softmax's row max and shifted scores only with its max shift, its exp and
-// row sum only under softmax, the scores' row sum only under "sum".
+// row sum only under softmax, the scores' row sum only under "sum"; the
+// scaled scores unless the mask comes first (config.mask_at "raw", which
+// records the masked raw scores instead), the weights before and after the
+// zeroing only with config.mask_at "weights".
 bool config_records(const Config& c, Leaf leaf);
 // The config that records `leaf`, for messages: "config.norm \"rmsnorm\"".
 std::string_view config_records_when(Leaf leaf);
@@ -208,6 +213,8 @@ struct Lesson {
     // Whether the trace will hold this step: its stage runs (hook_embed only
     // with an embedding table), or it is given as an input before run.from.
     bool records(const StepDef& def) const;
+    // What its config changes in the steps each pass reads (RoPE's rotated Q and K, the mask's placement).
+    Reads reads() const;
     const Tensor* weight(const std::string& name) const;
 };
 

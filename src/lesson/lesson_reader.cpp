@@ -498,13 +498,13 @@ private:
             default: {
                 // At least one step the first stage consumes must be given.
                 bool any = false;
-                const bool rope = lesson_.config.positions.kind == PositionKind::rope;
+                const Reads reads = lesson_.reads();
                 const Catalogue& cat = lesson_.catalogue();
                 const Pass& first = cat.passes()[static_cast<std::size_t>(lesson_.first_pass)];
-                for (const StepDef* def : cat.consumed_by(first, rope)) any = any || lesson_.given.count(def->name);
+                for (const StepDef* def : cat.consumed_by(first, reads)) any = any || lesson_.given.count(def->name);
                 if (!any) {
                     std::string list;
-                    for (const StepDef* def : cat.consumed_by(first, rope)) list += (list.empty() ? "" : " or ") + def->name;
+                    for (const StepDef* def : cat.consumed_by(first, reads)) list += (list.empty() ? "" : " or ") + def->name;
                     f_.fail("given", fmt::format("{} (run.from is \"{}\")", list, stage_name(lesson_.from)),
                             "none of them");
                 }
@@ -575,6 +575,10 @@ bool Lesson::runs(Stage s) const {
     for (int p = first_pass; p <= last_pass && p < static_cast<int>(passes.size()); ++p)
         if (passes[static_cast<std::size_t>(p)].stage == s) return true;
     return false;
+}
+
+Reads Lesson::reads() const {
+    return {config.positions.kind == PositionKind::rope, config.mask_at, config.scale.recorded};
 }
 
 bool Lesson::records(const StepDef& def) const {

@@ -1,5 +1,11 @@
-// Operation mask: which keys each query may see, and the scores with the mask added.
+// Operation mask: which keys each query may see, and the scores with the mask
+// added: to the scaled scores (the default), or to the raw ones, which it then
+// scales as the scale operation does (config.mask_at "raw"). With "weights" M
+// holds 1 and 0 and nothing is added: softmax.cpp zeroes the weights with it.
+#include <algorithm>
 #include <limits>
+
+#include <fmt/format.h>
 
 #include "kernels/kernels.hpp"
 #include "pipeline/mask_pattern.hpp"
@@ -7,30 +13,73 @@
 
 namespace attntrace {
 
+namespace {
+
+// config.mask_at "raw": S + M   (NH, Tq, T), then (S + M) / s, scaled as the
+// scale operation scales (apply_scale, with the recorded factor when there is one).
+void mask_raw_then_scale(Run& run, const Tensor* mask) {
+    const Dims& d = run.dims();
+    const std::string raw = run.name(Leaf::scores_raw), masked = run.name(Leaf::scores_masked),
+                      factor = run.name(Leaf::scale_factor), out = run.name(Leaf::attn_scores);
+    const Tensor* s = run.value(raw);
+    if (float* m = run.open(masked, {{raw, s}, {run.name(Leaf::mask), mask}}))
+        add_mask_heads(s->ptr(), mask->ptr(), m, d.NH, d.Tq * d.T);
+    run.close();
+    const Tensor* sm = run.value(masked);
+    const Tensor* f = run.config().scale.recorded ? run.value(factor) : nullptr;
+    const ScaleOp op = scale_op(run.config(), d);
+    float* y = run.config().scale.recorded ? run.open(out, {{masked, sm}, {factor, f}}) : run.open(out, {{masked, sm}});
+    if (y) apply_scale(op, f ? f->ptr() : nullptr, sm->ptr(), y, d.NH, d.Tq * d.T);
+    run.close();
+    run.set_formula(out, fmt::format("(S_h + M) {} s   (config.mask_at \"raw\": masked, then scaled)", op.multiply ? "·" : "/"),
+                    "The scores softmax sees: the masked raw scores scaled; blocked cells stay -inf.");
+}
+
+// config.mask_at "weights": nothing is added; the normaliser reads S̃ and the mask zeroes its weights (softmax.cpp).
+void mask_weights_later(Run& run) {
+    const std::string scaled = run.name(Leaf::scores_scaled), out = run.name(Leaf::attn_scores);
+    const Tensor* s = run.value(scaled);
+    if (float* y = run.open(out, {{scaled, s}})) std::copy_n(s->ptr(), s->size(), y);
+    run.close();
+    run.set_formula(out, "S̃_h   (config.mask_at \"weights\": no mask added; it zeroes the weights after the normaliser)",
+                    "The scores the normaliser sees, every key's: the mask applies to the weights instead.");
+}
+
+}  // namespace
+
 void mask_forward(Run& run) {
     const Dims& d = run.dims();
-    // M: (Tq, T), 0 where query i may see key j, else -inf; the pattern of
-    // config.mask (mask_pattern.hpp: query i sits at position i + T - Tq).
-    if (float* m = run.open(run.name(Leaf::mask), {})) MaskPattern(run.config(), d.Tq, d.T).fill(m);
+    const MaskAt at = run.config().mask_at;
+    // M: (Tq, T), 0 where query i may see key j, else -inf (1 and 0 when it
+    // multiplies the weights); the pattern of config.mask (mask_pattern.hpp:
+    // query i sits at position i + T - Tq).
+    const std::string mask_name = run.name(Leaf::mask);
+    if (float* m = run.open(mask_name, {})) MaskPattern(run.config(), d.Tq, d.T).fill(m);
     run.close();
+    if (at == MaskAt::weights)
+        run.set_formula(mask_name, "M[i,j] = 1 where query i may see key j, 0 where it may not   (config.mask_at \"weights\")",
+                        "Multiplies the weights after the normaliser: a blocked key's weight becomes exactly 0.");
     alibi_forward(run);  // alibi.cpp: with ALiBi, its slopes and bias (NH, Tq, T)
-    const Tensor* mask = run.value(run.name(Leaf::mask));
+    const Tensor* mask = run.value(mask_name);
+    if (at != MaskAt::scaled) {
+        if (at == MaskAt::raw) mask_raw_then_scale(run, mask);
+        else mask_weights_later(run);
+        return;
+    }
     const Tensor* s = run.value(run.name(Leaf::scores_scaled));
     if (run.config().positions.kind == PositionKind::alibi) {
         const Tensor* bias = run.value(run.name(Leaf::alibi));
         // S̃ + bias + M   (NH, Tq, T)
         if (float* out = run.open(run.name(Leaf::attn_scores), {{run.name(Leaf::scores_scaled), s},
                                                                      {run.name(Leaf::alibi), bias},
-                                                                     {run.name(Leaf::mask), mask}}))
+                                                                     {mask_name, mask}}))
             add_alibi_mask(s->ptr(), bias->ptr(), mask->ptr(), out, d.NH, d.Tq * d.T);
         run.close();
         return;
     }
     // S̃ + M   (NH, Tq, T) + (Tq, T) broadcast over heads; -inf + finite = -inf
-    if (float* out = run.open(run.name(Leaf::attn_scores),
-                              {{run.name(Leaf::scores_scaled), s}, {run.name(Leaf::mask), mask}})) {
+    if (float* out = run.open(run.name(Leaf::attn_scores), {{run.name(Leaf::scores_scaled), s}, {mask_name, mask}}))
         add_mask_heads(s->ptr(), mask->ptr(), out, d.NH, d.Tq * d.T);
-    }
     run.close();
 }
 
@@ -45,12 +94,22 @@ float mask_explain(Cell& c) {
         const MaskPattern pattern(cfg, d.Tq, d.T);
         for (const std::string& l : pattern.reason(i, j, Cell::label(c.step, 0, i), Cell::label(c.step, 1, j)))
             c.line("{}", l);
+        if (cfg.mask_at == MaskAt::weights) return pattern.allows(i, j) ? 1.0f : 0.0f;
         return pattern.allows(i, j) ? 0.0f : kNegInf;
     }
-    // hook_attn_scores: S̃ + M, or (S̃ + bias) + M with ALiBi
+    // hook_attn_scores: S̃ + M, or (S̃ + bias) + M with ALiBi; (S + M) / s with the mask before the scaling
     const std::size_t h = c.at[0], i = c.at[1], j = c.at[2];
     const std::string hn = Cell::label(c.step, 0, h), q = Cell::label(c.step, 1, i), k = Cell::label(c.step, 2, j);
-    const float s = get(c.input(Leaf::scores_scaled), {h, i, j});
+    if (cfg.mask_at == MaskAt::weights) {
+        const float s = get(c.input(Leaf::scores_scaled), {h, i, j});
+        c.line("S̃[{},{},{}] = {}   (config.mask_at \"weights\": no mask is added to the scores)", hn, q, k, c.num(s));
+        return s;
+    }
+    if (cfg.mask_at == MaskAt::raw && c.leaf() == Leaf::attn_scores)
+        return explain_scale(c, get(c.input(Leaf::scores_masked), {h, i, j}), h,
+                             fmt::format("(S + M)[{},{},{}]", hn, q, k));
+    const bool raw = cfg.mask_at == MaskAt::raw;  // hook_scores_masked: S + M
+    const float s = get(c.input(raw ? Leaf::scores_raw : Leaf::scores_scaled), {h, i, j});
     const float m = get(c.input(Leaf::mask), {i, j});
     const char* seen = m == 0.0f ? "   (key visible to the query)" : "   (key blocked for this query)";
     float r = 0;
@@ -60,7 +119,7 @@ float mask_explain(Cell& c) {
                c.num(b), c.num(m), seen);
         r = (s + b) + m;
     } else {
-        c.line("S̃[{},{},{}] + M[{},{}] = {} + {}{}", hn, q, k, q, k, c.num(s), c.num(m), seen);
+        c.line("{}[{},{},{}] + M[{},{}] = {} + {}{}", raw ? "S" : "S̃", hn, q, k, q, k, c.num(s), c.num(m), seen);
         r = s + m;
     }
     c.line("  = {}", c.num(r));

@@ -22,7 +22,7 @@ std::string list(const std::vector<std::size_t>& v) {
 }  // namespace
 
 MaskPattern::MaskPattern(const Config& config, std::size_t Tq, std::size_t T)
-    : kind_(config.mask), m_(config.mask_spec), Tq_(Tq), T_(T), offset_(T >= Tq ? T - Tq : 0) {
+    : kind_(config.mask), mask_at_(config.mask_at), m_(config.mask_spec), Tq_(Tq), T_(T), offset_(T >= Tq ? T - Tq : 0) {
     half_ = m_.window ? (m_.window - 1) / 2 : 0;
     const auto& marked = kind_ == MaskKind::global_local ? m_.global : m_.pad;
     if (kind_ == MaskKind::global_local || kind_ == MaskKind::padding) {
@@ -55,8 +55,10 @@ bool MaskPattern::allows(std::size_t i, std::size_t j) const {
 }
 
 void MaskPattern::fill(float* out) const {
+    const bool keep = mask_at_ == MaskAt::weights;
+    const float visible = keep ? 1.0f : 0.0f, blocked = keep ? 0.0f : kBlocked;
     for (std::size_t i = 0; i < Tq_; ++i)
-        for (std::size_t j = 0; j < T_; ++j) out[i * T_ + j] = allows(i, j) ? 0.0f : kBlocked;
+        for (std::size_t j = 0; j < T_; ++j) out[i * T_ + j] = allows(i, j) ? visible : blocked;
 }
 
 std::vector<std::string> MaskPattern::reason(std::size_t i, std::size_t j, const std::string& q,
@@ -111,7 +113,10 @@ std::vector<std::string> MaskPattern::reason(std::size_t i, std::size_t j, const
             out.push_back(fmt::format("custom mask: config.mask.allowed[{}][{}] = {}", i, j, ok ? 1 : 0));
             break;
     }
-    out.push_back(ok ? "visible: 0 (the score passes unchanged)" : "blocked: -inf (its weight will be exactly 0)");
+    if (mask_at_ == MaskAt::weights)
+        out.push_back(ok ? "visible: 1 (the weight is kept)" : "blocked: 0 (the weight is zeroed after the normaliser)");
+    else
+        out.push_back(ok ? "visible: 0 (the score passes unchanged)" : "blocked: -inf (its weight will be exactly 0)");
     return out;
 }
 

@@ -1,6 +1,7 @@
 // Which keys each query may see: the pattern of config.mask as a rule per cell
-// and as the (Tq, T) matrix M of 0 (visible) and -inf (blocked). mask.cpp adds
-// M to the scores; explain asks the same rule why a cell is what it is.
+// and as the (Tq, T) matrix M of 0 (visible) and -inf (blocked), or 1 and 0
+// when it multiplies the weights (config.mask_at "weights"). mask.cpp adds M to
+// the scores; explain asks the same rule why a cell is what it is.
 //
 // Positions: key j sits at position j; query i at p = i + (T - Tq) (with fewer
 // queries than keys, the queries are the last Tq positions). The definitions
@@ -35,7 +36,8 @@ public:
     bool allows(std::size_t i, std::size_t j) const;  // query row i, key j
     std::size_t position(std::size_t i) const { return i + offset_; }
 
-    // M: (Tq, T), 0 where allows(i, j), else -inf.
+    // M: (Tq, T), 0 where allows(i, j), else -inf (added to the scores); with
+    // config.mask_at "weights", 1 and 0 (multiplying the weights).
     void fill(float* m) const;
 
     // Why cell (i, j) is visible or blocked, one line per element of the rule,
@@ -45,6 +47,7 @@ public:
 
 private:
     MaskKind kind_;
+    MaskAt mask_at_;
     MaskSpec m_;
     std::size_t Tq_, T_, offset_;
     std::vector<char> special_;  // global_local: global positions; padding: pad positions (per position, T)

@@ -13,8 +13,10 @@
 //   rope            rope.cpp      hook_rot_q, hook_rot_k
 //   scores          scores.cpp    hook_scores_raw
 //   scale           scale.cpp     hook_scale_factor (config.scale an object), hook_scores_scaled
-//   mask            mask.cpp      hook_mask, hook_attn_scores (and alibi.cpp's slopes and bias)
-//   softmax         softmax.cpp   softmax.hook_row_max .. hook_row_sum, hook_pattern
+//   mask            mask.cpp      hook_mask, hook_scores_masked (config.mask_at "raw"), hook_attn_scores
+//                                 (and alibi.cpp's slopes and bias)
+//   softmax         softmax.cpp   softmax.hook_row_max .. hook_row_sum, hook_pattern (and, with
+//                                 config.mask_at "weights", hook_pattern_unmasked .. hook_zeroed_sum)
 //   mix             mix.cpp       hook_z
 //   out             out_proj.cpp  hook_attn_out
 //   add1, add2      residual.cpp  hook_resid_mid, hook_resid_post

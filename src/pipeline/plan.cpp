@@ -103,20 +103,22 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     // the other patterns run materialised. ALiBi adds a bias the streaming
     // kernel does not have: such a run is materialised too, as is one that
     // multiplies the scores (config.scale multiply_by: the kernel divides), or
-    // normalises otherwise than by a shifted softmax (the kernel's online softmax).
+    // normalises otherwise than by a shifted softmax (the kernel's online softmax),
+    // or applies the mask elsewhere than to the scaled scores (config.mask_at).
     const bool streamable_mask = key_window(lesson.config).has_value();
     const PositionKind positions = lesson.config.positions.kind;
     p.stream_attention = streamable_mask && lesson.runs(Stage::scores) && lesson.runs(Stage::mix) &&
                          lesson.from <= Stage::scores && quiet([](const StepDef& d) { return in_attention_core(d.stage); }) &&
                          positions != PositionKind::alibi && lesson.config.scale.kind != ScaleKind::multiply_by &&
-                         lesson.config.normalizer == Normalizer::softmax && lesson.config.max_shift;
+                         lesson.config.normalizer == Normalizer::softmax && lesson.config.max_shift &&
+                         lesson.config.mask_at == MaskAt::scaled;
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.leaf != Leaf::mlp_out; };
     p.stream_ffn = lesson.runs(Stage::ffn) && d_ff_of(lesson) > 0 && quiet(hidden);
 
-    const bool rope = positions == PositionKind::rope;
+    const Reads reads = lesson.reads();
     for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi)
-        for (const StepDef* def : cat.consumed_by(passes[static_cast<std::size_t>(pi)], rope))
+        for (const StepDef* def : cat.consumed_by(passes[static_cast<std::size_t>(pi)], reads))
             p.last_read[index_of(*def)] = pi;
     if (p.stream_attention)  // each mix pass reads its Q, K (rotated, with RoPE) and V itself
         for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi) {
@@ -124,7 +126,7 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             if (mix.stage != Stage::mix) continue;
             Pass scores = mix;
             scores.stage = Stage::scores;
-            for (const StepDef* def : cat.consumed_by(scores, rope)) p.last_read[index_of(*def)] = pi;
+            for (const StepDef* def : cat.consumed_by(scores, reads)) p.last_read[index_of(*def)] = pi;
             p.last_read[index_of(*&cat.step(mix, Leaf::v))] = pi;
         }
 

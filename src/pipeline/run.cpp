@@ -211,6 +211,13 @@ float* Run::open(const std::string& name, std::initializer_list<Need> needs, std
     return s.value.ptr();
 }
 
+void Run::set_formula(const std::string& name, std::string formula, std::string meaning) {
+    if (Step* st = recorded(name)) {
+        st->formula_text = std::move(formula);
+        if (!meaning.empty()) st->meaning_text = std::move(meaning);
+    }
+}
+
 void Run::close() {
     for (Step* step : open_) close_step(*step);
     open_.clear();

@@ -114,6 +114,9 @@ public:
     void close();
 
     void warn(std::string message) { trace_.warnings.push_back(std::move(message)); }
+    // Recorded step `name`'s formula, and its meaning when not empty, as its
+    // operation computes it under this config (where the step table's differs).
+    void set_formula(const std::string& name, std::string formula, std::string meaning = {});
 
     // True when the lesson gives, or (in document arithmetic) rounds, any of
     // these steps: a stage whose kernel fills several steps at once then runs

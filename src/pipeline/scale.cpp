@@ -37,15 +37,19 @@ std::string scale_source(const Scaling& sc) {
     return "";
 }
 
-// y_h = x_h / s_h or x_h · s_h for each head's plane   x, y: (NH, plane)   s: (NH)
-void scale_heads(const float* x, const float* s, bool multiply, float* y, std::size_t NH, std::size_t plane) {
+}  // namespace
+
+void apply_scale(const ScaleOp& op, const float* factor, const float* x, float* y, std::size_t NH, std::size_t plane) {
+    if (!factor) {
+        if (op.multiply) scale_mul(x, op.s, y, NH * plane);
+        else scale_div(x, op.s, y, NH * plane);
+        return;
+    }
     for (std::size_t h = 0; h < NH; ++h) {
-        if (multiply) scale_mul(x + h * plane, s[h], y + h * plane, plane);
-        else scale_div(x + h * plane, s[h], y + h * plane, plane);
+        if (op.multiply) scale_mul(x + h * plane, factor[h], y + h * plane, plane);
+        else scale_div(x + h * plane, factor[h], y + h * plane, plane);
     }
 }
-
-}  // namespace
 
 void scale_forward(Run& run) {
     const Dims& d = run.dims();
@@ -53,12 +57,12 @@ void scale_forward(Run& run) {
     const ScaleOp op = scale_op(run.config(), d);
     const std::string raw = run.name(Leaf::scores_raw), scaled = run.name(Leaf::scores_scaled);
     const Tensor* s = run.value(raw);
+    // config.mask_at "raw": the mask stage scales the masked scores (mask.cpp); only the factor is recorded here.
+    const bool scales_here = run.config().mask_at != MaskAt::raw;
     if (!sc.recorded) {
+        if (!scales_here) return;
         // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
-        if (float* out = run.open(scaled, {{raw, s}})) {
-            if (op.multiply) scale_mul(s->ptr(), op.s, out, s->size());
-            else scale_div(s->ptr(), op.s, out, s->size());
-        }
+        if (float* out = run.open(scaled, {{raw, s}})) apply_scale(op, nullptr, s->ptr(), out, 1, s->size());
         run.close();
         Step* step = run.recorded(scaled);
         if (sc.kind == ScaleKind::none && step->source == StepSource::computed)
@@ -72,13 +76,35 @@ void scale_forward(Run& run) {
     const Tensor* f = run.value(factor);
     if (Step* fs = run.recorded(factor); fs && fs->source == StepSource::computed)
         fs->note = fmt::format("s = {}", scale_source(sc));
+    if (!scales_here) return;
     // S̃_h = S_h / s_h, or S_h · s_h with multiply_by   (NH, Tq, T)
     if (float* out = run.open(scaled, {{raw, s}, {factor, f}}))
-        scale_heads(s->ptr(), f->ptr(), op.multiply, out, d.NH, s->size() / d.NH);
+        apply_scale(op, f->ptr(), s->ptr(), out, d.NH, s->size() / d.NH);
     run.close();
     if (Step* step = run.recorded(scaled); step && step->source == StepSource::computed)
         step->note = fmt::format("S̃ = S {} s, s = hook_scale_factor{}", op.multiply ? "·" : "/",
                                  sc.kind == ScaleKind::sqrt_dk ? "" : " (" + scale_source(sc) + ")");
+}
+
+float explain_scale(Cell& c, float x, std::size_t h, const std::string& what) {
+    const Config cfg = c.attn_config();
+    const ScaleOp op = scale_op(cfg, c.dims());
+    if (cfg.scale.kind == ScaleKind::none) {
+        c.line("scaling is off (config.scale false): {} = {}", what, c.num(x));
+        return x;
+    }
+    ScaleOp used = op;
+    if (cfg.scale.recorded) {
+        used.s = get(c.input(Leaf::scale_factor), {h});
+        const char* sign = op.multiply ? "·" : "/";
+        c.line("{} {} s_h = {} {} {}   (s_h: hook_scale_factor[{}])", what, sign, c.num(x), sign, c.num(used.s),
+               Cell::label(c.step, 0, h));
+    } else {
+        c.line("{} / √hs = {} / √{} = {} / {}", what, c.num(x), c.dims().hs, c.num(x), c.num(op.s));
+    }
+    const float r = used.apply(x);
+    c.line("  = {}", c.num(r));
+    return r;
 }
 
 // hook_scale_factor at (h); hook_scores_scaled at (h, i, j)
@@ -91,26 +117,11 @@ float scale_explain(Cell& c) {
             c.line("s = √d_k = √{} (d_k = hs = d_model / heads, in float32) = {}", c.dims().hs, c.num(op.s));
         else
             c.line("s = {} (the lesson's number, in float32) = {}", scale_source(cfg.scale), c.num(op.s));
-        c.line("the same for every head; the scores are {} it", op.multiply ? "multiplied by" : "divided by");
+        c.line("the same for every head; the {}scores are {} it", cfg.mask_at == MaskAt::raw ? "masked " : "",
+               op.multiply ? "multiplied by" : "divided by");
         return op.s;
     }
-    const std::size_t i = c.at[1], j = c.at[2];
-    const float s = get(c.input(Leaf::scores_raw), {h, i, j});
-    if (cfg.scale.kind == ScaleKind::none) {
-        c.line("scaling is off (config.scale false): S̃ = S = {}", c.num(s));
-        return s;
-    }
-    ScaleOp used = op;
-    if (cfg.scale.recorded) {
-        used.s = get(c.input(Leaf::scale_factor), {h});
-        c.line("S̃ = S {} s_h = {} {} {}   (s_h: hook_scale_factor[{}])", op.multiply ? "·" : "/", c.num(s),
-               op.multiply ? "·" : "/", c.num(used.s), Cell::label(c.step, 0, h));
-    } else {
-        c.line("S̃ = S / √hs = {} / √{} = {} / {}", c.num(s), c.dims().hs, c.num(s), c.num(op.s));
-    }
-    const float r = used.apply(s);
-    c.line("  = {}", c.num(r));
-    return r;
+    return explain_scale(c, get(c.input(Leaf::scores_raw), {h, c.at[1], c.at[2]}), h, "S̃ = S");
 }
 
 // One division (or product) per pair and head (docs/cost.md).

@@ -2,9 +2,12 @@
 // softmax with its max shift (a probability distribution); config.max_shift
 // false leaves the shift out (exp(s) as tutorials print it); config.normalizer
 // "sum" divides each score by its row's sum (s / Σ s), "none" keeps the
-// scores. Blocked keys get weight 0 under each (docs/lesson-format.md).
+// scores. Blocked keys get weight 0 under each (docs/lesson-format.md). With
+// config.mask_at "weights" the normaliser sees every key and the mask zeroes
+// its weights afterwards, the rows renormalised or not (config.renormalize).
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -17,13 +20,14 @@ namespace attntrace {
 
 namespace {
 
-// The steps of the pass's attention (self or cross).
+// The steps of the pass's attention (self or cross); `pattern` is what the
+// normaliser writes: the weights A, or A⁰ when the mask zeroes them afterwards.
 struct Names {
     std::string in, max, shifted, exp, sum, pattern;
     explicit Names(const Run& run)
         : in(run.name(Leaf::attn_scores)), max(run.name(Leaf::row_max)),
-          shifted(run.name(Leaf::shifted)), exp(run.name(Leaf::exp)),
-          sum(run.name(Leaf::row_sum)), pattern(run.name(Leaf::pattern)) {}
+          shifted(run.name(Leaf::shifted)), exp(run.name(Leaf::exp)), sum(run.name(Leaf::row_sum)),
+          pattern(run.name(run.config().mask_at == MaskAt::weights ? Leaf::pattern_unmasked : Leaf::pattern)) {}
 };
 
 // One pass per step, each reading the (possibly given or rounded) step before.
@@ -51,14 +55,6 @@ void softmax_by_pass(Run& run, std::size_t rows, std::size_t cols) {
     run.close();
 }
 
-// The operation's own formula and meaning for a step whose template's the config changes.
-void set_formula(Run& run, const std::string& name, std::string formula, std::string meaning) {
-    if (Step* st = run.recorded(name)) {
-        st->formula_text = std::move(formula);
-        st->meaning_text = std::move(meaning);
-    }
-}
-
 // config.max_shift false: e = exp(S̃ + M) as printed (an exp past float32's
 // range is refused by the run, naming the cell);  s = Σ_j e;  A = e / s.
 void softmax_unshifted(Run& run, std::size_t rows, std::size_t cols) {
@@ -66,7 +62,7 @@ void softmax_unshifted(Run& run, std::size_t rows, std::size_t cols) {
     const Tensor* x = run.value(n.in);
     if (float* e = run.open(n.exp, {{n.in, x}})) exp_ref(x->ptr(), e, rows * cols);
     run.close();
-    set_formula(run, n.exp, "e[i,j] = exp((S̃ + M)[i,j])   (no max shift: config.max_shift false)",
+    run.set_formula(n.exp, "e[i,j] = exp((S̃ + M)[i,j])   (no max shift: config.max_shift false)",
                 "Exponentials of the scores as they are: all positive, masked cells exactly 0; a score above ~88.7 "
                 "would overflow float32 (the reason implementations subtract the max).");
     const Tensor* e = run.value(n.exp);
@@ -95,7 +91,7 @@ void normalize_by_sum(Run& run, std::size_t rows, std::size_t cols) {
                                   run.lesson().query_labels()[r % run.dims().Tq]));
     if (float* a = run.open(n.pattern, {{n.in, x}, {sum, s}})) divide_rows_unblocked_ref(x->ptr(), s->ptr(), rows, cols, a);
     run.close();
-    set_formula(run, n.pattern, "A[i,j] = (S̃ + M)[i,j] / s_i, blocked keys 0   (config.normalizer \"sum\")",
+    run.set_formula(n.pattern, "A[i,j] = (S̃ + M)[i,j] / s_i, blocked keys 0   (config.normalizer \"sum\")",
                 "Row i says how much query token i reads from each key token; every row sums to 1, but a negative "
                 "score gives a negative weight.");
 }
@@ -106,7 +102,7 @@ void no_normalizer(Run& run, std::size_t rows, std::size_t cols) {
     const Tensor* x = run.value(n.in);
     if (float* a = run.open(n.pattern, {{n.in, x}})) unblock_ref(x->ptr(), a, rows * cols);
     run.close();
-    set_formula(run, n.pattern, "A[i,j] = (S̃ + M)[i,j], blocked keys 0   (config.normalizer \"none\": the scores as weights)",
+    run.set_formula(n.pattern, "A[i,j] = (S̃ + M)[i,j], blocked keys 0   (config.normalizer \"none\": the scores as weights)",
                 "The scores themselves weight the values: rows need not sum to 1.");
 }
 
@@ -129,9 +125,47 @@ void warn_blocked_rows(Run& run, const std::function<bool(std::size_t)>& blocked
                              empty, run.name(Leaf::attn_scores), named, empty > kNamed ? ", ..." : ""));
 }
 
-}  // namespace
+// config.mask_at "weights": the normaliser's weights A⁰ zeroed where the mask
+// (1 or 0) blocks a key; with config.renormalize each row then divided by what
+// is left of it (a row with nothing left stays 0, as a fully blocked row does
+// under the default masking).
+void zero_weights(Run& run, std::size_t rows, std::size_t cols) {
+    const Dims& d = run.dims();
+    const std::string a0 = run.name(Leaf::pattern_unmasked), mask = run.name(Leaf::mask),
+                      zeroed = run.name(Leaf::pattern_zeroed), sum = run.name(Leaf::zeroed_sum),
+                      pattern = run.name(Leaf::pattern);
+    const bool renormalize = run.config().renormalize;
+    const Tensor* a = run.value(a0);
+    const Tensor* m = run.value(mask);
+    // A⁰ ⊙ M   (NH, Tq, T) ⊙ (Tq, T) broadcast over heads
+    if (float* z = run.open(renormalize ? zeroed : pattern, {{a0, a}, {mask, m}}))
+        zero_blocked_heads_ref(a->ptr(), m->ptr(), z, d.NH, d.Tq * d.T);
+    run.close();
+    if (!renormalize) {
+        run.set_formula(pattern, "A[i,j] = A⁰[i,j] · M[i,j]   (config.mask_at \"weights\", not renormalised)",
+                        "The weights the normaliser gave over every key, blocked keys zeroed: the rows no longer sum "
+                        "to 1 (config.renormalize true divides them by what is left).");
+    } else {
+        const Tensor* z = run.value(zeroed);
+        // z_i = Σ_j (A⁰ ⊙ M)[i,j]   (NH, Tq);  A = (A⁰ ⊙ M) / z
+        if (float* s = run.open(sum, {{zeroed, z}})) row_sum_ref(z->ptr(), rows, cols, s);
+        run.close();
+        const Tensor* s = run.value(sum);
+        if (float* y = run.open(pattern, {{zeroed, z}, {sum, s}})) divide_rows_ref(z->ptr(), s->ptr(), rows, cols, y);
+        run.close();
+        run.set_formula(pattern, "A[i,j] = (A⁰ · M)[i,j] / z_i   (config.mask_at \"weights\", renormalised)",
+                        "The zeroed weights divided by what is left of their row: every row sums to 1 again, as when "
+                        "-inf is added before the softmax.");
+    }
+    if (m)
+        warn_blocked_rows(run, [&](std::size_t r) {
+            const float* keep = m->ptr() + (r % d.Tq) * cols;
+            return std::all_of(keep, keep + cols, [](float k) { return k == 0.0f; });
+        }, rows);
+}
 
-void softmax_forward(Run& run) {
+// The normaliser (softmax by default) over each row of hook_attn_scores.
+void normalize(Run& run) {
     const Dims& d = run.dims();
     const std::size_t rows = d.NH * d.Tq, cols = d.T;  // (NH, Tq, T) as NH·Tq rows of T
     const Config& cfg = run.config();
@@ -166,7 +200,31 @@ void softmax_forward(Run& run) {
         warn_blocked_rows(run, [&](std::size_t r) { return m->data[r] == kNegInf; }, m->data.size());
 }
 
+}  // namespace
+
+void softmax_forward(Run& run) {
+    normalize(run);
+    const Dims& d = run.dims();
+    if (run.config().mask_at == MaskAt::weights) zero_weights(run, d.NH * d.Tq, d.T);
+}
+
 namespace {
+
+// Σ_j v(j) over a row of T keys in float, j ascending (row_sum_ref's order;
+// a key v skips is left out, as row_sum_unblocked_ref leaves out blocked keys),
+// written one term a line (term(j)), then "  sym = sum". Returns the sum.
+float write_row_sum(Cell& c, std::size_t T, const std::function<std::optional<float>(std::size_t)>& v,
+                    const std::function<std::string(std::size_t)>& term, const char* sym) {
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < T; ++j)
+        if (const auto x = v(j)) sum += *x;
+    list_terms(c, T, term);
+    c.line("  {} = {}", sym, c.num(sum));
+    return sum;
+}
+
+// The normaliser's weights: A, or A⁰ before the mask zeroes them (config.mask_at "weights").
+const char* weight_symbol(const Cell& c) { return c.leaf() == Leaf::pattern_unmasked ? "A⁰" : "A"; }
 
 // config.normalizer "sum" and "none": hook_score_sum at (h, i), hook_pattern at (h, i, j).
 float explain_plain(Cell& c, Normalizer normalizer) {
@@ -185,15 +243,13 @@ float explain_plain(Cell& c, Normalizer normalizer) {
         return x(j) == kNegInf ? 0.0f : x(j);
     }
     auto sum_terms = [&] {
-        float sum = 0.0f;  // float, j ascending, blocked keys left out: row_sum_unblocked_ref's order
-        for (std::size_t j = 0; j < T; ++j)
-            if (x(j) != kNegInf) sum += x(j);
-        list_terms(c, T, [&](std::size_t j) {
-            return x(j) == kNegInf ? fmt::format("  {:>9}   key {} (blocked: left out)", "-inf", key(j))
-                                   : fmt::format("{} {:>9}   key {}", j ? "+" : " ", c.num(x(j)), key(j));
-        });
-        c.line("  s = {}", c.num(sum));
-        return sum;
+        return write_row_sum(
+            c, T, [&](std::size_t j) { return x(j) == kNegInf ? std::nullopt : std::optional<float>(x(j)); },
+            [&](std::size_t j) {
+                return x(j) == kNegInf ? fmt::format("  {:>9}   key {} (blocked: left out)", "-inf", key(j))
+                                       : fmt::format("{} {:>9}   key {}", j ? "+" : " ", c.num(x(j)), key(j));
+            },
+            "s");
     };
     if (c.leaf() == Leaf::score_sum) {
         c.line("s = Σ_j of query {}'s masked scores ({}), blocked keys left out:", q, hn);
@@ -208,15 +264,61 @@ float explain_plain(Cell& c, Normalizer normalizer) {
         return 0.0f;
     }
     const float r = x(j) / s;
-    c.line("2. A[{},{},{}] = {} / {} = {}", hn, q, key(j), c.num(x(j)), c.num(s), c.num(r));
+    c.line("2. {}[{},{},{}] = {} / {} = {}", weight_symbol(c), hn, q, key(j), c.num(x(j)), c.num(s), c.num(r));
+    return r;
+}
+
+// config.mask_at "weights": hook_pattern_zeroed and hook_pattern at (h, i, j), hook_zeroed_sum at (h, i).
+float explain_zeroing(Cell& c, bool renormalize) {
+    const std::size_t h = c.at[0], i = c.at[1];
+    const std::string hn = Cell::label(c.step, 0, h), q = Cell::label(c.step, 1, i);
+    const Step& A0 = c.input(Leaf::pattern_unmasked);
+    const Step& M = c.input(Leaf::mask);
+    const std::size_t T = A0.shape[2];
+    auto key = [&](std::size_t j) { return Cell::label(A0, 2, j); };
+    auto zeroed = [&](std::size_t j) { return get(A0, {h, i, j}) * get(M, {i, j}); };  // zero_blocked_heads_ref
+    auto sum_terms = [&] {
+        const Step& Z = c.input(Leaf::pattern_zeroed);
+        return write_row_sum(
+            c, T, [&](std::size_t j) { return std::optional<float>(get(Z, {h, i, j})); },
+            [&](std::size_t j) {
+                return fmt::format("{} {:>9}   key {}{}", j ? "+" : " ", c.num(get(Z, {h, i, j})), key(j),
+                                   get(M, {i, j}) == 0.0f ? " (blocked: zeroed)" : "");
+            },
+            "z_i");
+    };
+    if (c.leaf() == Leaf::zeroed_sum) {
+        c.line("z_i = Σ_j of query {}'s zeroed weights ({}):", q, hn);
+        return sum_terms();
+    }
+    const std::size_t j = c.at[2];
+    const float a = get(A0, {h, i, j}), m = get(M, {i, j});
+    const char* seen = m == 0.0f ? "   (key blocked: zeroed)" : "   (key visible: kept)";
+    if (c.leaf() == Leaf::pattern_zeroed || !renormalize) {
+        c.line("A⁰[{},{},{}] · M[{},{}] = {} · {}{}", hn, q, key(j), q, key(j), c.num(a), c.num(m), seen);
+        c.line("  = {}", c.num(zeroed(j)));
+        return zeroed(j);
+    }
+    const float z = get(c.input(Leaf::pattern_zeroed), {h, i, j});
+    c.line("1. the zeroed weight: A⁰[{},{},{}] · M[{},{}] = {} · {} = {}{}", hn, q, key(j), q, key(j), c.num(a),
+           c.num(m), c.num(z), seen);
+    c.line("2. what is left of query {}'s row:", q);
+    const float sum = sum_terms();
+    const float r = sum == 0.0f ? 0.0f : z / sum;  // divide_rows_ref: a row with nothing left stays 0
+    c.line("3. A[{},{},{}] = {} / {} = {}", hn, q, key(j), c.num(z), c.num(sum), c.num(r));
     return r;
 }
 
 }  // namespace
 
-// at: (h, i) for row_max, row_sum and score_sum; (h, i, j) otherwise
+// at: (h, i) for row_max, row_sum, score_sum and zeroed_sum; (h, i, j) otherwise.
+// With config.mask_at "weights" the normaliser's weights are hook_pattern_unmasked,
+// explained as hook_pattern is otherwise.
 float softmax_explain(Cell& c) {
     const Config cfg = c.attn_config();
+    if (cfg.mask_at == MaskAt::weights &&
+        (c.leaf() == Leaf::pattern_zeroed || c.leaf() == Leaf::zeroed_sum || c.leaf() == Leaf::pattern))
+        return explain_zeroing(c, cfg.renormalize);
     if (cfg.normalizer != Normalizer::softmax) return explain_plain(c, cfg.normalizer);
     const bool shift = cfg.max_shift;  // else no row max: exp reads the masked scores themselves
     const std::size_t h = c.at[0], i = c.at[1];
@@ -255,14 +357,13 @@ float softmax_explain(Cell& c) {
     }
     const Step& E = c.input(Leaf::exp);
     auto exp_terms = [&] {
-        float sum = 0.0f;  // float, j ascending: row_sum_ref's order
-        for (std::size_t j = 0; j < T; ++j) sum += get(E, {h, i, j});
-        list_terms(c, T, [&](std::size_t j) {
-            return fmt::format("{} exp({:>9}) = {:>9}   key {}", j ? "+" : " ", c.num(get(S, {h, i, j})),
-                               c.num(get(E, {h, i, j})), key(j));
-        });
-        c.line("  s_i = {}", c.num(sum));
-        return sum;
+        return write_row_sum(
+            c, T, [&](std::size_t j) { return std::optional<float>(get(E, {h, i, j})); },
+            [&](std::size_t j) {
+                return fmt::format("{} exp({:>9}) = {:>9}   key {}", j ? "+" : " ", c.num(get(S, {h, i, j})),
+                                   c.num(get(E, {h, i, j})), key(j));
+            },
+            "s_i");
     };
     if (c.leaf() == Leaf::row_sum) {
         if (shift) c.line("Σ_j exp(score[{},{},j] - max), max = {}:", hn, q, c.num(m));
@@ -287,7 +388,7 @@ float softmax_explain(Cell& c) {
     exp_terms();
     const float e = get(E, {h, i, j});
     const float r = sum == 0.0f ? 0.0f : e / sum;
-    c.line("{}. A[{},{},{}] = {} / {} = {}", n, hn, q, key(j), c.num(e), c.num(sum), c.num(r));
+    c.line("{}. {}[{},{},{}] = {} / {} = {}", n, weight_symbol(c), hn, q, key(j), c.num(e), c.num(sum), c.num(r));
     return r;
 }
 

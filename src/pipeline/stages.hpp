@@ -45,6 +45,11 @@ struct ScaleOp {
     float apply(float x) const { return multiply ? x * s : x / s; }
 };
 ScaleOp scale_op(const Config& c, const Dims& d);
+// y_h = op.apply(x_h) with each head's own factor[h] (the recorded hook_scale_factor),
+// or op.s for all when factor is null   x, y: (NH, plane)   factor: (NH)
+void apply_scale(const ScaleOp& op, const float* factor, const float* x, float* y, std::size_t NH, std::size_t plane);
+// Writes how cell x of head h is scaled and returns op.apply(x) (the factor read as apply_scale reads it).
+float explain_scale(Cell& c, float x, std::size_t h, const std::string& what);
 // mask.cpp      M (Tq, T), S̃ + M (NH, Tq, T)
 void mask_forward(Run& run);
 float mask_explain(Cell& c);

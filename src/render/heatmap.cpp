@@ -60,7 +60,7 @@ struct Scale {
 std::string cell(float x, const Scale& s, const HeatmapOptions& opt) {
     const bool color = opt.style.color;
     const std::size_t w = cell_width(opt.mask);
-    if (std::isinf(x) && x < 0)
+    if ((std::isinf(x) && x < 0) || (opt.mask && opt.keep_mask && x == 0.0f))
         return fmt::format("{}{:>{}}{}", color ? "\x1b[2m" : "", kBlocked, w, color ? "\x1b[0m" : "");
     if (opt.mask)  // a visible cell (M = 0): the top of the scale
         return color ? on_colour(std::string(w, ' '), ramp(1.0)) : std::string(w - 1, ' ') + kShades[4];
@@ -82,7 +82,8 @@ std::string legend(const Scale& s, const HeatmapOptions& opt) {
     const bool color = opt.style.color;
     std::vector<std::string> items;
     if (opt.mask) {
-        items.push_back((color ? on_colour("  ", ramp(1.0)) : std::string(kShades[4])) + " 0 (visible)");
+        items.push_back((color ? on_colour("  ", ramp(1.0)) : std::string(kShades[4])) +
+                        (opt.keep_mask ? " 1 (visible)" : " 0 (visible)"));
     } else if (color) {
         std::string bar = legend_number(s.lo) + " ";
         for (int i = 0; i <= 10; ++i) bar += on_colour(" ", ramp(i / 10.0));
@@ -94,7 +95,7 @@ std::string legend(const Scale& s, const HeatmapOptions& opt) {
             items.push_back(fmt::format("{}{}{}", i ? kShades[i] : "' '", i + 1 < kShades.size() ? " <" : " ≤",
                                         legend_number(lo + span * static_cast<double>(i + 1) / 5.0)));
     }
-    items.push_back(std::string(kBlocked) + " -inf (masked)");
+    items.push_back(std::string(kBlocked) + (opt.mask && opt.keep_mask ? " 0 (masked: weight zeroed)" : " -inf (masked)"));
     std::string out = opt.indent + "legend:", line = out;
     for (const auto& item : items) {
         const std::size_t w = display_width(line) + 2 + display_width(item);

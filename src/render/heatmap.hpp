@@ -32,6 +32,7 @@ struct HeatmapOptions {
     // scores scale from their finite minimum to their maximum.
     bool auto_range = false;
     bool mask = false;  // a mask: narrow cells without numbers, 0 (visible) as the top of the scale (█), -inf (blocked) as "×"
+    bool keep_mask = false;  // with mask: M multiplies the weights (config.mask_at "weights"): 1 visible, 0 blocked
     std::string indent = "    ";
 };
 

@@ -166,6 +166,12 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                 : c.normalizer == Normalizer::none ? "the masked scores themselves (config.normalizer \"none\")"
                                                    : "softmax without its max shift, exp of the scores as they are (config.max_shift false)")
             << "\n";
+    if (c.mask_at == MaskAt::raw)
+        out << "mask: added to the raw scores, which are then scaled: (S + M) / s (config.mask_at \"raw\")\n";
+    if (c.mask_at == MaskAt::weights)
+        out << "mask: zeroes the weights after the normaliser, which saw every key; rows "
+            << (c.renormalize ? "renormalised (config.mask_at \"weights\", config.renormalize)\n"
+                              : "not renormalised (config.mask_at \"weights\")\n");
     if (c.weight_layout == WeightLayout::out_in)
         out << "weights: as nn.Linear's weight, d_out x d_in, applied as x·Wᵀ (config.weight_layout \"out_in\")\n";
     if (const Positions& p = c.positions; p.kind != PositionKind::none)
@@ -195,6 +201,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         if (!view.heatmap || !heatmapped(s)) return;
         heat.auto_range = computes(s, Leaf::attn_scores) || computes(s, Leaf::alibi);
         heat.mask = computes(s, Leaf::mask);
+        heat.keep_mask = heat.mask && lesson.config.mask_at == MaskAt::weights;
         out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
     };
     // A batched trace prints each step once per sequence, with that sequence's tokens.

@@ -225,8 +225,8 @@ int Catalogue::last_pass(Stage s) const {
     return -1;
 }
 
-std::vector<const StepDef*> Catalogue::consumed_by(const Pass& p, bool rope) const {
-    const bool rot = rope && !p.cross;
+std::vector<const StepDef*> Catalogue::consumed_by(const Pass& p, const Reads& reads) const {
+    const bool rot = reads.rope && !p.cross;
     auto in = [&](Leaf leaf) { return &step(p, leaf); };
     auto wire = [&](StepId id) { return &at(id); };
     switch (p.stage) {
@@ -235,8 +235,13 @@ std::vector<const StepDef*> Catalogue::consumed_by(const Pass& p, bool rope) con
         case Stage::rope: return {in(Leaf::q), in(Leaf::k)};
         case Stage::scores: return {in(scores_query(rot)), in(scores_key(rot))};
         case Stage::scale: return {in(Leaf::scores_raw)};
-        case Stage::mask: return {in(Leaf::scores_scaled)};
-        case Stage::softmax: return {in(Leaf::attn_scores)};
+        case Stage::mask:
+            if (reads.mask_at != MaskAt::raw) return {in(Leaf::scores_scaled)};
+            if (reads.scale_factor) return {in(Leaf::scores_raw), in(Leaf::scale_factor)};
+            return {in(Leaf::scores_raw)};
+        case Stage::softmax:
+            if (reads.mask_at == MaskAt::weights) return {in(Leaf::attn_scores), in(Leaf::mask)};
+            return {in(Leaf::attn_scores)};
         case Stage::mix: return {in(Leaf::pattern), in(Leaf::v)};
         case Stage::out: return {in(Leaf::z)};
         case Stage::add1:

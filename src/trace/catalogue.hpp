@@ -62,6 +62,13 @@ struct Pass {
     std::size_t first = 0, end = 0;  // its steps: catalogue steps [first, end)
 };
 
+// What a lesson's config changes in the steps a pass reads (Lesson::reads()).
+struct Reads {
+    bool rope = false;                // scores (and streamed attention) read the rotated Q and K (self-attention)
+    MaskAt mask_at = MaskAt::scaled;  // raw: the mask reads the raw scores (and the factor); weights: softmax reads M
+    bool scale_factor = false;        // config.scale records hook_scale_factor
+};
+
 class Catalogue {
 public:
     explicit Catalogue(const Arch& arch);
@@ -75,9 +82,9 @@ public:
     std::size_t index_of(const StepDef& def) const { return static_cast<std::size_t>(&def - steps_.data()); }
     const Pass& pass_of(const StepDef& def) const { return passes_[static_cast<std::size_t>(def.pass)]; }
 
-    // The steps of earlier passes that pass `p` reads (weights and inputs aside).
-    // With RoPE, scores (and streamed attention) read the rotated Q and K.
-    std::vector<const StepDef*> consumed_by(const Pass& p, bool rope) const;
+    // The steps of earlier passes that pass `p` reads (weights and inputs aside),
+    // as the lesson's config wires them (Reads).
+    std::vector<const StepDef*> consumed_by(const Pass& p, const Reads& reads) const;
     // Step `leaf` as pass `p` reads or writes it: its own, else its sub-block's
     // (block and self or cross), else the embeddings'. logic_error when the
     // model has none (a bug, not an input error).

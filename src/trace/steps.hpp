@@ -70,8 +70,8 @@ enum class NegInf {
 enum class Leaf : std::uint8_t {
     embed, pos_embed, resid_pre,
     q, k, v, kv_head, rot_q, rot_k,
-    scores_raw, scale_factor, scores_scaled, mask, alibi_slopes, alibi, attn_scores,
-    row_max, shifted, exp, row_sum, score_sum, pattern, z, attn_out,
+    scores_raw, scale_factor, scores_scaled, mask, alibi_slopes, alibi, scores_masked, attn_scores,
+    row_max, shifted, exp, row_sum, score_sum, pattern_unmasked, pattern_zeroed, zeroed_sum, pattern, z, attn_out,
     resid_mid, ln_mean, ln_var, ln_mean_square, ln_scale, ln_standardized, ln_normalized,
     mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
 };
@@ -81,6 +81,15 @@ enum class Leaf : std::uint8_t {
 // explain all ask.
 inline Leaf scores_query(bool rope) { return rope ? Leaf::rot_q : Leaf::q; }
 inline Leaf scores_key(bool rope) { return rope ? Leaf::rot_k : Leaf::k; }
+
+// Where a lesson applies the mask (config.mask_at, docs/lesson-format.md#mask-placement).
+enum class MaskAt : std::uint8_t {
+    scaled,   // S̃ + M: added to the scaled scores before the normaliser (the default, as PyTorch)
+    raw,      // (S + M) / s: added to the raw scores, which are then scaled (hook_scores_masked)
+    weights,  // softmax(S̃) ⊙ M: the weights zeroed where a key is blocked (M 1 or 0), renormalised or not
+};
+// The scores the mask stage reads: the raw ones when the mask comes before the scaling.
+inline Leaf mask_input(MaskAt at) { return at == MaskAt::raw ? Leaf::scores_raw : Leaf::scores_scaled; }
 
 // One entry of the template: the steps of a single post-norm encoder block,
 // written with the names of block 0. Generated catalogues (trace/catalogue.hpp)

@@ -166,6 +166,22 @@ mod("max-shift-claim-row-max.json",
 mod("normalizer-none-given-exp.json",
     lambda d: (d["config"].__setitem__("normalizer", "none"), d["given"].__setitem__("blocks.0.attn.softmax.hook_exp", [[1, 1, 1]] * 3)),
     ["given.blocks.0.attn.softmax.hook_exp", "a step this lesson records", "config.normalizer \"softmax\""])
+mod("mask-at-unknown.json", lambda d: d["config"].__setitem__("mask_at", "softmax"),
+    ["config.mask_at", "\"scaled\"", "\"raw\"", "\"weights\"", "\"softmax\""])
+mod("mask-at-number.json", lambda d: d["config"].__setitem__("mask_at", 0), ["config.mask_at", "0"])
+mod("mask-at-raw-alibi.json",
+    lambda d: d["config"].update({"mask_at": "raw", "positions": {"kind": "alibi"}}),
+    ["config.mask_at", "with ALiBi", "\"raw\""])
+mod("renormalize-without-weights.json", lambda d: d["config"].update({"mask_at": "raw", "renormalize": True}),
+    ["config.renormalize", "only with config.mask_at \"weights\"", "config.mask_at \"raw\""])
+mod("renormalize-string.json", lambda d: d["config"].update({"mask_at": "weights", "renormalize": "yes"}),
+    ["config.renormalize", "\"yes\""])
+mod("mask-at-raw-given-scaled.json",
+    lambda d: (d["config"].__setitem__("mask_at", "raw"), d["given"].__setitem__("blocks.0.attn.hook_scores_scaled", [[1, 1, 1]] * 3)),
+    ["given.blocks.0.attn.hook_scores_scaled", "a step this lesson records", "config.mask_at \"scaled\" or \"weights\""])
+mod("mask-at-weights-claim-zeroed.json",
+    lambda d: (d["config"].__setitem__("mask_at", "weights"), d["claims"][7].__setitem__("step", "blocks.0.attn.hook_pattern_zeroed")),
+    ["claims[7].step", "a step this lesson records", "config.renormalize true"])
 mod("weight-layout-unknown.json", lambda d: d["config"].__setitem__("weight_layout", "torch"),
     ["config.weight_layout", "\"in_out\"", "\"out_in\"", "torch"])
 mod("weight-layout-bool.json", lambda d: d["config"].__setitem__("weight_layout", True), ["config.weight_layout", "true"])
