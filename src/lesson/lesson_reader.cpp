@@ -496,16 +496,21 @@ private:
                             "nothing (the field is missing)");
                 break;
             default: {
-                // At least one step the first stage consumes must be given.
+                // At least one step the first stage consumes must be given, or
+                // one of its own steps, from which the rest of it runs (GELU of
+                // a given mlp.hook_pre, the weights of given scores).
                 bool any = false;
                 const Reads reads = lesson_.reads();
                 const Catalogue& cat = lesson_.catalogue();
                 const Pass& first = cat.passes()[static_cast<std::size_t>(lesson_.first_pass)];
                 for (const StepDef* def : cat.consumed_by(first, reads)) any = any || lesson_.given.count(def->name);
+                for (std::size_t i = first.first; i < first.end; ++i)
+                    any = any || (lesson_.given.count(cat.steps()[i].name) && lesson_.records(cat.steps()[i]));
                 if (!any) {
                     std::string list;
                     for (const StepDef* def : cat.consumed_by(first, reads)) list += (list.empty() ? "" : " or ") + def->name;
-                    f_.fail("given", fmt::format("{} (run.from is \"{}\")", list, stage_name(lesson_.from)),
+                    f_.fail("given", fmt::format("{}, or a step of the {} stage itself (run.from is \"{}\")", list,
+                                                 stage_name(lesson_.from), stage_name(lesson_.from)),
                             "none of them");
                 }
             }
