@@ -48,8 +48,9 @@ struct Precision {
 inline constexpr int kMaxDecimals = 8;
 // Significant figures: 6, float32's FLT_DIG: every decimal of 6 figures
 // survives the trip to float32 and back, not every one of 7 (8.589973e9 is
-// stored as 8589973504, which is 8.589974e9 at 7 figures). At 6 figures the
-// tie slack is up to 0.4 of the last figure: float32 has no more to give.
+// stored as 8589973504, which no longer reads 8.589973e9 at 7 figures). At
+// 6 figures the tie slack below is up to 0.4 of the last figure: float32 has
+// no more to give.
 inline constexpr int kMaxSignificant = std::numeric_limits<float>::digits10;
 
 // A printed p with n significant figures agrees with a computed x when x
