@@ -110,7 +110,7 @@ TEST_CASE("significant figures around powers of ten: the figures and the power b
     CHECK(round_significant(99.96f, 3) == 100.0f);
 }
 
-TEST_CASE("numbers at significant figures print with their trailing zeros; 6 is float32's limit", "[claims][decimal]") {
+TEST_CASE("numbers at significant figures print with their trailing zeros, and 6 is float32's limit", "[claims][decimal]") {
     CHECK(format_printed(6.0337e-06f, sig(5), Notation::fixed) == "6.0337e-06");
     CHECK(format_printed(0.25f, sig(3), Notation::fixed) == "0.250");
     CHECK(format_printed(0.25f, sig(1), Notation::fixed) == "0.3");  // half away from zero, not %g's half to even
@@ -296,7 +296,7 @@ TEST_CASE("reductions over masked scores: -inf cells give -inf sums, minima and 
     CHECK(e->report.all_as_expected());
 }
 
-TEST_CASE("the export carries the new fields and verdicts; check prints the right values at each precision", "[claims][cli]") {
+TEST_CASE("the export carries the new fields and verdicts, and check prints the right values at each precision", "[claims][cli]") {
     attntrace::test::TempDir dir;
     const json printed = {{0.25, 0.25, 0.5}, {0.13, 0.38, 0.5}, {0.25, 0.25, 0.5}};
     const json claims = {
