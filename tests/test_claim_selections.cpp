@@ -195,6 +195,28 @@ TEST_CASE("at selects rows and columns by label, list and range, in axis order",
     CHECK(e->lesson.claims[2].at == std::vector<std::pair<Axis, std::size_t>>{{Axis::query, 1}});
 }
 
+TEST_CASE("labels are the trace's: a batch's b1, a cross-attention's memory tokens", "[claims]") {
+    // The same cells named by label and by index give the same numbers.
+    auto same_cells = [](const char* file, const std::string& step, const json& by_label, const json& by_index) {
+        json doc = json::parse(attntrace::test::read_text(attntrace::test::lessons_dir() + "/" + file));
+        doc["claims"] = json::array();
+        for (const json& at : {by_label, by_index})
+            doc["claims"].push_back(claim("c" + std::to_string(doc["claims"].size()),
+                                          {{"step", step}, {"at", at}, {"decimals", 8}, {"values", 0}, {"expect", "disagrees"}}));
+        // One value is expected, so each selection must be one cell; its verdict is beside the point.
+        const auto e = evaluate(parse_lesson(doc.dump(), file));
+        REQUIRE(e->report.results.size() == 2);
+        CHECK(e->report.results[0].computed.data == e->report.results[1].computed.data);
+        return std::vector<double>(e->report.results[0].computed.data.begin(), e->report.results[0].computed.data.end());
+    };
+    const auto b = same_cells("001-batch-padding.json", "hook_pattern",
+                              {{"batch", "b1"}, {"head", "h1"}, {"query", "p3"}, {"key", "p2"}},
+                              {{"batch", 1}, {"head", 1}, {"query", 3}, {"key", 2}});
+    CHECK(b == std::vector<double>{0.0});  // b1 is two tokens long: p2 is padding, blocked
+    same_cells("001-cross-attention.json", "blocks.0.cross_attn.hook_pattern",
+               {{"head", "h0"}, {"query", "chat"}, {"key", "sleeping"}}, {{"head", 0}, {"query", 1}, {"key", 3}});
+}
+
 TEST_CASE("a label that names two positions is refused as ambiguous, naming it", "[claims][errors]") {
     const json claims = json::array({claim("twice", {{"at", {{"key", "the"}}}, {"decimals", 2}, {"values", {0.25, 0.375, 0.25}}})});
     const std::string e = attntrace::test::lesson_refusal(lesson_with(claims, {"the", "b", "the"}).dump(), "twice.json");

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "lesson/batch_reader.hpp"
+
 namespace attntrace {
 
 namespace {
@@ -51,7 +53,7 @@ std::vector<std::string> Lesson::axis_labels(Axis a, const Dims& d, bool cross) 
         case Axis::d_model:
         case Axis::d_head: return numbered("d", d.extent(a));
         case Axis::d_ff: return numbered("f", d.F);
-        case Axis::batch: break;  // a batch stacks single-sequence runs (src/batch/): never one run's axis
+        case Axis::batch: return batch_labels(d.B);  // a batched trace's leading axis (src/batch/), never one run's
     }
     return out;
 }
