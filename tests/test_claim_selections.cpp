@@ -118,6 +118,9 @@ TEST_CASE("numbers at significant figures print with their trailing zeros, and 6
     CHECK(format_printed(0.99996f, sig(4), Notation::fixed) == "1.000");
     CHECK(format_printed(-0.0f, sig(3), Notation::fixed) == "0.00");
     CHECK(format_printed(0.125f, {Precision::Unit::decimals, 2}, Notation::fixed) == format_number(0.125f, 2));
+    // Beyond a claim's figures (the computed values shown with two more), the float as it is: the tie slack
+    // (~4 units of the 8th figure here) would move it.
+    CHECK(format_printed(1.2345675f, sig(8), Notation::fixed) == "1.2345675");
     // Why at most 6: a lesson's 8.589973e9 is held as the float32 8589973504, which does not read back
     // as 8.589973e9 at 7 figures; a 6-figure 8.58997e9 (held as 8589970432) does at 6.
     CHECK(kMaxSignificant == 6);

@@ -95,8 +95,8 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
     CheckReport report;
     for (std::size_t ci = 0; ci < lesson.claims.size(); ++ci) {
         const Claim& c = lesson.claims[ci];
-        // A row sum (or any reduction) computed here for the claim overflows as a step would in the run: refused, naming the claim
-        // and the step (pipeline/run.cpp refuses a step's own +inf the same way).
+        // A row sum (any reduction) computed here for the claim overflows as a step would in the run: refused,
+        // naming the claim and the step (pipeline/run.cpp refuses a step's own +inf the same way).
         auto claimed = [&](const Step& s, const Tensor& v) {
             std::optional<std::size_t> overflow;
             Tensor t = select_claimed(c, s, v, &overflow);

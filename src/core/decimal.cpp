@@ -65,9 +65,11 @@ std::string format_number(float x, int precision, Notation notation) {
 
 std::string format_printed(float x, Precision p, Notation notation) {
     if (p.unit == Precision::Unit::decimals || !std::isfinite(x)) return format_number(x, p.digits, notation);
-    // Rounded first, half away from zero as the check rounds (%g alone rounds 0.25 to 0.2 at 1 figure),
-    // then written by C's %#g (fmt 9's "{:#g}" writes 100 at 3 figures as "100.0"); -0 as 0.
-    const double r = to_double(figures(x, p.digits));
+    // At a claim's precision, rounded first as the check rounds (half away from zero, with the tie slack; %g
+    // alone rounds 0.25 to 0.2 at 1 figure); beyond it (the computed values shown with more figures than a claim
+    // may state, where a few ulps are more than a figure) the float as it is. Written by C's %#g (fmt 9's
+    // "{:#g}" writes 100 at 3 figures as "100.0"); -0 as 0.
+    const double r = p.digits <= kMaxSignificant ? to_double(figures(x, p.digits)) : (x == 0 ? 0.0 : x);
     char buf[40];
     std::snprintf(buf, sizeof buf, "%#.*g", p.digits, r);
     std::string s = buf;

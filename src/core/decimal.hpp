@@ -85,7 +85,8 @@ std::string format_number(float x, int precision, Notation notation);
 // The same, the notation chosen for this number alone.
 std::string format_number(float x, int precision);
 // A number at a claim's precision: decimals as format_number; significant
-// figures as C's %#g, trailing zeros kept ("0.250", "6.0337e-06", "1.00e+05").
+// figures as C's %#g, trailing zeros kept ("0.250", "6.0337e-06", "1.00e+05"),
+// rounded as agrees_at_significance rounds up to kMaxSignificant figures.
 std::string format_printed(float x, Precision p, Notation notation);
 
 }  // namespace attntrace

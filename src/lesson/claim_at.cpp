@@ -30,12 +30,12 @@ std::size_t read_position(const Fields& f, const json& v, const std::string& pat
         }
         return static_cast<std::size_t>(f.integer(v, path, 0, static_cast<std::int64_t>(extent) - 1));
     }
+    if (labels.empty())
+        f.fail(path, fmt::format("an index from 0 to {} ({} has no labels)", extent - 1, name), describe(v));
     const std::string label = v.get<std::string>();
     std::vector<std::size_t> found;
     for (std::size_t i = 0; i < labels.size(); ++i)
         if (labels[i] == label) found.push_back(i);
-    if (labels.empty())
-        f.fail(path, fmt::format("an index from 0 to {} ({} has no labels)", extent - 1, name), describe(v));
     if (found.empty())
         f.fail(path, fmt::format("an index from 0 to {} or a {} label ({})", extent - 1, name, label_list(labels)),
                describe(v));

@@ -225,7 +225,7 @@ struct Lesson {
     }
     // How a step's axis is labelled in a pass of extents `d` (`cross`: a
     // cross-attention step, whose keys are the memory's): tokens, "h0", "kv0",
-    // "d0", "f0"; none for batch.
+    // "d0", "f0", and "b0" for a batched trace's leading batch axis.
     std::vector<std::string> axis_labels(Axis a, const Dims& d, bool cross) const;
     const Catalogue& catalogue() const { return catalogue_for(config.arch); }
     // Whether a pass of stage kind s runs.

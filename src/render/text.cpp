@@ -63,7 +63,7 @@ std::string precision_text(const Claim& c) {
 
 // The computed values, two digits beyond the claim's (and at least the view's decimals).
 constexpr int kExtraDigits = 2;
-constexpr int kMostSignificantShown = 9;  // float32 is exact to 9 significant figures
+constexpr int kMostSignificantShown = 9;  // 9 significant figures tell any two float32 apart
 Precision computed_precision(const Claim& c, int view_precision) {
     if (c.precision.unit == Precision::Unit::decimals)
         return {Precision::Unit::decimals, std::max(view_precision, c.precision.digits + kExtraDigits)};
