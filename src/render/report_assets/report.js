@@ -267,11 +267,17 @@
     const d = c.sig !== undefined ? c.sig : c.decimals;
     return { sig: c.sig !== undefined, each: Array.isArray(d) ? flat(d) : null, most: Array.isArray(d) ? Math.max(...flat(d)) : d || 0 };
   }
+  // n significant figures as C's %g chooses: scientific below 1e-4 or from 10^n (6.1441e-6, 0.250)
+  function sigText(v, n) {
+    if (typeof v !== "number") return fmt(v);
+    const e = v === 0 ? 0 : Math.floor(Math.log10(Math.abs(v)));
+    return e < -4 || e >= n ? v.toExponential(n - 1) : v.toPrecision(n);
+  }
   function asPrinted(c) {
     const d = digitsOf(c);
     return (v, k) => {
       const n = d.each ? d.each[k] : d.most;
-      return d.sig && typeof v === "number" ? v.toPrecision(n) : fmt(v, n);
+      return d.sig ? sigText(v, n) : fmt(v, n);
     };
   }
   // "row sums", "column maxima": a claim's reduction (of) in words
@@ -307,7 +313,7 @@
         computed = c.reason || "";
       } else {
         const d = digitsOf(c);
-        const p = d.sig ? (v) => (typeof v === "number" ? v.toPrecision(Math.min(d.most + 2, 9)) : fmt(v)) : Math.max(PRECISION, d.most + 2);
+        const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : Math.max(PRECISION, d.most + 2);
         printed = [lines(c.printed, asPrinted(c)), c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
         computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
         if (c.verdict === "agrees-when-rounded" && c.document_arithmetic)
