@@ -129,6 +129,9 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
         if (f_.optional(v, "values") || f_.optional(v, "decimals") || f_.optional(v, "sig") || f_.optional(v, "of"))
             f_.fail(path, "either \"shape\" or \"values\" with \"decimals\"", "both");
         c.kind = Claim::Kind::shape;
+        if (!c.select.empty())  // a shape states whole extents: a list or a range in `at` would narrow nothing
+            f_.fail(join(join(path, "at"), std::string(axis_name(c.select.front().first))),
+                    "an index or a label (a shape claim states whole extents)", "a list or a range");
         f_.object(*s, join(path, "shape"));
         for (auto it = s->begin(); it != s->end(); ++it) {
             std::string p = join(join(path, "shape"), it.key());

@@ -299,6 +299,10 @@ mod("claim-at-range-unknown-key.json", lambda d: d["claims"][7].__setitem__("at"
     ["claims[7].at.query.until", "unknown"])
 mod("claim-at-range-label-unknown.json", lambda d: d["claims"][7].__setitem__("at", {"key": {"from": "rng"}}),
     ["claims[7].at.key.from", "a key label (the, ring, fell)", "string \"rng\""])
+mod("claim-at-list-in-shape-claim.json",
+    lambda d: (d["claims"][4].__setitem__("shape", {"query": 3, "key": 3}), d["claims"][4].pop("values"),
+               d["claims"][4].pop("decimals"), d["claims"][4].__setitem__("at", {"query": [0, 1]})),
+    ["claims[4].at.query", "an index or a label (a shape claim states whole extents)", "a list or a range"])
 mod("claim-at-range-index-out-of-range.json", lambda d: d["claims"][7].__setitem__("at", {"key": {"to": 5}}),
     ["claims[7].at.key.to", "an integer from 0 to 2", "5"])
 
