@@ -76,8 +76,7 @@ Trace stack_traces(const std::vector<Trace>& traces, const std::vector<std::vect
     out.policy = first.policy;
     out.streamed_attention = first.streamed_attention;
     out.sequence_tokens = tokens;
-    std::vector<std::string> batch_labels;
-    for (std::size_t b = 0; b < B; ++b) batch_labels.push_back(fmt::format("b{}", b));
+    const std::vector<std::string> labels_of_batch = batch_labels(B);
     for (std::size_t k = 0; k < first.steps.size(); ++k) {
         const Step& s0 = first.steps[k];
         for (const Trace& t : traces)  // the same lesson but for its inputs and mask: the same steps
@@ -94,7 +93,7 @@ Trace stack_traces(const std::vector<Trace>& traces, const std::vector<std::vect
         s.labels = s0.labels;
         for (std::size_t a = 0; a < s0.axes.size() && a < s.labels.size(); ++a)
             if (token_axis(s0.axes[a])) s.labels[a] = batch_position_labels(s0.shape[a]);
-        s.labels.insert(s.labels.begin(), batch_labels);
+        s.labels.insert(s.labels.begin(), labels_of_batch);
         s.inputs = s0.inputs;
         s.rounded_to = s0.rounded_to;
         s.recorded = s0.recorded;

@@ -48,10 +48,11 @@ struct CheckReport {
 // lesson rounds nothing.
 CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* document);
 
-// The cells a claim selects from a step's tensor (kind values), or their row
-// sums (kind row_sum), in the claim's shape. A row sum of finite values
-// beyond float32's range (3e38 + 3e38) sets `overflow` to that sum's index in
-// the result (its value is then +-inf); check_claims refuses the lesson for it.
+// The cells a claim selects from a step's tensor (kind values), or their
+// reduction (kind reduced: row sums, column maxima, ...), in the claim's shape
+// (check/claim_region.hpp). A reduction of finite values beyond float32's
+// range (3e38 + 3e38) sets `overflow` to its index in the result (its value
+// is then +-inf); check_claims refuses the lesson for it.
 Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values,
                       std::optional<std::size_t>* overflow = nullptr);
 

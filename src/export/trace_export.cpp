@@ -15,6 +15,22 @@ OrderedJson scale_json(const Scaling& sc) {
     return j;
 }
 
+// The digits of a claim written per row or per value, one per printed value,
+// shaped as `printed` (a per-row list written out for each value of its row).
+OrderedJson digits_json(const std::vector<int>& digits, const Shape& shape, std::size_t axis, std::size_t& next) {
+    if (axis == shape.size()) return digits[next++];
+    OrderedJson a = OrderedJson::array();
+    for (std::size_t i = 0; i < shape[axis]; ++i) a.push_back(digits_json(digits, shape, axis + 1, next));
+    return a;
+}
+
+// "decimals": 2 or "sig": 5, or their arrays.
+void precision_json(OrderedJson& j, const Claim& c) {
+    std::size_t next = 0;
+    j[c.precision.unit == Precision::Unit::decimals ? "decimals" : "sig"] =
+        c.cell_digits.empty() ? OrderedJson(c.precision.digits) : digits_json(c.cell_digits, c.values.shape, 0, next);
+}
+
 OrderedJson claim_json(const ClaimResult& r) {
     const Claim& c = r.claim;
     OrderedJson j;
@@ -22,6 +38,7 @@ OrderedJson claim_json(const ClaimResult& r) {
     j["step"] = c.step;
     OrderedJson at = OrderedJson::object();
     for (const auto& [axis, i] : c.at) at[std::string(axis_name(axis))] = i;
+    for (const auto& [axis, indices] : c.select) at[std::string(axis_name(axis))] = indices;  // a list or range, as its indices
     j["at"] = at;
     if (c.kind == Claim::Kind::shape) {
         j["of"] = "shape";
@@ -29,8 +46,8 @@ OrderedJson claim_json(const ClaimResult& r) {
         for (const auto& [axis, n] : c.shape) s[std::string(axis_name(axis))] = n;
         j["printed"] = s;
     } else {
-        j["of"] = c.kind == Claim::Kind::row_sum ? "row_sum" : "values";
-        j["decimals"] = c.decimals;
+        j["of"] = c.kind == Claim::Kind::reduced ? reduction_name(c.reduction) : "values";
+        precision_json(j, c);
         j["printed"] = tensor_to_json(c.values);
         j["computed"] = r.computed.size() ? tensor_to_json(r.computed) : OrderedJson(nullptr);
         if (r.document.size()) j["document_arithmetic"] = tensor_to_json(r.document);

@@ -100,6 +100,12 @@ std::vector<std::string> batch_position_labels(std::size_t T) {
     return out;
 }
 
+std::vector<std::string> batch_labels(std::size_t B) {
+    std::vector<std::string> out;
+    for (std::size_t b = 0; b < B; ++b) out.push_back(fmt::format("b{}", b));
+    return out;
+}
+
 std::size_t batch_length(const Batch& b) {
     std::size_t T = 0;
     for (const auto& s : b.sequences) T = std::max(T, s.tokens.size());

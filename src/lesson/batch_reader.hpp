@@ -25,6 +25,8 @@ void read_batch_inputs(const Fields& f, const json& v, Batch& batch, std::size_t
 
 // "p0".."p{T-1}": a batched trace's token labels (the sequences' tokens differ).
 std::vector<std::string> batch_position_labels(std::size_t T);
+// "b0".."b{B-1}": the labels of a batched trace's leading batch axis.
+std::vector<std::string> batch_labels(std::size_t B);
 
 // T: the longest sequence.
 std::size_t batch_length(const Batch& batch);

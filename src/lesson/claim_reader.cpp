@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 
+#include "lesson/claim_at.hpp"
+#include "lesson/claim_precision.hpp"
 #include "lesson/config_reader.hpp"
 #include "trace/step_lookup.hpp"
 
@@ -26,6 +28,16 @@ std::optional<Axis> claim_axis(const Dims& dims, const StepDef& def, const std::
         std::find(axes.begin(), axes.end(), Axis::kv_head) != axes.end())
         return Axis::kv_head;
     return axis;
+}
+
+// The region's shape once reduced: without its last axis (rows) or the one
+// before it (columns).
+void reduce_region(const Fields& f, Shape& region, Reduction r, const std::string& path) {
+    const bool row = r.over == Reduction::Over::row;
+    if (region.size() < (row ? 1u : 2u))
+        f.fail(path, fmt::format("{} of a step with {} left after \"at\"", reduction_name(r), row ? "rows" : "columns"),
+               region.empty() ? "a single value" : "a single row");
+    region.erase(region.end() - (row ? 1 : 2));
 }
 
 }  // namespace
@@ -64,7 +76,7 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     const Lesson& lesson_ = ctx.lesson;
     const Dims& dims_ = ctx.dims;
     f_.object(v, path);
-    f_.only_keys(v, path, {"id", "step", "at", "of", "decimals", "values", "shape", "expect", "quote", "note"});
+    f_.only_keys(v, path, {"id", "step", "at", "of", "decimals", "sig", "values", "shape", "expect", "quote", "note"});
     Claim c;
     c.id = f_.string(f_.member(v, path, "id"), join(path, "id"));
     c.step = f_.string(f_.member(v, path, "step"), join(path, "step"));
@@ -103,17 +115,23 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
             if (pos == free_axes.end())
                 f_.fail(p, "an axis of " + c.step + " (" + (lesson_.batch ? "batch, " : "") + axes_text(*def) + ")",
                        "an unknown axis");
-            std::size_t extent = dd.extent(*axis);
-            c.at.emplace_back(*axis, static_cast<std::size_t>(
-                                         f_.integer(*it, p, 0, static_cast<std::int64_t>(extent) - 1)));
-            free_axes.erase(pos);
+            AxisPick pick = read_axis_pick(f_, *it, p, *axis, lesson_.axis_labels(*axis, dd, def->cross), dd.extent(*axis));
+            if (pick.fixed) {
+                c.at.emplace_back(*axis, pick.indices[0]);
+                free_axes.erase(pos);
+            } else {
+                c.select.emplace_back(*axis, std::move(pick.indices));
+            }
         }
     }
 
     if (auto* s = f_.optional(v, "shape")) {
-        if (f_.optional(v, "values") || f_.optional(v, "decimals") || f_.optional(v, "of"))
+        if (f_.optional(v, "values") || f_.optional(v, "decimals") || f_.optional(v, "sig") || f_.optional(v, "of"))
             f_.fail(path, "either \"shape\" or \"values\" with \"decimals\"", "both");
         c.kind = Claim::Kind::shape;
+        if (!c.select.empty())  // a shape states whole extents: a list or a range in `at` would narrow nothing
+            f_.fail(join(join(path, "at"), std::string(axis_name(c.select.front().first))),
+                    "an index or a label (a shape claim states whole extents)", "a list or a range");
         f_.object(*s, join(path, "shape"));
         for (auto it = s->begin(); it != s->end(); ++it) {
             std::string p = join(join(path, "shape"), it.key());
@@ -128,23 +146,29 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     }
     if (auto* of = f_.optional(v, "of")) {
         auto s = f_.string(*of, join(path, "of"));
-        if (s == "values") c.kind = Claim::Kind::values;
-        else if (s == "row_sum") c.kind = Claim::Kind::row_sum;
-        else f_.fail(join(path, "of"), "\"values\" or \"row_sum\"", describe(*of));
+        auto reduction = reduction_from_name(s);
+        if (s != "values" && !reduction)
+            f_.fail(join(path, "of"), "\"values\", or row_ or col_ with sum, min, max, mean or std (\"row_sum\", \"col_max\")",
+                    describe(*of));
+        if (reduction) {
+            c.kind = Claim::Kind::reduced;
+            c.reduction = *reduction;
+        }
     }
-    c.decimals = static_cast<int>(f_.integer(f_.member(v, path, "decimals"), join(path, "decimals"), 0, kMaxDecimals));
+    // The region: the free axes' extents, a selected axis as long as its selection.
     Shape region;
-    for (Axis a : free_axes) region.push_back(dd.extent(a));
-    if (c.kind == Claim::Kind::row_sum) {
-        if (region.empty()) f_.fail(join(path, "of"), "row_sum of a step with rows left after \"at\"", "a single value");
-        region.pop_back();
+    for (Axis a : free_axes) {
+        auto sel = std::find_if(c.select.begin(), c.select.end(), [&](const auto& s) { return s.first == a; });
+        region.push_back(sel != c.select.end() ? sel->second.size() : dd.extent(a));
     }
+    if (c.kind == Claim::Kind::reduced) reduce_region(f_, region, c.reduction, join(path, "of"));
     const json& vals = f_.member(v, path, "values");
     c.values = f_.tensor(vals, join(path, "values"), true);  // a single number is rank 0
     if (!shape_accepts(c.values.shape, region, ends_with_heads(free_axes)))
         f_.fail(join(path, "values"),
                 fmt::format("{} (the selected part of {})", region.empty() ? "a single number" : "a " + shape_str(region) + " array", c.step),
                 array_text(c.values.shape));
+    read_precision(f_, v, path, c.values.shape, c);
     c.values.shape = region;
     return c;
 }

@@ -11,8 +11,6 @@
 
 namespace attntrace {
 
-inline constexpr int kMaxDecimals = 8;  // float32 carries ~7 significant digits
-
 // What read_claim needs of the lesson being read.
 struct ClaimContext {
     const Fields& f;

@@ -1,6 +1,10 @@
 #include "lesson/lesson.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
+
+#include "lesson/batch_reader.hpp"
 
 namespace attntrace {
 
@@ -15,6 +19,43 @@ std::optional<Verdict> verdict_from_name(std::string_view s) {
     for (std::size_t i = 0; i < kVerdicts.size(); ++i)
         if (kVerdicts[i] == s) return static_cast<Verdict>(i);
     return std::nullopt;
+}
+
+namespace {
+constexpr std::array<std::string_view, 5> kReduceOps = {"sum", "min", "max", "mean", "std"};
+constexpr std::array<std::string_view, 2> kReduceOver = {"row", "col"};
+}  // namespace
+
+std::string reduction_name(Reduction r) {
+    return fmt::format("{}_{}", kReduceOver[static_cast<int>(r.over)], kReduceOps[static_cast<int>(r.op)]);
+}
+
+std::optional<Reduction> reduction_from_name(std::string_view s) {
+    for (std::size_t o = 0; o < kReduceOver.size(); ++o)
+        for (std::size_t op = 0; op < kReduceOps.size(); ++op)
+            if (Reduction r{static_cast<Reduction::Op>(op), static_cast<Reduction::Over>(o)}; reduction_name(r) == s)
+                return r;
+    return std::nullopt;
+}
+
+std::vector<std::string> Lesson::axis_labels(Axis a, const Dims& d, bool cross) const {
+    std::vector<std::string> out;
+    auto numbered = [&](const char* prefix, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) out.push_back(fmt::format("{}{}", prefix, i));
+        return out;
+    };
+    switch (a) {
+        case Axis::pos: return tokens;
+        case Axis::key: return cross ? memory_tokens : tokens;
+        case Axis::query: return cross ? tokens : query_labels();
+        case Axis::head: return numbered("h", d.NH);
+        case Axis::kv_head: return numbered("kv", d.KVH);
+        case Axis::d_model:
+        case Axis::d_head: return numbered("d", d.extent(a));
+        case Axis::d_ff: return numbered("f", d.F);
+        case Axis::batch: return batch_labels(d.B);  // a batched trace's leading axis (src/batch/), never one run's
+    }
+    return out;
 }
 
 std::string_view mask_name(MaskKind m) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/decimal.hpp"
 #include "core/json_field.hpp"
 #include "core/tensor.hpp"
 #include "io/data_dir.hpp"
@@ -142,19 +143,43 @@ struct Source {
     std::string section;
 };
 
+// A claim on a reduction of the selected values (docs/lesson-format.md,
+// Claims: `of`): "row_sum" (each row sums to 1), "col_max", ... A row is the
+// selected region's last axis, a column its axis before that.
+struct Reduction {
+    enum class Op : std::uint8_t { sum, min, max, mean, std };  // std: population, Σ(x - μ)² / n, as numpy's default
+    enum class Over : std::uint8_t { row, column };
+    Op op = Op::sum;
+    Over over = Over::row;
+    bool operator==(const Reduction&) const = default;
+};
+std::string reduction_name(Reduction r);  // "row_sum", "col_std"
+std::optional<Reduction> reduction_from_name(std::string_view s);
+
 // What the article prints for one step, at its printed precision.
 struct Claim {
-    enum class Kind { values, row_sum, shape };
+    enum class Kind { values, reduced, shape };
     std::string id;
     std::string step;
-    std::vector<std::pair<Axis, std::size_t>> at;  // fixed indices, e.g. head 0, query 1
+    std::vector<std::pair<Axis, std::size_t>> at;  // fixed indices, e.g. head 0, query 1: those axes are gone
+    // Axes kept but narrowed to some of their indices (a list or a range in
+    // `at`), increasing: the printed values are that sub-array, axes in the step's order.
+    std::vector<std::pair<Axis, std::vector<std::size_t>>> select;
     Kind kind = Kind::values;
-    int decimals = 2;
-    Tensor values;                                       // as printed (kind values/row_sum)
+    Reduction reduction;  // kind reduced
+    Precision precision;  // "decimals": 2 or "sig": 5 as written, for every printed number (with cell_digits: their largest)
+    // "decimals" or "sig" written per row or per cell: one per printed number,
+    // in the order of values.data, in precision.unit; empty: precision.digits for all.
+    std::vector<int> cell_digits;
+    Tensor values;                                       // as printed (kind values/reduced)
     std::vector<std::pair<Axis, std::size_t>> shape;     // kind shape: axis -> extent
     Verdict expect = Verdict::agrees;
     std::string quote;  // the article's words around the number
     std::string note;   // the lesson author's explanation of the verdict
+
+    Precision precision_at(std::size_t i) const {
+        return cell_digits.empty() ? precision : Precision{precision.unit, cell_digits[i]};
+    }
 };
 
 // batch (docs/lesson-format.md, Batches): B sequences of their own lengths,
@@ -203,6 +228,10 @@ struct Lesson {
     const std::vector<std::string>& query_labels() const {
         return query_tokens.empty() ? tokens : query_tokens;
     }
+    // How a step's axis is labelled in a pass of extents `d` (`cross`: a
+    // cross-attention step, whose keys are the memory's): tokens, "h0", "kv0",
+    // "d0", "f0", and "b0" for a batched trace's leading batch axis.
+    std::vector<std::string> axis_labels(Axis a, const Dims& d, bool cross) const;
     const Catalogue& catalogue() const { return catalogue_for(config.arch); }
     // Whether a pass of stage kind s runs.
     bool runs(Stage s) const;

@@ -102,30 +102,6 @@ Tensor Run::given_value(const Step& s, const Tensor& given) const {
     return window_slice(given, s.shape, s.axes, window_.pos0);
 }
 
-std::vector<std::string> Run::labels_for(Axis a, const Dims& d, bool cross) const {
-    std::vector<std::string> out;
-    switch (a) {
-        case Axis::pos: return lesson_.tokens;
-        case Axis::key: return cross ? lesson_.memory_tokens : lesson_.tokens;
-        case Axis::query: return cross ? lesson_.tokens : lesson_.query_labels();
-        case Axis::head:
-            for (std::size_t h = 0; h < d.NH; ++h) out.push_back(fmt::format("h{}", h));
-            return out;
-        case Axis::kv_head:
-            for (std::size_t g = 0; g < d.KVH; ++g) out.push_back(fmt::format("kv{}", g));
-            return out;
-        case Axis::d_model:
-        case Axis::d_head:
-            for (std::size_t i = 0; i < d.extent(a); ++i) out.push_back(fmt::format("d{}", i));
-            return out;
-        case Axis::batch: return out;  // a batch stacks single-sequence runs (src/batch/): never one run's axis
-        case Axis::d_ff:
-            for (std::size_t i = 0; i < d.F; ++i) out.push_back(fmt::format("f{}", i));
-            return out;
-    }
-    return out;
-}
-
 Step& Run::add_step(const StepDef& def) {
     Step*& slot = by_index_[catalogue_.index_of(def)];
     if (slot) throw std::logic_error("attntrace: step " + def.name + " was recorded twice");
@@ -140,7 +116,7 @@ Step& Run::add_step(const StepDef& def) {
     // (labelling d_model and d_ff for every step of every token cost more than its arithmetic).
     for (Axis a : def.axes) {
         s.axes.emplace_back(axis_name(a));
-        s.labels.push_back(window_.cache ? std::vector<std::string>{} : labels_for(a, d, def.cross));
+        s.labels.push_back(window_.cache ? std::vector<std::string>{} : lesson_.axis_labels(a, d, def.cross));
     }
     return s;
 }

@@ -151,7 +151,6 @@ private:
     void close_step(Step& s);
     void check_finite(const Step& s);
     void record_given_inputs();
-    std::vector<std::string> labels_for(Axis a, const Dims& d, bool cross) const;
     // The lesson's given value of step s, cut to this run's window (whole in a lesson's run).
     Tensor given_value(const Step& s, const Tensor& given) const;
 };

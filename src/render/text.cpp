@@ -28,7 +28,9 @@ std::string scale_text(const Scaling& sc) {
 // Values on one line, rows (of the first axis longer than 1) separated by
 // " | ", so a (query, head, d_head) claim reads as the article's rows of
 // d_model, and a one-head (1, query, key) claim as its rows of weights.
-std::string numbers(const Tensor& t, int precision) {
+// `precision_of(i)`: the i-th value's.
+template <typename PrecisionOf>
+std::string numbers(const Tensor& t, PrecisionOf precision_of) {
     std::size_t lead = 0;
     while (lead + 1 < t.rank() && t.shape[lead] == 1) ++lead;
     const std::size_t row = t.rank() - lead >= 2 ? t.size() / t.shape[lead] : t.size() + 1;
@@ -36,9 +38,36 @@ std::string numbers(const Tensor& t, int precision) {
     std::string s;
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (i) s += i % row == 0 ? " | " : " ";
-        s += format_number(t.data[i], precision, notation);
+        s += format_printed(t.data[i], precision_of(i), notation);
     }
     return s;
+}
+
+// At one precision for all.
+std::string numbers(const Tensor& t, Precision p) {
+    return numbers(t, [&](std::size_t) { return p; });
+}
+
+// At the claim's own precision, value by value: what it printed, the right values.
+std::string as_printed(const Tensor& t, const Claim& c) {
+    return numbers(t, [&](std::size_t i) { return c.precision_at(i); });
+}
+
+// "2 dp", "2-3 dp", "5 sig": the claim's precision in a header.
+std::string precision_text(const Claim& c) {
+    int lo = c.precision.digits;
+    for (int d : c.cell_digits) lo = std::min(lo, d);
+    const std::string digits = lo == c.precision.digits ? std::to_string(lo) : fmt::format("{}-{}", lo, c.precision.digits);
+    return digits + (c.precision.unit == Precision::Unit::decimals ? " dp" : " sig");
+}
+
+// The computed values, two digits beyond the claim's (and at least the view's decimals).
+constexpr int kExtraDigits = 2;
+constexpr int kMostSignificantShown = 9;  // 9 significant figures tell any two float32 apart
+Precision computed_precision(const Claim& c, int view_precision) {
+    if (c.precision.unit == Precision::Unit::decimals)
+        return {Precision::Unit::decimals, std::max(view_precision, c.precision.digits + kExtraDigits)};
+    return {Precision::Unit::significant, std::min(kMostSignificantShown, c.precision.digits + kExtraDigits)};
 }
 
 // Text from the lesson (ids, quotes, tokens in a claim's place) goes through
@@ -67,14 +96,15 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
     }
     if (r.basis == Basis::given)
         out << "      (checked against the lesson's given values, not a formula: the article's consistency with itself)\n";
-    out << fmt::format("      printed ({} dp): {}\n", c.decimals, numbers(c.values, c.decimals));
+    out << fmt::format("      printed ({}): {}\n", precision_text(c), as_printed(c.values, c));
     if (r.computed.size()) {
-        out << fmt::format("      computed:       {}\n", numbers(r.computed, std::max(precision, c.decimals + 2)));
+        const Precision shown = computed_precision(c, precision);
+        out << fmt::format("      computed:       {}\n", numbers(r.computed, shown));
         if (r.verdict == Verdict::agrees_when_rounded)
-            out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, std::max(precision, c.decimals + 2)));
+            out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, shown));
         if (r.verdict == Verdict::disagrees || r.verdict == Verdict::agrees_when_rounded)
             out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
-                               numbers(r.computed, c.decimals));  // at the claim's own precision
+                               as_printed(r.computed, c));  // at the claim's own precision
     } else {
         out << "      " << printable(r.reason) << "\n";
     }
@@ -280,8 +310,7 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
                            printable(c.step) + where, dev, basis,
                            r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
         if (r.verdict == Verdict::disagrees && r.computed.size())
-            out << fmt::format("      printed {}\n      right   {}\n", numbers(c.values, c.decimals),
-                               numbers(r.computed, c.decimals));
+            out << fmt::format("      printed {}\n      right   {}\n", as_printed(c.values, c), as_printed(r.computed, c));
         else if (r.verdict == Verdict::disagrees)
             out << "      " << printable(r.reason) << "\n";
     }

@@ -277,7 +277,78 @@ mod("claim-at-axis-not-of-step.json", lambda d: d["claims"][8].__setitem__("at",
 mod("claim-at-index-out-of-range.json", lambda d: d["claims"][5].__setitem__("at", {"query": 3, "key": 2}),
     ["claims[5].at.query"])
 mod("claim-at-index-negative.json", lambda d: d["claims"][3].__setitem__("at", {"key": -1}), ["claims[3].at.key"])
-mod("claim-of-unknown.json", lambda d: d["claims"][7].__setitem__("of", "row_max"), ["claims[7].of"])
+mod("claim-of-unknown.json", lambda d: d["claims"][7].__setitem__("of", "row_median"),
+    ["claims[7].of", "row_ or col_ with sum, min, max, mean or std", "string \"row_median\""])
+mod("claim-of-not-a-string.json", lambda d: d["claims"][7].__setitem__("of", 3), ["claims[7].of", "a string"])
+mod("claim-of-row-max-of-one-value.json",
+    lambda d: (d["claims"][5].__setitem__("at", {"head": 0, "query": 1, "key": 2}), d["claims"][5].__setitem__("of", "row_max")),
+    ["claims[5].of", "row_max of a step with rows left after \"at\"", "a single value"])
+mod("claim-of-col-sum-of-one-row.json",
+    lambda d: (d["claims"][8].__setitem__("at", {"query": 1, "head": 0}), d["claims"][8].__setitem__("of", "col_sum")),
+    ["claims[8].of", "col_sum of a step with columns left after \"at\"", "a single row"])
+mod("claim-of-row-max-values-wrong-shape.json", lambda d: d["claims"][7].__setitem__("of", "row_max"),
+    ["claims[7].values", "a 1x3 array", "a 3x3 array"])
+
+# ---- claims: `at` by label, list and range ----------------------------------------
+mod("claim-at-label-unknown.json", lambda d: d["claims"][8].__setitem__("at", {"query": "rng"}),
+    ["claims[8].at.query", "an index from 0 to 2 or a query label (the, ring, fell)", "string \"rng\""])
+mod("claim-at-label-ambiguous.json",
+    lambda d: (d.__setitem__("tokens", ["the", "ring", "the"]), d["claims"][8].__setitem__("at", {"query": "the"})),
+    ["claims[8].at.query", "a label naming one query position", "\"the\", which names query 0 and 2 (ambiguous)"])
+mod("claim-at-not-index-or-label.json", lambda d: d["claims"][8].__setitem__("at", {"query": True}),
+    ["claims[8].at.query", "an index from 0 to 2 or a query label", "true"])
+mod("claim-at-list-empty.json", lambda d: d["claims"][7].__setitem__("at", {"query": []}),
+    ["claims[7].at.query", "at least one index or label", "an empty array"])
+mod("claim-at-list-label-unknown.json", lambda d: d["claims"][7].__setitem__("at", {"query": ["ring", "rng"]}),
+    ["claims[7].at.query[1]", "a query label (the, ring, fell)", "string \"rng\""])
+mod("claim-at-list-index-out-of-range.json", lambda d: d["claims"][7].__setitem__("at", {"key": [0, 3]}),
+    ["claims[7].at.key[1]", "an integer from 0 to 2", "3"])
+mod("claim-at-list-out-of-order.json", lambda d: d["claims"][7].__setitem__("at", {"query": ["fell", "ring"]}),
+    ["claims[7].at.query[1]", "a position after query 2 (\"fell\")", "axis order, each once", "found query 1 (\"ring\")"])
+mod("claim-at-list-twice.json", lambda d: d["claims"][7].__setitem__("at", {"query": [1, "ring"]}),
+    ["claims[7].at.query[1]", "a position after query 1 (\"ring\")", "found query 1 (\"ring\")"])
+mod("claim-at-list-values-wrong-shape.json", lambda d: d["claims"][7].__setitem__("at", {"query": ["ring", "fell"]}),
+    ["claims[7].values", "a 1x2x3 array", "a 3x3 array"])
+mod("claim-at-range-backwards.json", lambda d: d["claims"][7].__setitem__("at", {"query": {"from": "fell", "to": 1}}),
+    ["claims[7].at.query.to", "a position at or after \"from\", query 2 (\"fell\")", "found query 1 (\"ring\")"])
+mod("claim-at-range-unknown-key.json", lambda d: d["claims"][7].__setitem__("at", {"query": {"from": 0, "until": 1}}),
+    ["claims[7].at.query.until", "unknown"])
+mod("claim-at-range-label-unknown.json", lambda d: d["claims"][7].__setitem__("at", {"key": {"from": "rng"}}),
+    ["claims[7].at.key.from", "a key label (the, ring, fell)", "string \"rng\""])
+mod("claim-at-list-in-shape-claim.json",
+    lambda d: (d["claims"][4].__setitem__("shape", {"query": 3, "key": 3}), d["claims"][4].pop("values"),
+               d["claims"][4].pop("decimals"), d["claims"][4].__setitem__("at", {"query": [0, 1]})),
+    ["claims[4].at.query", "an index or a label (a shape claim states whole extents)", "a list or a range"])
+mod("claim-at-range-index-out-of-range.json", lambda d: d["claims"][7].__setitem__("at", {"key": {"to": 5}}),
+    ["claims[7].at.key.to", "an integer from 0 to 2", "5"])
+
+# ---- claims: precision per row, per value, in significant figures ------------------
+def sig(claim, value):
+    claim.pop("decimals")
+    claim["sig"] = value
+
+mod("claim-decimals-and-sig.json", lambda d: d["claims"][7].__setitem__("sig", 3),
+    ["claims[7]", "either \"decimals\" or \"sig\"", "both"])
+mod("claim-sig-zero.json", lambda d: sig(d["claims"][5], 0), ["claims[5].sig", "an integer from 1 to 6", "0"])
+mod("claim-sig-too-many.json", lambda d: sig(d["claims"][5], 7), ["claims[5].sig", "an integer from 1 to 6", "7"])
+mod("claim-sig-not-integer.json", lambda d: sig(d["claims"][5], 2.5), ["claims[5].sig", "an integer from 1 to 6", "2.5"])
+mod("claim-sig-per-value-zero.json", lambda d: sig(d["claims"][7], [[3, 3, 3], [3, 0, 3], [3, 3, 3]]),
+    ["claims[7].sig[1][1]", "an integer from 1 to 6", "0"])
+mod("claim-decimals-per-value-wrong-shape.json", lambda d: d["claims"][7].__setitem__("decimals", [[2, 2], [2, 2], [2, 2]]),
+    ["claims[7].decimals", "one integer, an array of 3 (one per row of values) or a 3x3 array (one per value)", "a 3x2 array"])
+mod("claim-decimals-per-value-too-many.json",
+    lambda d: d["claims"][7].__setitem__("decimals", [[2, 2, 2], [2, 9, 2], [2, 2, 2]]),
+    ["claims[7].decimals[1][1]", "an integer from 0 to 8", "9"])
+mod("claim-decimals-per-row-negative.json", lambda d: d["claims"][7].__setitem__("decimals", [2, -1, 2]),
+    ["claims[7].decimals[1]", "an integer from 0 to 8", "-1"])
+mod("claim-decimals-per-row-not-number.json", lambda d: d["claims"][7].__setitem__("decimals", [2, "2", 2]),
+    ["claims[7].decimals[1]", "string \"2\""])
+mod("claim-decimals-ragged.json", lambda d: d["claims"][7].__setitem__("decimals", [[2, 2, 2], [2, 2]]),
+    ["claims[7].decimals[1]"])
+mod("claim-decimals-list-for-one-value.json", lambda d: d["claims"][5].__setitem__("decimals", [0]),
+    ["claims[5].decimals", "one integer (values is a single number)", "an array of 1"])
+mod("claim-decimals-per-value-of-a-row.json", lambda d: d["claims"][8].__setitem__("decimals", [2, 2]),
+    ["claims[8].decimals", "one integer or an array of 3 (one per value)", "an array of 2"])
 mod("claim-shape-and-values.json", lambda d: d["claims"][4].__setitem__("shape", {"query": 3, "key": 3}),
     ["claims[4]"])
 mod("rounding-decimals-out-of-range.json",

@@ -254,16 +254,44 @@
     else out.push(x);
     return out;
   }
+  // p: decimals for every number, or (v, k) => the text of the k-th number
   function numbers(values, p) {
+    const text = typeof p === "function" ? p : (v) => fmt(v, p);
     while (Array.isArray(values) && values.length === 1 && Array.isArray(values[0])) values = values[0];
     const rows = Array.isArray(values) && Array.isArray(values[0]) ? values : [values];
-    return rows.map((r) => flat(r).map((v) => fmt(v, p)).join(" ")).join("\n");
+    let k = 0;
+    return rows.map((r) => flat(r).map((v) => text(v, k++)).join(" ")).join("\n");
+  }
+  // A claim's precision: "decimals" or "sig", one number or one per printed number (shaped as printed)
+  function digitsOf(c) {
+    const d = c.sig !== undefined ? c.sig : c.decimals;
+    return { sig: c.sig !== undefined, each: Array.isArray(d) ? flat(d) : null, most: Array.isArray(d) ? Math.max(...flat(d)) : d || 0 };
+  }
+  // n significant figures as C's %g chooses: scientific below 1e-4 or from 10^n (6.1441e-6, 0.250)
+  function sigText(v, n) {
+    if (typeof v !== "number") return fmt(v);
+    const e = v === 0 ? 0 : Math.floor(Math.log10(Math.abs(v)));
+    return e < -4 || e >= n ? v.toExponential(n - 1) : v.toPrecision(n);
+  }
+  function asPrinted(c) {
+    const d = digitsOf(c);
+    return (v, k) => {
+      const n = d.each ? d.each[k] : d.most;
+      return d.sig ? sigText(v, n) : fmt(v, n);
+    };
+  }
+  // "row sums", "column maxima": a claim's reduction (of) in words
+  const REDUCED = { sum: "sums", min: "minima", max: "maxima", mean: "means", std: "standard deviations" };
+  function reducedWords(of) {
+    const [over, op] = of.split("_");
+    return `${over === "col" ? "column" : "row"} ${REDUCED[op] || op}`;
   }
   function where(claim, steps) {
     const step = steps.get(claim.step);
     return Object.entries(claim.at || {}).map(([axis, i]) => {
       const a = step ? step.axes.indexOf(axis) : -1;
-      return a >= 0 && step.labels[a] ? `${axis} ${step.labels[a][i]}` : `${axis} ${i}`;
+      const label = (j) => (a >= 0 && step.labels[a] ? step.labels[a][j] : j);
+      return Array.isArray(i) ? `${axis} [${i.map(label).join(" ")}]` : `${axis} ${label(i)}`;
     }).join(", ");
   }
   function verdictCell(c) {
@@ -284,8 +312,9 @@
         printed = Object.entries(c.printed).map(([a, n]) => `${a} ${n}`).join(", ");
         computed = c.reason || "";
       } else {
-        const p = Math.max(PRECISION, (c.decimals || 0) + 2);
-        printed = [lines(c.printed, c.decimals), c.of === "row_sum" ? el("div", { class: "muted" }, "(row sums)") : null];
+        const d = digitsOf(c);
+        const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : Math.max(PRECISION, d.most + 2);
+        printed = [lines(c.printed, asPrinted(c)), c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
         computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
         if (c.verdict === "agrees-when-rounded" && c.document_arithmetic)
           computed.push(el("div", { class: "muted" }, "with the article's rounding:"), lines(c.document_arithmetic, p));
