@@ -4,6 +4,8 @@
 #include <regex>
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "support.hpp"
 #include "trace/steps.hpp"
@@ -112,4 +114,121 @@ TEST_CASE("the README's consumer CMakeLists is the one the consumer test builds"
         ++lines;
     }
     CHECK(lines >= 5);
+}
+
+namespace {
+
+// The words of a command line as a shell splits them: at spaces, with '...'
+// and "..." quoting (the guide's commands need no more).
+std::vector<std::string> shell_words(const std::string& line) {
+    std::vector<std::string> words;
+    std::string word;
+    bool in_word = false;
+    char quote = 0;
+    for (char c : line) {
+        if (quote) {
+            if (c == quote) quote = 0;
+            else word += c;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            in_word = true;
+        } else if (c == ' ') {
+            if (in_word) words.push_back(word);
+            word.clear();
+            in_word = false;
+        } else {
+            word += c;
+            in_word = true;
+        }
+    }
+    if (in_word) words.push_back(word);
+    return words;
+}
+
+// The current directory set for a scope, and put back after.
+class InDirectory {
+public:
+    explicit InDirectory(const std::string& dir) : saved_(std::filesystem::current_path()) {
+        std::filesystem::current_path(dir);
+    }
+    ~InDirectory() { std::filesystem::current_path(saved_); }
+    InDirectory(const InDirectory&) = delete;
+    InDirectory& operator=(const InDirectory&) = delete;
+
+private:
+    std::filesystem::path saved_;
+};
+
+struct ShownCommand {
+    std::string line;                 // "attntrace check lessons/x.json"
+    std::vector<std::string> output;  // the lines shown under it
+    int status = 0;                   // from a following "$ echo $?", else 0
+};
+
+// Every "$ attntrace ..." line of the code blocks of a Markdown text, with
+// the output shown under it and the exit status shown after it.
+std::vector<ShownCommand> shown_commands(const std::string& doc) {
+    std::vector<ShownCommand> out;
+    std::istringstream in(doc);
+    bool in_block = false;
+    ShownCommand* current = nullptr;
+    bool status_next = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("```", 0) == 0) {
+            in_block = !in_block;
+            current = nullptr;
+            continue;
+        }
+        if (!in_block) continue;
+        if (status_next) {
+            REQUIRE(current);
+            current->status = std::stoi(line);
+            status_next = false;
+            current = nullptr;
+        } else if (line.rfind("$ attntrace ", 0) == 0) {
+            out.push_back({line.substr(2), {}, 0});
+            current = &out.back();
+        } else if (line == "$ echo $?") {
+            status_next = true;
+        } else if (line.rfind("$ ", 0) == 0) {
+            current = nullptr;
+        } else if (current) {
+            current->output.push_back(line);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the commands in docs/writing-lessons.md run from the repository root as shown", "[docs]") {
+    const std::string src = attntrace::test::source_dir();
+    const std::string doc = attntrace::test::read_text(src + "/docs/writing-lessons.md");
+    const auto commands = shown_commands(doc);
+    CHECK(commands.size() >= 15);
+    attntrace::test::TempDir golden;  // golden --update writes here, not into golden/
+    InDirectory root(src);
+    for (const auto& shown : commands) {
+        INFO(shown.line);
+        auto words = shell_words(shown.line);
+        REQUIRE(words.size() >= 2);
+        words.erase(words.begin());  // "attntrace"
+        auto r = attntrace::test::run_cli(words, {"ATTNTRACE_GOLDEN=" + golden.path()});
+        INFO(r.out << r.err);
+        CHECK(r.status == shown.status);
+        // Each line shown under the command is a line of what it prints ("..." marks lines left out).
+        const std::string printed = "\n" + r.out + r.err;
+        for (const auto& line : shown.output) {
+            if (line.empty() || line == "...") continue;
+            INFO(line);
+            CHECK(printed.find("\n" + line + "\n") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("docs/writing-lessons.md shows its worked example lesson whole", "[docs]") {
+    const std::string src = attntrace::test::source_dir();
+    const std::string doc = attntrace::test::read_text(src + "/docs/writing-lessons.md");
+    const std::string lesson = attntrace::test::read_text(src + "/lessons/conv-guide-worked-example.json");
+    CHECK(doc.find("```json\n" + lesson + "```\n") != std::string::npos);
 }
