@@ -44,10 +44,10 @@ TEST_CASE("check of all lessons at once exits 0 and counts every verdict", "[cli
 TEST_CASE("check exits 1 when a verdict differs from the lesson's expectation", "[cli]") {
     attntrace::test::TempDir dir;
     std::string text = attntrace::test::read_text(attntrace::test::lessons_dir() + "/003-3.1-ring-fell.json");
-    // Claim S (raw scores) agrees; expecting a disagreement must fail the check.
-    auto pos = text.find("\"values\": [[1, 0, 0], [0, 1, 2], [0, 1, 1]], \"expect\": \"agrees\"");
+    // Claim S (raw scores) agrees from the article's given Q; expecting a disagreement must fail the check.
+    auto pos = text.find("\"values\": [[1, 0, 0], [0, 1, 2], [0, 1, 1]], \"expect\": \"agrees-from-given\"");
     REQUIRE(pos != std::string::npos);
-    text.replace(text.find("\"agrees\"", pos), 8, "\"disagrees\"");
+    text.replace(text.find("\"agrees-from-given\"", pos), 19, "\"disagrees\"");
     attntrace::test::write_text(dir.file("lesson.json"), text);
     auto r = run_cli({"check", dir.file("lesson.json")});
     CHECK(r.status == 1);

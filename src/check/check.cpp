@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace attntrace {
 
@@ -52,6 +53,45 @@ ClaimResult check_shape(const Claim& c, const Step& step) {
     r.basis = Basis::config;
     r.reason = ok ? fmt::format("shape {}", ours) : fmt::format("article: {}; computed: {}", theirs, ours);
     return r;
+}
+
+// The fewest decimals (up to kMaxDecimals) at which every value of t is its
+// own rounding: how many the article wrote a given step with (1.4 as float32
+// is 1.39999998: it rounds to itself at 1 decimal).
+int written_decimals(const Tensor& t) {
+    for (int d = 0; d < kMaxDecimals; ++d)
+        if (std::all_of(t.data.begin(), t.data.end(),
+                        [&](float x) { return !std::isfinite(x) || round_decimals(x, d) == x; }))
+            return d;
+    return kMaxDecimals;
+}
+
+// A given step the article got wrong: its formula could be computed, and the
+// given values do not round from it at the decimals they are written with.
+bool given_wrongly(const Step& s) {
+    if (s.source != StepSource::given || !s.formula || s.recorded != Record::full) return false;
+    const int d = written_decimals(s.value);
+    for (std::size_t i = 0; i < s.value.size(); ++i)
+        if (!agrees_at_precision(s.formula->data[i], s.value.data[i], d)) return true;
+    return false;
+}
+
+// The first given step the article got wrong among the steps `step` was
+// computed from, transitively (by the inputs each step names), or "".
+std::string wrong_given_upstream(const Trace& trace, const Step& step) {
+    std::vector<const Step*> todo = {&step};
+    std::set<std::string> seen = {step.name};
+    while (!todo.empty()) {
+        const Step* s = todo.back();
+        todo.pop_back();
+        for (const std::string& in : s->inputs) {
+            const Step* up = trace.find(in);
+            if (!up || !seen.insert(in).second) continue;
+            if (given_wrongly(*up)) return up->name;
+            todo.push_back(up);
+        }
+    }
+    return "";
 }
 
 }  // namespace
@@ -123,6 +163,12 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
             deviations(r);
             if (all_agree(r.computed, c)) r.verdict = Verdict::agrees;
             else r.verdict = Verdict::disagrees;
+            // Agreeing with numbers computed from a value the article got wrong checks the article
+            // against itself, not against attention: its own verdict, naming the value.
+            if (r.verdict == Verdict::agrees && r.basis == Basis::formula) {
+                r.rests_on = wrong_given_upstream(exact, *step);
+                if (!r.rests_on.empty()) r.verdict = Verdict::agrees_from_given;
+            }
             if (document) {
                 const Step* ds = document->find(c.step);
                 if (const Tensor* dv = ds ? ds->checked_value() : nullptr) {

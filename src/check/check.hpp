@@ -35,6 +35,7 @@ struct ClaimResult {
     double max_deviation = 0.0;  // largest |computed - printed|, exact arithmetic
     std::size_t cells_off = 0;   // how many printed numbers disagree (exact)
     std::string reason;          // not checkable: why; shape claims: the shapes
+    std::string rests_on;        // agrees_from_given: the given step upstream that its formula does not give
     bool as_expected() const { return verdict == claim.expect; }
 };
 

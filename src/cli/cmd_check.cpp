@@ -55,7 +55,7 @@ void add_check_command(CLI::App& app, CliContext& cli) {
             checked.push_back(std::move(c));
         }
         bool ok = true;
-        std::size_t counts[4] = {0, 0, 0, 0};
+        std::size_t counts[5] = {0, 0, 0, 0, 0};  // per Verdict
         CheckReport all;  // every pipeline lesson's results, for the summary
         OrderedJson out = OrderedJson::array();
         for (const auto& c : checked) {
@@ -95,9 +95,12 @@ void add_check_command(CLI::App& app, CliContext& cli) {
             doc["lessons"] = out;
             cli.out << dump_readable(doc);
         } else {
-            cli.out << fmt::format("\n{} lessons: {} agree, {} agree when rounded as printed, {} disagree, {} not "
-                                   "checkable{}; {}\n",
-                                   checked.size(), counts[0], counts[1], counts[2], counts[3], given_note(all),
+            auto n = [&](Verdict v) { return counts[static_cast<int>(v)]; };
+            cli.out << fmt::format("\n{} lessons: {} agree, {} agree only from the article's given values, {} agree "
+                                   "when rounded as printed, {} disagree, {} not checkable{}; {}\n",
+                                   checked.size(), n(Verdict::agrees), n(Verdict::agrees_from_given),
+                                   n(Verdict::agrees_when_rounded), n(Verdict::disagrees), n(Verdict::not_checkable),
+                                   given_note(all),
                                    ok ? "every verdict as its lesson expects" : "SOME VERDICTS ARE NOT AS EXPECTED");
         }
         cli.status = ok ? 0 : 1;

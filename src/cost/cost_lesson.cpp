@@ -202,8 +202,8 @@ private:
         if (c.answer) return c;
         c.value = f_.number(f_.member(v, path, "value"), join(path, "value"));
         auto expect = verdict_from_name(f_.string(f_.member(v, path, "expect"), join(path, "expect")));
-        if (!expect || *expect == Verdict::not_checkable)
-            f_.fail(join(path, "expect"), "agrees, agrees-when-rounded or disagrees (a cost is always checkable)",
+        if (!expect || *expect == Verdict::not_checkable || *expect == Verdict::agrees_from_given)
+            f_.fail(join(path, "expect"), "agrees, agrees-when-rounded or disagrees (a cost is always checkable, and gives nothing)",
                     describe(v["expect"]));
         c.expect = *expect;
         if (auto* r = f_.optional(v, "round_first")) {

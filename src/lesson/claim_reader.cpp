@@ -98,7 +98,7 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     auto expect = f_.string(f_.member(v, path, "expect"), join(path, "expect"));
     auto verdict = verdict_from_name(expect);
     if (!verdict)
-        f_.fail(join(path, "expect"), "agrees, agrees-when-rounded, disagrees or not-checkable", describe(v["expect"]));
+        f_.fail(join(path, "expect"), "agrees, agrees-from-given, agrees-when-rounded, disagrees or not-checkable", describe(v["expect"]));
     c.expect = *verdict;
     if (auto* q = f_.optional(v, "quote")) c.quote = f_.string(*q, join(path, "quote"));
     if (auto* n = f_.optional(v, "note")) c.note = f_.string(*n, join(path, "note"));

@@ -9,8 +9,8 @@
 namespace attntrace {
 
 namespace {
-constexpr std::array<std::string_view, 4> kVerdicts = {"agrees", "agrees-when-rounded", "disagrees",
-                                                       "not-checkable"};
+constexpr std::array<std::string_view, 5> kVerdicts = {"agrees", "agrees-when-rounded", "disagrees",
+                                                       "not-checkable", "agrees-from-given"};
 }
 
 std::string_view verdict_name(Verdict v) { return kVerdicts[static_cast<int>(v)]; }

@@ -38,7 +38,10 @@ enum class Normalizer { softmax, sum, none };
 // config.variance: LayerNorm's σ² over C (biased, as nn.LayerNorm) or over
 // C - 1 (unbiased, Bessel's correction, as torch.var and .std by default).
 enum class Variance { biased, unbiased };
-enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable };
+// agrees_from_given: agrees with values computed from a step the lesson gives
+// and the article got wrong (its formula gives other numbers): the article is
+// consistent with its own numbers, not with attention's.
+enum class Verdict { agrees, agrees_when_rounded, disagrees, not_checkable, agrees_from_given };
 // config.positions (docs/lesson-format.md): how the block knows where each token is.
 enum class PositionKind { none, sinusoidal, learned, rope, alibi };
 enum class RopeLayout {

@@ -84,6 +84,10 @@ std::string token_line(const std::vector<std::string>& tokens) {
     return out;
 }
 
+// The rounded run gives this claim other numbers than the exact one (the
+// lesson rounds a step upstream of it, as the article did).
+bool rounding_moves(const ClaimResult& r) { return r.document.size() && r.document.data != r.computed.data; }
+
 void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int precision) {
     const Claim& c = r.claim;
     out << fmt::format("    {} claim {}{}: {}{}\n", verdict_mark(r.verdict), printable(c.id), claim_where(c, step),
@@ -96,11 +100,14 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
     }
     if (r.basis == Basis::given)
         out << "      (checked against the lesson's given values, not a formula: the article's consistency with itself)\n";
+    if (r.verdict == Verdict::agrees_from_given)
+        out << fmt::format("      (agrees only from the article's given values: computed from {}, which the lesson gives "
+                           "and its formula does not)\n", printable(r.rests_on));
     out << fmt::format("      printed ({}): {}\n", precision_text(c), as_printed(c.values, c));
     if (r.computed.size()) {
         const Precision shown = computed_precision(c, precision);
         out << fmt::format("      computed:       {}\n", numbers(r.computed, shown));
-        if (r.verdict == Verdict::agrees_when_rounded)
+        if (r.verdict == Verdict::agrees_when_rounded || (r.verdict == Verdict::disagrees && rounding_moves(r)))
             out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, shown));
         if (r.verdict == Verdict::disagrees || r.verdict == Verdict::agrees_when_rounded)
             out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
@@ -158,12 +165,18 @@ std::string given_note(const CheckReport& report) {
     return n ? fmt::format(" ({} of the agreements only check the article against its own given values)", n) : "";
 }
 
+std::string agree_counts(const CheckReport& report) {
+    return fmt::format("{} agree, {} agree only from the article's given values", report.count(Verdict::agrees),
+                       report.count(Verdict::agrees_from_given));
+}
+
 std::string_view verdict_mark(Verdict v) {
     switch (v) {
         case Verdict::agrees: return "✓";
         case Verdict::agrees_when_rounded: return "≈";
         case Verdict::disagrees: return "✗";
         case Verdict::not_checkable: return "?";
+        case Verdict::agrees_from_given: return "↳";  // follows from the article's own numbers
     }
     return " ";
 }
@@ -292,8 +305,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
             if (r.claim.step == s.name) render_claim(out, r, s, view.precision);
     }
     for (const auto& w : trace.warnings) out << "\nwarning: " << printable(w) << "\n";
-    out << fmt::format("\nclaims: {} agree, {} agree when rounded as printed, {} disagree, {} not checkable{}\n",
-                       report.count(Verdict::agrees), report.count(Verdict::agrees_when_rounded),
+    out << fmt::format("\nclaims: {}, {} agree when rounded as printed, {} disagree, {} not checkable{}\n",
+                       agree_counts(report), report.count(Verdict::agrees_when_rounded),
                        report.count(Verdict::disagrees), report.count(Verdict::not_checkable),
                        given_note(report));
 }
@@ -304,14 +317,20 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
         const Claim& c = r.claim;
         const Step* step = trace.find(c.step);
         std::string where = step ? claim_where(c, *step) : "";
-        std::string dev = r.computed.size() && r.verdict != Verdict::agrees ? fmt::format("  max |Δ| {:.3g}", r.max_deviation) : "";
+        const bool agreed = r.verdict == Verdict::agrees || r.verdict == Verdict::agrees_from_given;
+        std::string dev = r.computed.size() && !agreed ? fmt::format("  max |Δ| {:.3g}", r.max_deviation) : "";
         std::string basis = r.basis == Basis::given ? "  (against the given values)" : "";
         out << fmt::format("  {} {:<18} {:<20} {}{}{}{}\n", verdict_mark(r.verdict), printable(c.id), verdict_name(r.verdict),
                            printable(c.step) + where, dev, basis,
                            r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
-        if (r.verdict == Verdict::disagrees && r.computed.size())
+        if (r.verdict == Verdict::disagrees && r.computed.size()) {
             out << fmt::format("      printed {}\n      right   {}\n", as_printed(c.values, c), as_printed(r.computed, c));
-        else if (r.verdict == Verdict::disagrees)
+            if (rounding_moves(r))  // the lesson rounds as the article did, and the claim still disagrees
+                out << fmt::format("      rounded {}   (with the article's rounding)\n", as_printed(r.document, c));
+        } else if (r.verdict == Verdict::agrees_from_given) {
+            out << fmt::format("      from    {}   (given by the lesson; its formula gives other values)\n",
+                               printable(r.rests_on));
+        } else if (r.verdict == Verdict::disagrees)
             out << "      " << printable(r.reason) << "\n";
     }
 }

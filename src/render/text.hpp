@@ -29,6 +29,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
 void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report);
 
 std::string_view verdict_mark(Verdict v);
+// "3 agree, 2 agree only from the article's given values": the summary lines' first counts.
+std::string agree_counts(const CheckReport& report);
 
 // The steps shown as heatmaps too (run, compare): where the eye wants the
 // pattern, not the digits.

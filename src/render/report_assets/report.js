@@ -71,7 +71,7 @@
     return (s, i, j) => values[i][j][s];
   }
 
-  const MARK = { "agrees": "✓", "agrees-when-rounded": "≈", "disagrees": "✗", "not-checkable": "?" };
+  const MARK = { "agrees": "✓", "agrees-when-rounded": "≈", "disagrees": "✗", "not-checkable": "?", "agrees-from-given": "↳" };
 
   // The axis a rank-3 step is sliced along: its query heads, or K/V's kv_head, else the first.
   function headAxis(axes) {
@@ -316,14 +316,15 @@
         const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : Math.max(PRECISION, d.most + 2);
         printed = [lines(c.printed, asPrinted(c)), c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
         computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
-        if (c.verdict === "agrees-when-rounded" && c.document_arithmetic)
+        if ((c.verdict === "agrees-when-rounded" || c.verdict === "disagrees") && c.document_arithmetic)
           computed.push(el("div", { class: "muted" }, "with the article's rounding:"), lines(c.document_arithmetic, p));
         if (typeof c.max_deviation === "number" && c.verdict !== "agrees")
           computed.push(el("div", { class: "muted" }, `largest deviation ${c.max_deviation.toPrecision(4)} (${c.cells_off} cells off)`));
       }
       const article = el("td", {}, c.quote ? el("blockquote", {}, `“${c.quote}”`) : null,
         c.note ? el("div", { class: "muted" }, c.note) : null,
-        c.basis === "given" ? el("div", { class: "muted" }, "checked against the lesson's given values: the article's consistency with itself") : null);
+        c.basis === "given" ? el("div", { class: "muted" }, "checked against the lesson's given values: the article's consistency with itself") : null,
+        c.rests_on ? el("div", { class: "muted" }, `agrees only from the article's given values: computed from ${c.rests_on}, which the lesson gives and its formula does not`) : null);
       return el("tr", { id: `claim-${c.id}`, "data-claim": c.id, "data-verdict": c.verdict },
         el("td", {}, el("b", {}, c.id)),
         el("td", {}, el("a", { href: `#step-${c.step}` }, el("code", {}, c.step.split(".").pop())), el("div", { class: "muted" }, where(c, steps))),
