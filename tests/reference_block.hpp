@@ -66,6 +66,7 @@ struct BlockConfig {
 struct LayerNormOut {
     Vec mean, var, scale;     // (T)   scale = √(var + eps)
     Mat standardized;         // (T, C) (x - mean)/scale
+    Mat centred, sq_dev;      // (T, C) x - mean, (x - mean)²
     Mat normalized;           // (T, C) γ ⊙ standardized + β
 };
 
@@ -111,6 +112,8 @@ inline LayerNormOut layer_norm(const Mat& x, const Vec& gamma, const Vec& beta, 
     o.scale = xt::zeros<double>({R});
     o.standardized = xt::zeros<double>({R, C});
     o.normalized = xt::zeros<double>({R, C});
+    o.centred = xt::zeros<double>({R, C});
+    o.sq_dev = xt::zeros<double>({R, C});
     for (std::size_t r = 0; r < R; ++r) {
         double mu = 0.0;
         for (std::size_t c = 0; c < C; ++c) mu += x(r, c);
@@ -123,6 +126,8 @@ inline LayerNormOut layer_norm(const Mat& x, const Vec& gamma, const Vec& beta, 
         o.var(r) = var;
         o.scale(r) = sd;
         for (std::size_t c = 0; c < C; ++c) {
+            o.centred(r, c) = x(r, c) - mu;
+            o.sq_dev(r, c) = o.centred(r, c) * o.centred(r, c);
             o.standardized(r, c) = (x(r, c) - mu) / sd;
             o.normalized(r, c) = gamma(c) * o.standardized(r, c) + beta(c);
         }

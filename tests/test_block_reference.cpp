@@ -182,6 +182,10 @@ std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson)
     m[b + "hook_resid_mid"] = flat(o.resid_mid);
     for (auto [prefix, ln] : {std::pair{b + "ln1.", &o.ln1}, std::pair{b + "ln2.", &o.ln2}}) {
         m[prefix + "hook_mean"] = flat(ln->mean);
+        if (lesson.config.norm_steps_all) {
+            m[prefix + "hook_centred"] = flat(ln->centred);
+            m[prefix + "hook_sq_dev"] = flat(ln->sq_dev);
+        }
         m[prefix + "hook_var"] = flat(ln->var);
         m[prefix + "hook_scale"] = flat(ln->scale);
         m[prefix + "hook_standardized"] = flat(ln->standardized);
@@ -290,6 +294,14 @@ TEST_CASE("the block matches the double-precision reference with the mask before
     std::uint64_t seed = 71;
     for (const nlohmann::json& extra : configs)
         for (const Size& s : kSizes) check_against_reference(s, true, seed % 2 == 0, seed++, true, extra);
+}
+
+TEST_CASE("the block matches the double-precision reference with LayerNorm's every piece a step") {
+    // x - μ and (x - μ)² recorded, σ² their mean: the reference computes each in double
+    const nlohmann::json configs[] = {{{"norm_steps", "all"}}};
+    std::uint64_t seed = 81;
+    for (const nlohmann::json& extra : configs)
+        for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, seed % 3 == 0, seed++, true, extra);
 }
 
 TEST_CASE("the reference itself: one head, T = 2, worked by hand") {

@@ -24,7 +24,8 @@ namespace {
 // catches any wrong term, index or formula (those move a value by >= 1e-2).
 constexpr double kRecomputeTol = 1e-4;
 
-std::unique_ptr<Evaluation> random_eval(Activation act, NormKind norm = NormKind::layernorm, Arch arch = {}) {
+std::unique_ptr<Evaluation> random_eval(Activation act, NormKind norm = NormKind::layernorm, Arch arch = {},
+                                        const nlohmann::ordered_json& config = nlohmann::ordered_json::object()) {
     RandomSpec spec;
     spec.arch = arch;
     spec.tokens = 6;
@@ -34,7 +35,9 @@ std::unique_ptr<Evaluation> random_eval(Activation act, NormKind norm = NormKind
     spec.mask = MaskKind::causal;
     spec.activation = act;
     spec.norm = norm;
-    return evaluate(parse_lesson(random_lesson_json(spec).dump(), "random.json"));
+    auto doc = random_lesson_json(spec);
+    doc["config"].update(config);
+    return evaluate(parse_lesson(doc.dump(), "random.json"));
 }
 
 // Explains a sample of cells of every step; returns the steps explained.
@@ -77,6 +80,10 @@ TEST_CASE("explain recomputes every cell's value as the trace holds it, for ever
     }
     for (Activation act : {Activation::relu, Activation::gelu}) {
         auto names = explain_all(*random_eval(act));
+        explained.insert(names.begin(), names.end());
+    }
+    {  // LayerNorm with every piece a step (config.norm_steps "all"), both norms
+        auto names = explain_all(*random_eval(Activation::relu, NormKind::layernorm, {}, {{"norm_steps", "all"}}));
         explained.insert(names.begin(), names.end());
     }
     for (Activation act : {Activation::gelu_tanh, Activation::swiglu}) {  // and RMSNorm

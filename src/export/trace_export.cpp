@@ -98,6 +98,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     if (c.mask_at != MaskAt::scaled)                     // absent: scaled
         j["config"]["mask_at"] = c.mask_at == MaskAt::raw ? "raw" : "weights";
     if (c.renormalize) j["config"]["renormalize"] = true;  // absent: false
+    if (c.norm_steps_all) j["config"]["norm_steps"] = "all";  // absent: fused
     if (c.variance == Variance::unbiased) j["config"]["variance"] = "unbiased";  // absent: biased
     if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged
         const Positions& p = c.positions;

@@ -12,6 +12,18 @@ void row_mean_ref(const float* x, std::size_t rows, std::size_t C, float* mean) 
     }
 }
 
+void row_var_from_squares_ref(const float* sq, std::size_t rows, std::size_t C, float* var, std::size_t ddof) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        double s = 0.0;
+        for (std::size_t c = 0; c < C; ++c) s += sq[i * C + c];
+        var[i] = static_cast<float>(s / static_cast<double>(C - ddof));
+    }
+}
+
+void square_ref(const float* x, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = x[i] * x[i];
+}
+
 void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_t C, float* var, std::size_t ddof) {
     for (std::size_t i = 0; i < rows; ++i) {
         double sq = 0.0;

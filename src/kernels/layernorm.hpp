@@ -28,6 +28,12 @@ void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float 
 void row_mean_ref(const float* x, std::size_t rows, std::size_t C, float* mean);
 // σ² = Σ (x - μ)² / (C - ddof): ddof 0 the biased variance (LayerNorm's), 1 Bessel's (torch.var's default)
 void row_var_ref(const float* x, const float* mean, std::size_t rows, std::size_t C, float* var, std::size_t ddof = 0);
+// LayerNorm as taught (config.norm_steps "all"), its deviations as steps: x - μ is
+// softmax.hpp's shift_rows_ref; then each squared, and σ² from those squares as
+// recorded: Σ_c sq[i,c] / (C - ddof), summed in double, c ascending
+// x, y, sq: (rows, C)   var: (rows)
+void square_ref(const float* x, float* y, std::size_t n);
+void row_var_from_squares_ref(const float* sq, std::size_t rows, std::size_t C, float* var, std::size_t ddof);
 void std_eps_ref(const float* var, std::size_t rows, float eps, float* sigma);
 void standardize_ref(const float* x, const float* mean, const float* sigma, std::size_t rows, std::size_t C,
                      float* xhat);

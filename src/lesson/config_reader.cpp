@@ -69,7 +69,7 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     const json& c = f.object(cv, "config");
     f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
                                "positions", "blocks", "norm_first", "block", "weight_layout",
-                               "normalizer", "max_shift", "variance", "mask_at", "renormalize"});
+                               "normalizer", "max_shift", "variance", "mask_at", "renormalize", "norm_steps"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
     if (auto* h = f.optional(c, "heads"))
@@ -119,6 +119,16 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
                    "\"unbiased\"");
         if (cfg.variance == Variance::unbiased && cfg.d_model < 2)
             f.fail("config.variance", "\"biased\" with d_model = 1 (C - 1 = 0 values to divide by)", "\"unbiased\"");
+    }
+    if (auto* n = f.optional(c, "norm_steps")) {
+        auto s = f.string(*n, "config.norm_steps");
+        if (s == "all") cfg.norm_steps_all = true;
+        else if (s != "fused")
+            f.fail("config.norm_steps", "\"fused\" (the default) or \"all\" (LayerNorm's x - μ and (x - μ)² as steps too)",
+                   describe(*n));
+        if (cfg.norm_steps_all && cfg.norm == NormKind::rmsnorm)
+            f.fail("config.norm_steps", "\"fused\" or no field with config.norm \"rmsnorm\" (RMSNorm subtracts no mean)",
+                   "\"all\"");
     }
     if (auto* l = f.optional(c, "weight_layout")) {
         auto s = f.string(*l, "config.weight_layout");

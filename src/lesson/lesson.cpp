@@ -92,6 +92,8 @@ bool config_records(const Config& c, Leaf leaf) {
     switch (leaf) {
         case Leaf::ln_mean:
         case Leaf::ln_var: return c.norm == NormKind::layernorm;
+        case Leaf::ln_centred:
+        case Leaf::ln_sq_dev: return c.norm == NormKind::layernorm && c.norm_steps_all;
         case Leaf::ln_mean_square: return c.norm == NormKind::rmsnorm;
         case Leaf::mlp_pre_linear: return c.activation == Activation::swiglu;
         case Leaf::scale_factor: return c.scale.recorded;
@@ -113,6 +115,8 @@ std::string_view config_records_when(Leaf leaf) {
     switch (leaf) {
         case Leaf::ln_mean:
         case Leaf::ln_var: return "config.norm \"layernorm\"";
+        case Leaf::ln_centred:
+        case Leaf::ln_sq_dev: return "config.norm_steps \"all\" (with LayerNorm)";
         case Leaf::ln_mean_square: return "config.norm \"rmsnorm\"";
         case Leaf::mlp_pre_linear: return "config.activation \"swiglu\"";
         case Leaf::scale_factor: return "config.scale written as an object ({\"divide_by\": \"sqrt_dk\"}, ...)";

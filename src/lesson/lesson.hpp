@@ -119,6 +119,7 @@ struct Config {
     MaskAt mask_at = MaskAt::scaled;  // where the mask applies: the scaled scores, the raw ones, or the weights
     bool renormalize = false;         // mask_at weights: the zeroed weights divided by their row sums
     Variance variance = Variance::biased;  // LayerNorm's σ²
+    bool norm_steps_all = false;  // config.norm_steps "all": LayerNorm's centred x - μ and squared deviations as steps
     Positions positions;  // none: the block cannot tell the order of the tokens
     Arch arch;            // blocks, norm_first, block kind: the model the catalogue is generated for
 };

@@ -17,9 +17,10 @@ namespace {
 
 // The norm pass's steps, and its weights' paths (ln: "ln2", the weights' name before the pass's prefix).
 struct LnSteps {
-    std::string mean, var, mean_square, scale, standardized, normalized, gamma, beta;
+    std::string mean, centred, sq_dev, var, mean_square, scale, standardized, normalized, gamma, beta;
     LnSteps(const Run& run, const std::string& ln)
-        : mean(run.name(Leaf::ln_mean)), var(run.name(Leaf::ln_var)), mean_square(run.name(Leaf::ln_mean_square)),
+        : mean(run.name(Leaf::ln_mean)), centred(run.name(Leaf::ln_centred)), sq_dev(run.name(Leaf::ln_sq_dev)),
+          var(run.name(Leaf::ln_var)), mean_square(run.name(Leaf::ln_mean_square)),
           scale(run.name(Leaf::ln_scale)), standardized(run.name(Leaf::ln_standardized)),
           normalized(run.name(Leaf::ln_normalized)), gamma(run.wpath(ln + "_gamma")), beta(run.wpath(ln + "_beta")) {}
 };
@@ -65,6 +66,51 @@ void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
     run.close();
 }
 
+// σ² of the deviations: the template's formula and meaning are the biased ones.
+void describe_unbiased(Run& run, const std::string& var) {
+    run.set_formula(var, "σ²_i = (1/(C-1)) Σ_c (x[i,c] - μ_i)²   (config.variance \"unbiased\")",
+                    "Unbiased variance (divide by C-1, Bessel's correction), as torch.var and .std(); "
+                    "nn.LayerNorm divides by C.");
+}
+
+// config.norm_steps "all": LayerNorm as a textbook writes it, every piece a
+// step, each pass reading the (given or rounded) step before:
+// x: (P, C)   μ: (P)   x - μ, (x - μ)²: (P, C)   σ², σ: (P)   x̂ = (x - μ) / σ, γ ⊙ x̂ + β: (P, C)
+void layernorm_as_taught(Run& run, const std::string& in, const std::string& ln) {
+    const Dims& d = run.dims();
+    const LnSteps st(run, ln);
+    const Tensor* x = run.value(in);
+    const bool unbiased = run.lesson().config.variance == Variance::unbiased;
+    if (float* mean = run.open(st.mean, {{in, x}})) row_mean_ref(x->ptr(), d.P, d.C, mean);
+    run.close();
+    const Tensor* mean = run.value(st.mean);
+    if (float* xc = run.open(st.centred, {{in, x}, {st.mean, mean}})) shift_rows_ref(x->ptr(), mean->ptr(), d.P, d.C, xc);
+    run.close();
+    const Tensor* xc = run.value(st.centred);
+    if (float* sq = run.open(st.sq_dev, {{st.centred, xc}})) square_ref(xc->ptr(), sq, d.P * d.C);
+    run.close();
+    const Tensor* sq = run.value(st.sq_dev);
+    if (float* var = run.open(st.var, {{st.sq_dev, sq}})) row_var_from_squares_ref(sq->ptr(), d.P, d.C, var, unbiased ? 1 : 0);
+    run.close();
+    if (unbiased) describe_unbiased(run, st.var);
+    const Tensor* var = run.value(st.var);
+    if (float* sd = run.open(st.scale, {{st.var, var}}))
+        std_eps_ref(var->ptr(), d.P, static_cast<float>(run.lesson().config.eps), sd);
+    run.close();
+    const Tensor* sd = run.value(st.scale);
+    if (sd) refuse_zero_scale(run, st.scale, sd->ptr(), d.P, false);
+    if (float* xhat = run.open(st.standardized, {{st.centred, xc}, {st.scale, sd}}))
+        divide_rows_ref(xc->ptr(), sd->ptr(), d.P, d.C, xhat);
+    run.close();
+    run.set_formula(st.standardized, "x̂[i,c] = (x - μ)[i,c] / σ_i");
+    const Tensor* xhat = run.value(st.standardized);
+    const Tensor* gamma = run.weight(ln + "_gamma");
+    const Tensor* beta = run.weight(ln + "_beta");
+    if (float* out = run.open(st.normalized, {{st.standardized, xhat}, {st.gamma, gamma}, {st.beta, beta}}))
+        affine_ref(xhat->ptr(), gamma->ptr(), beta->ptr(), d.P, d.C, out);
+    run.close();
+}
+
 // x: (P, C)   mean, var, scale: (P)   standardized, normalized: (P, C)
 void layernorm(Run& run, const std::string& in, const std::string& ln) {
     const Dims& d = run.dims();
@@ -75,6 +121,7 @@ void layernorm(Run& run, const std::string& in, const std::string& ln) {
     const float eps = static_cast<float>(run.lesson().config.eps);
     if (run.lesson().config.norm == NormKind::rmsnorm) return rmsnorm(run, in, ln);
     const bool unbiased = run.lesson().config.variance == Variance::unbiased;
+    if (run.lesson().config.norm_steps_all) return layernorm_as_taught(run, in, ln);
     if (!unbiased && !run.intervenes({st.mean, st.var, st.scale, st.standardized})) {
         // The fused kernel fills all five steps.
         float* mean = run.open(st.mean, {{in, x}});
@@ -97,11 +144,7 @@ void layernorm(Run& run, const std::string& in, const std::string& ln) {
     if (float* var = run.open(st.var, {{in, x}, {st.mean, mean}}))
         row_var_ref(x->ptr(), mean->ptr(), d.P, d.C, var, unbiased ? 1 : 0);
     run.close();
-    if (Step* v = run.recorded(st.var); v && unbiased) {  // the template's formula and meaning are the biased ones
-        v->formula_text = "σ²_i = (1/(C-1)) Σ_c (x[i,c] - μ_i)²   (config.variance \"unbiased\")";
-        v->meaning_text = "Unbiased variance (divide by C-1, Bessel's correction), as torch.var and .std(); "
-                          "nn.LayerNorm divides by C.";
-    }
+    if (unbiased) describe_unbiased(run, st.var);
     const Tensor* var = run.value(st.var);
     // pass 3: σ = √(σ² + eps);  x̂ = (x - μ) / σ
     if (float* sd = run.open(st.scale, {{st.var, var}})) std_eps_ref(var->ptr(), d.P, eps, sd);
@@ -188,6 +231,32 @@ float norm_explain(Cell& c) {
         return r;
     }
     const float mu = get(c.input(Leaf::ln_mean), {t});
+    const bool taught = c.lesson.config.norm_steps_all;  // config.norm_steps "all": x - μ and (x - μ)² are steps
+    if (leaf == Leaf::ln_centred) {
+        const float x = get(X, {t, c.at[1]}), r = x - mu;  // shift_rows_ref
+        c.line("x - μ = {}[{},d{}] - μ = {} - {} = {}", xname, tok, c.at[1], c.num(x), c.num(mu), c.num(r));
+        return r;
+    }
+    if (leaf == Leaf::ln_sq_dev) {
+        const float xc = get(c.input(Leaf::ln_centred), {t, c.at[1]}), r = xc * xc;  // square_ref
+        c.line("(x - μ)² = {}² = {}   (x - μ: hook_centred[{},d{}])", c.num(xc), c.num(r), tok, c.at[1]);
+        return r;
+    }
+    const bool unbiased = c.lesson.config.variance == Variance::unbiased;
+    const std::size_t n = unbiased ? C - 1 : C;  // as the variance kernels' ddof
+    const char* divisor = unbiased ? "C - 1: the unbiased variance, Bessel's correction, as torch.var; config.variance"
+                                   : "C: the biased variance, as PyTorch's LayerNorm";
+    if (leaf == Leaf::ln_var && taught) {
+        const Step& SQ = c.input(Leaf::ln_sq_dev);
+        double sq = 0.0;  // double, c ascending, as row_var_from_squares_ref
+        for (std::size_t k = 0; k < C; ++k) sq += get(SQ, {t, k});
+        c.line("the squared deviations of token {}'s row (hook_sq_dev):", tok);
+        list_terms(c, C, [&](std::size_t k) { return fmt::format("{} {:>9}   d{}", k ? "+" : " ", c.num(get(SQ, {t, k})), k); });
+        const float r = static_cast<float>(sq / static_cast<double>(n));
+        c.line("σ² = {} / {} ({})", c.num(static_cast<float>(sq)), n, divisor);
+        c.line("  = {}", c.num(r));
+        return r;
+    }
     if (leaf == Leaf::ln_var) {
         double sq = 0.0;
         for (std::size_t k = 0; k < C; ++k) {
@@ -200,12 +269,8 @@ float norm_explain(Cell& c) {
             return fmt::format("{} ({:>9} - {})² = {:>9}   d{}", k ? "+" : " ", c.num(get(X, {t, k})), c.num(mu),
                                c.num(static_cast<float>(dv * dv)), k);
         });
-        const bool unbiased = c.lesson.config.variance == Variance::unbiased;
-        const std::size_t n = unbiased ? C - 1 : C;  // as row_var_ref's ddof
         const float r = static_cast<float>(sq / static_cast<double>(n));
-        c.line("σ² = {} / {} ({})", c.num(static_cast<float>(sq)), n,
-               unbiased ? "C - 1: the unbiased variance, Bessel's correction, as torch.var; config.variance"
-                        : "C: the biased variance, as PyTorch's LayerNorm");
+        c.line("σ² = {} / {} ({})", c.num(static_cast<float>(sq)), n, divisor);
         c.line("  = {}", c.num(r));
         return r;
     }
@@ -219,6 +284,11 @@ float norm_explain(Cell& c) {
     const float sd = get(c.input(Leaf::ln_scale), {t});
     const std::size_t col = c.at[1];
     const float x = get(X, {t, col});
+    if (leaf == Leaf::ln_standardized && taught) {
+        const float xc = get(c.input(Leaf::ln_centred), {t, col}), r = xc / sd;  // divide_rows_ref
+        c.line("x̂ = (x - μ) / σ = {} / {} = {}   (x - μ: hook_centred[{},d{}])", c.num(xc), c.num(sd), c.num(r), tok, col);
+        return r;
+    }
     if (leaf == Leaf::ln_standardized) {
         const float r = (x - mu) / sd;
         c.line("x̂ = ({}[{},d{}] - μ) / σ = ({} - {}) / {} = {}", xname, tok, col, c.num(x), c.num(mu), c.num(sd),
@@ -229,7 +299,7 @@ float norm_explain(Cell& c) {
     const float xhat = get(c.input(Leaf::ln_standardized), {t, col});
     const float g = c.weight(ln + "_gamma").data[col], b = c.weight(ln + "_beta").data[col];
     c.line("1. mean of token {}'s row of {}: μ = {}", tok, xname, c.num(mu));
-    c.line("2. biased variance (÷ {}): σ² = {}", C, c.num(var));
+    c.line("2. {} variance (÷ {}): σ² = {}", unbiased ? "unbiased" : "biased", n, c.num(var));
     c.line("3. std: σ = √(σ² + eps) = √({} + {:g}) = {}", c.num(var), eps, c.num(sd));
     c.line("4. normalized: x̂ = ({} - {}) / {} = {}", c.num(x), c.num(mu), c.num(sd), c.num(xhat));
     const float r = g * xhat + b;

@@ -203,6 +203,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                        c.eps);
     if (c.variance == Variance::unbiased)
         out << "LayerNorm: unbiased variance, Σ(x - μ)² / (C - 1) as torch.var, not nn.LayerNorm's / C (config.variance)\n";
+    if (c.norm_steps_all)
+        out << "LayerNorm: every piece a step, x - μ and (x - μ)² too (config.norm_steps \"all\")\n";
     if (c.normalizer != Normalizer::softmax || !c.max_shift)
         out << "weights A: "
             << (c.normalizer == Normalizer::sum    ? "each masked score over its row's sum, no exp (config.normalizer \"sum\")"

@@ -72,7 +72,7 @@ enum class Leaf : std::uint8_t {
     q, k, v, kv_head, rot_q, rot_k,
     scores_raw, scale_factor, scores_scaled, mask, alibi_slopes, alibi, scores_masked, attn_scores,
     row_max, shifted, exp, row_sum, score_sum, pattern_unmasked, pattern_zeroed, zeroed_sum, pattern, z, attn_out,
-    resid_mid, ln_mean, ln_var, ln_mean_square, ln_scale, ln_standardized, ln_normalized,
+    resid_mid, ln_mean, ln_centred, ln_sq_dev, ln_var, ln_mean_square, ln_scale, ln_standardized, ln_normalized,
     mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
 };
 

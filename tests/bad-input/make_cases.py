@@ -182,6 +182,13 @@ mod("mask-at-raw-given-scaled.json",
 mod("mask-at-weights-claim-zeroed.json",
     lambda d: (d["config"].__setitem__("mask_at", "weights"), d["claims"][7].__setitem__("step", "blocks.0.attn.hook_pattern_zeroed")),
     ["claims[7].step", "a step this lesson records", "config.renormalize true"])
+mod("norm-steps-unknown.json", lambda d: d["config"].__setitem__("norm_steps", "every"),
+    ["config.norm_steps", "\"fused\"", "\"all\"", "\"every\""])
+mod("norm-steps-rmsnorm.json", lambda d: d["config"].update({"norm": "rmsnorm", "norm_steps": "all"}),
+    ["config.norm_steps", "config.norm \"rmsnorm\"", "\"all\""])
+mod("norm-steps-claim-centred.json",
+    lambda d: d["claims"][7].__setitem__("step", "blocks.0.ln1.hook_centred"),
+    ["claims[7].step", "a step this lesson records", "config.norm_steps \"all\""])
 mod("weight-layout-unknown.json", lambda d: d["config"].__setitem__("weight_layout", "torch"),
     ["config.weight_layout", "\"in_out\"", "\"out_in\"", "torch"])
 mod("weight-layout-bool.json", lambda d: d["config"].__setitem__("weight_layout", True), ["config.weight_layout", "true"])
