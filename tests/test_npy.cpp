@@ -207,3 +207,32 @@ TEST_CASE("npy: a lesson's inputs, weights and given values from .npy files run 
                                {dir.file("npy.json") + ": weights.W_Q: ", "--max-memory", dir.file("data/W_Q.npy")});
     }
 }
+
+TEST_CASE("a batch's X may come from .npy files, as inputs.X does: the same trace as inline", "[npy]") {
+    TempDir dir;
+    fs::create_directory(dir.file("data"));
+    const json lesson = json::parse(read_text(attntrace::test::lessons_dir() + "/001-batch-padding.json"));
+    json npy = lesson;
+    for (std::size_t b = 0; b < lesson["batch"]["sequences"].size(); ++b) {
+        const json& x = lesson["batch"]["sequences"][b]["X"];
+        Tensor t(Shape{x.size(), x[0].size()});
+        for (std::size_t i = 0; i < t.shape[0]; ++i)
+            for (std::size_t j = 0; j < t.shape[1]; ++j) t.data[i * t.shape[1] + j] = x[i][j].get<float>();
+        const std::string name = "data/X" + std::to_string(b) + ".npy";
+        attntrace::write_npy(dir.file(name), t);
+        npy["batch"]["sequences"][b]["X"] = {{"npy", name}};
+    }
+    write_text(dir.file("inline.json"), lesson.dump());
+    write_text(dir.file("npy.json"), npy.dump());
+    auto a = run_cli({"export", dir.file("inline.json"), "-o", dir.file("a.json")});
+    auto b = run_cli({"export", dir.file("npy.json"), "-o", dir.file("b.json")});
+    INFO(a.err << b.err);
+    REQUIRE(a.status == 0);
+    REQUIRE(b.status == 0);
+    CHECK(json::parse(read_text(dir.file("a.json")))["steps"] == json::parse(read_text(dir.file("b.json")))["steps"]);
+    // a file of the wrong shape: named with the sequence's field, the shape expected and the file's
+    attntrace::write_npy(dir.file("data/X1.npy"), matrix({3, 4}, 0.0f));
+    require_one_line_error(run_cli({"run", dir.file("npy.json")}),
+                           {dir.file("npy.json") + ": batch.sequences[1].X: expected a 2x4 array (tokens x d_model), found "
+                                                   "a 3x4 array in " + dir.file("data/X1.npy")});
+}

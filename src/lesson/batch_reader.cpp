@@ -53,7 +53,8 @@ Batch read_batch_tokens(const Fields& f, const json& v, std::int64_t max_tokens,
     return b;
 }
 
-void read_batch_inputs(const Fields& f, const json& v, Batch& b, std::size_t C, bool embedding) {
+void read_batch_inputs(const Fields& f, const json& v, Batch& b, std::size_t C, bool embedding,
+                       const ReadMatrix& matrix) {
     const json& seqs = v["sequences"];
     if (embedding) {
         if (b.pad_id < 0)
@@ -86,11 +87,7 @@ void read_batch_inputs(const Fields& f, const json& v, Batch& b, std::size_t C, 
             f.fail(join(p, "token_ids"), "no token_ids without inputs.embedding (give X)", "token_ids");
         if (!x) f.fail(join(p, "X"), fmt::format("the sequence's X ({} x {}: tokens x d_model)", seq.tokens.size(), C),
                        "nothing (the field is missing)");
-        Tensor t = f.tensor(*x, join(p, "X"), false);
-        if (t.shape != Shape{seq.tokens.size(), C})
-            f.fail(join(p, "X"), fmt::format("a {}x{} array (tokens x d_model)", seq.tokens.size(), C),
-                   x->is_array() ? array_text(t.shape) : describe(*x));
-        seq.X = std::move(t);
+        seq.X = matrix(*x, join(p, "X"), Shape{seq.tokens.size(), C}, "tokens x d_model");
     }
 }
 

@@ -303,7 +303,10 @@ private:
     void batch_inputs(bool embedding) {
         // X rows per sequence: bounded by the file's size; counted for the run's padded copies.
         reserve(lesson_.batch->sequences.size() * dims_.T * dims_.C, "batch", "the padded sequences' X");
-        read_batch_inputs(f_, doc_["batch"], *lesson_.batch, dims_.C, embedding);
+        read_batch_inputs(f_, doc_["batch"], *lesson_.batch, dims_.C, embedding,
+                          [this](const json& x, const std::string& path, const Shape& shape, const std::string& what) {
+                              return read_matrix(x, path, shape, what, 1.0);  // X's default std, as inputs.X
+                          });
     }
 
     // A matrix given inline or as a generator {"generate": ..., "seed": ..., "std": ...}.
