@@ -147,3 +147,31 @@ TEST_CASE("the trace and the text view say which layout the lesson used", "[weig
     REQUIRE(plain.status == 0);
     CHECK(!json::parse(attntrace::test::read_text(dir.file("p.json")))["config"].contains("weight_layout"));
 }
+
+TEST_CASE("explain names each weight entry as the lesson writes it, in either layout", "[weights][explain]") {
+    // conv-weight-layout-out-in writes W_Q = [[1, 2], [0, 1]] and W_1 = [[1, -1], [2, 0], [-1, 1]] as nn.Linear's
+    // d_out x d_in: Q's column 1 reads W_Q's row 1, H's unit 1 reads W_1's row 1.
+    const std::string lesson = attntrace::test::lessons_dir() + "/conv-weight-layout-out-in.json";
+    auto q = run_cli({"explain", lesson, "hook_q[like,h0,d1]"});
+    INFO(q.out << q.err);
+    REQUIRE(q.status == 0);
+    CHECK(q.out.find("Σ_c X[like,c] · W_Q[1,c]") != std::string::npos);
+    CHECK(q.out.find("X[like,d0] · W_Q[1,0] =    0.0000 ·    0.0000") != std::string::npos);
+    CHECK(q.out.find("X[like,d1] · W_Q[1,1] =    1.0000 ·    1.0000") != std::string::npos);
+    auto h = run_cli({"explain", lesson, "mlp.hook_pre[I,f1]"});
+    REQUIRE(h.status == 0);
+    CHECK(h.out.find("LN1[I,d0] · W_1[1,0] =    1.0000 ·    2.0000") != std::string::npos);
+    // the same matrices read in the default layout, d_in x d_out: W_Q[c, col], column 1 = [2, 1]
+    json plain = json::parse(attntrace::test::read_text(lesson));
+    plain["config"].erase("weight_layout");
+    for (const char* ffn : {"W_1", "b_1", "W_2", "b_2"}) plain["weights"].erase(ffn);  // W_1 is 3 x 2: no d_in x d_out
+    plain["config"].erase("d_ff");
+    plain["run"]["to"] = "mix";
+    plain.erase("claims");
+    attntrace::test::TempDir dir;
+    attntrace::test::write_text(dir.file("in_out.json"), plain.dump());
+    auto d = run_cli({"explain", dir.file("in_out.json"), "hook_q[like,h0,d1]"});
+    REQUIRE(d.status == 0);
+    CHECK(d.out.find("· W_Q[c,1] + b_Q[1]") != std::string::npos);
+    CHECK(d.out.find("X[like,d0] · W_Q[0,1] =    0.0000 ·    2.0000") != std::string::npos);
+}

@@ -32,6 +32,15 @@ const Step* Cell::embeddings(Leaf leaf) const {
 
 const Tensor* Cell::optional_weight(const std::string& name) const { return lesson.weight(pass().weights + name); }
 
+std::string Cell::weight_entry(const std::string& name, const std::string& in, const std::string& out) const {
+    if (lesson.config.weight_layout == WeightLayout::out_in) return fmt::format("{}[{},{}]", name, out, in);
+    return fmt::format("{}[{},{}]", name, in, out);
+}
+
+std::string Cell::weight_entry(const std::string& name, std::size_t in, std::size_t out) const {
+    return weight_entry(name, std::to_string(in), std::to_string(out));
+}
+
 const Tensor& Cell::weight(const std::string& name) const {
     const Tensor* w = optional_weight(name);
     if (!w) throw InputError(fmt::format("explain {}: expected weight {} in the lesson, found none", step.name, name));

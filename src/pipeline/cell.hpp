@@ -50,6 +50,10 @@ struct Cell {
     // The pass's weights: "W_Q" is blocks.1.cross.W_Q in block 1's cross-attention.
     const Tensor& weight(const std::string& name) const;  // InputError when missing
     const Tensor* optional_weight(const std::string& name) const;
+    // Entry (in, out) of weight `name` as the lesson writes it: "W_Q[in,out]",
+    // or "W_Q[out,in]" under config.weight_layout "out_in" (nn.Linear's d_out x d_in).
+    std::string weight_entry(const std::string& name, std::size_t in, std::size_t out) const;
+    std::string weight_entry(const std::string& name, const std::string& in, const std::string& out) const;
     // The label of index i on axis k of step s ("ring", "h0", "d3"), as the
     // lesson or trace wrote it: for matching what a user typed.
     static std::string label_text(const Step& s, std::size_t k, std::size_t i);

@@ -120,11 +120,11 @@ float ffn_explain(Cell& c) {
         const Step& X = c.input(c.pass().x);
         const Tensor& W = c.weight(w);
         const Tensor* B = c.optional_weight(b);
-        c.line("{}[{},f{}] = Σ_c LN1[{},c] · {}[c,{}] + {}[{}]{}", linear_branch ? "U" : "H", tok, col, tok, w, col, b,
-               col, linear_branch ? "   (SwiGLU's linear branch)" : "");
+        c.line("{}[{},f{}] = Σ_c LN1[{},c] · {} + {}[{}]{}", linear_branch ? "U" : "H", tok, col, tok,
+               c.weight_entry(w, "c", std::to_string(col)), b, col, linear_branch ? "   (SwiGLU's linear branch)" : "");
         return write_dot(
             c, d.C, [&](std::size_t k) { return fmt::format("LN1[{},d{}]", tok, k); },
-            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return fmt::format("{}[{},{}]", w, k, col); },
+            [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return c.weight_entry(w, k, col); },
             [&](std::size_t k) { return W.data[k * d.F + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
     }
     if (c.leaf() == Leaf::mlp_post) {
@@ -161,10 +161,11 @@ float ffn_explain(Cell& c) {
     const Step& P = c.input(Leaf::mlp_post);
     const Tensor& W = c.weight("W_2");
     const Tensor* B = c.optional_weight("b_2");
-    c.line("FFN[{},d{}] = Σ_f act(H)[{},f] · W_2[f,{}] + b_2[{}]", tok, col, tok, col, col);
+    c.line("FFN[{},d{}] = Σ_f act(H)[{},f] · {} + b_2[{}]", tok, col, tok, c.weight_entry("W_2", "f", std::to_string(col)),
+           col);
     return write_dot(
         c, d.F, [&](std::size_t k) { return fmt::format("act(H)[{},f{}]", tok, k); },
-        [&](std::size_t k) { return get(P, {t, k}); }, [&](std::size_t k) { return fmt::format("W_2[{},{}]", k, col); },
+        [&](std::size_t k) { return get(P, {t, k}); }, [&](std::size_t k) { return c.weight_entry("W_2", k, col); },
         [&](std::size_t k) { return W.data[k * d.C + col]; }, "b_2", B ? &B->data[col] : nullptr);
 }
 

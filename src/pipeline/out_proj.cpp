@@ -25,12 +25,12 @@ float out_proj_explain(Cell& c) {
     const Tensor& W = c.weight("W_O");
     const Tensor* b = c.optional_weight("b_O");
     const std::string q = Cell::label(c.step, 0, i);
-    c.line("attn_out[{},d{}] = Σ_k concat(Z)[{},k] · W_O[k,{}] + b_O[{}]   (k = head·hs + d: every head's Z)", q, col,
-           q, col, col);
+    c.line("attn_out[{},d{}] = Σ_k concat(Z)[{},k] · {} + b_O[{}]   (k = head·hs + d: every head's Z)", q, col, q,
+           c.weight_entry("W_O", "k", std::to_string(col)), col);
     return write_dot(
         c, d.C, [&](std::size_t k) { return fmt::format("Z[{},h{},d{}]", q, k / d.hs, k % d.hs); },
         [&](std::size_t k) { return Z.value.data[i * d.C + k]; },
-        [&](std::size_t k) { return fmt::format("W_O[{},{}]", k, col); }, [&](std::size_t k) { return W.data[k * d.C + col]; },
+        [&](std::size_t k) { return c.weight_entry("W_O", k, col); }, [&](std::size_t k) { return W.data[k * d.C + col]; },
         "b_O", b ? &b->data[col] : nullptr);
 }
 

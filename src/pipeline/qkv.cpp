@@ -81,8 +81,8 @@ float qkv_explain(Cell& c) {
     const Tensor& W = c.weight(w);
     const Tensor* B = c.optional_weight(b);
     const std::string tok = Cell::label(c.step, 0, t), hn = Cell::label(c.step, 1, h);
-    c.line("{}[{},{},d{}] = Σ_c {}[{},c] · {}[c,{}] + {}[{}]   (column {} = {} head {} · hs {} + {})", letter, tok, hn, e,
-           xs, tok, w, col, b, col, col, letter == 'Q' ? "query" : "K/V", h, d.hs, e);
+    c.line("{}[{},{},d{}] = Σ_c {}[{},c] · {} + {}[{}]   (column {} = {} head {} · hs {} + {})", letter, tok, hn, e,
+           xs, tok, c.weight_entry(w, "c", std::to_string(col)), b, col, col, letter == 'Q' ? "query" : "K/V", h, d.hs, e);
     const StepDef& x_def = c.lesson.catalogue().at(c.pass().x);
     if (!memory && x_def.leaf != Leaf::resid_pre) c.line("X is {}", x_def.name);
     if (letter != 'Q' && d.KVH != d.NH)
@@ -90,7 +90,7 @@ float qkv_explain(Cell& c) {
                (h + 1) * (d.NH / d.KVH) - 1, d.NH / d.KVH);
     return write_dot(
         c, d.C, [&](std::size_t k) { return fmt::format("{}[{},d{}]", xs, tok, k); },
-        [&](std::size_t k) { return X.data[t * d.C + k]; }, [&](std::size_t k) { return fmt::format("{}[{},{}]", w, k, col); },
+        [&](std::size_t k) { return X.data[t * d.C + k]; }, [&](std::size_t k) { return c.weight_entry(w, k, col); },
         [&](std::size_t k) { return W.data[k * N + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
 }
 
