@@ -177,6 +177,8 @@
   // ---- masked cells of the attention pattern, from the steps that record them
   function maskTest(trace, steps) {
     const scores = steps.get("blocks.0.attn.hook_attn_scores"), mask = steps.get("blocks.0.attn.hook_mask");
+    // config.mask_at "weights": nothing -inf in the scores; M holds 1 (visible) and 0 (zeroed)
+    if (trace.config.mask_at === "weights" && mask && mask.values) return (h, i, j) => mask.values[i][j] === 0;
     if (scores && scores.values) return (h, i, j) => scores.values[h][i][j] === "-inf";
     if (mask && mask.values) return (h, i, j) => mask.values[i][j] === "-inf";
     if (trace.config.mask === "causal" && !trace.query_tokens) return (h, i, j) => j > i;
