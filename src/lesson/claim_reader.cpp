@@ -54,7 +54,7 @@ Claim read_terms_claim(const ClaimContext& ctx, const json& v, const std::string
     if (!writes_terms(def.leaf))
         f.fail(join(path, "step"),
                "a step whose explanation writes a dot product's terms, since \"of\" is \"terms\" (hook_q, hook_k, "
-               "hook_v, hook_scores_raw, hook_z, hook_attn_out, mlp.hook_pre, mlp.hook_pre_linear, mlp.hook_mlp_out)",
+               "hook_v, hook_scores_raw, hook_z, hook_attn_out, mlp.hook_pre, mlp.hook_pre_linear, hook_mlp_out)",
                def.name);
     if (!c.select.empty())
         f.fail(join(join(path, "at"), std::string(axis_name(c.select.front().first))),
