@@ -43,7 +43,8 @@ json lesson_doc() {
             {"run", {{"from", "qkv"}, {"to", "norm2"}}},
             {"weights", {{"W_Q", matrix(kC, kC, 1)}, {"W_K", matrix(kC, kC, 2)}, {"W_V", matrix(kC, kC, 3)},
                          {"W_O", matrix(kC, kC, 4)}, {"W_1", matrix(kC, kFF, 5)}, {"W_2", matrix(kFF, kC, 6)},
-                         {"b_2", matrix(1, kC, 7)[0]}}},
+                         {"b_2", matrix(1, kC, 7)[0]}, {"ln1_gamma", {1, 1, 1, 1}}, {"ln1_beta", {0, 0, 0, 0}},
+                         {"ln2_gamma", {1, 1, 1, 1}}, {"ln2_beta", {0, 0, 0, 0}}}},
             {"given", {{"blocks.0.hook_resid_pre", matrix(kT, kC, 8)}}},
             {"claims", json::array()}};
 }
@@ -81,9 +82,9 @@ std::vector<float> mix_terms(const Trace& t) {
 // FFN[b, d2]: act(H)[b, f] · W_2[f, 2], f < d_ff, then b_2[2] as one more term.
 std::vector<float> ffn_terms(const Trace& t, const Lesson& l) {
     std::vector<float> p;
-    const Tensor& W2 = *l.weight("blocks.0.W_2");
+    const Tensor& W2 = *l.weight("W_2");
     for (std::size_t f = 0; f < kFF; ++f) p.push_back(at(t, "blocks.0.mlp.hook_post", {1, f}) * W2.data[f * kC + 2]);
-    p.push_back(l.weight("blocks.0.b_2")->data[2]);
+    p.push_back(l.weight("b_2")->data[2]);
     return with_sum(p);
 }
 
@@ -111,7 +112,7 @@ Expected expected_terms() {
 json claims_doc(const Expected& x) {
     json doc = lesson_doc();
     doc["claims"] = {terms_claim("score", "hook_scores_raw", {{"head", 1}, {"query", "b"}, {"key", "c"}}, x.score),
-                     terms_claim("mix", "hook_z", {{"pos", "c"}, {"head", "h0"}, {"d_head", 1}}, x.mix),
+                     terms_claim("mix", "hook_z", {{"query", "c"}, {"head", "h0"}, {"d_head", 1}}, x.mix),
                      terms_claim("ffn", "hook_mlp_out", {{"pos", "b"}, {"d_model", 2}}, x.ffn)};
     return doc;
 }
