@@ -256,3 +256,27 @@ TEST_CASE("the steps that take terms claims are those whose explanation writes t
     }
     CHECK(with_terms == 8);  // Q, K, V, the raw scores, Z, attn_out, mlp.hook_pre, hook_mlp_out
 }
+
+TEST_CASE("a terms claim on a batched trace is one sequence's cell, its terms from that sequence", "[terms]") {
+    // 001-batch-padding: sequence b1's scores, query 0 against key 1, recomputed from its own Q and K
+    json doc = json::parse(attntrace::test::read_text(attntrace::test::source_dir() + "/lessons/001-batch-padding.json"));
+    auto plain = evaluate(parse_lesson(doc.dump(), "batch.json"));
+    const Step* Q = plain->exact.find("blocks.0.attn.hook_q");
+    const Step* K = plain->exact.find("blocks.0.attn.hook_k");
+    REQUIRE((Q && K));
+    const std::size_t hs = Q->shape.back();
+    std::vector<float> p;
+    for (std::size_t e = 0; e < hs; ++e) p.push_back(get(*Q, {1, 0, 0, e}) * get(*K, {1, 1, 0, e}));  // (batch, pos, head, d_head)
+    const std::vector<float> want = with_sum(p);
+    doc["claims"] = {terms_claim("b1", "hook_scores_raw", {{"batch", 1}, {"head", 0}, {"query", 0}, {"key", 1}}, want)};
+    auto e = evaluate(parse_lesson(doc.dump(), "batch.json"));
+    const ClaimResult& r = e->report.results.at(0);
+    INFO(r.reason);
+    CHECK(r.verdict == Verdict::agrees);
+    CHECK(data(r.computed) == want);
+    CHECK(want.back() == get(*e->exact.find("blocks.0.attn.hook_scores_raw"), {1, 0, 0, 1}));
+    // a batched step's `at` must fix the batch too
+    doc["claims"][0]["at"].erase("batch");
+    CHECK(error_of(doc).find("claims[0].at: expected every axis of blocks.0.attn.hook_scores_raw fixed") !=
+          std::string::npos);
+}
