@@ -280,3 +280,17 @@ TEST_CASE("a terms claim on a batched trace is one sequence's cell, its terms fr
     CHECK(error_of(doc).find("claims[0].at: expected every axis of blocks.0.attn.hook_scores_raw fixed") !=
           std::string::npos);
 }
+
+TEST_CASE("a terms claim on a given step with no formula is not checkable, saying why", "[terms]") {
+    // the raw scores given, the run from the scaling on: nothing to recompute them from
+    json doc = {{"format", "attntrace-lesson"}, {"version", 1}, {"id", "given-scores"}, {"title", "given scores"},
+                {"tokens", {"a", "b"}}, {"config", {{"d_model", 2}, {"heads", 1}}},
+                {"run", {{"from", "scale"}, {"to", "softmax"}}},
+                {"given", {{"blocks.0.attn.hook_scores_raw", {{1, 2}, {3, 4}}}}},
+                {"claims", {terms_claim("s", "hook_scores_raw", {{"head", 0}, {"query", 0}, {"key", 1}}, {1, 1, 2},
+                                        "not-checkable")}}};
+    auto e = evaluate(parse_lesson(doc.dump(), "given.json"));
+    const ClaimResult& r = e->report.results.at(0);
+    CHECK(r.verdict == Verdict::not_checkable);
+    CHECK(r.reason == "the lesson gives blocks.0.attn.hook_scores_raw and its formula could not be computed: it has no terms");
+}

@@ -25,6 +25,8 @@ std::vector<std::size_t> cell_of(const Claim& claim, const Step& step) {
 CellTerms terms_within(const Lesson& lesson, const Trace& trace, const Step& step, const std::vector<std::size_t>& at) {
     if (step.source == StepSource::not_computable) return {{}, step.note};
     if (!step.def) return {{}, fmt::format("{} is not a step of the catalogue", step.name)};
+    if (step.source == StepSource::given && !step.formula)  // given before run.from, or its inputs not computable
+        return {{}, fmt::format("the lesson gives {} and its formula could not be computed: it has no terms", step.name)};
     const ExplainOptions opt;
     Cell c{lesson, trace, opt, step, at, {}, {}};
     try {
