@@ -202,4 +202,13 @@ Trace unstack_trace(const Trace& batched, std::size_t b) {
     return out;
 }
 
+std::optional<SequenceCell> sequence_cell(const Lesson& lesson, const Trace& trace, const Step& step,
+                                          const std::vector<std::size_t>& at) {
+    if (!lesson.batch || trace.sequence_tokens.empty() || step.axes.empty() || step.axes.front() != "batch")
+        return std::nullopt;
+    const std::size_t b = at.at(0);
+    return SequenceCell{b, sequence_lesson(lesson, b), unstack_trace(trace, b),
+                        std::vector<std::size_t>(at.begin() + 1, at.end())};
+}
+
 }  // namespace attntrace

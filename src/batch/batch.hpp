@@ -22,6 +22,8 @@
 
 #include "core/progress.hpp"
 #include "lesson/lesson.hpp"
+#include <optional>
+
 #include "pipeline/plan.hpp"
 #include "trace/trace.hpp"
 
@@ -46,5 +48,18 @@ Trace stack_traces(const std::vector<Trace>& traces, const std::vector<std::vect
 // Sequence b of a stacked trace, as its own one-sequence trace with its tokens
 // as labels (explain and the text view read it).
 Trace unstack_trace(const Trace& batched, std::size_t b);
+
+// A cell of a batched trace within its sequence: sequences never see each
+// other, so the cell is recomputed (explain, a terms claim) from sequence b's
+// own lesson, trace, tokens and padding mask, at its indices without b.
+struct SequenceCell {
+    std::size_t b = 0;
+    Lesson lesson;
+    Trace trace;
+    std::vector<std::size_t> at;
+};
+// nullopt when `step` is not a batched trace's (its first axis is not `batch`).
+std::optional<SequenceCell> sequence_cell(const Lesson& lesson, const Trace& trace, const Step& step,
+                                          const std::vector<std::size_t>& at);
 
 }  // namespace attntrace

@@ -1,6 +1,7 @@
 #include "check/check.hpp"
 
 #include "check/claim_region.hpp"
+#include "check/claim_terms.hpp"
 #include "core/decimal.hpp"
 #include "core/error.hpp"
 #include "core/json_field.hpp"
@@ -94,6 +95,48 @@ std::string wrong_given_upstream(const Trace& trace, const Step& step) {
     return "";
 }
 
+// The verdict of r.computed (and of `rounded`, the document run's values, or
+// none) against the claim's printed values, r.basis set.
+void judge(ClaimResult& r, const Trace& exact, const Step& step, Tensor rounded) {
+    const Claim& c = r.claim;
+    deviations(r);
+    r.verdict = all_agree(r.computed, c) ? Verdict::agrees : Verdict::disagrees;
+    // Agreeing with numbers computed from a value the article got wrong checks the article
+    // against itself, not against attention: its own verdict, naming the value.
+    if (r.verdict == Verdict::agrees && r.basis == Basis::formula) {
+        r.rests_on = wrong_given_upstream(exact, step);
+        if (!r.rests_on.empty()) r.verdict = Verdict::agrees_from_given;
+    }
+    r.document = std::move(rounded);
+    if (r.document.size() == c.values.size() && r.verdict == Verdict::disagrees && all_agree(r.document, c))
+        r.verdict = Verdict::agrees_when_rounded;
+}
+
+// A claim on one cell's terms (check/claim_terms.hpp): the terms recomputed
+// from the exact run's trace and from the document run's, judged as values.
+// A count the cell does not have is the lesson's error: refused, one line.
+ClaimResult check_terms(const Lesson& lesson, const Trace& exact, const Trace* document, std::size_t ci,
+                        const Step& step) {
+    const Claim& c = lesson.claims[ci];
+    ClaimResult r;
+    r.claim = c;
+    CellTerms terms = claimed_terms(lesson, exact, c);
+    if (!terms.values.size()) {
+        r.reason = terms.reason;
+        return r;
+    }
+    const std::size_t n = terms.values.size() - 1;
+    if (c.values.size() != terms.values.size())
+        fail_field(lesson.file, join(index("claims", ci), "values"),
+                   fmt::format("{} numbers: the {} terms of this cell of {}, then their sum", n + 1, n, c.step),
+                   fmt::format("{} numbers", c.values.size()));
+    r.basis = Basis::formula;  // a given step's terms are its formula's
+    r.computed = std::move(terms.values);
+    Tensor rounded = document ? claimed_terms(lesson, *document, c).values : Tensor{};
+    judge(r, exact, step, std::move(rounded));
+    return r;
+}
+
 }  // namespace
 
 std::string_view basis_text(Basis b) {
@@ -128,6 +171,7 @@ std::string describe_at(const Claim& claim, const Step& step) {
         }
     }
     if (claim.kind == Claim::Kind::reduced) out += (out.empty() ? "" : ", ") + reduction_words(claim.reduction);
+    if (claim.kind == Claim::Kind::terms) out += (out.empty() ? "" : ", ") + std::string("its terms and their sum");
     return out;
 }
 
@@ -157,26 +201,17 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
             r.reason = "the trace policy kept only a summary of this step";
         } else if (c.kind == Claim::Kind::shape) {
             r = check_shape(c, *step);
+        } else if (c.kind == Claim::Kind::terms) {
+            r = check_terms(lesson, exact, document, ci, *step);
         } else if (const Tensor* v = step->checked_value()) {
             r.basis = step->formula || step->source == StepSource::computed ? Basis::formula : Basis::given;
             r.computed = claimed(*step, *v);
-            deviations(r);
-            if (all_agree(r.computed, c)) r.verdict = Verdict::agrees;
-            else r.verdict = Verdict::disagrees;
-            // Agreeing with numbers computed from a value the article got wrong checks the article
-            // against itself, not against attention: its own verdict, naming the value.
-            if (r.verdict == Verdict::agrees && r.basis == Basis::formula) {
-                r.rests_on = wrong_given_upstream(exact, *step);
-                if (!r.rests_on.empty()) r.verdict = Verdict::agrees_from_given;
-            }
+            Tensor rounded;
             if (document) {
                 const Step* ds = document->find(c.step);
-                if (const Tensor* dv = ds ? ds->checked_value() : nullptr) {
-                    r.document = claimed(*ds, *dv);
-                    if (r.verdict == Verdict::disagrees && all_agree(r.document, c))
-                        r.verdict = Verdict::agrees_when_rounded;
-                }
+                if (const Tensor* dv = ds ? ds->checked_value() : nullptr) rounded = claimed(*ds, *dv);
             }
+            judge(r, exact, *step, std::move(rounded));
         } else {
             r.reason = step->note;
         }

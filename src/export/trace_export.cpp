@@ -46,7 +46,9 @@ OrderedJson claim_json(const ClaimResult& r) {
         for (const auto& [axis, n] : c.shape) s[std::string(axis_name(axis))] = n;
         j["printed"] = s;
     } else {
-        j["of"] = c.kind == Claim::Kind::reduced ? reduction_name(c.reduction) : "values";
+        j["of"] = c.kind == Claim::Kind::reduced ? reduction_name(c.reduction)
+                  : c.kind == Claim::Kind::terms ? "terms"  // printed and computed: the terms, then their sum
+                                                 : "values";
         precision_json(j, c);
         j["printed"] = tensor_to_json(c.values);
         j["computed"] = r.computed.size() ? tensor_to_json(r.computed) : OrderedJson(nullptr);

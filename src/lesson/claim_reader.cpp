@@ -40,6 +40,39 @@ void reduce_region(const Fields& f, Shape& region, Reduction r, const std::strin
     region.erase(region.end() - (row ? 1 : 2));
 }
 
+// The smallest terms claim: one term and the sum.
+constexpr std::size_t kMinTermsValues = 2;
+
+// A claim `of: "terms"`: one cell (every axis fixed by `at`) of a step whose
+// explanation writes terms, its values a list of them then their sum. How many
+// terms the cell has is the explanation's to say (a bias adds one): the check
+// holds the count (check/claim_terms.cpp).
+Claim read_terms_claim(const ClaimContext& ctx, const json& v, const std::string& path, const StepDef& def,
+                       const std::vector<Axis>& free_axes, Claim c) {
+    const Fields& f = ctx.f;
+    c.kind = Claim::Kind::terms;
+    if (!writes_terms(def.leaf))
+        f.fail(join(path, "step"),
+               "a step whose explanation writes a dot product's terms, since \"of\" is \"terms\" (hook_q, hook_k, "
+               "hook_v, hook_scores_raw, hook_z, hook_attn_out, mlp.hook_pre, mlp.hook_pre_linear, hook_mlp_out)",
+               def.name);
+    if (!c.select.empty())
+        f.fail(join(join(path, "at"), std::string(axis_name(c.select.front().first))),
+               "an index or a label (a terms claim is on one cell)", "a list or a range");
+    if (!free_axes.empty()) {
+        std::string left;
+        for (Axis a : free_axes) left += (left.empty() ? "" : ", ") + std::string(axis_name(a));
+        f.fail(join(path, "at"), fmt::format("every axis of {} fixed (terms are of one cell)", c.step),
+               fmt::format("{} left free", left));
+    }
+    const std::string vp = join(path, "values");
+    c.values = f.tensor(f.member(v, path, "values"), vp, true);
+    if (c.values.rank() != 1 || c.values.size() < kMinTermsValues)
+        f.fail(vp, "a list of the cell's terms, then their sum (at least 2 numbers)", array_text(c.values.shape));
+    read_precision(f, v, path, c.values.shape, c);
+    return c;
+}
+
 }  // namespace
 
 // Merge the last two axes: (T, NH, hs) -> (T, C). The articles print Q and Z
@@ -147,8 +180,10 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     if (auto* of = f_.optional(v, "of")) {
         auto s = f_.string(*of, join(path, "of"));
         auto reduction = reduction_from_name(s);
+        if (s == "terms") return read_terms_claim(ctx, v, path, *def, free_axes, std::move(c));
         if (s != "values" && !reduction)
-            f_.fail(join(path, "of"), "\"values\", or row_ or col_ with sum, min, max, mean or std (\"row_sum\", \"col_max\")",
+            f_.fail(join(path, "of"),
+                    "\"values\", \"terms\", or row_ or col_ with sum, min, max, mean or std (\"row_sum\", \"col_max\")",
                     describe(*of));
         if (reduction) {
             c.kind = Claim::Kind::reduced;

@@ -162,7 +162,9 @@ std::optional<Reduction> reduction_from_name(std::string_view s);
 
 // What the article prints for one step, at its printed precision.
 struct Claim {
-    enum class Kind { values, reduced, shape };
+    // terms (`of: "terms"`): one cell's terms as its explanation writes them, then their sum
+    // (docs/lesson-format.md#terms): values (n + 1), every axis fixed by `at`.
+    enum class Kind { values, reduced, shape, terms };
     std::string id;
     std::string step;
     std::vector<std::pair<Axis, std::size_t>> at;  // fixed indices, e.g. head 0, query 1: those axes are gone

@@ -5,6 +5,7 @@
 #include "core/decimal.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
+#include "pipeline/operation.hpp"
 
 namespace attntrace {
 
@@ -53,6 +54,16 @@ std::string Cell::label_text(const Step& s, std::size_t k, std::size_t i) {
 
 std::string Cell::label(const Step& s, std::size_t k, std::size_t i) { return printable(label_text(s, k, i)); }
 
+float recompute(Cell& c) {
+    float r = operation(c.step.def->stage).explain(c);
+    if (c.step.rounded_to >= 0) {  // --arithmetic document: Run::close rounds the step as the article printed it
+        r = round_decimals(r, c.step.rounded_to);
+        c.line("rounded to {} decimals, as the article did: {}", c.step.rounded_to, c.num(r));
+        if (c.terms) c.terms->sum = r;
+    }
+    return r;
+}
+
 std::size_t offset(const Shape& shape, std::initializer_list<std::size_t> at) {
     std::size_t off = 0, k = 0;
     for (std::size_t i : at) off = off * shape[k++] + i;
@@ -77,7 +88,11 @@ float write_dot(Cell& c, std::size_t n, const std::function<std::string(std::siz
     std::size_t wa = 0, wb = 0;
     for (std::size_t k = 0; k < n; ++k) wa = std::max(wa, a_name(k).size()), wb = std::max(wb, b_name(k).size());
     float acc = 0.0f;  // float, k ascending: the order of matmul_ref / matmul_nt_ref
-    for (std::size_t k = 0; k < n; ++k) acc += a(k) * b(k);
+    Terms terms;
+    for (std::size_t k = 0; k < n; ++k) {
+        terms.values.push_back(a(k) * b(k));
+        acc += terms.values.back();
+    }
     list_terms(c, n, [&](std::size_t k) {
         return fmt::format("{} {:<{}} · {:<{}} = {:>9} · {:>9} = {:>9}", k ? "+" : " ", a_name(k), wa, b_name(k), wb,
                            c.num(a(k)), c.num(b(k)), c.num(a(k) * b(k)));
@@ -86,10 +101,13 @@ float write_dot(Cell& c, std::size_t n, const std::function<std::string(std::siz
     if (bias_name && bias) {
         c.line("  + {} = {}", bias_name, c.num(*bias));
         acc += *bias;
+        terms.values.push_back(*bias);
         c.line("  = {}", c.num(acc));
     } else if (bias_name) {
         c.line("  (no {} in this lesson)", bias_name);
     }
+    terms.sum = acc;
+    c.terms = std::move(terms);
     return acc;
 }
 

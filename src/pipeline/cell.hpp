@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,15 @@ struct ExplainOptions {
     std::size_t max_terms = 16;  // longer sums are elided unless full
 };
 
+// The terms of a cell's sum as its explanation writes them, as numbers
+// (write_dot): each product a(k)·b(k), k ascending, then the bias when the
+// lesson has one. `sum` is their float sum in that order: the cell's value
+// (rounded as the document run rounds the step, by recompute()).
+struct Terms {
+    std::vector<float> values;  // (n) or (n + 1) with a bias
+    float sum = 0;
+};
+
 struct Cell {
     const Lesson& lesson;
     const Trace& trace;
@@ -31,6 +41,7 @@ struct Cell {
     const Step& step;                    // a computed step of the lesson's catalogue (step.def set)
     const std::vector<std::size_t>& at;  // one index per axis
     std::string out;                     // the explanation so far
+    std::optional<Terms> terms;          // set by write_dot: what a claim `of: "terms"` is checked against
 
     std::string num(float x) const;
     // What the step computes, whatever its block and sub-block.
@@ -73,10 +84,17 @@ struct Cell {
 void list_terms(Cell& c, std::size_t n, const std::function<std::string(std::size_t)>& term);
 
 // Σ_k a(k)·b(k) (+ bias) written term by term, summed in float with k
-// ascending from 0, as matmul_ref and matmul_nt_ref do; returns the sum.
+// ascending from 0, as matmul_ref and matmul_nt_ref do; returns the sum and
+// records the terms in c.terms.
 float write_dot(Cell& c, std::size_t n, const std::function<std::string(std::size_t)>& a_name,
                 const std::function<float(std::size_t)>& a, const std::function<std::string(std::size_t)>& b_name,
                 const std::function<float(std::size_t)>& b, const char* bias_name = nullptr, const float* bias = nullptr);
+
+// Recomputes c's cell by the operation that computed its step
+// (operation.hpp), writing its lines and terms; a step the document run
+// rounds (Run::close) is rounded here too, saying so, and so is the terms'
+// sum. explain and the terms claims' check (check/claim_terms.hpp) both call it.
+float recompute(Cell& c);
 
 // Flat offset of `at` in a tensor of shape `shape`.
 std::size_t offset(const Shape& shape, std::initializer_list<std::size_t> at);

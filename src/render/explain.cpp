@@ -102,18 +102,14 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
     const Step& s = *found;
     // A batch: sequences never see each other, so the cell is explained within
     // its sequence, from that sequence's own trace, tokens and padding mask.
-    if (lesson.batch && !trace.sequence_tokens.empty() && !s.axes.empty() && s.axes.front() == "batch") {
-        const std::size_t b = cell.at.at(0);
-        const Trace one = unstack_trace(trace, b);
-        const Lesson seq = sequence_lesson(lesson, b);
-        const CellRef inner{s.name, std::vector<std::size_t>(cell.at.begin() + 1, cell.at.end())};
-        Explanation e = explain_cell(seq, one, inner, opt);
+    if (const auto seq = sequence_cell(lesson, trace, s, cell.at)) {
+        Explanation e = explain_cell(seq->lesson, seq->trace, CellRef{s.name, seq->at}, opt);
         std::string tokens;
-        for (const auto& t : seq.tokens) (tokens += tokens.empty() ? "" : " ") += printable(t);
-        e.text = fmt::format("sequence b{} of the batch: {}\n", b, tokens) + e.text;
+        for (const auto& t : seq->lesson.tokens) (tokens += tokens.empty() ? "" : " ") += printable(t);
+        e.text = fmt::format("sequence b{} of the batch: {}\n", seq->b, tokens) + e.text;
         return e;
     }
-    Cell c{lesson, trace, opt, s, cell.at, {}};
+    Cell c{lesson, trace, opt, s, cell.at, {}, {}};
     std::string where;
     for (std::size_t k = 0; k < cell.at.size(); ++k)
         where += fmt::format("{}{} {}", k ? ", " : "", s.axes[k], Cell::label(s, k, cell.at[k]));
@@ -140,11 +136,7 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
         return e;
     }
     if (!s.def) throw InputError("explain: " + s.name + " is not a step of the catalogue");
-    float r = operation(s.def->stage).explain(c);
-    if (s.rounded_to >= 0) {  // --arithmetic document: Run::close rounds the step as the article printed it
-        r = round_decimals(r, s.rounded_to);
-        c.line("rounded to {} decimals, as the article did: {}", s.rounded_to, c.num(r));
-    }
+    const float r = recompute(c);
     e.recomputed = r;
     const bool same = c.num(r) == c.num(e.traced);
     c.out += fmt::format("  trace: {}{}\n", c.num(e.traced),

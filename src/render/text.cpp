@@ -28,29 +28,31 @@ std::string scale_text(const Scaling& sc) {
 // Values on one line, rows (of the first axis longer than 1) separated by
 // " | ", so a (query, head, d_head) claim reads as the article's rows of
 // d_model, and a one-head (1, query, key) claim as its rows of weights.
-// `precision_of(i)`: the i-th value's.
+// `precision_of(i)`: the i-th value's. `as_sum`: a terms claim's values, the
+// terms then their sum, written as the article adds them: "0.99 + 0.63 = 1.62".
 template <typename PrecisionOf>
-std::string numbers(const Tensor& t, PrecisionOf precision_of) {
+std::string numbers(const Tensor& t, PrecisionOf precision_of, bool as_sum = false) {
     std::size_t lead = 0;
     while (lead + 1 < t.rank() && t.shape[lead] == 1) ++lead;
     const std::size_t row = t.rank() - lead >= 2 ? t.size() / t.shape[lead] : t.size() + 1;
     const Notation notation = notation_for(t.data.data(), t.size());
     std::string s;
     for (std::size_t i = 0; i < t.size(); ++i) {
-        if (i) s += i % row == 0 ? " | " : " ";
+        if (i && as_sum) s += i + 1 == t.size() ? " = " : " + ";
+        else if (i) s += i % row == 0 ? " | " : " ";
         s += format_printed(t.data[i], precision_of(i), notation);
     }
     return s;
 }
 
 // At one precision for all.
-std::string numbers(const Tensor& t, Precision p) {
-    return numbers(t, [&](std::size_t) { return p; });
+std::string numbers(const Tensor& t, Precision p, bool as_sum = false) {
+    return numbers(t, [&](std::size_t) { return p; }, as_sum);
 }
 
 // At the claim's own precision, value by value: what it printed, the right values.
 std::string as_printed(const Tensor& t, const Claim& c) {
-    return numbers(t, [&](std::size_t i) { return c.precision_at(i); });
+    return numbers(t, [&](std::size_t i) { return c.precision_at(i); }, c.kind == Claim::Kind::terms);
 }
 
 // "2 dp", "2-3 dp", "5 sig": the claim's precision in a header.
@@ -106,9 +108,9 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
     out << fmt::format("      printed ({}): {}\n", precision_text(c), as_printed(c.values, c));
     if (r.computed.size()) {
         const Precision shown = computed_precision(c, precision);
-        out << fmt::format("      computed:       {}\n", numbers(r.computed, shown));
+        out << fmt::format("      computed:       {}\n", numbers(r.computed, shown, c.kind == Claim::Kind::terms));
         if (r.verdict == Verdict::agrees_when_rounded || (r.verdict == Verdict::disagrees && rounding_moves(r)))
-            out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, shown));
+            out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, shown, c.kind == Claim::Kind::terms));
         if (r.verdict == Verdict::disagrees || r.verdict == Verdict::agrees_when_rounded)
             out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
                                as_printed(r.computed, c));  // at the claim's own precision

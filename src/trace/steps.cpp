@@ -221,6 +221,14 @@ const std::vector<StepTemplate> kSteps = {
 
 }  // namespace
 
+bool writes_terms(Leaf leaf) {
+    switch (leaf) {
+        case Leaf::q: case Leaf::k: case Leaf::v: case Leaf::scores_raw: case Leaf::z: case Leaf::attn_out:
+        case Leaf::mlp_pre: case Leaf::mlp_pre_linear: case Leaf::mlp_out: return true;
+        default: return false;
+    }
+}
+
 std::string_view stage_name(Stage s) { return kStageNames[static_cast<int>(s)]; }
 
 std::optional<Stage> stage_from_name(std::string_view name) {

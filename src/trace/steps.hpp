@@ -82,6 +82,13 @@ enum class Leaf : std::uint8_t {
 inline Leaf scores_query(bool rope) { return rope ? Leaf::rot_q : Leaf::q; }
 inline Leaf scores_key(bool rope) { return rope ? Leaf::rot_k : Leaf::k; }
 
+// The steps whose explanation writes a dot product's terms (pipeline/cell.hpp's
+// write_dot): Q, K and V, the raw scores, the mix Z, the output projection and
+// the FFN's linear layers. The steps a claim `of: "terms"` may name
+// (docs/lesson-format.md#terms); tests/test_claim_terms.cpp holds this list to
+// the operations' explanations.
+bool writes_terms(Leaf leaf);
+
 // Where a lesson applies the mask (config.mask_at, docs/lesson-format.md#mask-placement).
 enum class MaskAt : std::uint8_t {
     scaled,   // S̃ + M: added to the scaled scores before the normaliser (the default, as PyTorch)

@@ -296,6 +296,26 @@ mod("claim-of-col-sum-of-one-row.json",
 mod("claim-of-row-max-values-wrong-shape.json", lambda d: d["claims"][7].__setitem__("of", "row_max"),
     ["claims[7].values", "a 1x3 array", "a 3x3 array"])
 
+
+# of "terms" (docs/lesson-format.md#terms): one cell of a step whose explanation writes terms, its terms then their sum
+def terms_claim(d, at, values, i=5):
+    d["claims"][i].update({"at": at, "of": "terms", "values": values})
+
+
+TERMS = [0.0, 0.0, 1.0, 1.0, 2.0]  # S[ring, fell]'s hs = 4 products from the given Q, K, then their sum
+mod("claim-terms-not-one-cell.json", lambda d: terms_claim(d, {"query": 1}, TERMS),
+    ["claims[5].at", "every axis of blocks.0.attn.hook_scores_raw fixed", "head, key left free"])
+mod("claim-terms-list.json", lambda d: terms_claim(d, {"head": 0, "query": 1, "key": [1, 2]}, TERMS),
+    ["claims[5].at.key", "a terms claim is on one cell", "a list or a range"])
+mod("claim-terms-step-without-terms.json",
+    lambda d: (d["claims"][7].update({"at": {"head": 0, "query": 1, "key": 2}, "of": "terms", "values": TERMS})),
+    ["claims[7].step", "writes a dot product's terms", "blocks.0.attn.hook_pattern"])
+mod("claim-terms-values-matrix.json", lambda d: terms_claim(d, {"head": 0, "query": 1, "key": 2}, [TERMS]),
+    ["claims[5].values", "the cell's terms, then their sum", "a 1x5 array"])
+mod("claim-terms-wrong-count.json", lambda d: terms_claim(d, {"head": 0, "query": 1, "key": 2}, TERMS[1:]),
+    ["claims[5].values", "5 numbers: the 4 terms of this cell of blocks.0.attn.hook_scores_raw, then their sum",
+     "4 numbers"])
+
 # ---- claims: `at` by label, list and range ----------------------------------------
 mod("claim-at-label-unknown.json", lambda d: d["claims"][8].__setitem__("at", {"query": "rng"}),
     ["claims[8].at.query", "an index from 0 to 2 or a query label (the, ring, fell)", "string \"rng\""])

@@ -264,6 +264,12 @@
     let k = 0;
     return rows.map((r) => flat(r).map((v) => text(v, k++)).join(" ")).join("\n");
   }
+  // A terms claim's values (the terms, then their sum) as the article adds them: "0.99 + 0.63 = 1.62"
+  function asSum(values, p) {
+    const text = typeof p === "function" ? p : (v) => fmt(v, p);
+    const shown = values.map((v, k) => text(v, k));
+    return `${shown.slice(0, -1).join(" + ")} = ${shown[shown.length - 1]}`;
+  }
   // A claim's precision: "decimals" or "sig", one number or one per printed number (shaped as printed)
   function digitsOf(c) {
     const d = c.sig !== undefined ? c.sig : c.decimals;
@@ -309,14 +315,15 @@
     }
     const rows = trace.claims.map((c) => {
       let printed, computed;
-      const lines = (values, p) => el("div", { class: "rows" }, numbers(values, p));
+      const lines = (values, p) => el("div", { class: "rows" }, c.of === "terms" ? asSum(values, p) : numbers(values, p));
       if (c.of === "shape") {
         printed = Object.entries(c.printed).map(([a, n]) => `${a} ${n}`).join(", ");
         computed = c.reason || "";
       } else {
         const d = digitsOf(c);
         const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : Math.max(PRECISION, d.most + 2);
-        printed = [lines(c.printed, asPrinted(c)), c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
+        printed = [lines(c.printed, asPrinted(c)), c.of === "terms" ? el("div", { class: "muted" }, "(its terms, then their sum)")
+          : c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
         computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
         if ((c.verdict === "agrees-when-rounded" || c.verdict === "disagrees") && c.document_arithmetic)
           computed.push(el("div", { class: "muted" }, "with the article's rounding:"), lines(c.document_arithmetic, p));
