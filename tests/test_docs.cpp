@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "shell_words.hpp"
 #include "support.hpp"
+
+using attntrace::test::shell_words;
 #include "trace/steps.hpp"
 
 TEST_CASE("docs/steps.md lists every step of the catalogue, in pipeline order", "[docs]") {
@@ -118,33 +121,6 @@ TEST_CASE("the README's consumer CMakeLists is the one the consumer test builds"
 }
 
 namespace {
-
-// The words of a command line as a shell splits them: at spaces, with '...'
-// and "..." quoting (the guide's commands need no more).
-std::vector<std::string> shell_words(const std::string& line) {
-    std::vector<std::string> words;
-    std::string word;
-    bool in_word = false;
-    char quote = 0;
-    for (char c : line) {
-        if (quote) {
-            if (c == quote) quote = 0;
-            else word += c;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-            in_word = true;
-        } else if (c == ' ') {
-            if (in_word) words.push_back(word);
-            word.clear();
-            in_word = false;
-        } else {
-            word += c;
-            in_word = true;
-        }
-    }
-    if (in_word) words.push_back(word);
-    return words;
-}
 
 // The current directory set for a scope, and put back after.
 class InDirectory {

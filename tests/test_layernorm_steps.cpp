@@ -13,6 +13,7 @@
 #include "evaluate/evaluate.hpp"
 #include "pipeline/run.hpp"
 #include "render/explain.hpp"
+#include "explain_checks.hpp"
 #include "support.hpp"
 
 using namespace attntrace;
@@ -80,17 +81,13 @@ TEST_CASE("norm_steps all: a rounded deviation feeds the variance, as an article
 
 TEST_CASE("norm_steps all: explain recomputes every piece as the run does", "[layernorm_steps][explain]") {
     for (const char* variance : {"biased", "unbiased"}) {
+        INFO(variance);
         auto e = evaluate(parse_lesson(ln_doc({{"variance", variance}}).dump(), "ln.json"));
-        for (const CellRef& cell : std::vector<CellRef>{{"blocks.0.ln1.hook_centred", {1, 2}},
-                                                        {"blocks.0.ln1.hook_sq_dev", {1, 0}},
-                                                        {"blocks.0.ln1.hook_var", {1}},
-                                                        {"blocks.0.ln1.hook_standardized", {0, 3}},
-                                                        {"blocks.0.ln1.hook_normalized", {1, 1}}}) {
-            INFO(cell.step << " " << variance);
-            const Explanation x = explain_cell(e->lesson, e->exact, cell, {});
-            REQUIRE(x.recomputed);
-            CHECK(*x.recomputed == x.traced);
-        }
+        attntrace::test::require_recomputed(*e, {{"blocks.0.ln1.hook_centred", {1, 2}},
+                                                 {"blocks.0.ln1.hook_sq_dev", {1, 0}},
+                                                 {"blocks.0.ln1.hook_var", {1}},
+                                                 {"blocks.0.ln1.hook_standardized", {0, 3}},
+                                                 {"blocks.0.ln1.hook_normalized", {1, 1}}});
     }
 }
 

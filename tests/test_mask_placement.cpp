@@ -20,6 +20,7 @@
 #include "pipeline/plan.hpp"
 #include "pipeline/run.hpp"
 #include "render/explain.hpp"
+#include "explain_checks.hpp"
 #include "support.hpp"
 
 using namespace attntrace;
@@ -198,11 +199,6 @@ TEST_CASE("explain recomputes every step of each mask placement as the run does"
     for (const Case& k : cases) {
         INFO(k.extra.dump());
         auto e = evaluate(lesson_of(random_doc(k.extra)));
-        for (const CellRef& cell : k.cells) {
-            INFO(cell.step);
-            const Explanation x = explain_cell(e->lesson, e->exact, cell, {});
-            REQUIRE(x.recomputed);
-            CHECK(*x.recomputed == x.traced);
-        }
+        attntrace::test::require_recomputed(*e, k.cells);
     }
 }

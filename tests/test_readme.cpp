@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <sstream>
 
+#include "shell_words.hpp"
 #include "support.hpp"
+
+using attntrace::test::shell_words;
 
 using attntrace::test::read_text;
 using attntrace::test::run_cli;
@@ -33,31 +36,6 @@ std::vector<std::vector<std::string>> fenced_blocks(const std::string& text, con
         if (inside && wanted) blocks.back().push_back(line);
     }
     return blocks;
-}
-
-// Splits a shell line into words: spaces separate, '...' and "..." group.
-std::vector<std::string> shell_words(const std::string& line) {
-    std::vector<std::string> words;
-    std::string cur;
-    char quote = 0;
-    bool any = false;
-    for (char c : line) {
-        if (quote) {
-            if (c == quote) quote = 0;
-            else cur += c;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-            any = true;
-        } else if (c == ' ') {
-            if (any || !cur.empty()) words.push_back(cur);
-            cur.clear();
-            any = false;
-        } else {
-            cur += c;
-        }
-    }
-    if (any || !cur.empty()) words.push_back(cur);
-    return words;
 }
 
 }  // namespace
