@@ -3,8 +3,10 @@
 // definitions of PyTorch's nn.TransformerEncoderLayer(norm_first=False,
 // dropout=0, batch_first=True) for one sequence, not from attntrace's code.
 //
-//   Q = X·W_Q + b_Q,  K = X·W_K + b_K,  V = X·W_V + b_V      X: (T, C)  W: (C, C) d_in x d_out
-//   per head h (columns h·hs .. (h+1)·hs-1, hs = C/NH):
+//   Q = X·W_Q + b_Q,  K = X·W_K + b_K,  V = X·W_V + b_V      X: (T, C)  W: d_in x d_out
+//   W_Q, W_K: (C, NH·hs), W_V: (C, NH·hv), W_O: (NH·hv, C); hs, hv read off the
+//   weights' widths (= C/NH in nn.TransformerEncoderLayer; config.d_k, d_v otherwise)
+//   per head h (Q, K columns h·hs .. (h+1)·hs-1; V, Z columns h·hv .. (h+1)·hv-1):
 //     S_h = Q_h·K_hᵀ,  S̃_h = S_h/√hs,  A_h = softmax(S̃_h + M)   M: 0 or -inf (causal: j > i)
 //     Z_h = A_h·V_h;  Z = [Z_0 … Z_NH-1]
 //   attn_out = Z·W_O + b_O
@@ -39,8 +41,8 @@ using Mat = xt::xtensor<double, 2>;
 using Cube = xt::xtensor<double, 3>;
 
 struct BlockWeights {
-    Mat W_Q, W_K, W_V, W_O;  // (C, C)
-    Vec b_Q, b_K, b_V, b_O;  // (C)
+    Mat W_Q, W_K, W_V, W_O;  // (C, NH·hs) twice, (C, NH·hv), (NH·hv, C): (C, C) when heads split C
+    Vec b_Q, b_K, b_V, b_O;  // (NH·hs) twice, (NH·hv), (C)
     Vec ln1_gamma, ln1_beta, ln2_gamma, ln2_beta;  // (C)
     Mat W_1;                 // (C, F)
     Vec b_1;                 // (F)
@@ -72,7 +74,7 @@ struct LayerNormOut {
 
 struct BlockOut {
     Mat X;                                   // (T, C)
-    Mat Q, K, V;                             // (T, C) = (T, NH, hs) row-major
+    Mat Q, K, V;                             // (T, NH·hs) = (T, NH, hs) row-major; V (T, NH, hv)
     double scale_factor = 1;                 // what the scores are divided by (multiplied by, with multiply_by)
     Cube scores_raw, scores_scaled;          // (NH, T, T)
     Mat mask;                                // (T, T)
@@ -82,7 +84,7 @@ struct BlockOut {
     Cube scores_masked;                      // (NH, T, T) mask_raw: S + M
     Cube pattern_unmasked, pattern_zeroed;   // (NH, T, T) mask_weights: A⁰, A⁰ ⊙ M
     Mat zeroed_sum;                          // (NH, T)    mask_weights: Σ_j A⁰ ⊙ M
-    Mat Z;                                   // (T, C) = (T, NH, hs)
+    Mat Z;                                   // (T, NH·hv) = (T, NH, hv)
     Mat attn_out, resid_mid;                 // (T, C)
     LayerNormOut ln1;
     Mat mlp_pre, mlp_post;                   // (T, F)
@@ -137,7 +139,8 @@ inline LayerNormOut layer_norm(const Mat& x, const Vec& gamma, const Vec& beta, 
 
 inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockConfig& cfg) {
     const double neg_inf = -std::numeric_limits<double>::infinity();
-    const std::size_t T = X.shape(0), C = X.shape(1), NH = cfg.heads, hs = C / NH;
+    const std::size_t T = X.shape(0), C = X.shape(1), NH = cfg.heads;
+    const std::size_t hs = w.W_Q.shape(1) / NH, hv = w.W_V.shape(1) / NH;
     BlockOut o;
     o.X = X;
 
@@ -164,18 +167,18 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
     o.pattern_unmasked = xt::zeros<double>({NH, T, T});
     o.pattern_zeroed = xt::zeros<double>({NH, T, T});
     o.zeroed_sum = xt::zeros<double>({NH, T});
-    o.Z = xt::zeros<double>({T, C});
+    o.Z = xt::zeros<double>({T, NH * hv});
     const double divisor = cfg.divide_by     ? cfg.divide_by
                            : cfg.multiply_by ? 1.0 / cfg.multiply_by
                            : cfg.scale       ? std::sqrt(static_cast<double>(hs))
                                              : 1.0;
     o.scale_factor = cfg.multiply_by ? cfg.multiply_by : divisor;
     for (std::size_t h = 0; h < NH; ++h) {
-        // this head's columns, as concrete (T, hs) matrices
-        const std::size_t c0 = h * hs;
+        // this head's columns, as concrete (T, hs) and (T, hv) matrices
+        const std::size_t c0 = h * hs, v0 = h * hv;
         Mat Qh = xt::view(o.Q, xt::all(), xt::range(c0, c0 + hs));
         Mat Kh = xt::view(o.K, xt::all(), xt::range(c0, c0 + hs));
-        Mat Vh = xt::view(o.V, xt::all(), xt::range(c0, c0 + hs));
+        Mat Vh = xt::view(o.V, xt::all(), xt::range(v0, v0 + hv));
         for (std::size_t i = 0; i < T; ++i) {
             // S = Q_h·K_hᵀ, S̃ = S/√hs, + M
             for (std::size_t j = 0; j < T; ++j) {
@@ -219,14 +222,14 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
                 o.pattern(h, i, j) = cfg.renormalize ? o.pattern_zeroed(h, i, j) / left : o.pattern_zeroed(h, i, j);
         }
         // Z_h = A_h·V_h, into the head's columns (the concatenation)
-        Mat Zh = xt::zeros<double>({T, hs});
+        Mat Zh = xt::zeros<double>({T, hv});
         for (std::size_t i = 0; i < T; ++i)
-            for (std::size_t d = 0; d < hs; ++d) {
+            for (std::size_t d = 0; d < hv; ++d) {
                 double acc = 0.0;
                 for (std::size_t j = 0; j < T; ++j) acc += o.pattern(h, i, j) * Vh(j, d);
                 Zh(i, d) = acc;
             }
-        xt::view(o.Z, xt::all(), xt::range(c0, c0 + hs)) = Zh;
+        xt::view(o.Z, xt::all(), xt::range(v0, v0 + hv)) = Zh;
     }
 
     o.attn_out = linear(o.Z, w.W_O, w.b_O);

@@ -223,7 +223,9 @@ void check_against_reference(const Size& s, bool causal, bool gelu, std::uint64_
     Lesson lesson = parse_lesson(lesson_json(s, causal, gelu, seed, scale, extra), "reference.json");
     Trace trace = run_lesson(lesson);
     auto want = reference_steps(lesson);
-    const double sqrtK = std::sqrt(static_cast<double>(std::max({s.C, s.F, s.T})));
+    // W_O's product sums over heads·d_v (config.d_v, d_k: C otherwise)
+    const std::size_t dv = extra.value("d_v", extra.value("d_k", std::size_t{0}));
+    const double sqrtK = std::sqrt(static_cast<double>(std::max({s.C, s.F, s.T, s.NH * dv})));
 
     // every step of the block is recorded (the embedding table's step aside: X is given inline)
     CHECK(trace.steps.size() == want.size());
@@ -302,6 +304,21 @@ TEST_CASE("the block matches the double-precision reference with LayerNorm's eve
     std::uint64_t seed = 81;
     for (const nlohmann::json& extra : configs)
         for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, seed % 3 == 0, seed++, true, extra);
+}
+
+TEST_CASE("the block matches the double-precision reference with projection widths of their own (d_k, d_v)") {
+    // heads·d_k and heads·d_v apart from d_model: W_Q, W_K (C, NH·d_k), W_V (C, NH·d_v), W_O (NH·d_v, C);
+    // the reference reads the widths off the weights and scales by √d_k
+    const nlohmann::json widths[] = {{{"d_k", 1}},                 // heads of width 1 (C = 4: NH·1 < C)
+                                     {{"d_k", 3}, {"d_v", 5}},     // wider than C / NH, V wider than Q and K
+                                     {{"d_k", 6}, {"d_v", 2}},     // V narrower than Q and K
+                                     {{"d_v", 1}}};                // d_k = C / NH, d_v of its own
+    std::uint64_t seed = 91;
+    for (const nlohmann::json& extra : widths)
+        for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, seed % 3 == 0, seed++, true, extra);
+    // heads that do not divide d_model: 2 heads of width 1 on 3-wide inputs, 3 heads on 4
+    check_against_reference({5, 3, 2, 6}, true, false, 101, true, {{"d_k", 1}});
+    check_against_reference({6, 4, 3, 8}, false, true, 102, {{"divide_by", "sqrt_dk"}}, {{"d_k", 2}, {"d_v", 3}});
 }
 
 TEST_CASE("the reference itself: one head, T = 2, worked by hand") {

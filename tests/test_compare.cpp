@@ -218,7 +218,8 @@ TEST_CASE("compare refuses a KEY the lesson format lacks and a VALUE the reader 
     CHECK(read("tokens[9]=x").find("--set: tokens[9]=x: expected an index below 3") == 0);
     CHECK(read("claims[0].expect=agrees").find("--set: claims[0].expect=agrees: expected a field that changes the run") == 0);
     CHECK(read("run.nope=null").find("--set: run.nope=null: expected a field the lesson has") == 0);
-    CHECK(read("config.heads=3") == ring + " (with --set config.heads=3): config.heads: expected a divisor of d_model = 4, found 3");
+    CHECK(read("config.heads=3") == ring + " (with --set config.heads=3): config.heads: expected a divisor of d_model = 4 "
+                                              "(or config.d_k, the width of each head), found 3");
     CHECK(read("config.scale=maybe").find(ring + " (with --set config.scale=maybe): config.scale: expected true, false, {\"divide_by\"") == 0);
 }
 

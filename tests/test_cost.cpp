@@ -194,6 +194,7 @@ TEST_CASE("the plan, bench and cost count an operation's work one way: the opera
     d.C = 12;
     d.NH = 3;
     d.hs = 4;
+    d.hv = 4;
     d.KVH = 1;  // multi-query: K and V are 4 wide
     d.F = 20;
     // Matrix products only, every query-key pair (a run materialises them all).

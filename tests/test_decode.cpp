@@ -170,6 +170,21 @@ std::unique_ptr<Evaluation> random_model(const nlohmann::json& config, bool deco
 
 }  // namespace
 
+TEST_CASE("decoding heads of their own widths (d_k, d_v) with GQA and RoPE matches the causal run", "[decode][widths]") {
+    // 3 query heads of width 4 on d_model 10, sharing one K/V head; values 6 wide
+    auto e = random_model({{"d_model", 10}, {"heads", 3}, {"kv_heads", 1}, {"d_k", 4}, {"d_v", 6}, {"d_ff", 12},
+                           {"mask", "causal"}, {"blocks", 2}, {"norm_first", true},
+                           {"positions", {{"kind", "rope"}, {"layout", "half"}}}},
+                          false);
+    DecodeReport r = decode_lesson(e->lesson, e->exact);
+    REQUIRE(r.applicable);
+    CHECK(r.max_dev <= kDecodeTol);
+    CHECK(r.matches());
+    CHECK(r.steps.back().k.shape == Shape{1, 4});
+    CHECK(r.steps.back().v.shape == Shape{1, 6});
+    CHECK(r.steps.back().z.shape == Shape{3, 6});
+}
+
 TEST_CASE("stacks, pre-norm and decoder blocks decode with a cache per attention, every row held to the run's", "[decode]") {
     SECTION("a causal pre-norm stack of 3 (a decoder-only LLM), RoPE and GQA") {
         auto e = random_model({{"d_model", 16}, {"heads", 4}, {"kv_heads", 2}, {"d_ff", 24}, {"mask", "causal"},

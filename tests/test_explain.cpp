@@ -86,6 +86,11 @@ TEST_CASE("explain recomputes every cell's value as the trace holds it, for ever
         auto names = explain_all(*random_eval(Activation::relu, NormKind::layernorm, {}, {{"norm_steps", "all"}}));
         explained.insert(names.begin(), names.end());
     }
+    {  // heads of their own widths: Q, K 3 wide, V and Z 5 wide, W_O reading 2·5 columns, MQA
+        auto names = explain_all(
+            *random_eval(Activation::relu, NormKind::layernorm, {}, {{"d_k", 3}, {"d_v", 5}, {"kv_heads", 1}}));
+        explained.insert(names.begin(), names.end());
+    }
     for (Activation act : {Activation::gelu_tanh, Activation::swiglu}) {  // and RMSNorm
         auto names = explain_all(*random_eval(act, NormKind::rmsnorm));
         explained.insert(names.begin(), names.end());

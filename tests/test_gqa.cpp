@@ -150,6 +150,72 @@ TEST_CASE("GQA equals MHA whose W_K and W_V repeat each K/V head's columns for i
     }
 }
 
+TEST_CASE("GQA with widths of their own (d_k 3, d_v 5) equals MHA whose W_K and W_V repeat each K/V head", "[gqa][widths]") {
+    // 4 query heads over d_model 10 (not a multiple of 4: config.d_k), K heads 3 wide, V heads 5 wide, 2 K/V heads
+    const std::string body = R"(
+      "tokens": ["a", "b", "c", "d", "e", "f"],
+      "config": {"d_model": 10, "heads": 4, "kv_heads": 2, "d_k": 3, "d_v": 5, "mask": "causal"},
+      "run": {"from": "embed", "to": "out"},
+      "inputs": {"X": {"generate": "normal", "seed": 15}},
+      "weights": {"b_Q": {"generate": "normal", "seed": 16, "std": 0.5},
+                  "b_K": {"generate": "normal", "seed": 17, "std": 0.5},
+                  "b_V": {"generate": "normal", "seed": 18, "std": 0.5}},
+      "weights_seed": 19)";
+    const Lesson gqa = parse_lesson(lesson_text(body), "gqa-widths.json");
+    const Dims d = gqa.dims();
+    REQUIRE(d.hs == 3);
+    REQUIRE(d.hv == 5);
+    CHECK(gqa.weight("W_Q")->shape == Shape{10, 12});
+    CHECK(gqa.weight("W_K")->shape == Shape{10, 6});
+    CHECK(gqa.weight("W_V")->shape == Shape{10, 10});
+    CHECK(gqa.weight("W_O")->shape == Shape{20, 10});
+    Lesson mha = gqa;
+    mha.config.kv_heads = 0;
+    for (const char* name : {"W_K", "W_V", "b_K", "b_V"}) {
+        const Tensor& w = *gqa.weight(name);
+        const std::size_t width = name[2] == 'V' ? d.hv : d.hs, kv = d.KVH * width, wide_n = d.NH * width;
+        const std::size_t rows = w.rank() == 2 ? w.shape[0] : 1;
+        Tensor wide(w.rank() == 2 ? Shape{rows, wide_n} : Shape{wide_n});
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t h = 0; h < d.NH; ++h)
+                for (std::size_t e = 0; e < width; ++e)
+                    wide.data[r * wide_n + h * width + e] = w.data[r * kv + d.kv_of(h) * width + e];
+        mha.weights[name] = wide;
+    }
+    const Trace a = run_lesson(gqa), b = run_lesson(mha);
+    CHECK(step(a, "blocks.0.attn.hook_v").shape == Shape{6, 2, 5});
+    CHECK(step(b, "blocks.0.attn.hook_v").shape == Shape{6, 4, 5});
+    CHECK(step(a, "blocks.0.attn.hook_z").shape == Shape{6, 4, 5});
+    CHECK(step(a, "blocks.0.attn.hook_z").axes == std::vector<std::string>{"query", "head", "d_head"});
+    for (const char* name : {"blocks.0.attn.hook_scores_raw", "blocks.0.attn.hook_pattern", "blocks.0.attn.hook_z",
+                             "blocks.0.hook_attn_out"}) {
+        INFO(name);
+        CHECK(same_bits(step(a, name).value, step(b, name).value));
+    }
+    // Scaling uses d_k: the raw scores over √3
+    const Tensor& raw = step(a, "blocks.0.attn.hook_scores_raw").value;
+    const Tensor& scaled = step(a, "blocks.0.attn.hook_scores_scaled").value;
+    for (std::size_t i = 0; i < raw.size(); ++i) CHECK(scaled.data[i] == raw.data[i] / std::sqrt(3.0f));
+    SECTION("the plan does not stream value heads of another width, and streams d_k alone as materialised") {
+        const TracePolicy z_only = parse_trace_policy("blocks.0.attn.hook_z", "test");
+        CHECK_FALSE(run_lesson(gqa, Arithmetic::exact, z_only).streamed_attention);
+        Lesson same = gqa;
+        same.config.d_v = 0;  // d_v = d_k = 3
+        for (const char* name : {"W_V", "b_V", "W_O"}) same.weights.erase(name);
+        same.weights["W_V"] = Tensor(Shape{10, 6});
+        same.weights["W_O"] = Tensor(Shape{12, 10});
+        for (std::size_t i = 0; i < 60; ++i) same.weights["W_V"].data[i] = std::sin(0.37f * float(i));
+        for (std::size_t i = 0; i < 120; ++i) same.weights["W_O"].data[i] = std::cos(0.21f * float(i));
+        const Trace full = run_lesson(same);
+        const Trace streamed = run_lesson(same, Arithmetic::exact, z_only);
+        REQUIRE(streamed.streamed_attention);
+        const Tensor& x = step(full, "blocks.0.attn.hook_z").value;
+        const Tensor& y = step(streamed, "blocks.0.attn.hook_z").value;
+        REQUIRE(x.shape == y.shape);
+        for (std::size_t i = 0; i < x.size(); ++i) CHECK(std::fabs(x.data[i] - y.data[i]) <= kStreamAbs);
+    }
+}
+
 TEST_CASE("kv_heads equal to heads gives the trace of a lesson without kv_heads, bit for bit", "[gqa]") {
     for (const std::string& file : test::lesson_files()) {
         const Lesson plain = read_lesson(file);

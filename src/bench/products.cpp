@@ -50,27 +50,30 @@ double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat,
     if (backend == Backend::openblas) return 0.0;
     (void)threads;
 #endif
-    const std::size_t T = d.T, Tq = d.Tq, C = d.C, F = d.F, NH = d.NH, hs = d.hs, KV = d.KVH * hs;
-    const std::size_t W = std::max(C, F);
+    const std::size_t T = d.T, Tq = d.Tq, C = d.C, F = d.F, NH = d.NH, hs = d.hs, hv = d.hv;
+    // Q, K, V and concat(Z)'s widths (Q, Z: C and K, V: KVH·hs when heads split d_model)
+    const std::size_t QW = NH * hs, KW = d.KVH * hs, VW = d.KVH * hv, ZW = NH * hv;
+    const std::size_t W = std::max({C, F, QW, ZW});
     std::vector<float> x(T * W, 0.5f), w(W * W, 0.25f), y(std::max(T * W, NH * Tq * T), 0.0f), s(NH * Tq * T, 0.125f);
     // The same products, in the same shapes and layouts, as the stage.
     auto once = [&] {
         switch (stage) {
-            case Stage::qkv:  // Q: C columns; K, V: KVH·hs columns
-                gemm(backend, false, T, C, C, x.data(), C, w.data(), C, y.data(), C);
-                for (int i = 0; i < 2; ++i) gemm(backend, false, T, KV, C, x.data(), C, w.data(), KV, y.data(), KV);
+            case Stage::qkv:  // Q: NH·hs columns; K: KVH·hs; V: KVH·hv
+                gemm(backend, false, T, QW, C, x.data(), C, w.data(), QW, y.data(), QW);
+                gemm(backend, false, T, KW, C, x.data(), C, w.data(), KW, y.data(), KW);
+                gemm(backend, false, T, VW, C, x.data(), C, w.data(), VW, y.data(), VW);
                 break;
-            case Stage::scores:  // per head: Q_h (Tq x hs, ld C) · K_gᵀ (T x hs, ld KVH·hs)
+            case Stage::scores:  // per head: Q_h (Tq x hs, ld NH·hs) · K_gᵀ (T x hs, ld KVH·hs)
                 for (std::size_t h = 0; h < NH; ++h)
-                    gemm(backend, true, Tq, T, hs, x.data() + h * hs, C, w.data() + d.kv_of(h) * hs, KV,
+                    gemm(backend, true, Tq, T, hs, x.data() + h * hs, QW, w.data() + d.kv_of(h) * hs, KW,
                          y.data() + h * Tq * T, T);
                 break;
-            case Stage::mix:  // per head: A_h (Tq x T) · V_g (T x hs, ld KVH·hs)
+            case Stage::mix:  // per head: A_h (Tq x T) · V_g (T x hv, ld KVH·hv), into Z (ld NH·hv)
                 for (std::size_t h = 0; h < NH; ++h)
-                    gemm(backend, false, Tq, hs, T, s.data() + h * Tq * T, T, x.data() + d.kv_of(h) * hs, KV,
-                         y.data() + h * hs, C);
+                    gemm(backend, false, Tq, hv, T, s.data() + h * Tq * T, T, x.data() + d.kv_of(h) * hv, VW,
+                         y.data() + h * hv, ZW);
                 break;
-            case Stage::out: gemm(backend, false, Tq, C, C, x.data(), C, w.data(), C, y.data(), C); break;
+            case Stage::out: gemm(backend, false, Tq, C, ZW, x.data(), ZW, w.data(), C, y.data(), C); break;
             case Stage::ffn:
                 gemm(backend, false, T, F, C, x.data(), C, w.data(), F, y.data(), F);
                 gemm(backend, false, T, C, F, x.data(), F, w.data(), C, y.data(), C);

@@ -94,6 +94,7 @@ CostReport estimate_cost(const CostSpec& s, const std::string& origin) {
     d.C = s.d_model;
     d.NH = s.heads;
     d.hs = hs;
+    d.hv = hs;  // attntrace cost prices heads that split d_model: d_k = d_v = d_model / heads
     d.KVH = kvh;
     d.F = s.d_ff;
     const CostQuery q{d, pairs, stored, windowed ? s.window_size : 0};

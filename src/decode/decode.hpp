@@ -11,7 +11,7 @@
 // what generation does one token at a time, so step t's weights and Z equal
 // row t of the causal run (and the run's weights past t are exactly 0).
 //
-// Letters: T tokens, NH query heads, KVH key/value heads, hs head size.
+// Letters: T tokens, NH query heads, KVH key/value heads, hs query/key head size, hv value head size.
 #pragma once
 
 #include <string>
@@ -36,10 +36,10 @@ struct DecodeStep {
     std::size_t t = 0;      // the new token's position
     std::string token;
     Tensor q;               // (NH, hs)   its query (with RoPE: rotated at position t)
-    Tensor k, v;            // (KVH, hs)  its key (rotated with RoPE) and value, appended to the cache
+    Tensor k, v;            // (KVH, hs), (KVH, hv)  its key (rotated with RoPE) and value, appended to the cache
     Tensor scores;          // (NH, t+1)  masked, scaled scores over the cache
     Tensor pattern;         // (NH, t+1)  its attention weights
-    Tensor z;               // (NH, hs)   its mixed values
+    Tensor z;               // (NH, hv)   its mixed values
     double dev_k = 0;       // max |Δ| of k and v against rows t of the run's K and V
     double dev_pattern = 0; // ... of the weights against row t of the run's pattern (keys <= t)
     double dev_z = 0;       // ... of z against row t of the run's Z (every attention's: each block's, cross too)
@@ -51,7 +51,7 @@ struct DecodeReport {
     bool applicable = false;
     std::string why_not;    // when not applicable
     std::vector<DecodeStep> steps;
-    std::size_t cache_floats = 0;  // K and V caches at the end: 2·T·KVH·hs per self-attention (+ 2·S·KVH·hs per cross)
+    std::size_t cache_floats = 0;  // K and V caches at the end: T·KVH·(hs + hv) per self-attention (+ S·KVH·(hs + hv) per cross)
     std::size_t attentions = 1;    // the caches: one per self-attention and cross-attention of the model
     std::string through;           // the last step the decode computes (the run's last, or where a weight is missing)
     double max_dev = 0;            // over every step and every compared value

@@ -89,7 +89,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                       {"sequences", trace.sequence_tokens}};
     const Config& c = lesson.config;
     j["config"] = {{"d_model", c.d_model},  {"heads", c.heads}, {"kv_heads", lesson.dims().KVH},
-                   {"d_head", c.d_model / c.heads}, {"d_ff", c.d_ff},
+                   {"d_head", c.dk()}, {"d_ff", c.d_ff},
                    {"mask", std::string(mask_name(c.mask))}, {"scale", scale_json(c.scale)},
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
     if (c.norm != NormKind::layernorm) j["config"]["norm"] = std::string(norm_name(c.norm));  // absent: LayerNorm
@@ -102,6 +102,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     if (c.renormalize) j["config"]["renormalize"] = true;  // absent: false
     if (c.norm_steps_all) j["config"]["norm_steps"] = "all";  // absent: fused
     if (c.variance == Variance::unbiased) j["config"]["variance"] = "unbiased";  // absent: biased
+    if (c.dv() != c.dk()) j["config"]["d_v"] = c.dv();  // absent: d_v = d_head (the query/key width d_k)
     if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged
         const Positions& p = c.positions;
         OrderedJson pj;

@@ -21,9 +21,12 @@ namespace {
 // An axis a claim names. K and V's heads are `kv_head`; lessons written
 // before K/V heads existed say `head`, which is the same axis in
 // multi-head attention (kv_heads = heads) and is read as kv_head there.
+// V's and Z's head width is d_head_v, written "d_head" as every head width.
 std::optional<Axis> claim_axis(const Dims& dims, const StepDef& def, const std::string& name) {
     auto axis = axis_from_name(name);
     const auto& axes = def.axes;
+    if (axis == Axis::d_head && std::find(axes.begin(), axes.end(), Axis::d_head_v) != axes.end())
+        return Axis::d_head_v;
     if (axis == Axis::head && dims.KVH == dims.NH && std::find(axes.begin(), axes.end(), Axis::head) == axes.end() &&
         std::find(axes.begin(), axes.end(), Axis::kv_head) != axes.end())
         return Axis::kv_head;
@@ -75,7 +78,7 @@ Claim read_terms_claim(const ClaimContext& ctx, const json& v, const std::string
 
 }  // namespace
 
-// Merge the last two axes: (T, NH, hs) -> (T, C). The articles print Q and Z
+// Merge the last two axes: (T, NH, hs) -> (T, NH·hs), = (T, C) unless config.d_k. The articles print Q and Z
 // with the heads side by side; the trace keeps TransformerLens' (pos, head, d_head).
 Shape merge_last2(const Shape& s) {
     if (s.size() < 2) return s;
@@ -95,7 +98,7 @@ bool shape_accepts(const Shape& got, const Shape& want, bool heads_side_by_side)
 
 bool ends_with_heads(const std::vector<Axis>& axes) {
     return axes.size() >= 2 && (axes[axes.size() - 2] == Axis::head || axes[axes.size() - 2] == Axis::kv_head) &&
-           axes.back() == Axis::d_head;
+           (axes.back() == Axis::d_head || axes.back() == Axis::d_head_v);
 }
 
 std::string axes_text(const StepDef& def) {

@@ -1,4 +1,4 @@
-// config: d_model, heads, K/V heads, d_ff, mask, scale, activation, norm, eps,
+// config: d_model, heads, K/V heads, the heads' widths d_k and d_v, d_ff, mask, scale, activation, norm, eps,
 // weight_layout, normalizer, max_shift, mask_at, renormalize, positions, and the model: blocks, norm_first, block.
 #include "lesson/config_reader.hpp"
 
@@ -63,20 +63,39 @@ void read_mask_placement(const Fields& f, const json& c, Config& cfg) {
     }
 }
 
+// config.d_k and config.d_v: each head's query/key and value widths. Without
+// d_k, heads split d_model (d_k = d_model / heads, which must come out whole).
+void read_widths(const Fields& f, const json& c, Config& cfg) {
+    auto width = [&](const char* key) -> std::size_t {
+        const json* w = f.optional(c, key);
+        if (!w) return 0;
+        const std::string path = join("config", key);
+        const auto n = static_cast<std::size_t>(f.integer(*w, path, 1, kMaxDModel));
+        // Q, K and V are T x heads·width: bounded as d_model is.
+        if (n * cfg.heads > static_cast<std::size_t>(kMaxDModel))
+            f.fail(path, fmt::format("heads · {} at most {} (heads = {})", key, kMaxDModel, cfg.heads),
+                   fmt::format("{} · {} = {}", cfg.heads, n, n * cfg.heads));
+        return n;
+    };
+    cfg.d_k = width("d_k");
+    cfg.d_v = width("d_v");
+    if (!cfg.d_k && cfg.d_model % cfg.heads != 0)
+        f.fail("config.heads", fmt::format("a divisor of d_model = {} (or config.d_k, the width of each head)", cfg.d_model),
+               fmt::format("{}", cfg.heads));
+}
+
 }  // namespace
 
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
-    f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_ff", "mask", "scale", "activation", "norm", "eps",
+    f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_k", "d_v", "d_ff", "mask", "scale", "activation", "norm", "eps",
                                "positions", "blocks", "norm_first", "block", "weight_layout",
                                "normalizer", "max_shift", "variance", "mask_at", "renormalize", "norm_steps"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
     if (auto* h = f.optional(c, "heads"))
         cfg.heads = static_cast<std::size_t>(f.integer(*h, "config.heads", 1, kMaxHeads));
-    if (cfg.d_model % cfg.heads != 0)
-        f.fail("config.heads", fmt::format("a divisor of d_model = {}", cfg.d_model),
-                fmt::format("{}", cfg.heads));
+    read_widths(f, c, cfg);
     if (auto* kv = f.optional(c, "kv_heads")) {
         cfg.kv_heads = static_cast<std::size_t>(f.integer(*kv, "config.kv_heads", 1, kMaxHeads));
         // query head h reads K/V head h / (heads / kv_heads): the groups must come out whole
@@ -166,7 +185,8 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     d.P = d.T;
     d.C = cfg.d_model;
     d.NH = cfg.heads;
-    d.hs = cfg.d_model / cfg.heads;
+    d.hs = cfg.dk();
+    d.hv = cfg.dv();
     d.KVH = cfg.kv_heads ? cfg.kv_heads : cfg.heads;
     d.F = cfg.d_ff;
     if (auto* p = f.optional(c, "positions")) cfg.positions = read_positions(f, *p, d);

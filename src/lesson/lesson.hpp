@@ -106,6 +106,13 @@ struct Config {
     std::size_t d_model = 0;
     std::size_t heads = 1;
     std::size_t kv_heads = 0;  // K/V heads; 0: as many as heads (MHA). Divides heads; 1 is MQA
+    // Projection widths per head (docs/lesson-format.md#projection-widths):
+    // W_Q, W_K are C x heads·d_k, W_V C x kv_heads·d_v, W_O heads·d_v x C.
+    // 0: d_k = d_model / heads; d_v = d_k.
+    std::size_t d_k = 0;
+    std::size_t d_v = 0;
+    std::size_t dk() const { return d_k ? d_k : (heads ? d_model / heads : 0); }
+    std::size_t dv() const { return d_v ? d_v : dk(); }
     std::size_t d_ff = 0;  // 0: no FFN stage in this lesson
     MaskKind mask = MaskKind::none;
     MaskSpec mask_spec;  // the fields of an object mask

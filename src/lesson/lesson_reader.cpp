@@ -554,7 +554,8 @@ Dims Lesson::dims() const {
     d.P = d.T;
     d.C = config.d_model;
     d.NH = config.heads;
-    d.hs = config.heads ? config.d_model / config.heads : 0;
+    d.hs = config.dk();
+    d.hv = config.dv();
     d.KVH = config.kv_heads ? config.kv_heads : config.heads;
     d.F = config.d_ff;
     d.B = batch ? batch->sequences.size() : 1;

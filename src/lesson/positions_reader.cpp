@@ -51,9 +51,12 @@ Positions read_positions(const Fields& f, const json& v, const Dims& dims) {
                            describe(*b));
             }
             // RoPE turns pairs of dimensions: an odd head size leaves one without a partner.
-            if (dims.hs % 2 != 0)
-                f.fail("config", "an even head size for RoPE (it rotates pairs of dimensions)",
-                       fmt::format("d_model {} / heads {} = {}", dims.C, dims.NH, dims.hs));
+            if (dims.hs % 2 != 0) {
+                const bool split = dims.NH * dims.hs == dims.C && dims.C % dims.NH == 0;  // no config.d_k
+                f.fail(split ? "config" : "config.d_k", "an even head size for RoPE (it rotates pairs of dimensions)",
+                       split ? fmt::format("d_model {} / heads {} = {}", dims.C, dims.NH, dims.hs)
+                             : fmt::format("{}", dims.hs));
+            }
             break;
         }
         case PositionKind::alibi: {

@@ -10,15 +10,16 @@ namespace attntrace {
 namespace {
 
 using A = Axis;
+using H = WeightSpec::Heads;
 
 const std::vector<WeightSpec> kWeights = {
-    {"W_Q", Stage::qkv, {A::d_model, A::d_model}, Fill::normal},
-    {"W_K", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, true},
-    {"W_V", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, true},
-    {"b_Q", Stage::qkv, {A::d_model}, Fill::zeros},
-    {"b_K", Stage::qkv, {A::d_model}, Fill::zeros, true},
-    {"b_V", Stage::qkv, {A::d_model}, Fill::zeros, true},
-    {"W_O", Stage::out, {A::d_model, A::d_model}, Fill::normal},
+    {"W_Q", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, H::q},
+    {"W_K", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, H::k},
+    {"W_V", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, H::v},
+    {"b_Q", Stage::qkv, {A::d_model}, Fill::zeros, H::q},
+    {"b_K", Stage::qkv, {A::d_model}, Fill::zeros, H::k},
+    {"b_V", Stage::qkv, {A::d_model}, Fill::zeros, H::v},
+    {"W_O", Stage::out, {A::d_model, A::d_model}, Fill::normal, H::o},
     {"b_O", Stage::out, {A::d_model}, Fill::zeros},
     {"ln1_gamma", Stage::norm1, {A::d_model}, Fill::ones},
     {"ln1_beta", Stage::norm1, {A::d_model}, Fill::zeros},
@@ -31,13 +32,13 @@ const std::vector<WeightSpec> kWeights = {
     {"ln2_gamma", Stage::norm2, {A::d_model}, Fill::ones},
     {"ln2_beta", Stage::norm2, {A::d_model}, Fill::zeros},
     // A decoder block's cross-attention (K and V project inputs.memory) and its third norm.
-    {"cross.W_Q", Stage::qkv, {A::d_model, A::d_model}, Fill::normal},
-    {"cross.W_K", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, true},
-    {"cross.W_V", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, true},
-    {"cross.b_Q", Stage::qkv, {A::d_model}, Fill::zeros},
-    {"cross.b_K", Stage::qkv, {A::d_model}, Fill::zeros, true},
-    {"cross.b_V", Stage::qkv, {A::d_model}, Fill::zeros, true},
-    {"cross.W_O", Stage::out, {A::d_model, A::d_model}, Fill::normal},
+    {"cross.W_Q", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, H::q},
+    {"cross.W_K", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, H::k},
+    {"cross.W_V", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, H::v},
+    {"cross.b_Q", Stage::qkv, {A::d_model}, Fill::zeros, H::q},
+    {"cross.b_K", Stage::qkv, {A::d_model}, Fill::zeros, H::k},
+    {"cross.b_V", Stage::qkv, {A::d_model}, Fill::zeros, H::v},
+    {"cross.W_O", Stage::out, {A::d_model, A::d_model}, Fill::normal, H::o},
     {"cross.b_O", Stage::out, {A::d_model}, Fill::zeros},
     {"ln3_gamma", Stage::norm2, {A::d_model}, Fill::ones},
     {"ln3_beta", Stage::norm2, {A::d_model}, Fill::zeros},
@@ -48,12 +49,37 @@ bool ends_with(std::string_view s, std::string_view tail) {
 }
 bool decoder_only(std::string_view n) { return n.substr(0, 6) == "cross." || n.substr(0, 4) == "ln3_"; }
 
+
+// The extent a projection's heads give, and its names: "kv_heads·head_size"
+// keeps GQA's established wording when the widths are d_model / heads.
+struct HeadsExtent {
+    std::size_t heads, width;
+    const char* name;
+};
+HeadsExtent heads_extent(WeightSpec::Heads h, const Dims& d) {
+    const bool even = d.hs == d.hv && d.NH * d.hs == d.C;
+    switch (h) {
+        case H::q: return {d.NH, d.hs, "heads·d_k"};
+        case H::k: return {d.KVH, d.hs, even ? "kv_heads·head_size" : "kv_heads·d_k"};
+        case H::v: return {d.KVH, d.hv, even ? "kv_heads·head_size" : "kv_heads·d_v"};
+        case H::o: return {d.NH, d.hv, "heads·d_v"};
+        case H::none: break;
+    }
+    return {0, 0, ""};
+}
+// The axis a projection's heads replace: W_O's first (its input), every other's last.
+std::size_t heads_axis(const WeightSpec& w) { return w.heads == H::o && w.axes.size() == 2 ? 0 : w.axes.size() - 1; }
+
 }  // namespace
 
 Shape WeightSpec::shape(const Dims& d) const {
     Shape s;
     for (Axis a : axes) s.push_back(d.extent(a));
-    if (kv) s.back() = d.KVH * d.hs;
+    // b_O is d_model wide: W_O's heads are its input
+    if (heads != H::none && !(heads == H::o && axes.size() == 1)) {
+        const HeadsExtent e = heads_extent(heads, d);
+        s[heads_axis(*this)] = e.heads * e.width;
+    }
     return s;
 }
 
@@ -67,16 +93,21 @@ std::string WeightSpec::shape_text() const { return shape_text(Dims{}, WeightLay
 
 std::string WeightSpec::shape_text(const Dims& d) const { return shape_text(d, WeightLayout::in_out); }
 
-// Multi-head attention keeps the plain names (K/V's columns are d_model);
-// with fewer K/V heads the K/V extent is spelled out with its numbers.
+// Multi-head attention with heads splitting d_model keeps the plain names
+// (every extent is d_model); with fewer K/V heads, or widths of their own
+// (config.d_k, d_v), the projection's extent is spelled out with its numbers.
 std::string WeightSpec::shape_text(const Dims& d, WeightLayout layout) const {
-    const bool numbers = kv && d.KVH != d.NH;
+    const bool even = d.hs == d.hv && d.NH * d.hs == d.C;
+    const bool spelt = heads != H::none && !(heads == H::o && axes.size() == 1) &&
+                       (!even || ((heads == H::k || heads == H::v) && d.KVH != d.NH));
     std::vector<std::string> names, n;
     for (std::size_t i = 0; i < axes.size(); ++i) {
-        const bool kv_extent = numbers && i + 1 == axes.size();
-        names.push_back(kv_extent ? std::string("kv_heads·head_size") : std::string(axis_name(axes[i])));
-        n.push_back(kv_extent ? fmt::format("{}·{}", d.KVH, d.hs) : fmt::format("{}", numbers ? d.extent(axes[i]) : 0));
+        const bool h_extent = spelt && i == heads_axis(*this);
+        const HeadsExtent e = heads_extent(heads, d);
+        names.push_back(h_extent ? std::string(e.name) : std::string(axis_name(axes[i])));
+        n.push_back(h_extent ? fmt::format("{}·{}", e.heads, e.width) : fmt::format("{}", spelt ? d.extent(axes[i]) : 0));
     }
+    const bool numbers = spelt;
     if (swapped(layout)) {
         std::swap(names[0], names[1]);
         std::swap(n[0], n[1]);
@@ -89,7 +120,7 @@ bool WeightSpec::uses_d_ff() const { return std::find(axes.begin(), axes.end(), 
 
 double WeightSpec::default_std(const Dims& d) const {
     if (axes.size() < 2) return 0.0;  // a vector: zeros or ones, no spread
-    return 1.0 / std::sqrt(static_cast<double>(d.extent(axes[0])));  // LeCun: 1/√d_in
+    return 1.0 / std::sqrt(static_cast<double>(shape(d)[0]));  // LeCun: 1/√d_in (W_O's: heads·d_v)
 }
 
 const std::vector<WeightSpec>& weight_specs() { return kWeights; }

@@ -1,8 +1,9 @@
 // The weights a lesson may give, their shapes and how they are generated.
 //
-//   W_Q, W_O  (C, C)             row-vector convention: Q = X·W_Q, W is d_in x d_out
-//   W_K, W_V  (C, KVH·hs)        KVH K/V heads of hs columns (= (C, C) in MHA)
-//   b_Q, b_O  (C)   b_K, b_V  (KVH·hs)   absent: zero (the articles write Q = X·W^Q)
+//   W_Q (C, NH·hs)   W_K (C, KVH·hs)   W_V (C, KVH·hv)   W_O (NH·hv, C)
+//                                row-vector convention: Q = X·W_Q, W is d_in x d_out;
+//                                all (C, C) in MHA with hs = hv = C / NH
+//   b_Q (NH·hs)  b_K (KVH·hs)  b_V (KVH·hv)  b_O (C)   absent: zero (the articles write Q = X·W^Q)
 //   ln1_gamma, ln1_beta (C)      absent: LayerNorm's output is not computable
 //   W_1 (C, F), b_1 (F), W_2 (F, C), b_2 (C)
 //   ln2_gamma, ln2_beta (C)      (no β with RMSNorm)
@@ -11,6 +12,7 @@
 //   in a stack of N > 1 blocks each is named per block: blocks.1.W_Q, blocks.1.cross.W_K, ...
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,11 +27,15 @@ struct WeightSpec {
     Stage stage;             // the stage that reads it
     std::vector<Axis> axes;  // (d_in, d_out) for a matrix, (d_out) for a vector
     Fill init;               // what weights_seed generates: normal for matrices (std 1/√d_in), else 0 or 1
-    bool kv = false;         // K and V: the last extent is KVH·hs, not d_model
+    // Which projection's heads an extent counts: Q's output NH·hs, K's KVH·hs,
+    // V's KVH·hv (the last extent), W_O's input NH·hv (the first); none: the axes'.
+    enum class Heads : std::uint8_t { none, q, k, v, o };
+    Heads heads = Heads::none;
 
     Shape shape(const Dims& d) const;
     std::string shape_text() const;  // "d_model x d_ff"
-    // K/V under GQA, with the numbers: "d_model x kv_heads·head_size = 16 x 2·2"; else shape_text()
+    // With the numbers when heads do not split d_model evenly in MHA (GQA, config.d_k, d_v):
+    // "d_model x kv_heads·head_size = 16 x 2·2", "d_model x heads·d_k = 3 x 1·2"; else shape_text()
     std::string shape_text(const Dims& d) const;
     // As a lesson writes it: a matrix's two extents swapped under
     // config.weight_layout "out_in" ("d_ff x d_model" for W_1); vectors as they are.

@@ -23,6 +23,7 @@ void mix_streaming(Run& run) {
     const Tensor* k = run.value(kn);
     const Tensor* v = run.value(run.name(Leaf::v));
     // Z_h = softmax(mask(Q_h·K_gᵀ / √hs))·V_g, g = h / (NH/KVH)   Q: (Tq, NH, hs)   K, V: (T, KVH, hs)   Z: (Tq, NH, hs)
+    // (the plan streams only when hv = hs)
     if (float* z = run.open(run.name(Leaf::z), {{qn, q}, {kn, k}, {run.name(Leaf::v), v}})) {
         // the scale operation's divisor (the plan never streams a multiply_by scale)
         const float divisor = scale_op(run.config(), d).s;
@@ -43,8 +44,8 @@ void mix_forward(Run& run) {
     const Dims& d = run.dims();
     const Tensor* a = run.value(run.name(Leaf::pattern));
     const Tensor* v = run.value(run.name(Leaf::v));
-    // Z_h = A_h·V_g, g = h / (NH/KVH)   A_h: (Tq, T)   V_g: (T, hs) at v + g·hs, stride KVH·hs
-    //   Z_h: (Tq, hs) at z + h·hs, stride C
+    // Z_h = A_h·V_g, g = h / (NH/KVH)   A_h: (Tq, T)   V_g: (T, hv) at v + g·hv, stride KVH·hv
+    //   Z_h: (Tq, hv) at z + h·hv, stride NH·hv (= C when heads split d_model)
     // Writing each head into its own columns of Z is the concatenation.
     if (float* z = run.open(run.name(Leaf::z),
                             {{run.name(Leaf::pattern), a}, {run.name(Leaf::v), v}})) {
@@ -52,8 +53,8 @@ void mix_forward(Run& run) {
         const bool parallel = d.NH > 1 && product_flops(Stage::mix, {d, double(d.Tq) * d.T}) > simd::kGemmParallelFlops;
 #pragma omp parallel for schedule(static) if (parallel)
         for (std::size_t h = 0; h < d.NH; ++h)
-            matmul(a->ptr() + h * d.Tq * d.T, d.T, v->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, z + h * d.hs, d.C,
-                   d.Tq, d.T, d.hs);
+            matmul(a->ptr() + h * d.Tq * d.T, d.T, v->ptr() + d.kv_of(h) * d.hv, d.KVH * d.hv, z + h * d.hv,
+                   d.NH * d.hv, d.Tq, d.T, d.hv);
     }
     run.close();
 }
@@ -76,10 +77,12 @@ float mix_explain(Cell& c) {
         [&](std::size_t j) { return get(V, {j, g, e}); });
 }
 
-// NH products of (Tq, T) by (T, hs), over the pairs computed.
+// NH products of (Tq, T) by (T, hv), over the pairs computed.
 std::vector<CostTerm> mix_cost(const CostQuery& q) {
     const Dims& d = q.d;
-    return {{"Z = A·V", "n, C", {d.Tq, d.C}, double(d.Tq) * d.C, 2 * d.NH * q.pairs * double(d.hs), true, true}};
+    const std::size_t zw = d.NH * d.hv;  // = C when heads split d_model
+    return {{"Z = A·V", zw == d.C ? "n, C" : "n, NH·hv", {d.Tq, zw}, double(d.Tq) * zw,
+             2 * d.NH * q.pairs * double(d.hv), true, true}};
 }
 
 }  // namespace attntrace

@@ -9,10 +9,10 @@ void out_proj_forward(Run& run) {
     const Tensor* z = run.value(run.name(Leaf::z));
     const Tensor* W = run.weight("W_O");
     const Tensor* B = run.weight("b_O");
-    // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, C)   W_O: (C, C)
+    // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, NH·hv)   W_O: (NH·hv, C)   (NH·hv = C unless config.d_v)
     if (float* out = run.open(run.name(Leaf::attn_out), {{run.name(Leaf::z), z}, {run.wpath("W_O"), W}},
                               {{run.wpath("b_O"), B}})) {
-        linear(z->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.Tq, d.C, d.C);
+        linear(z->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.Tq, d.NH * d.hv, d.C);
     }
     run.close();
 }
@@ -25,19 +25,20 @@ float out_proj_explain(Cell& c) {
     const Tensor& W = c.weight("W_O");
     const Tensor* b = c.optional_weight("b_O");
     const std::string q = Cell::label(c.step, 0, i);
-    c.line("attn_out[{},d{}] = Σ_k concat(Z)[{},k] · {} + b_O[{}]   (k = head·hs + d: every head's Z)", q, col, q,
-           c.weight_entry("W_O", "k", std::to_string(col)), col);
+    const std::size_t K = d.NH * d.hv;  // concat(Z)'s columns
+    c.line("attn_out[{},d{}] = Σ_k concat(Z)[{},k] · {} + b_O[{}]   (k = head·{} + d: every head's Z)", q, col, q,
+           c.weight_entry("W_O", "k", std::to_string(col)), col, d.hv == d.hs ? "hs" : "hv");
     return write_dot(
-        c, d.C, [&](std::size_t k) { return fmt::format("Z[{},h{},d{}]", q, k / d.hs, k % d.hs); },
-        [&](std::size_t k) { return Z.value.data[i * d.C + k]; },
+        c, K, [&](std::size_t k) { return fmt::format("Z[{},h{},d{}]", q, k / d.hv, k % d.hv); },
+        [&](std::size_t k) { return Z.value.data[i * K + k]; },
         [&](std::size_t k) { return c.weight_entry("W_O", k, col); }, [&](std::size_t k) { return W.data[k * d.C + col]; },
         "b_O", b ? &b->data[col] : nullptr);
 }
 
-// concat(Z) (Tq, C) by W_O (C, C).
+// concat(Z) (Tq, NH·hv) by W_O (NH·hv, C).
 std::vector<CostTerm> out_proj_cost(const CostQuery& q) {
     const Dims& d = q.d;
-    return {{"out = Z·W^O", "n, C", {d.Tq, d.C}, double(d.Tq) * d.C, 2.0 * d.Tq * d.C * d.C, true, false}};
+    return {{"out = Z·W^O", "n, C", {d.Tq, d.C}, double(d.Tq) * d.C, 2.0 * d.Tq * double(d.NH * d.hv) * d.C, true, false}};
 }
 
 }  // namespace attntrace

@@ -104,14 +104,16 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     // kernel does not have: such a run is materialised too, as is one that
     // multiplies the scores (config.scale multiply_by: the kernel divides), or
     // normalises otherwise than by a shifted softmax (the kernel's online softmax),
-    // or applies the mask elsewhere than to the scaled scores (config.mask_at).
+    // or applies the mask elsewhere than to the scaled scores (config.mask_at),
+    // or has value heads of another width than the query/key heads (config.d_v:
+    // the kernel's Q, K, V and Z rows are all NH·hs or KVH·hs wide).
     const bool streamable_mask = key_window(lesson.config).has_value();
     const PositionKind positions = lesson.config.positions.kind;
     p.stream_attention = streamable_mask && lesson.runs(Stage::scores) && lesson.runs(Stage::mix) &&
                          lesson.from <= Stage::scores && quiet([](const StepDef& d) { return in_attention_core(d.stage); }) &&
                          positions != PositionKind::alibi && lesson.config.scale.kind != ScaleKind::multiply_by &&
                          lesson.config.normalizer == Normalizer::softmax && lesson.config.max_shift &&
-                         lesson.config.mask_at == MaskAt::scaled;
+                         lesson.config.mask_at == MaskAt::scaled && lesson.config.dv() == lesson.config.dk();
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.leaf != Leaf::mlp_out; };
     p.stream_ffn = lesson.runs(Stage::ffn) && d_ff_of(lesson) > 0 && quiet(hidden);

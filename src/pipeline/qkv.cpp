@@ -6,8 +6,8 @@ namespace attntrace {
 
 namespace {
 
-// out = X·W + b   X: (rows, C)   W: (C, N)   b: (N)   out: (n, N), read as (n, heads, hs)
-// N = C for Q (NH heads); N = KVH·hs for K and V (KVH K/V heads; = C in MHA).
+// out = X·W + b   X: (rows, C)   W: (C, N)   b: (N)   out: (n, N), read as (n, heads, width)
+// N = NH·hs for Q, KVH·hs for K, KVH·hv for V (each = C in MHA without config.d_k, d_v).
 // X is the pass's stream (a step), or for cross-attention's K and V the
 // encoder's output (inputs.memory, S rows). Rows [0, from) of out are a
 // decode's cache (run.hpp, RowWindow): out's last n - from rows are computed,
@@ -39,11 +39,11 @@ void qkv_forward(Run& run) {
     const Dims& d = run.dims();
     const std::string& x_name = run.name(run.pass().x);
     const Tensor* X = run.value(x_name);
-    project(run, run.name(Leaf::q), x_name, X, "W_Q", "b_Q", d.C, d.Tq, 0);
+    project(run, run.name(Leaf::q), x_name, X, "W_Q", "b_Q", d.NH * d.hs, d.Tq, 0);
     const std::string kv_name = run.pass().cross ? "inputs.memory" : x_name;
     const Tensor* KV = run.pass().cross ? run.input("memory") : X;
     project(run, run.name(Leaf::k), kv_name, KV, "W_K", "b_K", d.KVH * d.hs, d.T, run.cached_rows(run.name(Leaf::k)));
-    project(run, run.name(Leaf::v), kv_name, KV, "W_V", "b_V", d.KVH * d.hs, d.T, run.cached_rows(run.name(Leaf::v)));
+    project(run, run.name(Leaf::v), kv_name, KV, "W_V", "b_V", d.KVH * d.hv, d.T, run.cached_rows(run.name(Leaf::v)));
     // g(h) = h / (NH / KVH)   (NH): the sharing the scores and mix stages use, recorded
     if (float* g = run.open(run.name(Leaf::kv_head), {})) {
         for (std::size_t h = 0; h < d.NH; ++h) g[h] = static_cast<float>(d.kv_of(h));
@@ -65,14 +65,15 @@ float kv_head_explain(Cell& c) {
     return static_cast<float>(g);
 }
 
-// hook_q at (t, h, e): column h·hs + e of X·W_Q + b_Q (C columns);
-// hook_k, hook_v at (t, g, e): column g·hs + e of X·W + b (KVH·hs columns)
+// hook_q at (t, h, e): column h·hs + e of X·W_Q + b_Q (NH·hs columns);
+// hook_k at (t, g, e): column g·hs + e of X·W_K + b_K (KVH·hs columns); hook_v: g·hv + e (KVH·hv)
 float qkv_explain(Cell& c) {
     if (c.leaf() == Leaf::kv_head) return kv_head_explain(c);
     const Dims d = c.dims();
     const char letter = c.leaf() == Leaf::q ? 'Q' : c.leaf() == Leaf::k ? 'K' : 'V';
-    const std::size_t N = letter == 'Q' ? d.C : d.KVH * d.hs;  // W's columns
-    const std::size_t t = c.at[0], h = c.at[1], e = c.at[2], col = h * d.hs + e;
+    const std::size_t width = letter == 'V' ? d.hv : d.hs;           // the head's columns
+    const std::size_t N = (letter == 'Q' ? d.NH : d.KVH) * width;    // W's columns
+    const std::size_t t = c.at[0], h = c.at[1], e = c.at[2], col = h * width + e;
     const std::string w = std::string("W_") + letter, b = std::string("b_") + letter;
     // X: the pass's stream; in cross-attention K and V project the encoder's output M (inputs.memory).
     const bool memory = c.pass().cross && letter != 'Q';
@@ -81,8 +82,9 @@ float qkv_explain(Cell& c) {
     const Tensor& W = c.weight(w);
     const Tensor* B = c.optional_weight(b);
     const std::string tok = Cell::label(c.step, 0, t), hn = Cell::label(c.step, 1, h);
-    c.line("{}[{},{},d{}] = Σ_c {}[{},c] · {} + {}[{}]   (column {} = {} head {} · hs {} + {})", letter, tok, hn, e,
-           xs, tok, c.weight_entry(w, "c", std::to_string(col)), b, col, col, letter == 'Q' ? "query" : "K/V", h, d.hs, e);
+    c.line("{}[{},{},d{}] = Σ_c {}[{},c] · {} + {}[{}]   (column {} = {} head {} · {} {} + {})", letter, tok, hn, e,
+           xs, tok, c.weight_entry(w, "c", std::to_string(col)), b, col, col, letter == 'Q' ? "query" : "K/V", h,
+           letter == 'V' ? "hv" : "hs", width, e);
     const StepDef& x_def = c.lesson.catalogue().at(c.pass().x);
     if (!memory && x_def.leaf != Leaf::resid_pre) c.line("X is {}", x_def.name);
     if (letter != 'Q' && d.KVH != d.NH)
@@ -94,13 +96,22 @@ float qkv_explain(Cell& c) {
         [&](std::size_t k) { return W.data[k * N + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
 }
 
-// Q: (Tq, C) from C inputs; K and V: (T, KVH·hs) each.
+// Q: (Tq, NH·hs) from C inputs; K: (T, KVH·hs), V: (T, KVH·hv) (= (n, C) and (n, KVH·hs) twice
+// when heads split d_model).
 std::vector<CostTerm> qkv_cost(const CostQuery& q) {
     const Dims& d = q.d;
-    const double kv = double(d.KVH) * d.hs;
-    return {{"Q = X·W^Q", "n, C", {d.Tq, d.C}, double(d.Tq) * d.C, 2.0 * d.Tq * d.C * d.C, true, false},
-            {"K, V = X·W^K, X·W^V", "2, n, KVH·hs", {2, d.T, d.KVH * d.hs}, 2.0 * d.T * kv, 2.0 * 2 * d.T * d.C * kv,
-             true, false}};
+    const double qw = double(d.NH) * d.hs, kw = double(d.KVH) * d.hs, vw = double(d.KVH) * d.hv;
+    std::vector<CostTerm> terms;
+    terms.push_back({"Q = X·W^Q", qw == d.C ? "n, C" : "n, NH·hs", {d.Tq, d.NH * d.hs}, d.Tq * qw,
+                     2.0 * d.Tq * d.C * qw, true, false});
+    if (d.hs == d.hv)
+        terms.push_back({"K, V = X·W^K, X·W^V", "2, n, KVH·hs", {2, d.T, d.KVH * d.hs}, 2.0 * d.T * kw,
+                         2.0 * 2 * d.T * d.C * kw, true, false});
+    else {
+        terms.push_back({"K = X·W^K", "n, KVH·hs", {d.T, d.KVH * d.hs}, d.T * kw, 2.0 * d.T * d.C * kw, true, false});
+        terms.push_back({"V = X·W^V", "n, KVH·hv", {d.T, d.KVH * d.hv}, d.T * vw, 2.0 * d.T * d.C * vw, true, false});
+    }
+    return terms;
 }
 
 }  // namespace attntrace

@@ -1,4 +1,4 @@
-// Operation scale: the scores divided by √d_k (d_k = hs, the head size), or
+// Operation scale: the scores divided by √d_k (d_k = hs, the query/key head size), or
 // not (to show why it exists), or by the lesson's own number, or multiplied
 // by it (config.scale; docs/lesson-format.md#scaling). When config.scale is
 // an object the number is a step of its own, one per head, that a claim can
@@ -114,7 +114,8 @@ float scale_explain(Cell& c) {
     const std::size_t h = c.at[0];
     if (c.leaf() == Leaf::scale_factor) {
         if (cfg.scale.kind == ScaleKind::sqrt_dk)
-            c.line("s = √d_k = √{} (d_k = hs = d_model / heads, in float32) = {}", c.dims().hs, c.num(op.s));
+            c.line("s = √d_k = √{} (d_k = hs = {}, in float32) = {}", c.dims().hs,
+                   cfg.d_k ? "config.d_k" : "d_model / heads", c.num(op.s));
         else
             c.line("s = {} (the lesson's number, in float32) = {}", scale_source(cfg.scale), c.num(op.s));
         c.line("the same for every head; the {}scores are {} it", cfg.mask_at == MaskAt::raw ? "masked " : "",

@@ -13,7 +13,7 @@ void scores_forward(Run& run) {
     const std::string kn = run.name(scores_key(rope));
     const Tensor* q = run.value(qn);
     const Tensor* k = run.value(kn);
-    // S_h = Q_h·K_gᵀ, g = h / (NH/KVH)   Q_h: (Tq, hs) at q + h·hs, row stride C
+    // S_h = Q_h·K_gᵀ, g = h / (NH/KVH)   Q_h: (Tq, hs) at q + h·hs, row stride NH·hs
     //   K_g: (T, hs) at k + g·hs, row stride KVH·hs   S_h: (Tq, T)
     if (float* s = run.open(run.name(Leaf::scores_raw), {{qn, q}, {kn, k}})) {
         // One head per thread (each GEMM then runs on its thread): heads write
@@ -21,7 +21,7 @@ void scores_forward(Run& run) {
         const bool parallel = d.NH > 1 && product_flops(Stage::scores, {d, double(d.Tq) * d.T}) > simd::kGemmParallelFlops;
 #pragma omp parallel for schedule(static) if (parallel)
         for (std::size_t h = 0; h < d.NH; ++h)
-            matmul_nt(q->ptr() + h * d.hs, d.C, k->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, s + h * d.Tq * d.T,
+            matmul_nt(q->ptr() + h * d.hs, d.NH * d.hs, k->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, s + h * d.Tq * d.T,
                       d.T, d.Tq, d.hs, d.T);
     }
     run.close();

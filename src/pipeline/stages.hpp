@@ -20,7 +20,7 @@ namespace attntrace {
 // embed.cpp     X (T, C)
 void embed_forward(Run& run);
 float embed_explain(Cell& c);
-// qkv.cpp       Q (Tq, NH, hs), K, V (T, KVH, hs), the K/V head of each query head (NH)
+// qkv.cpp       Q (Tq, NH, hs), K (T, KVH, hs), V (T, KVH, hv), the K/V head of each query head (NH)
 void qkv_forward(Run& run);
 float qkv_explain(Cell& c);
 std::vector<CostTerm> qkv_cost(const CostQuery& q);
@@ -62,7 +62,7 @@ void add_alibi_mask(const float* s, const float* bias, const float* mask, float*
 void softmax_forward(Run& run);
 float softmax_explain(Cell& c);
 std::vector<CostTerm> softmax_cost(const CostQuery& q);
-// mix.cpp       Z (Tq, NH, hs)
+// mix.cpp       Z (Tq, NH, hv)
 void mix_forward(Run& run);
 float mix_explain(Cell& c);
 std::vector<CostTerm> mix_cost(const CostQuery& q);

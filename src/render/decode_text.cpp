@@ -33,21 +33,24 @@ void render_decode(std::ostream& out, const Lesson& lesson, const DecodeReport& 
     out << "Each step projects the new token alone, appends its k and v to the cache, and attends from its query "
            "over the cache. Nothing is masked: the cache holds only the past.\n";
     for (const DecodeStep& s : r.steps) {
-        const std::size_t NH = s.q.shape[0], hs = s.q.shape[1], KVH = s.k.shape[0], n = s.t + 1;
-        out << fmt::format("\nt = {} \"{}\"  cache: {} token{} (K and V: {} x {} x {} each)\n", s.t, printable(s.token), n,
-                           n == 1 ? "" : "s", n, KVH, hs);
+        // hv: the value heads' width (config.d_v; = hs unless the lesson sets it)
+        const std::size_t NH = s.q.shape[0], hs = s.q.shape[1], hv = s.v.shape[1], KVH = s.k.shape[0], n = s.t + 1;
+        out << (hv == hs ? fmt::format("\nt = {} \"{}\"  cache: {} token{} (K and V: {} x {} x {} each)\n", s.t,
+                                       printable(s.token), n, n == 1 ? "" : "s", n, KVH, hs)
+                         : fmt::format("\nt = {} \"{}\"  cache: {} token{} (K: {} x {} x {}, V: {} x {} x {})\n", s.t,
+                                       printable(s.token), n, n == 1 ? "" : "s", n, KVH, hs, n, KVH, hv));
         for (std::size_t h = 0; h < NH; ++h) {
             const std::size_t g = h / (NH / KVH);
             out << fmt::format("  h{}  q {}\n", h, row(s.q.ptr() + h * hs, hs, precision));
             if (h % (NH / KVH) == 0) {
                 out << fmt::format("      k {}  (appended to K cache head {})\n", row(s.k.ptr() + g * hs, hs, precision), g);
-                out << fmt::format("      v {}\n", row(s.v.ptr() + g * hs, hs, precision));
+                out << fmt::format("      v {}\n", row(s.v.ptr() + g * hv, hv, precision));
             }
             std::string weights;
             for (std::size_t j = 0; j < n; ++j)
                 weights += fmt::format("{}{} {:.{}f}", j ? "  " : "", printable(lesson.tokens[j]), s.pattern.data[h * n + j], precision);
             out << fmt::format("      weights  {}\n", weights);
-            out << fmt::format("      z {}\n", row(s.z.ptr() + h * hs, hs, precision));
+            out << fmt::format("      z {}\n", row(s.z.ptr() + h * hv, hv, precision));
         }
         out << fmt::format("  vs row \"{}\" of the causal run: max |Δ| k,v {:.2g}  weights {:.2g}  z {:.2g}  other rows {:.2g}{}\n",
                            printable(s.token), s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows,
@@ -58,7 +61,7 @@ void render_decode(std::ostream& out, const Lesson& lesson, const DecodeReport& 
         out << fmt::format("The rows shown are block 0's self-attention; every attention of the model ({} in all, one "
                            "cache each) and every row after it were decoded and compared the same way.\n",
                            r.attentions);
-    out << fmt::format("The caches end with {} floats (2 x T x KVH x hs per self-attention; a cross-attention's hold the "
+    out << fmt::format("The caches end with {} floats (T x KVH x (hs + hv) per self-attention; a cross-attention's hold the "
                        "memory's, projected once): each step reuses the past keys and values instead of projecting "
                        "every token again.\n",
                        r.cache_floats);

@@ -197,8 +197,10 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     else  // a batch: each sequence padded to T; the steps print one table per sequence
         for (std::size_t b = 0; b < trace.sequence_tokens.size(); ++b)
             out << fmt::format("{} b{}: {}\n", b ? "      " : "batch:", b, token_line(trace.sequence_tokens[b]));
-    out << fmt::format("d_model {} · heads {} · d_head {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
-                       c.heads, c.d_model / c.heads, c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
+    out << fmt::format("d_model {} · heads {} · {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
+                       c.heads,
+                       c.dk() == c.dv() ? fmt::format("d_head {}", c.dk()) : fmt::format("d_k {} · d_v {}", c.dk(), c.dv()),
+                       c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
                        scale_text(c.scale),
                        c.norm == NormKind::layernorm ? std::string(activation_name(c.activation))
                                                      : fmt::format("{} · {}", activation_name(c.activation), norm_name(c.norm)),

@@ -11,8 +11,9 @@ constexpr std::array<std::string_view, kStageCount> kStageNames = {
     "embed", "qkv", "rope", "scores", "scale", "mask", "softmax", "mix",
     "out",   "add1", "norm1", "ffn",   "add2", "norm2"};
 
-constexpr std::array<std::string_view, 9> kAxisNames = {"pos",     "query",  "key",     "head", "d_model",
-                                                        "d_head",  "d_ff",   "kv_head", "batch"};
+// d_head_v is written "d_head" (see steps.hpp); a name read back is d_head, the first.
+constexpr std::array<std::string_view, 10> kAxisNames = {"pos",    "query", "key",     "head",  "d_model",
+                                                         "d_head", "d_ff",  "kv_head", "batch", "d_head"};
 
 using A = Axis;
 
@@ -43,9 +44,9 @@ const std::vector<StepTemplate> kSteps = {
      "query heads (GQA, MQA) each K head serves a group of query heads.",
      {A::key, A::kv_head, A::d_head}},
     {"blocks.0.attn.hook_v", Leaf::v, Stage::qkv, "Values V",
-     "V = X·W^V + b^V, split into KVH K/V heads of hs columns",
+     "V = X·W^V + b^V, split into KVH K/V heads of hv columns (hv = d_v, = hs unless the lesson sets d_v)",
      "What each token hands over when another token attends to it; shared by a group of query heads like K.",
-     {A::key, A::kv_head, A::d_head}},
+     {A::key, A::kv_head, A::d_head_v}},
     {"blocks.0.attn.hook_kv_head", Leaf::kv_head, Stage::qkv, "K/V head of each query head",
      "g(h) = ⌊h / (NH / KVH)⌋",
      "Which K/V head each query head reads: contiguous groups of NH/KVH query heads share one (as Llama's "
@@ -141,7 +142,7 @@ const std::vector<StepTemplate> kSteps = {
     {"blocks.0.attn.hook_z", Leaf::z, Stage::mix, "Mixed values Z = A·V",
      "Z_h = A_h·V_g, g = g(h); side by side, the heads form the concatenation [Z_1 … Z_NH]",
      "Each token's new vector: the values of all tokens, weighted by its attention row.",
-     {A::query, A::head, A::d_head}},
+     {A::query, A::head, A::d_head_v}},
     // stage out
     {"blocks.0.hook_attn_out", Leaf::attn_out, Stage::out, "Attention output",
      "concat(Z_1 … Z_NH)·W^O + b^O",
@@ -262,6 +263,7 @@ std::size_t Dims::extent(Axis a) const {
         case Axis::head: return NH;
         case Axis::d_model: return C;
         case Axis::d_head: return hs;
+        case Axis::d_head_v: return hv;
         case Axis::d_ff: return F;
         case Axis::kv_head: return KVH;
         case Axis::batch: return B;

@@ -4,8 +4,9 @@
 // Letters used in shapes everywhere in attntrace:
 //   T  tokens (keys)          Tq  query tokens (= T in self-attention)
 //   P  stream rows a run computes (= T; a decode step: its new rows, 1)
-//   C  d_model                NH  heads          hs  head size = C / NH
+//   C  d_model                NH  heads          hs  query/key head size d_k (C / NH unless config.d_k)
 //   F  d_ff                   KVH K/V heads (divides NH; NH: MHA, 1: MQA, else GQA)
+//   hv value head size d_v (= hs unless config.d_v): V and Z are (.., hv), W^O reads NH·hv
 //   query head h reads K/V head g(h) = h / (NH / KVH): contiguous groups of NH/KVH
 //
 // Names follow TransformerLens hooks where one exists for the same tensor
@@ -35,7 +36,9 @@ std::optional<Stage> stage_from_name(std::string_view name);
 std::string stage_list();  // "embed, qkv, ..." for error messages
 
 // What an axis indexes; decides its labels (tokens, heads, dimensions).
-enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head, batch };
+// d_head_v is the value heads' width d_v: in traces it is named "d_head" too
+// (TransformerLens' name for z's last axis), and equals d_head unless config.d_v differs.
+enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head, batch, d_head_v };
 std::string_view axis_name(Axis a);
 std::optional<Axis> axis_from_name(std::string_view name);
 
@@ -45,7 +48,8 @@ struct Dims {
     std::size_t P = 0;   // rows of the residual stream a run computes: T, or the new rows of a decode step
     std::size_t C = 0;   // d_model
     std::size_t NH = 1;  // heads
-    std::size_t hs = 0;  // head size
+    std::size_t hs = 0;  // query/key head size d_k
+    std::size_t hv = 0;  // value head size d_v (= hs but under config.d_v)
     std::size_t F = 0;   // d_ff (0 when the lesson has no FFN)
     std::size_t KVH = 1; // K/V heads (= NH in multi-head attention)
     std::size_t B = 1;   // sequences in a batch (the leading `batch` axis of a batched trace; src/batch/)

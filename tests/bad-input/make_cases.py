@@ -526,6 +526,34 @@ mod("kv-heads-given.json", lambda d: d["given"].__setitem__("blocks.0.attn.hook_
 mod("claim-at-kv-head-on-q.json", lambda d: d["claims"][0].__setitem__("at", {"kv_head": 0}),
     ["claims[0].at.kv_head", "an axis of blocks.0.attn.hook_q (query, head, d_head)"])
 
+
+# ---- projection widths (config.d_k, config.d_v) ---------------------------------------
+mod("widths-d-k-zero.json", lambda d: d["config"].__setitem__("d_k", 0), ["config.d_k", "found 0"])
+mod("widths-d-v-string.json", lambda d: d["config"].__setitem__("d_v", "two"), ["config.d_v", "string"])
+mod("widths-d-k-too-wide.json", lambda d: d["config"].update({"heads": 2, "d_k": 40000}),
+    ["config.d_k", "heads · d_k at most 65536", "found 2 · 40000 = 80000"])
+# W_Q stays 4 x 4, but one head of width 2 needs 4 x (1·2)
+mod("widths-wq-wrong-shape.json", lambda d: d["config"].__setitem__("d_k", 2),
+    ["weights.W_Q", "a 4x2 array", "d_model x heads·d_k = 4 x 1·2", "found a 4x4 array"])
+
+
+def wo_too_wide(d):
+    d["config"]["d_v"] = 2
+    d["weights"]["W_V"] = [row[:2] for row in d["weights"]["W_V"]]
+    d["weights"]["W_O"] = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    del d["given"]["blocks.0.attn.hook_v"]
+    d["claims"] = [c for c in d["claims"] if c["step"] != "blocks.0.attn.hook_v"]
+    d["run"]["to"] = "out"
+
+
+# Z is 1·2 wide: W_O reads heads·d_v rows
+mod("widths-wo-wrong-shape.json", wo_too_wide,
+    ["weights.W_O", "a 2x4 array", "heads·d_v x d_model = 1·2 x 4", "found a 4x4 array"])
+mod("widths-rope-odd-d-k.json", lambda d: d["config"].update({"d_k": 3, "positions": {"kind": "rope", "layout": "half"}}),
+    ["config.d_k", "an even head size for RoPE", "found 3"])
+mod("widths-heads-not-dividing-says-d-k.json", lambda d: d["config"].__setitem__("heads", 3),
+    ["config.heads", "a divisor of d_model = 4 (or config.d_k, the width of each head)", "found 3"])
+
 # ---- batches (lessons/001-batch-padding.json made wrong in one way) ------------------
 with open(os.path.join(ROOT, "lessons/001-batch-padding.json"), encoding="utf-8") as f:
     BATCH = json.loads(f.read(), object_pairs_hook=OrderedDict)
