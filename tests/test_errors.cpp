@@ -98,8 +98,9 @@ TEST_CASE("JSON reading names the byte offset or the field path as fields", "[er
     InputError e = error_of([] { parse_json_text("{\"a\": tru}", "x.json"); });
     CHECK(e.file() == "x.json");
     CHECK(e.path().empty());
-    CHECK(e.fields().byte == 9u);
-    CHECK(e.expected() == "valid JSON");
+    CHECK(e.fields().byte == 6u);  // where the literal begins
+    CHECK(e.expected() == "valid JSON: the literal true");
+    CHECK(e.found() == "tru");
 
     e = error_of([] { parse_json_text("", "x.json"); });
     CHECK(e.fields().byte == 0u);

@@ -33,13 +33,13 @@ inline constexpr int kMaxJsonDepth = 64;  // lessons nest 6 deep at most; deeper
 inline constexpr std::size_t kJsonBytesPerTextByte = 36;
 inline constexpr std::size_t kMaxElements = std::size_t{1} << 31;  // one tensor: 8 GiB of floats
 
-// Limits a format puts on its top-level arrays, checked as the parser builds
-// them: {"tokens", 1 << 20} refuses a lesson of 10 million tokens at token
-// 2^20 + 1, without building the rest ("tokens: expected at most 1048576
-// elements, found more").
+// Limits a format puts on its top-level arrays and objects, checked as the
+// parser builds them: {"tokens", 1 << 20} refuses a lesson of 10 million
+// tokens at token 2^20 + 1, without building the rest ("tokens: expected at
+// most 1048576 elements, found more"); {"given", n} an object of more than n members.
 struct JsonArrayLimit {
-    const char* key;  // a member of the top-level object whose value is an array
-    std::size_t max_elements;
+    const char* key;  // a member of the top-level object whose value is an array or an object
+    std::size_t max_elements;  // its elements, or members
 };
 using JsonLimits = std::initializer_list<JsonArrayLimit>;
 

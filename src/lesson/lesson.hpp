@@ -263,9 +263,15 @@ struct Lesson {
 // Reads and validates a lesson file. Throws InputError (one line: file, field
 // path, expected, found) on anything wrong.
 Lesson read_lesson(const std::string& path);
-// The bounds the lesson format puts on its token lists, held while its JSON
-// is parsed (core/json_field.hpp): for a caller that parses a lesson file
-// itself (check telling a cost lesson from a pipeline one).
+// Bounds on a lesson's claims, and on the members of its objects keyed by a
+// step or weight name (given, document_rounding, weights, inputs): far above
+// any real lesson (a 64-block decoder stack records ~6,000 steps and has
+// ~1,700 weights), far below what a hostile file could make the reader build.
+inline constexpr std::size_t kMaxClaims = std::size_t{1} << 16;
+inline constexpr std::size_t kMaxNamedMembers = std::size_t{1} << 16;
+// The bounds the lesson format puts on its token lists, claims and named
+// members, held while its JSON is parsed (core/json_field.hpp): for a caller
+// that parses a lesson file itself (check telling a cost lesson from a pipeline one).
 JsonLimits lesson_json_limits();
 Lesson parse_lesson(const std::string& text, const std::string& file);
 

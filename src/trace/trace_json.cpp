@@ -95,7 +95,7 @@ TraceData parse_trace(const json& doc, const std::string& file, TraceRequire req
 }
 
 TraceData read_trace_file(const std::string& path, TraceRequire require) {
-    return parse_trace(load_json_file(path), path, require);
+    return parse_trace(load_json_file(path, {{"steps", kMaxTraceSteps}, {"claims", kMaxTraceClaims}}), path, require);
 }
 
 }  // namespace attntrace

@@ -18,6 +18,11 @@ namespace attntrace {
 // for a batched trace (src/batch/), the batch axis first. Both readers (the
 // JSON trace, the npy export's index.json) hold a step's shape to it.
 inline constexpr std::size_t kMaxTraceRank = 4;
+// A trace's steps and claims, held while its JSON is parsed: a 64-block
+// decoder stack records ~6,000 steps; a file of millions of `{}` is refused
+// at the first one past the bound, not after building them all.
+inline constexpr std::size_t kMaxTraceSteps = std::size_t{1} << 16;
+inline constexpr std::size_t kMaxTraceClaims = std::size_t{1} << 16;
 
 // A trace read back from JSON: enough to compare it with another.
 struct TraceStepData {
