@@ -82,6 +82,8 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                    {"source", {{"document", lesson.source.document},
                                {"title", lesson.source.title},
                                {"section", lesson.source.section}}}};
+    // what the lesson shows, and often what the article got wrong: the report opens with it
+    if (!lesson.description.empty()) j["lesson"]["description"] = lesson.description;
     j["tokens"] = lesson.tokens;
     if (!lesson.query_tokens.empty()) j["query_tokens"] = lesson.query_tokens;
     if (!trace.sequence_tokens.empty())  // a batch (src/batch/): tokens are then position labels

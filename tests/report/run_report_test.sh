@@ -79,6 +79,59 @@ for id in 003-3.3-multi-head 002-multi-head-shapes; do
   echo "$id: show all, hover and head toggles work"
 done
 
+# Every attention of every block, each with its own mask: a 2-block causal
+# decoder (self- and cross-attention per block) and a 64-token causal lesson.
+"$attntrace" random --tokens 6 --d-model 8 --heads 2 --d-ff 16 --blocks 2 --decoder --mask causal --seed 3 -o "$work/decoder2.json" &&
+"$attntrace" random --tokens 64 --d-model 32 --heads 4 --kv-heads 2 --d-ff 64 --mask causal --seed 4 -o "$work/causal64.json" ||
+  fail "attntrace random failed"
+for id in decoder2 causal64; do
+  html="$out/$id.html" dom="$work/$id.dom"
+  "$attntrace" report "$work/$id.json" -o "$html" || { fail "$id: attntrace report failed"; continue; }
+  browse --dump-dom "file://$html" >"$dom" 2>"$work/$id.log" || { fail "$id: chromium failed"; continue; }
+  tr '\n' ' ' <"$dom" | grep -o '<body[^>]*>' | head -1 | grep -q 'data-rendered="ok"' || fail "$id: the script did not finish"
+done
+# decoder2: four attention sections, blocks 0 and 1, self and cross
+for a in blocks.0.attn blocks.0.cross_attn blocks.1.attn blocks.1.cross_attn; do
+  grep -q "<section [^>]*id=\"attention-$a\"" "$work/decoder2.dom" || fail "decoder2: no attention section for $a"
+done
+# a cross-attention masks nothing: no hatched cell in its sections; its causal self-attention has some
+counts=$(python3 - "$work/decoder2.dom" <<'PY'
+import sys
+from html.parser import HTMLParser
+class Count(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []; self.masked = {}
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section": self.stack.append(a.get("data-attention"))
+        if tag == "td" and "masked" in (a.get("class") or "").split():
+            for s in self.stack:
+                if s: self.masked[s] = self.masked.get(s, 0) + 1
+    def handle_endtag(self, tag):
+        if tag == "section" and self.stack: self.stack.pop()
+c = Count(); c.feed(open(sys.argv[1], encoding="utf-8").read())
+print(sum(n for s, n in c.masked.items() if "cross_attn" in s), c.masked.get("blocks.1.attn.", 0))
+PY
+)
+read -r cross self <<<"$counts"
+[ "${cross:-x}" = 0 ] || fail "decoder2: ${cross:-?} hatched cells in cross-attention"
+[ "${self:-0}" -gt 0 ] || fail "decoder2: no hatched cell in block 1's causal self-attention"
+# causal64: every one of the 4 query heads drawn (GQA: 2 K/V heads), with the K/V head each reads
+heads=$(grep -o 'head h[0-9]* · reads K/V head kv[0-9]' "$work/causal64.dom" | sort -u | wc -l)
+[ "$heads" -eq 4 ] || fail "causal64: $heads of 4 heads drawn with their K/V head"
+# a lesson's description heads its page
+grep -q '<p class="description">' "$work/003-3.1-ring-fell.dom" || fail "003-3.1-ring-fell: the description is not shown"
+echo "decoder2, causal64: every attention drawn with its own mask; every head of a GQA lesson shown"
+
+# Screenshots of the report at a phone's width and a wide screen's.
+for width in 500 1400; do
+  png="$out/causal64-$width.png"
+  browse --screenshot="$png" --window-size=$width,1600 "file://$out/causal64.html" >/dev/null 2>&1 || fail "screenshot at $width px failed"
+  size=$(stat -c %s "$png" 2>/dev/null || echo 0)
+  [ "$size" -gt "$min_png_bytes" ] || fail "screenshot $png missing or blank ($size bytes)"
+  echo "screenshot: $png ($size bytes)"
+done
+
 for id in "${screenshot_lessons[@]}"; do
   png="$out/$id.png"
   browse --screenshot="$png" --window-size=1280,2000 "file://$out/$id.html" >/dev/null 2>"$work/$id.shot.log" ||

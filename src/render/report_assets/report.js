@@ -123,13 +123,15 @@
       // One table per head (or per index of the first axis), as the terminal shows it.
       let k = headAxis(axes);
       const [r, c] = [0, 1, 2].filter((a) => a !== k), get = slicer(values, k);
-      for (const s of shown(shape[k], MAX_SLICES, all)) {
+      // attention weights: every head (GQA's groups are what the lesson teaches), each with its K/V head
+      for (const s of shown(shape[k], opts.heat ? shape[k] : MAX_SLICES, all)) {
         if (s < 0) {
           block.append(el("div", { class: "slice gap" }, `… ${shape[k] - MAX_SLICES} more ${axes[k]} slices`));
           continue;
         }
         const masked = opts.masked && k === 0 ? (i, j) => opts.masked(s, i, j) : null;
-        block.append(el("div", { class: "slice" }, el("p", { class: "slice-caption" }, `${axes[k]} ${labels[k][s]}`),
+        const group = opts.kvOf && axes[k] === "head" ? ` · reads K/V head kv${opts.kvOf[s]}` : "";
+        block.append(el("div", { class: "slice" }, el("p", { class: "slice-caption" }, `${axes[k]} ${labels[k][s]}${group}`),
                         table(shape[r], shape[c], r, c, (i, j) => get(s, i, j), [labels[k][s]], masked)));
       }
     }
@@ -137,12 +139,12 @@
   }
 
   // Whether matrixBlock elides anything: the same axes and limits it uses.
-  function elided(step) {
+  function elided(step, opts = {}) {
     const s = step.shape;
     if (s.length <= 1) return (s[0] || 0) > MAX_COLS;
     if (s.length === 2) return s[0] > MAX_ROWS || s[1] > MAX_COLS;
     const k = headAxis(step.axes), [r, c] = [0, 1, 2].filter((a) => a !== k);
-    return s[k] > MAX_SLICES || s[r] > MAX_ROWS || s[c] > MAX_COLS;
+    return (!opts.heat && s[k] > MAX_SLICES) || s[r] > MAX_ROWS || s[c] > MAX_COLS;
   }
 
   // A matrix with its "show all" toggle when it is elided.
@@ -151,7 +153,7 @@
     let all = false;
     const draw = () => {
       wrap.replaceChildren(matrixBlock(step, values, all, opts));
-      if (elided(step))
+      if (elided(step, opts))
         wrap.append(el("button", { type: "button", onclick: () => { all = !all; draw(); } },
                        all ? "show fewer" : `show all (${step.shape.join(" × ")})`));
     };
@@ -174,14 +176,25 @@
   // The sequences to draw a step for: each of a batch, else the one (null).
   const sequences = (trace) => (trace.batch ? trace.batch.sequences.map((_, b) => b) : [null]);
 
-  // ---- masked cells of the attention pattern, from the steps that record them
-  function maskTest(trace, steps) {
-    const scores = steps.get("blocks.0.attn.hook_attn_scores"), mask = steps.get("blocks.0.attn.hook_mask");
+  // ---- an attention's steps share the prefix of its weights: "blocks.1.cross_attn." for
+  // "blocks.1.cross_attn.hook_pattern"
+  const attentionOf = (name) => name.slice(0, name.length - "hook_pattern".length);
+  const isCross = (prefix) => prefix.includes("cross_attn.");
+  // The K/V head each query head of an attention reads, when recorded (GQA, MQA).
+  function kvOf(steps, prefix) {
+    const g = steps.get(`${prefix}hook_kv_head`);
+    return g && Array.isArray(g.values) && g.values.some((v, h) => v !== h) ? g.values : null;
+  }
+
+  // ---- masked cells of one attention's weights, from the steps of that attention that
+  // record them; a cross-attention has no mask (every decoder token sees the whole memory)
+  function maskTest(trace, steps, prefix) {
+    const scores = steps.get(`${prefix}hook_attn_scores`), mask = steps.get(`${prefix}hook_mask`);
     // config.mask_at "weights": nothing -inf in the scores; M holds 1 (visible) and 0 (zeroed)
     if (trace.config.mask_at === "weights" && mask && mask.values) return (h, i, j) => mask.values[i][j] === 0;
     if (scores && scores.values) return (h, i, j) => scores.values[h][i][j] === "-inf";
     if (mask && mask.values) return (h, i, j) => mask.values[i][j] === "-inf";
-    if (trace.config.mask === "causal" && !trace.query_tokens) return (h, i, j) => j > i;
+    if (!isCross(prefix) && trace.config.mask === "causal" && !trace.query_tokens) return (h, i, j) => j > i;
     return () => false;
   }
 
@@ -192,13 +205,14 @@
   function headView(step, masked) {
     const [nh, tq, t] = step.shape, ql = step.labels[1], kl = step.labels[2], A = step.values;
     const view = el("div", { class: "headview" }, el("h3", {}, "Head view"),
-      el("p", { class: "note" }, "Each line joins a query (left) to a key (right); the darker, the more it reads " +
-        "from that key. Hover a token to see only its lines; hover a line for its weight; click a head to show or hide it."));
+      el("p", { class: "note" }, "Each line joins a query (left) to a key (right), in its head's colour; the darker, the " +
+        "more it reads from that key. Hover a token to see only its lines, click it to keep them; hover a line for its " +
+        "weight; click a head to show or hide it."));
     if (nh * tq * t > MAX_LINES) {
       view.append(el("p", { class: "note" }, `Too many lines to draw (${nh} × ${tq} × ${t}); see the heatmaps.`));
       return view;
     }
-    const ROW = 22, TOP = 14, XL = 170, XR = 330, width = 500;
+    const ROW = 24, TOP = 16, XL = 190, XR = 470, width = 660;
     const height = TOP + ROW * Math.max(tq, t);
     const pic = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
                              "aria-label": "attention of each query token to each key token" });
@@ -219,23 +233,35 @@
       groups.push(g);
       pic.append(g);
     }
+    // A token hovered shows only its lines; a token clicked keeps them until it is clicked again.
+    let pinned = null;
     const focus = (attr, idx, on) => {
       pic.classList.toggle("focus", on);
       for (const line of pic.querySelectorAll("line")) line.classList.toggle("on", on && line.dataset[attr] === String(idx));
     };
     const token = (x, y, text, anchor, attr, idx) => {
-      const e = svg("text", { x, y, "text-anchor": anchor });
+      const e = svg("text", { x, y, "text-anchor": anchor, "data-token": `${attr}${idx}` });
       e.textContent = text;
-      e.addEventListener("mouseenter", () => { e.classList.add("on"); focus(attr, idx, true); });
-      e.addEventListener("mouseleave", () => { e.classList.remove("on"); focus(attr, idx, false); });
+      e.addEventListener("mouseenter", () => { e.classList.add("on"); if (!pinned) focus(attr, idx, true); });
+      e.addEventListener("mouseleave", () => { if (pinned !== e) e.classList.remove("on"); if (!pinned) focus(attr, idx, false); });
+      e.addEventListener("click", () => {
+        if (pinned && pinned !== e) pinned.classList.remove("on", "pinned");
+        pinned = pinned === e ? null : e;
+        e.classList.toggle("pinned", pinned === e);
+        focus(attr, idx, pinned === e);
+      });
       return e;
     };
     ql.forEach((q, i) => pic.append(token(XL, TOP + ROW * i, q, "end", "q", i)));
     kl.forEach((k, j) => pic.append(token(XR, TOP + ROW * j, k, "start", "k", j)));
-    // Heads: all shown when there are few, else the first; each button toggles one.
+    // Heads: every one shown, each in its colour; each button toggles one, "all" and "none" every one.
     const heads = el("div", { class: "heads" }, "Heads: ");
+    const setAll = (on) => groups.forEach((g, h) => {
+      g.style.display = on ? "" : "none";
+      heads.querySelector(`button[data-head="${h}"]`).setAttribute("aria-pressed", String(on));
+    });
     groups.forEach((g, h) => {
-      const on = nh <= 4 || h === 0;
+      const on = true;
       g.style.display = on ? "" : "none";
       const b = el("button", { type: "button", "aria-pressed": String(on), style: `border-color: ${headColour(h, nh)}`,
                                "data-head": h }, step.labels[0][h]);
@@ -246,6 +272,9 @@
       });
       heads.append(b);
     });
+    if (nh > 1)
+      heads.append(el("button", { type: "button", class: "all", onclick: () => setAll(true) }, "all"),
+                   el("button", { type: "button", class: "none", onclick: () => setAll(false) }, "none"));
     view.append(heads, pic);
     return view;
   }
@@ -374,8 +403,8 @@
       for (const b of sequences(trace)) {  // a batch: one table per sequence, with its tokens
         const s = b === null ? step : seqStep(step, b, trace);
         if (b !== null) sec.append(el("p", { class: "slice-caption" }, `sequence b${b}: ${trace.batch.sequences[b].join(" ")}`));
-        const masked = isPattern ? maskTest(trace, b === null ? steps : seqSteps(trace, b)) : null;
-        sec.append(matrixWithToggle(s, s.values, isPattern ? { heat: true, masked } : {}));
+        const masked = isPattern ? maskTest(trace, b === null ? steps : seqSteps(trace, b), attentionOf(step.name)) : null;
+        sec.append(matrixWithToggle(s, s.values, isPattern ? { heat: true, masked, kvOf: kvOf(steps, attentionOf(step.name)) } : {}));
         if (s.formula_values)
           sec.append(el("details", {}, el("summary", {}, "what the formula gives (the lesson replaces it with the values above)"),
                         matrixWithToggle(s, s.formula_values, {})));
@@ -387,19 +416,26 @@
     if (mine.length)
       sec.append(el("ul", { class: "step-claims" }, mine.map((c) => el("li", {},
         el("a", { href: `#claim-${c.id}`, class: `v-${c.verdict}` }, `${MARK[c.verdict] || ""} claim ${c.id}: ${c.verdict}`)))));
-    if (isPattern && step.values) sec.append(el("p", { class: "note" }, el("a", { href: "#attention" }, "the head view of these weights")));
+    if (isPattern && step.values && step.shape.length === (trace.batch ? 4 : 3))
+      sec.append(el("p", { class: "note" },
+                    el("a", { href: `#${attentionId(step.name, trace.batch ? 0 : null)}` }, "the head view of these weights")));
     return sec;
   }
 
-  // ---- attention at a glance: heatmaps per head (masked cells hatched) beside the head view
+  // ---- attention at a glance: heatmaps per head (masked cells hatched) beside the head view,
+  // for every attention of every block (self and cross), each with its own mask
+  const attentionId = (name, b) => `attention-${attentionOf(name).replace(/\.$/, "")}${b === null ? "" : `-b${b}`}`;
   function attentionSection(step, trace, steps, b = null) {
-    const masked = maskTest(trace, steps);
-    return el("section", { class: "attention", id: b ? `attention-b${b}` : "attention" },
-      el("h2", {}, "Attention ", el("code", {}, step.name),
+    const prefix = attentionOf(step.name), masked = maskTest(trace, steps, prefix);
+    return el("section", { class: "attention", id: attentionId(step.name, b), "data-attention": prefix },
+      el("h2", {}, isCross(prefix) ? "Cross-attention " : "Attention ", el("code", {}, step.name),
          b === null ? "" : ` — sequence b${b}: ${trace.batch.sequences[b].join(" ")}`),
       el("p", { class: "note" }, "One heatmap per head: row = query, column = key, the darker the more the query reads " +
-        "from the key; hover a cell for its exact value. Hatched cells are masked (−inf before softmax, 0 after)."),
-      el("div", { class: "panels" }, el("div", {}, el("h3", {}, "Heatmaps"), matrixWithToggle(step, step.values, { heat: true, masked })),
+        "from the key; hover a cell for its exact value. " +
+        (isCross(prefix) ? "Cross-attention: each decoder token reads every memory token; nothing is masked."
+                         : "Hatched cells are masked (−inf before softmax, 0 after).")),
+      el("div", { class: "panels" },
+         el("div", {}, el("h3", {}, "Heatmaps"), matrixWithToggle(step, step.values, { heat: true, masked, kvOf: kvOf(steps, prefix) })),
          headView(step, masked)));
   }
 
@@ -418,17 +454,22 @@
                                                    toks.map((t) => el("span", {}, t))))
         : el("div", { class: "tokens" }, el("b", {}, "tokens "), trace.tokens.map((t) => el("span", {}, t))));
     if (trace.query_tokens) h.append(el("div", { class: "tokens" }, el("b", {}, "queries "), trace.query_tokens.map((t) => el("span", {}, t))));
-    h.append(el("table", { class: "config" }, el("tbody", {},
-      el("tr", {}, Object.keys(c).map((k) => el("th", {}, k))),
-      el("tr", {}, Object.values(c).map((v) => el("td", { class: "mono" }, String(v)))))));
+    if (l.description) h.append(el("p", { class: "description" }, l.description));
+    // the config without fields that mean nothing here: no d_ff without an FFN, K/V heads only when they differ
+    const shownConfig = Object.entries(c).filter(([k, v]) => !(k === "d_ff" && v === 0) && !(k === "kv_heads" && v === c.heads));
+    h.append(el("div", { class: "config-wrap" }, el("table", { class: "config" }, el("tbody", {},
+      el("tr", {}, shownConfig.map(([k]) => el("th", {}, k))),
+      el("tr", {}, shownConfig.map(([, v]) => el("td", { class: "mono" }, typeof v === "object" ? JSON.stringify(v) : String(v))))))));
     h.append(el("p", {}, `${trace.claims.length} claims: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
       el("span", { class: `v-${v}` }, `${MARK[v]} ${counts[v]} ${v}  `))));
     if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
     h.append(el("nav", { class: "contents" }, el("b", {}, "Steps"), el("ol", {},
       trace.steps.map((s) => el("li", {}, el("a", { href: `#step-${s.name}` }, s.name))),
       el("li", {}, el("a", { href: "#claims" }, "Claims")))));
-    if (trace.steps.some((s) => s.name === "blocks.0.attn.hook_pattern")) h.querySelector("nav b").after(
-      " · ", el("a", { href: "#attention" }, "Attention: heatmaps and head view"));
+    const patterns = trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.shape.length === 3 + (trace.batch ? 1 : 0));
+    if (patterns.length) h.querySelector("nav b").after(" · Attention: ",
+      ...patterns.flatMap((s, k) => [k ? " · " : "", el("a", { href: `#${attentionId(s.name, trace.batch ? 0 : null)}` },
+                                                        attentionOf(s.name).replace(/\.$/, ""))]));
     return h;
   }
 
@@ -437,8 +478,8 @@
     const steps = new Map(trace.steps.map((s) => [s.name, s]));
     const main = document.getElementById("report");
     main.append(header(trace));
-    const pattern = steps.get("blocks.0.attn.hook_pattern");
-    if (pattern && pattern.values)
+    // every attention's weights, in pipeline order: blocks.0.attn, blocks.0.cross_attn, blocks.1.attn, ...
+    for (const pattern of trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.values))
       for (const b of sequences(trace)) {  // a batch: the heatmaps and head view of each sequence
         const p = b === null ? pattern : seqStep(pattern, b, trace);
         if (p.shape.length === 3) main.append(attentionSection(p, trace, b === null ? steps : seqSteps(trace, b), b));
