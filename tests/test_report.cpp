@@ -2,6 +2,8 @@
 // the file as text; tests/report/run_report_test.sh opens it in headless
 // Chromium (ctest -R report_chromium) and checks what the script draws.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "evaluate/evaluate.hpp"
@@ -139,5 +141,74 @@ TEST_CASE("the report commands in README.md run as shown and write their page", 
         const std::string lesson = c[0].rfind("lessons/", 0) == 0 ? attntrace::test::source_dir() + "/" + c[0] : c[0];
         CHECK(run_cli({"report", lesson, "-o", dir.file(c[1])}).status == 0);
         CHECK(read_text(dir.file(c[1])).find("id=\"trace\"") != std::string::npos);
+    }
+    // a trace's page: the README's three lines, in a folder of their own
+    for (const char* line : {"\nattntrace export 002-gqa-groups --npy gqa-npy -o gqa.json\n",
+                             "\nattntrace report gqa.json -o gqa.html ", "\nattntrace report gqa-npy -o gqa-npy.html "})
+        CHECK(readme.find(line) != std::string::npos);
+    CHECK(run_cli({"export", "002-gqa-groups", "--npy", dir.file("gqa-npy"), "-o", dir.file("gqa.json")}).status == 0);
+    CHECK(run_cli({"report", dir.file("gqa.json"), "-o", dir.file("gqa.html")}).status == 0);
+    CHECK(run_cli({"report", dir.file("gqa-npy"), "-o", dir.file("gqa-npy.html")}).status == 0);
+}
+
+TEST_CASE("report draws a trace without its lesson: an export as it is, a minimal trace and an npy folder filled in",
+          "[report]") {
+    TempDir dir;
+    const std::string exported = dir.file("t.json");
+    REQUIRE(run_cli({"export", "002-gqa-groups", "-o", exported}).status == 0);
+    SECTION("an export: its document is the page's data, value for value") {
+        const std::string page = dir.file("t.html");
+        REQUIRE(run_cli({"report", exported, "-o", page}).status == 0);
+        CHECK(json::parse(embedded_data(read_text(page))) == json::parse(read_text(exported)));
+    }
+    SECTION("an npy folder: the same steps and values, axes and labels from the catalogue, no claims") {
+        const std::string folder = dir.file("npy"), page = dir.file("n.html");
+        REQUIRE(run_cli({"export", "002-gqa-groups", "--npy", folder, "-o", dir.file("unused.json")}).status == 0);
+        REQUIRE(run_cli({"report", folder, "-o", page}).status == 0);
+        const json data = json::parse(embedded_data(read_text(page))), want = json::parse(read_text(exported));
+        REQUIRE(data["steps"].size() == want["steps"].size());
+        for (std::size_t i = 0; i < want["steps"].size(); ++i) {
+            const json &got = data["steps"][i], &exp = want["steps"][i];
+            INFO(exp["name"]);
+            CHECK(got["name"] == exp["name"]);
+            CHECK(got["shape"] == exp["shape"]);
+            CHECK(got["axes"] == exp["axes"]);  // the catalogue's axes, found from the name alone
+            if (exp["values"].is_array()) {
+                // float32 values through .npy: equal to the export's (which prints them with 9 digits)
+                const auto g = got["values"].flatten(), e = exp["values"].flatten();
+                REQUIRE(g.size() == e.size());
+                for (auto it = e.begin(); it != e.end(); ++it)
+                    if (it->is_number()) CHECK(g[it.key()].get<double>() == Approx(it->get<double>()).epsilon(1e-7));
+            }
+        }
+        CHECK(data["claims"].empty());
+    }
+    SECTION("a minimal trace: numbered tokens and labels, an unknown step's axes numbered") {
+        const std::string minimal = dir.file("m.json"), page = dir.file("m.html");
+        write_text(minimal, R"({"format": "attntrace-trace", "version": 2, "steps": [
+            {"name": "blocks.3.cross_attn.hook_pattern", "shape": [1, 2, 3], "values": [[[1, 0, 0], [0.5, 0.25, 0.25]]]},
+            {"name": "mine.out", "shape": [2, 2], "values": [[1, 2], [3, 4]]}]})");
+        REQUIRE(run_cli({"report", minimal, "-o", page}).status == 0);
+        const json data = json::parse(embedded_data(read_text(page)));
+        CHECK(data["steps"][0]["axes"] == json{"head", "query", "key"});
+        CHECK(data["steps"][0]["labels"][2] == json{"t0", "t1", "t2"});
+        CHECK(data["steps"][1]["axes"] == json{"axis0", "axis1"});
+        CHECK(data["tokens"] == json{"t0", "t1", "t2"});
+        CHECK(data["steps"][1]["source"] == "computed");
+    }
+    SECTION("what is not a trace: one line, exit 2, no page") {
+        const std::string page = dir.file("bad.html");
+        std::filesystem::create_directories(dir.file("empty"));
+        for (const std::string& arg : {dir.file("empty"), std::string("no-such-trace.json")}) {
+            INFO(arg);
+            auto r = run_cli({"report", arg, "-o", page});
+            CHECK(r.status == 2);
+            CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+            CHECK_FALSE(std::filesystem::exists(page));
+        }
+        write_text(dir.file("steps-missing.json"), R"({"format": "attntrace-trace", "version": 2, "steps": [{"name": "x"}]})");
+        auto r = run_cli({"report", dir.file("steps-missing.json"), "-o", page});
+        CHECK(r.status == 2);
+        CHECK(r.err.find("steps[0].shape") != std::string::npos);
     }
 }

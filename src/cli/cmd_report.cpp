@@ -1,5 +1,8 @@
-// attntrace report LESSON -o report.html: the lesson as one self-contained web page.
+// attntrace report LESSON|TRACE -o report.html: a lesson (or a trace) as one self-contained web page.
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "check/output_size.hpp"
@@ -7,11 +10,52 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
+#include "core/json_field.hpp"
 #include "core/memory.hpp"
+#include "export/npy_export.hpp"
 #include "io/files.hpp"
 #include "render/report.hpp"
+#include "trace/trace_json.hpp"
 
 namespace attntrace {
+
+namespace {
+
+// A trace to draw, when the argument is one: an .npy folder, or a JSON file of
+// format "attntrace-trace" (its document kept: an export has what the page shows).
+struct TraceInput {
+    TraceData data;
+    std::optional<nlohmann::json> doc;
+};
+std::optional<TraceInput> read_if_trace(const std::string& arg) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(arg, ec)) return TraceInput{read_npy_export(arg), std::nullopt};
+    if (!fs::is_regular_file(arg, ec)) return std::nullopt;  // a lesson id, or a missing file the lesson reader names
+    nlohmann::json doc = load_json_file(arg, {{"steps", kMaxTraceSteps}, {"claims", kMaxTraceClaims}});
+    const auto format = doc.is_object() ? doc.find("format") : doc.end();
+    if (!doc.is_object() || format == doc.end() || *format != "attntrace-trace") return std::nullopt;
+    TraceData data = parse_trace(doc, arg, TraceRequire::minimal);
+    return TraceInput{std::move(data), std::move(doc)};
+}
+
+// The page to -o: standard output, or a file replaced only once it is whole.
+template <class Write>
+void write_page_to(const std::string& path, std::size_t max_output, const std::string& shown, CliContext& cli,
+                   Write&& write) {
+    if (path == "-") {
+        StreamSink out(cli.out);
+        BoundedSink bounded(out, max_output, shown);
+        write(bounded);
+    } else {
+        AtomicFile out(path);  // the previous report stays until the new one is whole
+        BoundedSink bounded(out, max_output, shown);
+        write(bounded);
+        out.commit();
+    }
+}
+
+}  // namespace
 
 void add_report_command(CLI::App& app, CliContext& cli) {
     struct Opts {
@@ -25,7 +69,10 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         "report", "Write the lesson as one self-contained HTML page: every step with its formula and matrix, "
                   "per-head attention heatmaps (exact value on hover), the attention drawn as lines between "
                   "tokens, and the claims with their verdicts. It needs no network; open it in any browser.");
-    cmd->add_option("lesson", opts->lesson, "Lesson id or file")->required();
+    cmd->add_option("lesson", opts->lesson,
+                    "Lesson id or file; or a trace: an export, a minimal trace of another implementation, "
+                    "or an .npy folder (export --npy)")
+        ->required();
     cmd->add_option("-o,--output", opts->out, "Output HTML file ('-' for standard output)")->required();
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
@@ -36,31 +83,33 @@ void add_report_command(CLI::App& app, CliContext& cli) {
                 "lessons and models of up to a few hundred tokens.\n\n"
                 "Examples:\n  attntrace report 003-3.3-multi-head -o report.html\n"
                 "  attntrace report lessons/004-causal-mask-example.json -o causal.html\n"
-                "  attntrace report 003-3.1-ring-fell --arithmetic document -o - > rounded.html");
+                "  attntrace report 003-3.1-ring-fell --arithmetic document -o - > rounded.html\n"
+                "  attntrace export 003-3.3-multi-head -o trace.json && attntrace report trace.json -o trace.html\n"
+                "  attntrace report my-kernel-trace/ -o mine.html   (an .npy folder: index.json and .npy files)");
     cmd->callback([opts, &cli] {
         if (opts->out.empty()) fail_file("-o", "a file path or '-'", "an empty string");
         // The lesson is read and run before the output is opened: bad input leaves no file.
         const std::size_t max_output = parse_size(opts->max_output, "--max-output");
+        const std::string shown = opts->out == "-" ? "standard output" : opts->out;
+        // A trace (an export, another implementation's minimal trace, an .npy folder): drawn as it is.
+        if (auto trace = read_if_trace(opts->lesson)) {
+            write_page_to(opts->out, max_output, shown, cli, [&](TextSink& out) {
+                write_trace_report_html(out, trace->data, trace->doc ? &*trace->doc : nullptr);
+            });
+            cli.status = 0;
+            return;
+        }
         Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
         // The page embeds the whole trace: its size, estimated from the plan, refused before the run.
         require_run_fits(lesson);
-        const std::string shown = opts->out == "-" ? "standard output" : opts->out;
         require_output_size(lesson, TracePolicy{}, opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact,
                             OutputKind::json, max_output, shown, false);
         ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), TracePolicy{}, progress.callback());
         progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
-        if (opts->out == "-") {
-            StreamSink out(cli.out);
-            BoundedSink bounded(out, max_output, shown);
-            write_report_html(bounded, e->lesson, trace, e->report);
-        } else {
-            AtomicFile out(opts->out);  // the previous report stays until the new one is whole
-            BoundedSink bounded(out, max_output, shown);
-            write_report_html(bounded, e->lesson, trace, e->report);
-            out.commit();
-        }
+        write_page_to(opts->out, max_output, shown, cli,
+                      [&](TextSink& out) { write_report_html(out, e->lesson, trace, e->report); });
         cli.status = 0;
     });
 }

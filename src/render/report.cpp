@@ -2,6 +2,9 @@
 
 #include "export/trace_export.hpp"
 #include "render/report_assets.hpp"
+#include "trace/steps.hpp"
+
+#include <algorithm>
 
 namespace attntrace {
 
@@ -52,14 +55,15 @@ private:
 constexpr const char* kContentPolicy =
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
-}  // namespace
 
-void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
+// The page around its data: `data` writes the trace's JSON.
+template <class WriteData>
+void write_page(TextSink& out, const std::string& title, WriteData&& data) {
     out.write("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.write("<meta http-equiv=\"Content-Security-Policy\" content=\"");
     out.write(kContentPolicy);
     out.write("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
-    out.write(html_escape("attntrace: " + lesson.title));
+    out.write(html_escape("attntrace: " + title));
     out.write("</title>\n<style>\n");
     out.write(report_css());
     out.write("</style>\n</head>\n<body>\n");
@@ -68,11 +72,110 @@ void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, 
     out.write("<main id=\"report\"></main>\n<script type=\"application/json\" id=\"");
     out.write(kReportDataId);
     out.write("\">\n");
-    ScriptSafeSink data(out);
-    write_trace_json(data, lesson, trace, &report);
+    ScriptSafeSink safe(out);
+    data(safe);
     out.write("</script>\n<script>\n");
     out.write(report_js());
     out.write("</script>\n</body>\n</html>\n");
+}
+
+// The axes of a step named like a catalogue step (any block, self- or
+// cross-attention: "blocks.3.cross_attn.hook_pattern" is the template's
+// "blocks.0.attn.hook_pattern"), when it has that step's rank.
+std::vector<std::string> axes_of(const std::string& name, std::size_t rank) {
+    std::string base = name;
+    if (base.rfind("blocks.", 0) == 0) {
+        const std::size_t dot = base.find('.', 7);
+        if (dot != std::string::npos) base = "blocks.0" + base.substr(dot);
+    }
+    if (const std::size_t c = base.find(".cross_attn."); c != std::string::npos) base.replace(c, 12, ".attn.");
+    std::vector<std::string> axes;
+    if (const StepTemplate* t = find_template(base); t && t->axes.size() == rank)
+        for (Axis a : t->axes) axes.emplace_back(axis_name(a));
+    else
+        for (std::size_t k = 0; k < rank; ++k) axes.push_back("axis" + std::to_string(k));
+    return axes;
+}
+
+std::vector<std::string> numbered(const std::string& prefix, std::size_t n) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i));
+    return out;
+}
+
+// What the page reads of a trace that has less than an export: every field
+// report.js draws, filled in where the trace leaves it out.
+OrderedJson page_data(const TraceData& t, const nlohmann::json* doc) {
+    OrderedJson j;
+    j["format"] = "attntrace-trace";
+    j["version"] = kTraceFormatVersion;
+    j["generator"] = doc && doc->contains("generator") && (*doc)["generator"].is_string()
+                         ? (*doc)["generator"].get<std::string>() : std::string("a trace read by attntrace");
+    const bool has_lesson = doc && doc->contains("lesson") && (*doc)["lesson"].is_object();
+    j["lesson"] = has_lesson ? OrderedJson::parse((*doc)["lesson"].dump())
+                             : OrderedJson{{"id", t.lesson_id.empty() ? std::string("trace") : t.lesson_id},
+                                           {"title", "Trace " + t.file},
+                                           {"source", {{"document", t.file}, {"title", ""}, {"section", ""}}}};
+    // tokens: the trace's own, else numbered after the longest token axis
+    std::size_t tokens = 0;
+    std::vector<std::vector<std::string>> axes;
+    for (const TraceStepData& s : t.steps) {
+        axes.push_back(axes_of(s.name, s.shape.size()));
+        for (std::size_t k = 0; k < s.shape.size(); ++k)
+            if (axes.back()[k] == "pos" || axes.back()[k] == "key" || axes.back()[k] == "query")
+                tokens = std::max(tokens, s.shape[k]);
+    }
+    const bool has_tokens = doc && doc->contains("tokens") && (*doc)["tokens"].is_array();
+    j["tokens"] = has_tokens ? OrderedJson::parse((*doc)["tokens"].dump()) : OrderedJson(numbered("t", tokens));
+    j["config"] = doc && doc->contains("config") && (*doc)["config"].is_object() ? OrderedJson::parse((*doc)["config"].dump())
+                                                                               : OrderedJson::object();
+    const std::vector<std::string> token_labels = j["tokens"].get<std::vector<std::string>>();
+    OrderedJson steps = OrderedJson::array();
+    for (std::size_t i = 0; i < t.steps.size(); ++i) {
+        const TraceStepData& s = t.steps[i];
+        OrderedJson sj;
+        sj["name"] = s.name;
+        sj["shape"] = s.shape;
+        sj["axes"] = axes[i];
+        OrderedJson labels = OrderedJson::array();
+        for (std::size_t k = 0; k < s.shape.size(); ++k) {
+            const std::string& a = axes[i][k];
+            const bool token = a == "pos" || a == "key" || a == "query";
+            labels.push_back(token && token_labels.size() == s.shape[k] ? OrderedJson(token_labels)
+                             : OrderedJson(numbered(token ? "t" : a == "head" ? "h" : a == "kv_head" ? "kv" : "", s.shape[k])));
+        }
+        sj["labels"] = labels;
+        sj["source"] = s.source.empty() ? std::string("computed") : s.source;
+        sj["recorded"] = s.recorded;
+        if (!s.values.data.empty()) {
+            Tensor v = s.values;
+            v.shape = s.shape;
+            sj["values"] = tensor_to_json(v);
+        } else {
+            sj["values"] = nullptr;
+        }
+        steps.push_back(sj);
+    }
+    j["steps"] = steps;
+    j["claims"] = OrderedJson::array();
+    return j;
+}
+
+}  // namespace
+
+void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
+    write_page(out, lesson.title, [&](TextSink& data) { write_trace_json(data, lesson, trace, &report); });
+}
+
+void write_trace_report_html(TextSink& out, const TraceData& trace, const nlohmann::json* doc) {
+    // An export of attntrace's own has every field the page reads: drawn as it is.
+    const bool whole = doc && doc->contains("lesson") && doc->contains("steps") && (*doc)["steps"].is_array() &&
+                       std::all_of((*doc)["steps"].begin(), (*doc)["steps"].end(), [](const nlohmann::json& s) {
+                           return s.is_object() && s.contains("axes") && s.contains("labels");
+                       });
+    const OrderedJson page = whole ? OrderedJson::parse(doc->dump()) : page_data(trace, doc);
+    const std::string title = page["lesson"].value("title", std::string("trace"));
+    write_page(out, title, [&](TextSink& data) { write_readable(page, data); });
 }
 
 }  // namespace attntrace

@@ -8,6 +8,7 @@
 #include "check/check.hpp"
 #include "lesson/lesson.hpp"
 #include "trace/json_text.hpp"
+#include "trace/trace_json.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace {
@@ -17,6 +18,15 @@ namespace attntrace {
 // value), so no "</script>" or "<!--" can end or bend the script element
 // holding it. The page's script draws the sections from that data when opened.
 void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report);
+
+// The page of a trace made elsewhere or earlier: an export (drawn as it is),
+// a minimal trace of another implementation (format, version, steps with
+// name, shape and values) or an `.npy` folder (`trace` as read_trace_or_npy
+// read it; `doc` is then null). What the page needs and such a trace leaves
+// out is filled in: each step's axes from the catalogue step of its name (or
+// axis0, axis1, ... when no step has that name and rank), numbered labels,
+// the source file as the lesson's title, no claims.
+void write_trace_report_html(TextSink& out, const TraceData& trace, const nlohmann::json* doc);
 
 // The id of the <script type="application/json"> element holding the trace.
 inline constexpr const char* kReportDataId = "trace";

@@ -123,6 +123,25 @@ heads=$(grep -o 'head h[0-9]* · reads K/V head kv[0-9]' "$work/causal64.dom" | 
 grep -q '<p class="description">' "$work/003-3.1-ring-fell.dom" || fail "003-3.1-ring-fell: the description is not shown"
 echo "decoder2, causal64: every attention drawn with its own mask; every head of a GQA lesson shown"
 
+# Traces drawn without their lesson: an export, an .npy folder, another implementation's minimal trace.
+"$attntrace" export "$lessons/002-gqa-groups.json" -o "$work/t-export.json" || fail "export for the trace pages failed"
+"$attntrace" export "$lessons/002-gqa-groups.json" --npy "$work/t-npy" -o /dev/null || fail "export --npy failed"
+cat >"$work/t-minimal.json" <<'JSON'
+{"format": "attntrace-trace", "version": 2, "steps": [
+  {"name": "blocks.0.attn.hook_pattern", "shape": [2, 2, 2], "values": [[[1, 0], [0.25, 0.75]], [[1, 0], [0.5, 0.5]]]},
+  {"name": "my_kernel.out", "shape": [3], "values": [1, 2, 3]}]}
+JSON
+for t in t-export.json t-npy t-minimal.json; do
+  html="$out/$t.html"
+  "$attntrace" report "$work/$t" -o "$html" || { fail "report of the trace $t failed"; continue; }
+  browse --dump-dom "file://$html" >"$work/$t.dom" 2>"$work/$t.log" || { fail "$t: chromium failed"; continue; }
+  tr '\n' ' ' <"$work/$t.dom" | grep -o '<body[^>]*>' | head -1 | grep -q 'data-rendered="ok"' || fail "$t: the script did not finish"
+  if grep -E ':CONSOLE[:(]|Uncaught' "$work/$t.log" >&2; then fail "$t: console messages (above)"; fi
+  grep -q '<section [^>]*id="attention-blocks.0.attn"' "$work/$t.dom" || fail "$t: no attention section"
+done
+grep -q 'data-step="my_kernel.out"' "$work/t-minimal.json.dom" || fail "t-minimal.json: its own step is not drawn"
+echo "traces drawn: an export, an .npy folder and a minimal trace"
+
 # Screenshots of the report at a phone's width and a wide screen's.
 for width in 500 1400; do
   png="$out/causal64-$width.png"

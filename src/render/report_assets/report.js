@@ -447,8 +447,10 @@
     const rounded = trace.steps.some((s) => s.rounded_to !== undefined);
     const h = el("header", { class: "lesson" }, el("h1", {}, l.title),
       el("p", { class: "muted" }, [src.document, src.title, src.section].filter(Boolean).join(" · ")),
-      el("p", { class: "muted" }, `lesson ${l.id} · ${trace.generator} · stages ${trace.run.from} → ${trace.run.to} · ` +
-        (rounded ? "document arithmetic (the article's rounding)" : "exact arithmetic")),
+      el("p", { class: "muted" }, trace.run && trace.run.from
+        ? `lesson ${l.id} · ${trace.generator} · stages ${trace.run.from} → ${trace.run.to} · ` +
+          (rounded ? "document arithmetic (the article's rounding)" : "exact arithmetic")
+        : `${trace.generator} · ${trace.steps.length} steps, drawn from the trace alone`),
       trace.batch
         ? trace.batch.sequences.map((toks, b) => el("div", { class: "tokens" }, el("b", {}, `sequence b${b} `),
                                                    toks.map((t) => el("span", {}, t))))
