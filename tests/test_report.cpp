@@ -3,6 +3,7 @@
 // Chromium (ctest -R report_chromium) and checks what the script draws.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -211,4 +212,36 @@ TEST_CASE("report draws a trace without its lesson: an export as it is, a minima
         CHECK(r.status == 2);
         CHECK(r.err.find("steps[0].shape") != std::string::npos);
     }
+}
+
+TEST_CASE("report A B draws |A - B| per step and names where B first diverges", "[report][diff]") {
+    TempDir dir;
+    const std::string a = dir.file("a.json"), b = dir.file("b.json"), page = dir.file("d.html");
+    REQUIRE(run_cli({"export", "003-3.1-ring-fell", "-o", a}).status == 0);
+    REQUIRE(run_cli({"export", "003-3.1-ring-fell", "--arithmetic", "document", "-o", b}).status == 0);
+    REQUIRE(run_cli({"report", a, b, "-o", page}).status == 0);
+    const json data = json::parse(embedded_data(read_text(page)));
+    const json ja = json::parse(read_text(a)), jb = json::parse(read_text(b));
+    REQUIRE(data["steps"].size() == ja["steps"].size());
+    std::string first;  // the first step whose |A - B| exceeds diff's tolerances somewhere (1e-4 + 1e-4·|a|)
+    for (std::size_t i = 0; i < ja["steps"].size(); ++i) {
+        const json &sa = ja["steps"][i], &sb = jb["steps"][i], &sd = data["steps"][i];
+        INFO(sa["name"]);
+        REQUIRE(sd["name"] == sa["name"]);
+        const auto fa = sa["values"].flatten(), fb = sb["values"].flatten(), fd = sd["values"].flatten();
+        REQUIRE(fd.size() == fa.size());
+        for (auto it = fa.begin(); it != fa.end(); ++it) {
+            if (!it->is_number()) continue;  // -inf on both sides: 0
+            const double want = std::fabs(it->get<double>() - fb[it.key()].get<double>());
+            CHECK(fd[it.key()].get<double>() == Approx(want).margin(1e-6));
+            if (first.empty() && want > 1e-4 + 1e-4 * std::fabs(it->get<double>())) first = sa["name"];
+        }
+    }
+    REQUIRE_FALSE(first.empty());  // the document run rounds some step away from the exact one
+    CHECK(data["diff"]["first_divergence"] == first);
+    CHECK(data["lesson"]["description"].get<std::string>().find("first divergence: " + first) != std::string::npos);
+    // not a trace: one line, exit 2
+    auto r = run_cli({"report", a, dir.file("missing"), "-o", page + "2"});
+    CHECK(r.status == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }

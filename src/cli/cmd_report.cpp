@@ -15,6 +15,7 @@
 #include "export/npy_export.hpp"
 #include "io/files.hpp"
 #include "render/report.hpp"
+#include "trace/diff.hpp"
 #include "trace/trace_json.hpp"
 
 namespace attntrace {
@@ -59,7 +60,7 @@ void write_page_to(const std::string& path, std::size_t max_output, const std::s
 
 void add_report_command(CLI::App& app, CliContext& cli) {
     struct Opts {
-        std::string lesson;
+        std::vector<std::string> inputs;  // a lesson or a trace; or two traces, compared
         std::string out;
         std::string arithmetic = "exact";
         std::string max_output = kDefaultMaxOutput;
@@ -69,10 +70,11 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         "report", "Write the lesson as one self-contained HTML page: every step with its formula and matrix, "
                   "per-head attention heatmaps (exact value on hover), the attention drawn as lines between "
                   "tokens, and the claims with their verdicts. It needs no network; open it in any browser.");
-    cmd->add_option("lesson", opts->lesson,
+    cmd->add_option("lesson", opts->inputs,
                     "Lesson id or file; or a trace: an export, a minimal trace of another implementation, "
-                    "or an .npy folder (export --npy)")
-        ->required();
+                    "or an .npy folder (export --npy); or two traces A B, drawn as |A - B| step by step")
+        ->required()
+        ->expected(1, 2);
     cmd->add_option("-o,--output", opts->out, "Output HTML file ('-' for standard output)")->required();
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
@@ -85,21 +87,34 @@ void add_report_command(CLI::App& app, CliContext& cli) {
                 "  attntrace report lessons/004-causal-mask-example.json -o causal.html\n"
                 "  attntrace report 003-3.1-ring-fell --arithmetic document -o - > rounded.html\n"
                 "  attntrace export 003-3.3-multi-head -o trace.json && attntrace report trace.json -o trace.html\n"
-                "  attntrace report my-kernel-trace/ -o mine.html   (an .npy folder: index.json and .npy files)");
+                "  attntrace report my-kernel-trace/ -o mine.html   (an .npy folder: index.json and .npy files)\n"
+                "  attntrace report ours.json mine.json -o diff.html   (|A - B| per step, where B first diverges)");
     cmd->callback([opts, &cli] {
         if (opts->out.empty()) fail_file("-o", "a file path or '-'", "an empty string");
         // The lesson is read and run before the output is opened: bad input leaves no file.
         const std::size_t max_output = parse_size(opts->max_output, "--max-output");
         const std::string shown = opts->out == "-" ? "standard output" : opts->out;
+        // Two traces: where B diverges from A, step by step (diff's reader and tolerances).
+        if (opts->inputs.size() == 2) {
+            const TraceData a = read_trace_or_npy(opts->inputs[0]), b = read_trace_or_npy(opts->inputs[1]);
+            DiffReport r = diff_traces(a, b, DiffOptions{});
+            r.file_a = opts->inputs[0];
+            r.file_b = opts->inputs[1];
+            write_page_to(opts->out, max_output, shown, cli,
+                          [&](TextSink& out) { write_diff_report_html(out, a, b, r); });
+            cli.status = 0;
+            return;
+        }
+        const std::string& input = opts->inputs.front();
         // A trace (an export, another implementation's minimal trace, an .npy folder): drawn as it is.
-        if (auto trace = read_if_trace(opts->lesson)) {
+        if (auto trace = read_if_trace(input)) {
             write_page_to(opts->out, max_output, shown, cli, [&](TextSink& out) {
                 write_trace_report_html(out, trace->data, trace->doc ? &*trace->doc : nullptr);
             });
             cli.status = 0;
             return;
         }
-        Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
+        Lesson lesson = read_lesson(resolve_lesson(input));
         // The page embeds the whole trace: its size, estimated from the plan, refused before the run.
         require_run_fits(lesson);
         require_output_size(lesson, TracePolicy{}, opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact,

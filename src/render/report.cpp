@@ -6,6 +6,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace attntrace {
 
 namespace {
@@ -161,7 +164,56 @@ OrderedJson page_data(const TraceData& t, const nlohmann::json* doc) {
     return j;
 }
 
+// A cell index as the page writes it: [1, 0, 2]
+std::string index_text(const std::vector<std::size_t>& idx) {
+    std::string s = "[";
+    for (std::size_t k = 0; k < idx.size(); ++k) s += (k ? ", " : "") + std::to_string(idx[k]);
+    return s + "]";
+}
+
 }  // namespace
+
+void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& b, const DiffReport& r) {
+    // The page of A's steps, each replaced by |A - B| (or no values, with the reason).
+    TraceData d;
+    d.file = r.file_a + " vs " + r.file_b;
+    d.lesson_id = "diff";
+    std::vector<std::string> notes;
+    for (const StepDiff& sd : r.steps) {
+        const auto find = [&](const TraceData& t) {
+            return std::find_if(t.steps.begin(), t.steps.end(), [&](const TraceStepData& s) { return s.name == sd.name; });
+        };
+        TraceStepData s;
+        s.name = sd.name;
+        s.shape = sd.shape_a;
+        s.values = abs_difference(*find(a), *find(b));
+        std::string note = verdict_name(sd.verdict);
+        if (sd.verdict == StepVerdict::shape_mismatch) note += ": B's shape differs";
+        else if (!sd.note.empty()) note += ": " + sd.note;
+        else if (sd.max_abs)
+            note += fmt::format(": largest |A - B| {:.3g} at {} (A {:.9g}, B {:.9g}); {} of {} cells beyond tolerance",
+                                sd.max_abs->abs, index_text(sd.max_abs->index), sd.max_abs->a, sd.max_abs->b, sd.beyond,
+                                sd.cells);
+        notes.push_back(note);
+        d.steps.push_back(std::move(s));
+    }
+    OrderedJson page = page_data(d, nullptr);
+    const std::string first = r.first_divergence ? r.steps[*r.first_divergence].name : std::string();
+    page["lesson"]["title"] = "A vs B: " + r.file_a + " and " + r.file_b;
+    page["lesson"]["description"] =
+        fmt::format("Each step is |A − B|, cell by cell, coloured against the step's largest difference. A cell "
+                    "diverges when |a − b| > {:g} + {:g}·|a|. {} {} of {} steps compared; first divergence: {}.{}{}",
+                    r.atol, r.rtol, first.empty() ? "B matches A everywhere." : "B diverges.", r.compared(),
+                    r.steps.size(), first.empty() ? "none" : first,
+                    r.only_a.empty() ? "" : fmt::format(" Only in A: {}.", fmt::join(r.only_a, ", ")),
+                    r.only_b.empty() ? "" : fmt::format(" Only in B: {}.", fmt::join(r.only_b, ", ")));
+    page["diff"] = {{"a", r.file_a}, {"b", r.file_b}, {"first_divergence", first}};
+    for (std::size_t i = 0; i < notes.size(); ++i) {
+        page["steps"][i]["note"] = notes[i];
+        page["steps"][i]["title"] = "|A − B|";
+    }
+    write_page(out, "A vs B", [&](TextSink& data) { write_readable(page, data); });
+}
 
 void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
     write_page(out, lesson.title, [&](TextSink& data) { write_trace_json(data, lesson, trace, &report); });

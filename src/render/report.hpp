@@ -8,6 +8,7 @@
 #include "check/check.hpp"
 #include "lesson/lesson.hpp"
 #include "trace/json_text.hpp"
+#include "trace/diff.hpp"
 #include "trace/trace_json.hpp"
 #include "trace/trace.hpp"
 
@@ -27,6 +28,12 @@ void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, 
 // axis0, axis1, ... when no step has that name and rank), numbered labels,
 // the source file as the lesson's title, no claims.
 void write_trace_report_html(TextSink& out, const TraceData& trace, const nlohmann::json* doc);
+
+// The page of two traces compared (`attntrace report A B`): per step matched
+// by name, |A - B| as a heatmap scaled to the step's largest difference, its
+// verdict under the diff's tolerances, the largest difference and where;
+// the first step where B diverges named at the top.
+void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& b, const DiffReport& report);
 
 // The id of the <script type="application/json"> element holding the trace.
 inline constexpr const char* kReportDataId = "trace";

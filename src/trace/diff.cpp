@@ -140,4 +140,15 @@ DiffReport diff_traces(const TraceData& a, const TraceData& b, const DiffOptions
     return r;
 }
 
+Tensor abs_difference(const TraceStepData& a, const TraceStepData& b) {
+    if (a.shape != b.shape || a.values.size() == 0 || a.values.size() != b.values.size()) return Tensor{};
+    Tensor d(a.shape);
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        double abs = 0, rel = 0;
+        cell_errors(a.values.data[i], b.values.data[i], abs, rel);
+        d.data[i] = static_cast<float>(abs);
+    }
+    return d;
+}
+
 }  // namespace attntrace

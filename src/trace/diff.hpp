@@ -83,6 +83,10 @@ struct DiffReport {
 // Steps outside options.steps are left out of everything, the only_* lists too.
 DiffReport diff_traces(const TraceData& a, const TraceData& b, const DiffOptions& options);
 
+// |A - B| of one step, cell by cell, with the rules of DiffCell's abs (both
+// -inf: 0; -inf against a number: +inf). Empty unless both hold values of one shape.
+Tensor abs_difference(const TraceStepData& a, const TraceStepData& b);
+
 // The cell-level rule on its own: whether b diverges from the reference a.
 bool cell_diverges(float a, float b, double atol, double rtol);
 

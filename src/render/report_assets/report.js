@@ -91,8 +91,9 @@
       if (v === "-inf") td.className = "neg-inf";
       if (masked) td.className = "masked";
       else if (opts.heat && typeof v === "number") {
-        td.style.background = `rgba(var(--heat), ${Math.max(0, Math.min(1, v)).toFixed(3)})`;
-        if (v > 0.55) td.style.color = "#fff";
+        const x = opts.scale ? v / opts.scale : v;  // a diff's |A − B| against its step's largest
+        td.style.background = `rgba(var(--heat), ${Math.max(0, Math.min(1, x)).toFixed(3)})`;
+        if (x > 0.55) td.style.color = "#fff";
       }
       return td;
     };
@@ -394,7 +395,12 @@
       step.rounded_to !== undefined ? ` · rounded to ${step.rounded_to} decimals` : "",
       step.inputs && step.inputs.length ? ` · from ${step.inputs.join(", ")}` : ""));
     if (step.note) sec.append(el("p", { class: "note" }, step.note));
-    const isPattern = step.name.endsWith("hook_pattern");
+    const isPattern = step.name.endsWith("hook_pattern") && !trace.diff;
+    // two traces compared: |A − B| coloured against the step's largest difference
+    const largest = trace.diff && step.values ? flat(step.values).reduce((m, v) => (typeof v === "number" && v > m ? v : m), 0) : 0;
+    const diffOpts = trace.diff ? { heat: true, scale: largest > 0 ? largest : 1 } : {};
+    if (trace.diff && trace.diff.first_divergence === step.name)
+      sec.classList.add("first-divergence"), sec.querySelector("h2").append(el("span", { class: "badge diverges" }, "first divergence"));
     if (step.summary) {
       const m = step.summary;
       sec.append(el("p", { class: "note" }, `summary only: min ${fmt(m.min)}, max ${fmt(m.max)}, mean ${fmt(m.mean)}` +
@@ -404,7 +410,7 @@
         const s = b === null ? step : seqStep(step, b, trace);
         if (b !== null) sec.append(el("p", { class: "slice-caption" }, `sequence b${b}: ${trace.batch.sequences[b].join(" ")}`));
         const masked = isPattern ? maskTest(trace, b === null ? steps : seqSteps(trace, b), attentionOf(step.name)) : null;
-        sec.append(matrixWithToggle(s, s.values, isPattern ? { heat: true, masked, kvOf: kvOf(steps, attentionOf(step.name)) } : {}));
+        sec.append(matrixWithToggle(s, s.values, isPattern ? { heat: true, masked, kvOf: kvOf(steps, attentionOf(step.name)) } : diffOpts));
         if (s.formula_values)
           sec.append(el("details", {}, el("summary", {}, "what the formula gives (the lesson replaces it with the values above)"),
                         matrixWithToggle(s, s.formula_values, {})));
@@ -462,13 +468,13 @@
     h.append(el("div", { class: "config-wrap" }, el("table", { class: "config" }, el("tbody", {},
       el("tr", {}, shownConfig.map(([k]) => el("th", {}, k))),
       el("tr", {}, shownConfig.map(([, v]) => el("td", { class: "mono" }, typeof v === "object" ? JSON.stringify(v) : String(v))))))));
-    h.append(el("p", {}, `${trace.claims.length} claims: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
+    if (trace.claims.length || (trace.run && trace.run.from)) h.append(el("p", {}, `${trace.claims.length} claims: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
       el("span", { class: `v-${v}` }, `${MARK[v]} ${counts[v]} ${v}  `))));
     if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
     h.append(el("nav", { class: "contents" }, el("b", {}, "Steps"), el("ol", {},
       trace.steps.map((s) => el("li", {}, el("a", { href: `#step-${s.name}` }, s.name))),
       el("li", {}, el("a", { href: "#claims" }, "Claims")))));
-    const patterns = trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.shape.length === 3 + (trace.batch ? 1 : 0));
+    const patterns = trace.diff ? [] : trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.shape.length === 3 + (trace.batch ? 1 : 0));
     if (patterns.length) h.querySelector("nav b").after(" · Attention: ",
       ...patterns.flatMap((s, k) => [k ? " · " : "", el("a", { href: `#${attentionId(s.name, trace.batch ? 0 : null)}` },
                                                         attentionOf(s.name).replace(/\.$/, ""))]));
@@ -481,7 +487,7 @@
     const main = document.getElementById("report");
     main.append(header(trace));
     // every attention's weights, in pipeline order: blocks.0.attn, blocks.0.cross_attn, blocks.1.attn, ...
-    for (const pattern of trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.values))
+    for (const pattern of trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.values && !trace.diff))
       for (const b of sequences(trace)) {  // a batch: the heatmaps and head view of each sequence
         const p = b === null ? pattern : seqStep(pattern, b, trace);
         if (p.shape.length === 3) main.append(attentionSection(p, trace, b === null ? steps : seqSteps(trace, b), b));
