@@ -115,7 +115,9 @@ TEST_CASE("a lesson's hostile text reaches run, check, list, decode and explain 
             if (a.size() == 1) a.push_back(lesson);
             else a[1] = lesson;
             a.insert(a.begin(), {"--color", "never"});
-            return run_cli(a);
+            // Prose is wrapped to the width, and the escaped text is longer: wide enough that nothing wraps,
+            // so that a line more can only be a line break that got through.
+            return run_cli(a, {"COLUMNS=99999"});
         };
         INFO(args[0]);
         const CliResult hostile = with(file), plain = with(clean);
