@@ -80,8 +80,11 @@ TEST_CASE("run --steps selects steps by glob or short name, and --precision sets
     auto g = run_cli({"run", "003-3.1-ring-fell", "--steps", "blocks.0.attn.softmax.*", "--json"});
     REQUIRE(g.status == 0);
     json j = json::parse(g.out);
-    REQUIRE(j["steps"].size() == 4);
-    for (const auto& s : j["steps"]) CHECK(s["name"].get<std::string>().rfind("blocks.0.attn.softmax.", 0) == 0);
+    // the softmax stage's four internal steps, then its output, hook_pattern, which the glob's name alone leaves out
+    REQUIRE(j["steps"].size() == 5);
+    for (std::size_t k = 0; k < 4; ++k)
+        CHECK(j["steps"][k]["name"].get<std::string>().rfind("blocks.0.attn.softmax.", 0) == 0);
+    CHECK(j["steps"][4]["name"] == "blocks.0.attn.hook_pattern");
 }
 
 TEST_CASE("list shows every lesson with its source", "[cli]") {

@@ -69,8 +69,8 @@ void add_run_command(CLI::App& app, CliContext& cli) {
                                           "matrix, what it means, and the article's printed values beside ours.");
     cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file")->required();
     cmd->add_option("--steps", opts->steps,
-                    "Only these steps (repeatable): a name or glob (hook_pattern, 'blocks.0.attn.*'), a stage (softmax: "
-                    "the row max through hook_pattern), the step's number in the output (14), or a piece of a name "
+                    "Only these steps (repeatable): a name or glob (hook_pattern, 'blocks.0.attn.*'; 'softmax.*' also "
+                    "takes the stage's output, hook_pattern), a stage (softmax: the row max through hook_pattern), the step's number in the output (14), or a piece of a name "
                     "(pattern); `attntrace steps LESSON` lists them");
     cmd->add_option("--precision", opts->precision, "Decimals shown in the tables")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_option("--arithmetic", opts->arithmetic,
