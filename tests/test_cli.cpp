@@ -5,6 +5,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "render/matrix.hpp"
 #include "support.hpp"
 
 using attntrace::test::run_cli;
@@ -94,7 +95,13 @@ TEST_CASE("list shows every lesson with its source", "[cli]") {
         std::string id = std::filesystem::path(l).stem().string();
         CHECK(r.out.find(id) != std::string::npos);
     }
-    CHECK(r.out.find("003_1ea6acd0c34a2194.txt §3.1 Attention Step by Step") != std::string::npos);
+    // titles and sources wrapped under their column at 80 columns
+    CHECK(attntrace::test::unwrapped(r.out).find("003_1ea6acd0c34a2194.txt §3.1 Attention Step by Step") != std::string::npos);
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        INFO(line);
+        CHECK((attntrace::display_width(line) <= 80 || line.find(' ', 29) == std::string::npos));  // a lone long word may not
+    }
 }
 
 TEST_CASE("every subcommand that attntrace --help lists has --help with an example", "[cli]") {

@@ -136,7 +136,7 @@ TEST_CASE("a lesson's hostile text reaches run, check, list, decode and explain 
     CHECK(colour.out.find("\x1b[48;2;") != std::string::npos);
     require_only_colour_escapes(colour.out);
     // `list` reads the lessons folder.
-    const CliResult list = run_cli({"list"}, {"ATTNTRACE_LESSONS=" + dir.path()});
+    const CliResult list = run_cli({"list"}, {"ATTNTRACE_LESSONS=" + dir.path(), "COLUMNS=99999"});  // nothing wrapped
     CHECK(list.status == 0);
     require_inert(list.out);
     CHECK(lines(list.out) == 4);  // the lesson's two lines, a blank line, the count
