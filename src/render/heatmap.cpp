@@ -141,6 +141,9 @@ Rgb ramp(double v) {
     return {mix(anchors[i].r, anchors[i + 1].r), mix(anchors[i].g, anchors[i + 1].g), mix(anchors[i].b, anchors[i + 1].b)};
 }
 
+// A colour whose channels differ by at most this is neutral (a grey).
+constexpr int kNeutralSpread = 12;
+
 int palette_256(Rgb c) {
     // xterm's 6x6x6 cube has the levels 0, 95, 135, 175, 215, 255; its grey ramp 8, 18, ..., 238.
     static constexpr std::array<int, 6> levels = {0, 95, 135, 175, 215, 255};
@@ -154,6 +157,10 @@ int palette_256(Rgb c) {
     const std::size_t r = nearest_level(c.r), g = nearest_level(c.g), b = nearest_level(c.b);
     const int cube = 16 + static_cast<int>(36 * r + 6 * g + b);
     const int cube_d = dist(levels[r], levels[g], levels[b]);
+    // The grey ramp only for a neutral colour: nearer in distance, a grey would
+    // take the hue from the ramp's dark purple and make it read as a masked cell.
+    const int spread = std::max({c.r, c.g, c.b}) - std::min({c.r, c.g, c.b});
+    if (spread > kNeutralSpread) return cube;
     const int grey_i = std::clamp(((c.r + c.g + c.b) / 3 - 8 + 5) / 10, 0, 23), grey = 8 + 10 * grey_i;
     return dist(grey, grey, grey) < cube_d ? 232 + grey_i : cube;
 }
