@@ -252,3 +252,25 @@ TEST_CASE("on a terminal, step headings and verdicts are coloured, and --color=n
     CHECK(c.out.find("\x1b[36m↳\x1b[0m") != std::string::npos);
     CHECK_FALSE(has_escape(run_cli({"--color", "never", "check", "003-3.1-ring-fell"}).out));
 }
+
+TEST_CASE("dense heads side by side when several fit the width: 6 heads of 16 tokens, three to a row at 80 columns", "[heatmap][cli]") {
+    attntrace::test::TempDir dir;
+    REQUIRE(run_cli({"random", "--tokens", "16", "--d-model", "48", "--heads", "6", "--d-ff", "32", "--mask", "causal",
+                     "--out", dir.file("h6.json")})
+                .status == 0);
+    auto r = run_cli({"run", dir.file("h6.json"), "--steps", "hook_pattern", "--heatmap", "dense"});
+    REQUIRE(r.status == 0);
+    const auto lines = map_lines(r.out, "    heatmap:");
+    // heatmap:, then per row of maps a caption line, a ruler and 16 query lines
+    REQUIRE(lines.size() == 1 + 2 * 18);
+    for (std::size_t row = 0; row < 2; ++row) {
+        const std::string& caption = lines[1 + row * 18];
+        for (std::size_t h = 3 * row; h < 3 * row + 3; ++h) CHECK(caption.find("head h" + std::to_string(h)) != std::string::npos);
+        for (std::size_t i = 0; i < 16; ++i) {
+            const std::string& line = lines[3 + row * 18 + i];
+            INFO(line);
+            CHECK(attntrace::display_width(line) <= 80);
+            CHECK(count(line, "·") == 3 * (15 - i));  // each of the three heads: keys after query i masked
+        }
+    }
+}

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "render/matrix.hpp"
 #include "render/wrap.hpp"
 
 namespace attntrace {
@@ -115,6 +116,46 @@ DenseMap dense_map(const float* base, std::size_t rows, std::size_t cols, std::s
             line += kUpperHalf;
         }
         out.text += line + "\x1b[0m\n";
+    }
+    return out;
+}
+
+std::string dense_heads(const Tensor& t, const std::vector<std::string>& captions, const Scale& scale,
+                        const HeatmapOptions& opt) {
+    const std::size_t NH = t.shape[0], R = t.shape[1], C = t.shape[2];
+    const std::size_t block = dense_label_width(R) + 1 + C;  // a head's map: labels, a space, a character per key
+    constexpr std::size_t kGapBetween = 2;
+    if (NH < 2 || opt.style.width == 0 || opt.style.width < opt.indent.size() + 2 * block + kGapBetween) return "";
+    const std::size_t per_row = (opt.style.width - opt.indent.size() + kGapBetween) / (block + kGapBetween);
+    HeatmapOptions bare = opt;
+    bare.indent.clear();
+    bare.full = true;  // unpooled: each map is narrower than the width by construction
+    std::string out;
+    for (std::size_t first = 0; first < NH; first += per_row) {
+        const std::size_t last = std::min(NH, first + per_row);
+        std::vector<std::vector<std::string>> maps;  // per head: caption, ruler, lines
+        for (std::size_t h = first; h < last; ++h) {
+            std::vector<std::string> lines{h < captions.size() ? captions[h] : "head " + std::to_string(h)};
+            const std::string text = dense_map(t.ptr() + h * R * C, R, C, C, scale, bare).text;
+            for (std::size_t a = 0, b; a < text.size(); a = b + 1) {
+                b = text.find('\n', a);
+                lines.push_back(text.substr(a, b - a));
+            }
+            maps.push_back(std::move(lines));
+        }
+        for (std::size_t k = 0; k < maps.front().size(); ++k) {
+            std::string line = opt.indent;
+            for (std::size_t m = 0; m < maps.size(); ++m) {
+                const std::string& piece = k < maps[m].size() ? maps[m][k] : std::string();
+                line += piece;
+                if (m + 1 < maps.size()) {
+                    const std::size_t w = display_width(piece);
+                    line += std::string(w < block ? block - w : 0, ' ') + std::string(kGapBetween, ' ');
+                }
+            }
+            line.erase(line.find_last_not_of(' ') + 1);
+            out += line + "\n";
+        }
     }
     return out;
 }

@@ -11,6 +11,9 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
 
 #include "render/heat_colour.hpp"
 
@@ -25,6 +28,12 @@ struct DenseMap {
 // then the lines, each led by the position of its first query.
 DenseMap dense_map(const float* base, std::size_t rows, std::size_t cols, std::size_t rs, const Scale& scale,
                    const HeatmapOptions& opt);
+
+// A (NH, rows, cols) tensor's heads side by side, captioned, as many to a
+// row of maps as the width holds unpooled (two spaces apart), so that a
+// lesson's heads are compared at a glance; "" when fewer than two fit.
+std::string dense_heads(const Tensor& t, const std::vector<std::string>& captions, const Scale& scale,
+                        const HeatmapOptions& opt);
 
 // The width row labels take: the digits of the last query position.
 std::size_t dense_label_width(std::size_t rows);

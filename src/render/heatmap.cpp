@@ -224,13 +224,20 @@ std::string format_heatmap(const Tensor& t, const std::vector<std::string>& /*ax
         out = map(t.ptr(), lab(0), lab(1));
     } else {
         // (NH, rows, cols): one map per head, the head axis first as the trace keeps scores and weights
+        std::vector<std::string> captions;
+        for (std::size_t h = 0; h < t.shape[0]; ++h)
+            captions.push_back("head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)));
+        // Dense heads side by side when two or more fit the width.
+        if (dense) {
+            out = dense_heads(t, captions, sc, o);
+            if (!out.empty()) return out + dense_legend(sc, o, 1);
+        }
         for (std::size_t h : shown_indices(t.shape[0], o.edge_items, summarize)) {
             if (h == kGap) {
                 out += o.indent + "... (more heads; --full shows them)\n";
                 continue;
             }
-            if (t.shape[0] > 1)
-                out += o.indent + "head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)) + "\n";
+            if (t.shape[0] > 1) out += o.indent + captions[h] + "\n";
             out += map(t.ptr() + h * R * C, lab(1), lab(2));
         }
     }
