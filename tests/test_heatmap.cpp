@@ -273,4 +273,9 @@ TEST_CASE("dense heads side by side when several fit the width: 6 heads of 16 to
             CHECK(count(line, "·") == 3 * (15 - i));  // each of the three heads: keys after query i masked
         }
     }
+    // Grouped-query attention: each map names the K/V head its query head reads (8 heads, 2 K/V heads: 4 to a group).
+    auto g = run_cli({"run", "002-gqa-groups", "--steps", "hook_pattern", "--heatmap", "dense"});
+    REQUIRE(g.status == 0);
+    CHECK(g.out.find("head h3 · kv0") != std::string::npos);
+    CHECK(g.out.find("head h4 · kv1") != std::string::npos);
 }

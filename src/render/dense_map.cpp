@@ -123,7 +123,9 @@ DenseMap dense_map(const float* base, std::size_t rows, std::size_t cols, std::s
 std::string dense_heads(const Tensor& t, const std::vector<std::string>& captions, const Scale& scale,
                         const HeatmapOptions& opt) {
     const std::size_t NH = t.shape[0], R = t.shape[1], C = t.shape[2];
-    const std::size_t block = dense_label_width(R) + 1 + C;  // a head's map: labels, a space, a character per key
+    // A head's column: its map (labels, a space, a character per key), or its caption when wider.
+    std::size_t block = dense_label_width(R) + 1 + C;
+    for (std::size_t h = 0; h < NH && h < captions.size(); ++h) block = std::max(block, display_width(captions[h]));
     constexpr std::size_t kGapBetween = 2;
     if (NH < 2 || opt.style.width == 0 || opt.style.width < opt.indent.size() + 2 * block + kGapBetween) return "";
     const std::size_t per_row = (opt.style.width - opt.indent.size() + kGapBetween) / (block + kGapBetween);

@@ -226,7 +226,9 @@ std::string format_heatmap(const Tensor& t, const std::vector<std::string>& /*ax
         // (NH, rows, cols): one map per head, the head axis first as the trace keeps scores and weights
         std::vector<std::string> captions;
         for (std::size_t h = 0; h < t.shape[0]; ++h)
-            captions.push_back("head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)));
+            captions.push_back(h < o.head_captions.size()
+                                   ? o.head_captions[h]
+                                   : "head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)));
         // Dense heads side by side when two or more fit the width.
         if (dense) {
             out = dense_heads(t, captions, sc, o);

@@ -41,6 +41,7 @@ struct HeatmapOptions {
     HeatmapMode mode = HeatmapMode::automatic;
     Pooling pool = Pooling::max;
     Blocked blocked;  // the weights' mask: its blocked cells drawn as masked, not as 0
+    std::vector<std::string> head_captions;  // per head, instead of "head h0" ("head h0 · kv0" under GQA)
     bool full = false;            // every row and column, whatever the width
     std::size_t threshold = 1000; // as TableOptions: summarise above this many cells
     std::size_t edge_items = 3;

@@ -302,6 +302,11 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         heat.mask = computes(s, Leaf::mask);
         heat.keep_mask = heat.mask && lesson.config.mask_at == MaskAt::weights;
         heat.blocked = blocked_of(tr, s);
+        // Under GQA each head's map names the K/V head it reads: the grouping the lesson teaches, in the picture.
+        heat.head_captions.clear();
+        if (dims.KVH != dims.NH && s.shape.size() == 3 && s.shape[0] == dims.NH)
+            for (std::size_t h = 0; h < dims.NH; ++h)
+                heat.head_captions.push_back(fmt::format("head h{} · kv{}", h, h / (dims.NH / dims.KVH)));
         out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
     };
     // A batched trace prints each step once per sequence, with that sequence's tokens.
