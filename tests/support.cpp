@@ -174,6 +174,19 @@ std::vector<std::string> lesson_files() {
 
 std::string read_text(const std::string& path) { return slurp_fd(path); }
 
+std::string unwrapped(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '\n') {
+            out += text[i];
+            continue;
+        }
+        out += ' ';
+        while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    }
+    return out;
+}
+
 void write_text(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     out << text;

@@ -58,6 +58,9 @@ std::string source_dir();       // the repository
 std::string lessons_dir();      // <repo>/lessons
 std::vector<std::string> lesson_files();  // every lessons/*.json, sorted
 std::string read_text(const std::string& path);
+// Prose as one line: every line break and the indentation after it as one
+// space, so that a phrase the view wrapped to the width is found whole.
+std::string unwrapped(const std::string& text);
 // The one-line InputError a lesson's text is refused with, or "(accepted)".
 std::string lesson_refusal(const std::string& text, const std::string& file = "lesson.json");
 void write_text(const std::string& path, const std::string& text);

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "render/matrix.hpp"
 #include "support.hpp"
 
 using attntrace::test::run_cli;
@@ -80,8 +81,11 @@ TEST_CASE("run --steps selects steps by glob or short name, and --precision sets
     auto g = run_cli({"run", "003-3.1-ring-fell", "--steps", "blocks.0.attn.softmax.*", "--json"});
     REQUIRE(g.status == 0);
     json j = json::parse(g.out);
-    REQUIRE(j["steps"].size() == 4);
-    for (const auto& s : j["steps"]) CHECK(s["name"].get<std::string>().rfind("blocks.0.attn.softmax.", 0) == 0);
+    // the softmax stage's four internal steps, then its output, hook_pattern, which the glob's name alone leaves out
+    REQUIRE(j["steps"].size() == 5);
+    for (std::size_t k = 0; k < 4; ++k)
+        CHECK(j["steps"][k]["name"].get<std::string>().rfind("blocks.0.attn.softmax.", 0) == 0);
+    CHECK(j["steps"][4]["name"] == "blocks.0.attn.hook_pattern");
 }
 
 TEST_CASE("list shows every lesson with its source", "[cli]") {
@@ -91,7 +95,13 @@ TEST_CASE("list shows every lesson with its source", "[cli]") {
         std::string id = std::filesystem::path(l).stem().string();
         CHECK(r.out.find(id) != std::string::npos);
     }
-    CHECK(r.out.find("003_1ea6acd0c34a2194.txt §3.1 Attention Step by Step") != std::string::npos);
+    // titles and sources wrapped under their column at 80 columns
+    CHECK(attntrace::test::unwrapped(r.out).find("003_1ea6acd0c34a2194.txt §3.1 Attention Step by Step") != std::string::npos);
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        INFO(line);
+        CHECK((attntrace::display_width(line) <= 80 || line.find(' ', 29) == std::string::npos));  // a lone long word may not
+    }
 }
 
 TEST_CASE("every subcommand that attntrace --help lists has --help with an example", "[cli]") {

@@ -5,9 +5,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 #include "core/error.hpp"
 #include "cost/cost.hpp"
 #include "pipeline/plan.hpp"
+#include "render/matrix.hpp"
 #include "support.hpp"
 
 using namespace attntrace;
@@ -223,4 +226,75 @@ TEST_CASE("the plan, bench and cost count an operation's work one way: the opera
     CHECK(r.rows[5].flops == stage_flops(Stage::mix, d));
     CHECK(r.rows[6].flops == stage_flops(Stage::out, d));
     CHECK(r.rows[7].flops == stage_flops(Stage::ffn, d));
+}
+
+TEST_CASE("the KV cache, per token and for the context, per layer and all layers, with GQA's K/V heads", "[cost]") {
+    // Llama-2-7B: 32 layers, 32 heads of 128 (d_model 4096), every head its own K/V, fp16:
+    // 2 (K and V) x 32 x 128 x 2 bytes = 16 KiB a layer, x 32 layers = 512 KiB a token.
+    CostSpec s;
+    s.tokens = 4096;
+    s.d_model = 4096;
+    s.heads = 32;
+    s.layers = 32;
+    s.dtype = DType::fp16;
+    CostReport r = estimate_cost(s);
+    CHECK(r.kv_token_layer_bytes == 16.0 * 1024);
+    CHECK(r.kv_token_bytes == 512.0 * 1024);
+    CHECK(r.kv_context_layer_bytes == 4096.0 * 16 * 1024);         // 64 MiB
+    CHECK(r.kv_context_bytes == 2.0 * 1024 * 1024 * 1024);         // 4096 x 512 KiB = 2 GiB
+    // Llama-3-8B's grouped-query attention: 8 K/V heads of 128, bf16, 32 layers: 128 KiB a token;
+    // 8192 tokens of context, batch 2: 2 x 8192 x 128 KiB = 2 GiB.
+    s.kv_heads = 8;
+    s.dtype = DType::bf16;
+    s.tokens = 8192;
+    s.batch = 2;
+    r = estimate_cost(s);
+    CHECK(r.kv_token_bytes == 128.0 * 1024);
+    CHECK(r.kv_context_layer_bytes == 2.0 * 8192 * 4 * 1024);
+    CHECK(r.kv_context_bytes == 2.0 * 1024 * 1024 * 1024);
+    // Multi-query attention in fp32, one layer: 2 x 1 x 64 x 4 bytes = 512 bytes a token.
+    CostSpec m;
+    m.tokens = 10;
+    m.d_model = 512;
+    m.heads = 8;
+    m.kv_heads = 1;
+    r = estimate_cost(m);
+    CHECK(r.kv_token_layer_bytes == 512.0);
+    CHECK(r.kv_context_bytes == 5120.0);
+}
+
+TEST_CASE("a SwiGLU FFN counts its three matrices: 3 x 2·n·C·F FLOPs, against 2 x for ReLU", "[cost][cli]") {
+    CostSpec s;
+    s.tokens = 100;
+    s.d_model = 64;
+    s.heads = 4;
+    s.d_ff = 172;
+    auto ffn_flops = [](const CostReport& r) { return r.rows.back().flops; };
+    CHECK(ffn_flops(estimate_cost(s)) == 2.0 * 2 * 100 * 64 * 172);
+    s.activation = Activation::swiglu;
+    CHECK(ffn_flops(estimate_cost(s)) == 3.0 * 2 * 100 * 64 * 172);
+
+    using attntrace::test::run_cli;
+    auto r = run_cli({"cost", "--tokens", "4K", "--d-model", "4096", "--heads", "32", "--kv-heads", "8", "--layers", "32",
+                      "--d-ff", "14336", "--activation", "swiglu", "--dtype", "bf16"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("FFN (SiLU(X·W_1) ⊙ X·W_3)·W_2") != std::string::npos);
+    CHECK(r.out.find("KV cache") != std::string::npos);
+    CHECK(r.out.find("128 KiB") != std::string::npos);  // per token, 32 layers
+    // The table's columns line up: every row's elements end in the same display column as the header's.
+    std::istringstream lines(r.out);
+    std::vector<std::size_t> ends;
+    for (std::string line; std::getline(lines, line) && line.rfind("attention matrix", 0) != 0;) {
+        const auto at = line.find("elements");
+        if (at != std::string::npos) ends.push_back(attntrace::display_width(line.substr(0, at + 8)));
+        else if (!ends.empty() && line.rfind("  ", 0) == 0) {
+            const auto last_digit = line.find_last_of("0123456789", line.rfind(' ', line.find_last_not_of(' ') - 1));
+            ends.push_back(attntrace::display_width(line.substr(0, last_digit + 1)));
+        }
+    }
+    REQUIRE(ends.size() == 9);  // the header and 8 rows, the K, V row among them
+    for (std::size_t e : ends) CHECK(e == ends.front());
+    auto j = nlohmann::json::parse(run_cli({"cost", "--d-model", "4096", "--heads", "32", "--layers", "32", "--dtype",
+                                            "fp16", "--json"}).out);
+    CHECK(j["kv_cache_token_bytes"].get<double>() == 512.0 * 1024);
 }

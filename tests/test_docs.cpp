@@ -46,6 +46,17 @@ TEST_CASE("the README's test command is the one .ci/run runs", "[docs]") {
     CHECK(ci.find(line) != std::string::npos);
 }
 
+TEST_CASE("the README's quick start builds only the command-line tool, then runs it", "[docs]") {
+    std::string readme = attntrace::test::read_text(attntrace::test::source_dir() + "/README.md");
+    const auto at = readme.find("```sh\n");
+    REQUIRE(at != std::string::npos);
+    const std::string first = readme.substr(at + 6, readme.find('\n', at + 6) - at - 6);
+    INFO(first);
+    // The tests' target is not built: only attntrace (the binary and the layers it links), then it runs.
+    CHECK(first.find("cmake --build build -j2 --target attntrace && ./build/attntrace") != std::string::npos);
+    CHECK(first.find("ctest") == std::string::npos);
+}
+
 TEST_CASE("the README's table of lessons gives each lesson's real verdict counts", "[docs]") {
     std::string readme = attntrace::test::read_text(attntrace::test::source_dir() + "/README.md");
     std::vector<std::string> files = attntrace::test::lesson_files();

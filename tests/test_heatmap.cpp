@@ -2,10 +2,14 @@
 // terminal, shading otherwise, numpy-like elision that fits the width.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <sstream>
 
+#include "render/heat_colour.hpp"
 #include "render/heatmap.hpp"
 #include "render/matrix.hpp"
+#include "render/wrap.hpp"
 #include "support.hpp"
 
 using attntrace::test::run_cli;
@@ -64,7 +68,7 @@ TEST_CASE("without colour there is no escape byte at all, and the heatmap is sha
 TEST_CASE("a big lesson is elided with first and last tokens, --full shows all, lines fit COLUMNS", "[heatmap][cli]") {
     attntrace::test::TempDir dir;
     REQUIRE(run_cli({"random", "--tokens", "40", "--d-model", "16", "--out", dir.file("big.json")}).status == 0);
-    auto r = run_cli({"run", dir.file("big.json"), "--steps", "hook_pattern"}, {"COLUMNS=60"});
+    auto r = run_cli({"run", dir.file("big.json"), "--steps", "hook_pattern", "--heatmap", "cells"}, {"COLUMNS=60"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find("...") != std::string::npos);
     for (const char* t : {" t0 ", " t1 ", " t2 ", "t37", "t38", "t39"}) {
@@ -80,7 +84,7 @@ TEST_CASE("a big lesson is elided with first and last tokens, --full shows all, 
         INFO(line);
         CHECK(attntrace::display_width(line) <= 60);
     }
-    auto f = run_cli({"run", dir.file("big.json"), "--steps", "hook_pattern", "--full"}, {"COLUMNS=60"});
+    auto f = run_cli({"run", dir.file("big.json"), "--steps", "hook_pattern", "--full", "--heatmap", "cells"}, {"COLUMNS=60"});
     REQUIRE(f.status == 0);
     for (int t = 0; t < 40; ++t) CHECK(f.out.find(" t" + std::to_string(t) + " ") != std::string::npos);
 }
@@ -104,4 +108,174 @@ TEST_CASE("format_tensor summarises as numpy above 1000 cells and fits the width
     CHECK(w.find("...") != std::string::npos);
     std::istringstream lines(w);
     for (std::string line; std::getline(lines, line);) CHECK(attntrace::display_width(line) <= 50);
+}
+
+namespace {
+// A causal lesson of 64 tokens: the size issue 15 measured (a 6 x 6 corner before the dense map).
+std::string causal_64(const attntrace::test::TempDir& dir) {
+    const std::string file = dir.file("c64.json");
+    REQUIRE(run_cli({"random", "--tokens", "64", "--d-model", "32", "--heads", "2", "--d-ff", "64", "--mask", "causal",
+                     "--out", file})
+                .status == 0);
+    return file;
+}
+// The lines of `text` from the first line starting with `from` (or the first line) up to the next "    legend:".
+std::vector<std::string> map_lines(const std::string& text, const std::string& from) {
+    std::vector<std::string> out;
+    const auto at = text.rfind(from, 0) == 0 ? 0 : text.find("\n" + from) + 1;
+    std::istringstream in(text.substr(at));
+    for (std::string line; std::getline(in, line) && line.rfind("    legend:", 0) != 0;) out.push_back(line);
+    return out;
+}
+std::size_t count(const std::string& s, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
+    return n;
+}
+}  // namespace
+
+TEST_CASE("at 64 tokens the dense heatmap draws the whole causal triangle in 80 columns, masked cells apart", "[heatmap][cli]") {
+    attntrace::test::TempDir dir;
+    const std::string file = causal_64(dir);
+    // In a pipe: 80 columns, no colour; dense is what auto chooses at 64 keys.
+    auto r = run_cli({"run", file, "--steps", "hook_pattern"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out == run_cli({"run", file, "--steps", "hook_pattern", "--heatmap", "dense"}).out);
+    std::istringstream all(r.out.substr(r.out.find("── ")));
+    for (std::string line; std::getline(all, line);) {
+        INFO(line);
+        CHECK(attntrace::display_width(line) <= 80);
+    }
+    // Head h0's map: a ruler, then one line per query, each of its 64 keys one character:
+    // key j > i is masked by the causal rule, so query i's line ends with 63 - i dots.
+    const auto lines = map_lines(r.out, "    heatmap:");
+    REQUIRE(lines.size() > 66);
+    CHECK(lines[1] == "    head h0");
+    for (std::size_t i = 0; i < 64; ++i) {
+        const std::string& line = lines[3 + i];
+        INFO(line);
+        CHECK(line.rfind(fmt::format("    {:>2} ", i), 0) == 0);
+        CHECK(attntrace::display_width(line) == 4 + 2 + 1 + 64);
+        CHECK(count(line, "·") == 63 - i);
+    }
+    CHECK(r.out.find("legend:  ' ' <0.20  ░ <0.40  ▒ <0.60  ▓ <0.80  █ ≤1.00  · masked") != std::string::npos);
+    // The table above it: the masked weights as ×, not 0.0000 (first row: the one visible key, then ×).
+    CHECK(r.out.find("    t0   1.0000       ×       ×  ...       ×       ×       ×") != std::string::npos);
+}
+
+TEST_CASE("the dense heatmap in colour: two query rows per line, 24-bit or 256 colours, masked cells grey", "[heatmap][cli]") {
+    attntrace::test::TempDir dir;
+    const std::string file = causal_64(dir);
+    for (const std::string colour : {"24bit", "256"}) {
+        INFO(colour);
+        auto r = run_cli({"--color", colour, "run", file, "--steps", "hook_pattern", "--heatmap", "dense"});
+        REQUIRE(r.status == 0);
+        const std::string map = r.out.substr(r.out.find("    heatmap:"), r.out.find("    legend:") - r.out.find("    heatmap:"));
+        CHECK(count(map, "▀") == 2 * 32 * 64);  // 2 heads, 32 lines of 64 characters
+        const bool truecolor = colour == "24bit";
+        CHECK((map.find("\x1b[38;2;") != std::string::npos) == truecolor);
+        CHECK((map.find("\x1b[38;5;") != std::string::npos) == !truecolor);
+        // the grey of a masked cell (70, 70, 70): the 256-colour palette's nearest is grey 239 (78)... or 238 (68)
+        CHECK(map.find(truecolor ? "\x1b[48;2;70;70;70m" : "\x1b[48;5;238m") != std::string::npos);
+    }
+    // In 256 colours the ramp's darkest (a small weight) keeps its hue from the cube; only the masked grey is grey.
+    CHECK(attntrace::palette_256(attntrace::ramp(0.0)) < 232);
+    CHECK(attntrace::palette_256(attntrace::kMaskedGrey) >= 232);
+    // COLORTERM says 24 bits; TERM=xterm-256color without it, 256 colours.
+    auto t = run_cli({"--color", "always", "run", file, "--steps", "hook_pattern"}, {"COLORTERM=truecolor", "TERM=xterm-256color"});
+    CHECK(t.out.find("\x1b[38;2;") != std::string::npos);
+    auto p = run_cli({"--color", "always", "run", file, "--steps", "hook_pattern"}, {"COLORTERM=", "TERM=xterm-256color"});
+    CHECK(p.out.find("\x1b[38;5;") != std::string::npos);
+    CHECK(p.out.find("\x1b[38;2;") == std::string::npos);
+}
+
+TEST_CASE("a dense map wider than the width is pooled, by max or mean, as its legend says", "[heatmap]") {
+    // 40 x 40, zero but one cell: at width 27 (4 indent, 2 label, 1 space: 20 columns) every 2 x 2 block is one character.
+    attntrace::Tensor t({40, 40});
+    t.data[7 * 40 + 13] = 1.0f;
+    attntrace::HeatmapOptions o;
+    o.mode = attntrace::HeatmapMode::dense;
+    o.style.width = 27;
+    const std::string max_map = attntrace::format_heatmap(t, {"query", "key"}, {}, o);
+    INFO(max_map);
+    const auto lines = map_lines(max_map, "    ");
+    REQUIRE(lines.size() == 1 + 20);  // the ruler and 20 pooled rows
+    for (std::size_t r = 0; r < 20; ++r) {
+        const std::string cells = lines[1 + r].substr(4 + 2 + 1);
+        CHECK(cells == (r == 3 ? std::string(6, ' ') + "█" + std::string(13, ' ') : std::string(20, ' ')));
+    }
+    CHECK(attntrace::test::unwrapped(max_map).find("the max of 2 x 2 cells") != std::string::npos);
+    o.pool = attntrace::Pooling::mean;
+    const std::string mean_map = attntrace::format_heatmap(t, {"query", "key"}, {}, o);
+    CHECK(map_lines(mean_map, "    ")[4].substr(7) == std::string(6, ' ') + "░" + std::string(13, ' '));  // 0.25
+    CHECK(attntrace::test::unwrapped(mean_map).find("the mean of 2 x 2 cells") != std::string::npos);
+}
+
+TEST_CASE("prose is wrapped to the width at spaces, long token lists are elided with a count, --help fits", "[heatmap][cli]") {
+    const std::string text = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
+    const std::string w = attntrace::wrap_text(text, 20, "  note: ", "        ");
+    std::istringstream lines(w);
+    std::string joined;
+    for (std::string line; std::getline(lines, line);) {
+        INFO(line);
+        CHECK(attntrace::display_width(line) <= 20);
+        joined += (joined.empty() ? "" : " ") + line.substr(8);
+    }
+    CHECK(joined == text);
+    CHECK(attntrace::wrap_text("a-word-longer-than-the-line b", 10, "", "") == "a-word-longer-than-the-line\nb\n");
+
+    attntrace::test::TempDir dir;
+    REQUIRE(run_cli({"random", "--tokens", "40", "--d-model", "16", "--out", dir.file("big.json")}).status == 0);
+    auto r = run_cli({"run", dir.file("big.json"), "--steps", "1"});
+    CHECK(r.out.find("\ntokens: t0 t1 t2 t3 t4 t5 t6 t7 … t36 t37 t38 t39  (40 tokens)\n") != std::string::npos);
+    std::istringstream out(r.out);
+    for (std::string line; std::getline(out, line);) {
+        INFO(line);
+        CHECK(attntrace::display_width(line) <= 80);
+    }
+    auto h = run_cli({"run", "--help"});
+    REQUIRE(h.status == 0);
+    std::istringstream help(h.out);
+    for (std::string line; std::getline(help, line);) {
+        if (line.rfind("  attntrace ", 0) == 0) continue;  // the examples: commands stay whole, to be copied
+        INFO(line);
+        CHECK(attntrace::display_width(line) <= 80);
+    }
+}
+
+TEST_CASE("on a terminal, step headings and verdicts are coloured, and --color=never keeps them plain", "[heatmap][cli]") {
+    auto r = run_cli({"--color", "always", "run", "003-3.1-ring-fell"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("\x1b[1m── 14/15 blocks.0.attn.hook_pattern") != std::string::npos);
+    CHECK(r.out.find("\x1b[33m≈\x1b[0m claim Z") != std::string::npos);
+    auto c = run_cli({"--color", "always", "check", "003-3.1-ring-fell"});
+    CHECK(c.out.find("\x1b[36m↳\x1b[0m") != std::string::npos);
+    CHECK_FALSE(has_escape(run_cli({"--color", "never", "check", "003-3.1-ring-fell"}).out));
+}
+
+TEST_CASE("dense heads side by side when several fit the width: 6 heads of 16 tokens, three to a row at 80 columns", "[heatmap][cli]") {
+    attntrace::test::TempDir dir;
+    REQUIRE(run_cli({"random", "--tokens", "16", "--d-model", "48", "--heads", "6", "--d-ff", "32", "--mask", "causal",
+                     "--out", dir.file("h6.json")})
+                .status == 0);
+    auto r = run_cli({"run", dir.file("h6.json"), "--steps", "hook_pattern", "--heatmap", "dense"});
+    REQUIRE(r.status == 0);
+    const auto lines = map_lines(r.out, "    heatmap:");
+    // heatmap:, then per row of maps a caption line, a ruler and 16 query lines
+    REQUIRE(lines.size() == 1 + 2 * 18);
+    for (std::size_t row = 0; row < 2; ++row) {
+        const std::string& caption = lines[1 + row * 18];
+        for (std::size_t h = 3 * row; h < 3 * row + 3; ++h) CHECK(caption.find("head h" + std::to_string(h)) != std::string::npos);
+        for (std::size_t i = 0; i < 16; ++i) {
+            const std::string& line = lines[3 + row * 18 + i];
+            INFO(line);
+            CHECK(attntrace::display_width(line) <= 80);
+            CHECK(count(line, "·") == 3 * (15 - i));  // each of the three heads: keys after query i masked
+        }
+    }
+    // Grouped-query attention: each map names the K/V head its query head reads (8 heads, 2 K/V heads: 4 to a group).
+    auto g = run_cli({"run", "002-gqa-groups", "--steps", "hook_pattern", "--heatmap", "dense"});
+    REQUIRE(g.status == 0);
+    CHECK(g.out.find("head h3 · kv0") != std::string::npos);
+    CHECK(g.out.find("head h4 · kv1") != std::string::npos);
 }

@@ -115,7 +115,9 @@ TEST_CASE("a lesson's hostile text reaches run, check, list, decode and explain 
             if (a.size() == 1) a.push_back(lesson);
             else a[1] = lesson;
             a.insert(a.begin(), {"--color", "never"});
-            return run_cli(a);
+            // Prose is wrapped to the width, and the escaped text is longer: wide enough that nothing wraps,
+            // so that a line more can only be a line break that got through.
+            return run_cli(a, {"COLUMNS=99999"});
         };
         INFO(args[0]);
         const CliResult hostile = with(file), plain = with(clean);
@@ -134,7 +136,7 @@ TEST_CASE("a lesson's hostile text reaches run, check, list, decode and explain 
     CHECK(colour.out.find("\x1b[48;2;") != std::string::npos);
     require_only_colour_escapes(colour.out);
     // `list` reads the lessons folder.
-    const CliResult list = run_cli({"list"}, {"ATTNTRACE_LESSONS=" + dir.path()});
+    const CliResult list = run_cli({"list"}, {"ATTNTRACE_LESSONS=" + dir.path(), "COLUMNS=99999"});  // nothing wrapped
     CHECK(list.status == 0);
     require_inert(list.out);
     CHECK(lines(list.out) == 4);  // the lesson's two lines, a blank line, the count

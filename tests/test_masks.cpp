@@ -278,7 +278,7 @@ TEST_CASE("mask lessons end to end: check agrees with every expected verdict, ex
     // left padding + causal: the pad rows have every key masked, and the run says which
     const auto pad = run_cli({"run", "001-padding-causal", "--steps", "hook_pattern"});
     CHECK(pad.status == 0);
-    const std::string both = pad.out + pad.err;
+    const std::string both = attntrace::test::unwrapped(pad.out + pad.err);  // the warning wrapped to the width
     CHECK(both.find("warning: 4 row(s)") != std::string::npos);
     CHECK(both.find("head 1 query 1 \"<pad>\"") != std::string::npos);
     CHECK(both.find(" nan") == std::string::npos);  // fmt prints a NaN as "nan" or "-nan"

@@ -46,7 +46,11 @@ TEST_CASE("select_steps: numbers, stages, names, globs and pieces of names, in t
                                    "blocks.0.attn.softmax.hook_exp", "blocks.0.attn.softmax.hook_row_sum",
                                    "blocks.0.attn.hook_pattern"});
     CHECK(picked(t, {"hook_pattern"}) == std::vector<std::string>{"blocks.0.attn.hook_pattern"});
-    CHECK(picked(t, {"blocks.0.attn.softmax.*"}).size() == 4);
+    // a glob ending in a stage's name: its steps by name and the stage's output, hook_pattern
+    CHECK(picked(t, {"blocks.0.attn.softmax.*"}) == picked(t, {"softmax"}));
+    CHECK(picked(t, {"softmax.*"}) == picked(t, {"softmax"}));
+    // the part before the stage still has to match
+    CHECK(attntrace::select_steps(t, {"blocks.1.attn.softmax.*"}).unknown == "blocks.1.attn.softmax.*");
     CHECK(picked(t, {"pattern"}) == std::vector<std::string>{"blocks.0.attn.hook_pattern"});  // a piece of a name
     // a stage's name wins over a piece of names: "scores" is the stage (S = Q·Kᵀ), "score" the three names
     CHECK(picked(t, {"scores"}) == std::vector<std::string>{"blocks.0.attn.hook_scores_raw"});
@@ -88,4 +92,18 @@ TEST_CASE("the weights' formula names the row sum s_i, not a Σ_i that reads as 
     CHECK(r.out.find("A[i,j] = e[i,j] / s_i") != std::string::npos);
     CHECK(r.out.find("s_i = Σ_j e[i,j]") != std::string::npos);
     CHECK(r.out.find("Σ_i") == std::string::npos);
+}
+
+TEST_CASE("every command that takes a step pattern answers an unknown one with the closest names", "[steps][cli]") {
+    const auto trace = run_cli({"run", "003-3.1-ring-fell", "--trace", "hook_patern"});
+    CHECK(trace.status == 2);
+    CHECK(trace.err.find("\"hook_patern\" (closest: blocks.0.attn.hook_pattern)") != std::string::npos);
+    const auto compare = run_cli({"compare", "003-3.1-ring-fell", "--set", "scale=false", "--step", "hook_patern"});
+    CHECK(compare.status == 2);
+    CHECK(compare.err.find("\"hook_patern\" (closest: blocks.0.attn.hook_pattern)") != std::string::npos);
+    attntrace::test::TempDir dir;
+    REQUIRE(run_cli({"export", "003-3.1-ring-fell", "-o", dir.file("a.json")}).status == 0);
+    const auto diff = run_cli({"diff", dir.file("a.json"), dir.file("a.json"), "--step", "hook_patern"});
+    CHECK(diff.status == 2);
+    CHECK(diff.err.find("\"hook_patern\" (closest: blocks.0.attn.hook_pattern)") != std::string::npos);
 }

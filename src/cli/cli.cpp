@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/terminal.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/printable.hpp"
@@ -45,6 +46,8 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     CLI::App app{"attntrace: every number of a transformer's attention, computed in front of you and checked "
                  "against the articles that print them.\n\nWith no command, runs the flagship lesson (" +
                  std::string(kFlagshipLesson) + ": \"the ring fell\") step by step."};
+    // --help's descriptions to the width (subcommands take the formatter from the app as they are added).
+    app.formatter(wrapping_formatter(terminal_style("never", host).width));
     app.set_version_flag("--version", "attntrace " ATTNTRACE_VERSION);
     app.require_subcommand(0, 1);
     // --threads and --max-memory also after the command: `attntrace bench --threads 2`.
@@ -68,9 +71,11 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
                  "golden of a large lesson) and only when standard error is a terminal; ATTNTRACE_NO_PROGRESS=1 also "
                  "turns it off");
     app.add_option("--color", cli.color,
-                   "Colour in heatmaps: auto (the default: only when standard output is a terminal, NO_COLOR is "
-                   "unset or empty and TERM is not dumb), always, or never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+                   "Colour in heatmaps, headings and verdicts: auto (the default: only when standard output is a "
+                   "terminal, NO_COLOR is unset or empty and TERM is not dumb), always, never, or 24bit or 256 "
+                   "(always, at that depth; otherwise 24-bit unless TERM names a 256-colour terminal and COLORTERM "
+                   "does not say truecolor)")
+        ->check(CLI::IsMember({"auto", "always", "never", "24bit", "256"}));
     add_run_command(app, cli);
     add_list_command(app, cli);
     add_steps_command(app, cli);

@@ -5,6 +5,7 @@
 
 #include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
+#include "cli/terminal.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "core/json_field.hpp"
@@ -84,7 +85,7 @@ void add_check_command(CLI::App& app, CliContext& cli) {
                 if (c.decode.applicable) entry["decode"] = decode_json(e->lesson, c.decode, false);
                 out.push_back(std::move(entry));
             } else {
-                render_check(cli.out, e->lesson, e->exact, e->report);
+                render_check(cli.out, e->lesson, e->exact, e->report, terminal_style(cli.color, cli.host));
                 render_decode_check(cli.out, c.decode);
             }
         }

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "pipeline/run.hpp"
 #include "render/compare_view.hpp"
+#include "trace/step_lookup.hpp"
 
 namespace attntrace {
 
@@ -26,7 +27,7 @@ void add_compare_command(CLI::App& app, CliContext& cli) {
         bool json = false;
         int precision = 4;
         bool full = false;
-        bool heatmap = true;
+        std::string heatmap = "auto";
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand(
@@ -49,8 +50,9 @@ void add_compare_command(CLI::App& app, CliContext& cli) {
     cmd->add_flag("--json", opts->json, "Print the comparison as JSON (format \"attntrace-compare\", see docs/compare.md)");
     cmd->add_option("--precision", opts->precision, "Decimals shown in the tables")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_flag("--full", opts->full, "Show big matrices whole (as run --full)");
-    cmd->add_option("--heatmap", opts->heatmap, "on (default) or off: heatmaps of A and B for the weights, the mask "
-                                                "and the masked scores");
+    cmd->add_option("--heatmap", opts->heatmap,
+                    std::string("Heatmaps of A and B for the weights, the mask and the masked scores: ") + kHeatmapHelp)
+        ->check(CLI::IsMember({"auto", "dense", "cells", "none", "on", "off"}));
     cmd->footer("Examples:\n  attntrace compare 003-3.1-ring-fell --set scale=false\n"
                 "  attntrace compare 003-3.1-ring-fell --set config.mask=causal --step hook_pattern\n"
                 "  attntrace compare 001-shapes --set heads=4 --set weights_seed=7\n"
@@ -66,9 +68,14 @@ void add_compare_command(CLI::App& app, CliContext& cli) {
         std::optional<std::size_t> shown = c.first_change();
         if (!opts->step.empty()) {
             shown = c.select(opts->step);
-            if (!shown)
+            if (!shown) {
+                std::vector<std::string> names;
+                for (const auto& s : c.steps) names.push_back(s.name);
+                const std::vector<std::string> closest = closest_names(opts->step, names);
                 fail_file("--step", "a step of A or B (a name, a glob or a last part such as hook_pattern; see docs/steps.md)",
-                          fmt::format("\"{}\"", opts->step));
+                          fmt::format("\"{}\"{}", opts->step,
+                                      closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
+            }
         }
         if (opts->json) {
             cli.out << dump_readable(compare_to_json(pair, c, shown));
@@ -76,7 +83,7 @@ void add_compare_command(CLI::App& app, CliContext& cli) {
             CompareView view;
             view.precision = opts->precision;
             view.full = opts->full;
-            view.heatmap = opts->heatmap;
+            parse_heatmap_choice(opts->heatmap, view.heatmap, view.heatmap_mode);  // IsMember checked it
             view.style = terminal_style(cli.color, cli.host);
             render_compare(cli.out, pair, c, shown, !opts->step.empty(), view);
         }

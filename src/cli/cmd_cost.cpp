@@ -55,6 +55,14 @@ void add_cost_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("--kv-heads", opts->spec.kv_heads, "K/V heads (GQA; 1 is MQA; default: as many as --heads)")
         ->check(CLI::Range(1, 1 << 16));
     cmd->add_option("--d-ff", opts->spec.d_ff, "FFN width F (default: no FFN row)")->check(CLI::Range(1, 1 << 22));
+    cmd->add_option("--activation", opts->spec.activation,
+                    "The FFN's activation: relu (default), gelu, gelu_tanh (two matrices, W_1 and W_2), or swiglu "
+                    "(three: W_1, the gate W_3 and W_2, as Llama's)")
+        ->option_text("relu|gelu|gelu_tanh|swiglu")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, Activation>{{"relu", Activation::relu},
+                                                                              {"gelu", Activation::gelu},
+                                                                              {"gelu_tanh", Activation::gelu_tanh},
+                                                                              {"swiglu", Activation::swiglu}}));
     cmd->add_option("--layers", opts->spec.layers, "Layers L")->capture_default_str()->check(CLI::Range(1, 1 << 16));
     cmd->add_option("--batch", opts->spec.batch, "Sequences B")->capture_default_str()->check(CLI::Range(1, 1 << 20));
     cmd->add_option("--dtype", opts->spec.dtype, "fp32 (default), fp16 or bf16")
@@ -69,6 +77,8 @@ void add_cost_command(CLI::App& app, CliContext& cli) {
     cmd->footer("Examples:\n  attntrace cost --tokens 128K --heads 1 --d-model 64\n"
                 "  attntrace cost --tokens 32K --dtype fp16 --heads 1 --d-model 64\n"
                 "  attntrace cost --tokens 4K --heads 32 --layers 32 --d-model 4096\n"
+                "  attntrace cost --tokens 4K --d-model 4096 --heads 32 --kv-heads 8 --layers 32 --d-ff 14336 "
+                "--activation swiglu --dtype bf16\n"
                 "  attntrace cost --tokens 200000 --attention window --window 512 --heads 1 --d-model 64");
     cmd->callback([opts, &cli] {
         CostSpec spec = opts->spec;

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "trace/step_lookup.hpp"
 #include "core/error.hpp"
 #include "export/npy_export.hpp"
 #include "render/diff_view.hpp"
@@ -80,11 +81,17 @@ void add_diff_command(CLI::App& app, CliContext& cli) {
         const TraceData b = read_trace_or_npy(opts->b);
         for (const auto& p : opts->diff.steps) {
             bool any = false;
+            std::vector<std::string> names;
             for (const TraceData* t : {&a, &b})
-                for (const auto& s : t->steps) any = any || step_matches(s.name, {p});
-            if (!any)
+                for (const auto& s : t->steps) {
+                    any = any || step_matches(s.name, {p});
+                    if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);  // A's and B's once
+                }
+            if (!any) {
+                const std::vector<std::string> closest = closest_names(p, names);
                 fail_file("--step", fmt::format("a step name or glob that names a step of {} or {}", a.file, b.file),
-                          fmt::format("\"{}\"", p));
+                          fmt::format("\"{}\"{}", p, closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
+            }
         }
         const DiffReport r = diff_traces(a, b, opts->diff);
         if (r.steps.empty())

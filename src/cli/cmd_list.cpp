@@ -4,6 +4,8 @@
 #include <ostream>
 
 #include "cli/commands.hpp"
+#include "cli/terminal.hpp"
+#include "render/wrap.hpp"
 #include "core/printable.hpp"
 #include "cost/cost_lesson.hpp"
 #include "lesson/lesson.hpp"
@@ -18,20 +20,28 @@ void add_list_command(CLI::App& app, CliContext& cli) {
                                            "there, for run, check, export and golden.");
     cmd->footer("Examples:\n  attntrace list\n  ATTNTRACE_LESSONS=$HOME/my-lessons attntrace list");
     cmd->callback([&cli] {
+        // Titles and sources wrapped to the width under their own column, the id's beside them.
+        const std::size_t width = terminal_style(cli.color, cli.host).width;
+        const std::string kIndent(29, ' ');
         const auto files = list_lesson_files();
         for (const auto& file : files) {
             Lesson l = read_lesson(file);
-            cli.out << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims)\n", printable(l.id), printable(l.title), "",
-                                   l.source.document.empty() ? "(no source: a private lesson)" : printable(l.source.document),
-                                   l.source.section.empty() ? "" : " §" + printable(l.source.section), l.claims.size());
+            cli.out << wrap_text(printable(l.title), width, fmt::format("{:<28} ", printable(l.id)), kIndent)
+                    << wrap_text(fmt::format("{}{}  ({} claims)",
+                                             l.source.document.empty() ? "(no source: a private lesson)"
+                                                                       : printable(l.source.document),
+                                             l.source.section.empty() ? "" : " §" + printable(l.source.section),
+                                             l.claims.size()),
+                                 width, kIndent, kIndent);
         }
         const auto cost_files = list_cost_lesson_files();
         for (const auto& file : cost_files) {
             CostLesson l = read_cost_lesson(file);
-            cli.out << fmt::format("{:<28} {}\n{:<28} {}{}  ({} claims, cost: attntrace check)\n", printable(l.id),
-                                   printable(l.title), "", printable(l.source.document),
-                                   l.source.section.empty() ? "" : " §" + printable(l.source.section),
-                                   l.claims.size());
+            cli.out << wrap_text(printable(l.title), width, fmt::format("{:<28} ", printable(l.id)), kIndent)
+                    << wrap_text(fmt::format("{}{}  ({} claims, cost: attntrace check)", printable(l.source.document),
+                                             l.source.section.empty() ? "" : " §" + printable(l.source.section),
+                                             l.claims.size()),
+                                 width, kIndent, kIndent);
         }
         cli.out << fmt::format("\n{} lesson{} in {}\n", files.size(), files.size() == 1 ? "" : "s", printable(lessons_dir()));
         if (!cost_files.empty())

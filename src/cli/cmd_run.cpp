@@ -55,7 +55,9 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     view.precision = o.precision;
     view.steps = picked.names;
     view.full = o.full;
-    view.heatmap = o.heatmap;
+    if (!parse_heatmap_choice(o.heatmap, view.heatmap, view.heatmap_mode))
+        fail_file("--heatmap", "auto, dense, cells or none", "\"" + o.heatmap + "\"");
+    view.pool = o.pool == "mean" ? Pooling::mean : Pooling::max;
     view.style = terminal_style(cli.color, cli.host);
     render_run(cli.out, e->lesson, trace, e->report, view);
     return 0;
@@ -67,8 +69,8 @@ void add_run_command(CLI::App& app, CliContext& cli) {
                                           "matrix, what it means, and the article's printed values beside ours.");
     cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file")->required();
     cmd->add_option("--steps", opts->steps,
-                    "Only these steps (repeatable): a name or glob (hook_pattern, 'blocks.0.attn.*'), a stage (softmax: "
-                    "the row max through hook_pattern), the step's number in the output (14), or a piece of a name "
+                    "Only these steps (repeatable): a name or glob (hook_pattern, 'blocks.0.attn.*'; 'softmax.*' also "
+                    "takes the stage's output, hook_pattern), a stage (softmax: the row max through hook_pattern), the step's number in the output (14), or a piece of a name "
                     "(pattern); `attntrace steps LESSON` lists them");
     cmd->add_option("--precision", opts->precision, "Decimals shown in the tables")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_option("--arithmetic", opts->arithmetic,
@@ -82,12 +84,17 @@ void add_run_command(CLI::App& app, CliContext& cli) {
                   "rows and columns around '...' (as numpy prints), and columns are dropped from the middle until "
                   "each line fits the width ($COLUMNS, else the terminal's, else 80)");
     cmd->add_option("--heatmap", opts->heatmap,
-                    "on (default) or off: heatmaps under the weights, the mask and the masked scores, coloured as "
-                    "--color says, else shaded with ░▒▓█");
+                    std::string("Heatmaps under the weights, the mask and the masked scores: ") + kHeatmapHelp)
+        ->check(CLI::IsMember({"auto", "dense", "cells", "none", "on", "off"}));
+    cmd->add_option("--pool", opts->pool,
+                    "max (default) or mean: what one character of a dense heatmap wider than the width shows of the "
+                    "cells it stands for")
+        ->check(CLI::IsMember({"max", "mean"}));
     cmd->footer("Example:\n  attntrace run 003-3.1-ring-fell --steps hook_pattern --precision 3\n"
                 "  attntrace run 003-3.1-ring-fell --arithmetic document --steps hook_z\n"
                 "  attntrace run 003-3.1-ring-fell --trace summary\n"
                 "  attntrace --color=always run 004-causal-pattern --steps hook_pattern\n"
+                "  attntrace run big.json --steps pattern --heatmap dense --pool mean\n"
                 "  attntrace random --tokens 4096 --out big.json && attntrace run big.json --trace none");
     cmd->callback([opts, &cli] { cli.status = run_lesson_command(cli, *opts); });
 }

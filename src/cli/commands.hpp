@@ -59,7 +59,8 @@ struct RunOptions {
     std::string arithmetic = "exact";
     bool json = false;
     bool full = false;
-    bool heatmap = true;  // --heatmap on|off
+    std::string heatmap = "auto";  // --heatmap auto|dense|cells|none (on, off: auto, none)
+    std::string pool = "max";      // --pool max|mean: a dense heatmap pooled to the width
     std::string trace = "full";  // full, summary, none, or step names/globs
 };
 // --trace POLICY (run, export, bench): see trace/policy.hpp.

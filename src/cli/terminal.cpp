@@ -26,9 +26,19 @@ CliHost host_of_this_process(const char* argv0) {
     return host_of_fds(argv0 ? argv0 : "attntrace", STDOUT_FILENO, STDERR_FILENO);
 }
 
+bool decide_truecolor(const std::string& color_choice, const char* colorterm, const char* term) {
+    if (color_choice == "256") return false;
+    if (color_choice == "24bit") return true;
+    const std::string_view ct = colorterm ? colorterm : "", t = term ? term : "";
+    if (ct == "truecolor" || ct == "24bit") return true;
+    return t.find("256color") == std::string_view::npos;
+}
+
 TermStyle terminal_style(const std::string& color_choice, const CliHost& host) {
     TermStyle s;
-    s.color = decide_color(color_choice, host.stdout_is_terminal, std::getenv("NO_COLOR"), std::getenv("TERM"));
+    const bool forced = color_choice == "256" || color_choice == "24bit";
+    s.color = forced || decide_color(color_choice, host.stdout_is_terminal, std::getenv("NO_COLOR"), std::getenv("TERM"));
+    s.truecolor = decide_truecolor(color_choice, std::getenv("COLORTERM"), std::getenv("TERM"));
     s.width = kDefaultWidth;
     if (const char* cols = std::getenv("COLUMNS"); cols && *cols) {
         char* end = nullptr;
@@ -37,6 +47,15 @@ TermStyle terminal_style(const std::string& color_choice, const CliHost& host) {
     }
     if (host.stdout_is_terminal && host.terminal_columns > 0) s.width = host.terminal_columns;
     return s;
+}
+
+bool parse_heatmap_choice(const std::string& text, bool& shown, HeatmapMode& mode) {
+    shown = text != "none" && text != "off";
+    if (text == "auto" || text == "on") mode = HeatmapMode::automatic;
+    else if (text == "dense") mode = HeatmapMode::dense;
+    else if (text == "cells") mode = HeatmapMode::cells;
+    else if (shown) return false;
+    return true;
 }
 
 }  // namespace attntrace

@@ -97,7 +97,7 @@ CostReport estimate_cost(const CostSpec& s, const std::string& origin) {
     d.hv = hs;  // attntrace cost prices heads that split d_model: d_k = d_v = d_model / heads
     d.KVH = kvh;
     d.F = s.d_ff;
-    const CostQuery q{d, pairs, stored, windowed ? s.window_size : 0};
+    const CostQuery q{d, pairs, stored, windowed ? s.window_size : 0, s.activation};
     std::vector<Stage> stages = {Stage::qkv, Stage::scores, Stage::scale, Stage::softmax, Stage::mix, Stage::out};
     if (s.d_ff) stages.push_back(Stage::ffn);
     for (Stage st : stages)
@@ -116,6 +116,12 @@ CostReport estimate_cost(const CostSpec& s, const std::string& origin) {
     r.full_trace_bytes = (qkvz / bytes + 6 * NH * n * n + n * n) * 4;
     r.materialized_bytes = qkvz + 2 * NH * stored * bytes;
     r.streaming_bytes = qkvz + 2 * NH * n * bytes;  // running max and sum per (head, query)
+
+    // KV cache: every token's K and V row (KVH·hs each) kept for the tokens after it.
+    r.kv_token_layer_bytes = 2 * kv_width * bytes;
+    r.kv_token_bytes = r.kv_token_layer_bytes * double(s.layers);
+    r.kv_context_layer_bytes = r.kv_token_layer_bytes * n * double(s.batch);
+    r.kv_context_bytes = r.kv_context_layer_bytes * double(s.layers);
     return r;
 }
 

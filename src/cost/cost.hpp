@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "lesson/lesson.hpp"
+
 namespace attntrace {
 
 enum class DType { fp32, fp16, bf16 };
@@ -38,6 +40,7 @@ struct CostSpec {
     DType dtype = DType::fp32;
     Window window = Window::full;
     std::uint64_t window_size = 0;  // w, for the windowed kinds
+    Activation activation = Activation::relu;  // swiglu: the FFN's three matrices (W_1, W_3 gate and value, W_2)
 };
 
 // One step of one layer, for one sequence.
@@ -65,6 +68,11 @@ struct CostReport {
     double full_trace_bytes = 0;      // what `attntrace run --trace full` keeps: six (NH, n, n) steps and the (n, n) mask, in float32
     double materialized_bytes = 0;    // a plain implementation's peak: scores and weights, (NH, n, n) each
     double streaming_bytes = 0;       // online softmax over key blocks: Q, K, V, Z and per-row max and sum
+    // The KV cache of generation at dtype: K and V, KVH heads of hs each, per token.
+    double kv_token_layer_bytes = 0;  // one token, one layer: 2·KVH·hs·bytes
+    double kv_token_bytes = 0;        // one token, every layer: x L
+    double kv_context_layer_bytes = 0;  // the whole context (n tokens), one layer, every sequence: x n x B
+    double kv_context_bytes = 0;        // the same, every layer: x n x L x B
 };
 
 // Throws InputError (naming `origin`) when the spec is inconsistent: heads not

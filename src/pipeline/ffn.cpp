@@ -173,7 +173,8 @@ float ffn_explain(Cell& c) {
 std::vector<CostTerm> ffn_cost(const CostQuery& q) {
     const Dims& d = q.d;
     const double products = q.activation == Activation::swiglu ? 3 : 2;
-    return {{"FFN act(X·W_1)·W_2", "n, F", {d.P, d.F}, double(d.P) * d.F, products * 2 * d.P * d.C * d.F, true, false}};
+    return {{products == 3 ? "FFN (SiLU(X·W_1) ⊙ X·W_3)·W_2" : "FFN act(X·W_1)·W_2", "n, F", {d.P, d.F}, double(d.P) * d.F,
+             products * 2 * d.P * d.C * d.F, true, false}};
 }
 
 }  // namespace attntrace

@@ -87,6 +87,7 @@ void render_values(std::ostream& out, const char* caption, const Step& s, const 
     if (heat && view.heatmap && heatmapped(s)) {
         HeatmapOptions h;
         h.style = view.style;
+        h.mode = view.heatmap_mode;
         h.full = view.full;
         h.auto_range = computes(s, Leaf::attn_scores);
         h.mask = computes(s, Leaf::mask);

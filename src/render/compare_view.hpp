@@ -21,6 +21,7 @@ struct CompareView {
     bool full = false;     // no elision of big matrices
     TermStyle style;       // colour and width (the CLI decides them)
     bool heatmap = true;   // heatmaps of A and B for the weights, the mask and the masked scores
+    HeatmapMode heatmap_mode = HeatmapMode::automatic;
 };
 
 // `shown`: the step shown in full (index into c.steps), none to show none.

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,19 @@ std::string both_units(double bytes) {
     return fmt::format("{:.3g} {} ({:.3g} {})", vb, bin[b], vd, dec[d]);
 }
 
+// Display columns of UTF-8 text (one per code point: ᵀ, √, ⊙ are one each).
+std::size_t columns(const std::string& s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+}
+
+// s padded with spaces to `w` display columns.
+std::string left(const std::string& s, std::size_t w) {
+    const std::size_t n = columns(s);
+    return n >= w ? s : s + std::string(w - n, ' ');
+}
+
 const char* window_text(const CostSpec& s) {
     switch (s.window) {
         case Window::full: return "full attention";
@@ -47,16 +61,26 @@ const char* window_text(const CostSpec& s) {
 void render_cost(std::ostream& out, const CostReport& r) {
     const CostSpec& s = r.spec;
     const char* dt = dtype_name(s.dtype);
-    out << fmt::format("attention cost · n = {} tokens · d_model {} · {} head(s) (hs {}){} · {} layer(s) · batch {} · "
+    out << fmt::format("attention cost · n = {} tokens · d_model {} · {} head(s) (hs {}){}{} · {} layer(s) · batch {} · "
                        "{} · {}{}\n\n",
                        s.tokens, s.d_model, s.heads, r.head_size,
                        s.kv_heads && s.kv_heads != s.heads ? fmt::format(", {} K/V heads", s.kv_heads) : "",
+                       s.d_ff ? fmt::format(" · d_ff {} ({})", s.d_ff, activation_name(s.activation)) : "",
                        s.layers, s.batch, dt, window_text(s),
                        s.window_size ? fmt::format(", w = {}", s.window_size) : "");
     out << "one layer, one sequence\n";
-    out << fmt::format("  {:<36} {:<32} {:>18} {:>10}\n", "step", "shape", "elements", "FLOPs");
+    // Columns as wide as their widest entry, in display columns (Kᵀ, ⊙ and √ are one each, several bytes).
+    std::size_t step_w = 4, shape_w = 5, elements_w = 8;
+    for (const auto& row : r.rows) {
+        step_w = std::max(step_w, columns(row.step));
+        shape_w = std::max(shape_w, columns(row.shape));
+        elements_w = std::max(elements_w, grouped(row.elements).size());
+    }
+    out << "  " << left(std::string("step"), step_w) << " " << left(std::string("shape"), shape_w) << " "
+        << fmt::format("{:>{}} {:>10}\n", "elements", elements_w, "FLOPs");
     for (const auto& row : r.rows)
-        out << fmt::format("  {:<36} {:<32} {:>18} {:>10.3g}\n", row.step, row.shape, grouped(row.elements), row.flops);
+        out << "  " << left(row.step, step_w) << " " << left(row.shape, shape_w) << " "
+            << fmt::format("{:>{}} {:>10.3g}\n", grouped(row.elements), elements_w, row.flops);
     const double full_bytes = r.scores_per_matrix * double(dtype_bytes(s.dtype));
     out << fmt::format("\nattention matrix, one head, one layer: {} x {} = {} entries ({:.3g}); {} at {}\n", s.tokens,
                        s.tokens, grouped(r.scores_per_matrix), r.scores_per_matrix, both_units(full_bytes), dt);
@@ -74,12 +98,25 @@ void render_cost(std::ostream& out, const CostReport& r) {
                            : "",
                        both_units(r.model_matrix_bytes), dt);
     out << fmt::format("\nmemory of one layer's attention, one sequence, at {}:\n", dt);
-    out << fmt::format("  {:<58} {}\n", "attntrace --trace full (float32: 6 (NH, n, n) steps, mask)",
-                       both_units(r.full_trace_bytes));
-    out << fmt::format("  {:<58} {}\n", "scores and weights materialized (a plain implementation)",
-                       both_units(r.materialized_bytes));
-    out << fmt::format("  {:<58} {}\n", "streamed: online softmax over key blocks (--trace none)",
-                       both_units(r.streaming_bytes));
+    const std::vector<std::pair<std::string, double>> memory = {
+        {"attntrace --trace full (float32: 6 (NH, n, n) steps, mask)", r.full_trace_bytes},
+        {"scores and weights materialized (a plain implementation)", r.materialized_bytes},
+        {"streamed: online softmax over key blocks (--trace none)", r.streaming_bytes}};
+    std::size_t label_w = 0;  // one column for both lists, so their sizes line up
+    for (const auto& [what, bytes] : memory) label_w = std::max(label_w, columns(what));
+    for (const auto& [what, bytes] : memory) out << "  " << left(what, label_w) << " " << both_units(bytes) << "\n";
+    const std::uint64_t kvh = s.kv_heads ? s.kv_heads : s.heads;
+    out << fmt::format("\nKV cache (generation: K and V of every earlier token), 2 x {} K/V head(s) x {} x {} bytes:\n",
+                       kvh, r.head_size, dtype_bytes(s.dtype));
+    const std::vector<std::pair<std::string, double>> kv = {
+        {"per token, one layer", r.kv_token_layer_bytes},
+        {fmt::format("per token, {} layer(s)", s.layers), r.kv_token_bytes},
+        {fmt::format("{} tokens{}, one layer", s.tokens, s.batch > 1 ? fmt::format(" x {} sequences", s.batch) : ""),
+         r.kv_context_layer_bytes},
+        {fmt::format("{} tokens{}, {} layer(s)", s.tokens, s.batch > 1 ? fmt::format(" x {} sequences", s.batch) : "",
+                     s.layers),
+         r.kv_context_bytes}};
+    for (const auto& [what, bytes] : kv) out << "  " << left(what, label_w) << " " << both_units(bytes) << "\n";
     out << fmt::format("\nFLOPs: {:.3g} per layer and sequence, {:.3g} for the model\n", r.layer_flops,
                        r.model_flops);
 }
@@ -90,7 +127,8 @@ OrderedJson cost_json(const CostReport& r) {
     j["version"] = 1;
     const CostSpec& s = r.spec;
     j["spec"] = {{"tokens", s.tokens},     {"d_model", s.d_model}, {"heads", s.heads},
-                 {"kv_heads", s.kv_heads ? s.kv_heads : s.heads}, {"d_ff", s.d_ff}, {"layers", s.layers},
+                 {"kv_heads", s.kv_heads ? s.kv_heads : s.heads}, {"d_ff", s.d_ff},
+                 {"activation", std::string(activation_name(s.activation))}, {"layers", s.layers},
                  {"batch", s.batch},       {"dtype", dtype_name(s.dtype)}, {"window_size", s.window_size}};
     j["head_size"] = r.head_size;
     for (const auto& [key, v] :
@@ -103,6 +141,10 @@ OrderedJson cost_json(const CostReport& r) {
                                                      {"full_trace_bytes", r.full_trace_bytes},
                                                      {"materialized_bytes", r.materialized_bytes},
                                                      {"streaming_bytes", r.streaming_bytes},
+                                                     {"kv_cache_token_layer_bytes", r.kv_token_layer_bytes},
+                                                     {"kv_cache_token_bytes", r.kv_token_bytes},
+                                                     {"kv_cache_context_layer_bytes", r.kv_context_layer_bytes},
+                                                     {"kv_cache_context_bytes", r.kv_context_bytes},
                                                      {"layer_flops", r.layer_flops},
                                                      {"model_flops", r.model_flops}})
         j[key] = v;

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "core/printable.hpp"
+#include "render/dense_map.hpp"
+#include "render/heat_colour.hpp"
 #include "render/matrix.hpp"
 
 namespace attntrace {
@@ -23,54 +25,29 @@ constexpr std::size_t kCellW = 6;  // shade, space, "0.00"; or "  0.00" on a col
 constexpr std::size_t kMaskCellW = 4;
 std::size_t cell_width(bool mask) { return mask ? kMaskCellW : kCellW; }
 
-struct Rgb {
-    int r, g, b;
-};
+// Beyond what fixed decimals print in a few characters, numbers are compact ("3.4e+38").
+constexpr double kCompactFrom = 1e5;
 
-// Dark blue → teal → green → yellow, in the spirit of viridis (our own anchors):
-// dark for 0, bright for 1, readable for colour-blind readers.
-Rgb ramp(double v) {
-    static constexpr std::array<Rgb, 5> anchors = {{{40, 20, 80}, {50, 80, 140}, {30, 140, 130}, {110, 190, 70}, {245, 225, 40}}};
-    v = std::clamp(v, 0.0, 1.0) * (anchors.size() - 1);
-    const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(v), anchors.size() - 2);
-    const double f = v - i;
-    auto mix = [&](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * f)); };
-    return {mix(anchors[i].r, anchors[i + 1].r), mix(anchors[i].g, anchors[i + 1].g), mix(anchors[i].b, anchors[i + 1].b)};
-}
-
-std::string on_colour(const std::string& text, Rgb c) {
+std::string on_colour(const std::string& text, Rgb c, const TermStyle& style) {
     // black text on bright cells, white on dark ones
     const bool bright = 0.299 * c.r + 0.587 * c.g + 0.114 * c.b > 140;
-    return fmt::format("\x1b[48;2;{};{};{}m{}{}\x1b[0m", c.r, c.g, c.b, bright ? "\x1b[30m" : "\x1b[97m", text);
+    return colour_escape(c, true, style) + (bright ? "\x1b[30m" : "\x1b[97m") + text + "\x1b[0m";
 }
 
-// A legend's bound: as a cell shows it ("0.20"), or, beyond what fixed
-// decimals print in a few characters, with 3 significant digits ("3.4e+38"):
-// a scale near float32's limit reads as one, not as 39 digits.
-constexpr double kCompactFrom = 1e5;
-std::string legend_number(double x) {
-    return std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
-}
-
-struct Scale {
-    float lo = 0, hi = 1;
-    double norm(float x) const { return hi > lo ? (static_cast<double>(x) - lo) / (static_cast<double>(hi) - lo) : 1.0; }
-};
-
-std::string cell(float x, const Scale& s, const HeatmapOptions& opt) {
+std::string cell(float x, std::size_t r, std::size_t c, const Scale& s, const HeatmapOptions& opt) {
     const bool color = opt.style.color;
     const std::size_t w = cell_width(opt.mask);
-    if ((std::isinf(x) && x < 0) || (opt.mask && opt.keep_mask && x == 0.0f))
+    if (masked_cell(x, r, c, opt))
         return fmt::format("{}{:>{}}{}", color ? "\x1b[2m" : "", kBlocked, w, color ? "\x1b[0m" : "");
     if (opt.mask)  // a visible cell (M = 0): the top of the scale
-        return color ? on_colour(std::string(w, ' '), ramp(1.0)) : std::string(w - 1, ' ') + kShades[4];
+        return color ? on_colour(std::string(w, ' '), ramp(1.0), opt.style) : std::string(w - 1, ' ') + kShades[4];
     // Fixed decimals, as the tables; a value too large for them in a cell ("3e+38") fits its six columns.
     std::string num = std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.0e}", x);
     if (num == "-0.00") num = "0.00";
     const double v = opt.mask ? 1.0 : s.norm(x);
     if (color) {
         const std::size_t n = display_width(num);
-        return on_colour(std::string(n < kCellW ? kCellW - n : 0, ' ') + num, ramp(v));
+        return on_colour(std::string(n < kCellW ? kCellW - n : 0, ' ') + num, ramp(v), opt.style);
     }
     const std::size_t bin = std::min<std::size_t>(static_cast<std::size_t>(std::clamp(v, 0.0, 1.0) * 5), 4);
     const std::size_t n = display_width(num) + 1;
@@ -82,11 +59,11 @@ std::string legend(const Scale& s, const HeatmapOptions& opt) {
     const bool color = opt.style.color;
     std::vector<std::string> items;
     if (opt.mask) {
-        items.push_back((color ? on_colour("  ", ramp(1.0)) : std::string(kShades[4])) +
+        items.push_back((color ? on_colour("  ", ramp(1.0), opt.style) : std::string(kShades[4])) +
                         (opt.keep_mask ? " 1 (visible)" : " 0 (visible)"));
     } else if (color) {
         std::string bar = legend_number(s.lo) + " ";
-        for (int i = 0; i <= 10; ++i) bar += on_colour(" ", ramp(i / 10.0));
+        for (int i = 0; i <= 10; ++i) bar += on_colour(" ", ramp(i / 10.0), opt.style);
         items.push_back(bar + " " + legend_number(s.hi));
     } else {
         // In double: hi - lo of two floats near their limit (3e38 - -3e38) is no float.
@@ -146,7 +123,7 @@ std::string one_map(const float* base, std::size_t rows, std::size_t cols, std::
         out += opt.indent + l + std::string(lw - display_width(l), ' ');
         for (auto c : cix) {
             out += ' ';
-            out += c == kGap ? std::string("...") : cell(base[r * rs + c], sc, opt);
+            out += c == kGap ? std::string("...") : cell(base[r * rs + c], r, c, sc, opt);
         }
         out += "\n";
     }
@@ -154,6 +131,58 @@ std::string one_map(const float* base, std::size_t rows, std::size_t cols, std::
 }
 
 }  // namespace
+
+Rgb ramp(double v) {
+    static constexpr std::array<Rgb, 5> anchors = {{{40, 20, 80}, {50, 80, 140}, {30, 140, 130}, {110, 190, 70}, {245, 225, 40}}};
+    v = std::clamp(v, 0.0, 1.0) * (anchors.size() - 1);
+    const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(v), anchors.size() - 2);
+    const double f = v - i;
+    auto mix = [&](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * f)); };
+    return {mix(anchors[i].r, anchors[i + 1].r), mix(anchors[i].g, anchors[i + 1].g), mix(anchors[i].b, anchors[i + 1].b)};
+}
+
+// A colour whose channels differ by at most this is neutral (a grey).
+constexpr int kNeutralSpread = 12;
+
+int palette_256(Rgb c) {
+    // xterm's 6x6x6 cube has the levels 0, 95, 135, 175, 215, 255; its grey ramp 8, 18, ..., 238.
+    static constexpr std::array<int, 6> levels = {0, 95, 135, 175, 215, 255};
+    auto nearest_level = [](int v) {
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < levels.size(); ++i)
+            if (std::abs(levels[i] - v) < std::abs(levels[best] - v)) best = i;
+        return best;
+    };
+    auto dist = [&](int r, int g, int b) { return (r - c.r) * (r - c.r) + (g - c.g) * (g - c.g) + (b - c.b) * (b - c.b); };
+    const std::size_t r = nearest_level(c.r), g = nearest_level(c.g), b = nearest_level(c.b);
+    const int cube = 16 + static_cast<int>(36 * r + 6 * g + b);
+    const int cube_d = dist(levels[r], levels[g], levels[b]);
+    // The grey ramp only for a neutral colour: nearer in distance, a grey would
+    // take the hue from the ramp's dark purple and make it read as a masked cell.
+    const int spread = std::max({c.r, c.g, c.b}) - std::min({c.r, c.g, c.b});
+    if (spread > kNeutralSpread) return cube;
+    const int grey_i = std::clamp(((c.r + c.g + c.b) / 3 - 8 + 5) / 10, 0, 23), grey = 8 + 10 * grey_i;
+    return dist(grey, grey, grey) < cube_d ? 232 + grey_i : cube;
+}
+
+std::string colour_escape(Rgb c, bool background, const TermStyle& style) {
+    if (style.truecolor) return fmt::format("\x1b[{};2;{};{};{}m", background ? 48 : 38, c.r, c.g, c.b);
+    return fmt::format("\x1b[{};5;{}m", background ? 48 : 38, palette_256(c));
+}
+
+std::string legend_number(double x) {
+    return std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
+}
+
+bool draws_dense(std::size_t cols, std::size_t label_w, const HeatmapOptions& opt) {
+    switch (opt.mode) {
+        case HeatmapMode::cells: return false;
+        case HeatmapMode::dense: return true;
+        case HeatmapMode::automatic: break;
+    }
+    if (opt.style.width == 0 || opt.full) return false;
+    return opt.indent.size() + label_w + cols * (cell_width(opt.mask) + 1) > opt.style.width;
+}
 
 bool decide_color(std::string_view choice, bool stdout_is_terminal, const char* no_color, const char* term) {
     if (choice == "always") return true;
@@ -175,22 +204,46 @@ std::string format_heatmap(const Tensor& t, const std::vector<std::string>& /*ax
     auto lab = [&](std::size_t k) { return k < labels.size() ? &labels[k] : nullptr; };
     const bool summarize = !opt.full && t.size() > opt.threshold;
     const std::size_t R = t.shape[t.rank() - 2], C = t.shape[t.rank() - 1];
+    HeatmapOptions o = opt;
+    if (!o.blocked.fits(R, C)) o.blocked = {};  // a mask of another shape says nothing about these cells
+    // Dense when asked, or when the cells' numbers would not fit beside the widest row label.
+    const std::vector<std::string>* row_labels = lab(t.rank() - 2);
+    std::size_t label_w = 3;
+    for (std::size_t r = 0; row_labels && r < std::min(R, row_labels->size()); ++r)
+        label_w = std::max(label_w, display_width(printable((*row_labels)[r])));
+    const bool dense = draws_dense(C, label_w, o);
+    std::size_t pool = 1;
+    auto map = [&](const float* base, const std::vector<std::string>* rl, const std::vector<std::string>* cl) {
+        if (!dense) return one_map(base, R, C, C, rl, cl, sc, o, summarize);
+        DenseMap d = dense_map(base, R, C, C, sc, o);
+        pool = d.pool;
+        return d.text;
+    };
     std::string out;
     if (t.rank() == 2) {
-        out = one_map(t.ptr(), R, C, C, lab(0), lab(1), sc, opt, summarize);
+        out = map(t.ptr(), lab(0), lab(1));
     } else {
         // (NH, rows, cols): one map per head, the head axis first as the trace keeps scores and weights
-        for (std::size_t h : shown_indices(t.shape[0], opt.edge_items, summarize)) {
+        std::vector<std::string> captions;
+        for (std::size_t h = 0; h < t.shape[0]; ++h)
+            captions.push_back(h < o.head_captions.size()
+                                   ? o.head_captions[h]
+                                   : "head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)));
+        // Dense heads side by side when two or more fit the width.
+        if (dense) {
+            out = dense_heads(t, captions, sc, o);
+            if (!out.empty()) return out + dense_legend(sc, o, 1);
+        }
+        for (std::size_t h : shown_indices(t.shape[0], o.edge_items, summarize)) {
             if (h == kGap) {
-                out += opt.indent + "... (more heads; --full shows them)\n";
+                out += o.indent + "... (more heads; --full shows them)\n";
                 continue;
             }
-            if (t.shape[0] > 1)
-                out += opt.indent + "head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)) + "\n";
-            out += one_map(t.ptr() + h * R * C, R, C, C, lab(1), lab(2), sc, opt, summarize);
+            if (t.shape[0] > 1) out += o.indent + captions[h] + "\n";
+            out += map(t.ptr() + h * R * C, lab(1), lab(2));
         }
     }
-    return out + legend(sc, opt);
+    return out + (dense ? dense_legend(sc, o, pool) : legend(sc, o));
 }
 
 }  // namespace attntrace

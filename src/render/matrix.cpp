@@ -42,7 +42,9 @@ std::string format_slice(const Slice& s, const TableOptions& opt, bool summarize
     for (auto r : rows)
         for (std::size_t c = 0; r != kGap && c < s.cols && notation == Notation::fixed; ++c)
             notation = notation_for(&s.base[r * s.row_stride + c * s.col_stride], 1);
+    const bool blocks = opt.blocked.fits(s.rows, s.cols);
     const auto cell = [&](std::size_t r, std::size_t c) {
+        if (blocks && opt.blocked.at(r, c)) return std::string(kBlockedMark);
         return format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision, notation);
     };
     // One width for every column: the widest label or number of the whole slice
@@ -51,7 +53,7 @@ std::string format_slice(const Slice& s, const TableOptions& opt, bool summarize
     for (std::size_t c = 0; c < s.cols; ++c) {
         w = std::max(w, display_width(label(s.col_labels, c)));
         for (auto r : rows)
-            if (r != kGap) w = std::max(w, cell(r, c).size());
+            if (r != kGap) w = std::max(w, display_width(cell(r, c)));
     }
     if (!opt.full) cols = fit_columns(cols, s.cols, opt.indent.size() + label_w, w + 2, 5, opt.width);
     std::string out = opt.indent + std::string(label_w, ' ');
@@ -72,6 +74,12 @@ std::string format_slice(const Slice& s, const TableOptions& opt, bool summarize
 }
 
 }  // namespace
+
+bool Blocked::at(std::size_t r, std::size_t c) const {
+    if (!m) return false;
+    const float x = m->data[r * m->shape[1] + c];
+    return multiplies ? x == 0.0f : (std::isinf(x) && x < 0);
+}
 
 std::size_t display_width(std::string_view s) {
     std::size_t n = 0;

@@ -12,6 +12,21 @@
 
 namespace attntrace {
 
+// The cells a mask blocks, for a view of the weights beside it: M's -inf
+// cells (M added to the scores), or its 0s when it multiplies the weights
+// (config.mask_at "weights"). M is (rows, cols) of the map or table it is
+// given to; any other shape, or none, blocks nothing. A blocked weight is
+// drawn as "×", not as the 0.00 its softmax gave it.
+inline constexpr const char* kBlockedMark = "×";
+struct Blocked {
+    const Tensor* m = nullptr;
+    bool multiplies = false;
+    bool at(std::size_t r, std::size_t c) const;
+    bool fits(std::size_t rows, std::size_t cols) const {
+        return m && m->rank() == 2 && m->shape[0] == rows && m->shape[1] == cols;
+    }
+};
+
 // Big tensors are summarised as numpy does (np.set_printoptions defaults:
 // threshold 1000, edgeitems 3): above `threshold` cells, every axis longer
 // than 2·edge_items shows its first and last edge_items entries around
@@ -24,6 +39,7 @@ struct TableOptions {
     std::size_t width = 0;
     bool full = false;
     std::string indent = "    ";
+    Blocked blocked;  // cells shown as "×" (the weights beside their mask)
 };
 
 // Formats `t` (rank 0..3) with per-axis labels. A rank-3 tensor is shown as

@@ -9,6 +9,7 @@
 #include "core/printable.hpp"
 #include "pipeline/mask_pattern.hpp"
 #include "render/matrix.hpp"
+#include "render/wrap.hpp"
 
 namespace attntrace {
 
@@ -79,32 +80,63 @@ std::string claim_where(const Claim& c, const Step& step) {
     return at.empty() ? "" : " (" + printable(at) + ")";
 }
 
-// Tokens joined by spaces, each printable.
+// Tokens joined by spaces, each printable; a long list as its first
+// kTokensHead and last kTokensTail around "…" with the count, as the tables
+// elide (a 32768-token lesson's header is one short line, not 218,273 characters).
+constexpr std::size_t kTokensHead = 8, kTokensTail = 4;
 std::string token_line(const std::vector<std::string>& tokens) {
     std::string out;
-    for (const auto& t : tokens) (out += out.empty() ? "" : " ") += printable(t);
-    return out;
+    const bool elide = tokens.size() > kTokensHead + kTokensTail + 1;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (elide && i == kTokensHead) {
+            out += " …";
+            i = tokens.size() - kTokensTail - 1;
+            continue;
+        }
+        (out += out.empty() ? "" : " ") += printable(tokens[i]);
+    }
+    return elide ? out + fmt::format("  ({} tokens)", tokens.size()) : out;
+}
+
+// Headings and verdicts stand out on a terminal: SGR attributes when colour is on.
+std::string styled(std::string_view text, std::string_view sgr, const TermStyle& style) {
+    return style.color ? fmt::format("\x1b[{}m{}\x1b[0m", sgr, text) : std::string(text);
+}
+constexpr std::string_view kHeading = "1";  // bold
+std::string_view verdict_colour(Verdict v) {
+    switch (v) {
+        case Verdict::agrees: return "32";              // green
+        case Verdict::agrees_from_given: return "36";   // cyan: agrees, resting on the article's own numbers
+        case Verdict::agrees_when_rounded: return "33"; // yellow
+        case Verdict::disagrees: return "1;31";         // bold red
+        case Verdict::not_checkable: return "2";        // dim
+    }
+    return "0";
 }
 
 // The rounded run gives this claim other numbers than the exact one (the
 // lesson rounds a step upstream of it, as the article did).
 bool rounding_moves(const ClaimResult& r) { return r.document.size() && r.document.data != r.computed.data; }
 
-void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int precision) {
+void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int precision, const TermStyle& style) {
     const Claim& c = r.claim;
-    out << fmt::format("    {} claim {}{}: {}{}\n", verdict_mark(r.verdict), printable(c.id), claim_where(c, step),
-                       verdict_name(r.verdict),
+    const std::size_t w = style.width;
+    const std::string colour(verdict_colour(r.verdict));
+    out << fmt::format("    {} claim {}{}: {}{}\n", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
+                       claim_where(c, step), styled(verdict_name(r.verdict), colour, style),
                        r.as_expected() ? "" : fmt::format("  [lesson expects {}]", verdict_name(c.expect)));
-    if (!c.quote.empty()) out << fmt::format("      article: \"{}\"\n", printable(c.quote));
+    if (!c.quote.empty()) out << wrap_hanging(fmt::format("\"{}\"", printable(c.quote)), w, "      article: ");
     if (c.kind == Claim::Kind::shape) {
-        out << "      " << printable(r.reason) << " (the extents the config implies)\n";
+        out << wrap_text(printable(r.reason) + " (the extents the config implies)", w, "      ", "      ");
         return;
     }
     if (r.basis == Basis::given)
-        out << "      (checked against the lesson's given values, not a formula: the article's consistency with itself)\n";
+        out << wrap_hanging("(checked against the lesson's given values, not a formula: the article's consistency with "
+                            "itself)", w, "      ");
     if (r.verdict == Verdict::agrees_from_given)
-        out << fmt::format("      (agrees only from the article's given values: computed from {}, which the lesson gives "
-                           "and its formula does not)\n", printable(r.rests_on));
+        out << wrap_hanging(fmt::format("(agrees only from the article's given values: computed from {}, which the "
+                                        "lesson gives and its formula does not)", printable(r.rests_on)),
+                            w, "      ");
     out << fmt::format("      printed ({}): {}\n", precision_text(c), as_printed(c.values, c));
     if (r.computed.size()) {
         const Precision shown = computed_precision(c, precision);
@@ -115,9 +147,9 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
             out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
                                as_printed(r.computed, c));  // at the claim's own precision
     } else {
-        out << "      " << printable(r.reason) << "\n";
+        out << wrap_text(printable(r.reason), w, "      ", "      ");
     }
-    if (!c.note.empty()) out << "      note: " << printable(c.note) << "\n";
+    if (!c.note.empty()) out << wrap_hanging(printable(c.note), w, "      note: ");
 }
 
 // A step kept as a summary (trace policy summary): its statistics and the
@@ -186,25 +218,30 @@ std::string_view verdict_mark(Verdict v) {
 void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
                 const RunView& view) {
     const Config& c = lesson.config;
-    out << fmt::format("attntrace · {} — {}\n", printable(lesson.id), printable(lesson.title));
+    out << wrap_text(fmt::format("attntrace · {} — {}", printable(lesson.id), printable(lesson.title)), view.style.width, "",
+                     "    ");
     if (!lesson.source.document.empty())  // a private lesson may have none
-        out << fmt::format("source: {}{}{}\n", printable(lesson.source.document),
-                           lesson.source.title.empty() ? "" : " · " + printable(lesson.source.title),
-                           lesson.source.section.empty() ? "" : " · §" + printable(lesson.source.section));
+        out << wrap_hanging(fmt::format("{}{}{}", printable(lesson.source.document),
+                                        lesson.source.title.empty() ? "" : " · " + printable(lesson.source.title),
+                                        lesson.source.section.empty() ? "" : " · §" + printable(lesson.source.section)),
+                            view.style.width, "source: ");
     if (trace.sequence_tokens.empty())
-        out << fmt::format("tokens: {}{}\n", token_line(lesson.tokens),
-                           lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", token_line(lesson.query_tokens)));
+        out << wrap_hanging(fmt::format("{}{}", token_line(lesson.tokens),
+                                        lesson.query_tokens.empty() ? "" : fmt::format("   queries: {}", token_line(lesson.query_tokens))),
+                            view.style.width, "tokens: ");
     else  // a batch: each sequence padded to T; the steps print one table per sequence
         for (std::size_t b = 0; b < trace.sequence_tokens.size(); ++b)
             out << fmt::format("{} b{}: {}\n", b ? "      " : "batch:", b, token_line(trace.sequence_tokens[b]));
-    out << fmt::format("d_model {} · heads {} · {} · d_ff {} · mask {} · scaling {} · {} · eps {:g}\n", c.d_model,
-                       c.heads,
-                       c.dk() == c.dv() ? fmt::format("d_head {}", c.dk()) : fmt::format("d_k {} · d_v {}", c.dk(), c.dv()),
-                       c.d_ff ? std::to_string(c.d_ff) : "-", mask_text(c),
-                       scale_text(c.scale),
-                       c.norm == NormKind::layernorm ? std::string(activation_name(c.activation))
-                                                     : fmt::format("{} · {}", activation_name(c.activation), norm_name(c.norm)),
-                       c.eps);
+    std::vector<std::string> config_items = {fmt::format("d_model {}", c.d_model), fmt::format("heads {}", c.heads),
+                                             c.dk() == c.dv() ? fmt::format("d_head {}", c.dk())
+                                                              : fmt::format("d_k {} · d_v {}", c.dk(), c.dv()),
+                                             fmt::format("d_ff {}", c.d_ff ? std::to_string(c.d_ff) : "-"),
+                                             fmt::format("mask {}", mask_text(c)),
+                                             fmt::format("scaling {}", scale_text(c.scale)),
+                                             std::string(activation_name(c.activation))};
+    if (c.norm != NormKind::layernorm) config_items.emplace_back(norm_name(c.norm));
+    config_items.push_back(fmt::format("eps {:g}", c.eps));
+    out << wrap_items(config_items, " · ", view.style.width, "", "    ");
     if (c.variance == Variance::unbiased)
         out << "LayerNorm: unbiased variance, Σ(x - μ)² / (C - 1) as torch.var, not nn.LayerNorm's / C (config.variance)\n";
     if (c.norm_steps_all)
@@ -237,7 +274,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     if (trace.policy.kind != TracePolicy::Kind::full)
         out << fmt::format("trace policy {}: {} of the steps kept{}\n", trace.policy.describe(), trace.steps.size(),
                            trace.streamed_attention ? "; attention streamed over key blocks (no T x T matrix held)" : "");
-    if (!lesson.description.empty()) out << "\n" << printable(lesson.description) << "\n";
+    if (!lesson.description.empty()) out << "\n" << wrap_text(printable(lesson.description), view.style.width, "", "");
 
     TableOptions table;
     table.precision = view.precision;
@@ -246,27 +283,46 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     HeatmapOptions heat;
     heat.style = view.style;
     heat.full = view.full;
-    auto draw_heatmap = [&](const Step& s) {
+    heat.mode = view.heatmap_mode;
+    heat.pool = view.pool;
+    // The weights' blocked cells, from the mask their attention recorded: "×", not the 0.00 softmax gave them.
+    auto blocked_of = [&](const Trace& tr, const Step& s) {
+        Blocked b;
+        // A given step shows the article's numbers as printed, blocked or not.
+        if (!s.def || !computes(s, Leaf::pattern) || s.source != StepSource::computed) return b;
+        for (const Step& m : tr.steps)
+            if (m.def && computes(m, Leaf::mask) && m.def->block == s.def->block && m.def->cross == s.def->cross &&
+                m.recorded == Record::full && m.source != StepSource::not_computable)
+                b.m = &m.value;
+        b.multiplies = lesson.config.mask_at == MaskAt::weights;
+        return b;
+    };
+    auto draw_heatmap = [&](const Trace& tr, const Step& s) {
         if (!view.heatmap || !heatmapped(s)) return;
         heat.auto_range = computes(s, Leaf::attn_scores) || computes(s, Leaf::alibi);
         heat.mask = computes(s, Leaf::mask);
         heat.keep_mask = heat.mask && lesson.config.mask_at == MaskAt::weights;
+        heat.blocked = blocked_of(tr, s);
+        // Under GQA each head's map names the K/V head it reads: the grouping the lesson teaches, in the picture.
+        heat.head_captions.clear();
+        if (dims.KVH != dims.NH && s.shape.size() == 3 && s.shape[0] == dims.NH)
+            for (std::size_t h = 0; h < dims.NH; ++h)
+                heat.head_captions.push_back(fmt::format("head h{} · kv{}", h, h / (dims.NH / dims.KVH)));
         out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
     };
     // A batched trace prints each step once per sequence, with that sequence's tokens.
     std::vector<Trace> sequences;
     for (std::size_t b = 0; b < trace.sequence_tokens.size(); ++b) sequences.push_back(unstack_trace(trace, b));
     auto draw_values = [&](const Step& s, std::size_t k, bool formula) {
-        if (sequences.empty()) {
-            out << format_tensor(formula ? *s.formula : s.value, s.axes, s.labels, table);
-            if (!formula) draw_heatmap(s);
-            return;
-        }
+        auto draw = [&](const Trace& tr, const Step& st) {
+            table.blocked = formula ? Blocked{} : blocked_of(tr, st);
+            out << format_tensor(formula ? *st.formula : st.value, st.axes, st.labels, table);
+            if (!formula) draw_heatmap(tr, st);
+        };
+        if (sequences.empty()) return draw(trace, s);
         for (std::size_t b = 0; b < sequences.size(); ++b) {
-            const Step& sb = sequences[b].steps[k];
             out << fmt::format("    sequence b{}:\n", b);
-            out << format_tensor(formula ? *sb.formula : sb.value, sb.axes, sb.labels, table);
-            if (!formula) draw_heatmap(sb);
+            draw(sequences[b], sequences[b].steps[k]);
         }
     };
     std::size_t n = 0;
@@ -275,14 +331,19 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         if (!view.steps.empty() && !step_matches(s.name, view.steps)) continue;
         std::string axes;
         for (std::size_t k = 0; k < s.axes.size(); ++k) axes += (k ? " x " : "") + s.axes[k];
-        out << fmt::format("\n── {}/{} {} — {}  [{}{}]\n", n, trace.steps.size(), printable(s.name), s.def ? s.def->title : "",
-                           shape_str(s.shape), axes.empty() ? "" : ": " + axes);
-        if (s.def) out << "    " << formula_of(s) << "\n";
+        // The heading bold on a terminal, wrapped (its shape on the next line) when the width is short.
+        std::string heading = wrap_items({fmt::format("── {}/{} {} — {}", n, trace.steps.size(), printable(s.name),
+                                                      s.def ? s.def->title : ""),
+                                          fmt::format("[{}{}]", shape_str(s.shape), axes.empty() ? "" : ": " + axes)},
+                                         "  ", view.style.width, "", "   ");
+        heading.pop_back();
+        out << "\n" << styled(heading, kHeading, view.style) << "\n";
+        if (s.def) out << wrap_text(formula_of(s), view.style.width, "    ", "      ");
         if (dims.KVH != dims.NH && (computes(s, Leaf::scores_raw) || computes(s, Leaf::z)))
             out << "    K/V heads read: " << kv_groups(dims) << "\n";
         switch (s.source) {
             case StepSource::not_computable:
-                out << "    not computable: " << printable(s.note) << "\n";
+                out << wrap_hanging(printable(s.note), view.style.width, "    not computable: ");
                 break;
             case StepSource::given:
                 out << "    given (the article's values):\n";
@@ -304,20 +365,23 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                 draw_values(s, n - 1, false);
                 break;
         }
-        if (s.source == StepSource::computed && !s.note.empty()) out << "    note: " << printable(s.note) << "\n";
+        if (s.source == StepSource::computed && !s.note.empty()) out << wrap_hanging(printable(s.note), view.style.width, "    note: ");
         if (s.rounded_to >= 0) out << fmt::format("    (rounded to {} decimals, as the article did)\n", s.rounded_to);
-        if (s.def) out << "    " << meaning_of(s) << "\n";
+        if (s.def) out << wrap_text(meaning_of(s), view.style.width, "    ", "    ");
         for (const auto& r : report.results)
-            if (r.claim.step == s.name) render_claim(out, r, s, view.precision);
+            if (r.claim.step == s.name) render_claim(out, r, s, view.precision, view.style);
     }
-    for (const auto& w : trace.warnings) out << "\nwarning: " << printable(w) << "\n";
-    out << fmt::format("\nclaims: {}, {} agree when rounded as printed, {} disagree, {} not checkable{}\n",
-                       agree_counts(report), report.count(Verdict::agrees_when_rounded),
-                       report.count(Verdict::disagrees), report.count(Verdict::not_checkable),
-                       given_note(report));
+    for (const auto& w : trace.warnings) out << "\n" << wrap_hanging(printable(w), view.style.width, "warning: ");
+    out << "\n"
+        << wrap_hanging(fmt::format("{}, {} agree when rounded as printed, {} disagree, {} not checkable{}",
+                                    agree_counts(report), report.count(Verdict::agrees_when_rounded),
+                                    report.count(Verdict::disagrees), report.count(Verdict::not_checkable),
+                                    given_note(report)),
+                        view.style.width, styled("claims:", kHeading, view.style) + " ");
 }
 
-void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
+void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
+                  const TermStyle& style) {
     out << fmt::format("{}  ({} claims)\n", printable(lesson.id), report.results.size());
     for (const auto& r : report.results) {
         const Claim& c = r.claim;
@@ -326,7 +390,9 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
         const bool agreed = r.verdict == Verdict::agrees || r.verdict == Verdict::agrees_from_given;
         std::string dev = r.computed.size() && !agreed ? fmt::format("  max |Δ| {:.3g}", r.max_deviation) : "";
         std::string basis = r.basis == Basis::given ? "  (against the given values)" : "";
-        out << fmt::format("  {} {:<18} {:<20} {}{}{}{}\n", verdict_mark(r.verdict), printable(c.id), verdict_name(r.verdict),
+        const std::string colour(verdict_colour(r.verdict));
+        out << fmt::format("  {} {:<18} {} {}{}{}{}\n", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
+                           styled(fmt::format("{:<20}", verdict_name(r.verdict)), colour, style),
                            printable(c.step) + where, dev, basis,
                            r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
         if (r.verdict == Verdict::disagrees && r.computed.size()) {
@@ -337,7 +403,7 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
             out << fmt::format("      from    {}   (given by the lesson; its formula gives other values)\n",
                                printable(r.rests_on));
         } else if (r.verdict == Verdict::disagrees)
-            out << "      " << printable(r.reason) << "\n";
+            out << wrap_text(printable(r.reason), style.width, "      ", "      ");
     }
 }
 

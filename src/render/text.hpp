@@ -18,6 +18,8 @@ struct RunView {
     bool full = false;               // no elision of big matrices
     TermStyle style;                 // colour and width (the CLI decides them)
     bool heatmap = true;             // heatmaps under the weights, the mask and the masked scores
+    HeatmapMode heatmap_mode = HeatmapMode::automatic;
+    Pooling pool = Pooling::max;
 };
 
 // Each step: title, formula, shape, token-labelled values, explanation, and
@@ -26,7 +28,9 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                 const RunView& view);
 
 // One row per claim, then the details of every disagreement.
-void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report);
+// Verdicts coloured when style.color; reasons wrapped to style.width.
+void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
+                  const TermStyle& style = {});
 
 std::string_view verdict_mark(Verdict v);
 // "3 agree, 2 agree only from the article's given values": the summary lines' first counts.

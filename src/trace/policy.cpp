@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include "core/error.hpp"
+#include "trace/step_lookup.hpp"
 #include "trace/steps.hpp"
 
 namespace attntrace {
@@ -59,9 +60,14 @@ TracePolicy parse_trace_policy(const std::string& text, const std::string& origi
         std::string pattern = text.substr(start, comma - start);
         bool any = false;
         for (const StepDef& d : step_catalogue()) any = any || step_matches(d.name, {pattern});
-        if (pattern.empty() || !any)
+        if (pattern.empty() || !any) {
+            std::vector<std::string> names;
+            for (const StepDef& d : step_catalogue()) names.push_back(d.name);
+            const std::vector<std::string> closest = closest_names(pattern, names);
             fail_file(origin, "full, summary, none, or step names or globs separated by commas (see docs/steps.md)",
-                      fmt::format("\"{}\"", pattern.empty() ? text : pattern));
+                      fmt::format("\"{}\"{}", pattern.empty() ? text : pattern,
+                                  closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
+        }
         p.steps.push_back(std::move(pattern));
         start = comma + 1;
     }

@@ -43,6 +43,20 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
+// "softmax.*", "blocks.1.attn.softmax.*": a glob whose last part before
+// ".*" is a stage's name picks that stage's steps whose names the part before
+// it matches, its output among them (hook_pattern, which is not named
+// "softmax.hook_pattern"), besides what the glob matches by name.
+bool in_stage_glob(const Step& s, std::string_view p) {
+    if (!s.def || p.size() < 3 || p.substr(p.size() - 2) != ".*") return false;
+    const std::string_view head = p.substr(0, p.size() - 2);
+    const std::size_t dot = head.rfind('.');
+    const std::string_view stage = dot == std::string_view::npos ? head : head.substr(dot + 1);
+    if (stage_name(s.def->stage) != stage) return false;
+    if (dot == std::string_view::npos) return true;
+    return step_matches(s.name, {std::string(head.substr(0, dot)) + ".*"});
+}
+
 }  // namespace
 
 StepLookup lookup_step(const Catalogue& catalogue, std::string_view name,
@@ -112,7 +126,7 @@ StepSelection select_steps(const Trace& trace, const std::vector<std::string>& p
                 if (matches(trace.steps[k])) hits.push_back(k);
         };
         pick([&](const Step& s) { return s.def && stage_name(s.def->stage) == p; });
-        pick([&](const Step& s) { return step_matches(s.name, {p}); });
+        pick([&](const Step& s) { return step_matches(s.name, {p}) || in_stage_glob(s, p); });
         if (!number && !p.empty()) pick([&](const Step& s) { return s.name.find(p) != std::string::npos; });
         if (hits.empty()) {
             std::vector<std::string> names;

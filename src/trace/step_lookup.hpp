@@ -36,7 +36,9 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
 // What `run --steps` picks from a trace, each pattern in turn: a number is the
 // step so numbered in the text view (1-based, "── 14/15"); a stage's name
 // every step of that stage ("softmax": the row max through hook_pattern); a
-// name or glob as step_matches ("hook_pattern", "blocks.0.attn.*"); else a
+// name or glob as step_matches ("hook_pattern", "blocks.0.attn.*"), a glob
+// ending in a stage's name and ".*" with that stage's output too
+// ("softmax.*" includes hook_pattern); else a
 // piece of a name ("pattern"). The first pattern that picks nothing is
 // `unknown`, with the nearest step names.
 struct StepSelection {
