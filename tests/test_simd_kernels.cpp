@@ -5,6 +5,7 @@
 #ifndef ATTNTRACE_SCALAR_ONLY
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -14,6 +15,7 @@
 #include "core/tensor.hpp"
 #include "kernels/activations.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/blocking.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/simd/kernels.hpp"
@@ -73,11 +75,11 @@ TEST_CASE("SIMD GEMM matches matmul_ref and matmul_nt_ref on odd shapes and stri
             const double tol = kGemmOrderSlack * K * kEps * K;
             INFO(name << " " << M << "x" << K << "x" << N);
             attntrace::matmul_ref(a.data(), lda, b.data(), ldb, want.data(), ldc, M, K, N);
-            attntrace::simd::Gemm{}(arch, a.data(), lda, b.data(), ldb, false, got.data(), ldc, M, K, N, ws);
+            attntrace::simd::Gemm{}(arch, a.data(), lda, b.data(), ldb, false, got.data(), ldc, M, K, N, ws, attntrace::simd::kGemmMeasured);
             for (std::size_t i = 0; i < M; ++i)
                 for (std::size_t j = 0; j < N; ++j) REQUIRE(std::fabs(got[i * ldc + j] - want[i * ldc + j]) <= tol);
             attntrace::matmul_nt_ref(a.data(), lda, bt.data(), ldbt, want.data(), ldc, M, K, N);
-            attntrace::simd::Gemm{}(arch, a.data(), lda, bt.data(), ldbt, true, got.data(), ldc, M, K, N, ws);
+            attntrace::simd::Gemm{}(arch, a.data(), lda, bt.data(), ldbt, true, got.data(), ldc, M, K, N, ws, attntrace::simd::kGemmMeasured);
             for (std::size_t i = 0; i < M; ++i)
                 for (std::size_t j = 0; j < N; ++j) REQUIRE(std::fabs(got[i * ldc + j] - want[i * ldc + j]) <= tol);
         }
@@ -104,12 +106,12 @@ TEST_CASE("SIMD GEMM on grouped-query views: Q_h·K_gᵀ and A_h·V_g, K and V K
                         const double tol_s = kGemmOrderSlack * hs * kEps * hs, tol_z = kGemmOrderSlack * T * kEps * T;
                         attntrace::matmul_nt_ref(q.data() + h * hs, ldq, k.data() + g * hs, ldkv, want.data(), T, T, hs, T);
                         attntrace::simd::Gemm{}(arch, q.data() + h * hs, ldq, k.data() + g * hs, ldkv, true, got.data(),
-                                                T, T, hs, T, ws);
+                                                T, T, hs, T, ws, attntrace::simd::kGemmMeasured);
                         for (std::size_t i = 0; i < T * T; ++i) REQUIRE(std::fabs(got[i] - want[i]) <= tol_s);
                         attntrace::matmul_ref(a.data() + h * T * T, T, v.data() + g * hs, ldkv, want.data() + h * hs,
                                               ldq, T, T, hs);
                         attntrace::simd::Gemm{}(arch, a.data() + h * T * T, T, v.data() + g * hs, ldkv, false,
-                                                got.data() + h * hs, ldq, T, T, hs, ws);
+                                                got.data() + h * hs, ldq, T, T, hs, ws, attntrace::simd::kGemmMeasured);
                         for (std::size_t i = 0; i < T; ++i)
                             for (std::size_t e = 0; e < hs; ++e)
                                 REQUIRE(std::fabs(got[i * ldq + h * hs + e] - want[i * ldq + h * hs + e]) <= tol_z);
@@ -118,21 +120,46 @@ TEST_CASE("SIMD GEMM on grouped-query views: Q_h·K_gᵀ and A_h·V_g, K and V K
     });
 }
 
-TEST_CASE("SIMD GEMM crosses its cache blocks (K > kc, N > nc, M > mc) like matmul_ref", "[simd]") {
+// The register tile of each instruction set's micro-kernel (tuning.hpp).
+static attntrace::simd::GemmTile tile_of(const char* name) {
+    const std::string n = name;
+    return n == "avx512" ? attntrace::simd::kGemmTileAvx512 : n == "avx2" ? attntrace::simd::kGemmTileAvx2
+                                                                          : attntrace::simd::kGemmTileSse;
+}
+
+TEST_CASE("SIMD GEMM crosses its cache blocks (K > kc, N > nc, M > mc) like matmul_ref, for several blockings",
+          "[simd]") {
     using namespace attntrace::simd;
-    const std::size_t M = kGemmMC + 5, K = kGemmKC + 7, N = kGemmNC + 9;
     std::vector<float> work(gemm_workspace_floats() + 16);
     float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
-    auto a = values(M * K, 4), b = values(K * N, 5);
-    std::vector<float> want(M * N), got(M * N);
-    attntrace::matmul_ref(a.data(), K, b.data(), N, want.data(), N, M, K, N);
-    const double tol = kGemmOrderSlack * K * kEps * K;
     for_each_arch([&](auto arch, const char* name) {
-        INFO(name);
-        Gemm{}(arch, a.data(), K, b.data(), N, false, got.data(), N, M, K, N, ws);
-        double worst = 0;
-        for (std::size_t i = 0; i < M * N; ++i) worst = std::max(worst, static_cast<double>(std::fabs(got[i] - want[i])));
-        CHECK(worst <= tol);
+        const GemmTile t = tile_of(name);
+        const std::size_t MR = t.mr, NR = t.nr;
+        // The measured fallback, the one derived from this machine's caches, and
+        // small ones that put many blocks' edges in small products.
+        const GemmBlocking blockings[] = {kGemmMeasured,
+                                          attntrace::derive_gemm_blocking(attntrace::read_cache_info(), t, sizeof(float)),
+                                          {8, MR, NR}, {16, 2 * MR, 3 * NR}, {24, 5 * MR, 2 * NR}};
+        for (const GemmBlocking& blk : blockings) {
+            REQUIRE(attntrace::gemm_blocking_valid(blk, t));
+            const bool small = blk.mc * blk.nc < 10000;
+            // (M past mc, K past kc, N of a few panels), (a few panels, K past kc, N past nc), and both when small
+            std::vector<std::array<std::size_t, 3>> shapes = {{blk.mc + 5, 2 * blk.kc + 7, 3 * NR + 5},
+                                                              {2 * MR + 3, blk.kc + 7, blk.nc + 9}};
+            if (small) shapes.push_back({2 * blk.mc + 3, 3 * blk.kc + 1, 2 * blk.nc + 7});
+            for (const auto& [M, K, N] : shapes) {
+                INFO(name << " kc " << blk.kc << " mc " << blk.mc << " nc " << blk.nc << ": " << M << "x" << K << "x" << N);
+                auto a = values(M * K, 4), b = values(K * N, 5);
+                std::vector<float> want(M * N), got(M * N, 7.0f);
+                attntrace::matmul_ref(a.data(), K, b.data(), N, want.data(), N, M, K, N);
+                Gemm{}(arch, a.data(), K, b.data(), N, false, got.data(), N, M, K, N, ws, blk);
+                const double tol = kGemmOrderSlack * K * kEps * K;
+                double worst = 0;
+                for (std::size_t i = 0; i < M * N; ++i)
+                    worst = std::max(worst, static_cast<double>(std::fabs(got[i] - want[i])));
+                CHECK(worst <= tol);
+            }
+        }
     });
 }
 

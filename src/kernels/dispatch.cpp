@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "kernels/activations.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/blocking.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
@@ -96,6 +97,23 @@ float* attention_workspace(std::size_t floats) {
 
 }  // namespace
 
+const GemmBlockingInUse& gemm_blocking_in_use() {
+    static const GemmBlockingInUse chosen = [] {
+        GemmBlockingInUse b;
+        switch (isa()) {
+            case Isa::avx512: b.tile = simd::kGemmTileAvx512; break;
+            case Isa::avx2: b.tile = simd::kGemmTileAvx2; break;
+            case Isa::sse4_2: b.tile = simd::kGemmTileSse; break;
+            case Isa::ref: return b;
+        }
+        b.caches = read_cache_info();
+        b.derived = !b.caches.source.empty();
+        b.blocking = derive_gemm_blocking(b.caches, b.tile, sizeof(float));
+        return b;
+    }();
+    return chosen;
+}
+
 std::string_view kernel_isa() {
     switch (isa()) {
         case Isa::avx512: return "avx512";
@@ -119,13 +137,15 @@ std::string_view kernel_isa() {
 
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
             std::size_t M, std::size_t K, std::size_t N) {
-    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, false, c, ldc, M, K, N, gemm_workspace()),
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, false, c, ldc, M, K, N, gemm_workspace(),
+                                   gemm_blocking_in_use().blocking),
                           matmul_ref(a, lda, b, ldb, c, ldc, M, K, N));
 }
 
 void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                std::size_t M, std::size_t K, std::size_t N) {
-    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, gemm_workspace()),
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, gemm_workspace(),
+                                   gemm_blocking_in_use().blocking),
                           matmul_nt_ref(a, lda, b, ldb, c, ldc, M, K, N));
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "kernels/attention.hpp"  // KeyWindow
+#include "kernels/blocking.hpp"   // GemmBlockingInUse
 
 namespace attntrace {
 
@@ -17,6 +18,11 @@ namespace attntrace {
 // may force a lower one (or "ref") for comparisons; a higher one than the
 // CPU has is refused with an InputError.
 std::string_view kernel_isa();
+
+// The GEMM's cache blocking for the kernels in use, derived once per process
+// from the caches this CPU reports (kernels/blocking.hpp), or the measured
+// fallback when it reports none.
+const GemmBlockingInUse& gemm_blocking_in_use();
 
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
             std::size_t M, std::size_t K, std::size_t N);

@@ -21,14 +21,16 @@ namespace attntrace::simd {
 // Best first: xsimd::dispatch takes the first one the CPU supports.
 using Archs = xsimd::arch_list<xsimd::avx512bw, xsimd::fma3<xsimd::avx2>, xsimd::sse4_2>;
 
-// c = a·b or a·bᵀ (b_transposed): see matmul_ref / matmul_nt_ref.
-// `work` is scratch for the packed panels: gemm_workspace_floats() floats,
+// c = a·b or a·bᵀ (b_transposed): see matmul_ref / matmul_nt_ref, blocked
+// by `blk` (kernels/blocking.hpp; one that does not suit this Arch's tile is
+// replaced by kGemmMeasured). `work` is scratch for the packed panels: gemm_workspace_floats() floats,
 // 64-byte aligned, owned by the caller, so that no allocator is instantiated
 // in the translation units built with ISA flags (see arch/avx512.cpp).
 struct Gemm {
     template <class Arch>
     void operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
-                    float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work) const;
+                    float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work,
+                    GemmBlocking blk) const;
 };
 
 // See softmax_rows_ref. Returns the number of rows with every cell -inf.
