@@ -18,6 +18,7 @@
 #include "kernels/blocking.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
+#include "kernels/positions.hpp"
 #include "kernels/simd/kernels.hpp"
 #include "kernels/simd/stream_store.hpp"
 #include "kernels/softmax.hpp"
@@ -36,6 +37,20 @@ constexpr double kMathUlps = 8.0;
 const double kEps = std::numeric_limits<float>::epsilon();
 
 const std::size_t kLengths[] = {1, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 129};
+
+// Floats in one register of each instruction set (this file is built for
+// baseline x86-64, so it cannot ask xsimd::batch<float, Arch>::size).
+std::size_t lanes_of(const char* name) {
+    const std::string n = name;
+    return n == "avx512" ? 16 : n == "avx2" ? 8 : 4;
+}
+
+// The lengths around one instruction set's lane edges: 1, W-1, W, W+1, 2W+3
+// and a large one that is no multiple of W.
+std::vector<std::size_t> lane_lengths(const char* name) {
+    const std::size_t W = lanes_of(name);
+    return {1, W - 1, W, W + 1, 2 * W + 3, 1000 * W + W - 1};
+}
 
 // Deterministic values in [-1, 1] (a fixed LCG: no library distribution).
 std::vector<float> values(std::size_t n, std::uint32_t seed) {
@@ -246,6 +261,80 @@ TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins, GELU wit
     });
 }
 
+
+// GELU's tanh form and SiLU go through xsimd::tanh and xsimd::exp, each within
+// a few ulp (kMathUlps) of std::. For GELU the error of tanh near -1 is absolute
+// (1 + tanh(u) cancels), then multiplied by x/2: bounded by kMathUlps·eps·|x|,
+// not by the (tiny) result. For SwiGLU exp's relative error passes through
+// 1 + e^-g and the division unchanged: kMathUlps·eps relative (absolute below 1).
+TEST_CASE("SIMD GELU (tanh form) and SwiGLU within a few ulp of their _ref twins at every lane edge", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t n : lane_lengths(name)) {
+            auto x = values(n, static_cast<std::uint32_t>(n + 400)), u = values(n, static_cast<std::uint32_t>(n + 500));
+            for (auto& v : x) v *= 12.0f;  // [-12, 12]: tanh and the sigmoid saturate at both ends
+            std::vector<float> want(n), got(n, 7.0f);
+            INFO(name << " n " << n);
+            attntrace::gelu_tanh_ref(x.data(), want.data(), n);
+            attntrace::simd::GeluTanh{}(arch, x.data(), got.data(), n);
+            for (std::size_t i = 0; i < n; ++i)
+                REQUIRE(std::fabs(got[i] - want[i]) <= kMathUlps * kEps * std::max(1.0f, std::fabs(x[i])));
+            std::fill(got.begin(), got.end(), 7.0f);
+            attntrace::swiglu_ref(x.data(), u.data(), want.data(), n);
+            attntrace::simd::Swiglu{}(arch, x.data(), u.data(), got.data(), n);
+            for (std::size_t i = 0; i < n; ++i)
+                REQUIRE(std::fabs(got[i] - want[i]) <= kMathUlps * kEps * std::max(1.0f, std::fabs(want[i])));
+            // The tail goes through the same vector code: an element's value does not depend on its place.
+            if (n > 1) {
+                std::vector<float> one(1);
+                attntrace::simd::GeluTanh{}(arch, x.data() + n - 1, one.data(), 1);
+                attntrace::simd::GeluTanh{}(arch, x.data(), got.data(), n);
+                CHECK(one[0] == got[n - 1]);
+            }
+        }
+    });
+}
+
+TEST_CASE("SIMD RMSNorm passes (x / σ per row, γ ⊙ x̂) equal divide_rows_ref and gain_ref bit for bit", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t C : lane_lengths(name)) {
+            const std::size_t rows = 3;
+            auto x = values(rows * C, static_cast<std::uint32_t>(C + 600)), g = values(C, 17);
+            std::vector<float> sd = {0.75f, 0.0f, 3.1f};  // row 1: a zero divisor gives 0, as the _ref
+            std::vector<float> want(rows * C), got(rows * C, 7.0f);
+            INFO(name << " C " << C);
+            attntrace::divide_rows_ref(x.data(), sd.data(), rows, C, want.data());
+            attntrace::simd::DivideRows{}(arch, x.data(), sd.data(), rows, C, got.data());
+            CHECK(got == want);
+            attntrace::gain_ref(x.data(), g.data(), rows, C, want.data());
+            attntrace::simd::Gain{}(arch, x.data(), g.data(), rows, C, got.data());
+            CHECK(got == want);
+        }
+    });
+}
+
+TEST_CASE("SIMD RoPE rotation equals rope_rows bit for bit, both layouts, heads around the lane edges", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        const std::size_t W = lanes_of(name);
+        // hs is even (pairs): 2, the even lengths next to W and 2W + 3, and 128
+        for (std::size_t hs : {std::size_t{2}, W - W % 2, W + 2, 2 * W + 4, std::size_t{128}})
+            for (bool interleaved : {false, true}) {
+                const std::size_t rows = 5, heads = 3, pos0 = 7;
+                const double base = 10000.0;
+                auto x = values(rows * heads * hs, static_cast<std::uint32_t>(hs + 700));
+                std::vector<float> want(x.size()), got(x.size(), 7.0f), cos_d(hs), sin_d(hs);
+                std::vector<int> partner(hs);
+                INFO(name << " hs " << hs << (interleaved ? " interleaved" : " half"));
+                attntrace::rope_rows(x.data(), want.data(), rows, heads, hs, pos0, base, interleaved);
+                for (std::size_t r = 0; r < rows; ++r) {
+                    attntrace::rope_row_tables(pos0 + r, hs, base, interleaved, cos_d.data(), sin_d.data(),
+                                               partner.data());
+                    attntrace::simd::RotatePairs{}(arch, x.data() + r * heads * hs, got.data() + r * heads * hs, heads,
+                                                   hs, cos_d.data(), sin_d.data(), partner.data());
+                }
+                CHECK(got == want);
+            }
+    });
+}
 
 TEST_CASE("outputs past kStreamBytes (non-temporal stores) equal the _ref twins", "[simd][stream]") {
     // 64 MiB and more: attention steps at n >= 2048. Tensor buffers that big

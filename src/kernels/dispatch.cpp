@@ -17,6 +17,7 @@
 #include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
+#include "kernels/positions.hpp"
 #include "kernels/softmax.hpp"
 
 #ifndef ATTNTRACE_SCALAR_ONLY
@@ -232,6 +233,39 @@ void gelu(const float* x, float* y, std::size_t n) {
 }
 void add(const float* a, const float* b, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Add{}, a, b, y, n), add_ref(a, b, y, n));
+}
+
+void gelu_tanh(const float* x, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::GeluTanh{}, x, y, n), gelu_tanh_ref(x, y, n));
+}
+void swiglu(const float* g, const float* u, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Swiglu{}, g, u, y, n), swiglu_ref(g, u, y, n));
+}
+void divide_rows(const float* e, const float* s, std::size_t rows, std::size_t cols, float* out) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::DivideRows{}, e, s, rows, cols, out), divide_rows_ref(e, s, rows, cols, out));
+}
+void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gain{}, xhat, gamma, rows, C, out), gain_ref(xhat, gamma, rows, C, out));
+}
+
+void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
+                      double base, bool interleaved) {
+#ifndef ATTNTRACE_SCALAR_ONLY
+    if (isa() != Isa::ref) {
+        // Per row: the angles as rope_rows computes them (its pass 1), spread to each dimension with
+        // the pair's sign; then every head's rotation (its pass 2) in registers.
+        std::vector<float> cos_d(hs), sin_d(hs);
+        std::vector<int> partner(hs);
+        for (std::size_t r = 0; r < rows; ++r) {
+            rope_row_tables(pos0 + r, hs, base, interleaved, cos_d.data(), sin_d.data(), partner.data());
+            simd_call(simd::RotatePairs{}, x + r * heads * hs, y + r * heads * hs, heads, hs,
+                      static_cast<const float*>(cos_d.data()), static_cast<const float*>(sin_d.data()),
+                      static_cast<const int*>(partner.data()));
+        }
+        return;
+    }
+#endif
+    rope_rows(x, y, rows, heads, hs, pos0, base, interleaved);
 }
 
 }  // namespace attntrace

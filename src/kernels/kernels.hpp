@@ -56,5 +56,13 @@ void add_mask_heads(const float* s, const float* mask, float* y, std::size_t NH,
 void relu(const float* x, float* y, std::size_t n);
 void gelu(const float* x, float* y, std::size_t n);
 void add(const float* a, const float* b, float* y, std::size_t n);
+void gelu_tanh(const float* x, float* y, std::size_t n);
+void swiglu(const float* g, const float* u, float* y, std::size_t n);
+// RMSNorm's x̂ = x / σ and γ ⊙ x̂ (and softmax's e / s): divide_rows_ref, gain_ref
+void divide_rows(const float* e, const float* s, std::size_t rows, std::size_t cols, float* out);
+void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out);
+// rope_rows (positions.hpp): the angles as there, the rotation vectorised (bit for bit)
+void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
+                      double base, bool interleaved);
 
 }  // namespace attntrace

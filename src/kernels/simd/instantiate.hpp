@@ -2,6 +2,7 @@
 // each translation unit of arch/, after the kernels' definitions.
 #pragma once
 
+#include "kernels/simd/activations_simd.hpp"
 #include "kernels/simd/attention_simd.hpp"
 #include "kernels/simd/elementwise_simd.hpp"
 #include "kernels/simd/gemm_simd.hpp"
@@ -20,6 +21,16 @@
     template double attntrace::simd::PeakFma::operator()<ARCH>(ARCH, std::size_t) const;                        \
     template void attntrace::simd::Relu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
     template void attntrace::simd::Gelu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
+    template void attntrace::simd::GeluTanh::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;    \
+    template void attntrace::simd::Swiglu::operator()<ARCH>(ARCH, const float*, const float*, float*,            \
+                                                            std::size_t) const;                                  \
+    template void attntrace::simd::DivideRows::operator()<ARCH>(ARCH, const float*, const float*, std::size_t,    \
+                                                                std::size_t, float*) const;                      \
+    template void attntrace::simd::Gain::operator()<ARCH>(ARCH, const float*, const float*, std::size_t,          \
+                                                          std::size_t, float*) const;                            \
+    template void attntrace::simd::RotatePairs::operator()<ARCH>(ARCH, const float*, float*, std::size_t,         \
+                                                                 std::size_t, const float*, const float*,        \
+                                                                 const int*) const;                              \
     template void attntrace::simd::Add::operator()<ARCH>(ARCH, const float*, const float*, float*, std::size_t)  \
         const;                                                                                                    \
     template void attntrace::simd::AddBiasRows::operator()<ARCH>(ARCH, float*, std::size_t, const float*,        \

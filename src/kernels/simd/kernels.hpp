@@ -92,6 +92,33 @@ struct Gelu {
     template <class Arch>
     void operator()(Arch, const float* x, float* y, std::size_t n) const;
 };
+// See gelu_tanh_ref and swiglu_ref (activations.hpp): within a few ulp (xsimd::tanh, xsimd::exp).
+struct GeluTanh {
+    template <class Arch>
+    void operator()(Arch, const float* x, float* y, std::size_t n) const;
+};
+struct Swiglu {
+    template <class Arch>
+    void operator()(Arch, const float* g, const float* u, float* y, std::size_t n) const;
+};
+// See divide_rows_ref (softmax.hpp) and gain_ref (layernorm.hpp): the same operations, bit for bit.
+struct DivideRows {
+    template <class Arch>
+    void operator()(Arch, const float* e, const float* s, std::size_t rows, std::size_t cols, float* out) const;
+};
+struct Gain {
+    template <class Arch>
+    void operator()(Arch, const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out) const;
+};
+// RoPE's rotation of one row (rope_rows in positions.hpp, bit for bit), its
+// angles given: x, y: (heads, hs)   cos_d, sin_d, partner: (hs), where for
+// dimension d of a head cos_d[d] = cos(p·θ_i), sin_d[d] = -sin for the
+// pair's first member and +sin for its second, partner[d] its pair's other dimension.
+struct RotatePairs {
+    template <class Arch>
+    void operator()(Arch, const float* x, float* y, std::size_t heads, std::size_t hs, const float* cos_d,
+                    const float* sin_d, const int* partner) const;
+};
 struct Add {
     template <class Arch>
     void operator()(Arch, const float* a, const float* b, float* y, std::size_t n) const;
