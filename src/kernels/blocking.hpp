@@ -61,7 +61,8 @@ simd::GemmBlocking derive_gemm_blocking(const CacheInfo& caches, simd::GemmTile 
 // multiple of 8, mc of MR, nc of NR, both packed blocks within the workspace.
 bool gemm_blocking_valid(const simd::GemmBlocking& b, simd::GemmTile tile);
 
-// The caches of the CPU this process starts on: sysfs
+// The caches of CPU 0 (taken to be every core's: the machines this runs on
+// have cores of one kind): sysfs
 // (/sys/devices/system/cpu/cpu0/cache/index*: level, type, size, ways, which
 // CPUs share it), else sysconf's _SC_LEVEL1_DCACHE_SIZE and the like (sizes
 // and ways, no sharing: L3 then left unknown). Read each time it is called.

@@ -10,7 +10,6 @@
 #include <string_view>
 
 #include "kernels/attention.hpp"  // KeyWindow
-#include "kernels/blocking.hpp"   // GemmBlockingInUse
 
 namespace attntrace {
 
@@ -22,6 +21,7 @@ std::string_view kernel_isa();
 // The GEMM's cache blocking for the kernels in use, derived once per process
 // from the caches this CPU reports (kernels/blocking.hpp), or the measured
 // fallback when it reports none.
+struct GemmBlockingInUse;  // kernels/blocking.hpp
 const GemmBlockingInUse& gemm_blocking_in_use();
 
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
