@@ -267,6 +267,32 @@ TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins, GELU wit
 // (1 + tanh(u) cancels), then multiplied by x/2: bounded by kMathUlps·eps·|x|,
 // not by the (tiny) result. For SwiGLU exp's relative error passes through
 // 1 + e^-g and the division unchanged: kMathUlps·eps relative (absolute below 1).
+TEST_CASE("SIMD LayerNorm and RMSNorm statistics equal row_mean_ref, row_var_ref and row_mean_square_ref exactly",
+          "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        // rows around the 8 rows summed side by side (1, 7, 8, 9, 19) and C around the lane edges
+        for (std::size_t rows : {1, 7, 8, 9, 19})
+            for (std::size_t C : lane_lengths(name)) {
+                auto x = values(rows * C, static_cast<std::uint32_t>(rows * 1000 + C));
+                for (std::size_t i = 0; i < x.size(); ++i) x[i] = x[i] * 40.0f + (i % 3 == 0 ? 1e3f : 0.0f);  // terms of varied size
+                std::vector<float> want(rows), got(rows, 7.0f), mean(rows), want_var(rows), got_var(rows, 7.0f);
+                INFO(name << " rows " << rows << " C " << C);
+                attntrace::row_mean_ref(x.data(), rows, C, want.data());
+                attntrace::simd::RowMean{}(arch, x.data(), rows, C, got.data());
+                CHECK(got == want);  // each row's double sum in the same order: bit for bit
+                for (std::size_t ddof : {0, 1}) {
+                    if (C <= ddof) continue;
+                    attntrace::row_var_ref(x.data(), want.data(), rows, C, want_var.data(), ddof);
+                    attntrace::simd::RowVar{}(arch, x.data(), want.data(), rows, C, got_var.data(), ddof);
+                    CHECK(got_var == want_var);
+                }
+                attntrace::row_mean_square_ref(x.data(), rows, C, want.data());
+                attntrace::simd::RowMeanSquare{}(arch, x.data(), rows, C, got.data());
+                CHECK(got == want);
+            }
+    });
+}
+
 TEST_CASE("SIMD GELU (tanh form) and SwiGLU within a few ulp of their _ref twins at every lane edge", "[simd]") {
     for_each_arch([&](auto arch, const char* name) {
         for (std::size_t n : lane_lengths(name)) {

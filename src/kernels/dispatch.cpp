@@ -166,8 +166,11 @@ void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, 
                     float* mean, float* var, float* sigma, float* xhat, float* out) {
 #ifndef ATTNTRACE_SCALAR_ONLY
     if (isa() != Isa::ref) {
-        // The statistics in double, as the definition; the element-wise passes vectorised.
-        layernorm_stats_ref(x, rows, C, eps, mean, var, sigma);
+        // The statistics in double, each row's terms in the definition's order (rows side by side),
+        // then the element-wise passes vectorised: layernorm_rows_ref's numbers bit for bit.
+        simd_call(simd::RowMean{}, x, rows, C, mean);
+        simd_call(simd::RowVar{}, x, static_cast<const float*>(mean), rows, C, var, std::size_t{0});
+        std_eps_ref(var, rows, eps, sigma);
         const bool affine = gamma && beta && out;
         simd_call(simd::NormalizeRows{}, x, rows, C, static_cast<const float*>(mean), static_cast<const float*>(sigma),
                   gamma, beta, xhat, affine ? out : nullptr);
@@ -235,6 +238,9 @@ void add(const float* a, const float* b, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Add{}, a, b, y, n), add_ref(a, b, y, n));
 }
 
+void row_mean_square(const float* x, std::size_t rows, std::size_t C, float* ms) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::RowMeanSquare{}, x, rows, C, ms), row_mean_square_ref(x, rows, C, ms));
+}
 void gelu_tanh(const float* x, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::GeluTanh{}, x, y, n), gelu_tanh_ref(x, y, n));
 }

@@ -58,6 +58,8 @@ void gelu(const float* x, float* y, std::size_t n);
 void add(const float* a, const float* b, float* y, std::size_t n);
 void gelu_tanh(const float* x, float* y, std::size_t n);
 void swiglu(const float* g, const float* u, float* y, std::size_t n);
+// RMSNorm's mean square Σ x² / C (row_mean_square_ref, bit for bit)     x: (rows, C)   ms: (rows)
+void row_mean_square(const float* x, std::size_t rows, std::size_t C, float* ms);
 // RMSNorm's x̂ = x / σ and γ ⊙ x̂ (and softmax's e / s): divide_rows_ref, gain_ref
 void divide_rows(const float* e, const float* s, std::size_t rows, std::size_t cols, float* out);
 void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out);

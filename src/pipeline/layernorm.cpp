@@ -47,7 +47,7 @@ void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
     const Tensor* gamma = run.weight(ln + "_gamma");
     const float eps = static_cast<float>(run.lesson().config.eps);
     // ms = Σ x² / C
-    if (float* ms = run.open(ms_name, {{in, x}})) row_mean_square_ref(x->ptr(), d.P, d.C, ms);
+    if (float* ms = run.open(ms_name, {{in, x}})) row_mean_square(x->ptr(), d.P, d.C, ms);
     run.close();
     const Tensor* ms = run.value(ms_name);
     // σ = √(ms + eps)

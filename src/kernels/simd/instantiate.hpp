@@ -6,6 +6,7 @@
 #include "kernels/simd/attention_simd.hpp"
 #include "kernels/simd/elementwise_simd.hpp"
 #include "kernels/simd/gemm_simd.hpp"
+#include "kernels/simd/norm_stats_simd.hpp"
 #include "kernels/simd/softmax_simd.hpp"
 
 #define ATTNTRACE_INSTANTIATE_KERNELS(ARCH)                                                                       \
@@ -18,6 +19,12 @@
     template void attntrace::simd::NormalizeRows::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t, \
                                                                    const float*, const float*, const float*,    \
                                                                    const float*, float*, float*) const;         \
+    template void attntrace::simd::RowMean::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t, float*) \
+        const;                                                                                                    \
+    template void attntrace::simd::RowVar::operator()<ARCH>(ARCH, const float*, const float*, std::size_t,        \
+                                                            std::size_t, float*, std::size_t) const;             \
+    template void attntrace::simd::RowMeanSquare::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t,  \
+                                                                   float*) const;                                \
     template double attntrace::simd::PeakFma::operator()<ARCH>(ARCH, std::size_t) const;                        \
     template void attntrace::simd::Relu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
     template void attntrace::simd::Gelu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \

@@ -48,6 +48,23 @@ struct NormalizeRows {
                     const float* gamma, const float* beta, float* xhat, float* out) const;
 };
 
+// LayerNorm's and RMSNorm's statistics, bit for bit their _ref (row_mean_ref,
+// row_var_ref, row_mean_square_ref): rows side by side, each summed in double
+// over c ascending (simd/norm_stats_simd.hpp).
+struct RowMean {
+    template <class Arch>
+    void operator()(Arch, const float* x, std::size_t rows, std::size_t C, float* mean) const;
+};
+struct RowVar {
+    template <class Arch>
+    void operator()(Arch, const float* x, const float* mean, std::size_t rows, std::size_t C, float* var,
+                    std::size_t ddof) const;
+};
+struct RowMeanSquare {
+    template <class Arch>
+    void operator()(Arch, const float* x, std::size_t rows, std::size_t C, float* ms) const;
+};
+
 // Streaming attention (see attention_streaming_ref; loops in
 // simd/attention_simd.hpp). Per thread it needs attention_workspace_floats(hs)
 // floats of scratch, independent of Tq and T; `work` holds `threads` of them
