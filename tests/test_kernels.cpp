@@ -111,43 +111,48 @@ TEST_CASE("GEMM blocking derived from the caches as worked by hand, the measured
     };
     // An AMD EPYC (Zen 4) as its VM reports it: L1d 32 KiB 8-way, L2 1 MiB 8-way, L3 32 MiB 16-way for 2 CPUs;
     // AVX-512 tile 14 x 32, floats.
-    //   kc: 7/8 · 32768 / 4 = 7168 floats; / (14 + 32) = 155.8 -> 152 (a multiple of 8)
-    //   nc: 7/8 · 1 MiB / 4 = 229376; - 14·152 = 227248; / (152 + 14) = 1368.9 -> 1344 (a multiple of 32)
-    //   mc: 15/16 · 16 MiB / 4 = 3932160; - 152·1344 = 3727872; / (152 + 1344) = 2491.9 -> 2478 (14·177)
-    //   packed: 2478·152 + 152·1344 = 580944 floats, within the 829440 of the workspace
+    //   kc: 32768 / 2 / 4 = 4096 floats; / 14 = 292.6 -> 288 (a multiple of 8)
+    //   nc: 7/8 · 1 MiB / 4 = 229376; - 14·288 = 225344; / (288 + 14) = 746.2 -> 736 (a multiple of 32)
+    //   mc: 15/16 · 16 MiB / 4 = 3932160; - 288·736 = 3720192; / (288 + 736) = 3633 -> 3626 (14·259),
+    //       but 3626·288 + 288·736 > 829440 floats of workspace: mc <= (829440 - 211968) / 288 = 2144 -> 2142
     CacheInfo zen4;
     zen4.l1d = {32768, 8, 1};
     zen4.l2 = {1 << 20, 8, 1};
     zen4.l3 = {32u << 20, 16, 2};
     zen4.source = "sysfs";
-    same(derive_gemm_blocking(zen4, simd::kGemmTileAvx512, 4), {152, 2478, 1344});
+    same(derive_gemm_blocking(zen4, simd::kGemmTileAvx512, 4), {288, 2142, 736});
+    // A bigger L3 share changes nothing once the workspace binds; a smaller one does:
+    //   L3 2 MiB 16-way for 2 CPUs: 15/16 · 1 MiB / 4 = 245760; - 211968 = 33792; / 1024 = 33 -> 28
+    CacheInfo small_l3 = zen4;
+    small_l3.l3 = {2u << 20, 16, 2};
+    same(derive_gemm_blocking(small_l3, simd::kGemmTileAvx512, 4), {288, 28, 736});
     // A Xeon with L1d 48 KiB 12-way, L2 2 MiB 16-way and no L3 reported; AVX2 tile 6 x 16:
-    //   kc: 11/12 · 49152 / 4 = 11264; / (6 + 16) = 512
-    //   nc: 15/16 · 2 MiB / 4 = 491520; - 6·512 = 488448; / (512 + 6) = 942.9 -> 928 (a multiple of 16)
-    //   mc: the measured 1680, but 1680·512 + 512·928 = 1335296 floats > 829440: mc <= (829440 - 475136) / 512
-    //       = 692 -> 690 (a multiple of 6)
+    //   kc: 49152 / 2 / 4 = 6144; / 6 = 1024
+    //   nc: 15/16 · 2 MiB / 4 = 491520; - 6·1024 = 485376; / (1024 + 6) = 471.2 -> 464 (a multiple of 16)
+    //   mc: the measured 1680, but 1680·1024 + 1024·464 > 829440: mc <= (829440 - 475136) / 1024 = 346 -> 342
     CacheInfo xeon;
     xeon.l1d = {48u << 10, 12, 1};
     xeon.l2 = {2u << 20, 16, 1};
     xeon.source = "sysconf";
-    same(derive_gemm_blocking(xeon, simd::kGemmTileAvx2, 4), {512, 690, 928});
-    // Sizes without ways: 8 assumed, so the Zen 4's kc and nc; no L3: mc the measured 1680 (fits: 459648 floats).
+    same(derive_gemm_blocking(xeon, simd::kGemmTileAvx2, 4), {1024, 342, 464});
+    // Sizes without ways: 8 assumed, so the Zen 4's kc and nc; no L3: mc the measured 1680 (fits: 695808 floats).
     CacheInfo no_ways;
     no_ways.l1d = {32768, 0, 1};
     no_ways.l2 = {1 << 20, 0, 1};
-    same(derive_gemm_blocking(no_ways, simd::kGemmTileAvx512, 4), {152, 1680, 1344});
-    // Doubles (8 bytes) halve kc: 7168 / 2 / 46 = 77.9 -> 72.
-    CHECK(derive_gemm_blocking(zen4, simd::kGemmTileAvx512, 8).kc == 72);
+    same(derive_gemm_blocking(no_ways, simd::kGemmTileAvx512, 4), {288, 1680, 736});
+    // Doubles (8 bytes) halve kc: 32768 / 2 / 8 / 14 = 146.3 -> 144.
+    CHECK(derive_gemm_blocking(zen4, simd::kGemmTileAvx512, 8).kc == 144);
     // Nothing reported: the measured blocking.
     same(derive_gemm_blocking(CacheInfo{}, simd::kGemmTileAvx512, 4), simd::kGemmMeasured);
     CacheInfo l1_only;
     l1_only.l1d = {32768, 8, 1};
     same(derive_gemm_blocking(l1_only, simd::kGemmTileSse, 4), simd::kGemmMeasured);
     // Every blocking above suits its tile; a kc not a multiple of 8 or an mc not one of MR does not.
-    CHECK(gemm_blocking_valid({152, 2478, 1344}, simd::kGemmTileAvx512));
-    CHECK_FALSE(gemm_blocking_valid({150, 2478, 1344}, simd::kGemmTileAvx512));
-    CHECK_FALSE(gemm_blocking_valid({152, 2480, 1344}, simd::kGemmTileAvx512));
-    CHECK_FALSE(gemm_blocking_valid({152, 1680 * 4, 1344}, simd::kGemmTileAvx512));  // past the workspace
+    CHECK(gemm_blocking_valid({288, 2142, 736}, simd::kGemmTileAvx512));
+    CHECK_FALSE(gemm_blocking_valid({284, 2142, 736}, simd::kGemmTileAvx512));
+    CHECK_FALSE(gemm_blocking_valid({288, 2144, 736}, simd::kGemmTileAvx512));
+    CHECK_FALSE(gemm_blocking_valid({288, 2142, 740}, simd::kGemmTileAvx512));
+    CHECK_FALSE(gemm_blocking_valid({288, 2156, 736}, simd::kGemmTileAvx512));  // past the workspace
 }
 
 TEST_CASE("matmul_ref and matmul_nt_ref honour leading dimensions larger than the row width") {

@@ -36,9 +36,9 @@ simd::GemmBlocking derive_gemm_blocking(const CacheInfo& caches, simd::GemmTile 
         return fallback;
     const std::size_t MR = tile.mr, NR = tile.nr;
     simd::GemmBlocking b;
-    // L1: the A micro-panel (MR x kc) and one B micro-panel (kc x NR) streaming past it.
-    //   kc·(MR + NR) <= (W1-1)/W1 · L1
-    b.kc = round_down(usable_elems(caches.l1d, elem_bytes) / (MR + NR), 8);
+    // L1: the A micro-panel (MR x kc) in half of it.
+    //   MR·kc <= L1 / 2
+    b.kc = round_down(caches.l1d.bytes / 2 / elem_bytes / MR, 8);
     if (b.kc == 0) return fallback;  // an L1 smaller than 8 k steps of the tile: not a machine we know
     const std::size_t kc = b.kc;
     // L2: the B block (kc x nc), one A micro-panel (MR x kc) and its C rows (MR x nc) streaming past.

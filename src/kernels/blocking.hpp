@@ -15,19 +15,28 @@
 // jr: measured faster here, see gemm_simd.hpp), so A and B exchange roles:
 // at each level the operand kept is the one the loop inside it runs past.
 //
-// The rule at each level, for a cache of `bytes` in `ways` ways with LRU
-// replacement: between two uses of a line of the reused operand, the loop
-// touches the whole reused operand once and whatever streams past it once.
-// Both are contiguous (packed), so they spread evenly over the sets; the
-// reused line survives when, set by set, the two fit in all ways but one
-// (that one left for C's lines, the stack and the hardware prefetcher):
-//   kc: kc·(MR + NR)·S                  <= (W1-1)/W1 · L1
+// L2 and L3, for a cache of `bytes` in `ways` ways with LRU replacement:
+// between two uses of a line of the kept operand, the loop touches the whole
+// kept operand once and whatever streams past it once. Both are contiguous
+// (packed), so they spread evenly over the sets; the kept line survives when,
+// set by set, the two fit in all ways but one (that one left for stray lines):
 //   nc: (kc·nc + MR·kc + MR·nc)·S       <= (W2-1)/W2 · L2   (one A micro-panel and its C rows stream past)
-//   mc: (mc·kc + kc·nc + mc·nc)·S       <= (W3-1)/W3 · L3/p (one B block and the C block; p cores share L3)
-// then rounded down: kc to a multiple of 8 (so that every packed panel starts
-// 64-byte aligned: MR·kc·4 and mc·kc·4 bytes with MR and mc even), nc to a
-// multiple of NR, mc to a multiple of MR; and the two packed blocks together
-// within kGemmWorkspaceFloats (tuning.hpp), mc shrunk first.
+//   mc: (mc·kc + kc·nc + mc·nc)·S       <= (W3-1)/W3 · L3/p (one B block and the C block; p CPUs share L3)
+// L1 is sized as Goto and van de Geijn size it ("Anatomy of high-performance
+// matrix multiplication", 2008): the kept micro-panel fills half of L1,
+//   kc: MR·kc·S <= L1 / 2,
+// the other half left to the B micro-panel streaming in from L2 (read once
+// per micro-kernel, sequentially: the prefetcher's job) and to C's tile.
+// BLIS's rule for L1 (both micro-panels within W1-1 ways: kc·(MR+NR)·S <=
+// (W1-1)/W1·L1) gives kc = 152 for the 14 x 32 AVX-512 tile on a 32 KiB L1:
+// measured on an AMD EPYC (Zen 4) 8% slower than kc = 288 on 512x768x3072
+// and 2048x768x3072 (87-90 against 92-98 GFLOP/s, one thread, best of 15,
+// thread CPU time: docs/performance.md), because C, read and written once per
+// kc-slice of K (K = 768), then makes 6 trips through memory instead of 3.
+// Then each is rounded down: kc to a multiple of 8 (so that every packed
+// panel starts 64-byte aligned: MR·kc·4 and mc·kc·4 bytes with MR and mc
+// even), nc to a multiple of NR, mc to a multiple of MR; and the two packed
+// blocks together stay within kGemmWorkspaceFloats (tuning.hpp), mc shrunk first.
 #pragma once
 
 #include <cstddef>
@@ -49,7 +58,7 @@ struct CacheInfo {
 };
 
 // Associativity assumed when the machine gives sizes but no ways: 8, what the
-// L1d and L2 of every x86 core of the last decade have had at least.
+// L2 and L3 of every x86 core of the last decade have had at least.
 inline constexpr std::size_t kAssumedWays = 8;
 
 // The blocking of the model above (pure: a function of its arguments alone).
