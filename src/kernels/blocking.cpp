@@ -36,9 +36,10 @@ simd::GemmBlocking derive_gemm_blocking(const CacheInfo& caches, simd::GemmTile 
         return fallback;
     const std::size_t MR = tile.mr, NR = tile.nr;
     simd::GemmBlocking b;
-    // L1: the A micro-panel (MR x kc) in half of it.
-    //   MR·kc <= L1 / 2
-    b.kc = round_down(caches.l1d.bytes / 2 / elem_bytes / MR, 8);
+    // L1: the A micro-panel (MR x kc) in all its ways but two (a 2-way or direct-mapped L1: half, none).
+    //   MR·kc <= (W1-2)/W1 · L1
+    const std::size_t w1 = ways_of(caches.l1d), kept = w1 > 2 ? w1 - 2 : w1 / 2;
+    b.kc = round_down(caches.l1d.bytes * kept / (w1 * elem_bytes) / MR, 8);
     if (b.kc == 0) return fallback;  // an L1 smaller than 8 k steps of the tile: not a machine we know
     const std::size_t kc = b.kc;
     // L2: the B block (kc x nc), one A micro-panel (MR x kc) and its C rows (MR x nc) streaming past.

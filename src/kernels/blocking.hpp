@@ -22,17 +22,20 @@
 // set by set, the two fit in all ways but one (that one left for stray lines):
 //   nc: (kc·nc + MR·kc + MR·nc)·S       <= (W2-1)/W2 · L2   (one A micro-panel and its C rows stream past)
 //   mc: (mc·kc + kc·nc + mc·nc)·S       <= (W3-1)/W3 · L3/p (one B block and the C block; p CPUs share L3)
-// L1 is sized as Goto and van de Geijn size it ("Anatomy of high-performance
-// matrix multiplication", 2008): the kept micro-panel fills half of L1,
-//   kc: MR·kc·S <= L1 / 2,
-// the other half left to the B micro-panel streaming in from L2 (read once
-// per micro-kernel, sequentially: the prefetcher's job) and to C's tile.
-// BLIS's rule for L1 (both micro-panels within W1-1 ways: kc·(MR+NR)·S <=
-// (W1-1)/W1·L1) gives kc = 152 for the 14 x 32 AVX-512 tile on a 32 KiB L1:
-// measured on an AMD EPYC (Zen 4) 8% slower than kc = 288 on 512x768x3072
-// and 2048x768x3072 (87-90 against 92-98 GFLOP/s, one thread, best of 15,
-// thread CPU time: docs/performance.md), because C, read and written once per
-// kc-slice of K (K = 768), then makes 6 trips through memory instead of 3.
+// L1 keeps the A micro-panel in all its ways but two: one for the B
+// micro-panel's lines streaming in from L2 (each read once, by one k step,
+// then dead) and one for C's tile and the stack,
+//   kc: MR·kc·S <= (W1-2)/W1 · L1.
+// BLIS's own L1 rule also keeps the whole B micro-panel in L1 (under strict
+// LRU its stream would otherwise push A out): kc·(MR+NR)·S <= (W1-1)/W1·L1.
+// Measured on an AMD EPYC (Zen 4, 32 KiB 8-way L1d), one thread, best of 15
+// by thread CPU time, blockings interleaved in one process (docs/performance.md):
+// that rule's kc = 152 ran 512x768x3072 and 2048x768x3072 at 87-90 GFLOP/s,
+// half of L1 (Goto and van de Geijn's rule, kc = 288) at 93-95, this one
+// (kc = 432) at 95-97, as fast as the constants measured by hand (kc = 384).
+// What a small kc costs here is C: read and written once per kc-slice of K,
+// it makes ceil(768/kc) trips through memory (6, 3, 2, 2); the L2 feeds the
+// micro-kernel fast enough that A need not stay in L1 between calls.
 // Then each is rounded down: kc to a multiple of 8 (so that every packed
 // panel starts 64-byte aligned: MR·kc·4 and mc·kc·4 bytes with MR and mc
 // even), nc to a multiple of NR, mc to a multiple of MR; and the two packed
