@@ -30,9 +30,10 @@
 // LRU its stream would otherwise push A out): kc·(MR+NR)·S <= (W1-1)/W1·L1.
 // Measured on an AMD EPYC (Zen 4, 32 KiB 8-way L1d), one thread, best of 15
 // by thread CPU time, blockings interleaved in one process (docs/performance.md):
-// that rule's kc = 152 ran 512x768x3072 and 2048x768x3072 at 87-90 GFLOP/s,
-// half of L1 (Goto and van de Geijn's rule, kc = 288) at 93-95, this one
-// (kc = 432) at 95-97, as fast as the constants measured by hand (kc = 384).
+// that rule's kc = 152 ran 512x768x3072 and 2048x768x3072 at 88.7 and 90.9
+// GFLOP/s, half of L1 (Goto and van de Geijn's rule, kc = 288) at 94.9 and
+// 97.2, this one (kc = 432) at 96.8 and 98.8, and the constants measured by
+// hand (kc = 384) at 97.4 and 98.4.
 // What a small kc costs here is C: read and written once per kc-slice of K,
 // it makes ceil(768/kc) trips through memory (6, 3, 2, 2); the L2 feeds the
 // micro-kernel fast enough that A need not stay in L1 between calls.
