@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/activations.hpp"
+#include "kernels/blocking.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/softmax.hpp"
@@ -97,6 +98,63 @@ std::vector<float> strided(Lcg& g, std::size_t rows, std::size_t cols, std::size
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- GEMM blocking (kernels/blocking.hpp)
+
+TEST_CASE("GEMM blocking derived from the caches as worked by hand, the measured one when they are unknown") {
+    using simd::GemmBlocking;
+    auto same = [](GemmBlocking got, GemmBlocking want) {
+        INFO("kc " << got.kc << " mc " << got.mc << " nc " << got.nc);
+        CHECK(got.kc == want.kc);
+        CHECK(got.mc == want.mc);
+        CHECK(got.nc == want.nc);
+    };
+    // An AMD EPYC (Zen 4) as its VM reports it: L1d 32 KiB 8-way, L2 1 MiB 8-way, L3 32 MiB 16-way for 2 CPUs;
+    // AVX-512 tile 14 x 32, floats.
+    //   kc: 6/8 · 32768 / 4 = 6144 floats; / 14 = 438.9 -> 432 (a multiple of 8)
+    //   nc: 7/8 · 1 MiB / 4 = 229376; - 14·432 = 223328; / (432 + 14) = 500.7 -> 480 (a multiple of 32)
+    //   mc: 15/16 · 16 MiB / 4 = 3932160; - 432·480 = 3724800; / (432 + 480) = 4084.2 -> 4074 (14·291),
+    //       but 4074·432 + 432·480 > 829440 floats of workspace: mc <= (829440 - 207360) / 432 = 1440 -> 1428
+    CacheInfo zen4;
+    zen4.l1d = {32768, 8, 1};
+    zen4.l2 = {1 << 20, 8, 1};
+    zen4.l3 = {32u << 20, 16, 2};
+    zen4.source = "sysfs";
+    same(derive_gemm_blocking(zen4, simd::kGemmTileAvx512, 4), {432, 1428, 480});
+    // A smaller L3 share binds before the workspace does:
+    //   L3 2 MiB 16-way for 2 CPUs: 15/16 · 1 MiB / 4 = 245760; - 207360 = 38400; / 912 = 42.1 -> 42
+    CacheInfo small_l3 = zen4;
+    small_l3.l3 = {2u << 20, 16, 2};
+    same(derive_gemm_blocking(small_l3, simd::kGemmTileAvx512, 4), {432, 42, 480});
+    // A Xeon with L1d 48 KiB 12-way, L2 2 MiB 16-way and no L3 reported; AVX2 tile 6 x 16:
+    //   kc: 10/12 · 49152 / 4 = 10240; / 6 = 1706.7 -> 1704
+    //   nc: 15/16 · 2 MiB / 4 = 491520; - 6·1704 = 481296; / (1704 + 6) = 281.5 -> 272 (a multiple of 16)
+    //   mc: the measured 1680, but 1680·1704 + 1704·272 > 829440: mc <= (829440 - 463488) / 1704 = 214.8 -> 210
+    CacheInfo xeon;
+    xeon.l1d = {48u << 10, 12, 1};
+    xeon.l2 = {2u << 20, 16, 1};
+    xeon.source = "sysconf";
+    same(derive_gemm_blocking(xeon, simd::kGemmTileAvx2, 4), {1704, 210, 272});
+    // Sizes without ways: 8 assumed, so the Zen 4's kc and nc; no L3: mc the measured 1680, within the
+    // workspace 1428 as above.
+    CacheInfo no_ways;
+    no_ways.l1d = {32768, 0, 1};
+    no_ways.l2 = {1 << 20, 0, 1};
+    same(derive_gemm_blocking(no_ways, simd::kGemmTileAvx512, 4), {432, 1428, 480});
+    // Doubles (8 bytes) halve kc: 6/8 · 32768 / 8 / 14 = 219.4 -> 216.
+    CHECK(derive_gemm_blocking(zen4, simd::kGemmTileAvx512, 8).kc == 216);
+    // Nothing reported: the measured blocking.
+    same(derive_gemm_blocking(CacheInfo{}, simd::kGemmTileAvx512, 4), simd::kGemmMeasured);
+    CacheInfo l1_only;
+    l1_only.l1d = {32768, 8, 1};
+    same(derive_gemm_blocking(l1_only, simd::kGemmTileSse, 4), simd::kGemmMeasured);
+    // Every blocking above suits its tile; a kc not a multiple of 8 or an mc not one of MR does not.
+    CHECK(gemm_blocking_valid({432, 1428, 480}, simd::kGemmTileAvx512));
+    CHECK_FALSE(gemm_blocking_valid({436, 1428, 480}, simd::kGemmTileAvx512));
+    CHECK_FALSE(gemm_blocking_valid({432, 1438, 480}, simd::kGemmTileAvx512));
+    CHECK_FALSE(gemm_blocking_valid({432, 1428, 490}, simd::kGemmTileAvx512));
+    CHECK_FALSE(gemm_blocking_valid({432, 1442, 480}, simd::kGemmTileAvx512));  // past the workspace
+}
 
 TEST_CASE("matmul_ref and matmul_nt_ref honour leading dimensions larger than the row width") {
     // Odd shapes; every buffer has 3 extra columns (the layout of one head's

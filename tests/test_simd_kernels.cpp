@@ -5,6 +5,7 @@
 #ifndef ATTNTRACE_SCALAR_ONLY
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -14,8 +15,10 @@
 #include "core/tensor.hpp"
 #include "kernels/activations.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/blocking.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
+#include "kernels/positions.hpp"
 #include "kernels/simd/kernels.hpp"
 #include "kernels/simd/stream_store.hpp"
 #include "kernels/softmax.hpp"
@@ -34,6 +37,20 @@ constexpr double kMathUlps = 8.0;
 const double kEps = std::numeric_limits<float>::epsilon();
 
 const std::size_t kLengths[] = {1, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 129};
+
+// Floats in one register of each instruction set (this file is built for
+// baseline x86-64, so it cannot ask xsimd::batch<float, Arch>::size).
+std::size_t lanes_of(const char* name) {
+    const std::string n = name;
+    return n == "avx512" ? 16 : n == "avx2" ? 8 : 4;
+}
+
+// The lengths around one instruction set's lane edges: 1, W-1, W, W+1, 2W+3
+// and a large one that is no multiple of W.
+std::vector<std::size_t> lane_lengths(const char* name) {
+    const std::size_t W = lanes_of(name);
+    return {1, W - 1, W, W + 1, 2 * W + 3, 1000 * W + W - 1};
+}
 
 // Deterministic values in [-1, 1] (a fixed LCG: no library distribution).
 std::vector<float> values(std::size_t n, std::uint32_t seed) {
@@ -73,11 +90,11 @@ TEST_CASE("SIMD GEMM matches matmul_ref and matmul_nt_ref on odd shapes and stri
             const double tol = kGemmOrderSlack * K * kEps * K;
             INFO(name << " " << M << "x" << K << "x" << N);
             attntrace::matmul_ref(a.data(), lda, b.data(), ldb, want.data(), ldc, M, K, N);
-            attntrace::simd::Gemm{}(arch, a.data(), lda, b.data(), ldb, false, got.data(), ldc, M, K, N, ws);
+            attntrace::simd::Gemm{}(arch, a.data(), lda, b.data(), ldb, false, got.data(), ldc, M, K, N, ws, attntrace::simd::kGemmMeasured);
             for (std::size_t i = 0; i < M; ++i)
                 for (std::size_t j = 0; j < N; ++j) REQUIRE(std::fabs(got[i * ldc + j] - want[i * ldc + j]) <= tol);
             attntrace::matmul_nt_ref(a.data(), lda, bt.data(), ldbt, want.data(), ldc, M, K, N);
-            attntrace::simd::Gemm{}(arch, a.data(), lda, bt.data(), ldbt, true, got.data(), ldc, M, K, N, ws);
+            attntrace::simd::Gemm{}(arch, a.data(), lda, bt.data(), ldbt, true, got.data(), ldc, M, K, N, ws, attntrace::simd::kGemmMeasured);
             for (std::size_t i = 0; i < M; ++i)
                 for (std::size_t j = 0; j < N; ++j) REQUIRE(std::fabs(got[i * ldc + j] - want[i * ldc + j]) <= tol);
         }
@@ -104,12 +121,12 @@ TEST_CASE("SIMD GEMM on grouped-query views: Q_h·K_gᵀ and A_h·V_g, K and V K
                         const double tol_s = kGemmOrderSlack * hs * kEps * hs, tol_z = kGemmOrderSlack * T * kEps * T;
                         attntrace::matmul_nt_ref(q.data() + h * hs, ldq, k.data() + g * hs, ldkv, want.data(), T, T, hs, T);
                         attntrace::simd::Gemm{}(arch, q.data() + h * hs, ldq, k.data() + g * hs, ldkv, true, got.data(),
-                                                T, T, hs, T, ws);
+                                                T, T, hs, T, ws, attntrace::simd::kGemmMeasured);
                         for (std::size_t i = 0; i < T * T; ++i) REQUIRE(std::fabs(got[i] - want[i]) <= tol_s);
                         attntrace::matmul_ref(a.data() + h * T * T, T, v.data() + g * hs, ldkv, want.data() + h * hs,
                                               ldq, T, T, hs);
                         attntrace::simd::Gemm{}(arch, a.data() + h * T * T, T, v.data() + g * hs, ldkv, false,
-                                                got.data() + h * hs, ldq, T, T, hs, ws);
+                                                got.data() + h * hs, ldq, T, T, hs, ws, attntrace::simd::kGemmMeasured);
                         for (std::size_t i = 0; i < T; ++i)
                             for (std::size_t e = 0; e < hs; ++e)
                                 REQUIRE(std::fabs(got[i * ldq + h * hs + e] - want[i * ldq + h * hs + e]) <= tol_z);
@@ -118,21 +135,46 @@ TEST_CASE("SIMD GEMM on grouped-query views: Q_h·K_gᵀ and A_h·V_g, K and V K
     });
 }
 
-TEST_CASE("SIMD GEMM crosses its cache blocks (K > kc, N > nc, M > mc) like matmul_ref", "[simd]") {
+// The register tile of each instruction set's micro-kernel (tuning.hpp).
+static attntrace::simd::GemmTile tile_of(const char* name) {
+    const std::string n = name;
+    return n == "avx512" ? attntrace::simd::kGemmTileAvx512 : n == "avx2" ? attntrace::simd::kGemmTileAvx2
+                                                                          : attntrace::simd::kGemmTileSse;
+}
+
+TEST_CASE("SIMD GEMM crosses its cache blocks (K > kc, N > nc, M > mc) like matmul_ref, for several blockings",
+          "[simd]") {
     using namespace attntrace::simd;
-    const std::size_t M = kGemmMC + 5, K = kGemmKC + 7, N = kGemmNC + 9;
     std::vector<float> work(gemm_workspace_floats() + 16);
     float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
-    auto a = values(M * K, 4), b = values(K * N, 5);
-    std::vector<float> want(M * N), got(M * N);
-    attntrace::matmul_ref(a.data(), K, b.data(), N, want.data(), N, M, K, N);
-    const double tol = kGemmOrderSlack * K * kEps * K;
     for_each_arch([&](auto arch, const char* name) {
-        INFO(name);
-        Gemm{}(arch, a.data(), K, b.data(), N, false, got.data(), N, M, K, N, ws);
-        double worst = 0;
-        for (std::size_t i = 0; i < M * N; ++i) worst = std::max(worst, static_cast<double>(std::fabs(got[i] - want[i])));
-        CHECK(worst <= tol);
+        const GemmTile t = tile_of(name);
+        const std::size_t MR = t.mr, NR = t.nr;
+        // The measured fallback, the one derived from this machine's caches, and
+        // small ones that put many blocks' edges in small products.
+        const GemmBlocking blockings[] = {kGemmMeasured,
+                                          attntrace::derive_gemm_blocking(attntrace::read_cache_info(), t, sizeof(float)),
+                                          {8, MR, NR}, {16, 2 * MR, 3 * NR}, {24, 5 * MR, 2 * NR}};
+        for (const GemmBlocking& blk : blockings) {
+            REQUIRE(attntrace::gemm_blocking_valid(blk, t));
+            const bool small = blk.mc * blk.nc < 10000;
+            // (M past mc, K past kc, N of a few panels), (a few panels, K past kc, N past nc), and both when small
+            std::vector<std::array<std::size_t, 3>> shapes = {{blk.mc + 5, 2 * blk.kc + 7, 3 * NR + 5},
+                                                              {2 * MR + 3, blk.kc + 7, blk.nc + 9}};
+            if (small) shapes.push_back({2 * blk.mc + 3, 3 * blk.kc + 1, 2 * blk.nc + 7});
+            for (const auto& [M, K, N] : shapes) {
+                INFO(name << " kc " << blk.kc << " mc " << blk.mc << " nc " << blk.nc << ": " << M << "x" << K << "x" << N);
+                auto a = values(M * K, 4), b = values(K * N, 5);
+                std::vector<float> want(M * N), got(M * N, 7.0f);
+                attntrace::matmul_ref(a.data(), K, b.data(), N, want.data(), N, M, K, N);
+                Gemm{}(arch, a.data(), K, b.data(), N, false, got.data(), N, M, K, N, ws, blk);
+                const double tol = kGemmOrderSlack * K * kEps * K;
+                double worst = 0;
+                for (std::size_t i = 0; i < M * N; ++i)
+                    worst = std::max(worst, static_cast<double>(std::fabs(got[i] - want[i])));
+                CHECK(worst <= tol);
+            }
+        }
     });
 }
 
@@ -219,6 +261,106 @@ TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins, GELU wit
     });
 }
 
+
+// GELU's tanh form and SiLU go through xsimd::tanh and xsimd::exp, each within
+// a few ulp (kMathUlps) of std::. For GELU the error of tanh near -1 is absolute
+// (1 + tanh(u) cancels), then multiplied by x/2: bounded by kMathUlps·eps·|x|,
+// not by the (tiny) result. For SwiGLU exp's relative error passes through
+// 1 + e^-g and the division unchanged: kMathUlps·eps relative (absolute below 1).
+TEST_CASE("SIMD LayerNorm and RMSNorm statistics equal row_mean_ref, row_var_ref and row_mean_square_ref exactly",
+          "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        // rows around the 8 rows summed side by side (1, 7, 8, 9, 19) and C around the lane edges
+        for (std::size_t rows : {1, 7, 8, 9, 19})
+            for (std::size_t C : lane_lengths(name)) {
+                auto x = values(rows * C, static_cast<std::uint32_t>(rows * 1000 + C));
+                for (std::size_t i = 0; i < x.size(); ++i) x[i] = x[i] * 40.0f + (i % 3 == 0 ? 1e3f : 0.0f);  // terms of varied size
+                std::vector<float> want(rows), got(rows, 7.0f), mean(rows), want_var(rows), got_var(rows, 7.0f);
+                INFO(name << " rows " << rows << " C " << C);
+                attntrace::row_mean_ref(x.data(), rows, C, want.data());
+                attntrace::simd::RowMean{}(arch, x.data(), rows, C, got.data());
+                CHECK(got == want);  // each row's double sum in the same order: bit for bit
+                for (std::size_t ddof : {0, 1}) {
+                    if (C <= ddof) continue;
+                    attntrace::row_var_ref(x.data(), want.data(), rows, C, want_var.data(), ddof);
+                    attntrace::simd::RowVar{}(arch, x.data(), want.data(), rows, C, got_var.data(), ddof);
+                    CHECK(got_var == want_var);
+                }
+                attntrace::row_mean_square_ref(x.data(), rows, C, want.data());
+                attntrace::simd::RowMeanSquare{}(arch, x.data(), rows, C, got.data());
+                CHECK(got == want);
+            }
+    });
+}
+
+TEST_CASE("SIMD GELU (tanh form) and SwiGLU within a few ulp of their _ref twins at every lane edge", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t n : lane_lengths(name)) {
+            auto x = values(n, static_cast<std::uint32_t>(n + 400)), u = values(n, static_cast<std::uint32_t>(n + 500));
+            for (auto& v : x) v *= 12.0f;  // [-12, 12]: tanh and the sigmoid saturate at both ends
+            std::vector<float> want(n), got(n, 7.0f);
+            INFO(name << " n " << n);
+            attntrace::gelu_tanh_ref(x.data(), want.data(), n);
+            attntrace::simd::GeluTanh{}(arch, x.data(), got.data(), n);
+            for (std::size_t i = 0; i < n; ++i)
+                REQUIRE(std::fabs(got[i] - want[i]) <= kMathUlps * kEps * std::max(1.0f, std::fabs(x[i])));
+            std::fill(got.begin(), got.end(), 7.0f);
+            attntrace::swiglu_ref(x.data(), u.data(), want.data(), n);
+            attntrace::simd::Swiglu{}(arch, x.data(), u.data(), got.data(), n);
+            for (std::size_t i = 0; i < n; ++i)
+                REQUIRE(std::fabs(got[i] - want[i]) <= kMathUlps * kEps * std::max(1.0f, std::fabs(want[i])));
+            // The tail goes through the same vector code: an element's value does not depend on its place.
+            if (n > 1) {
+                std::vector<float> one(1);
+                attntrace::simd::GeluTanh{}(arch, x.data() + n - 1, one.data(), 1);
+                attntrace::simd::GeluTanh{}(arch, x.data(), got.data(), n);
+                CHECK(one[0] == got[n - 1]);
+            }
+        }
+    });
+}
+
+TEST_CASE("SIMD RMSNorm passes (x / σ per row, γ ⊙ x̂) equal divide_rows_ref and gain_ref bit for bit", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t C : lane_lengths(name)) {
+            const std::size_t rows = 3;
+            auto x = values(rows * C, static_cast<std::uint32_t>(C + 600)), g = values(C, 17);
+            std::vector<float> sd = {0.75f, 0.0f, 3.1f};  // row 1: a zero divisor gives 0, as the _ref
+            std::vector<float> want(rows * C), got(rows * C, 7.0f);
+            INFO(name << " C " << C);
+            attntrace::divide_rows_ref(x.data(), sd.data(), rows, C, want.data());
+            attntrace::simd::DivideRows{}(arch, x.data(), sd.data(), rows, C, got.data());
+            CHECK(got == want);
+            attntrace::gain_ref(x.data(), g.data(), rows, C, want.data());
+            attntrace::simd::Gain{}(arch, x.data(), g.data(), rows, C, got.data());
+            CHECK(got == want);
+        }
+    });
+}
+
+TEST_CASE("SIMD RoPE rotation equals rope_rows bit for bit, both layouts, heads around the lane edges", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        const std::size_t W = lanes_of(name);
+        // hs is even (pairs): 2, the even lengths next to W and 2W + 3, and 128
+        for (std::size_t hs : {std::size_t{2}, W - W % 2, W + 2, 2 * W + 4, std::size_t{128}})
+            for (bool interleaved : {false, true}) {
+                const std::size_t rows = 5, heads = 3, pos0 = 7;
+                const double base = 10000.0;
+                auto x = values(rows * heads * hs, static_cast<std::uint32_t>(hs + 700));
+                std::vector<float> want(x.size()), got(x.size(), 7.0f), cos_d(hs), sin_d(hs);
+                std::vector<int> partner(hs);
+                INFO(name << " hs " << hs << (interleaved ? " interleaved" : " half"));
+                attntrace::rope_rows(x.data(), want.data(), rows, heads, hs, pos0, base, interleaved);
+                for (std::size_t r = 0; r < rows; ++r) {
+                    attntrace::rope_row_tables(pos0 + r, hs, base, interleaved, cos_d.data(), sin_d.data(),
+                                               partner.data());
+                    attntrace::simd::RotatePairs{}(arch, x.data() + r * heads * hs, got.data() + r * heads * hs, heads,
+                                                   hs, cos_d.data(), sin_d.data(), partner.data());
+                }
+                CHECK(got == want);
+            }
+    });
+}
 
 TEST_CASE("outputs past kStreamBytes (non-temporal stores) equal the _ref twins", "[simd][stream]") {
     // 64 MiB and more: attention steps at n >= 2048. Tensor buffers that big

@@ -43,6 +43,7 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
     r.threads = threads;
     omp_set_num_threads(threads);
     r.kernels = std::string(kernel_isa());
+    r.blocking = gemm_blocking_in_use();
     r.have_blas = have_openblas();
 
     Lesson lesson = parse_lesson(random_lesson_json(spec).dump(), "(bench)");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/progress.hpp"
+#include "kernels/blocking.hpp"
 #include "lesson/random_lesson.hpp"
 #include "trace/policy.hpp"
 #include "trace/steps.hpp"
@@ -35,6 +36,7 @@ struct BenchReport {
     int threads = 1;
     int repeat = 5;
     std::string kernels;          // avx512, avx2, sse4.2, ref
+    GemmBlockingInUse blocking;   // the GEMM's cache blocks and where they came from
     double peak_gflops = 0;       // measured at start, on `threads` threads
     bool have_blas = false;
     std::vector<PolicyTimings> runs;  // one per policy, in the order asked; products on the first's stages

@@ -13,8 +13,8 @@ void gelu_ref(const float* x, float* y, std::size_t n);
 void gelu_tanh_ref(const float* x, float* y, std::size_t n);
 // y = SiLU(g)·u = g/(1 + e^-g)·u   (SwiGLU's gated unit)   g, u, y: (n)
 void swiglu_ref(const float* g, const float* u, float* y, std::size_t n);
-// These two have no SIMD version: they are element-wise on T x F values, a
-// few percent of the FFN's two products.
+// Each has a SIMD twin (simd/elementwise_simd.hpp, simd/activations_simd.hpp),
+// held to it by tests/test_simd_kernels.cpp.
 // y = a + b   (residual add)                     a, b, y: (n)
 void add_ref(const float* a, const float* b, float* y, std::size_t n);
 

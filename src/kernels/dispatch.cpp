@@ -13,9 +13,11 @@
 #include "core/error.hpp"
 #include "kernels/activations.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/blocking.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
+#include "kernels/positions.hpp"
 #include "kernels/softmax.hpp"
 
 #ifndef ATTNTRACE_SCALAR_ONLY
@@ -96,6 +98,23 @@ float* attention_workspace(std::size_t floats) {
 
 }  // namespace
 
+const GemmBlockingInUse& gemm_blocking_in_use() {
+    static const GemmBlockingInUse chosen = [] {
+        GemmBlockingInUse b;
+        switch (isa()) {
+            case Isa::avx512: b.tile = simd::kGemmTileAvx512; break;
+            case Isa::avx2: b.tile = simd::kGemmTileAvx2; break;
+            case Isa::sse4_2: b.tile = simd::kGemmTileSse; break;
+            case Isa::ref: return b;
+        }
+        b.caches = read_cache_info();
+        b.derived = !b.caches.source.empty();
+        b.blocking = derive_gemm_blocking(b.caches, b.tile, sizeof(float));
+        return b;
+    }();
+    return chosen;
+}
+
 std::string_view kernel_isa() {
     switch (isa()) {
         case Isa::avx512: return "avx512";
@@ -119,13 +138,15 @@ std::string_view kernel_isa() {
 
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
             std::size_t M, std::size_t K, std::size_t N) {
-    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, false, c, ldc, M, K, N, gemm_workspace()),
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, false, c, ldc, M, K, N, gemm_workspace(),
+                                   gemm_blocking_in_use().blocking),
                           matmul_ref(a, lda, b, ldb, c, ldc, M, K, N));
 }
 
 void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                std::size_t M, std::size_t K, std::size_t N) {
-    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, gemm_workspace()),
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, gemm_workspace(),
+                                   gemm_blocking_in_use().blocking),
                           matmul_nt_ref(a, lda, b, ldb, c, ldc, M, K, N));
 }
 
@@ -145,8 +166,11 @@ void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, 
                     float* mean, float* var, float* sigma, float* xhat, float* out) {
 #ifndef ATTNTRACE_SCALAR_ONLY
     if (isa() != Isa::ref) {
-        // The statistics in double, as the definition; the element-wise passes vectorised.
-        layernorm_stats_ref(x, rows, C, eps, mean, var, sigma);
+        // The statistics in double, each row's terms in the definition's order (rows side by side),
+        // then the element-wise passes vectorised: layernorm_rows_ref's numbers bit for bit.
+        simd_call(simd::RowMean{}, x, rows, C, mean);
+        simd_call(simd::RowVar{}, x, static_cast<const float*>(mean), rows, C, var, std::size_t{0});
+        std_eps_ref(var, rows, eps, sigma);
         const bool affine = gamma && beta && out;
         simd_call(simd::NormalizeRows{}, x, rows, C, static_cast<const float*>(mean), static_cast<const float*>(sigma),
                   gamma, beta, xhat, affine ? out : nullptr);
@@ -212,6 +236,42 @@ void gelu(const float* x, float* y, std::size_t n) {
 }
 void add(const float* a, const float* b, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Add{}, a, b, y, n), add_ref(a, b, y, n));
+}
+
+void row_mean_square(const float* x, std::size_t rows, std::size_t C, float* ms) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::RowMeanSquare{}, x, rows, C, ms), row_mean_square_ref(x, rows, C, ms));
+}
+void gelu_tanh(const float* x, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::GeluTanh{}, x, y, n), gelu_tanh_ref(x, y, n));
+}
+void swiglu(const float* g, const float* u, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Swiglu{}, g, u, y, n), swiglu_ref(g, u, y, n));
+}
+void divide_rows(const float* e, const float* s, std::size_t rows, std::size_t cols, float* out) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::DivideRows{}, e, s, rows, cols, out), divide_rows_ref(e, s, rows, cols, out));
+}
+void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gain{}, xhat, gamma, rows, C, out), gain_ref(xhat, gamma, rows, C, out));
+}
+
+void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
+                      double base, bool interleaved) {
+#ifndef ATTNTRACE_SCALAR_ONLY
+    if (isa() != Isa::ref) {
+        // Per row: the angles as rope_rows computes them (its pass 1), spread to each dimension with
+        // the pair's sign; then every head's rotation (its pass 2) in registers.
+        std::vector<float> cos_d(hs), sin_d(hs);
+        std::vector<int> partner(hs);
+        for (std::size_t r = 0; r < rows; ++r) {
+            rope_row_tables(pos0 + r, hs, base, interleaved, cos_d.data(), sin_d.data(), partner.data());
+            simd_call(simd::RotatePairs{}, x + r * heads * hs, y + r * heads * hs, heads, hs,
+                      static_cast<const float*>(cos_d.data()), static_cast<const float*>(sin_d.data()),
+                      static_cast<const int*>(partner.data()));
+        }
+        return;
+    }
+#endif
+    rope_rows(x, y, rows, heads, hs, pos0, base, interleaved);
 }
 
 }  // namespace attntrace

@@ -18,6 +18,12 @@ namespace attntrace {
 // CPU has is refused with an InputError.
 std::string_view kernel_isa();
 
+// The GEMM's cache blocking for the kernels in use, derived once per process
+// from the caches this CPU reports (kernels/blocking.hpp), or the measured
+// fallback when it reports none.
+struct GemmBlockingInUse;  // kernels/blocking.hpp
+const GemmBlockingInUse& gemm_blocking_in_use();
+
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
             std::size_t M, std::size_t K, std::size_t N);
 void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
@@ -50,5 +56,15 @@ void add_mask_heads(const float* s, const float* mask, float* y, std::size_t NH,
 void relu(const float* x, float* y, std::size_t n);
 void gelu(const float* x, float* y, std::size_t n);
 void add(const float* a, const float* b, float* y, std::size_t n);
+void gelu_tanh(const float* x, float* y, std::size_t n);
+void swiglu(const float* g, const float* u, float* y, std::size_t n);
+// RMSNorm's mean square Σ x² / C (row_mean_square_ref, bit for bit)     x: (rows, C)   ms: (rows)
+void row_mean_square(const float* x, std::size_t rows, std::size_t C, float* ms);
+// RMSNorm's x̂ = x / σ and γ ⊙ x̂ (and softmax's e / s): divide_rows_ref, gain_ref
+void divide_rows(const float* e, const float* s, std::size_t rows, std::size_t cols, float* out);
+void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out);
+// rope_rows (positions.hpp): the angles as there, the rotation vectorised (bit for bit)
+void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
+                      double base, bool interleaved);
 
 }  // namespace attntrace

@@ -18,8 +18,9 @@ namespace attntrace {
 void layernorm_rows_ref(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma,
                         const float* beta, float* mean, float* var, float* sigma, float* xhat, float* out);
 
-// The statistics alone (passes 1, 2 and σ): the SIMD LayerNorm keeps these
-// scalar and in double, and vectorises the element-wise passes.
+// The statistics alone (passes 1, 2 and σ). The SIMD LayerNorm computes the
+// same numbers with rows side by side (simd/norm_stats_simd.hpp: each row's
+// double sum in this order, bit for bit) and vectorises the element-wise passes.
 void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float eps, float* mean, float* var,
                          float* sigma);
 

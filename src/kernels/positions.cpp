@@ -54,6 +54,18 @@ void rope_rows(const float* x, float* y, std::size_t rows, std::size_t heads, st
     }
 }
 
+void rope_row_tables(std::size_t p, std::size_t hs, double base, bool interleaved, float* cos_d, float* sin_d,
+                     int* partner) {
+    std::vector<CosSin> cs(hs / 2);
+    for (std::size_t i = 0; i < hs / 2; ++i) cs[i] = rope_cos_sin(p, i, hs, base);  // as rope_rows' pass 1
+    for (std::size_t d = 0; d < hs; ++d) {
+        const RopePair pr = rope_pair(d, hs, interleaved);
+        cos_d[d] = cs[pr.i].cos;
+        sin_d[d] = pr.first ? -cs[pr.i].sin : cs[pr.i].sin;
+        partner[d] = static_cast<int>(pr.partner);
+    }
+}
+
 std::vector<double> alibi_default_slopes(std::size_t NH) {
     std::vector<double> out;
     if (NH == 0) return out;

@@ -1,6 +1,8 @@
-// The arithmetic of positional encodings, scalar only (element-wise, a few
-// operations per element: no SIMD twin). One definition that the pipeline,
-// `explain` and the tests all use, so the three cannot disagree.
+// The arithmetic of positional encodings. One definition that the pipeline,
+// `explain` and the tests all use, so the three cannot disagree. The angles
+// are scalar (in double); RoPE's rotation has a SIMD twin (kernels.hpp:
+// rope_rotate_rows, from rope_row_tables below) equal to rope_rows bit for
+// bit, and the sinusoidal table is added with kernels.hpp's add.
 //
 // Letters as everywhere: T tokens, Tq queries, C d_model, NH heads, hs head size.
 // A position is a token's index in the sequence; queries, when fewer than
@@ -49,6 +51,15 @@ inline float rope_rotate(float x_d, float x_partner, CosSin cs, bool first) {
 // from the tensor (K may have fewer heads than Q). y must not alias x.
 void rope_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
                double base, bool interleaved);
+
+// One row's angles spread to its dimensions, for a vectorised rotation
+// (kernels.hpp: rope_rotate_rows): for dimension d of a head, cos_d[d] = cos(p·θ_i),
+// sin_d[d] = -sin(p·θ_i) when d is its pair's first member and +sin when the
+// second, partner[d] its pair's other dimension, so that
+//   y[d] = x[d]·cos_d[d] + x[partner[d]]·sin_d[d]
+// equals rope_rotate() above bit for bit (a - b is a + (-b) exactly).   cos_d, sin_d, partner: (hs)
+void rope_row_tables(std::size_t p, std::size_t hs, double base, bool interleaved, float* cos_d, float* sin_d,
+                     int* partner);
 
 // ALiBi's default slopes (Press et al. 2022): for NH a power of two the
 // geometric sequence 2^(-8(h+1)/NH); otherwise those of the closest lower

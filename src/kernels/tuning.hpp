@@ -7,18 +7,34 @@
 
 namespace attntrace::simd {
 
-// GEMM cache blocking (see simd/gemm_simd.hpp for the loops), sized for the
-// caches measured here (Cascade Lake: L1d 32 KiB, L2 1 MiB per core, L3 35 MiB):
-// K block: the A micro-panel (MR x kc, broadcast from) stays in L1 while the
-// micro-kernel sweeps the B block: 14·384·4 = 21 KiB with AVX-512.
-inline constexpr std::size_t kGemmKC = 384;
-// N block: the packed B block (kc x kNC) stays in L2: 384·480·4 = 720 KiB.
-// A multiple of every NR (32, 16, 8).
-inline constexpr std::size_t kGemmNC = 480;
-// M block: the packed A block (kMC x kc) stays in L3: 1680·384·4 = 2.5 MiB.
-// A multiple of both MR values (14 and 6).
-inline constexpr std::size_t kGemmMC = 1680;
-inline constexpr std::size_t gemm_workspace_floats() { return kGemmMC * kGemmKC + kGemmKC * kGemmNC; }
+// The micro-kernel's register tile per instruction set (simd/gemm_simd.hpp):
+// MR x 2 accumulators + 2 registers for the B row + 1 broadcast of A.
+// AVX-512 (32 zmm): 14 x 2 + 3 = 31; AVX2 and SSE (16 registers): 6 x 2 + 3 = 15.
+struct GemmTile {
+    std::size_t mr = 0, nr = 0;
+};
+inline constexpr GemmTile kGemmTileAvx512{14, 32};
+inline constexpr GemmTile kGemmTileAvx2{6, 16};
+inline constexpr GemmTile kGemmTileSse{6, 8};
+
+// The GEMM's cache blocks: K by kc, M by mc, N by nc (the loops and what each
+// block is kept in: kernels/blocking.hpp, which derives them from the caches
+// the machine reports).
+struct GemmBlocking {
+    std::size_t kc = 0, mc = 0, nc = 0;
+};
+// The fallback when the machine reports no cache sizes: measured on a Cascade
+// Lake (L1d 32 KiB, L2 1 MiB per core, L3 35 MiB) on 2026-11-22. kc: the A
+// micro-panel, 14·384·4 = 21 KiB; nc: the B block, 384·480·4 = 720 KiB;
+// mc: the A block, 1680·384·4 = 2.5 MiB. mc a multiple of both MR (14, 6),
+// nc of every NR (32, 16, 8).
+inline constexpr GemmBlocking kGemmMeasured{384, 1680, 480};
+// The packed blocks' scratch per thread (mc·kc + kc·nc floats), fixed so that
+// the plan can count it without asking the machine: the measured blocking's,
+// 3.2 MiB. A derived blocking is kept within it.
+inline constexpr std::size_t kGemmWorkspaceFloats =
+    kGemmMeasured.mc * kGemmMeasured.kc + kGemmMeasured.kc * kGemmMeasured.nc;
+inline constexpr std::size_t gemm_workspace_floats() { return kGemmWorkspaceFloats; }
 
 // When a parallel region is worth its threads. Waking a sleeping thread (the
 // program asks libgomp to let waiting threads sleep: src/cli/wait_policy.cpp)

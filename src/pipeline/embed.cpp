@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/kernels.hpp"
 #include "kernels/positions.hpp"
 #include "pipeline/stages.hpp"
 
@@ -89,7 +90,7 @@ void embed_forward(Run& run) {
     const Tensor* P = run.value(pe_name);
     // X = E + PE   (T, C)
     if (float* x = run.open(x_name, {{e_name, E}, {pe_name, P}}))
-        for (std::size_t i = 0; i < d.T * d.C; ++i) x[i] = E->data[i] + P->data[i];
+        add(E->ptr(), P->ptr(), x, d.T * d.C);
     run.close();
 }
 

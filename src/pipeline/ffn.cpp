@@ -13,8 +13,8 @@ void ffn_activate(const Config& c, const float* h, const float* u, float* out, s
     switch (c.activation) {
         case Activation::relu: relu(h, out, n); break;
         case Activation::gelu: gelu(h, out, n); break;
-        case Activation::gelu_tanh: gelu_tanh_ref(h, out, n); break;
-        case Activation::swiglu: swiglu_ref(h, u, out, n); break;
+        case Activation::gelu_tanh: gelu_tanh(h, out, n); break;
+        case Activation::swiglu: swiglu(h, u, out, n); break;
     }
 }
 
@@ -88,7 +88,7 @@ void ffn_forward(Run& run) {
         const Tensor* u = run.value(run.name(Leaf::mlp_pre_linear));
         if (float* post = run.open(run.name(Leaf::mlp_post),
                                    {{run.name(Leaf::mlp_pre), pre}, {run.name(Leaf::mlp_pre_linear), u}}))
-            swiglu_ref(pre->ptr(), u->ptr(), post, pre->size());
+            swiglu(pre->ptr(), u->ptr(), post, pre->size());
         run.close();
     } else {
         // act(H)   (T, F)

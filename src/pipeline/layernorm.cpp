@@ -47,7 +47,7 @@ void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
     const Tensor* gamma = run.weight(ln + "_gamma");
     const float eps = static_cast<float>(run.lesson().config.eps);
     // ms = Σ x² / C
-    if (float* ms = run.open(ms_name, {{in, x}})) row_mean_square_ref(x->ptr(), d.P, d.C, ms);
+    if (float* ms = run.open(ms_name, {{in, x}})) row_mean_square(x->ptr(), d.P, d.C, ms);
     run.close();
     const Tensor* ms = run.value(ms_name);
     // σ = √(ms + eps)
@@ -57,12 +57,12 @@ void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
     const Tensor* sd = run.value(st.scale);
     // x̂ = x / σ
     if (float* xhat = run.open(st.standardized, {{in, x}, {st.scale, sd}}))
-        divide_rows_ref(x->ptr(), sd->ptr(), d.P, d.C, xhat);
+        divide_rows(x->ptr(), sd->ptr(), d.P, d.C, xhat);
     run.close();
     const Tensor* xhat = run.value(st.standardized);
     // γ ⊙ x̂
     if (float* out = run.open(st.normalized, {{st.standardized, xhat}, {st.gamma, gamma}}))
-        gain_ref(xhat->ptr(), gamma->ptr(), d.P, d.C, out);
+        gain(xhat->ptr(), gamma->ptr(), d.P, d.C, out);
     run.close();
 }
 

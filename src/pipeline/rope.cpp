@@ -2,6 +2,7 @@
 // projections (config.positions {"kind": "rope"}; otherwise nothing).
 #include <fmt/format.h>
 
+#include "kernels/kernels.hpp"
 #include "kernels/positions.hpp"
 #include "pipeline/stages.hpp"
 
@@ -19,8 +20,8 @@ void rotate(Run& run, const std::string& step, const std::string& input, std::si
     if (float* out = run.open(step, {{input, x}})) {
         const Shape& s = x->shape;  // (rows, heads, hs)
         const std::size_t row = s[1] * s[2];
-        rope_rows(x->ptr() + from * row, out + from * row, s[0] - from, s[1], s[2], pos0 + from, p.base,
-                  p.layout == RopeLayout::interleaved);
+        rope_rotate_rows(x->ptr() + from * row, out + from * row, s[0] - from, s[1], s[2], pos0 + from, p.base,
+                         p.layout == RopeLayout::interleaved);
     }
     run.close();
     if (Step* s = run.recorded(step); s && s->source == StepSource::computed)

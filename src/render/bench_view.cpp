@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/memory.hpp"
@@ -57,6 +58,7 @@ void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait) {
     out << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n", r.peak_gflops, r.threads,
                        r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
                                           "compare)");
+    out << "GEMM blocking: " << describe_blocking(r.blocking) << "\n";
     for (std::size_t k = 0; k < r.runs.size(); ++k) {
         const auto& run = r.runs[k];
         out << fmt::format("\ntrace {}{} (estimated peak memory {})\n", run.policy.describe(),
@@ -96,6 +98,14 @@ OrderedJson bench_json(const BenchReport& r) {
     j["trace"] = r.runs[0].policy.describe();
     j["fma_peak_gflops"] = r.peak_gflops;
     j["openblas"] = r.have_blas;
+    if (r.blocking.tile.mr) {
+        const auto& b = r.blocking;
+        j["gemm_blocking"] = {{"kc", b.blocking.kc}, {"mc", b.blocking.mc}, {"nc", b.blocking.nc},
+                              {"mr", b.tile.mr}, {"nr", b.tile.nr},
+                              {"source", b.derived ? b.caches.source : std::string("measured fallback")},
+                              {"l1d_bytes", b.caches.l1d.bytes}, {"l2_bytes", b.caches.l2.bytes},
+                              {"l3_bytes_per_core", b.caches.l3.bytes / std::max<std::size_t>(1, b.caches.l3.sharing)}};
+    }
     auto stages_json = [](const PolicyTimings& run) {
         OrderedJson stages = OrderedJson::array();
         for (const auto& t : run.stages) {

@@ -4,10 +4,10 @@
 // a tolerance scaled by √K).
 //
 // Blocking (Goto/BLIS, with the A block packed once for all of N; the block
-// sizes and their reasons are in kernels.hpp):
-//   for pc in K by kKC:
-//     for ic in M by kMC:        pack a[ic:ic+mc, pc:pc+kc] into MR-tall panels  (L3)
-//       for jc in N by kNC:      pack b[pc:pc+kc, jc:jc+nc] into NR-wide panels  (L2)
+// sizes come from the caches the machine reports: kernels/blocking.hpp):
+//   for pc in K by kc:
+//     for ic in M by mc:         pack a[ic:ic+mc, pc:pc+kc] into MR-tall panels  (L3)
+//       for jc in N by nc:       pack b[pc:pc+kc, jc:jc+nc] into NR-wide panels  (L2)
 //         for ir in mc by MR:    this A micro-panel stays in L1...
 //           for jr in nc by NR:  ...while the B micro-panels stream from L2:
 //             micro-kernel: c[MR x NR] += A_panel · B_panel
@@ -36,14 +36,14 @@ namespace attntrace::simd {
 namespace gemm_detail {
 namespace {
 
-constexpr std::size_t kKC = kGemmKC, kMC = kGemmMC, kNC = kGemmNC;
-
 template <class Arch>
 struct Tile {
     using B = xsimd::batch<float, Arch>;
     static constexpr std::size_t W = B::size;
-    static constexpr std::size_t NR = 2 * W;
-    static constexpr std::size_t MR = W == 16 ? 14 : 6;
+    static constexpr GemmTile kTile = W == 16 ? kGemmTileAvx512 : W == 8 ? kGemmTileAvx2 : kGemmTileSse;
+    static constexpr std::size_t NR = kTile.nr;
+    static constexpr std::size_t MR = kTile.mr;
+    static_assert(NR == 2 * W, "the micro-kernel holds two B registers per row");
 };
 
 // acc + a·b, fused where the instruction set has FMA. xsimd 8.1 fuses
@@ -143,7 +143,8 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
 
 template <class Arch>
 void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
-                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work) const {
+                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work,
+                      GemmBlocking blk) const {
     using namespace gemm_detail;
     using T = Tile<Arch>;
     constexpr std::size_t MR = T::MR, NR = T::NR;
@@ -152,6 +153,10 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
             for (std::size_t j = 0; j < N; ++j) c[i * ldc + j] = 0.0f;
         return;
     }
+    // The blocking must suit this tile (kernels/blocking.hpp: gemm_blocking_valid); else the measured one.
+    if (blk.kc == 0 || blk.kc % 8 || blk.mc % MR || blk.nc % NR || blk.mc * blk.kc + blk.kc * blk.nc > kGemmWorkspaceFloats)
+        blk = {kGemmMeasured.kc, kGemmMeasured.mc - kGemmMeasured.mc % MR, kGemmMeasured.nc};
+    const std::size_t kKC = blk.kc, kMC = blk.mc, kNC = blk.nc;
     float* ap = work;              // kMC x kKC, MR-panels
     float* bp = work + kMC * kKC;  // kKC x kNC, NR-panels
     // Threads share the packed blocks and split the work by whole panels: each

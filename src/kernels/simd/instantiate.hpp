@@ -2,23 +2,42 @@
 // each translation unit of arch/, after the kernels' definitions.
 #pragma once
 
+#include "kernels/simd/activations_simd.hpp"
 #include "kernels/simd/attention_simd.hpp"
 #include "kernels/simd/elementwise_simd.hpp"
 #include "kernels/simd/gemm_simd.hpp"
+#include "kernels/simd/norm_stats_simd.hpp"
 #include "kernels/simd/softmax_simd.hpp"
 
 #define ATTNTRACE_INSTANTIATE_KERNELS(ARCH)                                                                       \
     template void attntrace::simd::Gemm::operator()<ARCH>(ARCH, const float*, std::size_t, const float*,          \
                                                           std::size_t, bool, float*, std::size_t, std::size_t,    \
-                                                          std::size_t, std::size_t, float*) const;                \
+                                                          std::size_t, std::size_t, float*,                       \
+                                                          attntrace::simd::GemmBlocking) const;                   \
     template std::size_t attntrace::simd::SoftmaxRows::operator()<ARCH>(                                          \
         ARCH, const float*, std::size_t, std::size_t, float*, float*, float*, float*, float*) const;             \
     template void attntrace::simd::NormalizeRows::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t, \
                                                                    const float*, const float*, const float*,    \
                                                                    const float*, float*, float*) const;         \
+    template void attntrace::simd::RowMean::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t, float*) \
+        const;                                                                                                    \
+    template void attntrace::simd::RowVar::operator()<ARCH>(ARCH, const float*, const float*, std::size_t,        \
+                                                            std::size_t, float*, std::size_t) const;             \
+    template void attntrace::simd::RowMeanSquare::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t,  \
+                                                                   float*) const;                                \
     template double attntrace::simd::PeakFma::operator()<ARCH>(ARCH, std::size_t) const;                        \
     template void attntrace::simd::Relu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
     template void attntrace::simd::Gelu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
+    template void attntrace::simd::GeluTanh::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;    \
+    template void attntrace::simd::Swiglu::operator()<ARCH>(ARCH, const float*, const float*, float*,            \
+                                                            std::size_t) const;                                  \
+    template void attntrace::simd::DivideRows::operator()<ARCH>(ARCH, const float*, const float*, std::size_t,    \
+                                                                std::size_t, float*) const;                      \
+    template void attntrace::simd::Gain::operator()<ARCH>(ARCH, const float*, const float*, std::size_t,          \
+                                                          std::size_t, float*) const;                            \
+    template void attntrace::simd::RotatePairs::operator()<ARCH>(ARCH, const float*, float*, std::size_t,         \
+                                                                 std::size_t, const float*, const float*,        \
+                                                                 const int*) const;                              \
     template void attntrace::simd::Add::operator()<ARCH>(ARCH, const float*, const float*, float*, std::size_t)  \
         const;                                                                                                    \
     template void attntrace::simd::AddBiasRows::operator()<ARCH>(ARCH, float*, std::size_t, const float*,        \

@@ -21,14 +21,16 @@ namespace attntrace::simd {
 // Best first: xsimd::dispatch takes the first one the CPU supports.
 using Archs = xsimd::arch_list<xsimd::avx512bw, xsimd::fma3<xsimd::avx2>, xsimd::sse4_2>;
 
-// c = a·b or a·bᵀ (b_transposed): see matmul_ref / matmul_nt_ref.
-// `work` is scratch for the packed panels: gemm_workspace_floats() floats,
+// c = a·b or a·bᵀ (b_transposed): see matmul_ref / matmul_nt_ref, blocked
+// by `blk` (kernels/blocking.hpp; one that does not suit this Arch's tile is
+// replaced by kGemmMeasured). `work` is scratch for the packed panels: gemm_workspace_floats() floats,
 // 64-byte aligned, owned by the caller, so that no allocator is instantiated
 // in the translation units built with ISA flags (see arch/avx512.cpp).
 struct Gemm {
     template <class Arch>
     void operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
-                    float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work) const;
+                    float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work,
+                    GemmBlocking blk) const;
 };
 
 // See softmax_rows_ref. Returns the number of rows with every cell -inf.
@@ -44,6 +46,23 @@ struct NormalizeRows {
     template <class Arch>
     void operator()(Arch, const float* x, std::size_t rows, std::size_t C, const float* mean, const float* sigma,
                     const float* gamma, const float* beta, float* xhat, float* out) const;
+};
+
+// LayerNorm's and RMSNorm's statistics, bit for bit their _ref (row_mean_ref,
+// row_var_ref, row_mean_square_ref): rows side by side, each summed in double
+// over c ascending (simd/norm_stats_simd.hpp).
+struct RowMean {
+    template <class Arch>
+    void operator()(Arch, const float* x, std::size_t rows, std::size_t C, float* mean) const;
+};
+struct RowVar {
+    template <class Arch>
+    void operator()(Arch, const float* x, const float* mean, std::size_t rows, std::size_t C, float* var,
+                    std::size_t ddof) const;
+};
+struct RowMeanSquare {
+    template <class Arch>
+    void operator()(Arch, const float* x, std::size_t rows, std::size_t C, float* ms) const;
 };
 
 // Streaming attention (see attention_streaming_ref; loops in
@@ -89,6 +108,33 @@ struct Relu {
 struct Gelu {
     template <class Arch>
     void operator()(Arch, const float* x, float* y, std::size_t n) const;
+};
+// See gelu_tanh_ref and swiglu_ref (activations.hpp): within a few ulp (xsimd::tanh, xsimd::exp).
+struct GeluTanh {
+    template <class Arch>
+    void operator()(Arch, const float* x, float* y, std::size_t n) const;
+};
+struct Swiglu {
+    template <class Arch>
+    void operator()(Arch, const float* g, const float* u, float* y, std::size_t n) const;
+};
+// See divide_rows_ref (softmax.hpp) and gain_ref (layernorm.hpp): the same operations, bit for bit.
+struct DivideRows {
+    template <class Arch>
+    void operator()(Arch, const float* e, const float* s, std::size_t rows, std::size_t cols, float* out) const;
+};
+struct Gain {
+    template <class Arch>
+    void operator()(Arch, const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out) const;
+};
+// RoPE's rotation of one row (rope_rows in positions.hpp, bit for bit), its
+// angles given: x, y: (heads, hs)   cos_d, sin_d, partner: (hs), where for
+// dimension d of a head cos_d[d] = cos(p·θ_i), sin_d[d] = -sin for the
+// pair's first member and +sin for its second, partner[d] its pair's other dimension.
+struct RotatePairs {
+    template <class Arch>
+    void operator()(Arch, const float* x, float* y, std::size_t heads, std::size_t hs, const float* cos_d,
+                    const float* sin_d, const int* partner) const;
 };
 struct Add {
     template <class Arch>
