@@ -172,6 +172,20 @@ TEST_CASE("the byte-level BPE gives the reference's ids from tokenizer.json and 
     CHECK(e.size() == 2);
 }
 
+TEST_CASE("the byte-level BPE gives the ids Hugging Face's JavaScript tokenizer gave for hard strings (accents, CJK, emoji, numbers, contractions, white space)") {
+    // tokenizer-cases.json: made once by tests/models/tokenizer_ids.mjs with @huggingface/transformers
+    const auto cases = nlohmann::json::parse(read_text(tiny() + "/tokenizer-cases.json"));
+    const auto tj = Tokenizer::open(tiny());
+    REQUIRE(tj);
+    REQUIRE(cases["cases"].size() >= 10);
+    for (const auto& c : cases["cases"]) {
+        INFO(c["text"].get<std::string>());
+        std::vector<std::int64_t> want;
+        for (const auto& i : c["ids"]) want.push_back(i.get<std::int64_t>());
+        CHECK(tj->encode(c["text"], "--text") == want);
+    }
+}
+
 TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next tokens after the last block") {
     const auto& text = reference()["texts"][0];
     const std::vector<double> want = flat(text["last_logits"]);
