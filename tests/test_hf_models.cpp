@@ -207,6 +207,23 @@ TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next
     r = run_cli({"run", "--model", tiny(), "--ids", "287,262,267", "--trace", "summary"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find(fmt::format(" {}  ", arg)) != std::string::npos);
+    // export and report take a model too: its trace as JSON and .npy (which diff finds equal), its page
+    TempDir d;
+    r = run_cli({"export", "--model", tiny(), "--text", text["text"], "-o", d.file("t.json"), "--npy", d.file("t-npy")});
+    REQUIRE(r.status == 0);
+    const auto exported = nlohmann::json::parse(read_text(d.file("t.json")));
+    bool found = false;
+    for (const auto& s : exported["steps"])
+        if (s["name"] == "blocks.1.hook_resid_post") {
+            const std::vector<double> got = flat(s["values"]), want_resid = flat(text["blocks.1.hook_resid_post"]);
+            REQUIRE(got.size() == want_resid.size());
+            for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - want_resid[i]) < kResidTol);
+            found = true;
+        }
+    CHECK(found);
+    CHECK(run_cli({"diff", d.file("t.json"), d.file("t-npy")}).status == 0);
+    CHECK(run_cli({"report", "--model", tiny(), "--ids", "287,262,267", "-o", d.file("r.html")}).status == 0);
+    CHECK(read_text(d.file("r.html")).find("blocks.1.attn.hook_pattern") != std::string::npos);
     // --max-memory holds a model's weights (152 KiB in float32) too, before any is converted
     r = run_cli({"--max-memory", "100K", "run", "--model", tiny(), "--ids", "1"});
     CHECK(r.status == 2);

@@ -16,6 +16,7 @@ namespace attntrace {
 void add_report_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
+        ModelOptions model;
         std::string out;
         std::string arithmetic = "exact";
         std::string max_output = kDefaultMaxOutput;
@@ -25,7 +26,8 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         "report", "Write the lesson as one self-contained HTML page: every step with its formula and matrix, "
                   "per-head attention heatmaps (exact value on hover), the attention drawn as lines between "
                   "tokens, and the claims with their verdicts. It needs no network; open it in any browser.");
-    cmd->add_option("lesson", opts->lesson, "Lesson id or file")->required();
+    cmd->add_option("lesson", opts->lesson, "Lesson id or file (or --model DIR)");
+    add_model_options(*cmd, opts->model, false);
     cmd->add_option("-o,--output", opts->out, "Output HTML file ('-' for standard output)")->required();
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
@@ -41,7 +43,7 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         if (opts->out.empty()) fail_file("-o", "a file path or '-'", "an empty string");
         // The lesson is read and run before the output is opened: bad input leaves no file.
         const std::size_t max_output = parse_size(opts->max_output, "--max-output");
-        Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
+        Lesson lesson = lesson_or_model(opts->lesson, opts->model, "report");
         // The page embeds the whole trace: its size, estimated from the plan, refused before the run.
         require_run_fits(lesson);
         const std::string shown = opts->out == "-" ? "standard output" : opts->out;

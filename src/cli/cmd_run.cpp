@@ -25,15 +25,22 @@ const Trace& chosen_trace(const Evaluation& e, const std::string& arithmetic) {
     return *e.document;
 }
 
-void add_model_options(CLI::App& cmd, ModelOptions& m) {
+void add_model_options(CLI::App& cmd, ModelOptions& m, bool head) {
     cmd.add_option("--model", m.dir,
                    "A Hugging Face checkpoint folder (config.json, model.safetensors or its sharded index, the "
                    "tokenizer's files) to run instead of a lesson: GPT-2 family (docs/models.md)");
     cmd.add_option("--text", m.text, "With --model: the text to run, tokenized by the folder's tokenizer");
     cmd.add_option("--ids", m.ids, "With --model: token ids to run, separated by commas (1,2,3), instead of --text");
-    cmd.add_option("--top-k", m.top_k, "With --model: how many next tokens to show")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 1000));
+    if (head)
+        cmd.add_option("--top-k", m.top_k, "With --model: how many next tokens to show")
+            ->capture_default_str()
+            ->check(CLI::Range(1, 1000));
+}
+
+Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
+    const bool model = m.given() || m.text || !m.ids.empty();
+    if (model == !lesson.empty()) fail_file(command, "a lesson or --model DIR", lesson.empty() ? "neither" : "both");
+    return model ? std::move(load_model_option(m).lesson) : read_lesson(resolve_lesson(lesson));
 }
 
 HfModel load_model_option(const ModelOptions& m) {
@@ -63,7 +70,7 @@ HfModel load_model_option(const ModelOptions& m) {
 
 int run_lesson_command(CliContext& cli, const RunOptions& o) {
     const TracePolicy policy = parse_trace_policy(o.trace, "--trace");
-    if (o.model.given() == !o.lesson.empty())
+    if ((o.model.given() || o.model.text || !o.model.ids.empty()) == !o.lesson.empty())
         fail_file("run", "a lesson or --model DIR", o.lesson.empty() ? "neither" : "both");
     std::optional<HfModel> model;
     if (o.model.given() || o.model.text || !o.model.ids.empty()) model = load_model_option(o.model);

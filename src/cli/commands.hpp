@@ -61,11 +61,16 @@ struct ModelOptions {
     std::size_t top_k = 10;
     bool given() const { return !dir.empty(); }
 };
-void add_model_options(CLI::App& cmd, ModelOptions& m);
+// `head`: also --top-k (run prints the next tokens; export and report do not yet).
+void add_model_options(CLI::App& cmd, ModelOptions& m, bool head = true);
 struct HfModel;
 // The checkpoint --model names, with its input; a usage error (exit 2) for
 // --text and --ids together, neither, or either without --model.
 HfModel load_model_option(const ModelOptions& m);
+// The lesson a command runs: `lesson` (an id or a path) or, with --model, the
+// checkpoint's blocks as a lesson; exactly one of them (else exit 2).
+struct Lesson;
+Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command);
 
 struct RunOptions {
     std::string lesson;

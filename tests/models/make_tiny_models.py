@@ -24,6 +24,11 @@ final LayerNorm's output and the logits at the last position; and for the
 f16 and bf16 copies, the last position's logits from their rounded weights.
 
 Run with Debian's python: /usr/bin/python3 tests/models/make_tiny_models.py
+
+For measurements (never committed): --gpt2-small DIR writes a GPT-2-small-sized
+checkpoint (12 blocks, d_model 768, 12 heads, 1024 positions, vocabulary
+50257, 124 M parameters, F32, ~500 MB) of random weights (GPT-2's init,
+N(0, 0.02)), config.json and model.safetensors only: run it with --ids.
 """
 import json
 import math
@@ -237,7 +242,29 @@ def rounded(t, digits=10):
     return json.loads(json.dumps(np.vectorize(lambda v: float(f"{v:.{digits}g}"))(t.double().numpy()).tolist()))
 
 
+def gpt2_small(out):
+    g = torch.Generator().manual_seed(SEED)
+    C, F, L, P, V = 768, 3072, 12, 1024, 50257
+    p = {"wte.weight": torch.randn(V, C, generator=g) * 0.02, "wpe.weight": torch.randn(P, C, generator=g) * 0.01}
+    for i in range(L):
+        h = f"h.{i}."
+        p.update({h + "ln_1.weight": torch.ones(C), h + "ln_1.bias": torch.zeros(C),
+                  h + "attn.c_attn.weight": torch.randn(C, 3 * C, generator=g) * 0.02, h + "attn.c_attn.bias": torch.zeros(3 * C),
+                  h + "attn.c_proj.weight": torch.randn(C, C, generator=g) * 0.02, h + "attn.c_proj.bias": torch.zeros(C),
+                  h + "ln_2.weight": torch.ones(C), h + "ln_2.bias": torch.zeros(C),
+                  h + "mlp.c_fc.weight": torch.randn(C, F, generator=g) * 0.02, h + "mlp.c_fc.bias": torch.zeros(F),
+                  h + "mlp.c_proj.weight": torch.randn(F, C, generator=g) * 0.02, h + "mlp.c_proj.bias": torch.zeros(C)})
+    p.update({"ln_f.weight": torch.ones(C), "ln_f.bias": torch.zeros(C)})
+    os.makedirs(out, exist_ok=True)
+    cfg = dict(config(V), n_embd=C, n_head=12, n_layer=L, n_positions=P, n_ctx=P)
+    write_json(os.path.join(out, "config.json"), cfg)
+    write_safetensors(os.path.join(out, "model.safetensors"), p)
+
+
 def main():
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] == "--gpt2-small":
+        return gpt2_small(sys.argv[2])
     torch.set_num_threads(1)
     vocab, merges = train_bpe()
     V = len(vocab)
