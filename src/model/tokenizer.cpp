@@ -135,9 +135,12 @@ void Tokenizer::compile_pattern() {
 }
 
 Tokenizer Tokenizer::from_tokenizer_json(const std::string& text, const std::string& file) {
+    return from_tokenizer_doc(parse_json_text(text, file), file);
+}
+
+Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file) {
     Tokenizer t;
     t.file_ = file;
-    const json doc = parse_json_text(text, file);
     Fields f(file);
     f.object(doc, "");
     if (auto* n = f.optional(doc, "normalizer"); n && !n->is_null())
@@ -200,14 +203,15 @@ std::optional<Tokenizer> Tokenizer::open(const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path tj = fs::path(dir) / "tokenizer.json";
-    if (fs::exists(tj, ec)) return from_tokenizer_json(read_small_file(tj.string(), kMaxMergesBytes), tj.string());
+    // load_json_file holds the parse to --max-memory (a parsed document takes up to 36 bytes per byte of text).
+    if (fs::exists(tj, ec)) return from_tokenizer_doc(load_json_file(tj.string()), tj.string());
     const fs::path vj = fs::path(dir) / "vocab.json", mt = fs::path(dir) / "merges.txt";
     if (!fs::exists(vj, ec) && !fs::exists(mt, ec)) return std::nullopt;
     if (!fs::exists(vj, ec)) fail_file(vj.string(), "vocab.json beside merges.txt", "no such file");
     if (!fs::exists(mt, ec)) fail_file(mt.string(), "merges.txt beside vocab.json", "no such file");
     Tokenizer t;
     t.file_ = vj.string();
-    const json vocab = parse_json_text(read_small_file(vj.string(), kMaxMergesBytes), vj.string());
+    const json vocab = load_json_file(vj.string());
     Fields f(vj.string());
     f.object(vocab, "");
     if (vocab.size() > kMaxVocabEntries)

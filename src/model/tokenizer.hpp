@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -54,6 +55,7 @@ private:
     std::shared_ptr<void> pattern_;  // the compiled pre-tokenizer pattern (pcre2_code)
     mutable std::unordered_map<std::string, std::vector<std::int64_t>> cache_;
 
+    static Tokenizer from_tokenizer_doc(const nlohmann::json& doc, const std::string& file);
     void add_piece(const std::string& piece, std::int64_t id, const std::string& path);
     void add_merge(const std::string& a, const std::string& b, const std::string& where);
     void compile_pattern();
