@@ -224,6 +224,13 @@ TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next
     CHECK(run_cli({"diff", d.file("t.json"), d.file("t-npy")}).status == 0);
     CHECK(run_cli({"report", "--model", tiny(), "--ids", "287,262,267", "-o", d.file("r.html")}).status == 0);
     CHECK(read_text(d.file("r.html")).find("blocks.1.attn.hook_pattern") != std::string::npos);
+    // explain recomputes a cell of a model's trace; decode runs it one token at a time with a KV cache
+    r = run_cli({"explain", "--model", tiny(), "--text", text["text"], "blocks.1.attn.hook_pattern[h2,␣fell,the]"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("trace: 0.9499  ✓ (the same)") != std::string::npos);
+    r = run_cli({"decode", "--model", tiny(), "--text", text["text"]});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("matches: 3 steps through blocks.1.hook_resid_post") != std::string::npos);
     // --max-memory holds a model's weights (152 KiB in float32) too, before any is converted
     // (a copy without the tokenizer, whose parse alone would need more than that)
     TempDir bare;
