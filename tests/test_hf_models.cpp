@@ -315,6 +315,29 @@ TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and
     CHECK(refusal({"run", "--model", tiny(), "--text", std::string(70, 'a') + " " + std::string(200, '!')}).find("expected at most 64 tokens (config.json's n_positions)") != std::string::npos);
     CHECK(refusal({"run", "--model", tiny(), "--text", "a", "--ids", "1"}).find("--ids: expected either --text or --ids, found both") != std::string::npos);
     CHECK(refusal({"run", "--model", models_dir() + "/tiny-gpt2-f16", "--text", "a"}).find("expected a tokenizer") != std::string::npos);
+    {  // a tokenizer of a type this reader does not know, and a malformed merge
+        TempDir d;
+        copy_model(tiny(), d);
+        auto tok = nlohmann::json::parse(read_text(d.file("tokenizer.json")));
+        tok["model"]["type"] = "WordPiece";
+        write_text(d.file("tokenizer.json"), tok.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "tokenizer.json: model.type: expected \"BPE\" (byte-level BPE; WordPiece and Unigram are not read yet), found string \"WordPiece\"") != std::string::npos);
+        tok["model"]["type"] = "BPE";
+        tok["model"]["merges"][3] = "a b c";
+        write_text(d.file("tokenizer.json"), tok.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "tokenizer.json: model.merges[3]: expected \"A B\": two pieces and one space, found string \"a b c\"") != std::string::npos);
+    }
+    {  // an index naming a shard outside the folder
+        TempDir d;
+        copy_model(models_dir() + "/tiny-gpt2-bf16-sharded", d);
+        auto index = nlohmann::json::parse(read_text(d.file("model.safetensors.index.json")));
+        index["weight_map"]["wte.weight"] = "../model.safetensors";
+        write_text(d.file("model.safetensors.index.json"), index.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "model.safetensors.index.json: weight_map.wte.weight: expected the name of a shard file in the same folder, found string \"../model.safetensors\"") != std::string::npos);
+    }
     {  // a shard the index names that is not there
         TempDir d;
         copy_model(models_dir() + "/tiny-gpt2-bf16-sharded", d);
