@@ -284,7 +284,7 @@ TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and
     {  // a missing tensor
         TempDir d;
         copy_model(tiny(), d);
-        write_text(d.file("model.safetensors"), st_bytes(R"({"wte.weight":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 4));
+        write_text(d.file("model.safetensors"), st_bytes(R"({"wte.weight":{"dtype":"F32","shape":[321,32],"data_offsets":[0,41088]}})", 41088));
         CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
                   "model.safetensors: wpe.weight: expected a tensor \"wpe.weight\" (learned positions, n_positions x n_embd), found none") != std::string::npos);
     }

@@ -301,20 +301,20 @@ Checkpoint Checkpoint::open(const std::string& dir) {
 
 bool Checkpoint::has(const std::string& name) const { return index_.count(name) > 0; }
 
-const StTensor& Checkpoint::entry(const std::string& name, const std::string& role) const {
+const StTensor& Checkpoint::expect(const std::string& name, const Shape& shape, const std::string& role) const {
     auto it = index_.find(name);
     if (it == index_.end())
         fail_field(where_, name, fmt::format("a tensor \"{}\" ({})", name, role), "none", ErrorKind::missing_field);
-    return *it->second.second;
+    const StTensor& t = *it->second.second;
+    if (t.shape != shape)
+        fail_field(it->second.first->path(), name, fmt::format("a {} tensor ({})", shape_str(shape), role),
+                   fmt::format("a {} tensor", shape_str(t.shape)));
+    return t;
 }
 
 Tensor Checkpoint::get(const std::string& name, const Shape& shape, const std::string& role) const {
-    const StTensor& t = entry(name, role);
-    const SafetensorsFile& file = *index_.at(name).first;
-    if (t.shape != shape)
-        fail_field(file.path(), name, fmt::format("a {} tensor ({})", shape_str(shape), role),
-                   fmt::format("a {} tensor", shape_str(t.shape)));
-    return file.load(t);
+    const StTensor& t = expect(name, shape, role);
+    return index_.at(name).first->load(t);
 }
 
 }  // namespace attntrace

@@ -95,8 +95,9 @@ public:
     // The tensor's float32 values, refused unless its shape is `shape`;
     // `role` says what the model reads it as ("block 0's c_attn weight, d_model x 3·d_model").
     Tensor get(const std::string& name, const Shape& shape, const std::string& role) const;
-    // The bytes its float32 values will take, refused when missing (for the memory check before loading).
-    const StTensor& entry(const std::string& name, const std::string& role) const;
+    // Its entry, refused when missing or not of `shape`: what a model checks
+    // of every tensor before it converts any.
+    const StTensor& expect(const std::string& name, const Shape& shape, const std::string& role) const;
     const std::string& where() const { return where_; }  // the file or index, for messages
 
 private:

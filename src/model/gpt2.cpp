@@ -104,13 +104,12 @@ void build_gpt2(HfModel& m, const Gpt2Config& c, const Checkpoint& ck, const std
         uses.push_back({h + "mlp.c_proj.weight", {F, C}, blk + "W_2 (Conv1D: n_inner x n_embd)"});
         uses.push_back({h + "mlp.c_proj.bias", {C}, blk + "W_2's bias, n_embd"});
     }
-    // Every tensor present, and their float32 size within --max-memory,
-    // before any is converted (c_attn counts twice: read, then split).
+    // Every tensor present and of its shape, and their float32 size within
+    // --max-memory, before any is converted (c_attn counts twice: read, then split).
     std::size_t floats = 0;
     for (const auto& u : uses) {
-        const StTensor& t = ck.entry(u.tensor, u.role);
-        std::size_t n = 0;
-        checked_numel(t.shape, kMaxElements, n);
+        ck.expect(u.tensor, u.shape, u.role);
+        const std::size_t n = numel(u.shape);  // the config's extents, each bounded above
         floats += u.tensor.find("c_attn.weight") != std::string::npos ? 2 * n : n;
     }
     const std::size_t budget = max_memory_bytes();
