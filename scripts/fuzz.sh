@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the lesson reader and the trace reader with libFuzzer (docs/fuzzing.md).
+# Fuzzes the lesson reader, the trace reader and the safetensors header reader with libFuzzer (docs/fuzzing.md).
 #   bash scripts/fuzz.sh [SECONDS_EACH] [BUILD_DIR]
-# Builds fuzz_lesson and fuzz_trace with clang (ASan + UBSan), seeds each with
+# Builds fuzz_lesson, fuzz_trace and fuzz_safetensors with clang (ASan + UBSan), seeds each with
 # the committed inputs (lessons/, golden/, tests/bad-input/, the saved
 # regressions), and runs each for SECONDS_EACH (default 60). A crash, a
 # sanitizer report, a timeout or a memory blow-up fails the script and leaves
@@ -13,16 +13,18 @@ seconds="${1:-60}"
 build="${2:-build-fuzz}"
 
 CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNTRACE_FUZZ=ON -DATTNTRACE_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j2 --target fuzz_lesson fuzz_trace
+cmake --build "$build" -j2 --target fuzz_lesson fuzz_trace fuzz_safetensors
 
 mkdir -p "$build/artifacts"
 status=0
-for target in lesson trace; do
+for target in lesson trace safetensors; do
   # A fresh working corpus each run: libFuzzer adds to its first folder, and
   # the committed seeds must stay as they are.
   corpus="$build/corpus-$target"
   rm -rf "$corpus" && mkdir -p "$corpus"
   if [ "$target" = lesson ]; then seeds=(lessons lessons/cost tests/bad-input tests/bad-input/cost tests/fuzz-regressions/lesson)
+  elif [ "$target" = safetensors ]; then
+    seeds=(tests/models/tiny-gpt2-f16 tests/models/tiny-gpt2-bf16-sharded tests/fuzz-regressions/safetensors)
   else seeds=(golden tests/fuzz-regressions/trace); [ -d tests/bad-trace ] && seeds+=(tests/bad-trace); fi
   # The lesson format's keys, enum values, step names and limits, for libFuzzer's byte mutations.
   dict=(); [ "$target" = lesson ] && dict=(-dict=fuzz/lesson.dict)
@@ -30,7 +32,7 @@ for target in lesson trace; do
   # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: 2 GiB is a
   # blow-up (the targets cap a run at 64 MiB, fuzz/fuzz_limits.hpp).
   if ! "$build/fuzz_$target" "$corpus" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        -rss_limit_mb=2048 -max_len=$([ "$target" = safetensors ] && echo 200000 || echo 65536) -print_final_stats=1 \
         -artifact_prefix="$build/artifacts/$target-" > "$build/fuzz-$target.log" 2>&1; then
     echo "fuzz: $target FAILED; the last lines of $build/fuzz-$target.log:"
     tail -n 40 "$build/fuzz-$target.log"

@@ -117,3 +117,11 @@ TEST_CASE("the schema rejects a trace with a step missing its values or a bad ve
     deep["steps"][0]["values"] = json::parse("[[[[[1.0]]]]]");
     CHECK(schema_errors(deep) != "");
 }
+
+TEST_CASE("a checkpoint's exported trace (export --model) validates too", "[trace][schema]") {
+    attntrace::test::TempDir dir;
+    auto r = attntrace::test::run_cli({"export", "--model", attntrace::test::source_dir() + "/tests/models/tiny-gpt2",
+                                       "--text", "the ring fell", "-o", dir.file("trace.json")});
+    REQUIRE(r.status == 0);
+    CHECK(schema_errors(json::parse(attntrace::test::read_text(dir.file("trace.json")))) == "");
+}

@@ -13,6 +13,7 @@ namespace attntrace {
 void add_decode_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
+        ModelOptions model;
         bool json = false;
         int precision = 4;
     };
@@ -23,12 +24,14 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
                                              "with its row of the causal run over the whole sequence (exit 1 if one "
                                              "differs). `attntrace check` runs the same comparison for every causal "
                                              "lesson.");
-    cmd->add_option("lesson", opts->lesson, "Lesson id or file (its config.mask must be causal)")->required();
+    cmd->add_option("lesson", opts->lesson, "Lesson id or file (its config.mask must be causal), or --model DIR");
+    add_model_options(*cmd, opts->model, false);
     cmd->add_flag("--json", opts->json, "Print the steps as JSON (format attntrace-decode, docs/decode.md)");
     cmd->add_option("--precision", opts->precision, "Decimals shown")->check(CLI::Range(0, 8));
-    cmd->footer("Examples:\n  attntrace decode 002-causal-decode\n  attntrace decode 002-causal-decode --json");
+    cmd->footer("Examples:\n  attntrace decode 002-causal-decode\n  attntrace decode 002-causal-decode --json\n"
+                "  attntrace decode --model tests/models/tiny-gpt2 --text \"the ring fell\"");
     cmd->callback([opts, &cli] {
-        auto e = evaluate(read_lesson(resolve_lesson(opts->lesson)));
+        auto e = evaluate(lesson_or_model(opts->lesson, opts->model, "decode"));
         const DecodeReport r = decode_lesson(e->lesson, e->exact);
         if (!r.applicable)
             fail_file(e->lesson.file, "a lesson a KV cache can decode (causal self-attention from qkv to mix)",

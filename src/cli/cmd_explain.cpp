@@ -13,6 +13,7 @@ namespace attntrace {
 void add_explain_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
+        ModelOptions model;
         std::vector<std::string> cells;
         int precision = 4;
         bool full = false;
@@ -24,12 +25,13 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
                    "in, term by term, with token names (a score's dot product, a weight's max, exp, sum and "
                    "division, a LayerNorm output's mean, variance, std, gamma and beta, ...), recomputed and set "
                    "against the trace.");
-    cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file")->required();
+    cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file (or --model DIR, "
+                                            "then only cells)");
     cmd->add_option("cell", opts->cells,
                     "STEP[i,j] or STEP[h,i,j]: a step name as `run --steps` takes it (hook_pattern, ln1.hook_mean, "
                     "the full name), one index per axis of the step, each a number or a token/label (ring, h0, d3); "
-                    "several cells may follow")
-        ->required();
+                    "several cells may follow");
+    add_model_options(*cmd, opts->model, false);
     cmd->add_option("--precision", opts->precision, "Decimals shown")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_flag("--full", opts->full, "Every term of long sums (more than 16 terms show the first and last three)");
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document, as for run")
@@ -38,10 +40,18 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
                 "  attntrace explain 003-3.1-ring-fell 'hook_scores_raw[h0,1,2]' 'hook_z[ring,h0,d1]' --precision 6\n"
                 "  attntrace random --tokens 6 -o r.json && attntrace explain r.json 'ln1.hook_normalized[t2,d0]' "
                 "'mlp.hook_post[t0,f3]'\n"
+                "  attntrace explain --model tests/models/tiny-gpt2 --text \"the ring fell\" "
+                "'blocks.1.attn.hook_pattern[h2,␣fell,the]'\n"
                 "Axes per step: docs/steps.md. Exit 2 with one line on stderr for an unknown step, a wrong number "
                 "of indices, an index out of range or an unknown token.");
     cmd->callback([opts, &cli] {
-        Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
+        // With --model the positionals are all cells (CLI11 gives the first to `lesson`).
+        if (opts->model.given() && !opts->lesson.empty()) {
+            opts->cells.insert(opts->cells.begin(), opts->lesson);
+            opts->lesson.clear();
+        }
+        if (opts->cells.empty()) fail_file("explain", "a cell to explain (STEP[i,j])", "none");
+        Lesson lesson = lesson_or_model(opts->lesson, opts->model, "explain");
         ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), {}, progress.callback());
         progress.clear();

@@ -20,6 +20,7 @@ namespace attntrace {
 void add_export_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
+        ModelOptions model;
         std::string out;
         std::string npy;
         std::string arithmetic = "exact";
@@ -29,7 +30,8 @@ void add_export_command(CLI::App& app, CliContext& cli) {
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand("export", "Write the lesson's trace (every step, every value, the claims and "
                                              "their verdicts) as JSON; see docs/trace-format.md.");
-    cmd->add_option("lesson", opts->lesson, "Lesson id or file")->required();
+    cmd->add_option("lesson", opts->lesson, "Lesson id or file (or --model DIR)");
+    add_model_options(*cmd, opts->model, false);
     cmd->add_option("-o,--output", opts->out, "Output file ('-' for standard output)");
     cmd->add_option("--npy", opts->npy,
                     "Also (or instead) write each step with values as DIR/<step name>.npy (float32) and DIR/index.json "
@@ -46,6 +48,7 @@ void add_export_command(CLI::App& app, CliContext& cli) {
                 "  attntrace export 003-3.1-ring-fell --arithmetic document -o - | head\n"
                 "  attntrace export 003-3.1-ring-fell --npy ring-fell-npy");
     cmd->callback([opts, cmd, &cli] {
+        if (opts->lesson.empty() && !opts->model.given()) fail_file("export", "a lesson or --model DIR", "neither");
         if (cmd->count("--output") == 0 && cmd->count("--npy") == 0)
             fail_file("export", "--output FILE or --npy DIR (or both)", "neither");
         if (cmd->count("--output") && opts->out.empty())
@@ -54,7 +57,7 @@ void add_export_command(CLI::App& app, CliContext& cli) {
             fail_file("--npy", "a folder path", "an empty string");
         const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
         const std::size_t max_output = parse_size(opts->max_output, "--max-output");
-        Lesson lesson = read_lesson(resolve_lesson(opts->lesson));
+        Lesson lesson = lesson_or_model(opts->lesson, opts->model, "export");
         if (!opts->npy.empty()) check_npy_export_target(opts->npy);  // refused before anything is written
         // The outputs' sizes, estimated from the plan: refused before the run (after its memory, as evaluate would).
         require_run_fits(lesson, policy);

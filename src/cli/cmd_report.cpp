@@ -61,6 +61,7 @@ void write_page_to(const std::string& path, std::size_t max_output, const std::s
 void add_report_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::vector<std::string> inputs;  // a lesson or a trace; or two traces, compared
+        ModelOptions model;
         std::string out;
         std::string arithmetic = "exact";
         std::string max_output = kDefaultMaxOutput;
@@ -71,10 +72,10 @@ void add_report_command(CLI::App& app, CliContext& cli) {
                   "per-head attention heatmaps (exact value on hover), the attention drawn as lines between "
                   "tokens, and the claims with their verdicts. It needs no network; open it in any browser.");
     cmd->add_option("lesson", opts->inputs,
-                    "Lesson id or file; or a trace: an export, a minimal trace of another implementation, "
-                    "or an .npy folder (export --npy); or two traces A B, drawn as |A - B| step by step")
-        ->required()
-        ->expected(1, 2);
+                    "Lesson id or file (or --model DIR); or a trace: an export, a minimal trace of another "
+                    "implementation, or an .npy folder (export --npy); or two traces A B, drawn as |A - B| step by step")
+        ->expected(0, 2);
+    add_model_options(*cmd, opts->model, false);
     cmd->add_option("-o,--output", opts->out, "Output HTML file ('-' for standard output)")->required();
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
@@ -94,6 +95,8 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         // The lesson is read and run before the output is opened: bad input leaves no file.
         const std::size_t max_output = parse_size(opts->max_output, "--max-output");
         const std::string shown = opts->out == "-" ? "standard output" : opts->out;
+        if (!opts->inputs.empty() && opts->model.given())
+            fail_file("report", "a lesson, a trace or --model DIR", "both " + opts->inputs.front() + " and --model");
         // Two traces: where B diverges from A, step by step (diff's reader and tolerances).
         if (opts->inputs.size() == 2) {
             const TraceData a = read_trace_or_npy(opts->inputs[0]), b = read_trace_or_npy(opts->inputs[1]);
@@ -105,16 +108,16 @@ void add_report_command(CLI::App& app, CliContext& cli) {
             cli.status = 0;
             return;
         }
-        const std::string& input = opts->inputs.front();
+        const std::string input = opts->inputs.empty() ? std::string() : opts->inputs.front();
         // A trace (an export, another implementation's minimal trace, an .npy folder): drawn as it is.
-        if (auto trace = read_if_trace(input)) {
+        if (auto trace = input.empty() ? std::nullopt : read_if_trace(input)) {
             write_page_to(opts->out, max_output, shown, cli, [&](TextSink& out) {
                 write_trace_report_html(out, trace->data, trace->doc ? &*trace->doc : nullptr);
             });
             cli.status = 0;
             return;
         }
-        Lesson lesson = read_lesson(resolve_lesson(input));
+        Lesson lesson = lesson_or_model(input, opts->model, "report");
         // The page embeds the whole trace: its size, estimated from the plan, refused before the run.
         require_run_fits(lesson);
         require_output_size(lesson, TracePolicy{}, opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact,

@@ -1,6 +1,7 @@
 // attntrace run LESSON: every step, token-labelled, with the article's claims beside.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <charconv>
 #include <ostream>
 
 #include "evaluate/evaluate.hpp"
@@ -9,6 +10,8 @@
 #include "cli/terminal.hpp"
 #include "core/error.hpp"
 #include "export/trace_export.hpp"
+#include "model/hf_model.hpp"
+#include "render/model_view.hpp"
 #include "render/text.hpp"
 #include "trace/step_lookup.hpp"
 
@@ -22,9 +25,56 @@ const Trace& chosen_trace(const Evaluation& e, const std::string& arithmetic) {
     return *e.document;
 }
 
+void add_model_options(CLI::App& cmd, ModelOptions& m, bool head) {
+    cmd.add_option("--model", m.dir,
+                   "A Hugging Face checkpoint folder (config.json, model.safetensors or its sharded index, the "
+                   "tokenizer's files) to run instead of a lesson: GPT-2 family (docs/models.md)");
+    cmd.add_option("--text", m.text, "With --model: the text to run, tokenized by the folder's tokenizer");
+    cmd.add_option("--ids", m.ids, "With --model: token ids to run, separated by commas (1,2,3), instead of --text");
+    if (head)
+        cmd.add_option("--top-k", m.top_k, "With --model: how many next tokens to show")
+            ->capture_default_str()
+            ->check(CLI::Range(1, 1000));
+}
+
+Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
+    const bool model = m.given() || m.text || !m.ids.empty();
+    if (model == !lesson.empty()) fail_file(command, "a lesson or --model DIR", lesson.empty() ? "neither" : "both");
+    return model ? std::move(load_model_option(m).lesson) : read_lesson(resolve_lesson(lesson));
+}
+
+HfModel load_model_option(const ModelOptions& m) {
+    if (!m.given()) {
+        if (m.text) fail_file("--text", "--model DIR beside it (the checkpoint whose tokenizer reads it)", "no --model");
+        if (!m.ids.empty()) fail_file("--ids", "--model DIR beside it", "no --model");
+    }
+    if (m.text && !m.ids.empty()) fail_file("--ids", "either --text or --ids", "both");
+    if (!m.text && m.ids.empty()) fail_file("--model", "--text \"...\" or --ids 1,2,3 beside it", "neither");
+    ModelInput in;
+    in.text = m.text;
+    std::size_t at = 0;
+    while (!m.ids.empty() && at <= m.ids.size()) {
+        std::size_t end = m.ids.find(',', at);
+        if (end == std::string::npos) end = m.ids.size();
+        const std::string item = m.ids.substr(at, end - at);
+        std::int64_t v = 0;
+        const char* first = item.data();
+        const auto r = std::from_chars(first, first + item.size(), v);
+        if (item.empty() || r.ec != std::errc() || r.ptr != first + item.size())
+            fail_field("--ids", fmt::format("[{}]", in.ids.size()), "a token id (an integer)", "\"" + item + "\"");
+        in.ids.push_back(v);
+        at = end + 1;
+    }
+    return load_hf_model(m.dir, in);
+}
+
 int run_lesson_command(CliContext& cli, const RunOptions& o) {
     const TracePolicy policy = parse_trace_policy(o.trace, "--trace");
-    Lesson lesson = read_lesson(resolve_lesson(o.lesson));
+    if ((o.model.given() || o.model.text || !o.model.ids.empty()) == !o.lesson.empty())
+        fail_file("run", "a lesson or --model DIR", o.lesson.empty() ? "neither" : "both");
+    std::optional<HfModel> model;
+    if (o.model.given() || o.model.text || !o.model.ids.empty()) model = load_model_option(o.model);
+    Lesson lesson = model ? std::move(model->lesson) : read_lesson(resolve_lesson(o.lesson));
     ProgressLine progress(cli, long_run(lesson));
     auto e = evaluate(std::move(lesson), policy, progress.callback());
     progress.clear();
@@ -47,6 +97,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
                 if (step_matches(s["name"].get<std::string>(), picked.names)) kept.push_back(s);
             j["steps"] = kept;
         }
+        if (model) j["model"] = model_end_json(*model, model_end(*model, e->lesson, trace, o.model.top_k));
         StreamSink out(cli.out);
         write_readable(j, out, deferred);
         return 0;
@@ -60,6 +111,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     view.pool = o.pool == "mean" ? Pooling::mean : Pooling::max;
     view.style = terminal_style(cli.color, cli.host);
     render_run(cli.out, e->lesson, trace, e->report, view);
+    if (model) render_model_end(cli.out, *model, e->lesson, model_end(*model, e->lesson, trace, o.model.top_k));
     return 0;
 }
 
@@ -67,7 +119,8 @@ void add_run_command(CLI::App& app, CliContext& cli) {
     auto opts = std::make_shared<RunOptions>();
     auto* cmd = app.add_subcommand("run", "Run a lesson and print every step: title, formula, shape, the token-labelled "
                                           "matrix, what it means, and the article's printed values beside ours.");
-    cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file")->required();
+    cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file (or --model DIR)");
+    add_model_options(*cmd, opts->model);
     cmd->add_option("--steps", opts->steps,
                     "Only these steps (repeatable): a name or glob (hook_pattern, 'blocks.0.attn.*'; 'softmax.*' also "
                     "takes the stage's output, hook_pattern), a stage (softmax: the row max through hook_pattern), the step's number in the output (14), or a piece of a name "
@@ -95,7 +148,8 @@ void add_run_command(CLI::App& app, CliContext& cli) {
                 "  attntrace run 003-3.1-ring-fell --trace summary\n"
                 "  attntrace --color=always run 004-causal-pattern --steps hook_pattern\n"
                 "  attntrace run big.json --steps pattern --heatmap dense --pool mean\n"
-                "  attntrace random --tokens 4096 --out big.json && attntrace run big.json --trace none");
+                "  attntrace random --tokens 4096 --out big.json && attntrace run big.json --trace none\n"
+                "  attntrace run --model tests/models/tiny-gpt2 --text \"the ring fell\" --steps hook_pattern");
     cmd->callback([opts, &cli] { cli.status = run_lesson_command(cli, *opts); });
 }
 

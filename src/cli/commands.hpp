@@ -3,6 +3,7 @@
 // Bad input throws InputError (exit 2, handled in run_cli).
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -52,8 +53,28 @@ struct RandomSpec;
 // --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation, --norm (random and bench).
 void add_random_options(CLI::App& cmd, RandomSpec& spec);
 
+// --model DIR with --text or --ids (run): a checkpoint folder instead of a lesson.
+struct ModelOptions {
+    std::string dir;
+    std::optional<std::string> text;
+    std::string ids;  // "1,2,3"
+    std::size_t top_k = 10;
+    bool given() const { return !dir.empty(); }
+};
+// `head`: also --top-k (run prints the next tokens; export and report do not yet).
+void add_model_options(CLI::App& cmd, ModelOptions& m, bool head = true);
+struct HfModel;
+// The checkpoint --model names, with its input; a usage error (exit 2) for
+// --text and --ids together, neither, or either without --model.
+HfModel load_model_option(const ModelOptions& m);
+// The lesson a command runs: `lesson` (an id or a path) or, with --model, the
+// checkpoint's blocks as a lesson; exactly one of them (else exit 2).
+struct Lesson;
+Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command);
+
 struct RunOptions {
     std::string lesson;
+    ModelOptions model;
     std::vector<std::string> steps;  // names or globs; empty: all
     int precision = 4;
     std::string arithmetic = "exact";

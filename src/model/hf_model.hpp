@@ -1,0 +1,72 @@
+// A Hugging Face checkpoint folder as a lesson the pipeline runs: config.json
+// says the architecture (model_type), the safetensors files hold the
+// weights, the tokenizer's files turn text into ids. docs/models.md gives the
+// mapping tensor by tensor.
+//
+// The model's blocks become a lesson's stack (config.blocks, norm_first, the
+// causal mask, learned positions, inputs.embedding and inputs.positions);
+// what comes after the last block (the final norm, the unembedding, the next
+// token) is model_head's, computed from the run's last residual.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "lesson/lesson.hpp"
+#include "model/tokenizer.hpp"
+
+namespace attntrace {
+
+// The model types this attntrace maps, for the refusal of another.
+std::string known_model_types();
+
+// What the model reads: a text (tokenized by the folder's tokenizer) or ids.
+struct ModelInput {
+    std::optional<std::string> text;
+    std::vector<std::int64_t> ids;
+    std::string text_source = "--text";  // where the text came from, for its errors
+};
+
+struct HfModel {
+    std::string dir;
+    std::string model_type;  // "gpt2"
+    Lesson lesson;           // the blocks, their weights, the tokens
+    Tensor ln_f_gamma, ln_f_beta;  // the final LayerNorm: (C)
+    float ln_f_eps = 1e-5f;
+    std::optional<Tokenizer> tokenizer;  // when the folder has one
+    // A token id as shown: its piece (the leading space as ␣), else "#id".
+    std::string label(std::int64_t id) const;
+};
+
+// Reads DIR/config.json, the weights and the tokenizer, and tokenizes the
+// input. Refusals (InputError, exit 2) name the file and the field or tensor:
+// an unknown model_type (listing the known), a missing tensor, one of the
+// wrong shape, ids past the vocabulary, more tokens than n_positions. The
+// float32 size of every weight is held to --max-memory before any is converted.
+HfModel load_hf_model(const std::string& dir, const ModelInput& input);
+
+struct NextToken {
+    std::int64_t id = 0;
+    float logit = 0;
+    double probability = 0;  // softmax over the whole vocabulary, in double
+};
+
+// After the last block, as TransformerLens names it:
+//   ln_final.hook_normalized = LN_f(resid)     (T, C)
+//   logits = ln_final · W_Eᵀ                    (T, vocab): GPT-2's unembedding is its embedding (tied)
+//   the top-k next tokens at the last position, by probability
+struct ModelHead {
+    Tensor normalized;
+    Tensor logits;
+    std::vector<NextToken> top;
+};
+// `lesson` is m.lesson, or where it went (evaluate takes it); resid (T, C).
+ModelHead model_head(const HfModel& m, const Lesson& lesson, const Tensor& resid, std::size_t k);
+
+// The step the head reads: the last block's output.
+std::string final_residual_step(const Lesson& lesson);
+
+}  // namespace attntrace

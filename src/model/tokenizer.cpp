@@ -1,0 +1,361 @@
+// Byte-level BPE: the files read with field paths, the pattern through PCRE2, the merges by rank.
+#include "model/tokenizer.hpp"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <fmt/format.h>
+#include <pcre2.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/json_field.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// GPT-2's pre-tokenizer pattern (OpenAI's encoder.py; tokenizers' ByteLevel).
+constexpr const char* kGpt2Pattern =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+
+// merges.txt and vocab.json larger than this are refused before they are read (GPT-2's: 456 KB, 1 MB).
+constexpr std::uintmax_t kMaxMergesBytes = std::uintmax_t{256} << 20;
+
+std::string utf8(std::uint32_t cp) {
+    std::string s;
+    if (cp < 0x80) {
+        s += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        s += static_cast<char>(0xC0 | (cp >> 6));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        s += static_cast<char>(0xE0 | (cp >> 12));
+        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    return s;
+}
+
+// GPT-2's bytes_to_unicode: the printable bytes ! .. ~, ¡ .. ¬, ® .. ÿ stand
+// for themselves; the other 68 bytes (space, controls, ...) are U+0100 + n in
+// byte order, so that every byte is one visible character (space -> Ġ, U+0120).
+struct ByteTable {
+    std::string to_char[256];
+    std::unordered_map<std::string, std::uint8_t> to_byte;
+    ByteTable() {
+        int n = 0;
+        for (int b = 0; b < 256; ++b) {
+            const bool kept = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+            to_char[b] = utf8(kept ? static_cast<std::uint32_t>(b) : static_cast<std::uint32_t>(256 + n++));
+            to_byte[to_char[b]] = static_cast<std::uint8_t>(b);
+        }
+    }
+};
+const ByteTable& byte_table() {
+    static const ByteTable t;
+    return t;
+}
+
+// The length of the UTF-8 character starting at s[i] (1 for a stray byte: the vocabulary's pieces are valid).
+std::size_t char_len(const std::string& s, std::size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    return std::min(n, s.size() - i);
+}
+
+std::string read_small_file(const std::string& path, std::uintmax_t cap) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) fail_file(path, "a readable file", ec.message());
+    if (size > cap) fail_file(path, fmt::format("at most {} bytes", cap), fmt::format("{} bytes", size));
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (!in && !in.eof()) fail_file(path, "a readable file", "a read error");
+    return ss.str();
+}
+
+}  // namespace
+
+std::optional<std::size_t> first_invalid_utf8(const std::string& s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t n;
+        std::uint32_t cp, min;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            n = 2, cp = c & 0x1F, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 3, cp = c & 0x0F, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 4, cp = c & 0x07, min = 0x10000;
+        } else {
+            return i;
+        }
+        if (i + n > s.size()) return i;
+        for (std::size_t k = 1; k < n; ++k) {
+            const auto d = static_cast<unsigned char>(s[i + k]);
+            if ((d & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (d & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += n;
+    }
+    return std::nullopt;
+}
+
+void Tokenizer::add_piece(const std::string& piece, std::int64_t id, const std::string& path) {
+    if (id < 0 || id >= static_cast<std::int64_t>(kMaxVocabEntries))
+        fail_field(file_, path, fmt::format("an id from 0 to {}", kMaxVocabEntries - 1), fmt::format("{}", id));
+    if (static_cast<std::size_t>(id) >= pieces_.size()) pieces_.resize(static_cast<std::size_t>(id) + 1);
+    pieces_[static_cast<std::size_t>(id)] = piece;
+    vocab_[piece] = id;
+}
+
+void Tokenizer::add_merge(const std::string& a, const std::string& b, const std::string& where) {
+    if (a.empty() || b.empty()) fail_file(where, "a merge of two non-empty pieces", fmt::format("\"{}\" \"{}\"", a, b));
+    ranks_.emplace(a + " " + b, ranks_.size());  // the first listing of a pair is its rank
+}
+
+void Tokenizer::compile_pattern() {
+    int code = 0;
+    PCRE2_SIZE offset = 0;
+    pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kGpt2Pattern), PCRE2_ZERO_TERMINATED,
+                                   PCRE2_UTF | PCRE2_UCP, &code, &offset, nullptr);
+    if (!re) throw std::logic_error("GPT-2's pattern does not compile under this PCRE2");
+    pattern_ = std::shared_ptr<void>(re, [](void* p) { pcre2_code_free(static_cast<pcre2_code*>(p)); });
+}
+
+Tokenizer Tokenizer::from_tokenizer_json(const std::string& text, const std::string& file) {
+    return from_tokenizer_doc(parse_json_text(text, file), file);
+}
+
+Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file) {
+    Tokenizer t;
+    t.file_ = file;
+    Fields f(file);
+    f.object(doc, "");
+    if (auto* n = f.optional(doc, "normalizer"); n && !n->is_null())
+        f.fail("normalizer", "null (byte-level BPE normalises nothing)", describe(*n));
+    if (auto* p = f.optional(doc, "pre_tokenizer"); p && !p->is_null()) {
+        f.object(*p, "pre_tokenizer");
+        const std::string type = f.string(f.member(*p, "pre_tokenizer", "type"), "pre_tokenizer.type");
+        if (type != "ByteLevel") f.fail("pre_tokenizer.type", "\"ByteLevel\" (GPT-2's)", describe((*p)["type"]));
+        if (auto* a = f.optional(*p, "add_prefix_space"); a && f.boolean(*a, "pre_tokenizer.add_prefix_space"))
+            f.fail("pre_tokenizer.add_prefix_space", "false (as GPT-2's)", "true");
+    }
+    const json& model = f.object(f.member(doc, "", "model"), "model");
+    const std::string type = f.string(f.member(model, "model", "type"), "model.type");
+    if (type != "BPE")
+        f.fail("model.type", "\"BPE\" (byte-level BPE; WordPiece and Unigram are not read yet)", describe(model["type"]));
+    const json& vocab = f.object(f.member(model, "model", "vocab"), "model.vocab");
+    if (vocab.size() > kMaxVocabEntries)
+        f.fail("model.vocab", fmt::format("at most {} entries", kMaxVocabEntries), fmt::format("{}", vocab.size()));
+    for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+        const std::string path = join("model.vocab", it.key());
+        t.add_piece(it.key(), f.integer(it.value(), path, 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), path);
+    }
+    const json& merges = f.member(model, "model", "merges");
+    if (!merges.is_array()) f.fail("model.merges", "an array of merges", describe(merges));
+    for (std::size_t i = 0; i < merges.size(); ++i) {
+        const std::string path = index("model.merges", i);
+        const json& m = merges[i];
+        if (m.is_string()) {
+            const std::string s = m.get<std::string>();
+            const auto sp = s.find(' ');
+            if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos)
+                f.fail(path, "\"A B\": two pieces and one space", describe(m));
+            t.add_merge(s.substr(0, sp), s.substr(sp + 1), file + ": " + path);
+        } else if (m.is_array() && m.size() == 2) {
+            t.add_merge(f.string(m[0], index(path, 0)), f.string(m[1], index(path, 1)), file + ": " + path);
+        } else {
+            f.fail(path, "\"A B\" or [\"A\", \"B\"]", describe(m));
+        }
+    }
+    if (auto* added = f.optional(doc, "added_tokens"); added && !added->is_null()) {
+        if (!added->is_array()) f.fail("added_tokens", "an array", describe(*added));
+        for (std::size_t i = 0; i < added->size(); ++i) {
+            const std::string path = index("added_tokens", i);
+            const json& a = f.object((*added)[i], path);
+            const std::string content = f.string(f.member(a, path, "content"), join(path, "content"));
+            const std::int64_t id = f.integer(f.member(a, path, "id"), join(path, "id"), 0,
+                                              static_cast<std::int64_t>(kMaxVocabEntries) - 1);
+            if (content.empty()) f.fail(join(path, "content"), "a non-empty token", "\"\"");
+            t.add_piece(content, id, join(path, "id"));
+            t.added_.emplace_back(content, id);
+        }
+    }
+    std::stable_sort(t.added_.begin(), t.added_.end(),
+                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    t.compile_pattern();
+    return t;
+}
+
+std::optional<Tokenizer> Tokenizer::open(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path tj = fs::path(dir) / "tokenizer.json";
+    // load_json_file holds the parse to --max-memory (a parsed document takes up to 36 bytes per byte of text).
+    if (fs::exists(tj, ec)) return from_tokenizer_doc(load_json_file(tj.string()), tj.string());
+    const fs::path vj = fs::path(dir) / "vocab.json", mt = fs::path(dir) / "merges.txt";
+    if (!fs::exists(vj, ec) && !fs::exists(mt, ec)) return std::nullopt;
+    if (!fs::exists(vj, ec)) fail_file(vj.string(), "vocab.json beside merges.txt", "no such file");
+    if (!fs::exists(mt, ec)) fail_file(mt.string(), "merges.txt beside vocab.json", "no such file");
+    Tokenizer t;
+    t.file_ = vj.string();
+    const json vocab = load_json_file(vj.string());
+    Fields f(vj.string());
+    f.object(vocab, "");
+    if (vocab.size() > kMaxVocabEntries)
+        f.fail("", fmt::format("at most {} entries", kMaxVocabEntries), fmt::format("{}", vocab.size()));
+    for (auto it = vocab.begin(); it != vocab.end(); ++it)
+        t.add_piece(it.key(), f.integer(it.value(), it.key(), 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), it.key());
+    // merges.txt: "#version: 0.2" first (a comment), then one "A B" a line, by rank.
+    const std::string merges = read_small_file(mt.string(), kMaxMergesBytes);
+    std::size_t pos = 0, line = 0;
+    while (pos < merges.size()) {
+        std::size_t end = merges.find('\n', pos);
+        if (end == std::string::npos) end = merges.size();
+        std::string l = merges.substr(pos, end - pos);
+        ++line;
+        if (!l.empty() && l.back() == '\r') l.pop_back();
+        if (!(line == 1 && l.rfind("#version", 0) == 0) && !l.empty()) {
+            const auto sp = l.find(' ');
+            if (sp == std::string::npos || l.find(' ', sp + 1) != std::string::npos)
+                fail_field(mt.string(), fmt::format("line {}", line), "\"A B\": two pieces and one space",
+                           fmt::format("\"{}\"", l.substr(0, 80)));
+            t.add_merge(l.substr(0, sp), l.substr(sp + 1), fmt::format("{}: line {}", mt.string(), line));
+        }
+        pos = end + 1;
+    }
+    t.compile_pattern();
+    return t;
+}
+
+const std::string& Tokenizer::piece(std::int64_t id) const {
+    static const std::string none;
+    if (id < 0 || static_cast<std::size_t>(id) >= pieces_.size()) return none;
+    return pieces_[static_cast<std::size_t>(id)];
+}
+
+std::string Tokenizer::shown(std::int64_t id) const {
+    const std::string& p = piece(id);
+    for (const auto& a : added_)
+        if (a.second == id) return p;  // "<|endoftext|>" as written
+    const ByteTable& bt = byte_table();
+    std::string bytes;
+    for (std::size_t i = 0; i < p.size();) {
+        const std::size_t n = char_len(p, i);
+        auto it = bt.to_byte.find(p.substr(i, n));
+        if (it == bt.to_byte.end()) return p;  // not a byte-level piece: as the vocabulary spells it
+        bytes += static_cast<char>(it->second);
+        i += n;
+    }
+    std::string out;
+    for (std::size_t i = 0; i < bytes.size();) {
+        const char c = bytes[i];
+        const auto bad = first_invalid_utf8(bytes.substr(i, char_len(bytes, i)));
+        if (c == ' ') out += "␣";
+        else if (c == '\n') out += "↵";
+        else if (c == '\t') out += "⇥";
+        else if (bad) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+        else {
+            out += bytes.substr(i, char_len(bytes, i));
+            i += char_len(bytes, i);
+            continue;
+        }
+        ++i;
+    }
+    return out;
+}
+
+// One pre-tokenized piece: its bytes as byte-level characters, merged by rank.
+void Tokenizer::encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const {
+    if (auto it = cache_.find(bytes); it != cache_.end()) {
+        out.insert(out.end(), it->second.begin(), it->second.end());
+        return;
+    }
+    const ByteTable& bt = byte_table();
+    std::vector<std::string> sym;
+    for (unsigned char b : bytes) sym.push_back(bt.to_char[b]);
+    // Merge the adjacent pair of lowest rank, every occurrence left to right, until none is listed.
+    while (sym.size() > 1) {
+        std::size_t best = std::numeric_limits<std::size_t>::max();
+        for (std::size_t i = 0; i + 1 < sym.size(); ++i)
+            if (auto r = ranks_.find(sym[i] + " " + sym[i + 1]); r != ranks_.end()) best = std::min(best, r->second);
+        if (best == std::numeric_limits<std::size_t>::max()) break;
+        std::vector<std::string> next;
+        for (std::size_t i = 0; i < sym.size(); ++i) {
+            if (i + 1 < sym.size()) {
+                auto r = ranks_.find(sym[i] + " " + sym[i + 1]);
+                if (r != ranks_.end() && r->second == best) {
+                    next.push_back(sym[i] + sym[i + 1]);
+                    ++i;
+                    continue;
+                }
+            }
+            next.push_back(sym[i]);
+        }
+        sym = std::move(next);
+    }
+    std::vector<std::int64_t> ids;
+    for (const auto& s : sym) {
+        auto v = vocab_.find(s);
+        if (v == vocab_.end())
+            fail_file(file_, fmt::format("a vocabulary entry for the piece \"{}\" (a merge's result or a byte)", s), "none");
+        ids.push_back(v->second);
+    }
+    out.insert(out.end(), ids.begin(), ids.end());
+    if (cache_.size() < 100000) cache_.emplace(bytes, std::move(ids));
+}
+
+std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::string& source) const {
+    if (text.size() > kMaxTokenizerTextBytes)
+        fail_file(source, fmt::format("a text of at most {} bytes", kMaxTokenizerTextBytes), fmt::format("{} bytes", text.size()));
+    if (auto bad = first_invalid_utf8(text))
+        fail_at(source, *bad, "UTF-8 text", fmt::format("the byte 0x{:02x}", static_cast<unsigned char>(text[*bad])));
+    std::vector<std::int64_t> out;
+    auto* re = static_cast<pcre2_code*>(pattern_.get());
+    std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),
+                                                                       pcre2_match_data_free);
+    // The text between added tokens, split by the pattern; each match a word.
+    auto split = [&](std::size_t from, std::size_t to) {
+        const std::string part = text.substr(from, to - from);
+        std::size_t at = 0;
+        while (at < part.size()) {
+            const int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(part.data()), part.size(), at,
+                                       PCRE2_NO_UTF_CHECK, md.get(), nullptr);
+            if (rc < 0) throw std::logic_error("GPT-2's pattern matched nothing in valid UTF-8");
+            const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
+            if (ov[1] <= at) throw std::logic_error("GPT-2's pattern matched an empty piece");
+            encode_word(part.substr(ov[0], ov[1] - ov[0]), out);
+            at = ov[1];
+        }
+    };
+    std::size_t start = 0, i = 0;
+    while (i < text.size()) {
+        bool taken = false;
+        for (const auto& a : added_)
+            if (text.compare(i, a.first.size(), a.first) == 0) {
+                split(start, i);
+                out.push_back(a.second);
+                i += a.first.size();
+                start = i;
+                taken = true;
+                break;
+            }
+        if (!taken) ++i;
+    }
+    split(start, text.size());
+    return out;
+}
+
+}  // namespace attntrace

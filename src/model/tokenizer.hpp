@@ -1,0 +1,69 @@
+// Byte-level BPE (GPT-2's tokenizer), from a checkpoint folder's
+// tokenizer.json (its "model" section: type "BPE", vocab, merges) or from
+// vocab.json and merges.txt.
+//
+// encode(text):
+//   1. the text must be UTF-8 (refused with the byte offset of the first bad byte);
+//   2. added tokens ("<|endoftext|>") written in the text are taken whole;
+//   3. the rest is split by GPT-2's pattern, which needs Unicode categories
+//      (letters \p{L}, numbers \p{N}, white space): PCRE2 with UTF and UCP
+//        's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+//   4. each piece's bytes become printable characters (GPT-2's byte-to-unicode
+//      table: a space is "Ġ", a newline "Ċ"), then merged pairwise, the pair
+//      with the lowest rank in merges first, until no listed pair is left;
+//   5. each merged symbol is looked up in vocab.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace attntrace {
+
+// Bounds on the tokenizer's files, checked while they are read.
+inline constexpr std::size_t kMaxVocabEntries = std::size_t{1} << 22;  // 4 M; GPT-2 has 50257, Llama 3 128256
+inline constexpr std::size_t kMaxTokenizerTextBytes = std::size_t{1} << 26;  // 64 MiB of text to tokenize
+
+class Tokenizer {
+public:
+    // The folder's tokenizer: tokenizer.json, else vocab.json + merges.txt;
+    // none when it has neither. A file that is there but wrong is refused.
+    static std::optional<Tokenizer> open(const std::string& dir);
+    // From a tokenizer.json's text (the fuzz target and tests).
+    static Tokenizer from_tokenizer_json(const std::string& text, const std::string& file);
+
+    // `source` names the text in errors ("--text").
+    std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const;
+    // The piece as the vocabulary spells it ("Ġring"); "" for an id it lacks.
+    const std::string& piece(std::int64_t id) const;
+    // The piece's bytes as text, a leading space shown as ␣ (U+2423), a
+    // newline as ↵, a tab as ⇥, a byte that is no whole UTF-8 character as \xNN.
+    std::string shown(std::int64_t id) const;
+    std::size_t vocab_size() const { return pieces_.size(); }
+    const std::string& file() const { return file_; }
+
+private:
+    std::string file_;  // tokenizer.json or vocab.json, for messages
+    std::unordered_map<std::string, std::int64_t> vocab_;
+    std::vector<std::string> pieces_;  // id -> piece
+    std::unordered_map<std::string, std::size_t> ranks_;  // "a b" -> merge rank
+    std::vector<std::pair<std::string, std::int64_t>> added_;  // added tokens, longest first
+    std::shared_ptr<void> pattern_;  // the compiled pre-tokenizer pattern (pcre2_code)
+    mutable std::unordered_map<std::string, std::vector<std::int64_t>> cache_;
+
+    static Tokenizer from_tokenizer_doc(const nlohmann::json& doc, const std::string& file);
+    void add_piece(const std::string& piece, std::int64_t id, const std::string& path);
+    void add_merge(const std::string& a, const std::string& b, const std::string& where);
+    void compile_pattern();
+    void encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const;
+};
+
+// The first byte of `text` that is not valid UTF-8 (overlong forms,
+// surrogates and code points past U+10FFFF included); nullopt when it all is.
+std::optional<std::size_t> first_invalid_utf8(const std::string& text);
+
+}  // namespace attntrace

@@ -1,0 +1,60 @@
+// The end of a checkpoint's run: the final norm, the unembedding, the next tokens.
+#include "render/model_view.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/printable.hpp"
+
+namespace attntrace {
+
+ModelEnd model_end(const HfModel& m, const Lesson& lesson, const Trace& trace, std::size_t k) {
+    ModelEnd end;
+    const std::string name = final_residual_step(lesson);
+    const Step* s = trace.find(name);
+    if (!s || s->recorded != Record::full || s->value.size() == 0) {
+        end.missing = fmt::format("the next tokens need {} in full; --trace {} keeps it {} (--trace none keeps it, "
+                                  "with the least memory)",
+                                  name, trace.policy.describe(), s ? "only as a summary" : "not at all");
+        return end;
+    }
+    end.head = model_head(m, lesson, s->value, k);
+    return end;
+}
+
+void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson, const ModelEnd& end) {
+    const std::string after = printable(lesson.tokens.back());
+    out << fmt::format("\n── ln_final.hook_normalized, unembed — the next token after '{}'\n", after);
+    out << "    ln_final = LN_f(" << final_residual_step(lesson) << "),  logits = ln_final · W_Eᵀ (tied to the embedding),  p = softmax(logits[last])\n";
+    if (!end.head) {
+        out << "    not computed: " << end.missing << "\n";
+        return;
+    }
+    const ModelHead& h = *end.head;
+    out << fmt::format("    {:>4}  {:<20} {:>8}  {:>10}  {:>8}\n", "rank", "token", "id", "logit", "p");
+    for (std::size_t i = 0; i < h.top.size(); ++i) {
+        const NextToken& t = h.top[i];
+        const std::string label = printable(m.label(t.id));
+        // pad by characters shown, not bytes: ␣ is 3 bytes
+        std::size_t width = 0;
+        for (unsigned char c : label) width += (c & 0xC0) != 0x80;
+        out << fmt::format("    {:>4}  {}{} {:>8}  {:>10.4f}  {:>8.4f}\n", i + 1, label,
+                           std::string(width < 20 ? 20 - width : 0, ' '), t.id, t.logit, t.probability);
+    }
+}
+
+OrderedJson model_end_json(const HfModel& m, const ModelEnd& end) {
+    OrderedJson j;
+    if (!end.head) {
+        j["not_computed"] = end.missing;
+        return j;
+    }
+    OrderedJson top = OrderedJson::array();
+    for (const auto& t : end.head->top)
+        top.push_back({{"id", t.id}, {"token", m.label(t.id)}, {"logit", t.logit}, {"probability", t.probability}});
+    j["next_tokens"] = std::move(top);
+    return j;
+}
+
+}  // namespace attntrace

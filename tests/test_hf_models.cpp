@@ -1,0 +1,347 @@
+// Hugging Face checkpoints: the safetensors reader, the GPT-2 mapping, the
+// byte-level BPE tokenizer and `run --model`, held to the float64 forward of
+// PyTorch that tests/models/make_tiny_models.py saved beside the tiny models
+// (reference.json), and the refusals of broken checkpoints.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "evaluate/evaluate.hpp"
+#include "io/safetensors.hpp"
+#include "model/hf_model.hpp"
+#include "model/tokenizer.hpp"
+#include "support.hpp"
+
+using namespace attntrace;
+using namespace attntrace::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// float32 arithmetic against the float64 forward: a softmax weight is a ratio
+// of exponentials of scores of magnitude ~10, float32 keeps ~7 digits of them.
+constexpr double kPatternTol = 2e-5;
+// The residual stream (values up to ~10) after two blocks of sums over 32..128
+// terms in float32: a few units of its last place, 1e-6 relative, times the terms.
+constexpr double kResidTol = 2e-4;
+// LN_f's output (~unit scale) and the logits (sums of 32 products, up to ~20).
+constexpr double kNormTol = 1e-4;
+constexpr double kLogitTol = 5e-4;
+
+std::string models_dir() { return source_dir() + "/tests/models"; }
+std::string tiny() { return models_dir() + "/tiny-gpt2"; }
+
+const nlohmann::json& reference() {
+    static const nlohmann::json r = nlohmann::json::parse(read_text(tiny() + "/reference.json"));
+    return r;
+}
+
+std::vector<double> flat(const nlohmann::json& j) {
+    std::vector<double> out;
+    if (j.is_array()) {
+        for (const auto& e : j) {
+            auto sub = flat(e);
+            out.insert(out.end(), sub.begin(), sub.end());
+        }
+    } else {
+        out.push_back(j.get<double>());
+    }
+    return out;
+}
+
+double max_abs_diff(const Tensor& t, const std::vector<double>& ref) {
+    REQUIRE(t.size() == ref.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(double(t.data[i]) - ref[i]));
+    return worst;
+}
+
+ModelInput ids_input(const nlohmann::json& ids) {
+    ModelInput in;
+    for (const auto& i : ids) in.ids.push_back(i.get<std::int64_t>());
+    return in;
+}
+
+std::vector<double> last_logits(const std::string& dir, const nlohmann::json& ids) {
+    HfModel m = load_hf_model(dir, ids_input(ids));
+    auto e = evaluate(std::move(m.lesson));
+    const ModelHead h = model_head(m, e->lesson, e->exact.find(final_residual_step(e->lesson))->value, 5);
+    const std::size_t T = h.logits.shape[0], V = h.logits.shape[1];
+    return std::vector<double>(h.logits.ptr() + (T - 1) * V, h.logits.ptr() + T * V);
+}
+
+// A safetensors file from its header's JSON text and `data` bytes of data.
+std::string st_bytes(const std::string& header, std::size_t data, std::uint64_t claimed = 0) {
+    std::string s(8, '\0');
+    const std::uint64_t n = claimed ? claimed : header.size();
+    for (int i = 0; i < 8; ++i) s[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+    return s + header + std::string(data, '\0');
+}
+
+std::string refusal_of_file(const std::string& bytes) {
+    TempDir d;
+    write_text(d.file("model.safetensors"), bytes);
+    try {
+        SafetensorsFile f(d.file("model.safetensors"));
+    } catch (const InputError& e) {
+        std::string w = e.what();
+        return w.substr(w.find("model.safetensors"));
+    }
+    return "(accepted)";
+}
+
+// A copy of the tiny model's folder, for a test to break one file of.
+void copy_model(const std::string& from, const TempDir& to) {
+    for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), fs::path(to.path()) / e.path().filename());
+}
+
+}  // namespace
+
+TEST_CASE("a tiny GPT-2 checkpoint computes PyTorch's float64 forward: block 0's pattern, block 1's output, LN_f, the logits") {
+    for (const auto& text : reference()["texts"]) {
+        INFO(text["text"].get<std::string>());
+        HfModel m = load_hf_model(tiny(), ids_input(text["ids"]));
+        REQUIRE(m.lesson.config.arch.blocks == 2);
+        auto e = evaluate(std::move(m.lesson));
+        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(text["blocks.0.attn.hook_pattern"])) < kPatternTol);
+        const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
+        CHECK(max_abs_diff(resid, flat(text["blocks.1.hook_resid_post"])) < kResidTol);
+        const ModelHead h = model_head(m, e->lesson, resid, 3);
+        CHECK(max_abs_diff(h.normalized, flat(text["ln_final.hook_normalized"])) < kNormTol);
+        const std::vector<double> want = flat(text["last_logits"]);
+        const std::size_t T = h.logits.shape[0], V = h.logits.shape[1];
+        REQUIRE(V == want.size());
+        Tensor last({V});
+        std::copy(h.logits.ptr() + (T - 1) * V, h.logits.ptr() + T * V, last.ptr());
+        CHECK(max_abs_diff(last, want) < kLogitTol);
+        // the top token is the reference's argmax, its probability the reference's softmax
+        const auto arg = std::max_element(want.begin(), want.end()) - want.begin();
+        CHECK(h.top[0].id == arg);
+        double sum = 0;
+        for (double v : want) sum += std::exp(v - want[arg]);
+        CHECK(h.top[0].probability == Approx(1.0 / sum).margin(1e-5));
+    }
+}
+
+TEST_CASE("f16 and bf16 checkpoints (the latter sharded, the former under \"transformer.\") give their rounded weights' logits") {
+    for (const char* variant : {"f16", "bf16"}) {
+        INFO(variant);
+        const auto& r = reference()[variant];
+        const std::string dir = models_dir() + (std::string(variant) == "f16" ? "/tiny-gpt2-f16" : "/tiny-gpt2-bf16-sharded");
+        const std::vector<double> got = last_logits(dir, r["ids"]), want = flat(r["last_logits"]);
+        REQUIRE(got.size() == want.size());
+        double worst = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
+        CHECK(worst < kLogitTol);
+    }
+    // and they differ from the f32 model's by the rounding: the conversion is no copy of the f32 file
+    const auto& r = reference()["f16"];
+    const std::vector<double> f32 = flat(reference()["texts"][0]["last_logits"]), f16 = flat(r["last_logits"]);
+    double apart = 0;
+    for (std::size_t i = 0; i < f32.size(); ++i) apart = std::max(apart, std::abs(f32[i] - f16[i]));
+    CHECK(apart > 10 * kLogitTol);
+}
+
+TEST_CASE("the byte-level BPE gives the reference's ids from tokenizer.json and from vocab.json + merges.txt") {
+    const auto tj = Tokenizer::open(tiny());
+    REQUIRE(tj);
+    TempDir d;
+    fs::copy_file(tiny() + "/vocab.json", d.file("vocab.json"));
+    fs::copy_file(tiny() + "/merges.txt", d.file("merges.txt"));
+    const auto vm = Tokenizer::open(d.path());
+    REQUIRE(vm);
+    for (const auto& text : reference()["texts"]) {
+        std::vector<std::int64_t> want;
+        for (const auto& i : text["ids"]) want.push_back(i.get<std::int64_t>());
+        CHECK(tj->encode(text["text"], "--text") == want);
+        CHECK(vm->encode(text["text"], "--text") == want);
+    }
+    // the leading space shown as ␣, the added token whole
+    const auto ids = tj->encode("the ring<|endoftext|>", "--text");
+    CHECK(tj->shown(ids[1]) == "␣ring");
+    CHECK(tj->shown(ids.back()) == "<|endoftext|>");
+    CHECK(ids.back() == static_cast<std::int64_t>(tj->vocab_size()) - 1);
+    // bytes of a character the vocabulary never merged: one byte token each, UTF-8 kept across them
+    const auto e = tj->encode("é", "--text");
+    CHECK(e.size() == 2);
+}
+
+TEST_CASE("the byte-level BPE gives the ids Hugging Face's JavaScript tokenizer gave for hard strings (accents, CJK, emoji, numbers, contractions, white space)") {
+    // tokenizer-cases.json: made once by tests/models/tokenizer_ids.mjs with @huggingface/transformers
+    const auto cases = nlohmann::json::parse(read_text(tiny() + "/tokenizer-cases.json"));
+    const auto tj = Tokenizer::open(tiny());
+    REQUIRE(tj);
+    REQUIRE(cases["cases"].size() >= 10);
+    for (const auto& c : cases["cases"]) {
+        INFO(c["text"].get<std::string>());
+        std::vector<std::int64_t> want;
+        for (const auto& i : c["ids"]) want.push_back(i.get<std::int64_t>());
+        CHECK(tj->encode(c["text"], "--text") == want);
+    }
+}
+
+TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next tokens after the last block") {
+    const auto& text = reference()["texts"][0];
+    const std::vector<double> want = flat(text["last_logits"]);
+    const auto arg = std::max_element(want.begin(), want.end()) - want.begin();
+    auto r = run_cli({"run", "--model", tiny(), "--text", text["text"], "--json", "--top-k", "3"});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["model"]["next_tokens"].size() == 3);
+    CHECK(j["model"]["next_tokens"][0]["id"] == arg);
+    CHECK(j["tokens"] == nlohmann::json({"the", "␣ring", "␣fell"}));
+    // the same by ids, as text, under --trace none (the output is kept, so the head is computed)
+    r = run_cli({"run", "--model", tiny(), "--ids", "287,262,267", "--trace", "none"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("ln_final.hook_normalized, unembed") != std::string::npos);
+    const auto first = r.out.find("\n       1  ");
+    REQUIRE(first != std::string::npos);
+    CHECK(r.out.substr(first, r.out.find('\n', first + 1) - first).find(fmt::format(" {}  ", arg)) != std::string::npos);
+    // summary keeps the run's output whole too
+    r = run_cli({"run", "--model", tiny(), "--ids", "287,262,267", "--trace", "summary"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find(fmt::format(" {}  ", arg)) != std::string::npos);
+    // export and report take a model too: its trace as JSON and .npy (which diff finds equal), its page
+    TempDir d;
+    r = run_cli({"export", "--model", tiny(), "--text", text["text"], "-o", d.file("t.json"), "--npy", d.file("t-npy")});
+    REQUIRE(r.status == 0);
+    const auto exported = nlohmann::json::parse(read_text(d.file("t.json")));
+    bool found = false;
+    for (const auto& s : exported["steps"])
+        if (s["name"] == "blocks.1.hook_resid_post") {
+            const std::vector<double> got = flat(s["values"]), want_resid = flat(text["blocks.1.hook_resid_post"]);
+            REQUIRE(got.size() == want_resid.size());
+            for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - want_resid[i]) < kResidTol);
+            found = true;
+        }
+    CHECK(found);
+    CHECK(run_cli({"diff", d.file("t.json"), d.file("t-npy")}).status == 0);
+    CHECK(run_cli({"report", "--model", tiny(), "--ids", "287,262,267", "-o", d.file("r.html")}).status == 0);
+    CHECK(read_text(d.file("r.html")).find("blocks.1.attn.hook_pattern") != std::string::npos);
+    // explain recomputes a cell of a model's trace; decode runs it one token at a time with a KV cache
+    r = run_cli({"explain", "--model", tiny(), "--text", text["text"], "blocks.1.attn.hook_pattern[h2,␣fell,the]"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("trace: 0.9499  ✓ (the same)") != std::string::npos);
+    r = run_cli({"decode", "--model", tiny(), "--text", text["text"]});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("matches: 3 steps through blocks.1.hook_resid_post") != std::string::npos);
+    // --max-memory holds a model's weights (152 KiB in float32) too, before any is converted
+    // (a copy without the tokenizer, whose parse alone would need more than that)
+    TempDir bare;
+    for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(tiny() + "/" + f, bare.file(f));
+    r = run_cli({"--max-memory", "100K", "run", "--model", bare.path(), "--ids", "1"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("model.safetensors: expected weights whose float32 values fit in 100.0 KiB (--max-memory), found 1") != std::string::npos);
+}
+
+TEST_CASE("broken safetensors files are refused on their header, naming the file, the tensor and the field") {
+    const std::string ok = R"({"a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})";
+    CHECK(refusal_of_file(st_bytes(ok, 16)) == "(accepted)");
+    CHECK(refusal_of_file(std::string("\x05\0\0", 3)) == "model.safetensors: byte 0: expected 8 bytes of header length (a safetensors file), found a file of 3 bytes");
+    // a header length past the file: truncated
+    CHECK(refusal_of_file(st_bytes(ok, 16).substr(0, 30)).find("expected a header length within the file's 22 bytes") != std::string::npos);
+    // a header claiming terabytes
+    CHECK(refusal_of_file(st_bytes(ok, 16, std::uint64_t{1} << 40)).find("expected a header length of at most 16777216 bytes, found 1099511627776 bytes") != std::string::npos);
+    // offsets past the end of the data
+    CHECK(refusal_of_file(st_bytes(R"({"a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})", 8)) ==
+          "model.safetensors: a.data_offsets: expected a range within the 8 bytes of data, found [0, 16], past the end of the file");
+    // a shape of terabytes over a small range
+    CHECK(refusal_of_file(st_bytes(R"({"a":{"dtype":"F32","shape":[1000000,1000000,1000],"data_offsets":[0,16]}})", 16))
+              .find("a.data_offsets: expected a range as long as shape 1000000x1000000x1000 of F32 needs") != std::string::npos);
+    // shape x dtype != range
+    CHECK(refusal_of_file(st_bytes(R"({"a":{"dtype":"F16","shape":[2,2],"data_offsets":[0,16]}})", 16)) ==
+          "model.safetensors: a.data_offsets: expected a range of 8 bytes (2x2 values of F16, 2 bytes each), found [0, 16]: 16 bytes");
+    // overlapping ranges
+    CHECK(refusal_of_file(st_bytes(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", 16)) ==
+          "model.safetensors: b.data_offsets: expected a range starting at byte 16, where a ends, found [8, 16], overlapping a");
+    // a hole
+    CHECK(refusal_of_file(st_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", 16))
+              .find("a.data_offsets: expected a range starting at byte 0, where the data starts, found [8, 16], leaving a hole of 8 bytes") != std::string::npos);
+    // unknown dtype
+    CHECK(refusal_of_file(st_bytes(R"({"a":{"dtype":"F17","shape":[2],"data_offsets":[0,8]}})", 8))
+              .find("a.dtype: expected a safetensors dtype (F32, F16, BF16") != std::string::npos);
+    // JSON errors at the file's byte offsets (the header starts at byte 8)
+    CHECK(refusal_of_file(st_bytes(R"({"a":})", 0)).find("model.safetensors: byte 13") != std::string::npos);
+    // a known dtype we do not convert: refused only when asked for
+    TempDir d;
+    write_text(d.file("m.safetensors"), st_bytes(R"({"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})", 8));
+    SafetensorsFile f(d.file("m.safetensors"));
+    CHECK_THROWS_WITH(f.load(f.header().tensors[0]), Catch::Contains("a.dtype: expected F32, F16 or BF16 (the dtypes converted to float32), found I64"));
+}
+
+TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and the tensor or field") {
+    auto refusal = [](const std::vector<std::string>& args) {
+        const auto r = run_cli(args);
+        CHECK(r.status == 2);
+        return r.err;
+    };
+    {  // a missing tensor
+        TempDir d;
+        copy_model(tiny(), d);
+        write_text(d.file("model.safetensors"), st_bytes(R"({"wte.weight":{"dtype":"F32","shape":[321,32],"data_offsets":[0,41088]}})", 41088));
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "model.safetensors: wpe.weight: expected a tensor \"wpe.weight\" (learned positions, n_positions x n_embd), found none") != std::string::npos);
+    }
+    {  // a tensor of the wrong shape for the config
+        TempDir d;
+        copy_model(tiny(), d);
+        auto cfg = nlohmann::json::parse(read_text(d.file("config.json")));
+        cfg["n_positions"] = 32;
+        write_text(d.file("config.json"), cfg.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "wpe.weight: expected a 32x32 tensor (learned positions, n_positions x n_embd), found a 64x32 tensor") != std::string::npos);
+    }
+    {  // an unknown model_type, the known ones listed
+        TempDir d;
+        copy_model(tiny(), d);
+        auto cfg = nlohmann::json::parse(read_text(d.file("config.json")));
+        cfg["model_type"] = "bert";
+        write_text(d.file("config.json"), cfg.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "config.json: model_type: expected a model type this attntrace maps (\"gpt2\"), found string \"bert\"") != std::string::npos);
+    }
+    // text that is not UTF-8: the byte offset
+    CHECK(refusal({"run", "--model", tiny(), "--text", "the \xff ring"}) ==
+          "attntrace: error: --text: byte 4: expected UTF-8 text, found the byte 0xff\n");
+    // ids past the vocabulary, more tokens than positions, both --text and --ids
+    CHECK(refusal({"run", "--model", tiny(), "--ids", "1,100000"}).find("--ids: [1]: expected a token id below the vocabulary's") != std::string::npos);
+    CHECK(refusal({"run", "--model", tiny(), "--ids", "1,x"}).find("--ids: [1]: expected a token id (an integer), found \"x\"") != std::string::npos);
+    CHECK(refusal({"run", "--model", tiny(), "--text", std::string(70, 'a') + " " + std::string(200, '!')}).find("expected at most 64 tokens (config.json's n_positions)") != std::string::npos);
+    CHECK(refusal({"run", "--model", tiny(), "--text", "a", "--ids", "1"}).find("--ids: expected either --text or --ids, found both") != std::string::npos);
+    CHECK(refusal({"run", "--model", models_dir() + "/tiny-gpt2-f16", "--text", "a"}).find("expected a tokenizer") != std::string::npos);
+    {  // a tokenizer of a type this reader does not know, and a malformed merge
+        TempDir d;
+        copy_model(tiny(), d);
+        auto tok = nlohmann::json::parse(read_text(d.file("tokenizer.json")));
+        tok["model"]["type"] = "WordPiece";
+        write_text(d.file("tokenizer.json"), tok.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "tokenizer.json: model.type: expected \"BPE\" (byte-level BPE; WordPiece and Unigram are not read yet), found string \"WordPiece\"") != std::string::npos);
+        tok["model"]["type"] = "BPE";
+        tok["model"]["merges"][3] = "a b c";
+        write_text(d.file("tokenizer.json"), tok.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "tokenizer.json: model.merges[3]: expected \"A B\": two pieces and one space, found string \"a b c\"") != std::string::npos);
+    }
+    {  // an index naming a shard outside the folder
+        TempDir d;
+        copy_model(models_dir() + "/tiny-gpt2-bf16-sharded", d);
+        auto index = nlohmann::json::parse(read_text(d.file("model.safetensors.index.json")));
+        index["weight_map"]["wte.weight"] = "../model.safetensors";
+        write_text(d.file("model.safetensors.index.json"), index.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "model.safetensors.index.json: weight_map.wte.weight: expected the name of a shard file in the same folder, found string \"../model.safetensors\"") != std::string::npos);
+    }
+    {  // a shard the index names that is not there
+        TempDir d;
+        copy_model(models_dir() + "/tiny-gpt2-bf16-sharded", d);
+        fs::remove(d.file("model-00002-of-00002.safetensors"));
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find("model-00002-of-00002.safetensors: expected a safetensors file") != std::string::npos);
+    }
+}
