@@ -201,7 +201,7 @@ Tensor st_to_float(const StTensor& t, const std::uint8_t* data, const std::strin
     const std::uint8_t* p = data + t.begin;
     float* o = out.ptr();
     if (t.dtype == StDtype::f32) {
-        std::memcpy(o, p, n * 4);  // little-endian, as this machine
+        if (n) std::memcpy(o, p, n * 4);  // little-endian, as this machine; a tensor of 0 values has no buffer
     } else {
         for (std::size_t i = 0; i < n; ++i) {
             const std::uint16_t v = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
