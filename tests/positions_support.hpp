@@ -3,6 +3,7 @@
 // Header-only (tests/CMakeLists.txt globs test_*.cpp).
 #pragma once
 
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -34,7 +35,7 @@ inline std::string lesson_text(const std::string& body) {
 inline Lesson lesson(const std::string& body) { return parse_lesson(lesson_text(body), "test.json"); }
 
 inline Trace run(const std::string& body, const TracePolicy& policy = {}) {
-    return run_lesson(lesson(body), Arithmetic::exact, policy);
+    return run_held(lesson(body), Arithmetic::exact, policy);
 }
 
 inline const Tensor& value(const Trace& t, const std::string& name) {

@@ -77,7 +77,12 @@ json alone_doc(std::size_t len, std::size_t T, std::size_t b, bool causal, const
     return doc;
 }
 
-std::unique_ptr<Evaluation> eval_doc(const json& doc) { return evaluate(parse_lesson(doc.dump(), "batch-test.json")); }
+// The exact trace with its derived steps as buffers (a batch's are: its sequences' masks differ).
+std::unique_ptr<Evaluation> eval_doc(const json& doc) {
+    auto e = evaluate(parse_lesson(doc.dump(), "batch-test.json"));
+    materialise(e->exact);
+    return e;
+}
 
 // Step `s` of a stacked trace at sequence b holds exactly `alone`'s values.
 void require_slice_equals(const Step& stacked, std::size_t b, const Step& alone) {

@@ -4,6 +4,7 @@
 // ReLU and GELU.
 //
 // Letters: T tokens, C d_model, NH heads, hs = C/NH, F d_ff.
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -221,7 +222,7 @@ void check_against_reference(const Size& s, bool causal, bool gelu, std::uint64_
                           << (gelu ? ", gelu" : ", relu") << ", seed " << seed << ", scale " << scale.dump()
                           << ", config " << extra.dump());
     Lesson lesson = parse_lesson(lesson_json(s, causal, gelu, seed, scale, extra), "reference.json");
-    Trace trace = run_lesson(lesson);
+    Trace trace = run_held(lesson);
     auto want = reference_steps(lesson);
     // W_O's product sums over heads·d_v (config.d_v, d_k: C otherwise)
     const std::size_t dv = extra.value("d_v", extra.value("d_k", std::size_t{0}));

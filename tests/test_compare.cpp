@@ -130,8 +130,9 @@ TEST_CASE("compare --set config.scale=false: Q, K, V and raw scores are unchange
     // hs = 4: dividing by √hs = 2 only lowers the exponent, so B = 2·A holds
     // bit for bit, and B is the raw scores themselves.
     const Tensor& raw = r->c.a->find(kRaw)->value;
-    const Tensor& a = r->c.a->find(kScaled)->value;
-    const Tensor& b = r->c.b->find(kScaled)->value;
+    const StepValues av = values_of(*r->c.a, *r->c.a->find(kScaled)), bv = values_of(*r->c.b, *r->c.b->find(kScaled));
+    const Tensor& a = *av;  // derived steps (trace/derived.hpp): computed on read
+    const Tensor& b = *bv;
     REQUIRE(a.shape == b.shape);
     std::size_t nonzero = 0;
     for (std::size_t k = 0; k < a.size(); ++k) {

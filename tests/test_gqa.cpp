@@ -4,6 +4,7 @@
 // pipeline, and the CLI end to end.
 //
 // Letters: T tokens, C d_model, NH heads, KVH K/V heads, hs = C/NH.
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -81,7 +82,7 @@ const char* kMqa = R"(
 
 TEST_CASE("MQA worked by hand: 2 query heads of size 2 read the one K/V head", "[gqa]") {
     const Lesson lesson = parse_lesson(lesson_text(kMqa), "test.json");
-    const Trace t = run_lesson(lesson);
+    const Trace t = run_held(lesson);
     const Step& k = step(t, "blocks.0.attn.hook_k");
     CHECK(k.shape == Shape{2, 1, 2});
     CHECK(k.axes == std::vector<std::string>{"key", "kv_head", "d_head"});
@@ -92,7 +93,7 @@ TEST_CASE("MQA worked by hand: 2 query heads of size 2 read the one K/V head", "
                                   2.7615941560f, 3.7615941560f, 1.5378828428f, 2.5378828428f};
     require_close(step(t, "blocks.0.attn.hook_z").value, z, kHandRel);
     SECTION("streamed over key blocks, the same Z") {
-        const Trace s = run_lesson(lesson, Arithmetic::exact, parse_trace_policy("blocks.0.attn.hook_z", "test"));
+        const Trace s = run_held(lesson, Arithmetic::exact, parse_trace_policy("blocks.0.attn.hook_z", "test"));
         REQUIRE(s.streamed_attention);
         require_close(step(s, "blocks.0.attn.hook_z").value, z, kHandRel);
     }
@@ -126,7 +127,7 @@ TEST_CASE("GQA equals MHA whose W_K and W_V repeat each K/V head's columns for i
     for (const char* policy : {"full", "blocks.0.attn.hook_z,blocks.0.hook_attn_out"}) {
         INFO("trace policy " << policy);
         const TracePolicy p = parse_trace_policy(policy, "test");
-        const Trace a = run_lesson(gqa, Arithmetic::exact, p), b = run_lesson(mha, Arithmetic::exact, p);
+        const Trace a = run_held(gqa, Arithmetic::exact, p), b = run_held(mha, Arithmetic::exact, p);
         // The same products in the same order, only read through another stride:
         // the same floats, bit for bit.
         for (const char* name : {"blocks.0.attn.hook_z", "blocks.0.hook_attn_out"})
@@ -141,8 +142,8 @@ TEST_CASE("GQA equals MHA whose W_K and W_V repeat each K/V head's columns for i
         }
     }
     SECTION("streamed and materialised GQA agree") {
-        const Trace full = run_lesson(gqa);
-        const Trace streamed = run_lesson(gqa, Arithmetic::exact, parse_trace_policy("blocks.0.attn.hook_z", "test"));
+        const Trace full = run_held(gqa);
+        const Trace streamed = run_held(gqa, Arithmetic::exact, parse_trace_policy("blocks.0.attn.hook_z", "test"));
         REQUIRE(streamed.streamed_attention);
         const Tensor& x = step(full, "blocks.0.attn.hook_z").value;
         const Tensor& y = step(streamed, "blocks.0.attn.hook_z").value;
@@ -182,7 +183,7 @@ TEST_CASE("GQA with widths of their own (d_k 3, d_v 5) equals MHA whose W_K and 
                     wide.data[r * wide_n + h * width + e] = w.data[r * kv + d.kv_of(h) * width + e];
         mha.weights[name] = wide;
     }
-    const Trace a = run_lesson(gqa), b = run_lesson(mha);
+    const Trace a = run_held(gqa), b = run_held(mha);
     CHECK(step(a, "blocks.0.attn.hook_v").shape == Shape{6, 2, 5});
     CHECK(step(b, "blocks.0.attn.hook_v").shape == Shape{6, 4, 5});
     CHECK(step(a, "blocks.0.attn.hook_z").shape == Shape{6, 4, 5});
@@ -198,7 +199,7 @@ TEST_CASE("GQA with widths of their own (d_k 3, d_v 5) equals MHA whose W_K and 
     for (std::size_t i = 0; i < raw.size(); ++i) CHECK(scaled.data[i] == raw.data[i] / std::sqrt(3.0f));
     SECTION("the plan does not stream value heads of another width, and streams d_k alone as materialised") {
         const TracePolicy z_only = parse_trace_policy("blocks.0.attn.hook_z", "test");
-        CHECK_FALSE(run_lesson(gqa, Arithmetic::exact, z_only).streamed_attention);
+        CHECK_FALSE(run_held(gqa, Arithmetic::exact, z_only).streamed_attention);
         Lesson same = gqa;
         same.config.d_v = 0;  // d_v = d_k = 3
         for (const char* name : {"W_V", "b_V", "W_O"}) same.weights.erase(name);
@@ -206,8 +207,8 @@ TEST_CASE("GQA with widths of their own (d_k 3, d_v 5) equals MHA whose W_K and 
         same.weights["W_O"] = Tensor(Shape{12, 10});
         for (std::size_t i = 0; i < 60; ++i) same.weights["W_V"].data[i] = std::sin(0.37f * float(i));
         for (std::size_t i = 0; i < 120; ++i) same.weights["W_O"].data[i] = std::cos(0.21f * float(i));
-        const Trace full = run_lesson(same);
-        const Trace streamed = run_lesson(same, Arithmetic::exact, z_only);
+        const Trace full = run_held(same);
+        const Trace streamed = run_held(same, Arithmetic::exact, z_only);
         REQUIRE(streamed.streamed_attention);
         const Tensor& x = step(full, "blocks.0.attn.hook_z").value;
         const Tensor& y = step(streamed, "blocks.0.attn.hook_z").value;
@@ -223,7 +224,7 @@ TEST_CASE("kv_heads equal to heads gives the trace of a lesson without kv_heads,
         INFO(file);
         Lesson explicit_kv = plain;
         explicit_kv.config.kv_heads = plain.config.heads;
-        const Trace a = run_lesson(plain), b = run_lesson(explicit_kv);
+        const Trace a = run_held(plain), b = run_held(explicit_kv);
         REQUIRE(a.steps.size() == b.steps.size());
         for (std::size_t i = 0; i < a.steps.size(); ++i) {
             INFO(a.steps[i].name);
@@ -240,7 +241,7 @@ TEST_CASE("explain names the K/V head a query head reads, and the map's arithmet
       "run": {"from": "embed", "to": "mix"},
       "inputs": {"X": {"generate": "normal", "seed": 1}},
       "weights_seed": 1)"), "test.json");
-    const Trace t = run_lesson(lesson);
+    const Trace t = run_held(lesson);
     auto explain = [&](const std::string& cell) {
         return explain_cell(lesson, t, parse_cell(t, cell), ExplainOptions{});
     };

@@ -6,6 +6,7 @@
 // the plan, explain, and a row with nothing left. (The whole block under each
 // placement against the double reference is in test_block_reference.cpp; bad
 // values in bad-input/.)
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -58,8 +59,8 @@ bool records(const Trace& t, const std::string& leaf) { return t.find("blocks.0.
 }  // namespace
 
 TEST_CASE("mask_at raw: S + M is recorded, then scaled, and the weights are the default's bit for bit", "[mask_at]") {
-    const Trace base = run_lesson(lesson_of(random_doc(json::object())));
-    const Trace raw = run_lesson(lesson_of(random_doc({{"mask_at", "raw"}})));
+    const Trace base = run_held(lesson_of(random_doc(json::object())));
+    const Trace raw = run_held(lesson_of(random_doc({{"mask_at", "raw"}})));
     CHECK(records(raw, "hook_scores_masked"));
     CHECK_FALSE(records(raw, "hook_scores_scaled"));
     CHECK_FALSE(records(base, "hook_scores_masked"));
@@ -85,23 +86,23 @@ TEST_CASE("mask_at raw divides the masked scores by a recorded or given scale fa
     json doc = random_doc({{"mask_at", "raw"}, {"scale", {{"divide_by", 1.73}}}}, 4, 4, 1);
     doc["run"] = {{"from", "scale"}, {"to", "softmax"}};
     doc["given"] = {{"blocks.0.attn.hook_scores_raw", {{{3.46, 1, 2, 3}, {1, 3.46, 2, 3}, {1, 2, 3.46, 3}, {1, 2, 3, 3.46}}}}};
-    Trace t = run_lesson(lesson_of(doc));
+    Trace t = run_held(lesson_of(doc));
     CHECK(step(t, "hook_scale_factor").value.data[0] == 1.73f);
     CHECK(step(t, "hook_attn_scores").value.data[0] == 3.46f / 1.73f);  // the query's own key: 2
     CHECK(std::isinf(step(t, "hook_attn_scores").value.data[1]));
     doc["given"]["blocks.0.attn.hook_scale_factor"] = {2.0};
-    t = run_lesson(lesson_of(doc));
+    t = run_held(lesson_of(doc));
     CHECK(step(t, "hook_attn_scores").value.data[0] == 3.46f / 2.0f);
 }
 
 TEST_CASE("mask_at weights: the softmax over every key, zeroed where blocked, renormalised or not", "[mask_at]") {
     const std::size_t NH = 2, T = 9;
-    const Trace base = run_lesson(lesson_of(random_doc(json::object())));
+    const Trace base = run_held(lesson_of(random_doc(json::object())));
     for (bool renormalize : {false, true}) {
         INFO("renormalize " << renormalize);
         json extra = {{"mask_at", "weights"}};
         if (renormalize) extra["renormalize"] = true;
-        const Trace t = run_lesson(lesson_of(random_doc(extra)));
+        const Trace t = run_held(lesson_of(random_doc(extra)));
         CHECK(records(t, "hook_pattern_zeroed") == renormalize);
         CHECK(records(t, "hook_zeroed_sum") == renormalize);
         const Step& M = step(t, "hook_mask");
@@ -145,7 +146,7 @@ TEST_CASE("mask_at weights: the zeroing on a hand-sized row", "[mask_at]") {
     json doc = random_doc({{"mask_at", "weights"}, {"renormalize", true}}, 3, 2, 1);
     doc["run"] = {{"from", "mask"}, {"to", "softmax"}};
     doc["given"] = {{"blocks.0.attn.hook_scores_scaled", {{0.0, 1.0, 2.0}, {1.0, 1.0, 0.0}, {2.0, 0.0, 1.0}}}};
-    const Trace t = run_lesson(lesson_of(doc));
+    const Trace t = run_held(lesson_of(doc));
     CHECK(step(t, "hook_pattern_unmasked").value.data[2] == Approx(0.665241).epsilon(1e-5));
     CHECK(step(t, "hook_zeroed_sum").value.data[0] == Approx(0.0900306).epsilon(1e-5));
     CHECK(step(t, "hook_zeroed_sum").value.data[1] == Approx(0.844637).epsilon(1e-5));  // 2e / (2e + 1)
@@ -156,7 +157,7 @@ TEST_CASE("mask_at weights: the zeroing on a hand-sized row", "[mask_at]") {
 TEST_CASE("mask_at weights: a row with every key blocked keeps weights of 0 and is named in a warning", "[mask_at]") {
     json doc = random_doc({{"mask_at", "weights"}, {"renormalize", true}}, 3, 2, 1);
     doc["config"]["mask"] = {{"kind", "custom"}, {"allowed", {{0, 0, 0}, {1, 1, 0}, {1, 1, 1}}}};
-    const Trace t = run_lesson(lesson_of(doc));
+    const Trace t = run_held(lesson_of(doc));
     const Step& A = step(t, "hook_pattern");
     for (std::size_t j = 0; j < 3; ++j) CHECK(A.value.data[j] == 0.0f);
     CHECK(A.value.data[3] + A.value.data[4] == Approx(1.0f));

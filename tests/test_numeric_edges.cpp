@@ -5,6 +5,7 @@
 // Then given scores of +-1e30 and -inf (a fully blocked row), +inf refused,
 // and LayerNorm over rows of zero variance. docs/numerics.md says what each
 // case does and why.
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -56,8 +57,8 @@ const Tensor& z_of(const Trace& t) {
 
 // Z from the materialized path and from the streamed one, each finite, and equal within kStreamedTol.
 Tensor both_ways(const Lesson& lesson) {
-    Trace full = run_lesson(lesson);
-    Trace streamed = run_lesson(lesson, Arithmetic::exact, parse_trace_policy("none", "--trace"));
+    Trace full = run_held(lesson);
+    Trace streamed = run_held(lesson, Arithmetic::exact, parse_trace_policy("none", "--trace"));
     REQUIRE(streamed.streamed_attention);
     const Tensor& a = z_of(full);
     const Tensor& b = z_of(streamed);
@@ -73,7 +74,7 @@ Tensor both_ways(const Lesson& lesson) {
 
 TEST_CASE("one token attends only to itself: weight 1, Z = V, materialized and streamed", "[edges]") {
     Lesson lesson = attention_lesson(json::array({json::array({0.5, -2.0, 3.0, 1.0})}), 2, true);
-    Trace full = run_lesson(lesson);
+    Trace full = run_held(lesson);
     const Tensor& a = full.find("blocks.0.attn.hook_pattern")->value;
     REQUIRE(a.size() == 2);
     CHECK(a.data[0] == 1.0f);
@@ -94,7 +95,7 @@ TEST_CASE("scores of ~1e4 (exp would overflow without the row max) give finite, 
     // Q = K = X, so token 0's scores are [1e4, 0, 5e3] / sqrt(2): the weights are (1, 0, 0) in float32.
     Lesson lesson = attention_lesson(
         json::array({json::array({100.0, 0.0}), json::array({0.0, 100.0}), json::array({50.0, 50.0})}), 1, false);
-    Trace full = run_lesson(lesson);
+    Trace full = run_held(lesson);
     const Tensor& a = full.find("blocks.0.attn.hook_pattern")->value;
     CHECK(a.data[0] == 1.0f);
     CHECK(a.data[1] == 0.0f);
@@ -106,7 +107,7 @@ TEST_CASE("denormal inputs give finite weights and values, both ways", "[edges]"
     // 1e-40 is below float32's smallest normal (1.2e-38): scores underflow to 0 and the weights are uniform.
     Lesson lesson = attention_lesson(
         json::array({json::array({1e-40, 2e-40}), json::array({-1e-40, 3e-40}), json::array({0.0, 1e-39})}), 1, true);
-    Trace full = run_lesson(lesson);
+    Trace full = run_held(lesson);
     const Tensor& a = full.find("blocks.0.attn.hook_pattern")->value;
     CHECK(a.data[3] == Approx(0.5));  // query 1 sees keys 0 and 1, with equal (zero) scores
     both_ways(lesson);
@@ -116,7 +117,7 @@ TEST_CASE("scores past float32's range are refused naming the step, never a sile
     // X entries of 1e20: Q·Kᵀ = 1e40 overflows to +inf.
     Lesson lesson = attention_lesson(json::array({json::array({1e20, 0.0}), json::array({0.0, 1e20})}), 1, false);
     try {
-        run_lesson(lesson);
+        run_held(lesson);
         FAIL("the overflow was not refused");
     } catch (const InputError& e) {
         // The first cell past the range: head 0, query 0, key 0 (1e20 · 1e20).
@@ -124,7 +125,7 @@ TEST_CASE("scores past float32's range are refused naming the step, never a sile
                                          "found +inf") == 0);
     }
     try {
-        run_lesson(lesson, Arithmetic::exact, parse_trace_policy("none", "--trace"));
+        run_held(lesson, Arithmetic::exact, parse_trace_policy("none", "--trace"));
         FAIL("the streamed overflow was not refused");
     } catch (const InputError& e) {
         // Streamed, the scores never exist: the overflow shows in Z.
@@ -165,7 +166,7 @@ TEST_CASE("given scores of +-1e30 and -inf: exact one-hot and zero weights, a fu
     // Row 2: one key blocked, the others ordinary.
     const json scores = json::array({json::array({"-inf", "-inf", "-inf"}), json::array({1e30, -1e30, 0.0}),
                                      json::array({"-inf", 0.0, std::log(3.0)})});
-    Trace t = run_lesson(given_scores_lesson(scores));
+    Trace t = run_held(given_scores_lesson(scores));
     const Tensor& a = step_value(t, "blocks.0.attn.hook_pattern");  // (1, 3, 3)
     // A row with every key blocked has no distribution: weights 0 (F.softmax would give NaN).
     for (int j = 0; j < 3; ++j) CHECK(a.data[j] == 0.0f);
@@ -211,7 +212,7 @@ TEST_CASE("LayerNorm over a row with zero variance gives beta, not NaN (eps keep
         "weights": {"W_Q": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "W_K": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
                     "W_V": [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "W_O": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
                     "ln1_gamma": [3, 3, 3], "ln1_beta": [0.5, -0.25, 0]}})");
-    Trace t = run_lesson(parse_lesson(doc.dump(), "edge.json"));
+    Trace t = run_held(parse_lesson(doc.dump(), "edge.json"));
     // V = 0, so the attention output is 0 and X + 0 = X: each row constant.
     CHECK(step_value(t, "blocks.0.ln1.hook_var").data[0] == 0.0f);
     CHECK(step_value(t, "blocks.0.ln1.hook_standardized").data[0] == 0.0f);

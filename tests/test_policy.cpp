@@ -1,5 +1,6 @@
 // Trace policies: what a run keeps, what it streams, the memory it plans for,
 // and that streaming changes no number beyond a named tolerance.
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -63,16 +64,16 @@ void require_close(const Tensor& got, const Tensor& want) {
 
 TEST_CASE("trace policies: full keeps every step, none only the output, a subset the steps it names", "[policy]") {
     Lesson lesson = random(12, 16, 2, 32, MaskKind::causal);
-    Trace full = run_lesson(lesson, Arithmetic::exact, policy("full"));
+    Trace full = run_held(lesson, Arithmetic::exact, policy("full"));
     CHECK(full.steps.size() == 31);  // every step but hook_embed (X is given inline)
     CHECK_FALSE(full.streamed_attention);
 
-    Trace none = run_lesson(lesson, Arithmetic::exact, policy("none"));
+    Trace none = run_held(lesson, Arithmetic::exact, policy("none"));
     REQUIRE(none.steps.size() == 1);
     CHECK(none.steps[0].name == "blocks.0.ln2.hook_normalized");
     CHECK(none.streamed_attention);
 
-    Trace subset = run_lesson(lesson, Arithmetic::exact, policy("hook_pattern,blocks.0.ln1.*"));
+    Trace subset = run_held(lesson, Arithmetic::exact, policy("hook_pattern,blocks.0.ln1.*"));
     std::vector<std::string> names;
     for (const auto& s : subset.steps) names.push_back(s.name);
     CHECK(names == std::vector<std::string>{"blocks.0.attn.hook_pattern", "blocks.0.ln1.hook_mean",
@@ -92,8 +93,8 @@ TEST_CASE("trace policies: full keeps every step, none only the output, a subset
 TEST_CASE("the summary policy keeps min, max, mean, -inf count, row sums and a corner instead of values",
           "[policy]") {
     Lesson lesson = random(6, 8, 2, 16, MaskKind::causal);
-    Trace full = run_lesson(lesson);
-    Trace sum = run_lesson(lesson, Arithmetic::exact, policy("summary"));
+    Trace full = run_held(lesson);
+    Trace sum = run_held(lesson, Arithmetic::exact, policy("summary"));
     REQUIRE(sum.steps.size() == full.steps.size());
     for (std::size_t i = 0; i + 1 < sum.steps.size(); ++i) {
         const Step& s = sum.steps[i];
@@ -129,8 +130,8 @@ TEST_CASE("streamed attention and the chunked FFN agree with the materialized bl
     // Sizes crossing several key blocks and FFN chunks, with and without the causal mask.
     for (MaskKind mask : {MaskKind::none, MaskKind::causal}) {
         Lesson lesson = random(700, 64, 4, 128, mask, 9);
-        Trace full = run_lesson(lesson);
-        Trace streamed = run_lesson(lesson, Arithmetic::exact, policy("hook_z,hook_mlp_out"));
+        Trace full = run_held(lesson);
+        Trace streamed = run_held(lesson, Arithmetic::exact, policy("hook_z,hook_mlp_out"));
         REQUIRE(streamed.streamed_attention);
         INFO("mask " << mask_name(mask));
         require_close(value(streamed, "blocks.0.attn.hook_z"), value(full, "blocks.0.attn.hook_z"));
@@ -144,8 +145,8 @@ TEST_CASE("the FFN in row chunks gives the whole-matrix FFN bit for bit", "[poli
     // in the same order whatever the number of rows (the GEMM blocks K and N,
     // never the sum over one row across M).
     Lesson lesson = random(600, 32, 2, 96, MaskKind::none, 3);
-    Trace full = run_lesson(lesson);
-    Trace chunked = run_lesson(lesson, Arithmetic::exact, policy("hook_pattern,hook_mlp_out"));
+    Trace full = run_held(lesson);
+    Trace chunked = run_held(lesson, Arithmetic::exact, policy("hook_pattern,hook_mlp_out"));
     const Tensor& a = value(full, "blocks.0.hook_mlp_out");
     const Tensor& b = value(chunked, "blocks.0.hook_mlp_out");
     REQUIRE(a.size() == b.size());
@@ -168,8 +169,13 @@ TEST_CASE("the plan's memory estimate: n x n only when kept, under 1 GiB streame
     CHECK(none.stream_ffn);
     CHECK(none.peak_bytes < (std::size_t{1} << 30));
     const Plan full = make_plan(lesson, policy("full"), Arithmetic::exact, 2);
-    // Six (12, 32768, 32768) float steps: 6 · 12 · 32768² · 4 bytes = 288 GiB at least.
-    CHECK(full.peak_bytes > std::size_t{288} << 30);
+    // Two (12, 32768, 32768) float steps held (the raw scores and the weights): 2 · 12 · 32768² · 4 bytes =
+    // 96 GiB at least; the four derived from them (scaled, masked, shifted, exp) hold no buffer: 192 GiB.
+    const std::size_t plane = std::size_t{12} * 32768 * 32768 * sizeof(float);
+    CHECK(full.derive_attention);
+    CHECK(full.peak_bytes > 2 * plane);
+    CHECK(full.peak_bytes < 3 * plane);
+    CHECK(full.derived_bytes == 4 * plane);
     CHECK_THROWS_AS(require_memory(full, lesson, Arithmetic::exact, 2, std::size_t{8} << 30), InputError);
     try {
         require_memory(full, lesson, Arithmetic::exact, 2, std::size_t{8} << 30);

@@ -3,6 +3,7 @@
 // cases, the invariants that define each encoding, and the plan's choices.
 //
 // Letters: T tokens, Tq query tokens, C d_model, NH heads, hs = C/NH.
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -121,8 +122,8 @@ TEST_CASE("ALiBi never streams: the plan materialises the scores even with --tra
     Lesson r = lesson(seeded(6, 8, 2, R"({"kind": "rope", "layout": "half"})"));
     CHECK(make_plan(r, parse_trace_policy("none", "--trace"), Arithmetic::exact, 1).stream_attention);
     // The output under --trace none is the full run's
-    Trace full = run_lesson(l);
-    Trace none = run_lesson(l, Arithmetic::exact, parse_trace_policy("none", "--trace"));
+    Trace full = run_held(l);
+    Trace none = run_held(l, Arithmetic::exact, parse_trace_policy("none", "--trace"));
     CHECK(same_bits(value(full, "blocks.0.ln2.hook_normalized"), value(none, "blocks.0.ln2.hook_normalized")));
 }
 

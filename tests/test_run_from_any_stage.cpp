@@ -4,6 +4,7 @@
 // same numbers as the whole run; and the pieces tutorials print on their own
 // (a softmax of a given row, GELU of a given vector, LayerNorm of a given
 // matrix) against values computed here by hand.
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -44,13 +45,13 @@ json nested(const Tensor& t, std::size_t axis = 0, std::size_t offset = 0) {
     return out;
 }
 
-Trace run_doc(const json& doc) { return run_lesson(parse_lesson(doc.dump(), "any-stage.json")); }
+Trace run_doc(const json& doc) { return run_held(parse_lesson(doc.dump(), "any-stage.json")); }
 
 // Runs the lesson whole, then from each stage with the whole run's values of
 // what that stage reads given: every step computed must be the whole run's.
 void check_every_stage(const json& doc) {
     const Lesson whole_lesson = parse_lesson(doc.dump(), "any-stage.json");
-    const Trace whole = run_lesson(whole_lesson);
+    const Trace whole = run_held(whole_lesson);
     const Catalogue& cat = whole_lesson.catalogue();
     for (const Pass& pass : cat.passes()) {
         bool records = false;  // the rope stage records nothing without RoPE, and cannot start a run then

@@ -4,6 +4,7 @@
 // step, explain on both steps, and scale_mul held to its _ref twin.
 // (The whole block under every scaling, against the double reference, is in
 // test_block_reference.cpp; bad config.scale values in bad-input/.)
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -60,10 +61,10 @@ const Step& step(const Trace& t, const char* name) {
 }  // namespace
 
 TEST_CASE("config.scale as an object records the factor, true and false record none, with the same arithmetic", "[scaling]") {
-    const Trace plain = run_lesson(random_lesson(true));
-    const Trace named = run_lesson(random_lesson({{"divide_by", "sqrt_dk"}}));
+    const Trace plain = run_held(random_lesson(true));
+    const Trace named = run_held(random_lesson({{"divide_by", "sqrt_dk"}}));
     CHECK(plain.find("blocks.0.attn.hook_scale_factor") == nullptr);
-    CHECK(run_lesson(random_lesson(false)).find("blocks.0.attn.hook_scale_factor") == nullptr);
+    CHECK(run_held(random_lesson(false)).find("blocks.0.attn.hook_scale_factor") == nullptr);
     const Step& f = step(named, "blocks.0.attn.hook_scale_factor");
     CHECK(f.shape == Shape{3});
     for (float v : f.value.data) CHECK(v == std::sqrt(4.0f));  // hs = 12 / 3
@@ -78,7 +79,7 @@ TEST_CASE("divide_by and multiply_by scale each raw score by the lesson's number
     for (const auto& [scale, multiply, s] : {std::tuple{nlohmann::json{{"divide_by", 1.7}}, false, 1.7f},
                                             std::tuple{nlohmann::json{{"multiply_by", 0.3}}, true, 0.3f}}) {
         INFO(scale.dump());
-        const Trace t = run_lesson(random_lesson(scale));
+        const Trace t = run_held(random_lesson(scale));
         for (float v : step(t, "blocks.0.attn.hook_scale_factor").value.data) CHECK(v == s);
         const auto& raw = step(t, "blocks.0.attn.hook_scores_raw").value.data;
         const auto& scaled = step(t, "blocks.0.attn.hook_scores_scaled").value.data;
@@ -89,7 +90,7 @@ TEST_CASE("divide_by and multiply_by scale each raw score by the lesson's number
 TEST_CASE("a given scale factor (an article's rounded √3) is what each head's scores are divided by", "[scaling]") {
     // three heads, each given its own factor: the per-head axis is used, not only its first cell
     const nlohmann::json given = {{"blocks.0.attn.hook_scale_factor", {1.73, 2.0, 0.5}}};
-    const Trace t = run_lesson(random_lesson({{"divide_by", "sqrt_dk"}}, "none", 9, 12, 3, given));
+    const Trace t = run_held(random_lesson({{"divide_by", "sqrt_dk"}}, "none", 9, 12, 3, given));
     const Step& f = step(t, "blocks.0.attn.hook_scale_factor");
     CHECK(f.source == StepSource::given);
     const auto& raw = step(t, "blocks.0.attn.hook_scores_raw").value.data;
@@ -108,8 +109,8 @@ TEST_CASE("a streamed run divides by the lesson's divide_by too, multiply_by is 
         CHECK(make_plan(lesson, none, Arithmetic::exact, 1).stream_attention);
         CHECK(make_plan(lesson, z_only, Arithmetic::exact, 1).stream_attention);
         CHECK_FALSE(make_plan(lesson, parse_trace_policy("full", "--trace"), Arithmetic::exact, 1).stream_attention);
-        const Trace streamed = run_lesson(lesson, Arithmetic::exact, z_only);
-        const Trace full = run_lesson(lesson);
+        const Trace streamed = run_held(lesson, Arithmetic::exact, z_only);
+        const Trace full = run_held(lesson);
         const auto& a = step(streamed, "blocks.0.attn.hook_z").value.data;
         const auto& b = step(full, "blocks.0.attn.hook_z").value.data;
         REQUIRE(a.size() == b.size());

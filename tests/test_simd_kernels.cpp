@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -410,6 +411,54 @@ TEST_CASE("outputs past kStreamBytes (non-temporal stores) equal the _ref twins"
             for (std::size_t i = 0; i < rows * cols; ++i)
                 worst = std::max(worst, double(std::fabs(got_b[k].data[i] - ref[k].data[i])));
             CHECK(worst <= (k == 0 ? 0.0 : kMathUlps * kEps * 2));
+        }
+    });
+}
+
+// A trace derives the shifted scores and exps from the row max (trace/derived.hpp): the in-place
+// softmax and the row exps must give what SoftmaxRows records, bit for bit, at every lane edge.
+TEST_CASE("the in-place softmax and the row exps equal SoftmaxRows' m, s, weights and exps bit for bit", "[simd][derived]") {
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    auto same_bits = [](const float* a, const float* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; };
+    auto inputs = [&](std::size_t rows, std::size_t cols) {
+        auto x = values(rows * cols, static_cast<std::uint32_t>(cols + 11));
+        for (auto& v : x) v *= 30.0f;
+        for (std::size_t j = 1; j < cols; j += 3) x[j] = neg_inf;      // row 0: some keys masked
+        for (std::size_t j = 0; j < cols; ++j) x[cols + j] = neg_inf;  // row 1: every key masked
+        x[2 * cols] = 1e30f;                                            // row 2: one huge logit
+        return x;
+    };
+    // The scalar twins first: softmax_rows_inplace_ref and exp_rows_ref against softmax_rows_ref.
+    for (std::size_t cols : kLengths) {
+        const std::size_t rows = 4;
+        auto x = inputs(rows, cols);
+        std::vector<float> m(rows), sh(rows * cols), e(rows * cols), s(rows), out(rows * cols);
+        attntrace::softmax_rows_ref(x.data(), rows, cols, m.data(), sh.data(), e.data(), s.data(), out.data());
+        std::vector<float> y = x, m2(rows), s2(rows), e2(rows * cols);
+        CHECK(attntrace::softmax_rows_inplace_ref(y.data(), rows, cols, m2.data(), s2.data()) == 1);
+        attntrace::exp_rows_ref(sh.data(), e2.data(), rows, cols);
+        INFO("ref cols " << cols);
+        CHECK(same_bits(m.data(), m2.data(), rows));
+        CHECK(same_bits(s.data(), s2.data(), rows));
+        CHECK(same_bits(out.data(), y.data(), rows * cols));
+        CHECK(same_bits(e.data(), e2.data(), rows * cols));
+    }
+    for_each_arch([&](auto arch, const char* name) {
+        std::vector<std::size_t> lengths(std::begin(kLengths), std::end(kLengths));
+        for (std::size_t n : lane_lengths(name)) lengths.push_back(n);
+        for (std::size_t cols : lengths) {
+            const std::size_t rows = 4;
+            auto x = inputs(rows, cols);
+            std::vector<float> m(rows), sh(rows * cols), e(rows * cols), s(rows), out(rows * cols);
+            attntrace::simd::SoftmaxRows{}(arch, x.data(), rows, cols, m.data(), sh.data(), e.data(), s.data(), out.data());
+            std::vector<float> y = x, m2(rows), s2(rows), e2(rows * cols, 7.0f);
+            CHECK(attntrace::simd::SoftmaxRowsInPlace{}(arch, y.data(), rows, cols, m2.data(), s2.data()) == 1);
+            attntrace::simd::ExpRows{}(arch, sh.data(), e2.data(), rows, cols);
+            INFO(name << " cols " << cols);
+            CHECK(same_bits(m.data(), m2.data(), rows));
+            CHECK(same_bits(s.data(), s2.data(), rows));
+            CHECK(same_bits(out.data(), y.data(), rows * cols));
+            CHECK(same_bits(e.data(), e2.data(), rows * cols));  // exp(-inf) of a blocked row: +0, as SoftmaxRows writes
         }
     });
 }

@@ -2,6 +2,7 @@
 // step's shape, reads and writes the step's own buffer (no copy), works for
 // every rank a trace holds (0..4; 4: a batched attention pattern), and refuses
 // a rank that is not the tensor's and a step whose values the trace did not keep.
+#include "held_trace.hpp"
 #include <catch2/catch.hpp>
 
 #include <xtensor/xmath.hpp>
@@ -38,7 +39,7 @@ std::size_t flat(const Shape& shape, const std::vector<std::size_t>& idx) {
 
 TEST_CASE("a step's xtensor view has the step's shape and is its buffer, not a copy", "[xview]") {
     const Lesson lesson = lesson_named("003-3.1-ring-fell");
-    Trace trace = run_lesson(lesson);
+    Trace trace = run_held(lesson);
     Step* A = trace.find(lesson.catalogue().step(Leaf::pattern).name);
     REQUIRE(A);
     REQUIRE(A->value.rank() == 3);
@@ -68,7 +69,7 @@ TEST_CASE("a step's xtensor view has the step's shape and is its buffer, not a c
 
 TEST_CASE("a const step gives a read-only view of the same buffer", "[xview]") {
     const Lesson lesson = lesson_named("003-3.1-ring-fell");
-    const Trace trace = run_lesson(lesson);
+    const Trace trace = run_held(lesson);
     const Step* Z = trace.find(lesson.catalogue().step(Leaf::z).name);
     REQUIRE(Z);
     auto z = as_xtensor<3>(*Z);
@@ -113,7 +114,7 @@ TEST_CASE("a rank-0 tensor is a rank-0 view of its one value", "[xview]") {
 
 TEST_CASE("as_xarray views every kept step of a trace at its own rank, in place", "[xview]") {
     const Lesson lesson = lesson_named("003-stacked-blocks");
-    Trace trace = run_lesson(lesson);
+    Trace trace = run_held(lesson);
     std::size_t viewed = 0;
     for (Step& s : trace.steps) {
         if (s.source == StepSource::not_computable) continue;
@@ -138,7 +139,7 @@ TEST_CASE("a view is refused for the wrong rank, an empty tensor and a step the 
     const Lesson lesson = lesson_named("003-3.1-ring-fell");
     TracePolicy summary;
     summary.kind = TracePolicy::Kind::summary;
-    const Trace trace = run_lesson(lesson, Arithmetic::exact, summary);
+    const Trace trace = run_held(lesson, Arithmetic::exact, summary);
     const Step* A = trace.find(lesson.catalogue().step(Leaf::pattern).name);
     REQUIRE(A);
     REQUIRE(A->recorded == Record::summary);

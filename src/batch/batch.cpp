@@ -149,6 +149,7 @@ Trace run_batch(const Lesson& batched, Arithmetic mode, const TracePolicy& polic
         traces.push_back(run_planned(one, mode, plan, inner));
         tokens.push_back(one.tokens);
     }
+    for (Trace& t : traces) materialise(t);  // stacked as buffers: each sequence's mask differs
     Trace out = stack_traces(traces, tokens);
     out.policy = policy;
     if (policy.kind == TracePolicy::Kind::summary)

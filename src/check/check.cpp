@@ -203,13 +203,13 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
             r = check_shape(c, *step);
         } else if (c.kind == Claim::Kind::terms) {
             r = check_terms(lesson, exact, document, ci, *step);
-        } else if (const Tensor* v = step->checked_value()) {
+        } else if (const std::optional<StepValues> v = checked_values(exact, *step)) {
             r.basis = step->formula || step->source == StepSource::computed ? Basis::formula : Basis::given;
-            r.computed = claimed(*step, *v);
+            r.computed = claimed(*step, **v);
             Tensor rounded;
             if (document) {
                 const Step* ds = document->find(c.step);
-                if (const Tensor* dv = ds ? ds->checked_value() : nullptr) rounded = claimed(*ds, *dv);
+                if (const auto dv = ds ? checked_values(*document, *ds) : std::nullopt) rounded = claimed(*ds, **dv);
             }
             judge(r, exact, *step, std::move(rounded));
         } else {

@@ -20,10 +20,10 @@ std::size_t mul_sat(std::size_t a, double b) {
 
 std::size_t estimate_output_bytes(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode, OutputKind kind) {
     const Plan plan = make_plan(lesson, policy, mode, omp_get_max_threads());
-    const std::size_t floats = plan.kept_bytes / sizeof(float);
+    const std::size_t floats = (plan.kept_bytes + plan.derived_bytes) / sizeof(float);  // derived steps are written too
     std::size_t steps = 0;
     for (Record r : plan.record) steps += r != Record::none;
-    if (kind == OutputKind::npy) return add_sat(plan.kept_bytes, steps * kNpyBytesPerStep);
+    if (kind == OutputKind::npy) return add_sat(add_sat(plan.kept_bytes, plan.derived_bytes), steps * kNpyBytesPerStep);
     // Labels: each kept step lists the tokens on its token axes (two at most).
     std::size_t token_text = 0;
     for (const auto& t : lesson.tokens) token_text += t.size() + 4;  // quotes, comma, space

@@ -89,7 +89,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
                       ", found \"" + picked.unknown + "\"" +
                       (picked.closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(picked.closest, ", "))));
     if (o.json) {
-        std::vector<const Tensor*> deferred;
+        DeferredTensors deferred;
         OrderedJson j = trace_to_json(e->lesson, trace, &e->report, &deferred);
         if (!o.steps.empty()) {
             OrderedJson kept = OrderedJson::array();

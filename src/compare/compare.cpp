@@ -23,7 +23,7 @@ TraceData as_trace_data(const Trace& t, const std::string& file) {
         x.shape = s.shape;
         x.source = std::string(source_name(s.source));
         x.recorded = std::string(record_name(s.recorded));
-        if (s.source != StepSource::not_computable && s.recorded == Record::full) x.values = s.value;
+        if (s.source != StepSource::not_computable && s.recorded == Record::full) x.values = values_of(t, s).take();
         d.steps.push_back(std::move(x));
     }
     return d;

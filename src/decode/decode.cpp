@@ -78,7 +78,8 @@ Tensor drop_row_axis(const Tensor& t) {
 // keys and values (dev_k), weights (dev_pattern, and the run's weights past t
 // must be 0), Z (dev_z), and every row of the stream and of the steps computed
 // from it (dev_rows). The attention's internals (scores .. row sums) lead to
-// the weights, which are compared.
+// the weights, which are compared (a derived step of the whole run holds no
+// buffer and is skipped: it is one of them).
 void compare(const Trace& window, const Trace& full, std::size_t t, DecodeStep& s) {
     for (const Step& w : window.steps) {
         const Step* f = full.find(w.name);
@@ -156,6 +157,7 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         // Token t through every pass, as the run computes the sequence: the same stages over one row.
         Trace window = run_window(lesson, plan, RowWindow{t, 1, &cache},
                                   window_slice(X.value, Shape{1, X.shape[1]}, X.axes, t));
+        materialise(window);  // its derived steps (one query row each) as buffers, for show()
         compare(window, full, t, s);
         show(lesson, window, s);
         report.max_dev = std::max({report.max_dev, s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows});

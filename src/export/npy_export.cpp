@@ -73,7 +73,7 @@ void prepare_npy_export(Outputs& outputs, const std::string& dir, const Lesson& 
             sj["file"] = nullptr;
             if (has_values) {
                 sj["file"] = file_for(s.name, ".npy");
-                save(sj["file"].get<std::string>(), s.value);
+                save(sj["file"].get<std::string>(), *values_of(trace, s));  // a derived step's computed now
             }
             sj["shape"] = s.shape;
             sj["axes"] = s.axes;

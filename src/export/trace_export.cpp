@@ -71,7 +71,7 @@ OrderedJson claim_json(const ClaimResult& r) {
 }  // namespace
 
 OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report,
-                          std::vector<const Tensor*>* deferred) {
+                          DeferredTensors* deferred) {
     auto values = [&](const Tensor& t) { return deferred ? deferred_tensor(t, *deferred) : tensor_to_json(t); };
     OrderedJson j;
     j["format"] = "attntrace-trace";
@@ -150,7 +150,10 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                              {"mean", m.mean},         {"neg_inf", m.neg_inf},
                              {"row_sums", tensor_to_json(m.row_sums)}, {"corner", tensor_to_json(m.corner)}};
         } else {
-            sj["values"] = s.source == StepSource::not_computable ? OrderedJson(nullptr) : values(s.value);
+            if (s.source == StepSource::not_computable) sj["values"] = nullptr;
+            else if (!is_derived(s)) sj["values"] = values(s.value);
+            else if (deferred) sj["values"] = deferred_tensor([&trace, &s] { return values_of(trace, s).take(); }, *deferred);
+            else sj["values"] = tensor_to_json(*values_of(trace, s));
             if (s.formula) sj["formula_values"] = values(*s.formula);
         }
         if (s.rounded_to >= 0) sj["rounded_to"] = s.rounded_to;
@@ -166,7 +169,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
 }
 
 void write_trace_json(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport* report) {
-    std::vector<const Tensor*> deferred;
+    DeferredTensors deferred;
     OrderedJson j = trace_to_json(lesson, trace, report, &deferred);
     write_readable(j, out, deferred);
 }

@@ -13,7 +13,7 @@ namespace attntrace {
 // The trace as a JSON tree. With `deferred`, step values are deferred_tensor
 // nodes (json_text.hpp) instead of arrays: a tree of the trace's metadata only.
 OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report,
-                          std::vector<const Tensor*>* deferred = nullptr);
+                          DeferredTensors* deferred = nullptr);
 
 // The same trace as readable text, written to `out` as it is made, with the
 // values written straight from the trace's tensors: the memory it needs is the

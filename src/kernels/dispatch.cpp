@@ -162,6 +162,15 @@ std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, flo
                           softmax_rows_ref(x, rows, cols, row_max, shifted, e, row_sum, out));
 }
 
+std::size_t softmax_rows_inplace(float* x, std::size_t rows, std::size_t cols, float* row_max, float* row_sum) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::SoftmaxRowsInPlace{}, x, rows, cols, row_max, row_sum),
+                          softmax_rows_inplace_ref(x, rows, cols, row_max, row_sum));
+}
+
+void exp_rows(const float* x, float* e, std::size_t rows, std::size_t cols) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::ExpRows{}, x, e, rows, cols), exp_rows_ref(x, e, rows, cols));
+}
+
 void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma, const float* beta,
                     float* mean, float* var, float* sigma, float* xhat, float* out) {
 #ifndef ATTNTRACE_SCALAR_ONLY

@@ -31,6 +31,9 @@ void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb,
 void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N);
 std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted, float* e,
                          float* row_sum, float* out);
+// softmax_rows_inplace_ref, exp_rows_ref: equal to softmax_rows' m, s, out and e bit for bit
+std::size_t softmax_rows_inplace(float* x, std::size_t rows, std::size_t cols, float* row_max, float* row_sum);
+void exp_rows(const float* x, float* e, std::size_t rows, std::size_t cols);
 void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, const float* gamma, const float* beta,
                     float* mean, float* var, float* sigma, float* xhat, float* out);
 // The FMA peak of the kernels in use, in GFLOP/s, measured now over about

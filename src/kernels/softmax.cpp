@@ -78,4 +78,17 @@ std::size_t softmax_rows_ref(const float* x, std::size_t rows, std::size_t cols,
     return empty_rows;
 }
 
+std::size_t softmax_rows_inplace_ref(float* x, std::size_t rows, std::size_t cols, float* row_max, float* row_sum) {
+    row_max_ref(x, rows, cols, row_max);                 // pass 1
+    shift_rows_ref(x, row_max, rows, cols, x);           // pass 2, over x
+    exp_ref(x, x, rows * cols);
+    row_sum_ref(x, rows, cols, row_sum);
+    divide_rows_ref(x, row_sum, rows, cols, x);          // pass 3
+    std::size_t empty_rows = 0;
+    for (std::size_t i = 0; i < rows; ++i) empty_rows += row_max[i] == kNegInf;
+    return empty_rows;
+}
+
+void exp_rows_ref(const float* x, float* e, std::size_t rows, std::size_t cols) { exp_ref(x, e, rows * cols); }
+
 }  // namespace attntrace

@@ -16,6 +16,16 @@ namespace attntrace {
 std::size_t softmax_rows_ref(const float* x, std::size_t rows, std::size_t cols, float* row_max,
                              float* shifted, float* e, float* row_sum, float* out);
 
+// The same m, s and weights, in place: x (rows, cols) becomes the weights, and
+// the shifted scores and exps are not kept. Bit for bit softmax_rows_ref's
+// row_max, row_sum and out (its passes, in its order): the run of a trace
+// that derives the shifted scores and exps (trace/derived.hpp) from m.
+std::size_t softmax_rows_inplace_ref(float* x, std::size_t rows, std::size_t cols, float* row_max, float* row_sum);
+// e = exp(x), row by row: the exps softmax_rows_ref writes from its shifted
+// scores (exp_ref over rows x cols), bit for bit. Its SIMD twin splits each row
+// into the lanes and tail of softmax_rows', so that it reproduces those too.
+void exp_rows_ref(const float* x, float* e, std::size_t rows, std::size_t cols);
+
 // The passes, one step each. The pipeline runs them one by one when a lesson
 // gives or rounds an intermediate (an article that rounds e^x before
 // dividing), so that the next pass reads the rounded values.

@@ -13,6 +13,13 @@ namespace {
 
 const Step& held(const Cell& c, const std::string& name) {
     const Step* s = c.trace.find(name);
+    if (s && is_derived(*s) && s->recorded == Record::full) {
+        for (const Step& d : c.derived_inputs)
+            if (d.name == name) return d;
+        Step& d = c.derived_inputs.emplace_back(*s);
+        d.value = values_of(c.trace, *s).take();
+        return d;
+    }
     if (!s || s->value.size() == 0)
         throw InputError(fmt::format("explain {}: expected its input {} in the trace, found it not kept", c.step.name, name));
     return *s;

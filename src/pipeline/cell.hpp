@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -42,6 +43,8 @@ struct Cell {
     const std::vector<std::size_t>& at;  // one index per axis
     std::string out;                     // the explanation so far
     std::optional<Terms> terms;          // set by write_dot: what a claim `of: "terms"` is checked against
+    // The derived steps (trace/derived.hpp) an input() computed, held while the cell is explained.
+    mutable std::deque<Step> derived_inputs{};
 
     std::string num(float x) const;
     // What the step computes, whatever its block and sub-block.

@@ -47,6 +47,17 @@ void mask_weights_later(Run& run) {
 
 }  // namespace
 
+DerivedOp mask_rows(const std::string& mask, std::size_t Tq) {
+    DerivedOp d;
+    d.reads = {mask};
+    // row r of (NH, Tq, T) is query r % Tq's: M's row
+    d.apply = [Tq](std::span<const Tensor* const> in, float* x, std::size_t r0, std::size_t n, std::size_t cols) {
+        for (std::size_t i = 0; i < n; ++i)
+            add_mask_heads(x + i * cols, in[0]->ptr() + ((r0 + i) % Tq) * cols, x + i * cols, 1, cols);
+    };
+    return d;
+}
+
 void mask_forward(Run& run) {
     const Dims& d = run.dims();
     const MaskAt at = run.config().mask_at;
@@ -78,6 +89,10 @@ void mask_forward(Run& run) {
         return;
     }
     // S̃ + M   (NH, Tq, T) + (Tq, T) broadcast over heads; -inf + finite = -inf
+    if (run.plan().derive_attention) {
+        run.derive(run.name(Leaf::attn_scores), run.name(Leaf::scores_scaled), mask_rows(mask_name, d.Tq));
+        return run.close();
+    }
     if (float* out = run.open(run.name(Leaf::attn_scores), {{run.name(Leaf::scores_scaled), s}, {mask_name, mask}}))
         add_mask_heads(s->ptr(), mask->ptr(), out, d.NH, d.Tq * d.T);
     run.close();

@@ -9,6 +9,7 @@
 #include "core/memory.hpp"
 #include "kernels/tuning.hpp"
 #include "pipeline/mask_pattern.hpp"
+#include "pipeline/derived_steps.hpp"
 #include "pipeline/operation.hpp"
 
 namespace attntrace {
@@ -118,6 +119,30 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.leaf != Leaf::mlp_out; };
     p.stream_ffn = lesson.runs(Stage::ffn) && d_ff_of(lesson) > 0 && quiet(hidden);
 
+    // Derived steps: scaled, masked, shifted and exp'd scores from the raw ones.
+    p.derived.assign(steps.size(), false);
+    p.derive_attention = !p.stream_attention && lesson.from <= Stage::scores && lesson.runs(Stage::softmax) &&
+                         positions != PositionKind::alibi && lesson.config.normalizer == Normalizer::softmax &&
+                         lesson.config.max_shift && lesson.config.mask_at == MaskAt::scaled &&
+                         std::none_of(steps.begin(), steps.end(), [&](const StepDef& d) {
+                             return d.stage >= Stage::scale && d.stage <= Stage::softmax &&
+                                    intervened(lesson, mode, d.name);
+                         });
+    if (p.derive_attention)
+        for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi) {
+            const Pass& sm = passes[static_cast<std::size_t>(pi)];
+            if (sm.stage != Stage::softmax) continue;
+            for (const DerivedStep& ds : derived_steps(lesson.config)) {
+                const StepDef& def = cat.step(sm, ds.leaf);
+                const Record r = p.record_of(def);
+                bool sources_kept = true;
+                for (Leaf src : ds.sources) sources_kept = sources_kept && p.record_of(cat.step(sm, src)) == Record::full;
+                const bool no_buffer = r == Record::none || (r == Record::full && sources_kept);
+                p.derived[index_of(def)] = no_buffer;
+                if (r == Record::full && no_buffer) p.derived_bytes = add_sat(p.derived_bytes, bytes_of(step_shape(def, lesson.dims_of(sm))));
+            }
+        }
+
     const Reads reads = lesson.reads();
     for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi)
         for (const StepDef* def : cat.consumed_by(passes[static_cast<std::size_t>(pi)], reads))
@@ -130,6 +155,17 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             scores.stage = Stage::scores;
             for (const StepDef* def : cat.consumed_by(scores, reads)) p.last_read[index_of(*def)] = pi;
             p.last_read[index_of(*&cat.step(mix, Leaf::v))] = pi;
+        }
+
+    if (p.derive_attention)  // each softmax pass reads the raw scores, the factor and the mask itself
+        for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi) {
+            const Pass& sm = passes[static_cast<std::size_t>(pi)];
+            if (sm.stage != Stage::softmax) continue;
+            for (const DerivedStep& ds : derived_steps(lesson.config))
+                for (Leaf src : ds.sources) {
+                    const std::size_t i = index_of(cat.step(sm, src));
+                    p.last_read[i] = std::max(p.last_read[i], pi);
+                }
         }
 
     // The lesson's own tensors are in memory already.
@@ -149,7 +185,7 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
         std::size_t alloc = 0, scratch = gemm_scratch;
         for (std::size_t i = pass.first; i < pass.end; ++i) {
             const StepDef& def = steps[i];
-            if (!lesson.records(def) || (p.stream_ffn && hidden(def))) continue;
+            if (!lesson.records(def) || (p.stream_ffn && hidden(def)) || p.derived[i]) continue;
             std::size_t b = bytes_of(shape_of(def));
             if (lesson.given.count(def.name)) b = add_sat(b, b);  // the formula's value is kept beside the given one
             alloc = add_sat(alloc, live[i] = b);

@@ -31,6 +31,17 @@ struct Plan {
     std::vector<Record> record;   // per catalogue step (lesson.catalogue() order)
     std::vector<int> last_read;   // per catalogue step: the last pass of this run that reads it (-1: none)
     bool stream_attention = false;
+    // The standard softmax with nothing of scale..softmax given or rounded:
+    // each softmax pass computes its weights from the raw scores row by row
+    // (the scale, mask and shift applied on the way), and the scaled, masked,
+    // shifted and exp'd scores are derived steps (trace/derived.hpp).
+    bool derive_attention = false;
+    // Per catalogue step: a derived step that holds no buffer in this run: not
+    // kept, or kept as its derivation because every step it is computed from
+    // is kept in full. A derived step kept otherwise (a summary; a full step
+    // whose sources are not kept) is computed into a buffer.
+    std::vector<bool> derived;
+    std::size_t derived_bytes = 0;  // what the derived steps kept would hold as buffers (not in peak or kept)
     bool stream_ffn = false;
     std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory
     std::size_t peak_bytes = 0;    // the run's estimated peak: lesson, live step buffers and scratch

@@ -187,6 +187,56 @@ float* Run::open(const std::string& name, std::initializer_list<Need> needs, std
     return s.value.ptr();
 }
 
+bool Run::computable(const std::string& name) const {
+    const StepDef* def = catalogue_.find(name);
+    const Step* s = def ? by_index_[catalogue_.index_of(*def)] : nullptr;
+    return s && s->source != StepSource::not_computable;
+}
+
+StepFinder Run::finder() const {
+    return [this](const std::string& name) -> const Step* {
+        const StepDef* def = catalogue_.find(name);
+        return def ? by_index_[catalogue_.index_of(*def)] : nullptr;
+    };
+}
+
+Derivation Run::derivation_of(const std::string& name) const {
+    const Step* s = finder()(name);
+    if (s && s->derivation) return *s->derivation;
+    return Derivation{name, {}};
+}
+
+void Run::derive(const std::string& name, const std::string& from, DerivedOp op) {
+    const StepDef* def = catalogue_.find(name);
+    if (!def) throw std::logic_error(fmt::format("attntrace: step {} is not in the catalogue", name));
+    Step& s = add_step(*def);
+    s.inputs.push_back(from);
+    std::string missing = computable(from) ? "" : from;
+    for (const std::string& r : op.reads) {
+        s.inputs.push_back(r);
+        if (missing.empty() && !computable(r)) missing = r;
+    }
+    if (!missing.empty()) {
+        s.source = StepSource::not_computable;
+        s.note = fmt::format("needs {}, which is not available", missing);
+        return;
+    }
+    auto d = std::make_shared<Derivation>(derivation_of(from));
+    d->ops.push_back(std::move(op));
+    s.derivation = std::move(d);
+    // A step the plan gives a buffer (a summary; sources not kept) is computed when closed.
+    if (!plan_.derived[catalogue_.index_of(*def)]) open_.push_back(&s);
+}
+
+void Run::check_derived(const std::string& name) {
+    const StepDef* def = catalogue_.find(name);
+    Step* s = def ? by_index_[catalogue_.index_of(*def)] : nullptr;
+    if (!s || !s->derivation || s->value.size() || s->source == StepSource::not_computable) return;
+    Step copy = *s;
+    copy.value = derive_values(*s, finder());
+    check_finite(copy);
+}
+
 void Run::set_formula(const std::string& name, std::string formula, std::string meaning) {
     if (Step* st = recorded(name)) {
         st->formula_text = std::move(formula);
@@ -200,6 +250,8 @@ void Run::close() {
 }
 
 void Run::close_step(Step& s) {
+    if (s.derivation && s.value.size() == 0 && s.source != StepSource::not_computable)
+        s.value = derive_values(s, finder());  // a derived step with a buffer (derive())
     if (auto it = lesson_.given.find(s.name); it != lesson_.given.end()) {
         if (s.source == StepSource::computed) s.formula = std::move(s.value);
         s.value = given_value(s, it->second);

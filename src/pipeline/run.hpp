@@ -17,6 +17,7 @@
 #include "core/progress.hpp"
 #include "lesson/lesson.hpp"
 #include "pipeline/plan.hpp"
+#include "trace/derived.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace {
@@ -112,6 +113,24 @@ public:
     // Closes every open step: given values replace the formula's, the
     // document rounding is applied.
     void close();
+
+    // Records step `name` as derived (trace/derived.hpp, under
+    // plan().derive_attention): step `from`'s values with `op` applied. It
+    // stays a derivation when the plan gives it no buffer; otherwise (a
+    // summary, or sources not kept) it is opened, and its values are computed
+    // when close() closes it, after the steps opened before it. Not
+    // computable when `from` or a step `op` reads is not.
+    void derive(const std::string& name, const std::string& from, DerivedOp op);
+    // How to compute step `name`'s values from the steps that hold buffers:
+    // its derivation, or itself when it holds its values.
+    Derivation derivation_of(const std::string& name) const;
+    // Finds this run's recorded steps, for derive_rows.
+    StepFinder finder() const;
+    // A derived step's values computed and checked finite as close() checks a
+    // step: the refusal of an overflow names the step where it happened.
+    void check_derived(const std::string& name);
+    // Whether step `name` was recorded and is computable (a buffer or a derivation).
+    bool computable(const std::string& name) const;
 
     void warn(std::string message) { trace_.warnings.push_back(std::move(message)); }
     // Recorded step `name`'s formula, and its meaning when not empty, as its

@@ -51,6 +51,18 @@ void apply_scale(const ScaleOp& op, const float* factor, const float* x, float* 
     }
 }
 
+DerivedOp scale_rows(const ScaleOp& op, const std::string& factor, std::size_t Tq) {
+    DerivedOp d;
+    if (!factor.empty()) d.reads = {factor};
+    // rows of (NH, Tq, T): row r is head r / Tq's
+    d.apply = [op, Tq](std::span<const Tensor* const> in, float* x, std::size_t r0, std::size_t n, std::size_t cols) {
+        if (in.empty()) return apply_scale(op, nullptr, x, x, 1, n * cols);
+        for (std::size_t i = 0; i < n; ++i)
+            apply_scale(op, in[0]->ptr() + (r0 + i) / Tq, x + i * cols, x + i * cols, 1, cols);
+    };
+    return d;
+}
+
 void scale_forward(Run& run) {
     const Dims& d = run.dims();
     const Scaling& sc = run.config().scale;
@@ -61,6 +73,13 @@ void scale_forward(Run& run) {
     const bool scales_here = run.config().mask_at != MaskAt::raw;
     if (!sc.recorded) {
         if (!scales_here) return;
+        if (run.plan().derive_attention) {  // S̃ = S / √hs, computed when read
+            run.derive(scaled, raw, scale_rows(op, "", d.Tq));
+            run.close();
+            if (Step* step = run.recorded(scaled); step && sc.kind == ScaleKind::none)
+                step->note = "scaling is switched off (config.scale = false): S̃ = S";
+            return;
+        }
         // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
         if (float* out = run.open(scaled, {{raw, s}})) apply_scale(op, nullptr, s->ptr(), out, 1, s->size());
         run.close();
@@ -78,9 +97,14 @@ void scale_forward(Run& run) {
         fs->note = fmt::format("s = {}", scale_source(sc));
     if (!scales_here) return;
     // S̃_h = S_h / s_h, or S_h · s_h with multiply_by   (NH, Tq, T)
-    if (float* out = run.open(scaled, {{raw, s}, {factor, f}}))
-        apply_scale(op, f->ptr(), s->ptr(), out, d.NH, s->size() / d.NH);
-    run.close();
+    if (run.plan().derive_attention) {
+        run.derive(scaled, raw, scale_rows(op, factor, d.Tq));
+        run.close();
+    } else {
+        if (float* out = run.open(scaled, {{raw, s}, {factor, f}}))
+            apply_scale(op, f->ptr(), s->ptr(), out, d.NH, s->size() / d.NH);
+        run.close();
+    }
     if (Step* step = run.recorded(scaled); step && step->source == StepSource::computed)
         step->note = fmt::format("S̃ = S {} s, s = hook_scale_factor{}", op.multiply ? "·" : "/",
                                  sc.kind == ScaleKind::sqrt_dk ? "" : " (" + scale_source(sc) + ")");

@@ -6,6 +6,8 @@
 // config.mask_at "weights" the normaliser sees every key and the mask zeroes
 // its weights afterwards, the rows renormalised or not (config.renormalize).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <functional>
 #include <optional>
 
@@ -14,11 +16,16 @@
 #include "core/error.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/softmax.hpp"
+#include "kernels/tuning.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
 
 namespace {
+
+// Floats per row block of the derived softmax (softmax_derived): 512 KiB, within L2.
+constexpr std::size_t kDerivedBlockFloats = std::size_t{1} << 17;
+const Tensor kNoValues;
 
 // The steps of the pass's attention (self or cross); `pattern` is what the
 // normaliser writes: the weights A, or A⁰ when the mask zeroes them afterwards.
@@ -52,6 +59,56 @@ void softmax_by_pass(Run& run, std::size_t rows, std::size_t cols) {
     const Tensor* s = run.value(kSum);
     // pass 3: A = e / s
     if (float* a = run.open(kPattern, {{kExp, e}, {kSum, s}})) divide_rows_ref(e->ptr(), s->ptr(), rows, cols, a);
+    run.close();
+}
+
+// plan.derive_attention: the weights from the raw scores, row block by row
+// block: each block's masked scores S̃ + M derived into the weights' buffer
+// (the chain the scale and mask passes recorded), then softmax over them in
+// place. m and s are recorded; the shifted scores and exps become derived
+// steps of m (the kernels' own lanes: the numbers softmax_rows writes).
+void softmax_derived(Run& run, std::size_t rows, std::size_t cols) {
+    const Names n(run);
+    const Tensor* ready = run.computable(n.in) ? &kNoValues : nullptr;  // present: a derivation, not a buffer
+    // Recorded in the catalogue's order: m, then the shifted scores and exps derived from it, then s and A.
+    float* m = run.open(n.max, {{n.in, ready}});
+    // shifted = (S̃ + M) - m_i, a blocked row (m = -inf) staying -inf;  e = exp(shifted)
+    DerivedOp shift;
+    shift.reads = {n.max};
+    shift.apply = [](std::span<const Tensor* const> in, float* y, std::size_t r0, std::size_t nr, std::size_t c) {
+        shift_rows_ref(y, in[0]->ptr() + r0, nr, c, y);
+    };
+    run.derive(n.shifted, n.in, std::move(shift));
+    DerivedOp exp;
+    exp.apply = [](std::span<const Tensor* const>, float* y, std::size_t, std::size_t nr, std::size_t c) {
+        exp_rows(y, y, nr, c);
+    };
+    run.derive(n.exp, n.shifted, std::move(exp));
+    // Their inputs as the fused kernel's steps list them (every step of the softmax reads the masked scores),
+    // so that the trace is the one a buffered run writes.
+    for (const std::string* step : {&n.shifted, &n.exp})
+        if (Step* st = run.recorded(*step)) {
+            st->inputs = {n.in};
+            if (st->source == StepSource::not_computable) st->note = fmt::format("needs {}, which is not available", n.in);
+        }
+    float* s = run.open(n.sum, {{n.in, ready}});
+    float* a = run.open(n.pattern, {{n.in, ready}});
+    if (a) {
+        const Derivation x = run.derivation_of(n.in);
+        const StepFinder find = run.finder();
+        // Rows per block: a block's scores stay in L2 between the chain and the softmax.
+        const std::size_t block = std::max<std::size_t>(1, kDerivedBlockFloats / std::max<std::size_t>(cols, 1));
+        const std::size_t blocks = (rows + block - 1) / block;
+#pragma omp parallel for schedule(static) if (blocks > 1 && rows * cols > simd::kParallelFloats)
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const std::size_t r0 = b * block, nr = std::min(block, rows - r0);
+            derive_rows(x, find, a + r0 * cols, r0, nr, cols);
+            softmax_rows_inplace(a + r0 * cols, nr, cols, m + r0, s + r0);
+        }
+        // A score past float32's range (an overflowing scale): refused naming the step it happened in.
+        if (std::any_of(m, m + rows, [](float v) { return std::isnan(v) || v == std::numeric_limits<float>::infinity(); }))
+            for (const std::string& step : {run.name(Leaf::scores_scaled), n.in}) run.check_derived(step);
+    }
     run.close();
 }
 
@@ -182,7 +239,9 @@ void normalize(Run& run) {
             }, rows);
         return;
     }
-    if (run.intervenes({kMax, kShifted, kExp, kSum})) {
+    if (run.plan().derive_attention) {
+        softmax_derived(run, rows, cols);
+    } else if (run.intervenes({kMax, kShifted, kExp, kSum})) {
         softmax_by_pass(run, rows, cols);
     } else {
         // The fused kernel fills all five steps in three passes.

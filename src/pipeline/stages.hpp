@@ -48,6 +48,9 @@ ScaleOp scale_op(const Config& c, const Dims& d);
 // y_h = op.apply(x_h) with each head's own factor[h] (the recorded hook_scale_factor),
 // or op.s for all when factor is null   x, y: (NH, plane)   factor: (NH)
 void apply_scale(const ScaleOp& op, const float* factor, const float* x, float* y, std::size_t NH, std::size_t plane);
+// The same as a derived step's op (trace/derived.hpp) over rows of (NH, Tq, T):
+// `factor` names hook_scale_factor when it is recorded, else empty.
+DerivedOp scale_rows(const ScaleOp& op, const std::string& factor, std::size_t Tq);
 // Writes how cell x of head h is scaled and returns op.apply(x) (the factor read as apply_scale reads it).
 float explain_scale(Cell& c, float x, std::size_t h, const std::string& what);
 // mask.cpp      M (Tq, T), S̃ + M (NH, Tq, T)
@@ -56,6 +59,8 @@ float mask_explain(Cell& c);
 // alibi.cpp     slopes (NH), bias (NH, Tq, T); only with ALiBi (forward and explain called by mask's)
 void alibi_forward(Run& run);
 float alibi_explain(Cell& c);
+// S̃ + M as a derived step's op over rows of (NH, Tq, T); `mask` names hook_mask (Tq, T).
+DerivedOp mask_rows(const std::string& mask, std::size_t Tq);
 // y = (s + bias) + mask   s, bias, y: (NH, plane)   mask: (plane)
 void add_alibi_mask(const float* s, const float* bias, const float* mask, float* y, std::size_t NH, std::size_t plane);
 // softmax.cpp   A (NH, Tq, T) and internals

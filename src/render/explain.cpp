@@ -123,10 +123,11 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
         e.text = c.out;
         return e;
     }
-    if (s.value.size() == 0) throw InputError(fmt::format("explain: {} is not kept in this trace", s.name));
+    const StepValues values = values_of(trace, s);  // a derived step's computed now
+    if (values->size() == 0) throw InputError(fmt::format("explain: {} is not kept in this trace", s.name));
     std::size_t off = 0;
     for (std::size_t k = 0; k < cell.at.size(); ++k) off = off * s.shape[k] + cell.at[k];
-    e.traced = s.value.data[off];
+    e.traced = values->data[off];
     if (s.source == StepSource::given) {
         c.line("given by the lesson, not computed here: {}", c.num(e.traced));
         if (!s.note.empty()) c.line("({})", s.note);

@@ -308,7 +308,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         if (dims.KVH != dims.NH && s.shape.size() == 3 && s.shape[0] == dims.NH)
             for (std::size_t h = 0; h < dims.NH; ++h)
                 heat.head_captions.push_back(fmt::format("head h{} · kv{}", h, h / (dims.NH / dims.KVH)));
-        out << "    heatmap:\n" << format_heatmap(s.value, s.axes, s.labels, heat);
+        out << "    heatmap:\n" << format_heatmap(*values_of(tr, s), s.axes, s.labels, heat);
     };
     // A batched trace prints each step once per sequence, with that sequence's tokens.
     std::vector<Trace> sequences;
@@ -316,7 +316,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     auto draw_values = [&](const Step& s, std::size_t k, bool formula) {
         auto draw = [&](const Trace& tr, const Step& st) {
             table.blocked = formula ? Blocked{} : blocked_of(tr, st);
-            out << format_tensor(formula ? *st.formula : st.value, st.axes, st.labels, table);
+            out << format_tensor(formula ? *st.formula : *values_of(tr, st), st.axes, st.labels, table);
             if (!formula) draw_heatmap(tr, st);
         };
         if (sequences.empty()) return draw(trace, s);

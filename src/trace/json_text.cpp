@@ -61,7 +61,7 @@ bool inline_tensor(const Tensor& t, std::size_t axis, std::size_t offset, std::s
 
 class Writer {
 public:
-    Writer(TextSink& sink, const std::vector<const Tensor*>& deferred) : sink_(sink), deferred_(deferred) {}
+    Writer(TextSink& sink, const DeferredTensors& deferred) : sink_(sink), deferred_(deferred) {}
     ~Writer() = default;
 
     void value(const OrderedJson& j, int indent);
@@ -83,7 +83,7 @@ private:
     std::string inline_form(const OrderedJson& j);
 
     TextSink& sink_;
-    const std::vector<const Tensor*>& deferred_;
+    const DeferredTensors& deferred_;
     std::string buf_;
 };
 
@@ -132,7 +132,10 @@ void Writer::value(const OrderedJson& j, int indent) {
     const std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
     const std::string pad_in(static_cast<std::size_t>(indent + 1) * 2, ' ');
     if (j.is_binary()) {
-        const Tensor& t = *deferred_.at(static_cast<std::size_t>(j.get_binary().subtype()));
+        const DeferredTensor& d = deferred_.at(static_cast<std::size_t>(j.get_binary().subtype()));
+        Tensor made;  // a derived step's values, for as long as they are written
+        if (!d.held) made = d.make();
+        const Tensor& t = d.held ? *d.held : made;
         if (t.shape.empty()) return value(tensor_to_json(t), indent);
         if (t.size() == 0) return put("[]");
         return tensor(t, 0, 0, indent);
@@ -184,13 +187,19 @@ OrderedJson tensor_rec(const Tensor& t, std::size_t axis, std::size_t offset) {
 
 }  // namespace
 
-OrderedJson deferred_tensor(const Tensor& t, std::vector<const Tensor*>& deferred) {
+OrderedJson deferred_tensor(std::function<Tensor()> make, DeferredTensors& deferred) {
     OrderedJson j = OrderedJson::binary({}, deferred.size());
-    deferred.push_back(&t);
+    deferred.push_back({nullptr, std::move(make)});
     return j;
 }
 
-void write_readable(const OrderedJson& j, TextSink& out, const std::vector<const Tensor*>& deferred) {
+OrderedJson deferred_tensor(const Tensor& t, DeferredTensors& deferred) {
+    OrderedJson j = OrderedJson::binary({}, deferred.size());
+    deferred.push_back({&t, {}});
+    return j;
+}
+
+void write_readable(const OrderedJson& j, TextSink& out, const DeferredTensors& deferred) {
     Writer w(out, deferred);
     w.value(j, 0);
     w.finish();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,13 +20,23 @@ namespace attntrace {
 // Fields keep the order they are written in (format and version first, steps in pipeline order).
 using OrderedJson = nlohmann::ordered_json;
 
+// A tensor a deferred node writes: one held in memory, or one computed when
+// it is written and freed after (a derived step's values: trace/derived.hpp),
+// so that a trace's derived steps never exist as buffers all at once.
+struct DeferredTensor {
+    const Tensor* held = nullptr;
+    std::function<Tensor()> make;
+};
+using DeferredTensors = std::vector<DeferredTensor>;
+
 // A tensor written later, in place: a JSON binary node whose subtype is its
 // index in `deferred` (JSON text never holds binary nodes otherwise).
-OrderedJson deferred_tensor(const Tensor& t, std::vector<const Tensor*>& deferred);
+OrderedJson deferred_tensor(const Tensor& t, DeferredTensors& deferred);
+OrderedJson deferred_tensor(std::function<Tensor()> make, DeferredTensors& deferred);
 
 // `j` as readable text and a final newline; deferred_tensor nodes are written
 // from `deferred`'s tensors, exactly as tensor_to_json would have written them.
-void write_readable(const OrderedJson& j, TextSink& out, const std::vector<const Tensor*>& deferred = {});
+void write_readable(const OrderedJson& j, TextSink& out, const DeferredTensors& deferred = {});
 std::string dump_readable(const OrderedJson& j);
 
 // A tensor as nested arrays; -inf as the string "-inf" (JSON has no infinity).

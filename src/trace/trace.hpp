@@ -3,11 +3,13 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "trace/derived.hpp"
 #include "trace/policy.hpp"
 #include "trace/steps.hpp"
 
@@ -50,6 +52,9 @@ struct Step {
     int rounded_to = -1;            // document arithmetic: decimals this step was rounded to
     Record recorded = Record::full;  // summary: `value` and `formula` were freed, `summary` holds the rest
     std::optional<StepSummary> summary;
+    // A derived step (trace/derived.hpp): its values are this function of
+    // recorded steps, computed when read (values_of); `value` stays empty.
+    std::shared_ptr<const Derivation> derivation;
 
     // The value a claim about this step is checked against: the formula's
     // where one exists, else the given values.

@@ -16,6 +16,10 @@
                                                           attntrace::simd::GemmBlocking) const;                   \
     template std::size_t attntrace::simd::SoftmaxRows::operator()<ARCH>(                                          \
         ARCH, const float*, std::size_t, std::size_t, float*, float*, float*, float*, float*) const;             \
+    template std::size_t attntrace::simd::SoftmaxRowsInPlace::operator()<ARCH>(                                   \
+        ARCH, float*, std::size_t, std::size_t, float*, float*) const;                                           \
+    template void attntrace::simd::ExpRows::operator()<ARCH>(ARCH, const float*, float*, std::size_t,            \
+                                                             std::size_t) const;                                \
     template void attntrace::simd::NormalizeRows::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t, \
                                                                    const float*, const float*, const float*,    \
                                                                    const float*, float*, float*) const;         \

@@ -42,6 +42,18 @@ struct SoftmaxRows {
 
 // x̂ = (x - μ)/σ and out = γ ⊙ x̂ + β for rows whose μ and σ are given
 // (LayerNorm's statistics stay in the scalar double loop: see layernorm.hpp).
+// See softmax_rows_inplace_ref: the weights over x, only m and s beside them.
+struct SoftmaxRowsInPlace {
+    template <class Arch>
+    std::size_t operator()(Arch, float* x, std::size_t rows, std::size_t cols, float* row_max, float* row_sum) const;
+};
+
+// See exp_rows_ref: the exps SoftmaxRows writes, from the shifted scores.
+struct ExpRows {
+    template <class Arch>
+    void operator()(Arch, const float* x, float* e, std::size_t rows, std::size_t cols) const;
+};
+
 struct NormalizeRows {
     template <class Arch>
     void operator()(Arch, const float* x, std::size_t rows, std::size_t C, const float* mean, const float* sigma,

@@ -1,0 +1,83 @@
+#include "trace/derived.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "trace/trace.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// Rows per chunk when a whole step is derived: a chunk's rows stay in L2
+// between the ops (64 rows of 2048 floats: 512 KiB).
+constexpr std::size_t kChunkFloats = std::size_t{1} << 17;
+
+const Tensor& held_values(const StepFinder& find, const std::string& name) {
+    const Step* s = find(name);
+    if (!s || s->value.size() == 0 || s->source == StepSource::not_computable)
+        throw std::logic_error("attntrace: a derived step reads " + name + ", which holds no values here");
+    return s->value;
+}
+
+}  // namespace
+
+std::vector<std::string> Derivation::sources() const {
+    std::vector<std::string> out{base};
+    for (const DerivedOp& op : ops)
+        for (const std::string& r : op.reads)
+            if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    return out;
+}
+
+void derive_rows(const Derivation& d, const StepFinder& find, float* out, std::size_t r0, std::size_t n,
+                 std::size_t cols) {
+    const Tensor& base = held_values(find, d.base);
+    std::copy_n(base.ptr() + r0 * cols, n * cols, out);
+    std::vector<const Tensor*> reads;
+    for (const DerivedOp& op : d.ops) {
+        reads.clear();
+        for (const std::string& r : op.reads) reads.push_back(&held_values(find, r));
+        op.apply(reads, out, r0, n, cols);
+    }
+}
+
+Tensor derive_values(const Step& s, const StepFinder& find) {
+    if (!s.derivation) throw std::logic_error("attntrace: step " + s.name + " is not derived");
+    Tensor out = Tensor::uninitialized(s.shape);
+    const std::size_t cols = s.shape.empty() ? 1 : s.shape.back();
+    const std::size_t rows = cols ? out.size() / cols : 0;
+    if (rows == 0) return out;
+    for (const std::string& name : s.derivation->sources()) held_values(find, name);  // refused before any thread starts
+    const std::size_t chunk = std::max<std::size_t>(1, kChunkFloats / std::max<std::size_t>(cols, 1));
+    const std::size_t chunks = (rows + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (chunks > 1 && out.size() > kChunkFloats)
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t r0 = c * chunk, n = std::min(chunk, rows - r0);
+        derive_rows(*s.derivation, find, out.ptr() + r0 * cols, r0, n, cols);
+    }
+    return out;
+}
+
+bool is_derived(const Step& s) {
+    return s.derivation && s.value.size() == 0 && s.source != StepSource::not_computable && s.recorded == Record::full;
+}
+
+StepValues values_of(const Trace& t, const Step& s) {
+    if (!is_derived(s)) return StepValues(&s.value);
+    return StepValues(derive_values(s, [&t](const std::string& name) { return t.find(name); }));
+}
+
+std::optional<StepValues> checked_values(const Trace& t, const Step& s) {
+    if (is_derived(s)) return values_of(t, s);
+    if (const Tensor* v = s.checked_value()) return StepValues(v);
+    return std::nullopt;
+}
+
+void materialise(Trace& t) {
+    for (Step& s : t.steps)
+        if (is_derived(s))
+            s.value = derive_values(s, [&t](const std::string& name) { return t.find(name); });
+}
+
+}  // namespace attntrace
