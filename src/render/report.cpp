@@ -2,6 +2,7 @@
 
 #include "export/trace_export.hpp"
 #include "render/report_assets.hpp"
+#include "render/report_page.hpp"
 #include "trace/steps.hpp"
 
 #include <algorithm>
@@ -216,7 +217,11 @@ void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& 
 }
 
 void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
-    write_page(out, lesson.title, [&](TextSink& data) { write_trace_json(data, lesson, trace, &report); });
+    // The export's text, byte for byte, unless the trace is too large for a page (report_page.hpp).
+    std::vector<const Tensor*> deferred;
+    std::vector<std::unique_ptr<Tensor>> owned;
+    const OrderedJson page = page_json(lesson, trace, report, deferred, owned);
+    write_page(out, lesson.title, [&](TextSink& data) { write_readable(page, data, deferred); });
 }
 
 void write_trace_report_html(TextSink& out, const TraceData& trace, const nlohmann::json* doc) {

@@ -1,0 +1,122 @@
+#include "render/report_page.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "export/trace_export.hpp"
+
+namespace attntrace {
+
+namespace {
+
+bool token_axis(const std::string& a) { return a == "pos" || a == "query" || a == "key"; }
+
+// x with `digits` significant digits, as the float nearest that decimal: its
+// shortest round-trip text is then the decimal itself (0.001235, not 0.0012345678).
+float significant(float x, int digits) {
+    if (!std::isfinite(x) || x == 0.0f) return x;
+    const double e = std::floor(std::log10(std::fabs(double(x))));
+    const double scale = std::pow(10.0, double(digits - 1) - e);
+    return static_cast<float>(std::round(double(x) * scale) / scale);
+}
+
+// Labels of a pooled axis: "the…cat" for a block of several, the label itself for one.
+std::vector<std::string> pooled_labels(const std::vector<std::string>& labels, std::size_t block) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < labels.size(); i += block) {
+        const std::size_t last = std::min(labels.size(), i + block) - 1;
+        out.push_back(last == i ? labels[i] : labels[i] + "…" + labels[last]);
+    }
+    return out;
+}
+
+bool ends_with(const std::string& s, std::string_view tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+Tensor pool(const Tensor& t, const std::vector<std::size_t>& block, PoolOp op) {
+    const std::size_t rank = t.shape.size();
+    Shape out_shape(rank);
+    for (std::size_t k = 0; k < rank; ++k) out_shape[k] = (t.shape[k] + block[k] - 1) / block[k];
+    Tensor out(out_shape, op == PoolOp::max ? kNegInf : 0.0f);
+    std::vector<double> sum(out.size(), 0.0);     // mean: double, so a block of many small terms keeps them
+    std::vector<std::size_t> count(out.size(), 0);
+    std::vector<std::size_t> idx(rank, 0);
+    for (std::size_t n = 0; n < t.size(); ++n) {
+        std::size_t o = 0;  // the pooled cell of t's cell idx, row-major
+        for (std::size_t k = 0; k < rank; ++k) o = o * out_shape[k] + idx[k] / block[k];
+        const float x = t.data[n];
+        if (op == PoolOp::max) out.data[o] = std::max(out.data[o], x);
+        else sum[o] += x, ++count[o];
+        for (std::size_t k = rank; k-- > 0;) {  // next index, last axis fastest
+            if (++idx[k] < t.shape[k]) break;
+            idx[k] = 0;
+        }
+    }
+    if (op == PoolOp::mean)
+        for (std::size_t o = 0; o < out.size(); ++o) out.data[o] = static_cast<float>(sum[o] / double(count[o]));
+    return out;
+}
+
+std::vector<std::size_t> page_blocks(const Shape& shape, const std::vector<std::string>& axes, std::size_t side) {
+    std::vector<std::size_t> block(shape.size(), 1);
+    for (std::size_t k = 0; k < shape.size() && k < axes.size(); ++k)
+        if (token_axis(axes[k]) && shape[k] > side) block[k] = (shape[k] + side - 1) / side;
+    return block;
+}
+
+OrderedJson page_json(const Lesson& lesson, const Trace& trace, const CheckReport& report,
+                      std::vector<const Tensor*>& deferred, std::vector<std::unique_ptr<Tensor>>& owned) {
+    OrderedJson j = trace_to_json(lesson, trace, &report, &deferred);
+    std::size_t floats = 0;
+    for (const Step& s : trace.steps) floats += s.value.size() + (s.formula ? s.formula->size() : 0);
+    if (floats <= kPageFullFloats) return j;
+    std::size_t pooled = 0, summarised = 0;
+    for (std::size_t i = 0; i < trace.steps.size(); ++i) {
+        const Step& s = trace.steps[i];
+        OrderedJson& sj = j["steps"][i];
+        if (s.value.size() <= kPageStepFloats || !sj.contains("values")) continue;
+        sj.erase("formula_values");
+        const std::string& base = base_name(s);
+        const bool map = ends_with(base, "hook_pattern") || ends_with(base, "hook_mask");
+        const std::vector<std::size_t> block = page_blocks(s.shape, s.axes, kPageSide);
+        if (map && std::any_of(block.begin(), block.end(), [](std::size_t b) { return b > 1; })) {
+            // the attention map (or its mask), max-pooled: a block is as dark as its darkest cell
+            auto t = std::make_unique<Tensor>(pool(s.value, block, PoolOp::max));
+            for (float& x : t->data) x = significant(x, kPageSignificantDigits);
+            OrderedJson labels = OrderedJson::array();
+            for (std::size_t k = 0; k < s.shape.size(); ++k) labels.push_back(pooled_labels(s.labels[k], block[k]));
+            sj["shape"] = t->shape;
+            sj["labels"] = labels;
+            sj["pooled"] = {{"op", "max"}, {"from_shape", s.shape}, {"block", block}};
+            sj["values"] = deferred_tensor(*t, deferred);
+            owned.push_back(std::move(t));
+            ++pooled;
+        } else {
+            const StepSummary m = summarize(s.value);
+            sj.erase("values");
+            sj["summary"] = {{"min", m.min},         {"max", m.max},
+                             {"mean", m.mean},       {"neg_inf", m.neg_inf},
+                             {"row_sums", tensor_to_json(m.row_sums)}, {"corner", tensor_to_json(m.corner)}};
+            ++summarised;
+        }
+    }
+    j["page"] = {
+        {"reduced", true},
+        {"trace_floats", floats},
+        {"kept", fmt::format("The trace holds {} values: too many for a page that opens in seconds. This page keeps "
+                             "every step's metadata, every value of steps up to {} values, {} attention map{} "
+                             "max-pooled to at most {} cells per token axis ({} significant digits), and {} large "
+                             "step{} as a summary (min, max, mean, row sums, a corner). `attntrace export` writes "
+                             "every value.",
+                             floats, kPageStepFloats, pooled, pooled == 1 ? "" : "s", kPageSide,
+                             kPageSignificantDigits, summarised, summarised == 1 ? "" : "s")}};
+    return j;
+}
+
+}  // namespace attntrace
