@@ -109,12 +109,12 @@ OrderedJson page_json(const Lesson& lesson, const Trace& trace, const CheckRepor
     j["page"] = {
         {"reduced", true},
         {"trace_floats", floats},
-        {"kept", fmt::format("The trace holds {} values: too many for a page that opens in seconds. This page keeps "
-                             "every step's metadata, every value of steps up to {} values, {} attention map{} "
-                             "max-pooled to at most {} cells per token axis ({} significant digits), and {} large "
-                             "step{} as a summary (min, max, mean, row sums, a corner). `attntrace export` writes "
-                             "every value.",
-                             floats, kPageStepFloats, pooled, pooled == 1 ? "" : "s", kPageSide,
+        {"kept", fmt::format("The trace holds {:.1f} million values: too many for a page that opens in seconds. This "
+                             "page keeps every step's metadata, every value of the steps of up to {} values, {} "
+                             "attention map{} (weights, mask) max-pooled to at most {} cells per token axis ({} "
+                             "significant digits), and the {} other large step{} as a summary (min, max, mean, row "
+                             "sums, a corner). `attntrace export` writes every value.",
+                             double(floats) / 1e6, kPageStepFloats, pooled, pooled == 1 ? "" : "s", kPageSide,
                              kPageSignificantDigits, summarised, summarised == 1 ? "" : "s")}};
     return j;
 }

@@ -1,12 +1,10 @@
 // attntrace report: draws the page from the trace in the JSON element #trace
 // (docs/trace-format.md). Plain JavaScript, nothing loaded from anywhere.
-// Order: the lesson's header, one section per step (formula, shape, matrix,
-// explanation, its claims; for hook_pattern heatmaps and the head view),
-// then the claims table. At the end body.dataset.rendered is "ok"; any error on
-// the way is listed in body.dataset.errors (the report test reads both).
-(function () {
-  "use strict";
-
+// The page's script is report.js, report_canvas.js, report_views.js and
+// report_main.js joined in that order inside one strict-mode function
+// (cmake/embed_report_assets.cmake). This file: errors, DOM helpers, number
+// formats, the matrices, the attention sections and head view, the claims and
+// the step sections. report_main.js draws the page.
   // ---- errors: kept on <body>, where a headless browser's DOM dump shows them
   const errors = [];
   function noteError(text) {
@@ -98,6 +96,10 @@
       return td;
     };
     const table = (rows, cols, rowAxis, colAxis, get, prefix, masked) => {
+      if (rowAxis !== null && useCanvas(rows, cols))  // too large to read as numbers: a canvas heatmap
+        return canvasHeatmap({ rows, cols, get, masked, rowLabels: labels[rowAxis], colLabels: labels[colAxis], name: short,
+                               signed: !opts.heat, scale: opts.scale,
+                               where: (i, j) => [...prefix, labels[rowAxis][i], labels[colAxis][j]].join(", ") });
       const rl = rowAxis === null ? null : labels[rowAxis], cl = labels[colAxis];
       const corner = rowAxis === null ? "" : `${axes[rowAxis]} \\ ${axes[colAxis]}`;
       const cs = shown(cols, MAX_COLS, all), rs = rowAxis === null ? [0] : shown(rows, MAX_ROWS, all);
@@ -125,14 +127,16 @@
       let k = headAxis(axes);
       const [r, c] = [0, 1, 2].filter((a) => a !== k), get = slicer(values, k);
       // attention weights: every head (GQA's groups are what the lesson teaches), each with its K/V head
-      for (const s of shown(shape[k], opts.heat ? shape[k] : MAX_SLICES, all)) {
+      // every slice when it is a heatmap (attention weights, or any canvas): compact, and the heads are the point
+      const every = opts.heat || useCanvas(shape[r], shape[c]);
+      for (const s of shown(shape[k], every ? shape[k] : MAX_SLICES, all)) {
         if (s < 0) {
           block.append(el("div", { class: "slice gap" }, `… ${shape[k] - MAX_SLICES} more ${axes[k]} slices`));
           continue;
         }
         const masked = opts.masked && k === 0 ? (i, j) => opts.masked(s, i, j) : null;
         const group = opts.kvOf && axes[k] === "head" ? ` · reads K/V head kv${opts.kvOf[s]}` : "";
-        block.append(el("div", { class: "slice" }, el("p", { class: "slice-caption" }, `${axes[k]} ${labels[k][s]}${group}`),
+        block.append(el("div", { class: "slice", "data-slice": s }, el("p", { class: "slice-caption" }, `${axes[k]} ${labels[k][s]}${group}`),
                         table(shape[r], shape[c], r, c, (i, j) => get(s, i, j), [labels[k][s]], masked)));
       }
     }
@@ -140,12 +144,13 @@
   }
 
   // Whether matrixBlock elides anything: the same axes and limits it uses.
+  // A matrix past CANVAS_ABOVE is a canvas: it elides nothing.
   function elided(step, opts = {}) {
     const s = step.shape;
     if (s.length <= 1) return (s[0] || 0) > MAX_COLS;
-    if (s.length === 2) return s[0] > MAX_ROWS || s[1] > MAX_COLS;
+    if (s.length === 2) return !useCanvas(s[0], s[1]) && (s[0] > MAX_ROWS || s[1] > MAX_COLS);
     const k = headAxis(step.axes), [r, c] = [0, 1, 2].filter((a) => a !== k);
-    return (!opts.heat && s[k] > MAX_SLICES) || s[r] > MAX_ROWS || s[c] > MAX_COLS;
+    return (!opts.heat && !useCanvas(s[r], s[c]) && s[k] > MAX_SLICES) || (!useCanvas(s[r], s[c]) && (s[r] > MAX_ROWS || s[c] > MAX_COLS));
   }
 
   // A matrix with its "show all" toggle when it is elided.
@@ -276,6 +281,11 @@
     if (nh > 1)
       heads.append(el("button", { type: "button", class: "all", onclick: () => setAll(true) }, "all"),
                    el("button", { type: "button", class: "none", onclick: () => setAll(false) }, "none"));
+    // the model view opens one head: that head alone on
+    view.selectOnly = (only) => groups.forEach((g, h) => {
+      g.style.display = h === only ? "" : "none";
+      heads.querySelector(`button[data-head="${h}"]`).setAttribute("aria-pressed", String(h === only));
+    });
     view.append(heads, pic);
     return view;
   }
@@ -395,6 +405,7 @@
       step.rounded_to !== undefined ? ` · rounded to ${step.rounded_to} decimals` : "",
       step.inputs && step.inputs.length ? ` · from ${step.inputs.join(", ")}` : ""));
     if (step.note) sec.append(el("p", { class: "note" }, step.note));
+    if (step.pooled) sec.append(pooledNote(step));
     const isPattern = step.name.endsWith("hook_pattern") && !trace.diff;
     // two traces compared: |A − B| coloured against the step's largest difference
     const largest = trace.diff && step.values ? flat(step.values).reduce((m, v) => (typeof v === "number" && v > m ? v : m), 0) : 0;
@@ -428,6 +439,13 @@
     return sec;
   }
 
+  // A step the page keeps pooled (report_page.hpp): what each cell is.
+  function pooledNote(step) {
+    const p = step.pooled;
+    return el("p", { class: "note pooled" }, `Pooled for this page: each cell is the ${p.op} of a ${p.block.join(" × ")} ` +
+      `block of the trace's [${p.from_shape.join("×")}] values (labels name a block's first and last token).`);
+  }
+
   // ---- attention at a glance: heatmaps per head (masked cells hatched) beside the head view,
   // for every attention of every block (self and cross), each with its own mask
   const attentionId = (name, b) => `attention-${attentionOf(name).replace(/\.$/, "")}${b === null ? "" : `-b${b}`}`;
@@ -436,6 +454,7 @@
     return el("section", { class: "attention", id: attentionId(step.name, b), "data-attention": prefix },
       el("h2", {}, isCross(prefix) ? "Cross-attention " : "Attention ", el("code", {}, step.name),
          b === null ? "" : ` — sequence b${b}: ${trace.batch.sequences[b].join(" ")}`),
+      step.pooled ? pooledNote(step) : null,
       el("p", { class: "note" }, "One heatmap per head: row = query, column = key, the darker the more the query reads " +
         "from the key; hover a cell for its exact value. " +
         (isCross(prefix) ? "Cross-attention: each decoder token reads every memory token; nothing is masked."
@@ -445,63 +464,3 @@
          headView(step, masked)));
   }
 
-  // ---- the lesson's header and contents
-  function header(trace) {
-    const l = trace.lesson, c = trace.config, src = l.source || {};
-    const counts = {};
-    for (const cl of trace.claims) counts[cl.verdict] = (counts[cl.verdict] || 0) + 1;
-    const rounded = trace.steps.some((s) => s.rounded_to !== undefined);
-    const h = el("header", { class: "lesson" }, el("h1", {}, l.title),
-      el("p", { class: "muted" }, [src.document, src.title, src.section].filter(Boolean).join(" · ")),
-      el("p", { class: "muted" }, trace.run && trace.run.from
-        ? `lesson ${l.id} · ${trace.generator} · stages ${trace.run.from} → ${trace.run.to} · ` +
-          (rounded ? "document arithmetic (the article's rounding)" : "exact arithmetic")
-        : `${trace.generator} · ${trace.steps.length} steps, drawn from the trace alone`),
-      trace.batch
-        ? trace.batch.sequences.map((toks, b) => el("div", { class: "tokens" }, el("b", {}, `sequence b${b} `),
-                                                   toks.map((t) => el("span", {}, t))))
-        : el("div", { class: "tokens" }, el("b", {}, "tokens "), trace.tokens.map((t) => el("span", {}, t))));
-    if (trace.query_tokens) h.append(el("div", { class: "tokens" }, el("b", {}, "queries "), trace.query_tokens.map((t) => el("span", {}, t))));
-    if (l.description) h.append(el("p", { class: "description" }, l.description));
-    // the config without fields that mean nothing here: no d_ff without an FFN, K/V heads only when they differ
-    const shownConfig = Object.entries(c).filter(([k, v]) => !(k === "d_ff" && v === 0) && !(k === "kv_heads" && v === c.heads));
-    h.append(el("div", { class: "config-wrap" }, el("table", { class: "config" }, el("tbody", {},
-      el("tr", {}, shownConfig.map(([k]) => el("th", {}, k))),
-      el("tr", {}, shownConfig.map(([, v]) => el("td", { class: "mono" }, typeof v === "object" ? JSON.stringify(v) : String(v))))))));
-    if (trace.claims.length || (trace.run && trace.run.from)) h.append(el("p", {}, `${trace.claims.length} claims: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
-      el("span", { class: `v-${v}` }, `${MARK[v]} ${counts[v]} ${v}  `))));
-    if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
-    h.append(el("nav", { class: "contents" }, el("b", {}, "Steps"), el("ol", {},
-      trace.steps.map((s) => el("li", {}, el("a", { href: `#step-${s.name}` }, s.name))),
-      el("li", {}, el("a", { href: "#claims" }, "Claims")))));
-    const patterns = trace.diff ? [] : trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.shape.length === 3 + (trace.batch ? 1 : 0));
-    if (patterns.length) h.querySelector("nav b").after(" · Attention: ",
-      ...patterns.flatMap((s, k) => [k ? " · " : "", el("a", { href: `#${attentionId(s.name, trace.batch ? 0 : null)}` },
-                                                        attentionOf(s.name).replace(/\.$/, ""))]));
-    return h;
-  }
-
-  function render() {
-    const trace = JSON.parse(document.getElementById("trace").textContent);
-    const steps = new Map(trace.steps.map((s) => [s.name, s]));
-    const main = document.getElementById("report");
-    main.append(header(trace));
-    // every attention's weights, in pipeline order: blocks.0.attn, blocks.0.cross_attn, blocks.1.attn, ...
-    for (const pattern of trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.values && !trace.diff))
-      for (const b of sequences(trace)) {  // a batch: the heatmaps and head view of each sequence
-        const p = b === null ? pattern : seqStep(pattern, b, trace);
-        if (p.shape.length === 3) main.append(attentionSection(p, trace, b === null ? steps : seqSteps(trace, b), b));
-      }
-    trace.steps.forEach((s, i) => main.append(stepSection(s, i, trace.steps.length, trace, steps)));
-    main.append(claimsSection(trace, steps));
-  }
-
-  try {
-    render();
-  } catch (e) {
-    noteError(e && e.stack ? e.stack : e);
-    throw e;
-  } finally {
-    document.body.dataset.rendered = errors.length ? "errors" : "ok";
-  }
-})();
