@@ -82,8 +82,9 @@ void add_report_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("--max-output", opts->max_output,
                     "Refuse, before the run, a page whose estimated size is above this; and stop writing past it")
         ->capture_default_str();
-    cmd->footer("The page holds every value of the trace (as `attntrace export` writes it): meant for the "
-                "lessons and models of up to a few hundred tokens.\n\n"
+    cmd->footer("The page holds every value of the trace (as `attntrace export` writes it) up to 1M values; past "
+                "that it keeps the attention maps max-pooled to 256 cells per token axis and the other large steps "
+                "as summaries, and says so at its top.\n\n"
                 "Examples:\n  attntrace report 003-3.3-multi-head -o report.html\n"
                 "  attntrace report lessons/004-causal-mask-example.json -o causal.html\n"
                 "  attntrace report 003-3.1-ring-fell --arithmetic document -o - > rounded.html\n"

@@ -28,5 +28,17 @@
     }
     document.body.dataset.clicked = `${prefix}${head}`;
   }
+  // A canvas heatmap (above 32 tokens): hovering a cell names it, "+" zooms in.
+  const map = document.querySelector("section.attention .canvas-map");
+  if (map) {
+    const c = map.querySelector("canvas"), r = c.getBoundingClientRect(), readout = map.querySelector(".readout");
+    // upper right: a cell above the diagonal, masked in a causal self-attention
+    c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + 0.75 * r.width, clientY: r.top + 0.25 * r.height }));
+    const causal = !map.closest("section").dataset.attention.includes("cross_attn");
+    expect(/ → .*: /.test(readout.textContent), `hover names the cell (${readout.textContent})`);
+    if (causal) expect(readout.textContent.includes("(masked)"), `a cell above the diagonal is masked (${readout.textContent})`);
+    map.querySelector('button[title="zoom in"]').click();
+    expect(map.querySelector(".zoom").textContent === "2.0×", "+ zooms in");
+  }
   document.body.dataset.modelClick = failed.length ? failed.join("; ") : "ok";
 })();

@@ -156,7 +156,7 @@ grep -q '<p class="description">' "$work/003-3.1-ring-fell.dom" || fail "003-3.1
 echo "decoder2, causal64: every attention drawn with its own mask; every head of a GQA lesson shown"
 
 # The model view: a click on a head's thumbnail opens that attention's head view with that head alone on.
-for id in decoder2 causal64; do
+for id in decoder2 decoder40 causal64; do
   page="$work/$id.model.html"
   awk -v f="$here/interact_model.js" '/^<\/body>$/ { print "<script>"; while ((getline l < f) > 0) print l; print "</script>" } { print }' \
     "$out/$id.html" >"$page"

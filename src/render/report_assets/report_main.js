@@ -9,7 +9,7 @@
     const div = el("div", { class: "tokens" });
     const draw = (all) => {
       const idx = shown(tokens.length, MAX_TOKENS, all);
-      div.replaceChildren(el("b", {}, title), idx.map((i) => (i < 0 ? el("span", { class: "gap" }, `… ${tokens.length - MAX_TOKENS} more …`)
+      div.replaceChildren(el("b", {}, title), ...idx.map((i) => (i < 0 ? el("span", { class: "gap" }, `… ${tokens.length - MAX_TOKENS} more …`)
                                                                     : el("span", {}, tokens[i]))));
       if (tokens.length > MAX_TOKENS)
         div.append(el("button", { type: "button", onclick: () => draw(!all) }, all ? "show fewer" : `show all ${tokens.length}`));
@@ -18,7 +18,7 @@
     return div;
   }
 
-  const MANY_STEPS = 40;  // a longer list of steps starts folded (the pipeline links to them too)
+  const MANY_STEPS = 24;  // a longer list of steps starts folded (the pipeline links to them too)
   function header(trace) {
     const l = trace.lesson, c = trace.config, src = l.source || {};
     const counts = {};

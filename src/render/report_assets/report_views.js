@@ -88,7 +88,7 @@
     const m = name.match(/^blocks\.(\d+)\.(.*)$/), rest = m ? m[2] : name, leaf = rest.split(".").pop();
     const block = m ? Number(m[1]) : null;
     const normName = trace.config.norm === "rmsnorm" ? "RMSNorm" : "LayerNorm";
-    if (/^ln\d+\./.test(rest)) return { block, part: "norm", label: normName };
+    if (/^ln(\d+|_final)?\./.test(rest)) return { block, part: "norm", label: normName };
     if (rest.startsWith("mlp.")) return { block, part: "ffn", label: "FFN" };
     const part = rest.startsWith("cross_attn.") || leaf === "hook_cross_attn_out" ? "cross"
       : rest.startsWith("attn.") || leaf === "hook_attn_out" ? "attn"
@@ -144,18 +144,21 @@
 
   function pipelineView(trace) {
     if (trace.diff || !trace.steps.length) return null;
-    const byBlock = new Map();  // block (null: before the blocks) -> step names, in order
+    const byBlock = new Map();  // block ("before", "after": outside the blocks) -> step names, in order
+    let seenBlock = false;
     for (const s of trace.steps) {
-      const { block } = stageOf(s.name, trace);
+      let { block } = stageOf(s.name, trace);
+      if (block === null) block = seenBlock ? "after" : "before";
+      else seenBlock = true;
       byBlock.set(block, [...(byBlock.get(block) || []), s.name]);
     }
-    const blocks = [...byBlock.keys()].filter((b) => b !== null);
+    const blocks = [...byBlock.keys()].filter((b) => typeof b === "number");
     const sec = el("section", { class: "pipeline", id: "pipeline" }, el("h2", {}, "Pipeline"),
       el("p", { class: "note" }, "The stages this run recorded, in its order" +
         (blocks.length > 1 ? `, for each of its ${blocks.length} stacked blocks` : "") +
         ". Each box links to its step; hover a box for the steps it holds."));
-    if (byBlock.has(null)) sec.append(el("div", { class: "pipe-block" }, el("h3", {}, "Before the blocks"),
-                                         stageRow(byBlock.get(null), trace).row));
+    if (byBlock.has("before")) sec.append(el("div", { class: "pipe-block" }, el("h3", {}, "Before the blocks"),
+                                             stageRow(byBlock.get("before"), trace).row));
     blocks.forEach((b, k) => {
       const { row, boxes } = stageRow(byBlock.get(b), trace);
       const title = `Block ${b}${blocks.length > 1 ? ` of ${blocks.length}` : ""}`, words = blockWords(boxes);
@@ -164,5 +167,7 @@
       else sec.append(el("details", { class: "pipe-block", "data-block": b },
                          el("summary", {}, title, words ? el("span", { class: "muted" }, ` · ${words}`) : null), row));
     });
+    if (byBlock.has("after")) sec.append(el("div", { class: "pipe-block" }, el("h3", {}, "After the blocks"),
+                                            stageRow(byBlock.get("after"), trace).row));
     return sec;
   }
