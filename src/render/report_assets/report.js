@@ -458,7 +458,7 @@
       el("p", { class: "note" }, "One heatmap per head: row = query, column = key, the darker the more the query reads " +
         "from the key; hover a cell for its exact value. " +
         (isCross(prefix) ? "Cross-attention: each decoder token reads every memory token; nothing is masked."
-                         : "Hatched cells are masked (−inf before softmax, 0 after).")),
+                         : "Masked cells (−inf before softmax, 0 after) are hatched in tables, a grey checker on canvases.")),
       el("div", { class: "panels" },
          el("div", {}, el("h3", {}, "Heatmaps"), matrixWithToggle(step, step.values, { heat: true, masked, kvOf: kvOf(steps, prefix) })),
          headView(step, masked)));
