@@ -130,4 +130,9 @@ TEST_CASE("a large trace's page keeps its attention maps pooled and its other la
                 }
     }
     CHECK(pooled == 2);  // hook_pattern and hook_mask
+    // --max-output is held to the page's estimate, made from the plan before the run: close to the page's data
+    const double estimate = double(attntrace::estimate_page_bytes(attntrace::read_lesson(lesson), attntrace::Arithmetic::exact));
+    const double actual = double(embedded_data(read_text(page)).size());
+    constexpr double kEstimateTolerance = 0.25;  // as output_size's: an estimate for refusing absurd outputs
+    CHECK(std::abs(estimate - actual) <= kEstimateTolerance * actual);
 }

@@ -1,5 +1,6 @@
 // attntrace report LESSON|TRACE -o report.html: a lesson (or a trace) as one self-contained web page.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "export/npy_export.hpp"
 #include "io/files.hpp"
 #include "render/report.hpp"
+#include "render/report_page.hpp"
 #include "trace/diff.hpp"
 #include "trace/trace_json.hpp"
 
@@ -119,10 +121,14 @@ void add_report_command(CLI::App& app, CliContext& cli) {
             return;
         }
         Lesson lesson = lesson_or_model(input, opts->model, "report");
-        // The page embeds the whole trace: its size, estimated from the plan, refused before the run.
+        // The page's size (the whole trace, or what a page of a large one keeps), estimated from the plan,
+        // refused before the run.
         require_run_fits(lesson);
-        require_output_size(lesson, TracePolicy{}, opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact,
-                            OutputKind::json, max_output, shown, false);
+        const Arithmetic mode = opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact;
+        if (const std::size_t bytes = estimate_page_bytes(lesson, mode); bytes > max_output)
+            fail_file(shown, fmt::format("an output of at most {} (--max-output)", human_bytes(max_output)),
+                      fmt::format("about {} for {} tokens; write fewer tokens, or raise --max-output",
+                                  human_bytes(bytes), lesson.tokens.size()));
         ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), TracePolicy{}, progress.callback());
         progress.clear();

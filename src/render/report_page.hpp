@@ -17,6 +17,7 @@
 #include "check/check.hpp"
 #include "core/tensor.hpp"
 #include "lesson/lesson.hpp"
+#include "pipeline/plan.hpp"
 #include "trace/json_text.hpp"
 #include "trace/trace.hpp"
 
@@ -47,6 +48,20 @@ Tensor pool(const Tensor& t, const std::vector<std::size_t>& block, PoolOp op);
 // The block per axis that brings every token axis (pos, query, key) to at
 // most `side` cells; 1 for every other axis.
 std::vector<std::size_t> page_blocks(const Shape& shape, const std::vector<std::string>& axes, std::size_t side);
+
+// How a reduced page keeps a step larger than kPageStepFloats (`base`: the
+// name of its catalogue template, which says what it computes): an attention
+// map (hook_pattern, hook_mask) with a token axis past kPageSide is pooled,
+// every other one summarised. Steps up to kPageStepFloats are kept whole.
+enum class PageKeep { whole, pooled, summary };
+PageKeep page_keep(const std::string& base, const Shape& shape, const std::vector<std::string>& axes);
+// The floats a page writes for a step kept so (a summary: its row sums and corner).
+std::size_t page_floats(PageKeep keep, const Shape& shape, const std::vector<std::string>& axes);
+
+// The page's size for the full run of `lesson`, estimated from the plan before
+// the run with output_size's bytes per float and per step: what --max-output
+// is held to (the export's estimate would refuse a page that is reduced).
+std::size_t estimate_page_bytes(const Lesson& lesson, Arithmetic mode);
 
 // The trace as the report embeds it: trace_to_json's tree with deferred values,
 // reduced as above when the trace holds more than kPageFullFloats. Tensors
