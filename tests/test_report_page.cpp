@@ -130,6 +130,22 @@ TEST_CASE("a large trace's page keeps its attention maps pooled and its other la
                 }
     }
     CHECK(pooled == 2);  // hook_pattern and hook_mask
+    // the export drawn as a trace, and the .npy folder: reduced the same way, from the same values
+    REQUIRE(run_cli({"export", lesson, "--npy", dir.file("npy"), "-o", dir.file("unused.json")}).status == 0);
+    for (const std::string& input : {trace, dir.file("npy")}) {
+        INFO(input);
+        const std::string other = dir.file("other.html");
+        REQUIRE(run_cli({"report", input, "-o", other}).status == 0);
+        const json again = json::parse(embedded_data(read_text(other)));
+        CHECK(again["page"]["reduced"] == true);
+        REQUIRE(again["steps"].size() == data["steps"].size());
+        for (std::size_t i = 0; i < data["steps"].size(); ++i) {
+            INFO(data["steps"][i]["name"]);
+            CHECK(again["steps"][i].contains("pooled") == data["steps"][i].contains("pooled"));
+            CHECK(again["steps"][i].contains("summary") == data["steps"][i].contains("summary"));
+            if (data["steps"][i].contains("pooled")) CHECK(again["steps"][i]["values"] == data["steps"][i]["values"]);
+        }
+    }
     // --max-output is held to the page's estimate, made from the plan before the run: close to the page's data
     const double estimate = double(attntrace::estimate_page_bytes(attntrace::read_lesson(lesson), attntrace::Arithmetic::exact));
     const double actual = double(embedded_data(read_text(page)).size());

@@ -122,50 +122,63 @@ std::size_t estimate_page_bytes(const Lesson& lesson, Arithmetic mode) {
     return static_cast<std::size_t>(text) + steps * (kJsonBytesPerStep + 2 * token_text);
 }
 
+OrderedJson PageReduction::note() const {
+    return {{"reduced", true},
+            {"trace_floats", floats},
+            {"kept", fmt::format("The trace holds {:.1f} million values: too many for a page that opens in seconds. This "
+                                 "page keeps every step's metadata, every value of the steps of up to {} values, {} "
+                                 "attention map{} (weights, mask) max-pooled to at most {} cells per token axis ({} "
+                                 "significant digits), and the {} other large step{} as a summary (min, max, mean, row "
+                                 "sums, a corner). `attntrace export` writes every value.",
+                                 double(floats) / 1e6, kPageStepFloats, pooled, pooled == 1 ? "" : "s", kPageSide,
+                                 kPageSignificantDigits, summarised, summarised == 1 ? "" : "s")}};
+}
+
+std::unique_ptr<Tensor> reduce_page_step(OrderedJson& sj, const std::string& name, const Tensor& value,
+                                         const std::vector<std::string>& axes,
+                                         const std::vector<std::vector<std::string>>& labels, PageReduction& r) {
+    const PageKeep keep = page_keep(name, value.shape, axes);
+    if (keep == PageKeep::whole) return nullptr;
+    sj.erase("formula_values");
+    sj.erase("values");
+    if (keep == PageKeep::summary) {
+        const StepSummary m = summarize(value);
+        sj["summary"] = {{"min", m.min},         {"max", m.max},
+                         {"mean", m.mean},       {"neg_inf", m.neg_inf},
+                         {"row_sums", tensor_to_json(m.row_sums)}, {"corner", tensor_to_json(m.corner)}};
+        ++r.summarised;
+        return nullptr;
+    }
+    // the attention map (or its mask), max-pooled: a block is as dark as its darkest cell
+    const std::vector<std::size_t> block = page_blocks(value.shape, axes, kPageSide);
+    auto t = std::make_unique<Tensor>(pool(value, block, PoolOp::max));
+    for (float& x : t->data) x = significant(x, kPageSignificantDigits);
+    OrderedJson pooled_labels_json = OrderedJson::array();
+    for (std::size_t k = 0; k < value.shape.size(); ++k)
+        pooled_labels_json.push_back(k < labels.size() ? pooled_labels(labels[k], block[k]) : std::vector<std::string>{});
+    sj["shape"] = t->shape;
+    sj["labels"] = pooled_labels_json;
+    sj["pooled"] = {{"op", "max"}, {"from_shape", value.shape}, {"block", block}};
+    ++r.pooled;
+    return t;
+}
+
 OrderedJson page_json(const Lesson& lesson, const Trace& trace, const CheckReport& report,
                       std::vector<const Tensor*>& deferred, std::vector<std::unique_ptr<Tensor>>& owned) {
     OrderedJson j = trace_to_json(lesson, trace, &report, &deferred);
-    std::size_t floats = 0;
-    for (const Step& s : trace.steps) floats += s.value.size() + (s.formula ? s.formula->size() : 0);
-    if (floats <= kPageFullFloats) return j;
-    std::size_t pooled = 0, summarised = 0;
+    PageReduction r;
+    for (const Step& s : trace.steps) r.floats += s.value.size() + (s.formula ? s.formula->size() : 0);
+    if (r.floats <= kPageFullFloats) return j;
     for (std::size_t i = 0; i < trace.steps.size(); ++i) {
         const Step& s = trace.steps[i];
         OrderedJson& sj = j["steps"][i];
-        if (s.value.size() <= kPageStepFloats || !sj.contains("values")) continue;
-        sj.erase("formula_values");
-        if (page_keep(base_name(s), s.shape, s.axes) == PageKeep::pooled) {
-            const std::vector<std::size_t> block = page_blocks(s.shape, s.axes, kPageSide);
-            // the attention map (or its mask), max-pooled: a block is as dark as its darkest cell
-            auto t = std::make_unique<Tensor>(pool(s.value, block, PoolOp::max));
-            for (float& x : t->data) x = significant(x, kPageSignificantDigits);
-            OrderedJson labels = OrderedJson::array();
-            for (std::size_t k = 0; k < s.shape.size(); ++k) labels.push_back(pooled_labels(s.labels[k], block[k]));
-            sj["shape"] = t->shape;
-            sj["labels"] = labels;
-            sj["pooled"] = {{"op", "max"}, {"from_shape", s.shape}, {"block", block}};
+        if (!sj.contains("values") || s.value.size() != numel(s.shape)) continue;  // summarised or not computable
+        if (auto t = reduce_page_step(sj, base_name(s), s.value, s.axes, s.labels, r)) {
             sj["values"] = deferred_tensor(*t, deferred);
             owned.push_back(std::move(t));
-            ++pooled;
-        } else {
-            const StepSummary m = summarize(s.value);
-            sj.erase("values");
-            sj["summary"] = {{"min", m.min},         {"max", m.max},
-                             {"mean", m.mean},       {"neg_inf", m.neg_inf},
-                             {"row_sums", tensor_to_json(m.row_sums)}, {"corner", tensor_to_json(m.corner)}};
-            ++summarised;
         }
     }
-    j["page"] = {
-        {"reduced", true},
-        {"trace_floats", floats},
-        {"kept", fmt::format("The trace holds {:.1f} million values: too many for a page that opens in seconds. This "
-                             "page keeps every step's metadata, every value of the steps of up to {} values, {} "
-                             "attention map{} (weights, mask) max-pooled to at most {} cells per token axis ({} "
-                             "significant digits), and the {} other large step{} as a summary (min, max, mean, row "
-                             "sums, a corner). `attntrace export` writes every value.",
-                             double(floats) / 1e6, kPageStepFloats, pooled, pooled == 1 ? "" : "s", kPageSide,
-                             kPageSignificantDigits, summarised, summarised == 1 ? "" : "s")}};
+    j["page"] = r.note();
     return j;
 }
 

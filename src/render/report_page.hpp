@@ -63,6 +63,21 @@ std::size_t page_floats(PageKeep keep, const Shape& shape, const std::vector<std
 // is held to (the export's estimate would refuse a page that is reduced).
 std::size_t estimate_page_bytes(const Lesson& lesson, Arithmetic mode);
 
+// What a reduced page kept, counted as its steps are reduced; note() is the
+// page's "page" field (the banner at its top says it).
+struct PageReduction {
+    std::size_t floats = 0, pooled = 0, summarised = 0;
+    OrderedJson note() const;
+};
+// One step's entry `sj` (its values not written yet) as a reduced page keeps
+// it: a pooled step gets its pooled shape, labels and "pooled", and the
+// pooled tensor is returned for the caller to write as its values; a
+// summarised one gets "summary" and no values (null returned); a whole one is
+// left as it is (null returned).
+std::unique_ptr<Tensor> reduce_page_step(OrderedJson& sj, const std::string& name, const Tensor& value,
+                                         const std::vector<std::string>& axes,
+                                         const std::vector<std::vector<std::string>>& labels, PageReduction& r);
+
 // The trace as the report embeds it: trace_to_json's tree with deferred values,
 // reduced as above when the trace holds more than kPageFullFloats. Tensors
 // the reduction makes are kept in `owned` (their addresses stay in `deferred`).
