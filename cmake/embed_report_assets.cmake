@@ -1,8 +1,20 @@
-# cmake -DCSS=report.css -DJS=report.js -DOUT=report_assets.cpp -P embed_report_assets.cmake
+# cmake -DCSS=report.css -DJS=a.js,b.js,... -DOUT=report_assets.cpp -P embed_report_assets.cmake
 # Writes OUT, defining report_css() and report_js() (src/render/report_assets.hpp)
-# as raw string literals of the two files, so they stay ordinary files to edit.
+# as raw string literals of the files, so they stay ordinary files to edit. The
+# scripts are joined in the order given inside one strict-mode function: they
+# share its scope (a function of one file calls those of another), and the last
+# one draws the page.
 # Run at build time by the custom command in CMakeLists.txt, whenever either changes.
 set(delim "attntrace_asset")
+string(REPLACE "," ";" js_files "${JS}")
+set(joined "(function () {\n\"use strict\";\n")
+foreach(f ${js_files})
+  file(READ "${f}" part)
+  string(APPEND joined "${part}")
+endforeach()
+string(APPEND joined "})();\n")
+set(JS "${OUT}.js")
+file(WRITE "${JS}" "${joined}")
 foreach(kind CSS JS)
   file(READ "${${kind}}" text)
   # A raw string literal ends at )DELIM": the file must not contain it.
@@ -28,4 +40,4 @@ string(APPEND code "}  // namespace attntrace\n")
 # Rewritten only when different, so an unchanged asset recompiles nothing.
 file(WRITE "${OUT}.tmp" "${code}")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
-file(REMOVE "${OUT}.tmp")
+file(REMOVE "${OUT}.tmp" "${OUT}.js")

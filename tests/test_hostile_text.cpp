@@ -183,10 +183,12 @@ TEST_CASE("an argument holding controls or invalid UTF-8 is echoed in a one-line
 }
 
 TEST_CASE("the report's script writes the lesson's text as text, never as markup", "[hostile][report]") {
-    // report.js builds the page with createElement, append (text nodes) and
+    // The report's scripts build the page with createElement, append (text nodes) and
     // setAttribute; markup from a string would let a token name inject
     // elements. The one innerHTML parses a constant to learn the SVG namespace.
-    const std::string js = read_text(std::string(ATTNTRACE_SOURCE_DIR) + "/src/render/report_assets/report.js");
+    std::string js;  // every script of the page (CMakeLists.txt's ATTNTRACE_REPORT_JS)
+    for (const char* file : {"report.js", "report_claims.js", "report_canvas.js", "report_views.js", "report_main.js"})
+        js += read_text(std::string(ATTNTRACE_SOURCE_DIR) + "/src/render/report_assets/" + file);
     std::size_t inner = 0;
     for (std::size_t at = js.find("innerHTML"); at != std::string::npos; at = js.find("innerHTML", at + 1)) {
         ++inner;

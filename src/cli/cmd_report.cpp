@@ -1,5 +1,6 @@
 // attntrace report LESSON|TRACE -o report.html: a lesson (or a trace) as one self-contained web page.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "export/npy_export.hpp"
 #include "io/files.hpp"
 #include "render/report.hpp"
+#include "render/report_page.hpp"
 #include "trace/diff.hpp"
 #include "trace/trace_json.hpp"
 
@@ -82,8 +84,9 @@ void add_report_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("--max-output", opts->max_output,
                     "Refuse, before the run, a page whose estimated size is above this; and stop writing past it")
         ->capture_default_str();
-    cmd->footer("The page holds every value of the trace (as `attntrace export` writes it): meant for the "
-                "lessons and models of up to a few hundred tokens.\n\n"
+    cmd->footer("The page holds every value of the trace (as `attntrace export` writes it) up to 1M values; past "
+                "that it keeps the attention maps max-pooled to 256 cells per token axis and the other large steps "
+                "as summaries, and says so at its top.\n\n"
                 "Examples:\n  attntrace report 003-3.3-multi-head -o report.html\n"
                 "  attntrace report lessons/004-causal-mask-example.json -o causal.html\n"
                 "  attntrace report 003-3.1-ring-fell --arithmetic document -o - > rounded.html\n"
@@ -118,10 +121,14 @@ void add_report_command(CLI::App& app, CliContext& cli) {
             return;
         }
         Lesson lesson = lesson_or_model(input, opts->model, "report");
-        // The page embeds the whole trace: its size, estimated from the plan, refused before the run.
+        // The page's size (the whole trace, or what a page of a large one keeps), estimated from the plan,
+        // refused before the run.
         require_run_fits(lesson);
-        require_output_size(lesson, TracePolicy{}, opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact,
-                            OutputKind::json, max_output, shown, false);
+        const Arithmetic mode = opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact;
+        if (const std::size_t bytes = estimate_page_bytes(lesson, mode); bytes > max_output)
+            fail_file(shown, fmt::format("an output of at most {} (--max-output)", human_bytes(max_output)),
+                      fmt::format("about {} for {} tokens; write fewer tokens, or raise --max-output",
+                                  human_bytes(bytes), lesson.tokens.size()));
         ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), TracePolicy{}, progress.callback());
         progress.clear();

@@ -2,6 +2,7 @@
 
 #include "export/trace_export.hpp"
 #include "render/report_assets.hpp"
+#include "render/report_page.hpp"
 #include "trace/steps.hpp"
 
 #include <algorithm>
@@ -133,6 +134,10 @@ OrderedJson page_data(const TraceData& t, const nlohmann::json* doc) {
     j["config"] = doc && doc->contains("config") && (*doc)["config"].is_object() ? OrderedJson::parse((*doc)["config"].dump())
                                                                                : OrderedJson::object();
     const std::vector<std::string> token_labels = j["tokens"].get<std::vector<std::string>>();
+    // a large trace: reduced as a lesson's page is (report_page.hpp)
+    PageReduction reduction;
+    for (const TraceStepData& s : t.steps) reduction.floats += s.values.size();
+    const bool reduce = reduction.floats > kPageFullFloats;
     OrderedJson steps = OrderedJson::array();
     for (std::size_t i = 0; i < t.steps.size(); ++i) {
         const TraceStepData& s = t.steps[i];
@@ -153,7 +158,14 @@ OrderedJson page_data(const TraceData& t, const nlohmann::json* doc) {
         if (!s.values.data.empty()) {
             Tensor v = s.values;
             v.shape = s.shape;
-            sj["values"] = tensor_to_json(v);
+            if (!reduce) {
+                sj["values"] = tensor_to_json(v);
+            } else if (auto pooled = reduce_page_step(sj, s.name, v, axes[i], labels.get<std::vector<std::vector<std::string>>>(),
+                                                      reduction)) {
+                sj["values"] = tensor_to_json(*pooled);
+            } else if (!sj.contains("summary")) {
+                sj["values"] = tensor_to_json(v);
+            }
         } else {
             sj["values"] = nullptr;
         }
@@ -161,6 +173,7 @@ OrderedJson page_data(const TraceData& t, const nlohmann::json* doc) {
     }
     j["steps"] = steps;
     j["claims"] = OrderedJson::array();
+    if (reduce) j["page"] = reduction.note();
     return j;
 }
 
@@ -216,7 +229,11 @@ void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& 
 }
 
 void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
-    write_page(out, lesson.title, [&](TextSink& data) { write_trace_json(data, lesson, trace, &report); });
+    // The export's text, byte for byte, unless the trace is too large for a page (report_page.hpp).
+    std::vector<const Tensor*> deferred;
+    std::vector<std::unique_ptr<Tensor>> owned;
+    const OrderedJson page = page_json(lesson, trace, report, deferred, owned);
+    write_page(out, lesson.title, [&](TextSink& data) { write_readable(page, data, deferred); });
 }
 
 void write_trace_report_html(TextSink& out, const TraceData& trace, const nlohmann::json* doc) {
@@ -225,7 +242,24 @@ void write_trace_report_html(TextSink& out, const TraceData& trace, const nlohma
                        std::all_of((*doc)["steps"].begin(), (*doc)["steps"].end(), [](const nlohmann::json& s) {
                            return s.is_object() && s.contains("axes") && s.contains("labels");
                        });
-    const OrderedJson page = whole ? OrderedJson::parse(doc->dump()) : page_data(trace, doc);
+    std::size_t floats = 0;
+    for (const TraceStepData& s : trace.steps) floats += s.values.size();
+    OrderedJson page;
+    if (whole && floats <= kPageFullFloats) {
+        page = OrderedJson::parse(doc->dump());
+    } else {
+        page = page_data(trace, doc);
+        // an export too large to draw whole: its own words (titles, formulas, claims) on the reduced steps
+        if (whole) {
+            const nlohmann::json& from = (*doc)["steps"];
+            for (std::size_t i = 0; i < page["steps"].size() && i < from.size(); ++i)
+                for (const char* key : {"title", "stage", "formula", "explain", "inputs", "note", "axes"})
+                    if (from[i].contains(key) && from[i].value("name", "") == page["steps"][i]["name"])
+                        page["steps"][i][key] = OrderedJson::parse(from[i][key].dump());
+            for (const char* key : {"claims", "config", "run", "warnings"})
+                if (doc->contains(key)) page[key] = OrderedJson::parse((*doc)[key].dump());
+        }
+    }
     const std::string title = page["lesson"].value("title", std::string("trace"));
     write_page(out, title, [&](TextSink& data) { write_readable(page, data); });
 }

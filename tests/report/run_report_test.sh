@@ -80,16 +80,48 @@ for id in 003-3.3-multi-head 002-multi-head-shapes; do
 done
 
 # Every attention of every block, each with its own mask: a 2-block causal
-# decoder (self- and cross-attention per block) and a 64-token causal lesson.
+# decoder (self- and cross-attention per block) at 6 tokens (tables) and at 40
+# (canvases), a 64-token causal lesson, and a BERT-size block of 512 tokens
+# (d_model 768, 12 heads, d_ff 3072), whose page keeps pooled maps and summaries.
 "$attntrace" random --tokens 6 --d-model 8 --heads 2 --d-ff 16 --blocks 2 --decoder --mask causal --seed 3 -o "$work/decoder2.json" &&
-"$attntrace" random --tokens 64 --d-model 32 --heads 4 --kv-heads 2 --d-ff 64 --mask causal --seed 4 -o "$work/causal64.json" ||
+"$attntrace" random --tokens 40 --d-model 16 --heads 2 --d-ff 16 --blocks 2 --decoder --mask causal --seed 5 -o "$work/decoder40.json" &&
+"$attntrace" random --tokens 64 --d-model 32 --heads 4 --kv-heads 2 --d-ff 64 --mask causal --seed 4 -o "$work/causal64.json" &&
+"$attntrace" random --tokens 512 --d-model 768 --heads 12 --d-ff 3072 --seed 7 -o "$work/bert512.json" ||
   fail "attntrace random failed"
-for id in decoder2 causal64; do
+for id in decoder2 decoder40 causal64 bert512; do
   html="$out/$id.html" dom="$work/$id.dom"
   "$attntrace" report "$work/$id.json" -o "$html" || { fail "$id: attntrace report failed"; continue; }
+  start=$(date +%s%N)
   browse --dump-dom "file://$html" >"$dom" 2>"$work/$id.log" || { fail "$id: chromium failed"; continue; }
-  tr '\n' ' ' <"$dom" | grep -o '<body[^>]*>' | head -1 | grep -q 'data-rendered="ok"' || fail "$id: the script did not finish"
+  wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  body=$(tr '\n' ' ' <"$dom" | grep -o '<body[^>]*>' | head -1)
+  [[ $body == *'data-rendered="ok"'* ]] || fail "$id: the script did not finish: ${body:0:300}"
+  [[ $body != *data-errors* ]] || fail "$id: errors recorded by the page: ${body:0:300}"
+  if grep -E ':CONSOLE[:(]|Uncaught' "$work/$id.log" >&2; then fail "$id: console messages (above)"; fi
+  drawn=$(grep -o 'data-drawn-ms="[0-9]*"' <<<"$body" | grep -o '[0-9]*')
+  # measured, not asserted: the page's own time to the end of drawing, and chromium's whole run (start-up included)
+  echo "$id: page $(stat -c %s "$html") bytes, drawn ${drawn:-?} ms after navigation start, chromium --dump-dom ${wall_ms} ms in all"
 done
+# every step's section on the 512-token page, and the banner saying what the page keeps
+grep -q '<p class="banner" id="page-kept">' "$work/bert512.dom" || fail "bert512: no banner saying what the page keeps"
+[ "$(grep -o '<section [^>]*data-step=' "$work/bert512.dom" | wc -l)" -ge 30 ] || fail "bert512: step sections missing"
+grep -q '<canvas [^>]*data-rows="256" data-cols="256"' "$work/bert512.dom" || fail "bert512: no pooled 256 x 256 canvas"
+# above 32 tokens the attention is a canvas, not a table
+grep -q '<canvas [^>]*class="heatmap" data-rows="64" data-cols="64"' "$work/causal64.dom" || fail "causal64: no 64 x 64 canvas"
+# decoder40: the canvases of cross-attention have no masked cell, those of causal self-attention some
+python3 - "$work/decoder40.dom" <<'PY' || fail "decoder40: masked cells in cross-attention canvases, or none in self-attention"
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+masked = {}
+for sec in re.split(r'(?=<section )', dom):
+    m = re.match(r'<section [^>]*data-attention="([^"]+)"', sec)
+    if m:
+        masked[m.group(1)] = [int(x) for x in re.findall(r'<canvas [^>]*data-masked="(\d+)"', sec)]
+cross = [n for a, v in masked.items() if "cross_attn" in a for n in v]
+self_ = [n for a, v in masked.items() if "cross_attn" not in a for n in v]
+print("decoder40 canvases: cross-attention masked cells", cross, "self-attention", self_)
+sys.exit(0 if cross and self_ and max(cross) == 0 and min(self_) > 0 else 1)
+PY
 # decoder2: four attention sections, blocks 0 and 1, self and cross
 for a in blocks.0.attn blocks.0.cross_attn blocks.1.attn blocks.1.cross_attn; do
   grep -q "<section [^>]*id=\"attention-$a\"" "$work/decoder2.dom" || fail "decoder2: no attention section for $a"
@@ -123,6 +155,21 @@ heads=$(grep -o 'head h[0-9]* · reads K/V head kv[0-9]' "$work/causal64.dom" | 
 grep -q '<p class="description">' "$work/003-3.1-ring-fell.dom" || fail "003-3.1-ring-fell: the description is not shown"
 echo "decoder2, causal64: every attention drawn with its own mask; every head of a GQA lesson shown"
 
+# The model view: a click on a head's thumbnail opens that attention's head view with that head alone on.
+for id in decoder2 decoder40 causal64; do
+  page="$work/$id.model.html"
+  awk -v f="$here/interact_model.js" '/^<\/body>$/ { print "<script>"; while ((getline l < f) > 0) print l; print "</script>" } { print }' \
+    "$out/$id.html" >"$page"
+  browse --dump-dom "file://$page" >"$work/$id.model.dom" 2>"$work/$id.model.log" || fail "$id: chromium failed"
+  result=$(tr '\n' ' ' <"$work/$id.model.dom" | grep -o '<body[^>]*>' | head -1)
+  [[ $result == *'data-model-click="ok"'* ]] || fail "$id: model view click: $result"
+  echo "$id: the model view's last head opens its head view ($(grep -o 'data-clicked="[^"]*"' <<<"$result"))"
+done
+# The pipeline: drawn from the steps; the decoder's blocks have self-attention, cross-attention and FFN frames
+for part in attn cross ffn; do
+  grep -q "<div class=\"pipe-part p-$part\"" "$work/decoder2.dom" || fail "decoder2: no $part in the pipeline"
+done
+
 # Traces drawn without their lesson: an export, an .npy folder, another implementation's minimal trace.
 "$attntrace" export "$lessons/002-gqa-groups.json" -o "$work/t-export.json" || fail "export for the trace pages failed"
 "$attntrace" export "$lessons/002-gqa-groups.json" --npy "$work/t-npy" -o /dev/null || fail "export --npy failed"
@@ -143,12 +190,14 @@ grep -q 'data-step="my_kernel.out"' "$work/t-minimal.json.dom" || fail "t-minima
 echo "traces drawn: an export, an .npy folder and a minimal trace"
 
 # Screenshots of the report at a phone's width and a wide screen's.
-for width in 500 1400; do
-  png="$out/causal64-$width.png"
-  browse --screenshot="$png" --window-size=$width,1600 "file://$out/causal64.html" >/dev/null 2>&1 || fail "screenshot at $width px failed"
-  size=$(stat -c %s "$png" 2>/dev/null || echo 0)
-  [ "$size" -gt "$min_png_bytes" ] || fail "screenshot $png missing or blank ($size bytes)"
-  echo "screenshot: $png ($size bytes)"
+for id in causal64 decoder2 bert512; do
+  for width in 500 1400; do
+    png="$out/$id-$width.png"
+    browse --screenshot="$png" --window-size=$width,2400 "file://$out/$id.html" >/dev/null 2>&1 || fail "screenshot at $width px failed"
+    size=$(stat -c %s "$png" 2>/dev/null || echo 0)
+    [ "$size" -gt "$min_png_bytes" ] || fail "screenshot $png missing or blank ($size bytes)"
+    echo "screenshot: $png ($size bytes)"
+  done
 done
 
 for id in "${screenshot_lessons[@]}"; do

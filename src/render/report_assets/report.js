@@ -1,11 +1,10 @@
 // attntrace report: draws the page from the trace in the JSON element #trace
 // (docs/trace-format.md). Plain JavaScript, nothing loaded from anywhere.
-// Order: the lesson's header, one section per step (formula, shape, matrix,
-// explanation, its claims; for hook_pattern heatmaps and the head view),
-// then the claims table. At the end body.dataset.rendered is "ok"; any error on
-// the way is listed in body.dataset.errors (the report test reads both).
-(function () {
-  "use strict";
+// The page's script is report.js, report_claims.js, report_canvas.js,
+// report_views.js and report_main.js joined in that order inside one
+// strict-mode function (cmake/embed_report_assets.cmake). This file: errors,
+// DOM helpers, number formats, the matrices, the attention sections and head
+// view, and the step sections. report_main.js draws the page.
 
   // ---- errors: kept on <body>, where a headless browser's DOM dump shows them
   const errors = [];
@@ -98,6 +97,10 @@
       return td;
     };
     const table = (rows, cols, rowAxis, colAxis, get, prefix, masked) => {
+      if (rowAxis !== null && useCanvas(rows, cols))  // too large to read as numbers: a canvas heatmap
+        return canvasHeatmap({ rows, cols, get, masked, rowLabels: labels[rowAxis], colLabels: labels[colAxis], name: short,
+                               signed: !opts.heat, scale: opts.scale,
+                               where: (i, j) => [...prefix, labels[rowAxis][i], labels[colAxis][j]].join(", ") });
       const rl = rowAxis === null ? null : labels[rowAxis], cl = labels[colAxis];
       const corner = rowAxis === null ? "" : `${axes[rowAxis]} \\ ${axes[colAxis]}`;
       const cs = shown(cols, MAX_COLS, all), rs = rowAxis === null ? [0] : shown(rows, MAX_ROWS, all);
@@ -125,14 +128,16 @@
       let k = headAxis(axes);
       const [r, c] = [0, 1, 2].filter((a) => a !== k), get = slicer(values, k);
       // attention weights: every head (GQA's groups are what the lesson teaches), each with its K/V head
-      for (const s of shown(shape[k], opts.heat ? shape[k] : MAX_SLICES, all)) {
+      // every slice when it is a heatmap (attention weights, or any canvas): compact, and the heads are the point
+      const every = opts.heat || useCanvas(shape[r], shape[c]);
+      for (const s of shown(shape[k], every ? shape[k] : MAX_SLICES, all)) {
         if (s < 0) {
           block.append(el("div", { class: "slice gap" }, `… ${shape[k] - MAX_SLICES} more ${axes[k]} slices`));
           continue;
         }
         const masked = opts.masked && k === 0 ? (i, j) => opts.masked(s, i, j) : null;
         const group = opts.kvOf && axes[k] === "head" ? ` · reads K/V head kv${opts.kvOf[s]}` : "";
-        block.append(el("div", { class: "slice" }, el("p", { class: "slice-caption" }, `${axes[k]} ${labels[k][s]}${group}`),
+        block.append(el("div", { class: "slice", "data-slice": s }, el("p", { class: "slice-caption" }, `${axes[k]} ${labels[k][s]}${group}`),
                         table(shape[r], shape[c], r, c, (i, j) => get(s, i, j), [labels[k][s]], masked)));
       }
     }
@@ -140,12 +145,13 @@
   }
 
   // Whether matrixBlock elides anything: the same axes and limits it uses.
+  // A matrix past CANVAS_ABOVE is a canvas: it elides nothing.
   function elided(step, opts = {}) {
     const s = step.shape;
     if (s.length <= 1) return (s[0] || 0) > MAX_COLS;
-    if (s.length === 2) return s[0] > MAX_ROWS || s[1] > MAX_COLS;
+    if (s.length === 2) return !useCanvas(s[0], s[1]) && (s[0] > MAX_ROWS || s[1] > MAX_COLS);
     const k = headAxis(step.axes), [r, c] = [0, 1, 2].filter((a) => a !== k);
-    return (!opts.heat && s[k] > MAX_SLICES) || s[r] > MAX_ROWS || s[c] > MAX_COLS;
+    return (!opts.heat && !useCanvas(s[r], s[c]) && s[k] > MAX_SLICES) || (!useCanvas(s[r], s[c]) && (s[r] > MAX_ROWS || s[c] > MAX_COLS));
   }
 
   // A matrix with its "show all" toggle when it is elided.
@@ -276,104 +282,13 @@
     if (nh > 1)
       heads.append(el("button", { type: "button", class: "all", onclick: () => setAll(true) }, "all"),
                    el("button", { type: "button", class: "none", onclick: () => setAll(false) }, "none"));
+    // the model view opens one head: that head alone on
+    view.selectOnly = (only) => groups.forEach((g, h) => {
+      g.style.display = h === only ? "" : "none";
+      heads.querySelector(`button[data-head="${h}"]`).setAttribute("aria-pressed", String(h === only));
+    });
     view.append(heads, pic);
     return view;
-  }
-
-  // ---- claims: numbers as rows, one line per row of the first axis longer than 1
-  function flat(x, out = []) {
-    if (Array.isArray(x)) x.forEach((y) => flat(y, out));
-    else out.push(x);
-    return out;
-  }
-  // p: decimals for every number, or (v, k) => the text of the k-th number
-  function numbers(values, p) {
-    const text = typeof p === "function" ? p : (v) => fmt(v, p);
-    while (Array.isArray(values) && values.length === 1 && Array.isArray(values[0])) values = values[0];
-    const rows = Array.isArray(values) && Array.isArray(values[0]) ? values : [values];
-    let k = 0;
-    return rows.map((r) => flat(r).map((v) => text(v, k++)).join(" ")).join("\n");
-  }
-  // A terms claim's values (the terms, then their sum) as the article adds them: "0.99 + 0.63 = 1.62"
-  function asSum(values, p) {
-    const text = typeof p === "function" ? p : (v) => fmt(v, p);
-    const shown = values.map((v, k) => text(v, k));
-    return `${shown.slice(0, -1).join(" + ")} = ${shown[shown.length - 1]}`;
-  }
-  // A claim's precision: "decimals" or "sig", one number or one per printed number (shaped as printed)
-  function digitsOf(c) {
-    const d = c.sig !== undefined ? c.sig : c.decimals;
-    return { sig: c.sig !== undefined, each: Array.isArray(d) ? flat(d) : null, most: Array.isArray(d) ? Math.max(...flat(d)) : d || 0 };
-  }
-  // n significant figures as C's %g chooses: scientific below 1e-4 or from 10^n (6.1441e-6, 0.250)
-  function sigText(v, n) {
-    if (typeof v !== "number") return fmt(v);
-    const e = v === 0 ? 0 : Math.floor(Math.log10(Math.abs(v)));
-    return e < -4 || e >= n ? v.toExponential(n - 1) : v.toPrecision(n);
-  }
-  function asPrinted(c) {
-    const d = digitsOf(c);
-    return (v, k) => {
-      const n = d.each ? d.each[k] : d.most;
-      return d.sig ? sigText(v, n) : fmt(v, n);
-    };
-  }
-  // "row sums", "column maxima": a claim's reduction (of) in words
-  const REDUCED = { sum: "sums", min: "minima", max: "maxima", mean: "means", std: "standard deviations" };
-  function reducedWords(of) {
-    const [over, op] = of.split("_");
-    return `${over === "col" ? "column" : "row"} ${REDUCED[op] || op}`;
-  }
-  function where(claim, steps) {
-    const step = steps.get(claim.step);
-    return Object.entries(claim.at || {}).map(([axis, i]) => {
-      const a = step ? step.axes.indexOf(axis) : -1;
-      const label = (j) => (a >= 0 && step.labels[a] ? step.labels[a][j] : j);
-      return Array.isArray(i) ? `${axis} [${i.map(label).join(" ")}]` : `${axis} ${label(i)}`;
-    }).join(", ");
-  }
-  function verdictCell(c) {
-    return el("td", { class: `verdict v-${c.verdict}` }, `${MARK[c.verdict] || ""} ${c.verdict}`,
-      c.expected && c.expected !== c.verdict ? el("div", { class: "unexpected" }, `lesson expects ${c.expected}`) : null);
-  }
-
-  function claimsSection(trace, steps) {
-    const sec = el("section", { class: "claims", id: "claims" }, el("h2", {}, `Claims (${trace.claims.length})`));
-    if (!trace.claims.length) {
-      sec.append(el("p", { class: "muted" }, "This lesson checks no printed number."));
-      return sec;
-    }
-    const rows = trace.claims.map((c) => {
-      let printed, computed;
-      const lines = (values, p) => el("div", { class: "rows" }, c.of === "terms" ? asSum(values, p) : numbers(values, p));
-      if (c.of === "shape") {
-        printed = Object.entries(c.printed).map(([a, n]) => `${a} ${n}`).join(", ");
-        computed = c.reason || "";
-      } else {
-        const d = digitsOf(c);
-        const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : Math.max(PRECISION, d.most + 2);
-        printed = [lines(c.printed, asPrinted(c)), c.of === "terms" ? el("div", { class: "muted" }, "(its terms, then their sum)")
-          : c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
-        computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
-        if ((c.verdict === "agrees-when-rounded" || c.verdict === "disagrees") && c.document_arithmetic)
-          computed.push(el("div", { class: "muted" }, "with the article's rounding:"), lines(c.document_arithmetic, p));
-        if (typeof c.max_deviation === "number" && c.verdict !== "agrees")
-          computed.push(el("div", { class: "muted" }, `largest deviation ${c.max_deviation.toPrecision(4)} (${c.cells_off} cells off)`));
-      }
-      const article = el("td", {}, c.quote ? el("blockquote", {}, `“${c.quote}”`) : null,
-        c.note ? el("div", { class: "muted" }, c.note) : null,
-        c.basis === "given" ? el("div", { class: "muted" }, "checked against the lesson's given values: the article's consistency with itself") : null,
-        c.rests_on ? el("div", { class: "muted" }, `agrees only from the article's given values: computed from ${c.rests_on}, which the lesson gives and its formula does not`) : null);
-      return el("tr", { id: `claim-${c.id}`, "data-claim": c.id, "data-verdict": c.verdict },
-        el("td", {}, el("b", {}, c.id)),
-        el("td", {}, el("a", { href: `#step-${c.step}` }, el("code", {}, c.step.split(".").pop())), el("div", { class: "muted" }, where(c, steps))),
-        el("td", { class: "numbers" }, printed), el("td", { class: "numbers" }, computed),
-        verdictCell(c), article);
-    });
-    sec.append(el("table", { class: "claims" },
-      el("thead", {}, el("tr", {}, ["claim", "step", "printed", "computed", "verdict", "article"].map((h) => el("th", {}, h)))),
-      el("tbody", {}, rows)));
-    return sec;
   }
 
   // ---- which query heads share each K/V head (GQA, MQA; one each in MHA)
@@ -395,6 +310,7 @@
       step.rounded_to !== undefined ? ` · rounded to ${step.rounded_to} decimals` : "",
       step.inputs && step.inputs.length ? ` · from ${step.inputs.join(", ")}` : ""));
     if (step.note) sec.append(el("p", { class: "note" }, step.note));
+    if (step.pooled) sec.append(pooledNote(step));
     const isPattern = step.name.endsWith("hook_pattern") && !trace.diff;
     // two traces compared: |A − B| coloured against the step's largest difference
     const largest = trace.diff && step.values ? flat(step.values).reduce((m, v) => (typeof v === "number" && v > m ? v : m), 0) : 0;
@@ -428,6 +344,13 @@
     return sec;
   }
 
+  // A step the page keeps pooled (report_page.hpp): what each cell is.
+  function pooledNote(step) {
+    const p = step.pooled;
+    return el("p", { class: "note pooled" }, `Pooled for this page: each cell is the ${p.op} of a ${p.block.join(" × ")} ` +
+      `block of the trace's [${p.from_shape.join("×")}] values (labels name a block's first and last token).`);
+  }
+
   // ---- attention at a glance: heatmaps per head (masked cells hatched) beside the head view,
   // for every attention of every block (self and cross), each with its own mask
   const attentionId = (name, b) => `attention-${attentionOf(name).replace(/\.$/, "")}${b === null ? "" : `-b${b}`}`;
@@ -436,72 +359,13 @@
     return el("section", { class: "attention", id: attentionId(step.name, b), "data-attention": prefix },
       el("h2", {}, isCross(prefix) ? "Cross-attention " : "Attention ", el("code", {}, step.name),
          b === null ? "" : ` — sequence b${b}: ${trace.batch.sequences[b].join(" ")}`),
+      step.pooled ? pooledNote(step) : null,
       el("p", { class: "note" }, "One heatmap per head: row = query, column = key, the darker the more the query reads " +
         "from the key; hover a cell for its exact value. " +
         (isCross(prefix) ? "Cross-attention: each decoder token reads every memory token; nothing is masked."
-                         : "Hatched cells are masked (−inf before softmax, 0 after).")),
+                         : "Masked cells (−inf before softmax, 0 after) are hatched in tables, a grey checker on canvases.")),
       el("div", { class: "panels" },
          el("div", {}, el("h3", {}, "Heatmaps"), matrixWithToggle(step, step.values, { heat: true, masked, kvOf: kvOf(steps, prefix) })),
          headView(step, masked)));
   }
 
-  // ---- the lesson's header and contents
-  function header(trace) {
-    const l = trace.lesson, c = trace.config, src = l.source || {};
-    const counts = {};
-    for (const cl of trace.claims) counts[cl.verdict] = (counts[cl.verdict] || 0) + 1;
-    const rounded = trace.steps.some((s) => s.rounded_to !== undefined);
-    const h = el("header", { class: "lesson" }, el("h1", {}, l.title),
-      el("p", { class: "muted" }, [src.document, src.title, src.section].filter(Boolean).join(" · ")),
-      el("p", { class: "muted" }, trace.run && trace.run.from
-        ? `lesson ${l.id} · ${trace.generator} · stages ${trace.run.from} → ${trace.run.to} · ` +
-          (rounded ? "document arithmetic (the article's rounding)" : "exact arithmetic")
-        : `${trace.generator} · ${trace.steps.length} steps, drawn from the trace alone`),
-      trace.batch
-        ? trace.batch.sequences.map((toks, b) => el("div", { class: "tokens" }, el("b", {}, `sequence b${b} `),
-                                                   toks.map((t) => el("span", {}, t))))
-        : el("div", { class: "tokens" }, el("b", {}, "tokens "), trace.tokens.map((t) => el("span", {}, t))));
-    if (trace.query_tokens) h.append(el("div", { class: "tokens" }, el("b", {}, "queries "), trace.query_tokens.map((t) => el("span", {}, t))));
-    if (l.description) h.append(el("p", { class: "description" }, l.description));
-    // the config without fields that mean nothing here: no d_ff without an FFN, K/V heads only when they differ
-    const shownConfig = Object.entries(c).filter(([k, v]) => !(k === "d_ff" && v === 0) && !(k === "kv_heads" && v === c.heads));
-    h.append(el("div", { class: "config-wrap" }, el("table", { class: "config" }, el("tbody", {},
-      el("tr", {}, shownConfig.map(([k]) => el("th", {}, k))),
-      el("tr", {}, shownConfig.map(([, v]) => el("td", { class: "mono" }, typeof v === "object" ? JSON.stringify(v) : String(v))))))));
-    if (trace.claims.length || (trace.run && trace.run.from)) h.append(el("p", {}, `${trace.claims.length} claims: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
-      el("span", { class: `v-${v}` }, `${MARK[v]} ${counts[v]} ${v}  `))));
-    if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
-    h.append(el("nav", { class: "contents" }, el("b", {}, "Steps"), el("ol", {},
-      trace.steps.map((s) => el("li", {}, el("a", { href: `#step-${s.name}` }, s.name))),
-      el("li", {}, el("a", { href: "#claims" }, "Claims")))));
-    const patterns = trace.diff ? [] : trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.shape.length === 3 + (trace.batch ? 1 : 0));
-    if (patterns.length) h.querySelector("nav b").after(" · Attention: ",
-      ...patterns.flatMap((s, k) => [k ? " · " : "", el("a", { href: `#${attentionId(s.name, trace.batch ? 0 : null)}` },
-                                                        attentionOf(s.name).replace(/\.$/, ""))]));
-    return h;
-  }
-
-  function render() {
-    const trace = JSON.parse(document.getElementById("trace").textContent);
-    const steps = new Map(trace.steps.map((s) => [s.name, s]));
-    const main = document.getElementById("report");
-    main.append(header(trace));
-    // every attention's weights, in pipeline order: blocks.0.attn, blocks.0.cross_attn, blocks.1.attn, ...
-    for (const pattern of trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.values && !trace.diff))
-      for (const b of sequences(trace)) {  // a batch: the heatmaps and head view of each sequence
-        const p = b === null ? pattern : seqStep(pattern, b, trace);
-        if (p.shape.length === 3) main.append(attentionSection(p, trace, b === null ? steps : seqSteps(trace, b), b));
-      }
-    trace.steps.forEach((s, i) => main.append(stepSection(s, i, trace.steps.length, trace, steps)));
-    main.append(claimsSection(trace, steps));
-  }
-
-  try {
-    render();
-  } catch (e) {
-    noteError(e && e.stack ? e.stack : e);
-    throw e;
-  } finally {
-    document.body.dataset.rendered = errors.length ? "errors" : "ok";
-  }
-})();

@@ -1,0 +1,87 @@
+// attntrace report, last part: the lesson's header and contents, then the
+// whole page in order (header, model view, pipeline, attention sections, one
+// section per step, claims). At the end body.dataset.rendered is "ok"; any
+// error on the way is listed in body.dataset.errors (the report test reads both).
+  // ---- the lesson's header and contents
+  // A token list; past MAX_TOKENS shown, the middle elided until "show all".
+  const MAX_TOKENS = 64;
+  function tokenList(title, tokens) {
+    const div = el("div", { class: "tokens" });
+    const draw = (all) => {
+      const idx = shown(tokens.length, MAX_TOKENS, all);
+      div.replaceChildren(el("b", {}, title), ...idx.map((i) => (i < 0 ? el("span", { class: "gap" }, `… ${tokens.length - MAX_TOKENS} more …`)
+                                                                    : el("span", {}, tokens[i]))));
+      if (tokens.length > MAX_TOKENS)
+        div.append(el("button", { type: "button", onclick: () => draw(!all) }, all ? "show fewer" : `show all ${tokens.length}`));
+    };
+    draw(false);
+    return div;
+  }
+
+  const MANY_STEPS = 24;  // a longer list of steps starts folded (the pipeline links to them too)
+  function header(trace) {
+    const l = trace.lesson, c = trace.config, src = l.source || {};
+    const counts = {};
+    for (const cl of trace.claims) counts[cl.verdict] = (counts[cl.verdict] || 0) + 1;
+    const rounded = trace.steps.some((s) => s.rounded_to !== undefined);
+    const h = el("header", { class: "lesson" }, el("h1", {}, l.title),
+      el("p", { class: "muted" }, [src.document, src.title, src.section].filter(Boolean).join(" · ")),
+      el("p", { class: "muted" }, trace.run && trace.run.from
+        ? `lesson ${l.id} · ${trace.generator} · stages ${trace.run.from} → ${trace.run.to} · ` +
+          (rounded ? "document arithmetic (the article's rounding)" : "exact arithmetic")
+        : `${trace.generator} · ${trace.steps.length} steps, drawn from the trace alone`),
+      trace.batch
+        ? trace.batch.sequences.map((toks, b) => el("div", { class: "tokens" }, el("b", {}, `sequence b${b} `),
+                                                   toks.map((t) => el("span", {}, t))))
+        : tokenList("tokens ", trace.tokens));
+    if (trace.query_tokens) h.append(tokenList("queries ", trace.query_tokens));
+    if (l.description) h.append(el("p", { class: "description" }, l.description));
+    // a large trace: what the page keeps of it (report_page.hpp)
+    if (trace.page && trace.page.kept) h.append(el("p", { class: "banner", id: "page-kept" }, trace.page.kept));
+    // the config without fields that mean nothing here: no d_ff without an FFN, K/V heads only when they differ
+    const shownConfig = Object.entries(c).filter(([k, v]) => !(k === "d_ff" && v === 0) && !(k === "kv_heads" && v === c.heads));
+    h.append(el("div", { class: "config-wrap" }, el("table", { class: "config" }, el("tbody", {},
+      el("tr", {}, shownConfig.map(([k]) => el("th", {}, k))),
+      el("tr", {}, shownConfig.map(([, v]) => el("td", { class: "mono" }, typeof v === "object" ? JSON.stringify(v) : String(v))))))));
+    if (trace.claims.length || (trace.run && trace.run.from)) h.append(el("p", {}, `${trace.claims.length} claims: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
+      el("span", { class: `v-${v}` }, `${MARK[v]} ${counts[v]} ${v}  `))));
+    if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
+    h.append(el("nav", { class: "contents" }, el("p", { class: "overviews" }, trace.diff ? null : el("a", { href: "#pipeline" }, "Pipeline"),
+      attentionPatterns(trace).length ? [" · ", el("a", { href: "#model-view" }, "Model view")] : null),
+      el("b", {}, "Steps"), el("details", MANY_STEPS < trace.steps.length ? {} : { open: "" },
+        el("summary", {}, `${trace.steps.length} steps`), el("ol", {},
+      trace.steps.map((s) => el("li", {}, el("a", { href: `#step-${s.name}` }, s.name))),
+      el("li", {}, el("a", { href: "#claims" }, "Claims"))))));
+    const patterns = trace.diff ? [] : trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.shape.length === 3 + (trace.batch ? 1 : 0));
+    if (patterns.length) h.querySelector("nav b").after(" · Attention: ",
+      ...patterns.flatMap((s, k) => [k ? " · " : "", el("a", { href: `#${attentionId(s.name, trace.batch ? 0 : null)}` },
+                                                        attentionOf(s.name).replace(/\.$/, ""))]));
+    return h;
+  }
+
+  function render() {
+    const trace = JSON.parse(document.getElementById("trace").textContent);
+    const steps = new Map(trace.steps.map((s) => [s.name, s]));
+    const main = document.getElementById("report");
+    main.append(header(trace));
+    for (const view of [pipelineView(trace), modelView(trace, steps)]) if (view) main.append(view);
+    // every attention's weights, in pipeline order: blocks.0.attn, blocks.0.cross_attn, blocks.1.attn, ...
+    for (const pattern of trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.values && !trace.diff))
+      for (const b of sequences(trace)) {  // a batch: the heatmaps and head view of each sequence
+        const p = b === null ? pattern : seqStep(pattern, b, trace);
+        if (p.shape.length === 3) main.append(attentionSection(p, trace, b === null ? steps : seqSteps(trace, b), b));
+      }
+    trace.steps.forEach((s, i) => main.append(stepSection(s, i, trace.steps.length, trace, steps)));
+    main.append(claimsSection(trace, steps));
+  }
+
+  try {
+    render();
+  } catch (e) {
+    noteError(e && e.stack ? e.stack : e);
+    throw e;
+  } finally {
+    document.body.dataset.rendered = errors.length ? "errors" : "ok";
+    // ms from the start of the page's loading to the end of drawing (the report test prints it)
+    document.body.dataset.drawnMs = String(Math.round(performance.now()));
+  }
