@@ -230,7 +230,7 @@ void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& 
 
 void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
     // The export's text, byte for byte, unless the trace is too large for a page (report_page.hpp).
-    std::vector<const Tensor*> deferred;
+    DeferredTensors deferred;
     std::vector<std::unique_ptr<Tensor>> owned;
     const OrderedJson page = page_json(lesson, trace, report, deferred, owned);
     write_page(out, lesson.title, [&](TextSink& data) { write_readable(page, data, deferred); });

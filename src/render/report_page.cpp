@@ -164,16 +164,19 @@ std::unique_ptr<Tensor> reduce_page_step(OrderedJson& sj, const std::string& nam
 }
 
 OrderedJson page_json(const Lesson& lesson, const Trace& trace, const CheckReport& report,
-                      std::vector<const Tensor*>& deferred, std::vector<std::unique_ptr<Tensor>>& owned) {
+                      DeferredTensors& deferred, std::vector<std::unique_ptr<Tensor>>& owned) {
     OrderedJson j = trace_to_json(lesson, trace, &report, &deferred);
     PageReduction r;
-    for (const Step& s : trace.steps) r.floats += s.value.size() + (s.formula ? s.formula->size() : 0);
+    for (const Step& s : trace.steps)  // a derived step's values are written too (trace/derived.hpp)
+        r.floats += (is_derived(s) ? numel(s.shape) : s.value.size()) + (s.formula ? s.formula->size() : 0);
     if (r.floats <= kPageFullFloats) return j;
     for (std::size_t i = 0; i < trace.steps.size(); ++i) {
         const Step& s = trace.steps[i];
         OrderedJson& sj = j["steps"][i];
-        if (!sj.contains("values") || s.value.size() != numel(s.shape)) continue;  // summarised or not computable
-        if (auto t = reduce_page_step(sj, base_name(s), s.value, s.axes, s.labels, r)) {
+        if (!sj.contains("values") || sj["values"].is_null()) continue;  // summarised or not computable
+        const StepValues v = values_of(trace, s);  // a derived step's computed now, freed after
+        if (v->size() != numel(s.shape)) continue;
+        if (auto t = reduce_page_step(sj, base_name(s), *v, s.axes, s.labels, r)) {
             sj["values"] = deferred_tensor(*t, deferred);
             owned.push_back(std::move(t));
         }

@@ -82,6 +82,6 @@ std::unique_ptr<Tensor> reduce_page_step(OrderedJson& sj, const std::string& nam
 // reduced as above when the trace holds more than kPageFullFloats. Tensors
 // the reduction makes are kept in `owned` (their addresses stay in `deferred`).
 OrderedJson page_json(const Lesson& lesson, const Trace& trace, const CheckReport& report,
-                      std::vector<const Tensor*>& deferred, std::vector<std::unique_ptr<Tensor>>& owned);
+                      DeferredTensors& deferred, std::vector<std::unique_ptr<Tensor>>& owned);
 
 }  // namespace attntrace
