@@ -527,8 +527,41 @@ def make_bert():
     write_json(os.path.join(d, "reference.json"), ref)
 
 
+def bert_base(out):
+    """For measurements (never committed): a BERT-base-sized checkpoint (12 blocks, hidden 768, 12 heads,
+    intermediate 3072, 512 positions, vocabulary 30522, 109 M parameters, F32, ~440 MB) of random weights
+    (BERT's init, N(0, 0.02); LayerNorms 1 and 0), config.json and model.safetensors only: run it with --ids."""
+    g = torch.Generator().manual_seed(SEED + 1)
+    C, F, L, P, V = 768, 3072, 12, 512, 30522
+    e = "bert.embeddings."
+    p = {e + "word_embeddings.weight": torch.randn(V, C, generator=g) * 0.02,
+         e + "position_embeddings.weight": torch.randn(P, C, generator=g) * 0.02,
+         e + "token_type_embeddings.weight": torch.randn(2, C, generator=g) * 0.02,
+         e + "LayerNorm.weight": torch.ones(C), e + "LayerNorm.bias": torch.zeros(C)}
+    for i in range(L):
+        h = f"bert.encoder.layer.{i}."
+        for n in ("query", "key", "value"):
+            p[h + f"attention.self.{n}.weight"] = torch.randn(C, C, generator=g) * 0.02
+            p[h + f"attention.self.{n}.bias"] = torch.zeros(C)
+        p.update({h + "attention.output.dense.weight": torch.randn(C, C, generator=g) * 0.02,
+                  h + "attention.output.dense.bias": torch.zeros(C),
+                  h + "attention.output.LayerNorm.weight": torch.ones(C), h + "attention.output.LayerNorm.bias": torch.zeros(C),
+                  h + "intermediate.dense.weight": torch.randn(F, C, generator=g) * 0.02, h + "intermediate.dense.bias": torch.zeros(F),
+                  h + "output.dense.weight": torch.randn(C, F, generator=g) * 0.02, h + "output.dense.bias": torch.zeros(C),
+                  h + "output.LayerNorm.weight": torch.ones(C), h + "output.LayerNorm.bias": torch.zeros(C)})
+    os.makedirs(out, exist_ok=True)
+    write_json(os.path.join(out, "config.json"), {
+        "model_type": "bert", "hidden_size": C, "num_attention_heads": 12, "num_hidden_layers": L,
+        "intermediate_size": F, "hidden_act": "gelu", "max_position_embeddings": P, "type_vocab_size": 2,
+        "vocab_size": V, "layer_norm_eps": 1e-12})
+    write_safetensors(os.path.join(out, "model.safetensors"), p)
+
+
 if __name__ == "__main__":
-    if __import__("sys").argv[1:] == ["--bert"]:
+    import sys
+    if sys.argv[1:] == ["--bert"]:
         make_bert()
+    elif len(sys.argv) == 3 and sys.argv[1] == "--bert-base":
+        bert_base(sys.argv[2])
     else:
         main()
