@@ -217,6 +217,16 @@ TEST_CASE("a lesson uses the embeddings' LayerNorm and a token type table (confi
     }
     // block 0's queries read the norm's output, not the sum
     CHECK(l.catalogue().at(l.catalogue().passes()[2].x).name == "embed.ln.hook_normalized");
+    // without positions: X = E + TT, still computed (and normalised)
+    doc["config"].erase("positions");
+    doc["inputs"].erase("positions");
+    auto np = evaluate(parse_lesson(doc.dump(), "embed-norm.json"));
+    const Tensor& X = np->exact.find("blocks.0.hook_resid_pre")->value;
+    REQUIRE(X.size() == 12);
+    for (std::size_t t = 0; t < 3; ++t)
+        for (std::size_t c = 0; c < 4; ++c)
+            CHECK(X.data[t * 4 + c] == W_E.data[std::size_t(l.token_ids[t]) * 4 + c] + TT.data[c]);
+    CHECK(np->exact.find("embed.ln.hook_normalized")->value.size() == 12);
     // the norm's weights only with config.embed_norm
     doc["config"].erase("embed_norm");
     CHECK_THROWS_WITH(parse_lesson(doc.dump(), "embed-norm.json"),

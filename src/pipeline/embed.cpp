@@ -102,7 +102,9 @@ void embed_forward(Run& run) {
             pos_embed(run);
             P = run.value(pe_name);
         }
-        if (float* x = run.open(x_name, {{e_name, E}, {tt_name, TT}, {pe_name, P}})) {
+        float* x = add_positions ? run.open(x_name, {{e_name, E}, {tt_name, TT}, {pe_name, P}})
+                                 : run.open(x_name, {{e_name, E}, {tt_name, TT}});
+        if (x) {
             add(E->ptr(), TT->ptr(), x, d.T * d.C);
             if (P) add(x, P->ptr(), x, d.T * d.C);
         }
