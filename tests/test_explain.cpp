@@ -9,6 +9,7 @@
 #include "evaluate/evaluate.hpp"
 #include "core/error.hpp"
 #include "lesson/random_lesson.hpp"
+#include "model/hf_model.hpp"
 #include "render/explain.hpp"
 #include "support.hpp"
 
@@ -93,6 +94,18 @@ TEST_CASE("explain recomputes every cell's value as the trace holds it, for ever
     }
     for (Activation act : {Activation::gelu_tanh, Activation::swiglu}) {  // and RMSNorm
         auto names = explain_all(*random_eval(act, NormKind::rmsnorm));
+        explained.insert(names.begin(), names.end());
+    }
+    {  // BERT (tests/models/tiny-bert): the token type table, the embeddings' LayerNorm (embed.ln.*), post-norm blocks
+        ModelInput in;
+        in.ids = {2, 109, 110, 112, 3};
+        auto e = evaluate(std::move(load_hf_model(attntrace::test::source_dir() + "/tests/models/tiny-bert", in).lesson));
+        auto names = explain_all(*e);
+        for (const auto& def : e->lesson.catalogue().steps()) {
+            if (!e->lesson.records(def)) continue;
+            INFO(def.name);
+            CHECK(names.count(def.name) == 1);
+        }
         explained.insert(names.begin(), names.end());
     }
     for (const auto& def : step_catalogue()) {

@@ -1,5 +1,5 @@
 // config: d_model, heads, K/V heads, the heads' widths d_k and d_v, d_ff, mask, scale, activation, norm, eps,
-// weight_layout, normalizer, max_shift, mask_at, renormalize, positions, and the model: blocks, norm_first, block.
+// weight_layout, normalizer, max_shift, mask_at, renormalize, positions, and the model: blocks, norm_first, embed_norm, block.
 #include "lesson/config_reader.hpp"
 
 #include <fmt/format.h>
@@ -89,7 +89,7 @@ void read_widths(const Fields& f, const json& c, Config& cfg) {
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
     f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_k", "d_v", "d_ff", "mask", "scale", "activation", "norm", "eps",
-                               "positions", "blocks", "norm_first", "block", "weight_layout",
+                               "positions", "blocks", "norm_first", "embed_norm", "block", "weight_layout",
                                "normalizer", "max_shift", "variance", "mask_at", "renormalize", "norm_steps"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
@@ -172,6 +172,7 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     if (auto* b = f.optional(c, "blocks"))
         cfg.arch.blocks = static_cast<std::size_t>(f.integer(*b, "config.blocks", 1, kMaxBlocks));
     if (auto* n = f.optional(c, "norm_first")) cfg.arch.norm_first = f.boolean(*n, "config.norm_first");
+    if (auto* n = f.optional(c, "embed_norm")) cfg.arch.embed_norm = f.boolean(*n, "config.embed_norm");
     if (auto* b = f.optional(c, "block")) {
         auto s = f.string(*b, "config.block");
         if (s == "decoder") cfg.arch.decoder = true;

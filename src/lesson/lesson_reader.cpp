@@ -168,7 +168,7 @@ private:
             f_.fail("config.mask", "\"none\" or \"causal\" in a batched lesson (each sequence's padding mask follows "
                     "from its length)", fmt::format("a {} mask", mask_name(mk)));
         if (lesson_.batch && !lesson_.config.arch.is_default())
-            f_.fail("batch", "a batch only of one encoder block (no config.blocks, norm_first or block \"decoder\")",
+            f_.fail("batch", "a batch only of one encoder block (no config.blocks, norm_first, embed_norm or block \"decoder\")",
                     "a batch");
         dims_ = lesson_.dims();
         if (lesson_.config.arch.decoder) memory();
@@ -213,12 +213,12 @@ private:
                         std::string(stage_name(lesson_.to)));
             // Other models repeat and reorder the stages: a stage name no longer names one place.
             if (!lesson_.config.arch.is_default())
-                f_.fail("run", "no run range with config.blocks, norm_first or block \"decoder\" (they run whole)",
+                f_.fail("run", "no run range with config.blocks, norm_first, embed_norm or block \"decoder\" (they run whole)",
                         "a run range");
         }
         lesson_.set_range(lesson_.from, lesson_.to);
         if (!lesson_.config.arch.is_default() && !lesson_.query_tokens.empty())
-            f_.fail("query_tokens", "no query_tokens with config.blocks, norm_first or block \"decoder\"",
+            f_.fail("query_tokens", "no query_tokens with config.blocks, norm_first, embed_norm or block \"decoder\"",
                     fmt::format("{} query tokens", lesson_.query_tokens.size()));
         // The trace's memory depends on the trace policy: the run's plan checks
         // it before the run (pipeline/plan.hpp). Here: the lesson's own tensors.
@@ -252,7 +252,7 @@ private:
             return;
         }
         f_.object(*in, "inputs");
-        f_.only_keys(*in, "inputs", {"X", "embedding", "positions", "memory"});
+        f_.only_keys(*in, "inputs", {"X", "embedding", "positions", "memory", "token_types"});
         if (lesson_.batch && f_.optional(*in, "X"))
             f_.fail("inputs.X", "no inputs.X in a batched lesson (each of batch.sequences gives its X)", "an X");
         if (auto* m = f_.optional(*in, "memory")) {
@@ -297,6 +297,12 @@ private:
                 f_.fail("inputs.positions", fmt::format("at least {} rows (one per token position)", dims_.T),
                         fmt::format("{} rows", table.shape[0]));
             lesson_.inputs["positions"] = std::move(table);
+        }
+        if (auto* tt = f_.optional(*in, "token_types")) {
+            // BERT's token type (segment) table: R >= 1 rows; row 0 is added to every token (one sentence).
+            if (lesson_.batch) f_.fail("inputs.token_types", "no token type table in a batched lesson", "a table");
+            lesson_.inputs["token_types"] =
+                read_matrix(*tt, "inputs.token_types", {0, dims_.C}, "token types x d_model", 1.0, 2);
         }
     }
 
@@ -591,7 +597,10 @@ Reads Lesson::reads() const {
 }
 
 bool Lesson::records(const StepDef& def) const {
-    if (def.leaf == Leaf::embed && !inputs.count("embedding") && !config.positions.additive()) return false;
+    if (def.leaf == Leaf::embed && !inputs.count("embedding") && !config.positions.additive() &&
+        !inputs.count("token_types"))
+        return false;
+    if (def.leaf == Leaf::token_type_embed && !inputs.count("token_types")) return false;
     if (!position_step_applies(config.positions.kind, def.leaf)) return false;
     if (!config_records(config, def.leaf)) return false;
     if (runs_pass(def.pass)) return true;

@@ -44,6 +44,13 @@ const std::vector<WeightSpec> kWeights = {
     {"ln3_beta", Stage::norm2, {A::d_model}, Fill::zeros},
 };
 
+// The model's weights outside its blocks, never prefixed: the embeddings' norm (config.embed_norm).
+const std::vector<WeightSpec> kModelWeights = {
+    {"embed_ln_gamma", Stage::norm1, {A::d_model}, Fill::ones},
+    {"embed_ln_beta", Stage::norm1, {A::d_model}, Fill::zeros},
+};
+bool embed_only(std::string_view n) { return n.substr(0, 9) == "embed_ln_"; }
+
 bool ends_with(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
@@ -128,6 +135,7 @@ const std::vector<WeightSpec>& weight_specs() { return kWeights; }
 bool weight_applies(const WeightSpec& w, const Config& c) {
     const std::string_view n = w.name;
     if (decoder_only(n) && !c.arch.decoder) return false;
+    if (embed_only(n) && !c.arch.embed_norm) return false;
     if (n == "W_3" || n == "b_3") return c.activation == Activation::swiglu;
     if (ends_with(n, "_beta")) return c.norm == NormKind::layernorm;
     return true;
@@ -136,6 +144,7 @@ bool weight_applies(const WeightSpec& w, const Config& c) {
 const char* weight_use(const WeightSpec& w) {
     const std::string_view n = w.name;
     if (decoder_only(n)) return "only with config.block \"decoder\"";
+    if (embed_only(n)) return "only with config.embed_norm (β: and config.norm \"layernorm\")";
     if (n == "W_3" || n == "b_3") return "only with config.activation \"swiglu\"";
     if (ends_with(n, "_beta")) return "RMSNorm has no β: only with config.norm \"layernorm\"";
     return "always";
@@ -143,6 +152,7 @@ const char* weight_use(const WeightSpec& w) {
 
 std::vector<WeightUse> weight_uses(const Config& c) {
     std::vector<WeightUse> out;
+    for (const auto& w : kModelWeights) out.push_back({w.name, &w});
     for (std::size_t b = 0; b < c.arch.blocks; ++b)
         for (const auto& w : kWeights)
             out.push_back({(c.arch.blocks > 1 ? fmt::format("blocks.{}.", b) : std::string()) + w.name, &w});
@@ -152,12 +162,15 @@ std::vector<WeightUse> weight_uses(const Config& c) {
 const WeightSpec* find_weight(const std::string& name) {
     for (const auto& w : kWeights)
         if (name == w.name) return &w;
+    for (const auto& w : kModelWeights)
+        if (name == w.name) return &w;
     return nullptr;
 }
 
 std::string weight_list() {
     std::string s;
     for (const auto& w : kWeights) s += (s.empty() ? "" : ", ") + std::string(w.name);
+    for (const auto& w : kModelWeights) s += ", " + std::string(w.name);
     return s;
 }
 

@@ -15,15 +15,20 @@
 #include "core/memory.hpp"
 #include "io/safetensors.hpp"
 #include "kernels/kernels.hpp"
+#include "model/bert.hpp"
 #include "model/gpt2.hpp"
 
 namespace attntrace {
 
-std::string known_model_types() { return "\"gpt2\""; }
+std::string known_model_types() { return "\"gpt2\", \"bert\""; }
 
 std::string HfModel::label(std::int64_t id) const {
     if (tokenizer) {
         const std::string p = tokenizer->shown(id);
+        if (!p.empty()) return p;
+    }
+    if (wordpiece) {
+        const std::string& p = wordpiece->piece(id);  // as the vocabulary spells it: "##ing", "[CLS]"
         if (!p.empty()) return p;
     }
     return fmt::format("#{}", id);
@@ -44,6 +49,10 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
     HfModel m;
     m.dir = dir;
     m.model_type = type;
+    if (type == "bert") {
+        load_bert(m, config, config_path, input);  // its own tokenizer (WordPiece) and ids
+        return m;
+    }
     m.tokenizer = Tokenizer::open(dir);
 
     // The input's ids, before the weights: a wrong input costs no loading.
@@ -77,7 +86,9 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
 }
 
 std::string final_residual_step(const Lesson& lesson) {
-    return lesson.catalogue().step(Leaf::resid_post, static_cast<int>(lesson.config.arch.blocks) - 1).name;
+    // The last pass's output: resid_post of a pre-norm stack, the last norm's of a post-norm one (BERT).
+    const Catalogue& cat = lesson.catalogue();
+    return cat.at(cat.passes().back().out).name;
 }
 
 ModelHead model_head(const HfModel& m, const Lesson& lesson, const Tensor& resid, std::size_t k) {

@@ -17,6 +17,7 @@
 #include "core/tensor.hpp"
 #include "lesson/lesson.hpp"
 #include "model/tokenizer.hpp"
+#include "model/wordpiece.hpp"
 
 namespace attntrace {
 
@@ -37,6 +38,10 @@ struct HfModel {
     Tensor ln_f_gamma, ln_f_beta;  // the final LayerNorm: (C)
     float ln_f_eps = 1e-5f;
     std::optional<Tokenizer> tokenizer;  // when the folder has one
+    std::optional<WordPiece> wordpiece;  // BERT's, when the folder has one
+    // A causal model with an unembedding (GPT-2): model_head's next tokens.
+    // false for BERT: its output is the last block's, with no head read.
+    bool lm_head = true;
     // A token id as shown: its piece (the leading space as ␣), else "#id".
     std::string label(std::int64_t id) const;
 };

@@ -1,6 +1,7 @@
 // Operation embed: the input matrix X, given inline or looked up in an embedding
 // table, plus the positional encodings when the lesson has additive ones
-// (config.positions "sinusoidal" or "learned").
+// (config.positions "sinusoidal" or "learned"), plus BERT's token type
+// (segment) embeddings when it has a table of them (inputs.token_types).
 #include <algorithm>
 #include <cmath>
 
@@ -48,6 +49,16 @@ float pos_embed_explain(Cell& c) {
     return r;
 }
 
+// TT: (T, C), row 0 of the lesson's token type table (R, C) for every token:
+// one sentence, token_type_ids all 0, as BertModel defaults them.
+void token_type_embed(Run& run) {
+    const Dims& d = run.dims();
+    const Tensor* table = &run.lesson().inputs.at("token_types");
+    if (float* tt = run.open(run.name(Leaf::token_type_embed), {{"inputs.token_types", table}}))
+        for (std::size_t t = 0; t < d.T; ++t) std::copy(table->ptr(), table->ptr() + d.C, tt + t * d.C);
+    run.close();
+}
+
 }  // namespace
 
 void embed_forward(Run& run) {
@@ -57,6 +68,7 @@ void embed_forward(Run& run) {
     const std::string& e_name = run.name(Leaf::embed);
     const std::string& pe_name = run.name(Leaf::pos_embed);
     const bool add_positions = lesson.config.positions.additive();
+    const bool add_types = lesson.inputs.count("token_types") > 0;
     auto it = lesson.inputs.find("X");
     const Tensor* X = it == lesson.inputs.end() ? nullptr : &it->second;
     if (auto e = lesson.inputs.find("embedding"); e != lesson.inputs.end()) {
@@ -69,7 +81,7 @@ void embed_forward(Run& run) {
             }
         }
         run.close();
-    } else if (add_positions) {
+    } else if (add_positions || add_types) {
         // The lesson's X are the token embeddings, before positions are added: (T, C)
         if (float* out = run.open(e_name, {{"inputs.X", X}})) std::copy(X->data.begin(), X->data.end(), out);
         run.close();
@@ -80,6 +92,26 @@ void embed_forward(Run& run) {
         return;
     }
     const Tensor* E = run.value(e_name);
+    if (add_types) {
+        // X = (E + TT) + PE, in BertEmbeddings' order   (T, C)
+        token_type_embed(run);
+        const std::string& tt_name = run.name(Leaf::token_type_embed);
+        const Tensor* TT = run.value(tt_name);
+        const Tensor* P = nullptr;
+        if (add_positions) {
+            pos_embed(run);
+            P = run.value(pe_name);
+        }
+        float* x = add_positions ? run.open(x_name, {{e_name, E}, {tt_name, TT}, {pe_name, P}})
+                                 : run.open(x_name, {{e_name, E}, {tt_name, TT}});
+        if (x) {
+            add(E->ptr(), TT->ptr(), x, d.T * d.C);
+            if (P) add(x, P->ptr(), x, d.T * d.C);
+        }
+        run.close();
+        run.set_formula(x_name, add_positions ? "X = (E + TT) + PE, one row per token" : "X = E + TT, one row per token");
+        return;
+    }
     if (!add_positions) {
         // X = E (no positional encoding in this block)
         if (float* x = run.open(x_name, {{e_name, E}})) std::copy(E->data.begin(), E->data.end(), x);
@@ -99,6 +131,27 @@ float embed_explain(Cell& c) {
     const std::size_t t = c.at[0], col = c.at[1];
     const std::string tok = Cell::label(c.step, 0, t);
     if (c.leaf() == Leaf::pos_embed) return pos_embed_explain(c);
+    if (c.leaf() == Leaf::token_type_embed) {
+        const Tensor& table = c.lesson.inputs.at("token_types");
+        c.line("token {} is of type 0 (one sentence): row 0 of the lesson's inputs.token_types, column {}", tok, col);
+        return table.data[col];
+    }
+    if (c.leaf() == Leaf::resid_pre && c.lesson.inputs.count("token_types")) {
+        const Step &E = c.input(Leaf::embed), &TT = c.input(Leaf::token_type_embed);
+        const float e = get(E, {t, col}), tt = get(TT, {t, col});
+        c.line("X = (E + TT){}: {}[{},d{}] + {}[{},d{}] = {} + {}", c.lesson.config.positions.additive() ? " + PE" : "",
+               E.name, tok, col, TT.name, tok, col, c.num(e), c.num(tt));
+        float r = e + tt;
+        c.line("  = {}", c.num(r));
+        if (c.lesson.config.positions.additive()) {
+            const Step& PE = c.input(Leaf::pos_embed);
+            const float p = get(PE, {t, col});
+            c.line("  + {}[{},d{}] = {} + {}", PE.name, tok, col, c.num(r), c.num(p));
+            r += p;
+            c.line("  = {}", c.num(r));
+        }
+        return r;
+    }
     if (c.leaf() == Leaf::embed && !c.lesson.inputs.count("embedding")) {
         const Tensor& X = c.lesson.inputs.at("X");
         c.line("the lesson's inputs.X, row {} (token {}), column {}: the token embeddings, before positions", t, tok, col);

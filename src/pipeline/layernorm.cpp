@@ -1,4 +1,5 @@
 // Operation norm (stages norm1 and norm2): LayerNorm (or RMSNorm) of each token's row
+// (also the embeddings' norm under config.embed_norm: steps embed.ln.*, weights embed_ln_*)
 // (every norm pass: its input and prefix come from the pass, catalogue.hpp).
 #include <cmath>
 #include <string>
@@ -208,12 +209,12 @@ float rmsnorm_explain(Cell& c, const Step& X, const std::string& ln) {
 
 void norm_forward(Run& run) {
     const Pass& p = run.pass();
-    layernorm(run, run.name(p.x), fmt::format("ln{}", p.norm_index));
+    layernorm(run, run.name(p.x), norm_weight_stem(p));
 }
 
 // ln{1,2}.hook_mean, hook_var, hook_scale at (t); hook_standardized, hook_normalized at (t, c)
 float norm_explain(Cell& c) {
-    const std::string ln = fmt::format("ln{}", c.pass().norm_index);
+    const std::string ln = norm_weight_stem(c.pass());
     const Step& X = c.input(c.pass().x);
     const std::size_t t = c.at[0], C = X.shape[1];
     const std::string tok = Cell::label(c.step, 0, t);

@@ -8,7 +8,7 @@
 // (trace/steps.cpp), which it names by Leaf.
 //
 //   stage(s)        file          steps
-//   embed           embed.cpp     hook_embed, hook_pos_embed, hook_resid_pre
+//   embed           embed.cpp     hook_embed, hook_pos_embed, hook_token_type_embed, hook_resid_pre
 //   qkv             qkv.cpp       hook_q, hook_k, hook_v, hook_kv_head
 //   rope            rope.cpp      hook_rot_q, hook_rot_k
 //   scores          scores.cpp    hook_scores_raw
@@ -20,7 +20,7 @@
 //   mix             mix.cpp       hook_z
 //   out             out_proj.cpp  hook_attn_out
 //   add1, add2      residual.cpp  hook_resid_mid, hook_resid_post
-//   norm1, norm2    layernorm.cpp ln*.hook_mean .. hook_normalized (LayerNorm or RMSNorm)
+//   norm1, norm2    layernorm.cpp ln*.hook_mean .. hook_normalized (LayerNorm or RMSNorm; embed.ln.* too)
 //   ffn             ffn.cpp       mlp.hook_pre .. hook_mlp_out
 #pragma once
 

@@ -12,6 +12,10 @@ namespace attntrace {
 ModelEnd model_end(const HfModel& m, const Lesson& lesson, const Trace& trace, std::size_t k) {
     ModelEnd end;
     const std::string name = final_residual_step(lesson);
+    if (!m.lm_head) {
+        end.missing = "no head read (an encoder: its output is " + name + ")";
+        return end;
+    }
     const Step* s = trace.find(name);
     if (!s || s->recorded != Record::full || s->value.size() == 0) {
         end.missing = fmt::format("the next tokens need {} in full; --trace {} keeps it {} (--trace none keeps it, "
@@ -24,6 +28,13 @@ ModelEnd model_end(const HfModel& m, const Lesson& lesson, const Trace& trace, s
 }
 
 void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson, const ModelEnd& end) {
+    if (!m.lm_head) {
+        // BERT: not causal, so no next token; the pooler and the masked-LM head are not read.
+        out << fmt::format("\n── the output: {}\n", final_residual_step(lesson));
+        out << "    the last block's output is the model's: one vector per token, each having seen every token.\n"
+               "    Not causal: no next-token table. The pooler and the masked-LM head are not computed.\n";
+        return;
+    }
     const std::string after = printable(lesson.tokens.back());
     out << fmt::format("\n── ln_final.hook_normalized, unembed — the next token after '{}'\n", after);
     out << "    ln_final = LN_f(" << final_residual_step(lesson) << "),  logits = ln_final · W_Eᵀ (tied to the embedding),  p = softmax(logits[last])\n";
@@ -46,6 +57,10 @@ void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson,
 
 OrderedJson model_end_json(const HfModel& m, const ModelEnd& end) {
     OrderedJson j;
+    if (!m.lm_head) {
+        j["output"] = end.missing;
+        return j;
+    }
     if (!end.head) {
         j["not_computed"] = end.missing;
         return j;

@@ -24,6 +24,7 @@ std::string block_prefix(int b) { return fmt::format("blocks.{}.", b); }
 // A stream's symbol in the formulas of block b: its input is X whatever
 // computed it (the embeddings, or the block before).
 std::string symbol(const std::string& name, int b) {
+    if (name == "embed.ln.hook_normalized") return "LN_emb";  // block 0's input under config.embed_norm
     const std::string prefix = block_prefix(b);
     if (!starts_with(name, prefix)) return "X";
     const std::string tail = name.substr(prefix.size());
@@ -49,7 +50,7 @@ Stage template_stage(Stage s, bool is_default) {
 }  // namespace
 
 bool Arch::operator<(const Arch& o) const {
-    return std::tie(blocks, norm_first, decoder) < std::tie(o.blocks, o.norm_first, o.decoder);
+    return std::tie(blocks, norm_first, decoder, embed_norm) < std::tie(o.blocks, o.norm_first, o.decoder, o.embed_norm);
 }
 
 Catalogue::Catalogue(const Arch& arch) : arch_(arch) {
@@ -57,6 +58,17 @@ Catalogue::Catalogue(const Arch& arch) : arch_(arch) {
     embed.stage = Stage::embed;
     add_pass(embed, {});
     std::string in = "blocks.0.hook_resid_pre";
+    if (arch.embed_norm) {
+        // embed.ln = LN(E + PE + TT)   (T, C): BERT's embeddings.LayerNorm, before block 0
+        Pass norm;
+        norm.stage = Stage::norm1;
+        norm.norm_index = 0;
+        Wiring w;
+        w.x = in;
+        w.out = "embed.ln.";
+        add_pass(norm, w);
+        in = w.out + "hook_normalized";
+    }
     for (std::size_t b = 0; b < arch.blocks; ++b) {
         add_block(static_cast<int>(b), in);
         const Pass& last = passes_.back();
@@ -180,8 +192,8 @@ void Catalogue::add_pass(Pass p, Wiring w) {
             } else if (p.stage == Stage::norm1 || p.stage == Stage::norm2) {
                 d.name = w.out + std::string(tn.substr(std::string_view("blocks.0.ln1.").size()));
                 replace_all(d.formula, "X_mid", symbol(w.x, b));
-                replace_all(d.title, "LayerNorm 1", fmt::format("LayerNorm {}", p.norm_index));
-                replace_all(d.title, "RMSNorm 1", fmt::format("RMSNorm {}", p.norm_index));
+                replace_all(d.title, "LayerNorm 1", p.norm_index ? fmt::format("LayerNorm {}", p.norm_index) : "Embedding LayerNorm");
+                replace_all(d.title, "RMSNorm 1", p.norm_index ? fmt::format("RMSNorm {}", p.norm_index) : "Embedding RMSNorm");
                 if (block_output && t.leaf == Leaf::ln_normalized) d.title = "Block output";
             } else if (p.stage == Stage::ffn) {
                 replace_all(d.name, "blocks.0.mlp.", w.mlp);
@@ -199,7 +211,7 @@ void Catalogue::add_pass(Pass p, Wiring w) {
                         d.explain += " In cross-attention the queries come from the decoder's stream.";
                 }
             }
-            if (arch_.blocks > 1) d.title += fmt::format(" (block {})", b);
+            if (arch_.blocks > 1 && b >= 0) d.title += fmt::format(" (block {})", b);
         }
         steps_.push_back(std::move(d));
     }
@@ -270,9 +282,16 @@ const StepDef& Catalogue::step(const Pass& p, Leaf leaf) const {
 }
 
 const StepDef& Catalogue::step(Leaf leaf, int block, bool cross) const {
+    // The block's own first (block 0's ln1, not the embeddings' norm before it), then the embeddings'.
     for (const StepDef& s : steps_)
-        if (s.leaf == leaf && (s.block == block || s.block < 0) && s.cross == cross) return s;
+        if (s.leaf == leaf && s.block == block && s.cross == cross) return s;
+    for (const StepDef& s : steps_)
+        if (s.leaf == leaf && s.block < 0 && s.cross == cross) return s;
     throw std::logic_error(fmt::format("attntrace: block {} has no step {}", block, static_cast<int>(leaf)));
+}
+
+std::string norm_weight_stem(const Pass& p) {
+    return p.norm_index == 0 ? std::string("embed_ln") : fmt::format("ln{}", p.norm_index);
 }
 
 const Catalogue& catalogue_for(const Arch& arch) {

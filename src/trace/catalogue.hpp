@@ -13,6 +13,9 @@
 //   encoder, pre-norm    x -> norm1 -> attn -> add1 -> norm2 -> ffn -> add2
 //   decoder, post-norm   x -> attn -> add1 -> norm1 -> cross -> add -> norm(ln2) -> ffn -> add2 -> norm(ln3)
 //   decoder, pre-norm    x -> norm1 -> attn -> add1 -> norm(ln2) -> cross -> add -> norm(ln3) -> ffn -> add2
+//
+// With an embedding norm (config.embed_norm, BERT) a norm pass runs between the
+// embeddings and block 0: embed.ln.* = LN(hook_resid_pre), and block 0 reads it.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +34,10 @@ struct Arch {
     std::size_t blocks = 1;
     bool norm_first = false;  // pre-norm: LN before each sub-block, none after the add
     bool decoder = false;     // causal self-attention, cross-attention over inputs.memory, FFN
-    bool is_default() const { return blocks == 1 && !norm_first && !decoder; }
+    // config.embed_norm: a LayerNorm of the embeddings' sum before block 0 (BERT's
+    // embeddings.LayerNorm): steps embed.ln.*, weights embed_ln_gamma, embed_ln_beta.
+    bool embed_norm = false;
+    bool is_default() const { return blocks == 1 && !norm_first && !decoder && !embed_norm; }
     bool operator<(const Arch& o) const;
 };
 
@@ -58,7 +64,8 @@ struct Pass {
     StepId update;
     StepId out;            // add: the step it writes; norm: its output (ln_normalized)
     std::string weights;   // weight-name prefix: "" with one block, else "blocks.1."; "cross." added in cross
-    int norm_index = 0;    // norm: 1, 2 or 3 (its LayerNorm's number in the block, its weights ln{k}_gamma)
+    int norm_index = 0;    // norm: 1, 2 or 3 (its LayerNorm's number in the block, its weights ln{k}_gamma);
+                           // 0: the embeddings' norm (block -1, its weights embed_ln_gamma)
     std::size_t first = 0, end = 0;  // its steps: catalogue steps [first, end)
 };
 
@@ -113,6 +120,9 @@ private:
     void add_block(int b, const std::string& in);
     StepId id_named(const std::string& name) const;
 };
+
+// A norm pass's weights' stem: "ln2" (ln2_gamma, ln2_beta), "embed_ln" for the embeddings' norm.
+std::string norm_weight_stem(const Pass& p);
 
 // The catalogue of a model, generated once and kept for the program's life
 // (StepDef pointers into it stay valid). Thread-safe.

@@ -29,6 +29,11 @@ const std::vector<StepTemplate> kSteps = {
      "One vector per position, added to the token embeddings: without it self-attention cannot tell the order of "
      "the tokens (permuting them only permutes its output).",
      {A::pos, A::d_model}},
+    {"hook_token_type_embed", Leaf::token_type_embed, Stage::embed, "Token type (segment) embeddings",
+     "TT[t] = W_TT[0]: row 0 of the token type table (every token of one sentence is type 0)",
+     "BERT's segment embeddings: one vector per sentence of a pair, added to every token's. Only type 0 (a single "
+     "sentence) is run here.",
+     {A::pos, A::d_model}},
     {"blocks.0.hook_resid_pre", Leaf::resid_pre, Stage::embed, "Input X",
      "X = token embeddings (+ positional encodings when the lesson has them), one row per token",
      "The residual stream entering the block: one row per token, d_model numbers each.",

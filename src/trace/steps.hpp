@@ -78,6 +78,7 @@ enum class Leaf : std::uint8_t {
     row_max, shifted, exp, row_sum, score_sum, pattern_unmasked, pattern_zeroed, zeroed_sum, pattern, z, attn_out,
     resid_mid, ln_mean, ln_centred, ln_sq_dev, ln_var, ln_mean_square, ln_scale, ln_standardized, ln_normalized,
     mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
+    token_type_embed,  // BERT's segment embeddings (inputs.token_types): recorded only when the lesson has them
 };
 
 // The queries and keys the scores (and streamed attention) read: with RoPE the

@@ -326,5 +326,242 @@ def main():
     write_json(os.path.join(d, "reference.json"), ref)
 
 
+# ---- BERT: tiny-bert/ -----------------------------------------------------------
+#
+# BERT as published (Devlin et al. 2018; Hugging Face's modeling_bert.py):
+# embeddings = LayerNorm(word + token type 0 + position), then post-norm
+# encoder blocks: x = LN(x + attn(x)), x = LN(x + FFN(x)), the FFN's GELU
+# exact (erf), nn.Linear weights stored d_out x d_in, Q, K and V separate, no
+# mask. The WordPiece vocabulary is made here, and a plain Python WordPiece
+# (BERT's tokenization.py: clean, CJK spaced, lower-cased, accents stripped,
+# split at white space and punctuation, greedy longest match with "##") gives
+# the reference texts' ids. Run: /usr/bin/python3 tests/models/make_tiny_models.py --bert
+
+BERT_C, BERT_HEADS, BERT_LAYERS, BERT_FF, BERT_POSITIONS, BERT_TYPES = 32, 4, 2, 64, 64, 2
+BERT_EPS = 1e-12  # BertConfig's layer_norm_eps
+BERT_TEXTS = ["the ring fell", "The King's rings fell, and fell again!", "a rolling ring [MASK] fell"]
+BERT_WORDS = """the ring rings fell fall falling king hand and a an is was it of to in on from said
+again roll rolled rolling cat sat mat dog log time times morning mine they we seen them that this
+cafe naive resume play playing played un want wanted there here what when where who why how
+not no yes all some any one two three first last new old good great small big long little
+man woman child day night year world life house water light word words sentence text token
+read write run running ran see saw look looked make made take took give gave find found
+think thought know knew tell told ask asked work worked call called try tried need feel
+become leave put mean keep let begin seem help show hear heard turn start might must shall""".split()
+BERT_SUFFIXES = ["##s", "##ed", "##ing", "##ly", "##er", "##est", "##ring", "##fe", "##ve", "##me", "##ll"]
+BERT_CJK = ["日", "本", "語", "中", "文"]
+
+
+def bert_vocab():
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    chars = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [str(d) for d in range(10)]
+    punct = list("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+    pieces = special + chars + punct + ["##" + c for c in chars] + BERT_WORDS + BERT_SUFFIXES + BERT_CJK
+    seen, vocab = set(), []
+    for p in pieces:
+        if p not in seen:
+            seen.add(p)
+            vocab.append(p)
+    return vocab
+
+
+def bert_basic_words(text):
+    """BERT's BasicTokenizer (tokenization.py), with Python's unicodedata."""
+    import unicodedata
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if cp == 0 or cp == 0xFFFD or (ch not in "\t\n\r" and unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")):
+            continue
+        out.append(" " if ch in "\t\n\r" or unicodedata.category(ch) in ("Zs", "Zl", "Zp") else ch)
+    text = "".join(f" {c} " if 0x4E00 <= ord(c) <= 0x9FFF else c for c in out)
+    text = "".join(c for c in unicodedata.normalize("NFD", text.lower()) if unicodedata.category(c) != "Mn")
+
+    def punct(c):
+        cp = ord(c)
+        return 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126 or unicodedata.category(c).startswith("P")
+    words = []
+    for w in text.split():
+        cur = ""
+        for c in w:
+            if punct(c):
+                if cur:
+                    words.append(cur)
+                words.append(c)
+                cur = ""
+            else:
+                cur += c
+        if cur:
+            words.append(cur)
+    return words
+
+
+def bert_encode(text, vocab):
+    ids_of = {p: i for i, p in enumerate(vocab)}
+    ids = [ids_of["[CLS]"]]
+    for part_i, part in enumerate(text.split("[MASK]")):
+        if part_i:
+            ids.append(ids_of["[MASK]"])
+        for w in bert_basic_words(part):
+            if len(w) > 100:
+                ids.append(ids_of["[UNK]"])
+                continue
+            start, sub = 0, []
+            while start < len(w):
+                end = len(w)
+                while end > start and ((w[start:end] if start == 0 else "##" + w[start:end]) not in ids_of):
+                    end -= 1
+                if end == start:
+                    sub = [ids_of["[UNK]"]]
+                    break
+                sub.append(ids_of[w[start:end] if start == 0 else "##" + w[start:end]])
+                start = end
+            ids += sub
+    return ids + [ids_of["[SEP]"]]
+
+
+def bert_weights(vocab_size):
+    g = torch.Generator().manual_seed(SEED + 1)
+    C, F = BERT_C, BERT_FF
+
+    def normal(*shape, std):
+        return torch.randn(*shape, generator=g) * std
+
+    e = "bert.embeddings."
+    p = {e + "word_embeddings.weight": normal(vocab_size, C, std=0.5),
+         e + "position_embeddings.weight": normal(BERT_POSITIONS, C, std=0.3),
+         e + "token_type_embeddings.weight": normal(BERT_TYPES, C, std=0.3),
+         e + "LayerNorm.weight": 1 + normal(C, std=0.1), e + "LayerNorm.bias": normal(C, std=0.1)}
+    for i in range(BERT_LAYERS):
+        h = f"bert.encoder.layer.{i}."
+        for n in ("query", "key", "value"):
+            p[h + f"attention.self.{n}.weight"] = normal(C, C, std=0.4)  # nn.Linear: (d_out, d_in)
+            p[h + f"attention.self.{n}.bias"] = normal(C, std=0.1)
+        p[h + "attention.output.dense.weight"] = normal(C, C, std=0.2)
+        p[h + "attention.output.dense.bias"] = normal(C, std=0.05)
+        p[h + "attention.output.LayerNorm.weight"] = 1 + normal(C, std=0.1)
+        p[h + "attention.output.LayerNorm.bias"] = normal(C, std=0.1)
+        p[h + "intermediate.dense.weight"] = normal(F, C, std=0.3)
+        p[h + "intermediate.dense.bias"] = normal(F, std=0.1)
+        p[h + "output.dense.weight"] = normal(C, F, std=0.15)
+        p[h + "output.dense.bias"] = normal(C, std=0.05)
+        p[h + "output.LayerNorm.weight"] = 1 + normal(C, std=0.1)
+        p[h + "output.LayerNorm.bias"] = normal(C, std=0.1)
+    return p
+
+
+def bert_forward(p, ids, keep):
+    """BertModel's forward over one sentence (token types all 0, no mask); p in float64."""
+    T, C, H = len(ids), BERT_C, BERT_HEADS
+    hs = C // H
+    e = "bert.embeddings."
+    x = p[e + "word_embeddings.weight"][ids] + p[e + "token_type_embeddings.weight"][0] + p[e + "position_embeddings.weight"][:T]
+    x = layer_norm(x, p[e + "LayerNorm.weight"], p[e + "LayerNorm.bias"], BERT_EPS)
+    keep["embed.ln.hook_normalized"] = x
+
+    def linear(v, name):  # nn.Linear: v·Wᵀ + b
+        return v @ p[name + ".weight"].T + p[name + ".bias"]
+    for i in range(BERT_LAYERS):
+        h = f"bert.encoder.layer.{i}."
+        q, k, v = (linear(x, h + f"attention.self.{n}").view(T, H, hs).transpose(0, 1) for n in ("query", "key", "value"))
+        pattern = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hs), dim=-1)  # (H, T, T), no mask
+        keep[f"blocks.{i}.attn.hook_pattern"] = pattern
+        z = (pattern @ v).transpose(0, 1).reshape(T, C)
+        x = layer_norm(linear(z, h + "attention.output.dense") + x, p[h + "attention.output.LayerNorm.weight"],
+                       p[h + "attention.output.LayerNorm.bias"], BERT_EPS)
+        keep[f"blocks.{i}.ln1.hook_normalized"] = x
+        m = torch.nn.functional.gelu(linear(x, h + "intermediate.dense"))  # exact GELU (erf)
+        x = layer_norm(linear(m, h + "output.dense") + x, p[h + "output.LayerNorm.weight"],
+                       p[h + "output.LayerNorm.bias"], BERT_EPS)
+        keep[f"blocks.{i}.ln2.hook_normalized"] = x
+    return x
+
+
+def make_bert():
+    torch.set_num_threads(1)
+    vocab = bert_vocab()
+    V = len(vocab)
+    p32 = bert_weights(V)
+    d = os.path.join(HERE, "tiny-bert")
+    os.makedirs(d, exist_ok=True)
+    write_json(os.path.join(d, "config.json"), {
+        "model_type": "bert", "architectures": ["BertModel"], "hidden_size": BERT_C,
+        "num_attention_heads": BERT_HEADS, "num_hidden_layers": BERT_LAYERS, "intermediate_size": BERT_FF,
+        "hidden_act": "gelu", "max_position_embeddings": BERT_POSITIONS, "type_vocab_size": BERT_TYPES,
+        "vocab_size": V, "layer_norm_eps": BERT_EPS, "position_embedding_type": "absolute",
+        "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "pad_token_id": 0, "torch_dtype": "float32"})
+    write_safetensors(os.path.join(d, "model.safetensors"), p32)
+    with open(os.path.join(d, "vocab.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(p + "\n" for p in vocab))
+    write_json(os.path.join(d, "tokenizer_config.json"), {
+        "do_lower_case": True, "tokenize_chinese_chars": True, "strip_accents": None, "unk_token": "[UNK]",
+        "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]",
+        "model_max_length": BERT_POSITIONS, "tokenizer_class": "BertTokenizer"})
+    ids_of = {p: i for i, p in enumerate(vocab)}
+    special = lambda s: {"id": s, "ids": [ids_of[s]], "tokens": [s]}
+    write_json(os.path.join(d, "tokenizer.json"), {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": ids_of[s], "content": s, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for s in ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]],
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                       "strip_accents": None, "lowercase": True},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {"type": "TemplateProcessing",
+                           "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                                      {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+                           "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                                    {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}},
+                                    {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+                           "special_tokens": {"[CLS]": special("[CLS]"), "[SEP]": special("[SEP]")}},
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100, "vocab": ids_of}})
+    ref = {"made_by": "tests/models/make_tiny_models.py --bert (seed %d): float64 forward of the same weights" % (SEED + 1),
+           "texts": []}
+    p64 = {k: v.double() for k, v in p32.items()}
+    for text in BERT_TEXTS:
+        ids = bert_encode(text, vocab)
+        keep = {}
+        bert_forward(p64, ids, keep)
+        ref["texts"].append({"text": text, "ids": ids, **{k: rounded(v) for k, v in keep.items()}})
+    write_json(os.path.join(d, "reference.json"), ref)
+
+
+def bert_base(out):
+    """For measurements (never committed): a BERT-base-sized checkpoint (12 blocks, hidden 768, 12 heads,
+    intermediate 3072, 512 positions, vocabulary 30522, 109 M parameters, F32, ~440 MB) of random weights
+    (BERT's init, N(0, 0.02); LayerNorms 1 and 0), config.json and model.safetensors only: run it with --ids."""
+    g = torch.Generator().manual_seed(SEED + 1)
+    C, F, L, P, V = 768, 3072, 12, 512, 30522
+    e = "bert.embeddings."
+    p = {e + "word_embeddings.weight": torch.randn(V, C, generator=g) * 0.02,
+         e + "position_embeddings.weight": torch.randn(P, C, generator=g) * 0.02,
+         e + "token_type_embeddings.weight": torch.randn(2, C, generator=g) * 0.02,
+         e + "LayerNorm.weight": torch.ones(C), e + "LayerNorm.bias": torch.zeros(C)}
+    for i in range(L):
+        h = f"bert.encoder.layer.{i}."
+        for n in ("query", "key", "value"):
+            p[h + f"attention.self.{n}.weight"] = torch.randn(C, C, generator=g) * 0.02
+            p[h + f"attention.self.{n}.bias"] = torch.zeros(C)
+        p.update({h + "attention.output.dense.weight": torch.randn(C, C, generator=g) * 0.02,
+                  h + "attention.output.dense.bias": torch.zeros(C),
+                  h + "attention.output.LayerNorm.weight": torch.ones(C), h + "attention.output.LayerNorm.bias": torch.zeros(C),
+                  h + "intermediate.dense.weight": torch.randn(F, C, generator=g) * 0.02, h + "intermediate.dense.bias": torch.zeros(F),
+                  h + "output.dense.weight": torch.randn(C, F, generator=g) * 0.02, h + "output.dense.bias": torch.zeros(C),
+                  h + "output.LayerNorm.weight": torch.ones(C), h + "output.LayerNorm.bias": torch.zeros(C)})
+    os.makedirs(out, exist_ok=True)
+    write_json(os.path.join(out, "config.json"), {
+        "model_type": "bert", "hidden_size": C, "num_attention_heads": 12, "num_hidden_layers": L,
+        "intermediate_size": F, "hidden_act": "gelu", "max_position_embeddings": P, "type_vocab_size": 2,
+        "vocab_size": V, "layer_norm_eps": 1e-12})
+    write_safetensors(os.path.join(out, "model.safetensors"), p)
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:] == ["--bert"]:
+        make_bert()
+    elif len(sys.argv) == 3 and sys.argv[1] == "--bert-base":
+        bert_base(sys.argv[2])
+    else:
+        main()
