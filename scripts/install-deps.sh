@@ -9,6 +9,7 @@ packages=(
   libxtensor-dev xtl-dev libxsimd-dev   # tensors, SIMD
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libpcre2-dev pkg-config        # Unicode categories for the tokenizers' pre-tokenizer patterns (PCRE2 with UTF + UCP)
+  libsentencepiece-dev           # SentencePiece tokenizer.model files (Llama 1/2, Mistral), read by Google's library
   catch2                         # tests
   libvalijson-dev                # JSON Schema validation of traces (tests)
   clang libclang-rt-14-dev libomp-dev   # libFuzzer targets (scripts/fuzz.sh): clang's fuzzer runtime and OpenMP

@@ -304,7 +304,7 @@ TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and
         cfg["model_type"] = "bert";
         write_text(d.file("config.json"), cfg.dump());
         CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
-                  "config.json: model_type: expected a model type this attntrace maps (\"gpt2\"), found string \"bert\"") != std::string::npos);
+                  "config.json: model_type: expected a model type this attntrace maps (" + known_model_types() + "), found string \"bert\"") != std::string::npos);
     }
     // text that is not UTF-8: the byte offset
     CHECK(refusal({"run", "--model", tiny(), "--text", "the \xff ring"}) ==

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "model/sentencepiece.hpp"
 
 namespace attntrace {
 
@@ -202,6 +203,7 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
 std::optional<Tokenizer> Tokenizer::open(const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    if (auto spm = open_sentencepiece(dir)) return spm;
     const fs::path tj = fs::path(dir) / "tokenizer.json";
     // load_json_file holds the parse to --max-memory (a parsed document takes up to 36 bytes per byte of text).
     if (fs::exists(tj, ec)) return from_tokenizer_doc(load_json_file(tj.string()), tj.string());
@@ -247,6 +249,7 @@ const std::string& Tokenizer::piece(std::int64_t id) const {
 }
 
 std::string Tokenizer::shown(std::int64_t id) const {
+    if (spm_) return spm_->shown(id);
     const std::string& p = piece(id);
     for (const auto& a : added_)
         if (a.second == id) return p;  // "<|endoftext|>" as written
@@ -322,6 +325,7 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
         fail_file(source, fmt::format("a text of at most {} bytes", kMaxTokenizerTextBytes), fmt::format("{} bytes", text.size()));
     if (auto bad = first_invalid_utf8(text))
         fail_at(source, *bad, "UTF-8 text", fmt::format("the byte 0x{:02x}", static_cast<unsigned char>(text[*bad])));
+    if (spm_) return encode_sentencepiece(text, source);
     std::vector<std::int64_t> out;
     auto* re = static_cast<pcre2_code*>(pattern_.get());
     std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),

@@ -24,13 +24,16 @@
 
 namespace attntrace {
 
+class SentencePiece;
+
 // Bounds on the tokenizer's files, checked while they are read.
 inline constexpr std::size_t kMaxVocabEntries = std::size_t{1} << 22;  // 4 M; GPT-2 has 50257, Llama 3 128256
 inline constexpr std::size_t kMaxTokenizerTextBytes = std::size_t{1} << 26;  // 64 MiB of text to tokenize
 
 class Tokenizer {
 public:
-    // The folder's tokenizer: tokenizer.json, else vocab.json + merges.txt;
+    // The folder's tokenizer: tokenizer.model (SentencePiece, model/sentencepiece.hpp),
+    // else tokenizer.json, else vocab.json + merges.txt;
     // none when it has neither. A file that is there but wrong is refused.
     static std::optional<Tokenizer> open(const std::string& dir);
     // From a tokenizer.json's text (the fuzz target and tests).
@@ -60,6 +63,12 @@ private:
     void add_merge(const std::string& a, const std::string& b, const std::string& where);
     void compile_pattern();
     void encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const;
+
+    // SentencePiece (model/sentencepiece.cpp): set, it encodes and shows the pieces.
+    std::shared_ptr<const SentencePiece> spm_;
+    std::int64_t bos_ = -1, eos_ = -1;  // put first / last by encode; -1: none
+    static std::optional<Tokenizer> open_sentencepiece(const std::string& dir);
+    std::vector<std::int64_t> encode_sentencepiece(const std::string& text, const std::string& source) const;
 };
 
 // The first byte of `text` that is not valid UTF-8 (overlong forms,
