@@ -15,6 +15,7 @@
 #include "evaluate/evaluate.hpp"
 #include "model/hf_model.hpp"
 #include "model/tokenizer.hpp"
+#include "pipeline/plan.hpp"
 #include "support.hpp"
 
 using namespace attntrace;
@@ -129,8 +130,8 @@ TEST_CASE("grouped-query attention: 4 query heads share 2 K/V heads in contiguou
     CHECK(m.lesson.config.heads == 4);
     CHECK(m.lesson.config.kv_heads == 2);
     // W_K is d_model x kv_heads·head_dim: k_proj's 24 x 48 transposed
-    CHECK(m.lesson.weights.at("blocks.0.W_K").shape == Shape{48, 24});
-    CHECK(m.lesson.weights.at("blocks.0.W_Q").shape == Shape{48, 48});
+    CHECK(m.lesson.weight("blocks.0.W_K")->shape == Shape{48, 24});
+    CHECK(m.lesson.weight("blocks.0.W_Q")->shape == Shape{48, 48});
     auto e = evaluate(std::move(m.lesson));
     CHECK(e->exact.find("blocks.0.attn.hook_k")->value.shape == Shape{4, 2, 12});
     const Tensor& g = e->exact.find("blocks.0.attn.hook_kv_head")->value;
@@ -149,7 +150,7 @@ TEST_CASE("a tiny Qwen2 checkpoint (Q/K/V biases, one K/V head, tied embeddings,
     const auto& r = reference()["qwen2"];
     HfModel m = load_hf_model(models_dir() + "/tiny-qwen2", ids_input(r["ids"]));
     CHECK(m.model_type == "qwen2");
-    CHECK(m.lesson.weights.count("blocks.1.b_K") == 1);
+    CHECK(m.lesson.weight("blocks.1.b_K") != nullptr);
     CHECK(m.lesson.config.kv_heads == 1);
     CHECK(m.lesson.config.positions.base == 1e6);
     CHECK(m.unembed.size() == 0);  // tied: the head reads the embedding
@@ -270,4 +271,64 @@ TEST_CASE("broken Llama folders are refused with exit 2 naming the file and the 
     }
     // text that is not UTF-8 is refused before SentencePiece sees it
     CHECK(refusal({"run", "--model", tiny(), "--text", "the \xff ring"}) == "attntrace: error: --text: byte 4: expected UTF-8 text, found the byte 0xff\n");
+}
+
+TEST_CASE("a Llama checkpoint's block weights are converted when their block runs and released after it: one block held at a time") {
+    HfModel m = load_hf_model(tiny(), ids_input(reference()["texts"][0]["ids"]));
+    const std::shared_ptr<WeightSource> src = m.lesson.weight_source;
+    REQUIRE(src);
+    CHECK(m.lesson.weights.empty());
+    CHECK(src->loads() == 0);  // nothing of the blocks converted while the folder was read
+    // one block's float32 values: two RMSNorm γ (48 each), q_proj 48x48, k_proj and v_proj 24x48,
+    // o_proj 48x48, gate_proj, up_proj and down_proj 96x48
+    const std::size_t block = (2 * 48 + 2 * 48 * 48 + 2 * 24 * 48 + 3 * 96 * 48) * sizeof(float);
+    CHECK(src->largest_group_bytes() == block);
+    // the plan counts it among what the run holds
+    const Plan with = make_plan(m.lesson, TracePolicy{}, Arithmetic::exact, 1);
+    Lesson without_source = m.lesson;
+    without_source.weight_source.reset();
+    CHECK(with.lesson_bytes == make_plan(without_source, TracePolicy{}, Arithmetic::exact, 1).lesson_bytes + block);
+    auto e = evaluate(std::move(m.lesson));
+    CHECK(src->peak_held_bytes() == block);  // never two blocks at once
+    CHECK(src->held_bytes() == 0);           // all released at the run's end
+    CHECK(src->loads() == 2 * 9);            // each of the 2 blocks' 9 tensors converted once
+}
+
+TEST_CASE("--blocks traces the chosen blocks under the policy and runs the others untraced; its bad lists are refused") {
+    const auto& text = reference()["texts"][0];
+    TempDir d;
+    auto r = run_cli({"export", "--model", tiny(), "--text", text["text"], "--blocks", "1", "-o", d.file("t.json")});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(read_text(d.file("t.json")));
+    std::size_t block0 = 0, block1 = 0;
+    for (const auto& s : j["steps"]) {
+        const std::string name = s["name"];
+        block0 += name.rfind("blocks.0.", 0) == 0;
+        block1 += name.rfind("blocks.1.", 0) == 0;
+        if (name == "blocks.1.hook_resid_post") CHECK(max_abs_diff([&] {
+                                                          Tensor t({flat(s["values"]).size()});
+                                                          const auto v = flat(s["values"]);
+                                                          std::copy(v.begin(), v.end(), t.ptr());
+                                                          return t;
+                                                      }(), flat(text["blocks.1.hook_resid_post"])) < kResidTol);
+    }
+    CHECK(block0 == 0);
+    CHECK(block1 > 20);
+    // under --trace summary, block 0 untraced, and the head still computed from the run's output
+    r = run_cli({"run", "--model", tiny(), "--text", text["text"], "--blocks", "1", "--trace", "summary", "--json"});
+    REQUIRE(r.status == 0);
+    const auto run = nlohmann::json::parse(r.out);
+    for (const auto& s : run["steps"]) CHECK(s["name"].get<std::string>().rfind("blocks.0.", 0) != 0);
+    CHECK(run["model"]["next_tokens"].size() == 10);
+    // "0-1" is every block: the same steps as without --blocks
+    CHECK(run_cli({"run", "--model", tiny(), "--ids", "1,5", "--blocks", "0-1", "--json"}).out ==
+          run_cli({"run", "--model", tiny(), "--ids", "1,5", "--json"}).out);
+    CHECK(run_cli({"report", "--model", tiny(), "--ids", "1,5", "--blocks", "0", "-o", d.file("r.html")}).status == 0);
+    for (const char* bad : {"2", "1-0", "x", "0,,1", "0-", ""}) {
+        INFO(bad);
+        r = run_cli({"run", "--model", tiny(), "--ids", "1,5", "--blocks", bad});
+        CHECK(r.status == 2);
+        CHECK(r.err.rfind("attntrace: error: --blocks: expected block numbers from 0 to 1 (the model has 2 blocks)", 0) == 0);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
 }

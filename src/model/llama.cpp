@@ -138,20 +138,28 @@ void build_llama(HfModel& m, const LlamaConfig& c, const Checkpoint& ck, const s
         uses.push_back({h + "mlp.down_proj.weight", {C, F}, blk + "W_2 (nn.Linear: hidden_size x intermediate_size)", "W_2", true});
         per_block = uses.size() - before;
     }
-    // Every tensor present and of its shape, and their float32 size within
-    // --max-memory before any is converted (plus the largest matrix once
-    // more: each is read, then transposed).
-    std::size_t floats = 0, largest = 0;
-    for (const auto& u : uses) {
+    // Every tensor present and of its shape, checked before any is converted;
+    // then what the run holds at once within --max-memory: the embedding, the
+    // final norm and lm_head (held throughout), one block's float32 weights
+    // (converted when its passes run, lesson/weight_source.hpp) and the
+    // largest matrix once more (each is read, then transposed). The plan adds
+    // the trace's bytes to it before the run.
+    std::size_t held = 0, largest = 0;
+    std::vector<std::size_t> block_floats(L, 0);
+    for (std::size_t i = 0; i < uses.size(); ++i) {
+        const Use& u = uses[i];
         ck.expect(u.tensor, u.shape, u.role);
         const std::size_t n = numel(u.shape);  // the config's extents, each bounded above
-        floats += n;
+        if (i < first_block) held += n;
+        else block_floats[(i - first_block) / per_block] += n;
         if (u.matrix) largest = std::max(largest, n);
     }
-    floats += largest;
+    const std::size_t floats = held + *std::max_element(block_floats.begin(), block_floats.end()) + largest;
     const std::size_t budget = max_memory_bytes();
     if (floats > budget / sizeof(float))
-        fail_file(ck.where(), fmt::format("weights whose float32 values fit in {} (--max-memory)", human_bytes(budget)),
+        fail_file(ck.where(), fmt::format("weights whose float32 values fit in {} (--max-memory): the embeddings and "
+                                          "lm_head, one block's weights and one matrix's transpose",
+                                          human_bytes(budget)),
                   fmt::format("{} of them", human_bytes(floats * sizeof(float))));
 
     Lesson& l = m.lesson;
@@ -189,13 +197,20 @@ void build_llama(HfModel& m, const LlamaConfig& c, const Checkpoint& ck, const s
     m.ln_f_gamma = get(uses[1]);
     m.ln_f_eps = static_cast<float>(c.eps);
     if (!c.tied) m.unembed = get(uses[2]);
+    // The blocks' weights: converted when their block's passes run.
+    auto source = std::make_shared<WeightSource>();
+    auto shared = std::make_shared<const Checkpoint>(ck);
     for (std::size_t b = 0; b < L; ++b) {
         const std::string w = L > 1 ? fmt::format("blocks.{}.", b) : std::string();
         for (std::size_t i = 0; i < per_block; ++i) {
             const Use& u = uses[first_block + b * per_block + i];
-            l.weights[w + u.weight] = get(u);
+            source->add(w + u.weight, numel(u.shape), [shared, u] {
+                Tensor t = shared->get(u.tensor, u.shape, u.role);
+                return u.matrix ? transposed(t) : t;
+            });
         }
     }
+    l.weight_source = std::move(source);
 }
 
 }  // namespace attntrace

@@ -32,7 +32,7 @@ struct Plan {
     std::vector<int> last_read;   // per catalogue step: the last pass of this run that reads it (-1: none)
     bool stream_attention = false;
     bool stream_ffn = false;
-    std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory
+    std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory; a checkpoint's largest block of weights
     std::size_t peak_bytes = 0;    // the run's estimated peak: lesson, live step buffers and scratch
     std::size_t kept_bytes = 0;    // what the trace holds at the end
 
