@@ -294,7 +294,7 @@ TEST_CASE("a Llama checkpoint's block weights are converted when their block run
     CHECK(src->loads() == 2 * 9);            // each of the 2 blocks' 9 tensors converted once
 }
 
-TEST_CASE("--blocks traces the chosen blocks under the policy and runs the others untraced; its bad lists are refused") {
+TEST_CASE("the --blocks option traces the chosen blocks under the policy and runs the others untraced; its bad lists are refused") {
     const auto& text = reference()["texts"][0];
     TempDir d;
     auto r = run_cli({"export", "--model", tiny(), "--text", text["text"], "--blocks", "1", "-o", d.file("t.json")});
@@ -331,4 +331,29 @@ TEST_CASE("--blocks traces the chosen blocks under the policy and runs the other
         CHECK(r.err.rfind("attntrace: error: --blocks: expected block numbers from 0 to 1 (the model has 2 blocks)", 0) == 0);
         CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     }
+}
+
+TEST_CASE("a tokenizer.json in Llama 3's form (Split pattern, ByteLevel, ignore_merges, <|begin_of_text|>) gives the JavaScript port's ids") {
+    const std::string dir = models_dir() + "/tiny-llama3-tokenizer";
+    const auto cases = nlohmann::json::parse(read_text(dir + "/tokenizer-cases.json"));
+    const auto t = Tokenizer::open(dir);
+    REQUIRE(t);
+    REQUIRE(cases["cases"].size() >= 12);
+    for (const auto& c : cases["cases"]) {
+        INFO(c["text"].get<std::string>());
+        CHECK(t->encode(c["text"], "--text") == c["ids"].get<std::vector<std::int64_t>>());
+    }
+    CHECK(t->shown(t->encode("the ring", "--text")[2]) == "␣ring");
+    // its refusals name the field: a pattern PCRE2 does not compile, a ByteLevel that would split again
+    auto doc = nlohmann::json::parse(read_text(dir + "/tokenizer.json"));
+    doc["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(\\p{L}+";
+    CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json"),
+                      Catch::Contains("tokenizer.json: pre_tokenizer.pretokenizers[0].pattern.Regex: expected a pattern PCRE2 compiles"));
+    doc = nlohmann::json::parse(read_text(dir + "/tokenizer.json"));
+    doc["pre_tokenizer"]["pretokenizers"][1]["use_regex"] = true;
+    CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json"),
+                      Catch::Contains("pre_tokenizer.pretokenizers[1].use_regex: expected false (the Split before it splits the text), found true"));
+    doc = nlohmann::json::parse(read_text(dir + "/tokenizer.json"));
+    doc["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "Removed";
+    CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json"), Catch::Contains("behavior: expected \"Isolated\""));
 }

@@ -17,6 +17,10 @@ fixed seed, and saves it as Hugging Face folders:
                     LlamaConverter writes it, for the JavaScript port),
                     reference.json
   tiny-llama-bf16/  config.json, model.safetensors (BF16), tokenizer.model
+  tiny-llama3-tokenizer/  tokenizer.json in Llama 3's form (a Split pre-tokenizer
+                    with Llama 3's pattern, then ByteLevel; ignore_merges;
+                    <|begin_of_text|> added by TemplateProcessing) over
+                    tiny-gpt2's byte-level vocabulary and merges
   tiny-qwen2/       config.json (model_type qwen2: Q/K/V biases, tied
                     embeddings, rope_theta 1e6), model.safetensors (F32); no
                     tokenizer (the tests give ids)
@@ -103,6 +107,33 @@ def tokenizer_json(sp):
             "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
                       "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
                       "vocab": vocab, "merges": [[a, b] for a, b, _ in merges]}}
+
+
+# Llama 3's pre-tokenizer pattern (its tokenizer.json's Split Regex).
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+                  r"\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def llama3_tokenizer_json():
+    """tiny-gpt2's byte-level BPE in Llama 3's tokenizer.json form."""
+    gpt2 = json.load(open(os.path.join(HERE, "tiny-gpt2", "tokenizer.json"), encoding="utf-8"))
+    vocab = {k: v for k, v in gpt2["model"]["vocab"].items() if k != "<|endoftext|>"}
+    bos = len(gpt2["model"]["vocab"])
+    added = [{"id": bos, "content": "<|begin_of_text|>", "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False, "special": True}]
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": LLAMA3_PATTERN}, "behavior": "Isolated", "invert": False},
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+            "post_processor": {"type": "TemplateProcessing",
+                               "single": [{"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
+                                          {"Sequence": {"id": "A", "type_id": 0}}],
+                               "pair": [], "special_tokens": {"<|begin_of_text|>": {
+                                   "id": "<|begin_of_text|>", "ids": [bos], "tokens": ["<|begin_of_text|>"]}}},
+            "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                      "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                      "vocab": vocab, "merges": gpt2["model"]["merges"]}}
 
 
 # ---- the model: Llama as published ----------------------------------------------
@@ -271,6 +302,10 @@ def main():
     write_safetensors(os.path.join(db, "model.safetensors"), pb)
     with open(os.path.join(db, "tokenizer.model"), "wb") as f:
         f.write(model)
+
+    dt = os.path.join(HERE, "tiny-llama3-tokenizer")
+    os.makedirs(dt, exist_ok=True)
+    write_json(os.path.join(dt, "tokenizer.json"), llama3_tokenizer_json())
 
     qcfg = qwen2_config()
     pq = make_weights(qcfg, SEED + 1)

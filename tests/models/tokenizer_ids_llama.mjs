@@ -12,7 +12,9 @@
 //   node tests/models/tokenizer_ids_llama.mjs /tmp/tok/node_modules/@huggingface/transformers/dist/transformers.node.mjs
 //
 // writes tests/models/tiny-llama/tokenizer-cases.json: each text with its ids
-// (<s> first, as add_bos_token says), which tests/test_hf_llama.cpp holds ours to.
+// (<s> first, as add_bos_token says), and tiny-llama3-tokenizer/tokenizer-cases.json
+// (the byte-level BPE in Llama 3's form: its Split pattern, ignore_merges,
+// <|begin_of_text|> from the post-processor), which tests/test_hf_llama.cpp holds ours to.
 import fs from "node:fs";
 import path from "node:path";
 import url from "node:url";
@@ -36,10 +38,18 @@ const texts = [
   "rings of gold, rings of iron",
   " leading space and trailing ",
 ];
-const cases = texts.map((text) => ({ text, ids: tokenizer.encode(text) }));
-const out = {
-  made_by: `tests/models/tokenizer_ids_llama.mjs with @huggingface/transformers ${lib.env?.version ?? ""} (LlamaTokenizer on tiny-llama/tokenizer.json)`,
-  cases,
-};
-fs.writeFileSync(path.join(dir, "tokenizer-cases.json"), JSON.stringify(out, null, 1).replace(/\[\s*([0-9,\s]+?)\s*\]/g, (m, ids) => "[" + ids.replace(/\s+/g, "") + "]") + "\n");
-console.log(cases.map((c) => `${JSON.stringify(c.text)}: ${c.ids.length} ids`).join("\n"));
+function write(folder, tok, what) {
+  const cases = texts.map((text) => ({ text, ids: tok.encode(text) }));
+  const out = {
+    made_by: `tests/models/tokenizer_ids_llama.mjs with @huggingface/transformers ${lib.env?.version ?? ""} (${what})`,
+    cases,
+  };
+  fs.writeFileSync(path.join(folder, "tokenizer-cases.json"), JSON.stringify(out, null, 1).replace(/\[\s*([0-9,\s]+?)\s*\]/g, (m, ids) => "[" + ids.replace(/\s+/g, "") + "]") + "\n");
+  console.log(cases.map((c) => `${JSON.stringify(c.text)}: ${c.ids.length} ids`).join("\n"));
+}
+write(dir, tokenizer, "LlamaTokenizer on tiny-llama/tokenizer.json");
+
+texts.push("HELLO World's 1234567 ''s\r\n\r\nx", "tab\tand\u00a0nbsp!!!\n\n\n");  // Llama 3's case-insensitive contractions, digits by three, CR LF
+const dir3 = path.join(here, "tiny-llama3-tokenizer");
+const json3 = JSON.parse(fs.readFileSync(path.join(dir3, "tokenizer.json"), "utf8"));
+write(dir3, new lib.PreTrainedTokenizer(json3, {}), "PreTrainedTokenizer on tiny-llama3-tokenizer/tokenizer.json");
