@@ -294,7 +294,7 @@ TEST_CASE("a Llama checkpoint's block weights are converted when their block run
     CHECK(src->loads() == 2 * 9);            // each of the 2 blocks' 9 tensors converted once
 }
 
-TEST_CASE("the --blocks option traces the chosen blocks under the policy and runs the others untraced; its bad lists are refused") {
+TEST_CASE("the --blocks option traces the chosen blocks under the policy and runs the others untraced, and refuses bad lists") {
     const auto& text = reference()["texts"][0];
     TempDir d;
     auto r = run_cli({"export", "--model", tiny(), "--text", text["text"], "--blocks", "1", "-o", d.file("t.json")});
