@@ -357,3 +357,11 @@ TEST_CASE("a tokenizer.json in Llama 3's form (Split pattern, ByteLevel, ignore_
     doc["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "Removed";
     CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json"), Catch::Contains("behavior: expected \"Isolated\""));
 }
+
+TEST_CASE("a Split pattern that backtracks without end is refused at PCRE2's match limit, naming the pattern") {
+    auto doc = nlohmann::json::parse(read_text(models_dir() + "/tiny-llama3-tokenizer/tokenizer.json"));
+    doc["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(a|aa)+$|.";
+    const Tokenizer t = Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json");
+    CHECK_THROWS_WITH(t.encode(std::string(60, 'a') + "b", "--text"),
+                      Catch::Contains("tokenizer.json: pre_tokenizer.pretokenizers[0].pattern.Regex: expected a pattern that splits --text within PCRE2's limits, found match limit exceeded"));
+}

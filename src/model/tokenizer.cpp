@@ -351,7 +351,13 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
             const int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(part.data()), part.size(), at,
                                        PCRE2_NO_UTF_CHECK, md.get(), nullptr);
             if (rc == PCRE2_ERROR_NOMATCH) break;
-            if (rc < 0) throw std::logic_error("the pre-tokenizer's pattern failed on valid UTF-8");
+            if (rc < 0) {  // PCRE2's match or depth limit: a pattern that backtracks without end on this text
+                PCRE2_UCHAR message[256];
+                pcre2_get_error_message(rc, message, sizeof message);
+                fail_field(file_, pattern_path_.empty() ? std::string("pre_tokenizer") : pattern_path_,
+                           fmt::format("a pattern that splits {} within PCRE2's limits", source),
+                           fmt::format("{} from byte {}", reinterpret_cast<const char*>(message), from + at));
+            }
             const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
             if (ov[1] == ov[0]) {
                 at = ov[0] + char_len(part, ov[0]);
