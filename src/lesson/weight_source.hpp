@@ -10,7 +10,8 @@
 // Run::begin_pass keeps the pass's group and releases the other blocks', so
 // a block's weights are held from its first pass to the next block's first;
 // Run::finish releases all. A weight asked for again (explain, decode's next
-// token) is converted again.
+// token) is converted again. Not thread-safe: the stages ask for their
+// weights before their parallel loops, on the run's thread.
 #pragma once
 
 #include <cstddef>
