@@ -10,6 +10,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libpcre2-dev pkg-config        # Unicode categories for the tokenizers' pre-tokenizer patterns (PCRE2 with UTF + UCP)
   libutf8proc-dev                # WordPiece's normalizer (BERT): NFD, accent (Mn) stripping, lower-casing, categories
+  libsentencepiece-dev           # SentencePiece tokenizer.model files (Llama 1/2, Mistral), read by Google's library
   catch2                         # tests
   libvalijson-dev                # JSON Schema validation of traces (tests)
   clang libclang-rt-14-dev libomp-dev   # libFuzzer targets (scripts/fuzz.sh): clang's fuzzer runtime and OpenMP

@@ -32,6 +32,7 @@ void add_export_command(CLI::App& app, CliContext& cli) {
                                              "their verdicts) as JSON; see docs/trace-format.md.");
     cmd->add_option("lesson", opts->lesson, "Lesson id or file (or --model DIR)");
     add_model_options(*cmd, opts->model, false);
+    add_blocks_option(*cmd, opts->model);
     cmd->add_option("-o,--output", opts->out, "Output file ('-' for standard output)");
     cmd->add_option("--npy", opts->npy,
                     "Also (or instead) write each step with values as DIR/<step name>.npy (float32) and DIR/index.json "
@@ -55,9 +56,10 @@ void add_export_command(CLI::App& app, CliContext& cli) {
             fail_file("-o", "a file path or '-'", "an empty string");
         if (cmd->count("--npy") && opts->npy.empty())
             fail_file("--npy", "a folder path", "an empty string");
-        const TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
+        TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
         const std::size_t max_output = parse_size(opts->max_output, "--max-output");
         Lesson lesson = lesson_or_model(opts->lesson, opts->model, "export");
+        restrict_blocks(policy, opts->model, lesson);
         if (!opts->npy.empty()) check_npy_export_target(opts->npy);  // refused before anything is written
         // The outputs' sizes, estimated from the plan: refused before the run (after its memory, as evaluate would).
         require_run_fits(lesson, policy);

@@ -78,6 +78,7 @@ void add_report_command(CLI::App& app, CliContext& cli) {
                     "implementation, or an .npy folder (export --npy); or two traces A B, drawn as |A - B| step by step")
         ->expected(0, 2);
     add_model_options(*cmd, opts->model, false);
+    add_blocks_option(*cmd, opts->model);
     cmd->add_option("-o,--output", opts->out, "Output HTML file ('-' for standard output)")->required();
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
@@ -121,16 +122,18 @@ void add_report_command(CLI::App& app, CliContext& cli) {
             return;
         }
         Lesson lesson = lesson_or_model(input, opts->model, "report");
+        TracePolicy policy;  // every step, in full; with --blocks, those blocks' only
+        restrict_blocks(policy, opts->model, lesson);
         // The page's size (the whole trace, or what a page of a large one keeps), estimated from the plan,
         // refused before the run.
-        require_run_fits(lesson);
+        require_run_fits(lesson, policy);
         const Arithmetic mode = opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact;
         if (const std::size_t bytes = estimate_page_bytes(lesson, mode); bytes > max_output)
             fail_file(shown, fmt::format("an output of at most {} (--max-output)", human_bytes(max_output)),
                       fmt::format("about {} for {} tokens; write fewer tokens, or raise --max-output",
                                   human_bytes(bytes), lesson.tokens.size()));
         ProgressLine progress(cli, long_run(lesson));
-        auto e = evaluate(std::move(lesson), TracePolicy{}, progress.callback());
+        auto e = evaluate(std::move(lesson), policy, progress.callback());
         progress.clear();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         write_page_to(opts->out, max_output, shown, cli,

@@ -37,6 +37,16 @@ void add_model_options(CLI::App& cmd, ModelOptions& m, bool head) {
             ->check(CLI::Range(1, 1000));
 }
 
+void add_blocks_option(CLI::App& cmd, ModelOptions& m) {
+    cmd.add_option("--blocks", m.blocks,
+                   "Trace only these blocks of a stack (0,5-7): their steps kept as --trace says, the other blocks run "
+                   "untraced (the run's output is kept all the same)");
+}
+
+void restrict_blocks(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson) {
+    if (m.blocks) policy.blocks = parse_block_list(*m.blocks, lesson.config.arch.blocks, "--blocks");
+}
+
 Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
     const bool model = m.given() || m.text || !m.ids.empty();
     if (model == !lesson.empty()) fail_file(command, "a lesson or --model DIR", lesson.empty() ? "neither" : "both");
@@ -69,12 +79,13 @@ HfModel load_model_option(const ModelOptions& m) {
 }
 
 int run_lesson_command(CliContext& cli, const RunOptions& o) {
-    const TracePolicy policy = parse_trace_policy(o.trace, "--trace");
+    TracePolicy policy = parse_trace_policy(o.trace, "--trace");
     if ((o.model.given() || o.model.text || !o.model.ids.empty()) == !o.lesson.empty())
         fail_file("run", "a lesson or --model DIR", o.lesson.empty() ? "neither" : "both");
     std::optional<HfModel> model;
     if (o.model.given() || o.model.text || !o.model.ids.empty()) model = load_model_option(o.model);
     Lesson lesson = model ? std::move(model->lesson) : read_lesson(resolve_lesson(o.lesson));
+    restrict_blocks(policy, o.model, lesson);
     ProgressLine progress(cli, long_run(lesson));
     auto e = evaluate(std::move(lesson), policy, progress.callback());
     progress.clear();
@@ -121,6 +132,7 @@ void add_run_command(CLI::App& app, CliContext& cli) {
                                           "matrix, what it means, and the article's printed values beside ours.");
     cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file (or --model DIR)");
     add_model_options(*cmd, opts->model);
+    add_blocks_option(*cmd, opts->model);
     cmd->add_option("--steps", opts->steps,
                     "Only these steps (repeatable): a name or glob (hook_pattern, 'blocks.0.attn.*'; 'softmax.*' also "
                     "takes the stage's output, hook_pattern), a stage (softmax: the row max through hook_pattern), the step's number in the output (14), or a piece of a name "

@@ -59,6 +59,7 @@ struct ModelOptions {
     std::optional<std::string> text;
     std::string ids;  // "1,2,3"
     std::size_t top_k = 10;
+    std::optional<std::string> blocks;  // --blocks "0,5-7" (run, export, report); absent: every block
     bool given() const { return !dir.empty(); }
 };
 // `head`: also --top-k (run prints the next tokens; export and report do not yet).
@@ -67,6 +68,12 @@ struct HfModel;
 // The checkpoint --model names, with its input; a usage error (exit 2) for
 // --text and --ids together, neither, or either without --model.
 HfModel load_model_option(const ModelOptions& m);
+// --blocks 0,5-7 (run, export, report): those blocks traced under the policy, the others untraced.
+void add_blocks_option(CLI::App& cmd, ModelOptions& m);
+struct Lesson;
+struct TracePolicy;
+// The policy restricted to --blocks, checked against the lesson's blocks (exit 2 naming --blocks).
+void restrict_blocks(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson);
 // The lesson a command runs: `lesson` (an id or a path) or, with --model, the
 // checkpoint's blocks as a lesson; exactly one of them (else exit 2).
 struct Lesson;

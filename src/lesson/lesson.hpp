@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/json_field.hpp"
 #include "core/tensor.hpp"
 #include "io/data_dir.hpp"
+#include "lesson/weight_source.hpp"
 #include "trace/catalogue.hpp"
 #include "trace/steps.hpp"
 
@@ -228,6 +230,8 @@ struct Lesson {
     int last_pass = -1;
     std::map<std::string, Tensor> inputs;   // "X" (T, C) or "embedding" (vocab, C); "positions" (P, C), P >= T
     std::map<std::string, Tensor> weights;  // "W_Q" (C, C), ... see docs/lesson-format.md
+    // A checkpoint's weights, converted when a pass asks (lesson/weight_source.hpp); null for a lesson file's.
+    std::shared_ptr<WeightSource> weight_source;
     std::map<std::string, Tensor> given;    // step name -> the article's values (step shape)
     std::map<std::string, int> document_rounding;  // step name -> decimals
     std::vector<Claim> claims;

@@ -609,7 +609,8 @@ bool Lesson::records(const StepDef& def) const {
 
 const Tensor* Lesson::weight(const std::string& name) const {
     auto it = weights.find(name);
-    return it == weights.end() ? nullptr : &it->second;
+    if (it != weights.end()) return &it->second;
+    return weight_source ? weight_source->get(name) : nullptr;
 }
 
 // The token lists, held to kMaxTokens while they are parsed: ten million

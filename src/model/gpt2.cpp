@@ -104,14 +104,20 @@ void build_gpt2(HfModel& m, const Gpt2Config& c, const Checkpoint& ck, const std
         uses.push_back({h + "mlp.c_proj.weight", {F, C}, blk + "W_2 (Conv1D: n_inner x n_embd)"});
         uses.push_back({h + "mlp.c_proj.bias", {C}, blk + "W_2's bias, n_embd"});
     }
-    // Every tensor present and of its shape, and their float32 size within
-    // --max-memory, before any is converted (c_attn counts twice: read, then split).
-    std::size_t floats = 0;
-    for (const auto& u : uses) {
-        ck.expect(u.tensor, u.shape, u.role);
-        const std::size_t n = numel(u.shape);  // the config's extents, each bounded above
-        floats += u.tensor.find("c_attn.weight") != std::string::npos ? 2 * n : n;
+    // Every tensor present and of its shape, checked before any is converted;
+    // then what the run holds at once within --max-memory: the embeddings and
+    // ln_f (held throughout), one block's float32 weights (converted when its
+    // passes run, lesson/weight_source.hpp) and c_attn once more (read whole,
+    // then split). The plan adds the trace's bytes to it before the run.
+    std::size_t held = 0, block = 0, c_attn = 0;
+    for (std::size_t i = 0; i < uses.size(); ++i) {
+        ck.expect(uses[i].tensor, uses[i].shape, uses[i].role);
+        const std::size_t n = numel(uses[i].shape);  // the config's extents, each bounded above
+        if (i < 4) held += n;
+        else if (i < 4 + 12) block += n;  // every block is the same size
+        if (uses[i].tensor.find("c_attn.weight") != std::string::npos) c_attn = n;
     }
+    const std::size_t floats = held + block + c_attn;
     const std::size_t budget = max_memory_bytes();
     if (floats > budget / sizeof(float))
         fail_file(ck.where(), fmt::format("weights whose float32 values fit in {} (--max-memory)", human_bytes(budget)),
@@ -143,29 +149,37 @@ void build_gpt2(HfModel& m, const Gpt2Config& c, const Checkpoint& ck, const std
     m.ln_f_gamma = get(uses[2]);
     m.ln_f_beta = get(uses[3]);
     m.ln_f_eps = static_cast<float>(c.eps);
+    // The blocks' weights: converted when their block's passes run.
+    auto source = std::make_shared<WeightSource>();
+    auto shared = std::make_shared<const Checkpoint>(ck);
+    auto whole = [&](const std::string& name, const Use& u) {
+        source->add(name, numel(u.shape), [shared, u] { return shared->get(u.tensor, u.shape, u.role); });
+    };
     for (std::size_t b = 0; b < L; ++b) {
         const std::string w = L > 1 ? fmt::format("blocks.{}.", b) : std::string();
         const Use* u = &uses[4 + 12 * b];
-        l.weights[w + "ln1_gamma"] = get(u[0]);
-        l.weights[w + "ln1_beta"] = get(u[1]);
-        {
-            // c_attn: x·[W_Q | W_K | W_V] + [b_Q | b_K | b_V]   (C, 3C)
-            const Tensor qkv = get(u[2]), bias = get(u[3]);
-            const char* names[] = {"Q", "K", "V"};
-            for (std::size_t i = 0; i < 3; ++i) {
-                l.weights[w + "W_" + names[i]] = columns(qkv, i * C, (i + 1) * C);
-                l.weights[w + "b_" + names[i]] = columns(bias, i * C, (i + 1) * C);
-            }
+        whole(w + "ln1_gamma", u[0]);
+        whole(w + "ln1_beta", u[1]);
+        // c_attn: x·[W_Q | W_K | W_V] + [b_Q | b_K | b_V]   (C, 3C): each read, then its third taken
+        const char* names[] = {"Q", "K", "V"};
+        for (std::size_t i = 0; i < 3; ++i) {
+            source->add(w + "W_" + names[i], C * C, [shared, qkv = u[2], i, C] {
+                return columns(shared->get(qkv.tensor, qkv.shape, qkv.role), i * C, (i + 1) * C);
+            });
+            source->add(w + "b_" + names[i], C, [shared, bias = u[3], i, C] {
+                return columns(shared->get(bias.tensor, bias.shape, bias.role), i * C, (i + 1) * C);
+            });
         }
-        l.weights[w + "W_O"] = get(u[4]);
-        l.weights[w + "b_O"] = get(u[5]);
-        l.weights[w + "ln2_gamma"] = get(u[6]);
-        l.weights[w + "ln2_beta"] = get(u[7]);
-        l.weights[w + "W_1"] = get(u[8]);
-        l.weights[w + "b_1"] = get(u[9]);
-        l.weights[w + "W_2"] = get(u[10]);
-        l.weights[w + "b_2"] = get(u[11]);
+        whole(w + "W_O", u[4]);
+        whole(w + "b_O", u[5]);
+        whole(w + "ln2_gamma", u[6]);
+        whole(w + "ln2_beta", u[7]);
+        whole(w + "W_1", u[8]);
+        whole(w + "b_1", u[9]);
+        whole(w + "W_2", u[10]);
+        whole(w + "b_2", u[11]);
     }
+    l.weight_source = std::move(source);
 }
 
 }  // namespace attntrace

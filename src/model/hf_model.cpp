@@ -16,11 +16,13 @@
 #include "io/safetensors.hpp"
 #include "kernels/kernels.hpp"
 #include "model/bert.hpp"
+#include "kernels/layernorm.hpp"
 #include "model/gpt2.hpp"
+#include "model/llama.hpp"
 
 namespace attntrace {
 
-std::string known_model_types() { return "\"gpt2\", \"bert\""; }
+std::string known_model_types() { return "\"gpt2\", \"bert\", \"llama\", \"mistral\", \"qwen2\""; }
 
 std::string HfModel::label(std::int64_t id) const {
     if (tokenizer) {
@@ -33,6 +35,24 @@ std::string HfModel::label(std::int64_t id) const {
     }
     return fmt::format("#{}", id);
 }
+
+namespace {
+
+// Every id within the vocabulary, and no more tokens than the model's positions.
+void check_ids(const std::vector<std::int64_t>& ids, const ModelInput& input, std::size_t vocab, std::size_t positions,
+               const char* positions_field) {
+    const std::string source = input.text ? input.text_source : std::string("--ids");
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] < 0 || ids[i] >= static_cast<std::int64_t>(vocab))
+            fail_field(source, fmt::format("[{}]", i),
+                       fmt::format("a token id below the vocabulary's {} (config.json's vocab_size)", vocab),
+                       fmt::format("{}", ids[i]));
+    if (ids.size() > positions)
+        fail_file(source, fmt::format("at most {} tokens (config.json's {})", positions, positions_field),
+                  fmt::format("{} tokens", ids.size()));
+}
+
+}  // namespace
 
 HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
     namespace fs = std::filesystem;
@@ -59,7 +79,7 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
     std::vector<std::int64_t> ids = input.ids;
     if (input.text) {
         if (!m.tokenizer)
-            fail_file(dir, "a tokenizer (tokenizer.json, or vocab.json and merges.txt) to read " + input.text_source,
+            fail_file(dir, "a tokenizer (tokenizer.model, tokenizer.json, or vocab.json and merges.txt) to read " + input.text_source,
                       "none in the folder (give --ids instead)");
         ids = m.tokenizer->encode(*input.text, input.text_source);
         if (ids.empty()) fail_file(input.text_source, "a text of at least one token", "an empty text");
@@ -79,6 +99,11 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
                       fmt::format("{} tokens", ids.size()));
         const Checkpoint ckpt = Checkpoint::open(dir);
         build_gpt2(m, c, ckpt, ids);
+    } else if (type == "llama" || type == "mistral" || type == "qwen2") {
+        const LlamaConfig c = read_llama_config(config, config_path);
+        check_ids(ids, input, c.vocab, c.positions, "max_position_embeddings");
+        const Checkpoint ckpt = Checkpoint::open(dir);
+        build_llama(m, c, ckpt, ids);
     } else {
         f.fail("model_type", "a model type this attntrace maps (" + known_model_types() + ")", describe(config["model_type"]));
     }
@@ -93,15 +118,24 @@ std::string final_residual_step(const Lesson& lesson) {
 
 ModelHead model_head(const HfModel& m, const Lesson& lesson, const Tensor& resid, std::size_t k) {
     const std::size_t T = resid.shape.at(0), C = resid.shape.at(1);
-    const Tensor& wte = lesson.inputs.at("embedding");  // (V, C)
+    // W_U: lm_head.weight when untied, else the embedding (tied)   (V, C)
+    const Tensor& wte = m.unembed.size() ? m.unembed : lesson.inputs.at("embedding");
     const std::size_t V = wte.shape[0];
     ModelHead h;
-    // ln_final.hook_normalized = (x - μ) / √(σ² + eps) · γ + β   (T, C)
     h.normalized = Tensor::uninitialized({T, C});
     std::vector<float> mean(T), var(T), sigma(T), xhat(T * C);
-    layernorm_rows(resid.ptr(), T, C, m.ln_f_eps, m.ln_f_gamma.ptr(), m.ln_f_beta.ptr(), mean.data(), var.data(),
-                   sigma.data(), xhat.data(), h.normalized.ptr());
-    // logits = ln_final · W_Eᵀ   (T, C)·(C, V) -> (T, V): the unembedding is the embedding's transpose (tied)
+    if (m.final_norm == NormKind::rmsnorm) {
+        // ln_final.hook_normalized = x / √(mean(x²) + eps) · γ   (T, C), as the blocks' RMSNorm
+        row_mean_square(resid.ptr(), T, C, mean.data());
+        std_eps_ref(mean.data(), T, m.ln_f_eps, sigma.data());
+        divide_rows(resid.ptr(), sigma.data(), T, C, xhat.data());
+        gain(xhat.data(), m.ln_f_gamma.ptr(), T, C, h.normalized.ptr());
+    } else {
+        // ln_final.hook_normalized = (x - μ) / √(σ² + eps) · γ + β   (T, C)
+        layernorm_rows(resid.ptr(), T, C, m.ln_f_eps, m.ln_f_gamma.ptr(), m.ln_f_beta.ptr(), mean.data(), var.data(),
+                       sigma.data(), xhat.data(), h.normalized.ptr());
+    }
+    // logits = ln_final · W_Uᵀ   (T, C)·(C, V) -> (T, V)
     h.logits = Tensor::uninitialized({T, V});
     matmul_nt(h.normalized.ptr(), C, wte.ptr(), C, h.logits.ptr(), V, T, C, V);
     // p = softmax(logits[T-1]), in double: the next token's distribution

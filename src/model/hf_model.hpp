@@ -37,6 +37,8 @@ struct HfModel {
     Lesson lesson;           // the blocks, their weights, the tokens
     Tensor ln_f_gamma, ln_f_beta;  // the final LayerNorm: (C)
     float ln_f_eps = 1e-5f;
+    NormKind final_norm = NormKind::layernorm;  // the Llama family's: RMSNorm (γ only)
+    Tensor unembed;  // (vocab, C): an untied head (lm_head.weight); empty: the embedding (tied)
     std::optional<Tokenizer> tokenizer;  // when the folder has one
     std::optional<WordPiece> wordpiece;  // BERT's, when the folder has one
     // A causal model with an unembedding (GPT-2): model_head's next tokens.
@@ -60,8 +62,8 @@ struct NextToken {
 };
 
 // After the last block, as TransformerLens names it:
-//   ln_final.hook_normalized = LN_f(resid)     (T, C)
-//   logits = ln_final · W_Eᵀ                    (T, vocab): GPT-2's unembedding is its embedding (tied)
+//   ln_final.hook_normalized = LN_f(resid)     (T, C)   (RMSNorm for the Llama family)
+//   logits = ln_final · W_Uᵀ                    (T, vocab): W_U is lm_head.weight, or the embedding when tied (GPT-2)
 //   the top-k next tokens at the last position, by probability
 struct ModelHead {
     Tensor normalized;

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "model/sentencepiece.hpp"
 
 namespace attntrace {
 
@@ -128,8 +129,15 @@ void Tokenizer::add_merge(const std::string& a, const std::string& b, const std:
 void Tokenizer::compile_pattern() {
     int code = 0;
     PCRE2_SIZE offset = 0;
-    pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kGpt2Pattern), PCRE2_ZERO_TERMINATED,
+    if (pattern_text_.empty()) pattern_text_ = kGpt2Pattern;
+    pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern_text_.data()), pattern_text_.size(),
                                    PCRE2_UTF | PCRE2_UCP, &code, &offset, nullptr);
+    if (!re && !pattern_path_.empty()) {
+        PCRE2_UCHAR message[256];
+        pcre2_get_error_message(code, message, sizeof message);
+        fail_field(file_, pattern_path_, "a pattern PCRE2 compiles (UTF, Unicode categories)",
+                   fmt::format("{} at character {}", reinterpret_cast<const char*>(message), offset));
+    }
     if (!re) throw std::logic_error("GPT-2's pattern does not compile under this PCRE2");
     pattern_ = std::shared_ptr<void>(re, [](void* p) { pcre2_code_free(static_cast<pcre2_code*>(p)); });
 }
@@ -145,13 +153,7 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
     f.object(doc, "");
     if (auto* n = f.optional(doc, "normalizer"); n && !n->is_null())
         f.fail("normalizer", "null (byte-level BPE normalises nothing)", describe(*n));
-    if (auto* p = f.optional(doc, "pre_tokenizer"); p && !p->is_null()) {
-        f.object(*p, "pre_tokenizer");
-        const std::string type = f.string(f.member(*p, "pre_tokenizer", "type"), "pre_tokenizer.type");
-        if (type != "ByteLevel") f.fail("pre_tokenizer.type", "\"ByteLevel\" (GPT-2's)", describe((*p)["type"]));
-        if (auto* a = f.optional(*p, "add_prefix_space"); a && f.boolean(*a, "pre_tokenizer.add_prefix_space"))
-            f.fail("pre_tokenizer.add_prefix_space", "false (as GPT-2's)", "true");
-    }
+    if (auto* p = f.optional(doc, "pre_tokenizer"); p && !p->is_null()) t.read_pre_tokenizer(*p, f);
     const json& model = f.object(f.member(doc, "", "model"), "model");
     const std::string type = f.string(f.member(model, "model", "type"), "model.type");
     if (type != "BPE")
@@ -163,6 +165,7 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
         const std::string path = join("model.vocab", it.key());
         t.add_piece(it.key(), f.integer(it.value(), path, 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), path);
     }
+    if (auto* im = f.optional(model, "ignore_merges"); im && !im->is_null()) t.ignore_merges_ = f.boolean(*im, "model.ignore_merges");
     const json& merges = f.member(model, "model", "merges");
     if (!merges.is_array()) f.fail("model.merges", "an array of merges", describe(merges));
     for (std::size_t i = 0; i < merges.size(); ++i) {
@@ -195,6 +198,7 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
     }
     std::stable_sort(t.added_.begin(), t.added_.end(),
                      [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    if (auto* pp = f.optional(doc, "post_processor"); pp && !pp->is_null()) t.read_post_processor(*pp, f);
     t.compile_pattern();
     return t;
 }
@@ -202,6 +206,7 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
 std::optional<Tokenizer> Tokenizer::open(const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    if (auto spm = open_sentencepiece(dir)) return spm;
     const fs::path tj = fs::path(dir) / "tokenizer.json";
     // load_json_file holds the parse to --max-memory (a parsed document takes up to 36 bytes per byte of text).
     if (fs::exists(tj, ec)) return from_tokenizer_doc(load_json_file(tj.string()), tj.string());
@@ -247,6 +252,7 @@ const std::string& Tokenizer::piece(std::int64_t id) const {
 }
 
 std::string Tokenizer::shown(std::int64_t id) const {
+    if (spm_) return spm_->shown(id);
     const std::string& p = piece(id);
     for (const auto& a : added_)
         if (a.second == id) return p;  // "<|endoftext|>" as written
@@ -286,6 +292,14 @@ void Tokenizer::encode_word(const std::string& bytes, std::vector<std::int64_t>&
     const ByteTable& bt = byte_table();
     std::vector<std::string> sym;
     for (unsigned char b : bytes) sym.push_back(bt.to_char[b]);
+    if (ignore_merges_) {  // a piece the vocabulary holds whole is one token, whatever the merges would make
+        std::string whole;
+        for (const auto& c : sym) whole += c;
+        if (auto v = vocab_.find(whole); v != vocab_.end()) {
+            out.push_back(v->second);
+            return;
+        }
+    }
     // Merge the adjacent pair of lowest rank, every occurrence left to right, until none is listed.
     while (sym.size() > 1) {
         std::size_t best = std::numeric_limits<std::size_t>::max();
@@ -322,6 +336,7 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
         fail_file(source, fmt::format("a text of at most {} bytes", kMaxTokenizerTextBytes), fmt::format("{} bytes", text.size()));
     if (auto bad = first_invalid_utf8(text))
         fail_at(source, *bad, "UTF-8 text", fmt::format("the byte 0x{:02x}", static_cast<unsigned char>(text[*bad])));
+    if (spm_) return encode_sentencepiece(text, source);
     std::vector<std::int64_t> out;
     auto* re = static_cast<pcre2_code*>(pattern_.get());
     std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),
@@ -329,16 +344,30 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
     // The text between added tokens, split by the pattern; each match a word.
     auto split = [&](std::size_t from, std::size_t to) {
         const std::string part = text.substr(from, to - from);
-        std::size_t at = 0;
+        // Matches are pieces, and so is any text between them (a Split's
+        // "Isolated"; GPT-2's pattern leaves none); an empty match moves on a character.
+        std::size_t at = 0, gap = 0;
         while (at < part.size()) {
             const int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(part.data()), part.size(), at,
                                        PCRE2_NO_UTF_CHECK, md.get(), nullptr);
-            if (rc < 0) throw std::logic_error("GPT-2's pattern matched nothing in valid UTF-8");
+            if (rc == PCRE2_ERROR_NOMATCH) break;
+            if (rc < 0) {  // PCRE2's match or depth limit: a pattern that backtracks without end on this text
+                PCRE2_UCHAR message[256];
+                pcre2_get_error_message(rc, message, sizeof message);
+                fail_field(file_, pattern_path_.empty() ? std::string("pre_tokenizer") : pattern_path_,
+                           fmt::format("a pattern that splits {} within PCRE2's limits", source),
+                           fmt::format("{} from byte {}", reinterpret_cast<const char*>(message), from + at));
+            }
             const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
-            if (ov[1] <= at) throw std::logic_error("GPT-2's pattern matched an empty piece");
+            if (ov[1] == ov[0]) {
+                at = ov[0] + char_len(part, ov[0]);
+                continue;
+            }
+            if (ov[0] > gap) encode_word(part.substr(gap, ov[0] - gap), out);
             encode_word(part.substr(ov[0], ov[1] - ov[0]), out);
-            at = ov[1];
+            at = gap = ov[1];
         }
+        if (gap < part.size()) encode_word(part.substr(gap), out);
     };
     std::size_t start = 0, i = 0;
     while (i < text.size()) {
@@ -355,6 +384,8 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
         if (!taken) ++i;
     }
     split(start, text.size());
+    out.insert(out.begin(), prefix_.begin(), prefix_.end());
+    out.insert(out.end(), suffix_.begin(), suffix_.end());
     return out;
 }
 

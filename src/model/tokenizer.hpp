@@ -12,6 +12,11 @@
 //      table: a space is "Ġ", a newline "Ċ"), then merged pairwise, the pair
 //      with the lowest rank in merges first, until no listed pair is left;
 //   5. each merged symbol is looked up in vocab.
+// Llama 3 and Qwen2 style tokenizer.json: the pre-tokenizer a Sequence of a
+// Split (its own Regex, "Isolated": matches and the text between them are
+// pieces) and a ByteLevel without GPT-2's pattern; model.ignore_merges (a
+// piece the vocabulary holds whole is taken whole); the post_processor's
+// TemplateProcessing adds its special tokens (<|begin_of_text|>) around the text.
 #pragma once
 
 #include <cstdint>
@@ -24,13 +29,17 @@
 
 namespace attntrace {
 
+class SentencePiece;
+class Fields;
+
 // Bounds on the tokenizer's files, checked while they are read.
 inline constexpr std::size_t kMaxVocabEntries = std::size_t{1} << 22;  // 4 M; GPT-2 has 50257, Llama 3 128256
 inline constexpr std::size_t kMaxTokenizerTextBytes = std::size_t{1} << 26;  // 64 MiB of text to tokenize
 
 class Tokenizer {
 public:
-    // The folder's tokenizer: tokenizer.json, else vocab.json + merges.txt;
+    // The folder's tokenizer: tokenizer.model (SentencePiece, model/sentencepiece.hpp),
+    // else tokenizer.json, else vocab.json + merges.txt;
     // none when it has neither. A file that is there but wrong is refused.
     static std::optional<Tokenizer> open(const std::string& dir);
     // From a tokenizer.json's text (the fuzz target and tests).
@@ -53,13 +62,25 @@ private:
     std::unordered_map<std::string, std::size_t> ranks_;  // "a b" -> merge rank
     std::vector<std::pair<std::string, std::int64_t>> added_;  // added tokens, longest first
     std::shared_ptr<void> pattern_;  // the compiled pre-tokenizer pattern (pcre2_code)
+    std::string pattern_text_;        // its source: GPT-2's, or a Split pre-tokenizer's Regex (Llama 3, Qwen2)
+    std::string pattern_path_;        // where a Split's Regex is in the file, for its refusal
+    bool ignore_merges_ = false;      // model.ignore_merges: a word the vocabulary holds whole is one token
+    std::vector<std::int64_t> prefix_, suffix_;  // post_processor TemplateProcessing's tokens around the text
     mutable std::unordered_map<std::string, std::vector<std::int64_t>> cache_;
 
     static Tokenizer from_tokenizer_doc(const nlohmann::json& doc, const std::string& file);
     void add_piece(const std::string& piece, std::int64_t id, const std::string& path);
     void add_merge(const std::string& a, const std::string& b, const std::string& where);
     void compile_pattern();
+    void read_pre_tokenizer(const nlohmann::json& p, const Fields& f);
+    void read_post_processor(const nlohmann::json& pp, const Fields& f);
     void encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const;
+
+    // SentencePiece (model/sentencepiece.cpp): set, it encodes and shows the pieces.
+    std::shared_ptr<const SentencePiece> spm_;
+    std::int64_t bos_ = -1, eos_ = -1;  // put first / last by encode; -1: none
+    static std::optional<Tokenizer> open_sentencepiece(const std::string& dir);
+    std::vector<std::int64_t> encode_sentencepiece(const std::string& text, const std::string& source) const;
 };
 
 // The first byte of `text` that is not valid UTF-8 (overlong forms,

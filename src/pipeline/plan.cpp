@@ -171,6 +171,8 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     // The lesson's own tensors are in memory already.
     for (const auto* m : {&lesson.inputs, &lesson.weights, &lesson.given})
         for (const auto& [name, t] : *m) p.lesson_bytes = add_sat(p.lesson_bytes, bytes_of(t.shape));
+    // A checkpoint's weights: one block's converted at a time (lesson/weight_source.hpp).
+    if (lesson.weight_source) p.lesson_bytes = add_sat(p.lesson_bytes, lesson.weight_source->largest_group_bytes());
 
     // Walk the passes: each allocates its steps, then frees what nothing later reads.
     const std::size_t gemm_scratch = std::size_t(std::max(threads, 1)) * simd::gemm_workspace_floats() * sizeof(float);

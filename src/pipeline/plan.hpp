@@ -43,7 +43,7 @@ struct Plan {
     std::vector<bool> derived;
     std::size_t derived_bytes = 0;  // what the derived steps kept would hold as buffers (not in peak or kept)
     bool stream_ffn = false;
-    std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory
+    std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory; a checkpoint's largest block of weights
     std::size_t peak_bytes = 0;    // the run's estimated peak: lesson, live step buffers and scratch
     std::size_t kept_bytes = 0;    // what the trace holds at the end
 

@@ -79,6 +79,8 @@ Dims Run::dims_of(const Pass& p) const {
 void Run::begin_pass(int index) {
     pass_ = &catalogue_.passes()[static_cast<std::size_t>(index)];
     dims_ = dims_of(*pass_);
+    // A checkpoint's weights: this pass's block converted as asked, the block before released.
+    if (lesson_.weight_source) lesson_.weight_source->keep_group(pass_->weights);
 }
 
 std::size_t Run::cached_rows(const std::string& name) const {
@@ -351,6 +353,7 @@ void Run::end_pass(int index) {
 }
 
 Trace Run::finish() {
+    if (lesson_.weight_source) lesson_.weight_source->release_all();
     trace_.steps.clear();
     for (Step& s : steps_)
         if (s.recorded != Record::none) trace_.steps.push_back(std::move(s));

@@ -37,7 +37,9 @@ void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson,
     }
     const std::string after = printable(lesson.tokens.back());
     out << fmt::format("\n── ln_final.hook_normalized, unembed — the next token after '{}'\n", after);
-    out << "    ln_final = LN_f(" << final_residual_step(lesson) << "),  logits = ln_final · W_Eᵀ (tied to the embedding),  p = softmax(logits[last])\n";
+    out << "    ln_final = " << (m.final_norm == NormKind::rmsnorm ? "RMSNorm_f(" : "LN_f(") << final_residual_step(lesson)
+        << (m.unembed.size() ? "),  logits = ln_final · W_Uᵀ (lm_head.weight)" : "),  logits = ln_final · W_Eᵀ (tied to the embedding)")
+        << ",  p = softmax(logits[last])\n";
     if (!end.head) {
         out << "    not computed: " << end.missing << "\n";
         return;

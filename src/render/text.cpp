@@ -271,8 +271,9 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         out << fmt::format("K/V heads {} ({}): {}\n", dims.KVH, dims.KVH == 1 ? "multi-query" : "grouped-query",
                            kv_groups(dims));
     out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
-    if (trace.policy.kind != TracePolicy::Kind::full)
-        out << fmt::format("trace policy {}: {} of the steps kept{}\n", trace.policy.describe(), trace.steps.size(),
+    if (trace.policy.kind != TracePolicy::Kind::full || !trace.policy.blocks.empty())
+        out << fmt::format("trace policy {}{}: {} of the steps kept{}\n", trace.policy.describe(),
+                           trace.policy.blocks.empty() ? "" : " (" + trace.policy.describe_blocks() + ")", trace.steps.size(),
                            trace.streamed_attention ? "; attention streamed over key blocks (no T x T matrix held)" : "");
     if (!lesson.description.empty()) out << "\n" << wrap_text(printable(lesson.description), view.style.width, "", "");
 

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 
+#include <cctype>
+#include <charconv>
+#include <optional>
+
 #include "core/error.hpp"
 #include "trace/step_lookup.hpp"
 #include "trace/steps.hpp"
@@ -27,7 +31,51 @@ bool step_matches(std::string_view name, const std::vector<std::string>& pattern
     return false;
 }
 
+namespace {
+
+// The block of a step name ("blocks.3.attn.hook_pattern" -> 3), or none.
+std::optional<std::size_t> block_of(std::string_view step) {
+    constexpr std::string_view kBlocks = "blocks.";
+    if (step.substr(0, kBlocks.size()) != kBlocks) return std::nullopt;
+    std::size_t n = 0, i = kBlocks.size();
+    if (i >= step.size() || !std::isdigit(static_cast<unsigned char>(step[i]))) return std::nullopt;
+    for (; i < step.size() && std::isdigit(static_cast<unsigned char>(step[i])); ++i) n = n * 10 + std::size_t(step[i] - '0');
+    return n;
+}
+
+}  // namespace
+
+std::vector<bool> parse_block_list(const std::string& text, std::size_t count, const std::string& origin) {
+    std::vector<bool> keep(count, false);
+    const std::string expected = fmt::format(
+        "block numbers from 0 to {} (the model has {} block{}) or ranges A-B, separated by commas (0,5-7)", count - 1,
+        count, count == 1 ? "" : "s");
+    std::string item;  // the comma-separated item being read, for the message
+    auto number = [&](const std::string& part) {
+        std::size_t v = 0;
+        const auto r = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (part.empty() || r.ec != std::errc() || r.ptr != part.data() + part.size() || v >= count)
+            fail_file(origin, expected, "\"" + item + "\"");
+        return v;
+    };
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t comma = text.find(',', start);
+        if (comma == std::string::npos) comma = text.size();
+        item = text.substr(start, comma - start);
+        const auto dash = item.find('-');
+        const std::size_t a = number(item.substr(0, dash));
+        const std::size_t b = dash == std::string::npos ? a : number(item.substr(dash + 1));
+        if (b < a) fail_file(origin, expected + ", a range's first block at most its last", "\"" + item + "\"");
+        for (std::size_t i = a; i <= b; ++i) keep[i] = true;
+        start = comma + 1;
+    }
+    return keep;
+}
+
 Record TracePolicy::record_of(std::string_view step) const {
+    if (!blocks.empty())
+        if (const auto b = block_of(step); b && (*b >= blocks.size() || !blocks[*b])) return Record::none;
     switch (kind) {
         case Kind::full: return Record::full;
         case Kind::summary: return Record::summary;
@@ -45,6 +93,14 @@ std::string TracePolicy::describe() const {
         case Kind::subset: return fmt::format("subset({})", fmt::join(steps, ", "));
     }
     return "?";
+}
+
+std::string TracePolicy::describe_blocks() const {
+    if (blocks.empty()) return "";
+    std::vector<std::string> kept;
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+        if (blocks[i]) kept.push_back(std::to_string(i));
+    return fmt::format("blocks {} traced, the other {} run untraced", fmt::join(kept, ","), blocks.size() - kept.size());
 }
 
 TracePolicy parse_trace_policy(const std::string& text, const std::string& origin) {

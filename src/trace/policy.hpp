@@ -22,17 +22,25 @@ struct TracePolicy {
     enum class Kind { full, subset, summary, none };
     Kind kind = Kind::full;
     std::vector<std::string> steps;  // subset: step names or globs (as `run --steps`)
+    // --blocks: blocks[i] true for a block whose steps the policy keeps; the
+    // steps of the others are not kept (Record::none); empty: every block.
+    std::vector<bool> blocks;
 
     // How a step is kept. Under `none` and `subset` the run's output (the last
     // step it computes) is kept in full all the same: it is the result.
     Record record_of(std::string_view step) const;
     std::string describe() const;  // "full", "summary", "none", "subset(a, b)"
+    std::string describe_blocks() const;  // "blocks 0,5,6,7 traced, the other 4 run untraced"; "" without --blocks
 };
 
 // "full", "summary", "none", or a comma-separated list of step names or globs
 // (a subset). Throws InputError naming `origin` (e.g. "--trace") when a
 // pattern matches no step of the catalogue.
 TracePolicy parse_trace_policy(const std::string& text, const std::string& origin);
+
+// --blocks "0,5-7": block numbers and inclusive ranges, each below `count`
+// (the model's blocks), as a mask of `count`. Throws InputError naming `origin`.
+std::vector<bool> parse_block_list(const std::string& text, std::size_t count, const std::string& origin);
 
 // A step name against names or globs: "blocks.0.attn.*", or a last part
 // without a prefix ("hook_pattern" matches "blocks.0.attn.hook_pattern").

@@ -1,0 +1,62 @@
+// WeightSource: convert on first use, release by block.
+#include "lesson/weight_source.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace attntrace {
+
+std::string weight_group(const std::string& name) {
+    constexpr std::string_view kBlocks = "blocks.";
+    if (name.rfind(kBlocks, 0) != 0) return "";
+    const auto dot = name.find('.', kBlocks.size());
+    return dot == std::string::npos ? "" : name.substr(0, dot + 1);
+}
+
+void WeightSource::add(const std::string& name, std::size_t floats, std::function<Tensor()> load) {
+    entries_[name] = Entry{floats, std::move(load)};
+}
+
+const Tensor* WeightSource::get(const std::string& name) {
+    if (auto h = held_.find(name); h != held_.end()) return &h->second;
+    auto e = entries_.find(name);
+    if (e == entries_.end()) return nullptr;
+    Tensor t = e->second.load();
+    if (t.size() != e->second.floats)
+        throw std::logic_error("attntrace: weight " + name + " loaded with another size than its entry's");
+    held_bytes_ += t.size() * sizeof(float);
+    peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
+    ++loads_;
+    return &held_.emplace(name, std::move(t)).first->second;
+}
+
+void WeightSource::keep_group(const std::string& prefix) {
+    const std::string keep = weight_group(prefix);  // "blocks.3." and "blocks.3.cross." -> "blocks.3."
+    if (keep.empty()) return;  // a pass of no block's (the embedding, a residual add): the block stays held
+    for (auto it = held_.begin(); it != held_.end();) {
+        if (weight_group(it->first) == keep) {
+            ++it;
+            continue;
+        }
+        held_bytes_ -= it->second.size() * sizeof(float);
+        it = held_.erase(it);
+    }
+}
+
+void WeightSource::release_all() {
+    held_.clear();
+    held_bytes_ = 0;
+}
+
+std::size_t WeightSource::largest_group_bytes() const {
+    std::map<std::string, std::size_t> groups;
+    for (const auto& [name, e] : entries_) groups[weight_group(name)] += e.floats * sizeof(float);
+    // ungrouped weights (a one-block model's) are held together, and beside any block's
+    const std::size_t ungrouped = groups.count("") ? groups[""] : 0;
+    std::size_t block = 0;
+    for (const auto& [g, b] : groups)
+        if (!g.empty()) block = std::max(block, b);
+    return ungrouped + block;
+}
+
+}  // namespace attntrace

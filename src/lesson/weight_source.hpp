@@ -1,0 +1,58 @@
+// Weights a lesson does not hold yet: a checkpoint's tensors, converted to
+// float32 when a pass first asks for them and released when the run moves on
+// to another block, so that a model's peak memory is one block's float32
+// weights (plus what the lesson holds and what the trace keeps), not all of them.
+//
+// Each entry is a lesson weight's name ("blocks.3.W_Q"), its float32 size and
+// how to make it (read the tensor from the mapped file, convert, transpose).
+// Lesson::weight asks the lesson's own table first, then its source. A
+// weight's group is its block ("blocks.3."; "" for a one-block model):
+// Run::begin_pass keeps the pass's group and releases the other blocks', so
+// a block's weights are held from its first pass to the next block's first;
+// Run::finish releases all. A weight asked for again (explain, decode's next
+// token) is converted again. Not thread-safe: the stages ask for their
+// weights before their parallel loops, on the run's thread.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "core/tensor.hpp"
+
+namespace attntrace {
+
+class WeightSource {
+public:
+    // `floats`: the float32 values load() returns (its shape's product), for the plan.
+    void add(const std::string& name, std::size_t floats, std::function<Tensor()> load);
+    bool provides(const std::string& name) const { return entries_.count(name) != 0; }
+    // The weight, converted now if not held; null when the source has no such weight.
+    const Tensor* get(const std::string& name);
+    // Releases every held weight outside `prefix`'s group ("blocks.3." or
+    // "blocks.3.cross." keeps blocks.3.*); "" (a pass that reads no block's
+    // weights: the embedding, a residual add) releases nothing.
+    void keep_group(const std::string& prefix);
+    void release_all();
+
+    // The float32 bytes of the largest block's group plus the ungrouped ones: what a run holds at once.
+    std::size_t largest_group_bytes() const;
+    std::size_t held_bytes() const { return held_bytes_; }
+    std::size_t peak_held_bytes() const { return peak_held_bytes_; }  // since the source was made
+    std::size_t loads() const { return loads_; }                      // conversions so far
+
+private:
+    struct Entry {
+        std::size_t floats = 0;
+        std::function<Tensor()> load;
+    };
+    std::map<std::string, Entry> entries_;
+    std::map<std::string, Tensor> held_;
+    std::size_t held_bytes_ = 0, peak_held_bytes_ = 0, loads_ = 0;
+};
+
+// The group of a weight name: "blocks.3." for "blocks.3.W_Q" and "blocks.3.cross.W_K", else "".
+std::string weight_group(const std::string& name);
+
+}  // namespace attntrace

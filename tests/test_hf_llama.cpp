@@ -1,0 +1,367 @@
+// The Llama family (llama, qwen2): the mapping held to the float64 forward of
+// PyTorch that tests/models/make_tiny_llama.py saved beside the tiny models
+// (tiny-llama/reference.json), SentencePiece ids held to the ones Hugging
+// Face's JavaScript tokenizer gave (tokenizer-cases.json), and the refusals
+// of broken Llama folders.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "evaluate/evaluate.hpp"
+#include "model/hf_model.hpp"
+#include "model/tokenizer.hpp"
+#include "pipeline/plan.hpp"
+#include "support.hpp"
+
+using namespace attntrace;
+using namespace attntrace::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// float32 arithmetic against the float64 forward. RoPE's rotated queries
+// (~10) are two products of float32 cos/sin (rounded from double) with
+// values of 48-term sums: a few units of 1e-6 relative.
+constexpr double kRotTol = 1e-4;
+// A softmax weight is a ratio of exponentials of scores of magnitude ~10;
+// float32 keeps ~7 digits of them.
+constexpr double kPatternTol = 2e-5;
+// The residual stream (values up to ~40) after two blocks of sums over 48..96
+// terms in float32, through SiLU and the gate's product: 1e-6 relative times the terms.
+constexpr double kResidTol = 5e-4;
+// The final RMSNorm's output (~unit scale, up to ~4) and the logits (48-term sums, up to ~10).
+constexpr double kNormTol = 1e-4;
+constexpr double kLogitTol = 5e-4;
+// bf16 weights: the reference rounded the same weights to bf16 and ran in
+// float64, so the gap is still float32's, over larger sums.
+constexpr double kBf16LogitTol = 1e-3;
+
+std::string models_dir() { return source_dir() + "/tests/models"; }
+std::string tiny() { return models_dir() + "/tiny-llama"; }
+
+const nlohmann::json& reference() {
+    static const nlohmann::json r = nlohmann::json::parse(read_text(tiny() + "/reference.json"));
+    return r;
+}
+
+std::vector<double> flat(const nlohmann::json& j) {
+    std::vector<double> out;
+    if (j.is_array()) {
+        for (const auto& e : j) {
+            auto sub = flat(e);
+            out.insert(out.end(), sub.begin(), sub.end());
+        }
+    } else {
+        out.push_back(j.get<double>());
+    }
+    return out;
+}
+
+double max_abs_diff(const Tensor& t, const std::vector<double>& ref) {
+    REQUIRE(t.size() == ref.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(double(t.data[i]) - ref[i]));
+    return worst;
+}
+
+ModelInput ids_input(const nlohmann::json& ids) {
+    ModelInput in;
+    for (const auto& i : ids) in.ids.push_back(i.get<std::int64_t>());
+    return in;
+}
+
+Tensor last_row(const Tensor& logits) {
+    const std::size_t T = logits.shape[0], V = logits.shape[1];
+    Tensor last({V});
+    std::copy(logits.ptr() + (T - 1) * V, logits.ptr() + T * V, last.ptr());
+    return last;
+}
+
+void copy_model(const std::string& from, const TempDir& to) {
+    for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), fs::path(to.path()) / e.path().filename());
+}
+
+// Rewrites a safetensors file's header (renaming or reshaping a tensor), the data kept.
+void edit_header(const std::string& file, const std::function<void(nlohmann::json&)>& edit) {
+    const std::string bytes = read_text(file);
+    std::uint64_t n = 0;
+    for (int i = 0; i < 8; ++i) n |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
+    auto header = nlohmann::json::parse(bytes.substr(8, n));
+    edit(header);
+    const std::string text = header.dump();
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((text.size() >> (8 * i)) & 0xff);
+    write_text(file, out + text + bytes.substr(8 + n));
+}
+
+}  // namespace
+
+TEST_CASE("a tiny Llama checkpoint computes PyTorch's float64 forward: RoPE's queries, block 0's pattern, block 1's output, the final RMSNorm, lm_head's logits") {
+    for (const auto& text : reference()["texts"]) {
+        INFO(text["text"].get<std::string>());
+        ModelInput in;
+        in.text = text["text"].get<std::string>();
+        HfModel m = load_hf_model(tiny(), in);
+        // the text tokenized by tokenizer.model as sentencepiece did, <s> first
+        CHECK(m.lesson.token_ids == text["ids"].get<std::vector<std::int64_t>>());
+        REQUIRE(m.lesson.config.arch.blocks == 2);
+        CHECK(m.lesson.config.positions.layout == RopeLayout::half);
+        auto e = evaluate(std::move(m.lesson));
+        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_rot_q")->value, flat(text["blocks.0.attn.hook_rot_q"])) < kRotTol);
+        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(text["blocks.0.attn.hook_pattern"])) < kPatternTol);
+        const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
+        CHECK(max_abs_diff(resid, flat(text["blocks.1.hook_resid_post"])) < kResidTol);
+        const ModelHead h = model_head(m, e->lesson, resid, 3);
+        CHECK(max_abs_diff(h.normalized, flat(text["ln_final.hook_normalized"])) < kNormTol);
+        const std::vector<double> want = flat(text["last_logits"]);
+        CHECK(max_abs_diff(last_row(h.logits), want) < kLogitTol);
+        const auto arg = std::max_element(want.begin(), want.end()) - want.begin();
+        CHECK(h.top[0].id == arg);
+    }
+}
+
+TEST_CASE("grouped-query attention: 4 query heads share 2 K/V heads in contiguous groups, as repeat_kv") {
+    HfModel m = load_hf_model(tiny(), ids_input(reference()["texts"][0]["ids"]));
+    CHECK(m.lesson.config.heads == 4);
+    CHECK(m.lesson.config.kv_heads == 2);
+    // W_K is d_model x kv_heads·head_dim: k_proj's 24 x 48 transposed
+    CHECK(m.lesson.weight("blocks.0.W_K")->shape == Shape{48, 24});
+    CHECK(m.lesson.weight("blocks.0.W_Q")->shape == Shape{48, 48});
+    auto e = evaluate(std::move(m.lesson));
+    CHECK(e->exact.find("blocks.0.attn.hook_k")->value.shape == Shape{4, 2, 12});
+    const Tensor& g = e->exact.find("blocks.0.attn.hook_kv_head")->value;
+    CHECK(std::vector<float>(g.data.begin(), g.data.end()) == std::vector<float>{0, 0, 1, 1});
+}
+
+TEST_CASE("a bf16 Llama checkpoint gives its rounded weights' logits") {
+    const auto& r = reference()["bf16"];
+    HfModel m = load_hf_model(models_dir() + "/tiny-llama-bf16", ids_input(r["ids"]));
+    auto e = evaluate(std::move(m.lesson));
+    const ModelHead h = model_head(m, e->lesson, e->exact.find(final_residual_step(e->lesson))->value, 1);
+    CHECK(max_abs_diff(last_row(h.logits), flat(r["last_logits"])) < kBf16LogitTol);
+}
+
+TEST_CASE("a tiny Qwen2 checkpoint (Q/K/V biases, one K/V head, tied embeddings, rope_theta 1e6) computes PyTorch's forward") {
+    const auto& r = reference()["qwen2"];
+    HfModel m = load_hf_model(models_dir() + "/tiny-qwen2", ids_input(r["ids"]));
+    CHECK(m.model_type == "qwen2");
+    CHECK(m.lesson.weight("blocks.1.b_K") != nullptr);
+    CHECK(m.lesson.config.kv_heads == 1);
+    CHECK(m.lesson.config.positions.base == 1e6);
+    CHECK(m.unembed.size() == 0);  // tied: the head reads the embedding
+    auto e = evaluate(std::move(m.lesson));
+    CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(r["blocks.0.attn.hook_pattern"])) < kPatternTol);
+    const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
+    CHECK(max_abs_diff(resid, flat(r["blocks.1.hook_resid_post"])) < kResidTol);
+    const ModelHead h = model_head(m, e->lesson, resid, 1);
+    CHECK(max_abs_diff(last_row(h.logits), flat(r["last_logits"])) < kLogitTol);
+}
+
+TEST_CASE("tokenizer.model gives the ids Hugging Face's JavaScript LlamaTokenizer gave for hard strings (accents, CJK, emoji, digits, white space)") {
+    const auto cases = nlohmann::json::parse(read_text(tiny() + "/tokenizer-cases.json"));
+    const auto t = Tokenizer::open(tiny());
+    REQUIRE(t);
+    CHECK(t->file().find("tokenizer.model") != std::string::npos);
+    REQUIRE(cases["cases"].size() >= 10);
+    for (const auto& c : cases["cases"]) {
+        INFO(c["text"].get<std::string>());
+        CHECK(t->encode(c["text"], "--text") == c["ids"].get<std::vector<std::int64_t>>());
+    }
+    // pieces shown with ␣ for ▁, byte pieces for newline as ↵
+    const auto ids = t->encode("the ring\n", "--text");
+    REQUIRE(ids.size() == 4);
+    CHECK(t->shown(ids[0]) == "<s>");
+    CHECK(t->shown(ids[1]) == "␣the");
+    CHECK(t->shown(ids[2]) == "␣ring");
+    CHECK(t->shown(ids[3]) == "↵");
+}
+
+TEST_CASE("add_bos_token false in tokenizer_config.json leaves <s> out") {
+    TempDir d;
+    copy_model(tiny(), d);
+    auto cfg = nlohmann::json::parse(read_text(d.file("tokenizer_config.json")));
+    cfg["add_bos_token"] = false;
+    write_text(d.file("tokenizer_config.json"), cfg.dump());
+    const auto t = Tokenizer::open(d.path());
+    auto want = reference()["texts"][0]["ids"].get<std::vector<std::int64_t>>();
+    want.erase(want.begin());
+    CHECK(t->encode(reference()["texts"][0]["text"], "--text") == want);
+}
+
+TEST_CASE("run --model on a Llama folder: pieces, the blocks traced, RMSNorm_f and lm_head, the next tokens") {
+    const auto& text = reference()["texts"][1];
+    const std::vector<double> want = flat(text["last_logits"]);
+    const auto arg = std::max_element(want.begin(), want.end()) - want.begin();
+    auto r = run_cli({"run", "--model", tiny(), "--text", text["text"], "--json", "--top-k", "3", "--trace", "summary"});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["tokens"][0] == "<s>");
+    CHECK(j["tokens"][1] == "␣The");
+    CHECK(j["model"]["next_tokens"][0]["id"] == arg);
+    r = run_cli({"run", "--model", tiny(), "--text", text["text"], "--trace", "none"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("RMSNorm_f(blocks.1.hook_resid_post),  logits = ln_final · W_Uᵀ (lm_head.weight)") != std::string::npos);
+    // explain recomputes a cell of RoPE's rotated query in the half layout
+    r = run_cli({"explain", "--model", tiny(), "--ids", "1,262,265", "blocks.0.attn.hook_rot_q[2,h1,d3]"});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("✓ (the same)") != std::string::npos);
+}
+
+TEST_CASE("broken Llama folders are refused with exit 2 naming the file and the tensor or field") {
+    auto refusal = [](const std::vector<std::string>& args) {
+        const auto r = run_cli(args);
+        CHECK(r.status == 2);
+        return r.err;
+    };
+    auto with_config = [&](const std::function<void(nlohmann::json&)>& edit) {
+        TempDir d;
+        copy_model(tiny(), d);
+        auto cfg = nlohmann::json::parse(read_text(d.file("config.json")));
+        edit(cfg);
+        write_text(d.file("config.json"), cfg.dump());
+        return refusal({"run", "--model", d.path(), "--ids", "1,5"});
+    };
+    {  // a missing tensor
+        TempDir d;
+        copy_model(tiny(), d);
+        edit_header(d.file("model.safetensors"), [](nlohmann::json& h) {
+            h["model.layers.1.mlp.up_proX.weight"] = h["model.layers.1.mlp.up_proj.weight"];
+            h.erase("model.layers.1.mlp.up_proj.weight");
+        });
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
+                  "model.safetensors: model.layers.1.mlp.up_proj.weight: expected a tensor \"model.layers.1.mlp.up_proj.weight\" "
+                  "(block 1's W_3, the linear branch (nn.Linear: intermediate_size x hidden_size)), found none") != std::string::npos);
+    }
+    // a tensor of another shape than the config's
+    CHECK(with_config([](nlohmann::json& c) { c["intermediate_size"] = 100; })
+              .find("model.layers.0.mlp.gate_proj.weight: expected a 100x48 tensor (block 0's W_1, the gate (nn.Linear: intermediate_size x hidden_size)), found a 96x48 tensor") != std::string::npos);
+    // a scaled RoPE we do not compute, by name
+    CHECK(with_config([](nlohmann::json& c) { c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}}; })
+              .find("config.json: rope_scaling.rope_type: expected \"default\" or rope_scaling null (scaled RoPE is not computed), found string \"llama3\"") != std::string::npos);
+    CHECK(with_config([](nlohmann::json& c) { c["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}}; })
+              .find("rope_scaling.type: expected \"default\"") != std::string::npos);
+    CHECK(with_config([](nlohmann::json& c) { c["num_key_value_heads"] = 3; })
+              .find("num_key_value_heads: expected a divisor of num_attention_heads (4), found 3") != std::string::npos);
+    CHECK(with_config([](nlohmann::json& c) { c["hidden_act"] = "gelu"; }).find("hidden_act: expected \"silu\"") != std::string::npos);
+    CHECK(with_config([](nlohmann::json& c) { c["mlp_bias"] = true; }).find("mlp_bias: expected false") != std::string::npos);
+    CHECK(with_config([](nlohmann::json& c) { c.erase("hidden_size"); }).find("config.json: hidden_size") != std::string::npos);
+    // more tokens than max_position_embeddings
+    CHECK(refusal({"run", "--model", tiny(), "--text", std::string(200, '!')}).find("expected at most 128 tokens (config.json's max_position_embeddings)") != std::string::npos);
+    {  // a truncated tokenizer.model
+        TempDir d;
+        copy_model(tiny(), d);
+        write_text(d.file("tokenizer.model"), read_text(d.file("tokenizer.model")).substr(0, 100));
+        CHECK(refusal({"run", "--model", d.path(), "--text", "the ring"}).find(
+                  "tokenizer.model: expected a SentencePiece model (a serialized ModelProto, as spm_train writes), found 100 bytes the library refuses") != std::string::npos);
+    }
+    {  // without tokenizer.model, a tokenizer.json of a type this reader does not know
+        TempDir d;
+        copy_model(tiny(), d);
+        fs::remove(d.file("tokenizer.model"));
+        auto tok = nlohmann::json::parse(read_text(d.file("tokenizer.json")));
+        tok["normalizer"] = nullptr;
+        tok["model"]["type"] = "Unigram";
+        write_text(d.file("tokenizer.json"), tok.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find("tokenizer.json: model.type: expected \"BPE\"") != std::string::npos);
+    }
+    // text that is not UTF-8 is refused before SentencePiece sees it
+    CHECK(refusal({"run", "--model", tiny(), "--text", "the \xff ring"}) == "attntrace: error: --text: byte 4: expected UTF-8 text, found the byte 0xff\n");
+}
+
+TEST_CASE("a Llama checkpoint's block weights are converted when their block runs and released after it: one block held at a time") {
+    HfModel m = load_hf_model(tiny(), ids_input(reference()["texts"][0]["ids"]));
+    const std::shared_ptr<WeightSource> src = m.lesson.weight_source;
+    REQUIRE(src);
+    CHECK(m.lesson.weights.empty());
+    CHECK(src->loads() == 0);  // nothing of the blocks converted while the folder was read
+    // one block's float32 values: two RMSNorm γ (48 each), q_proj 48x48, k_proj and v_proj 24x48,
+    // o_proj 48x48, gate_proj, up_proj and down_proj 96x48
+    const std::size_t block = (2 * 48 + 2 * 48 * 48 + 2 * 24 * 48 + 3 * 96 * 48) * sizeof(float);
+    CHECK(src->largest_group_bytes() == block);
+    // the plan counts it among what the run holds
+    const Plan with = make_plan(m.lesson, TracePolicy{}, Arithmetic::exact, 1);
+    Lesson without_source = m.lesson;
+    without_source.weight_source.reset();
+    CHECK(with.lesson_bytes == make_plan(without_source, TracePolicy{}, Arithmetic::exact, 1).lesson_bytes + block);
+    auto e = evaluate(std::move(m.lesson));
+    CHECK(src->peak_held_bytes() == block);  // never two blocks at once
+    CHECK(src->held_bytes() == 0);           // all released at the run's end
+    CHECK(src->loads() == 2 * 9);            // each of the 2 blocks' 9 tensors converted once
+}
+
+TEST_CASE("the --blocks option traces the chosen blocks under the policy and runs the others untraced, and refuses bad lists") {
+    const auto& text = reference()["texts"][0];
+    TempDir d;
+    auto r = run_cli({"export", "--model", tiny(), "--text", text["text"], "--blocks", "1", "-o", d.file("t.json")});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(read_text(d.file("t.json")));
+    std::size_t block0 = 0, block1 = 0;
+    for (const auto& s : j["steps"]) {
+        const std::string name = s["name"];
+        block0 += name.rfind("blocks.0.", 0) == 0;
+        block1 += name.rfind("blocks.1.", 0) == 0;
+        if (name == "blocks.1.hook_resid_post") CHECK(max_abs_diff([&] {
+                                                          Tensor t({flat(s["values"]).size()});
+                                                          const auto v = flat(s["values"]);
+                                                          std::copy(v.begin(), v.end(), t.ptr());
+                                                          return t;
+                                                      }(), flat(text["blocks.1.hook_resid_post"])) < kResidTol);
+    }
+    CHECK(block0 == 0);
+    CHECK(block1 > 20);
+    // under --trace summary, block 0 untraced, and the head still computed from the run's output
+    r = run_cli({"run", "--model", tiny(), "--text", text["text"], "--blocks", "1", "--trace", "summary", "--json"});
+    REQUIRE(r.status == 0);
+    const auto run = nlohmann::json::parse(r.out);
+    for (const auto& s : run["steps"]) CHECK(s["name"].get<std::string>().rfind("blocks.0.", 0) != 0);
+    CHECK(run["model"]["next_tokens"].size() == 10);
+    // "0-1" is every block: the same steps as without --blocks
+    CHECK(run_cli({"run", "--model", tiny(), "--ids", "1,5", "--blocks", "0-1", "--json"}).out ==
+          run_cli({"run", "--model", tiny(), "--ids", "1,5", "--json"}).out);
+    CHECK(run_cli({"report", "--model", tiny(), "--ids", "1,5", "--blocks", "0", "-o", d.file("r.html")}).status == 0);
+    for (const char* bad : {"2", "1-0", "x", "0,,1", "0-", ""}) {
+        INFO(bad);
+        r = run_cli({"run", "--model", tiny(), "--ids", "1,5", "--blocks", bad});
+        CHECK(r.status == 2);
+        CHECK(r.err.rfind("attntrace: error: --blocks: expected block numbers from 0 to 1 (the model has 2 blocks)", 0) == 0);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+}
+
+TEST_CASE("a tokenizer.json in Llama 3's form (Split pattern, ByteLevel, ignore_merges, <|begin_of_text|>) gives the JavaScript port's ids") {
+    const std::string dir = models_dir() + "/tiny-llama3-tokenizer";
+    const auto cases = nlohmann::json::parse(read_text(dir + "/tokenizer-cases.json"));
+    const auto t = Tokenizer::open(dir);
+    REQUIRE(t);
+    REQUIRE(cases["cases"].size() >= 12);
+    for (const auto& c : cases["cases"]) {
+        INFO(c["text"].get<std::string>());
+        CHECK(t->encode(c["text"], "--text") == c["ids"].get<std::vector<std::int64_t>>());
+    }
+    CHECK(t->shown(t->encode("the ring", "--text")[2]) == "␣ring");
+    // its refusals name the field: a pattern PCRE2 does not compile, a ByteLevel that would split again
+    auto doc = nlohmann::json::parse(read_text(dir + "/tokenizer.json"));
+    doc["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(\\p{L}+";
+    CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json"),
+                      Catch::Contains("tokenizer.json: pre_tokenizer.pretokenizers[0].pattern.Regex: expected a pattern PCRE2 compiles"));
+    doc = nlohmann::json::parse(read_text(dir + "/tokenizer.json"));
+    doc["pre_tokenizer"]["pretokenizers"][1]["use_regex"] = true;
+    CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json"),
+                      Catch::Contains("pre_tokenizer.pretokenizers[1].use_regex: expected false (the Split before it splits the text), found true"));
+    doc = nlohmann::json::parse(read_text(dir + "/tokenizer.json"));
+    doc["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "Removed";
+    CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json"), Catch::Contains("behavior: expected \"Isolated\""));
+}
+
+TEST_CASE("a Split pattern that backtracks without end is refused at PCRE2's match limit, naming the pattern") {
+    auto doc = nlohmann::json::parse(read_text(models_dir() + "/tiny-llama3-tokenizer/tokenizer.json"));
+    doc["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(a|aa)+$|.";
+    const Tokenizer t = Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json");
+    CHECK_THROWS_WITH(t.encode(std::string(60, 'a') + "b", "--text"),
+                      Catch::Contains("tokenizer.json: pre_tokenizer.pretokenizers[0].pattern.Regex: expected a pattern that splits --text within PCRE2's limits, found match limit exceeded"));
+}
