@@ -146,6 +146,10 @@ TEST_CASE("FLOPs and memory follow the formulas: scores 2·NH·n·m·hs, GQA shr
     CHECK(twice.full_trace_bytes > 3.5 * mha.full_trace_bytes);
     CHECK(mha.full_trace_bytes > mha.materialized_bytes);
     CHECK(mha.materialized_bytes > mha.streaming_bytes);
+    // The full trace holds Q, K, V, Z, the raw scores, the weights and the mask; its four derived steps
+    // (scaled, masked, shifted, exp: trace/derived.hpp) are counted apart, as buffers they never are at once.
+    CHECK(mha.full_trace_bytes == (4.0 * 128 * 64 + 2.0 * 8 * 128 * 128 + 128.0 * 128) * 4);
+    CHECK(mha.derived_trace_bytes == 4.0 * 8 * 128 * 128 * 4);
 }
 
 TEST_CASE("inconsistent shapes are refused with one message", "[cost]") {

@@ -113,7 +113,10 @@ CostReport estimate_cost(const CostSpec& s, const std::string& origin) {
     const double qkvz = (2 * n * C + 2 * n * kv_width) * bytes;  // Q, Z: (n, C); K, V: (n, KVH·hs)
     // attntrace computes in float32 whatever the dtype asked about.
     // Its masks are dense: a windowed mask is still an (n, n) matrix of 0 and -inf.
-    r.full_trace_bytes = (qkvz / bytes + 6 * NH * n * n + n * n) * 4;
+    // A full trace holds the raw scores and the weights; the scaled, masked, shifted and exp'd scores are
+    // derived steps (trace/derived.hpp), computed when read: what reading them all at once would add.
+    r.full_trace_bytes = (qkvz / bytes + 2 * NH * n * n + n * n) * 4;
+    r.derived_trace_bytes = 4 * NH * n * n * 4;
     r.materialized_bytes = qkvz + 2 * NH * stored * bytes;
     r.streaming_bytes = qkvz + 2 * NH * n * bytes;  // running max and sum per (head, query)
 

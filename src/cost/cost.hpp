@@ -65,7 +65,8 @@ struct CostReport {
     double layer_flops = 0;           // sum of rows' flops
     double model_flops = 0;           // x L x B
     // Memory of one layer's attention for one sequence at dtype:
-    double full_trace_bytes = 0;      // what `attntrace run --trace full` keeps: six (NH, n, n) steps and the (n, n) mask, in float32
+    double full_trace_bytes = 0;      // what `attntrace run --trace full` holds: the raw scores and weights (NH, n, n) and the (n, n) mask, in float32
+    double derived_trace_bytes = 0;   // its four derived (NH, n, n) steps (scaled, masked, shifted, exp) as buffers: computed when read, never held together
     double materialized_bytes = 0;    // a plain implementation's peak: scores and weights, (NH, n, n) each
     double streaming_bytes = 0;       // online softmax over key blocks: Q, K, V, Z and per-row max and sum
     // The KV cache of generation at dtype: K and V, KVH heads of hs each, per token.

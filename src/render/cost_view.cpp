@@ -99,7 +99,8 @@ void render_cost(std::ostream& out, const CostReport& r) {
                        both_units(r.model_matrix_bytes), dt);
     out << fmt::format("\nmemory of one layer's attention, one sequence, at {}:\n", dt);
     const std::vector<std::pair<std::string, double>> memory = {
-        {"attntrace --trace full (float32: 6 (NH, n, n) steps, mask)", r.full_trace_bytes},
+        {"attntrace --trace full (float32: scores, weights, mask)", r.full_trace_bytes},
+        {"  + its 4 derived (NH, n, n) steps, each computed when read", r.derived_trace_bytes},
         {"scores and weights materialized (a plain implementation)", r.materialized_bytes},
         {"streamed: online softmax over key blocks (--trace none)", r.streaming_bytes}};
     std::size_t label_w = 0;  // one column for both lists, so their sizes line up
@@ -139,6 +140,7 @@ OrderedJson cost_json(const CostReport& r) {
                                                      {"model_scores_needed", r.model_scores_needed},
                                                      {"model_matrix_bytes", r.model_matrix_bytes},
                                                      {"full_trace_bytes", r.full_trace_bytes},
+                                                     {"derived_trace_bytes", r.derived_trace_bytes},
                                                      {"materialized_bytes", r.materialized_bytes},
                                                      {"streaming_bytes", r.streaming_bytes},
                                                      {"kv_cache_token_layer_bytes", r.kv_token_layer_bytes},

@@ -61,6 +61,10 @@ auto& step_values(S& step) {
                                     (step.source == StepSource::not_computable ? std::string("not computable")
                                                                                : std::string("not kept in full")) +
                                     ")");
+    if (is_derived(step))  // trace/derived.hpp: computed when read, no buffer to view
+        throw std::invalid_argument("attntrace: step " + step.name +
+                                    " is derived (computed when read): view it after materialise(trace), "
+                                    "or read values_of(trace, step)");
     return step.value;
 }
 
