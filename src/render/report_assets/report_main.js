@@ -43,7 +43,7 @@
     h.append(el("div", { class: "config-wrap" }, el("table", { class: "config" }, el("tbody", {},
       el("tr", {}, shownConfig.map(([k]) => el("th", {}, k))),
       el("tr", {}, shownConfig.map(([, v]) => el("td", { class: "mono" }, typeof v === "object" ? JSON.stringify(v) : String(v))))))));
-    if (trace.claims.length || (trace.run && trace.run.from)) h.append(el("p", {}, `${trace.claims.length} claims: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
+    if (trace.claims.length) h.append(el("p", {}, `${trace.claims.length} claim${trace.claims.length === 1 ? "" : "s"}: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
       el("span", { class: `v-${v}` }, `${MARK[v]} ${counts[v]} ${v}  `))));
     if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
     h.append(el("nav", { class: "contents" }, el("p", { class: "overviews" }, trace.diff ? null : el("a", { href: "#pipeline" }, "Pipeline"),
