@@ -110,19 +110,11 @@ void build_bert(HfModel& m, const BertConfig& c, const Checkpoint& ck, const std
         const std::size_t n = numel(u.shape);  // the config's extents, each bounded above
         floats += u.linear ? 2 * n : n;
     }
-    const std::size_t budget = max_memory_bytes();
-    if (floats > budget / sizeof(float))
-        fail_file(ck.where(), fmt::format("weights whose float32 values fit in {} (--max-memory)", human_bytes(budget)),
-                  fmt::format("{} of them", human_bytes(floats * sizeof(float))));
+    require_weight_budget(ck.where(), floats, "");
 
+    start_model_lesson(m, "bert", fmt::format("BERT from {}: {} blocks, d_model {}, {} heads, vocabulary {}", m.dir, L, C,
+                                              c.heads, c.vocab), ids);
     Lesson& l = m.lesson;
-    l.file = m.dir;
-    l.id = "bert-" + std::filesystem::path(m.dir).lexically_normal().filename().string();
-    std::replace_if(l.id.begin(), l.id.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.'; }, '_');
-    l.title = fmt::format("BERT from {}: {} blocks, d_model {}, {} heads, vocabulary {}", m.dir, L, C, c.heads, c.vocab);
-    l.source.document = m.dir;
-    l.token_ids = ids;
-    for (auto id : ids) l.tokens.push_back(m.label(id));
     Config& cfg = l.config;
     cfg.d_model = C;
     cfg.heads = c.heads;

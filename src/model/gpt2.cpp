@@ -118,19 +118,11 @@ void build_gpt2(HfModel& m, const Gpt2Config& c, const Checkpoint& ck, const std
         if (uses[i].tensor.find("c_attn.weight") != std::string::npos) c_attn = n;
     }
     const std::size_t floats = held + block + c_attn;
-    const std::size_t budget = max_memory_bytes();
-    if (floats > budget / sizeof(float))
-        fail_file(ck.where(), fmt::format("weights whose float32 values fit in {} (--max-memory)", human_bytes(budget)),
-                  fmt::format("{} of them", human_bytes(floats * sizeof(float))));
+    require_weight_budget(ck.where(), floats, "");
 
+    start_model_lesson(m, "gpt2", fmt::format("GPT-2 from {}: {} blocks, d_model {}, {} heads, vocabulary {}", m.dir, L, C,
+                                              c.heads, c.vocab), ids);
     Lesson& l = m.lesson;
-    l.file = m.dir;
-    l.id = "gpt2-" + std::filesystem::path(m.dir).lexically_normal().filename().string();
-    std::replace_if(l.id.begin(), l.id.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.'; }, '_');
-    l.title = fmt::format("GPT-2 from {}: {} blocks, d_model {}, {} heads, vocabulary {}", m.dir, L, C, c.heads, c.vocab);
-    l.source.document = m.dir;
-    l.token_ids = ids;
-    for (auto id : ids) l.tokens.push_back(m.label(id));
     Config& cfg = l.config;
     cfg.d_model = C;
     cfg.heads = c.heads;

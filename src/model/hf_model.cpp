@@ -15,8 +15,8 @@
 #include "core/memory.hpp"
 #include "io/safetensors.hpp"
 #include "kernels/kernels.hpp"
-#include "model/bert.hpp"
 #include "kernels/layernorm.hpp"
+#include "model/bert.hpp"
 #include "model/gpt2.hpp"
 #include "model/llama.hpp"
 
@@ -108,6 +108,27 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
         f.fail("model_type", "a model type this attntrace maps (" + known_model_types() + ")", describe(config["model_type"]));
     }
     return m;
+}
+
+void require_weight_budget(const std::string& where, std::size_t floats, const std::string& what) {
+    const std::size_t budget = max_memory_bytes();
+    if (floats > budget / sizeof(float))
+        fail_file(where, fmt::format("weights whose float32 values fit in {} (--max-memory){}", human_bytes(budget), what),
+                  fmt::format("{} of them", human_bytes(floats * sizeof(float))));
+}
+
+void start_model_lesson(HfModel& m, const std::string& id_prefix, std::string title,
+                        const std::vector<std::int64_t>& ids) {
+    Lesson& l = m.lesson;
+    l.file = m.dir;
+    l.id = id_prefix + "-" + std::filesystem::path(m.dir).lexically_normal().filename().string();
+    std::replace_if(l.id.begin(), l.id.end(), [](char ch) {
+        return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.';
+    }, '_');
+    l.title = std::move(title);
+    l.source.document = m.dir;
+    l.token_ids = ids;
+    for (auto id : ids) l.tokens.push_back(m.label(id));
 }
 
 std::string final_residual_step(const Lesson& lesson) {

@@ -61,6 +61,16 @@ struct NextToken {
     double probability = 0;  // softmax over the whole vocabulary, in double
 };
 
+// For the families' loaders (gpt2, bert, llama): refuses, naming `where`, weights
+// whose float32 values (`floats`, as the family counts what it holds at once:
+// `what`) exceed --max-memory, before any is converted.
+void require_weight_budget(const std::string& where, std::size_t floats, const std::string& what);
+// The lesson's common part: its file and source (the folder), its id
+// ("<prefix>-<folder>", made of letters, digits and -_. only), its title, the
+// token ids and their pieces as labels.
+void start_model_lesson(HfModel& m, const std::string& id_prefix, std::string title,
+                        const std::vector<std::int64_t>& ids);
+
 // After the last block, as TransformerLens names it:
 //   ln_final.hook_normalized = LN_f(resid)     (T, C)   (RMSNorm for the Llama family)
 //   logits = ln_final · W_Uᵀ                    (T, vocab): W_U is lm_head.weight, or the embedding when tied (GPT-2)

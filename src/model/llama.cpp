@@ -155,22 +155,12 @@ void build_llama(HfModel& m, const LlamaConfig& c, const Checkpoint& ck, const s
         if (u.matrix) largest = std::max(largest, n);
     }
     const std::size_t floats = held + *std::max_element(block_floats.begin(), block_floats.end()) + largest;
-    const std::size_t budget = max_memory_bytes();
-    if (floats > budget / sizeof(float))
-        fail_file(ck.where(), fmt::format("weights whose float32 values fit in {} (--max-memory): the embeddings and "
-                                          "lm_head, one block's weights and one matrix's transpose",
-                                          human_bytes(budget)),
-                  fmt::format("{} of them", human_bytes(floats * sizeof(float))));
+    require_weight_budget(ck.where(), floats,
+                          ": the embeddings and lm_head, one block's weights and one matrix's transpose");
 
+    start_model_lesson(m, c.type, fmt::format("{} from {}: {} blocks, d_model {}, {} heads ({} K/V heads), vocabulary {}",
+                                              type_title(c.type), m.dir, L, C, c.heads, c.kv_heads, c.vocab), ids);
     Lesson& l = m.lesson;
-    l.file = m.dir;
-    l.id = c.type + "-" + std::filesystem::path(m.dir).lexically_normal().filename().string();
-    std::replace_if(l.id.begin(), l.id.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.'; }, '_');
-    l.title = fmt::format("{} from {}: {} blocks, d_model {}, {} heads ({} K/V heads), vocabulary {}", type_title(c.type),
-                          m.dir, L, C, c.heads, c.kv_heads, c.vocab);
-    l.source.document = m.dir;
-    l.token_ids = ids;
-    for (auto id : ids) l.tokens.push_back(m.label(id));
     Config& cfg = l.config;
     cfg.d_model = C;
     cfg.heads = c.heads;
