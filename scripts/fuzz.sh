@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the lesson reader, the trace reader, the safetensors header reader and the WordPiece tokenizer with libFuzzer (docs/fuzzing.md).
 #   bash scripts/fuzz.sh [SECONDS_EACH] [BUILD_DIR]
-# Builds fuzz_lesson, fuzz_trace, fuzz_safetensors and fuzz_wordpiece with clang (ASan + UBSan), seeds each with
+# Builds fuzz_lesson, fuzz_trace, fuzz_safetensors, fuzz_wordpiece and fuzz_bpe with clang (ASan + UBSan), seeds each with
 # the committed inputs (lessons/, golden/, tests/bad-input/, the saved
 # regressions), and runs each for SECONDS_EACH (default 60). A crash, a
 # sanitizer report, a timeout or a memory blow-up fails the script and leaves
@@ -13,11 +13,11 @@ seconds="${1:-60}"
 build="${2:-build-fuzz}"
 
 CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNTRACE_FUZZ=ON -DATTNTRACE_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j2 --target fuzz_lesson fuzz_trace fuzz_safetensors fuzz_wordpiece
+cmake --build "$build" -j2 --target fuzz_lesson fuzz_trace fuzz_safetensors fuzz_wordpiece fuzz_bpe
 
 mkdir -p "$build/artifacts"
 status=0
-for target in lesson trace safetensors wordpiece; do
+for target in lesson trace safetensors wordpiece bpe; do
   # A fresh working corpus each run: libFuzzer adds to its first folder, and
   # the committed seeds must stay as they are.
   corpus="$build/corpus-$target"
@@ -26,6 +26,7 @@ for target in lesson trace safetensors wordpiece; do
   elif [ "$target" = safetensors ]; then
     seeds=(tests/models/tiny-gpt2-f16 tests/models/tiny-gpt2-bf16-sharded tests/fuzz-regressions/safetensors)
   elif [ "$target" = wordpiece ]; then seeds=(tests/models/tiny-bert tests/fuzz-regressions/wordpiece)
+  elif [ "$target" = bpe ]; then seeds=(tests/models/tiny-gpt2/tokenizer.json tests/models/tiny-llama3-tokenizer tests/fuzz-regressions/bpe)
   else seeds=(golden tests/fuzz-regressions/trace); [ -d tests/bad-trace ] && seeds+=(tests/bad-trace); fi
   # The lesson format's keys, enum values, step names and limits, for libFuzzer's byte mutations.
   dict=(); [ "$target" = lesson ] && dict=(-dict=fuzz/lesson.dict)
