@@ -38,6 +38,8 @@ int main() {
     try {
         Lesson lesson = read_lesson(std::string(LESSONS_DIR) + "/" + id + ".json");
         Trace trace = run_lesson(lesson);
+        // The masked scores are a derived step (computed when read, trace/derived.hpp): views need buffers.
+        materialise(trace);
         // Steps named by typed handles: the catalogue gives block 0's names.
         const Catalogue& steps = lesson.catalogue();
         const Step* pattern = trace.find(steps.step(Leaf::pattern).name);
