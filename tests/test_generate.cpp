@@ -55,10 +55,28 @@ void check_against_full_runs(const std::string& name, const std::vector<std::int
         for (std::size_t v = 0; v < want.size(); ++v) worst = std::max(worst, std::fabs(double(t.logits[v]) - want[v]));
         CHECK(t.chosen.id == argmax(want));
         CHECK(t.top.front().id == t.chosen.id);
+        // its window: block 0's weights from its query over the cache (t + 1 keys), each row a distribution
+        REQUIRE(t.window.pattern.shape.size() == 2);
+        CHECK(t.window.pattern.shape[1] == t.t + 1);
+        for (std::size_t h = 0; h < t.window.pattern.shape[0]; ++h) {
+            double sum = 0;
+            for (std::size_t j = 0; j <= t.t; ++j) sum += t.window.pattern.data[h * (t.t + 1) + j];
+            CHECK(std::fabs(sum - 1) < 1e-5);
+        }
         ids.push_back(argmax(want));  // the independent loop goes on with its own choice
     }
     INFO("max |Δ logit| " << worst);
     CHECK(worst <= kGenerateLogitTol);
+    // Each window's block-0 weights are row t of the whole run's pattern over prompt + generated (keys <= t).
+    HfModel whole = load_hf_model(model(name), ids_input(ids));
+    auto e = evaluate(std::move(whole.lesson));
+    const Tensor& P = e->exact.find("blocks.0.attn.hook_pattern")->value;  // (NH, T, T)
+    const std::size_t NH = P.shape[0], T = P.shape[1];
+    REQUIRE(T == prompt.size() + n);
+    for (const GeneratedToken& t : g.tokens)
+        for (std::size_t h = 0; h < NH; ++h)
+            for (std::size_t j = 0; j <= t.t; ++j)
+                CHECK(std::fabs(double(t.window.pattern.data[h * (t.t + 1) + j]) - P.data[(h * T + t.t) * T + j]) <= kDecodeTol);
 }
 
 std::string refusal(const std::string& dir, const std::vector<std::int64_t>& prompt, std::size_t n) {

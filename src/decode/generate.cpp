@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/run.hpp"
+#include "trace/derived.hpp"
 
 namespace attntrace {
 
@@ -68,14 +69,14 @@ Generation generate(HfModel& m, std::size_t n, std::size_t k) {
         tok.logits.assign(head.logits.ptr(), head.logits.ptr() + head.logits.size());
         lesson.token_ids.push_back(tok.chosen.id);
         lesson.tokens.push_back(m.label(tok.chosen.id));
-        g.tokens.push_back(std::move(tok));
-        if (i + 1 == n) break;
         // The new token through the embeddings' pass (its row: W_E[id], + W_P[t] with learned positions), then
-        // through every block as one row against the caches.
+        // through every block as one row against the caches: its window, traced as decode traces a step.
         const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads);
-        const std::size_t t = lesson.token_ids.size() - 1;
         const Trace embedded = run_embeddings(lesson, plan);
-        window = run_window(lesson, plan, RowWindow{t, 1, &cache}, last_row(embedded, x_name));
+        window = run_window(lesson, plan, RowWindow{tok.t, 1, &cache}, last_row(embedded, x_name));
+        materialise(window);  // its derived steps (one query row each) as buffers, for window_step
+        tok.window = window_step(lesson, window, tok.t);
+        g.tokens.push_back(std::move(tok));
     }
     for (const std::string& piece : lesson.tokens) g.text += piece;
     return g;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/decode.hpp"
 #include "model/hf_model.hpp"
 
 namespace attntrace {
@@ -32,12 +33,15 @@ struct GeneratedToken {
     NextToken chosen;               // the argmax of the logits at t - 1
     std::vector<NextToken> top;     // the top-k there (chosen first)
     std::vector<float> logits;      // (V) the logits it was chosen from
+    DecodeStep window;              // its row through the model, as decode shows a step: block 0's q, k, v, weights, z
 };
 
 struct Generation {
     std::vector<std::int64_t> prompt;      // the prompt's ids
     std::vector<GeneratedToken> tokens;    // N of them
     std::string text;                      // prompt + generated, as pieces joined (the leading space as ␣)
+    // The id at position j of prompt + generated.
+    std::int64_t ids_at(std::size_t j) const { return j < prompt.size() ? prompt[j] : tokens.at(j - prompt.size()).chosen.id; }
 };
 
 // Why `m` cannot generate `n` tokens (exit 2 for the CLI), empty when it can:

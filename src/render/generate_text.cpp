@@ -16,6 +16,17 @@ void render_generation(std::ostream& out, const HfModel& m, const Generation& g)
         out << fmt::format("\nt = {}  '{}'  id {}  logit {:.4f}  p {:.4f}\n", t.t, printable(m.label(t.chosen.id)),
                            t.chosen.id, t.chosen.logit, t.chosen.probability);
         render_top_tokens(out, m, t.top);
+        // Its window: the token run as one new row; block 0's weights from its query over the cache.
+        const DecodeStep& w = t.window;
+        if (w.pattern.size() == 0) continue;
+        const std::size_t NH = w.pattern.shape[0], n = w.pattern.shape[1];
+        out << fmt::format("    then run as one row against the caches ({} tokens); block 0's weights from it:\n", n);
+        for (std::size_t h = 0; h < NH; ++h) {
+            std::string weights;
+            for (std::size_t j = 0; j < n; ++j)
+                weights += fmt::format("{}{} {:.4f}", j ? "  " : "", printable(m.label(g.ids_at(j))), w.pattern.data[h * n + j]);
+            out << fmt::format("      h{}  {}\n", h, weights);
+        }
     }
     out << "\ntext: " << printable(g.text) << "\n";
 }
@@ -33,7 +44,12 @@ OrderedJson generation_json(const HfModel& m, const Generation& g) {
                           {"token", m.label(t.chosen.id)},
                           {"logit", t.chosen.logit},
                           {"probability", t.chosen.probability},
-                          {"top", next_tokens_json(m, t.top)}});
+                          {"top", next_tokens_json(m, t.top)},
+                          {"window", {{"q", tensor_to_json(t.window.q)},
+                                      {"k", tensor_to_json(t.window.k)},
+                                      {"v", tensor_to_json(t.window.v)},
+                                      {"pattern", tensor_to_json(t.window.pattern)},
+                                      {"z", tensor_to_json(t.window.z)}}}});
     j["generated"] = std::move(tokens);
     j["text"] = g.text;
     return j;
