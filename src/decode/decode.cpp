@@ -139,6 +139,14 @@ void show(const Lesson& lesson, const Trace& window, DecodeStep& s) {
 
 }  // namespace
 
+DecodeStep window_step(const Lesson& lesson, const Trace& window, std::size_t t) {
+    DecodeStep s;
+    s.t = t;
+    s.token = lesson.tokens.at(t);
+    show(lesson, window, s);
+    return s;
+}
+
 DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
     DecodeReport report;
     report.why_not = not_applicable(lesson, full);

@@ -67,4 +67,8 @@ struct DecodeReport {
 // causal, or the run does not go from qkv (or earlier) through mix.
 DecodeReport decode_lesson(const Lesson& lesson, const Trace& full);
 
+// Token t's window (run_window's trace, its derived steps materialised) as a
+// DecodeStep for display: block 0's q, k, v, scores, weights and z (no deviations).
+DecodeStep window_step(const Lesson& lesson, const Trace& window, std::size_t t);
+
 }  // namespace attntrace

@@ -97,11 +97,15 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
             fail_file(input.text ? input.text_source : std::string("--ids"),
                       fmt::format("at most {} tokens (config.json's n_positions)", c.positions),
                       fmt::format("{} tokens", ids.size()));
+        m.max_positions = c.positions;
+        m.positions_field = "n_positions";
         const Checkpoint ckpt = Checkpoint::open(dir);
         build_gpt2(m, c, ckpt, ids);
     } else if (type == "llama" || type == "mistral" || type == "qwen2") {
         const LlamaConfig c = read_llama_config(config, config_path);
         check_ids(ids, input, c.vocab, c.positions, "max_position_embeddings");
+        m.max_positions = c.positions;
+        m.positions_field = "max_position_embeddings";
         const Checkpoint ckpt = Checkpoint::open(dir);
         build_llama(m, c, ckpt, ids);
     } else {

@@ -44,6 +44,9 @@ struct HfModel {
     // A causal model with an unembedding (GPT-2): model_head's next tokens.
     // false for BERT: its output is the last block's, with no head read.
     bool lm_head = true;
+    // The most tokens the model reads (a prompt and what decode --generate adds), and config.json's field for it.
+    std::size_t max_positions = 0;
+    std::string positions_field;
     // A token id as shown: its piece (the leading space as ␣), else "#id".
     std::string label(std::int64_t id) const;
 };

@@ -54,6 +54,12 @@ Trace run_window(const Lesson& lesson, const Plan& plan, RowWindow window, Tenso
     return run.finish();
 }
 
+Trace run_embeddings(const Lesson& lesson, const Plan& plan) {
+    Run run(lesson, Arithmetic::exact, plan);
+    run_passes(run, 0, 0, "embeddings", {});
+    return run.finish();
+}
+
 Trace run_lesson(const Lesson& lesson, Arithmetic mode, const TracePolicy& policy, const ProgressFn& progress) {
     const int threads = omp_get_max_threads();
     const Plan plan = make_plan(lesson, policy, mode, threads);

@@ -192,5 +192,8 @@ Trace run_planned(const Lesson& lesson, Arithmetic mode, const Plan& plan, const
 // window's rows, starting from `x`, the window's rows of blocks.0.hook_resid_pre.
 // `plan` keeps every step (make_plan with the full policy).
 Trace run_window(const Lesson& lesson, const Plan& plan, RowWindow window, Tensor x);
+// The embeddings' pass alone (pass 0) over the whole sequence: its trace holds
+// blocks.0.hook_resid_pre (T, C), whose last row a generated token's window starts from.
+Trace run_embeddings(const Lesson& lesson, const Plan& plan);
 
 }  // namespace attntrace

@@ -44,10 +44,13 @@ void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson,
         out << "    not computed: " << end.missing << "\n";
         return;
     }
-    const ModelHead& h = *end.head;
+    render_top_tokens(out, m, end.head->top);
+}
+
+void render_top_tokens(std::ostream& out, const HfModel& m, const std::vector<NextToken>& top) {
     out << fmt::format("    {:>4}  {:<20} {:>8}  {:>10}  {:>8}\n", "rank", "token", "id", "logit", "p");
-    for (std::size_t i = 0; i < h.top.size(); ++i) {
-        const NextToken& t = h.top[i];
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        const NextToken& t = top[i];
         const std::string label = printable(m.label(t.id));
         // pad by characters shown, not bytes: ␣ is 3 bytes
         std::size_t width = 0;
@@ -55,6 +58,13 @@ void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson,
         out << fmt::format("    {:>4}  {}{} {:>8}  {:>10.4f}  {:>8.4f}\n", i + 1, label,
                            std::string(width < 20 ? 20 - width : 0, ' '), t.id, t.logit, t.probability);
     }
+}
+
+OrderedJson next_tokens_json(const HfModel& m, const std::vector<NextToken>& top) {
+    OrderedJson j = OrderedJson::array();
+    for (const auto& t : top)
+        j.push_back({{"id", t.id}, {"token", m.label(t.id)}, {"logit", t.logit}, {"probability", t.probability}});
+    return j;
 }
 
 OrderedJson model_end_json(const HfModel& m, const ModelEnd& end) {
@@ -67,10 +77,7 @@ OrderedJson model_end_json(const HfModel& m, const ModelEnd& end) {
         j["not_computed"] = end.missing;
         return j;
     }
-    OrderedJson top = OrderedJson::array();
-    for (const auto& t : end.head->top)
-        top.push_back({{"id", t.id}, {"token", m.label(t.id)}, {"logit", t.logit}, {"probability", t.probability}});
-    j["next_tokens"] = std::move(top);
+    j["next_tokens"] = next_tokens_json(m, end.head->top);
     return j;
 }
 

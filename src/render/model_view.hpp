@@ -25,5 +25,8 @@ ModelEnd model_end(const HfModel& m, const Lesson& lesson, const Trace& trace, s
 void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson, const ModelEnd& end);
 // The same as JSON: {"ln_final": ..., "next_tokens": [{"id", "token", "logit", "probability"}]}.
 OrderedJson model_end_json(const HfModel& m, const ModelEnd& end);
+// The top-k table ("rank token id logit p") and its JSON: [{"id", "token", "logit", "probability"}].
+void render_top_tokens(std::ostream& out, const HfModel& m, const std::vector<NextToken>& top);
+OrderedJson next_tokens_json(const HfModel& m, const std::vector<NextToken>& top);
 
 }  // namespace attntrace

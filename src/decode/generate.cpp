@@ -1,0 +1,85 @@
+#include "decode/generate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <omp.h>
+
+#include "core/error.hpp"
+#include "pipeline/plan.hpp"
+#include "pipeline/run.hpp"
+#include "trace/derived.hpp"
+
+namespace attntrace {
+
+GenerateRefusal generate_refusal(const HfModel& m, std::size_t n) {
+    if (!m.lm_head)
+        return {"a causal model with a next-token head (GPT-2, the Llama family)",
+                fmt::format("model_type \"{}\" (not causal: no next token)", m.model_type)};
+    if (n < 1 || n > kMaxGenerate) return {fmt::format("a count from 1 to {}", kMaxGenerate), fmt::format("{}", n)};
+    const std::size_t T = m.lesson.token_ids.size();
+    if (T + n > m.max_positions)
+        return {fmt::format("the prompt plus the generated tokens within config.json's {} ({})", m.positions_field,
+                            m.max_positions),
+                fmt::format("{} + {} = {} tokens", T, n, T + n)};
+    return {};
+}
+
+namespace {
+
+// The last row of step `name` in `trace`: (1, C).
+Tensor last_row(const Trace& trace, const std::string& name) {
+    const Step* s = trace.find(name);
+    if (!s || s->value.size() == 0) throw std::logic_error("generate: " + name + " not in the trace");
+    const std::size_t rows = s->shape.at(0), C = s->value.size() / rows;
+    Tensor out(Shape{1, C});
+    std::copy_n(s->value.ptr() + (rows - 1) * C, C, out.ptr());
+    return out;
+}
+
+}  // namespace
+
+Generation generate(HfModel& m, std::size_t n, std::size_t k) {
+    if (const GenerateRefusal r = generate_refusal(m, n); !r.expected.empty()) fail_file("--generate", r.expected, r.found);
+    Lesson& lesson = m.lesson;
+    const Catalogue& cat = lesson.catalogue();
+    const std::string& x_name = cat.step(Leaf::resid_pre).name;
+    const std::string out_name = final_residual_step(lesson);
+    const int threads = omp_get_max_threads();
+    Generation g;
+    g.prompt = lesson.token_ids;
+    KeyCache cache;
+    Trace window;
+    // The prompt, one row at a time as decode runs it: each token's keys and values join the caches.
+    {
+        const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads);
+        const Trace embedded = run_embeddings(lesson, plan);
+        const Step& X = *embedded.find(x_name);  // (T, C)
+        for (std::size_t t = 0; t < lesson.token_ids.size(); ++t)
+            window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.value, Shape{1, X.shape[1]}, X.axes, t));
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        // logits of the last row (1, V); the next token is their argmax (ties: the lower id, as model_head's order)
+        const ModelHead head = model_head(m, lesson, last_row(window, out_name), std::max<std::size_t>(k, 1));
+        GeneratedToken tok;
+        tok.t = lesson.token_ids.size();
+        tok.chosen = head.top.front();
+        tok.top = head.top;
+        tok.logits.assign(head.logits.ptr(), head.logits.ptr() + head.logits.size());
+        lesson.token_ids.push_back(tok.chosen.id);
+        lesson.tokens.push_back(m.label(tok.chosen.id));
+        // The new token through the embeddings' pass (its row: W_E[id], + W_P[t] with learned positions), then
+        // through every block as one row against the caches: its window, traced as decode traces a step.
+        const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads);
+        const Trace embedded = run_embeddings(lesson, plan);
+        window = run_window(lesson, plan, RowWindow{tok.t, 1, &cache}, last_row(embedded, x_name));
+        materialise(window);  // its derived steps (one query row each) as buffers, for window_step
+        tok.window = window_step(lesson, window, tok.t);
+        g.tokens.push_back(std::move(tok));
+    }
+    for (const std::string& piece : lesson.tokens) g.text += piece;
+    return g;
+}
+
+}  // namespace attntrace

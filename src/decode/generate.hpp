@@ -1,0 +1,59 @@
+// Greedy generation with the KV cache: a causal checkpoint's prompt, then N
+// tokens, each the argmax of the last position's logits (model_head), run
+// through the model as one new row by decode's machinery (run_window over the
+// KeyCache, pipeline/run.hpp): no second implementation of the block.
+//
+// Letters: T tokens so far, C d_model, V vocabulary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decode/decode.hpp"
+#include "model/hf_model.hpp"
+
+namespace attntrace {
+
+// --generate's bounds: at least one token, at most this many (and the prompt
+// plus them within the model's positions).
+inline constexpr std::size_t kMaxGenerate = 1024;
+
+// The generated token's logits and the whole run's last-row logits over the
+// same tokens are the same sums in another order (one row against the cache,
+// the run's blocked products), through every block, the final norm and a
+// C-long dot product per vocabulary entry: float32 rounding, grown by the
+// logits' magnitude (|logit| <= ~10 on the tiny checkpoints). 1e-4 absolute
+// is 10 kDecodeTol, for the C-long dot product after the rows decode holds to
+// it; measured: 0 (bit for bit) over 8 tokens on tiny-gpt2 and tiny-llama.
+inline constexpr double kGenerateLogitTol = 1e-4;
+
+struct GeneratedToken {
+    std::size_t t = 0;              // its position in prompt + generated
+    NextToken chosen;               // the argmax of the logits at t - 1
+    std::vector<NextToken> top;     // the top-k there (chosen first)
+    std::vector<float> logits;      // (V) the logits it was chosen from
+    DecodeStep window;              // its row through the model, as decode shows a step: block 0's q, k, v, weights, z
+};
+
+struct Generation {
+    std::vector<std::int64_t> prompt;      // the prompt's ids
+    std::vector<GeneratedToken> tokens;    // N of them
+    std::string text;                      // prompt + generated, as pieces joined (the leading space as ␣)
+    // The id at position j of prompt + generated.
+    std::int64_t ids_at(std::size_t j) const { return j < prompt.size() ? prompt[j] : tokens.at(j - prompt.size()).chosen.id; }
+};
+
+// Why `m` cannot generate `n` tokens (exit 2 for the CLI), empty when it can:
+// a model with no next-token head (BERT), n outside 1..kMaxGenerate, or the
+// prompt plus n past the model's positions (naming its config field).
+struct GenerateRefusal {
+    std::string expected, found;  // empty: none
+};
+GenerateRefusal generate_refusal(const HfModel& m, std::size_t n);
+
+// Generates `n` tokens after m.lesson's tokens (m.lesson.token_ids and tokens
+// grow by them), keeping the top `k` at each step. Checks generate_refusal.
+Generation generate(HfModel& m, std::size_t n, std::size_t k);
+
+}  // namespace attntrace

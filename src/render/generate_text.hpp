@@ -1,0 +1,16 @@
+// Greedy generation (decode/generate.hpp), shown: each generated token with
+// its logit, probability and the top-k alternatives, then the whole text; and
+// the same as JSON (format attntrace-generate, docs/decode.md).
+#pragma once
+
+#include <ostream>
+
+#include "decode/generate.hpp"
+#include "trace/json_text.hpp"
+
+namespace attntrace {
+
+void render_generation(std::ostream& out, const HfModel& m, const Generation& g);
+OrderedJson generation_json(const HfModel& m, const Generation& g);
+
+}  // namespace attntrace
