@@ -26,7 +26,7 @@ for target in lesson trace safetensors wordpiece bpe; do
   elif [ "$target" = safetensors ]; then
     seeds=(tests/models/tiny-gpt2-f16 tests/models/tiny-gpt2-bf16-sharded tests/fuzz-regressions/safetensors)
   elif [ "$target" = wordpiece ]; then seeds=(tests/models/tiny-bert tests/fuzz-regressions/wordpiece)
-  elif [ "$target" = bpe ]; then seeds=(tests/models/tiny-gpt2/tokenizer.json tests/models/tiny-llama3-tokenizer tests/fuzz-regressions/bpe)
+  elif [ "$target" = bpe ]; then seeds=(tests/models/tiny-gpt2 tests/models/tiny-llama3-tokenizer tests/fuzz-regressions/bpe)
   else seeds=(golden tests/fuzz-regressions/trace); [ -d tests/bad-trace ] && seeds+=(tests/bad-trace); fi
   # The lesson format's keys, enum values, step names and limits, for libFuzzer's byte mutations.
   dict=(); [ "$target" = lesson ] && dict=(-dict=fuzz/lesson.dict)

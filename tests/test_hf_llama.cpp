@@ -365,3 +365,13 @@ TEST_CASE("a Split pattern that backtracks without end is refused at PCRE2's mat
     CHECK_THROWS_WITH(t.encode(std::string(60, 'a') + "b", "--text"),
                       Catch::Contains("tokenizer.json: pre_tokenizer.pretokenizers[0].pattern.Regex: expected a pattern that splits --text within PCRE2's limits, found match limit exceeded"));
 }
+
+TEST_CASE("a TemplateProcessing special token whose id names no piece is refused, naming it (a fuzzing find)") {
+    auto doc = nlohmann::json::parse(read_text(models_dir() + "/tiny-llama3-tokenizer/tokenizer.json"));
+    REQUIRE(doc["post_processor"]["type"] == "TemplateProcessing");
+    doc.erase("added_tokens");  // <|begin_of_text|> is then no piece, though the post-processor puts its id first
+    CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(doc.dump(), "tokenizer.json"),
+                      Catch::Contains("tokenizer.json: post_processor.special_tokens.") &&
+                          Catch::Contains("expected the id of a piece of model.vocab or added_tokens, found ") &&
+                          Catch::Contains("which names none"));
+}

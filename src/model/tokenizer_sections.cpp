@@ -67,9 +67,14 @@ void Tokenizer::read_post_processor(const json& pp, const Fields& f) {
         const json& entry = f.object(f.member(specials, "post_processor.special_tokens", name.c_str()), sp);
         const json& ids = f.member(entry, sp, "ids");
         if (!ids.is_array() || ids.empty()) f.fail(join(sp, "ids"), "a non-empty array of ids", describe(ids));
-        for (std::size_t k = 0; k < ids.size(); ++k)
-            (seen_a ? suffix_ : prefix_)
-                .push_back(f.integer(ids[k], index(join(sp, "ids"), k), 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1));
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const std::string at = index(join(sp, "ids"), k);
+            const std::int64_t id = f.integer(ids[k], at, 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1);
+            // Read after model.vocab and added_tokens: the id must name one of their pieces.
+            if (static_cast<std::size_t>(id) >= pieces_.size() || pieces_[static_cast<std::size_t>(id)].empty())
+                f.fail(at, "the id of a piece of model.vocab or added_tokens", fmt::format("{}, which names none", id));
+            (seen_a ? suffix_ : prefix_).push_back(id);
+        }
     }
 }
 
