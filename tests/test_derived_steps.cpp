@@ -48,7 +48,8 @@ Trace run_derived(const Lesson& l, const TracePolicy& p = {}, Arithmetic mode = 
 }
 
 bool same_bits(const Tensor& a, const Tensor& b) {
-    return a.shape == b.shape && std::memcmp(a.ptr(), b.ptr(), a.size() * sizeof(float)) == 0;
+    if (a.shape != b.shape || a.size() != b.size()) return false;
+    return a.size() == 0 || std::memcmp(a.ptr(), b.ptr(), a.size() * sizeof(float)) == 0;  // no memcmp of null
 }
 
 // Every step of `derived` reads as `buffered` holds it; returns how many were derived (no buffer).
