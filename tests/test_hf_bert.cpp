@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "model_reference.hpp"
 #include "evaluate/evaluate.hpp"
 #include "model/hf_model.hpp"
 #include "model/wordpiece.hpp"
@@ -42,26 +43,6 @@ std::string tiny_bert() { return source_dir() + "/tests/models/tiny-bert"; }
 const nlohmann::json& reference() {
     static const nlohmann::json r = nlohmann::json::parse(read_text(tiny_bert() + "/reference.json"));
     return r;
-}
-
-std::vector<double> flat(const nlohmann::json& j) {
-    std::vector<double> out;
-    if (j.is_array()) {
-        for (const auto& e : j) {
-            auto sub = flat(e);
-            out.insert(out.end(), sub.begin(), sub.end());
-        }
-    } else {
-        out.push_back(j.get<double>());
-    }
-    return out;
-}
-
-double max_abs_diff(const Tensor& t, const std::vector<double>& ref) {
-    REQUIRE(t.size() == ref.size());
-    double worst = 0;
-    for (std::size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(double(t.data[i]) - ref[i]));
-    return worst;
 }
 
 std::vector<std::int64_t> ids_of(const nlohmann::json& ids) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "model_reference.hpp"
 #include "evaluate/evaluate.hpp"
 #include "io/safetensors.hpp"
 #include "model/hf_model.hpp"
@@ -40,32 +41,6 @@ std::string tiny() { return models_dir() + "/tiny-gpt2"; }
 const nlohmann::json& reference() {
     static const nlohmann::json r = nlohmann::json::parse(read_text(tiny() + "/reference.json"));
     return r;
-}
-
-std::vector<double> flat(const nlohmann::json& j) {
-    std::vector<double> out;
-    if (j.is_array()) {
-        for (const auto& e : j) {
-            auto sub = flat(e);
-            out.insert(out.end(), sub.begin(), sub.end());
-        }
-    } else {
-        out.push_back(j.get<double>());
-    }
-    return out;
-}
-
-double max_abs_diff(const Tensor& t, const std::vector<double>& ref) {
-    REQUIRE(t.size() == ref.size());
-    double worst = 0;
-    for (std::size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(double(t.data[i]) - ref[i]));
-    return worst;
-}
-
-ModelInput ids_input(const nlohmann::json& ids) {
-    ModelInput in;
-    for (const auto& i : ids) in.ids.push_back(i.get<std::int64_t>());
-    return in;
 }
 
 std::vector<double> last_logits(const std::string& dir, const nlohmann::json& ids) {

@@ -1,0 +1,47 @@
+// What the tests of checkpoint folders (test_hf_*) share: a reference.json's
+// nested arrays read flat, a tensor's largest gap to them, ids as the input.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "model/hf_model.hpp"
+
+namespace attntrace::test {
+
+// Nested arrays of numbers, row-major, as one list.
+inline std::vector<double> flat(const nlohmann::json& j) {
+    std::vector<double> out;
+    if (j.is_array()) {
+        for (const auto& e : j) {
+            auto sub = flat(e);
+            out.insert(out.end(), sub.begin(), sub.end());
+        }
+    } else {
+        out.push_back(j.get<double>());
+    }
+    return out;
+}
+
+// max_i |t_i - ref_i|; the sizes must agree.
+inline double max_abs_diff(const Tensor& t, const std::vector<double>& ref) {
+    REQUIRE(t.size() == ref.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(double(t.data[i]) - ref[i]));
+    return worst;
+}
+
+// A JSON array of token ids as the model's input.
+inline ModelInput ids_input(const nlohmann::json& ids) {
+    ModelInput in;
+    for (const auto& i : ids) in.ids.push_back(i.get<std::int64_t>());
+    return in;
+}
+
+}  // namespace attntrace::test
