@@ -12,6 +12,7 @@
 
 #include "core/tensor.hpp"
 #include "model/hf_model.hpp"
+#include "trace/trace.hpp"
 
 namespace attntrace::test {
 
@@ -42,6 +43,17 @@ inline ModelInput ids_input(const nlohmann::json& ids) {
     ModelInput in;
     for (const auto& i : ids) in.ids.push_back(i.get<std::int64_t>());
     return in;
+}
+
+// The last row of a recorded step (the logits' (T, V): the last position's V).
+inline Tensor last_row_of(const Trace& trace, const std::string& step) {
+    const Step* s = trace.find(step);
+    REQUIRE(s != nullptr);
+    REQUIRE(s->value.size() > 0);
+    const std::size_t cols = s->shape.back();
+    Tensor out({cols});
+    std::copy(s->value.ptr() + s->value.size() - cols, s->value.ptr() + s->value.size(), out.ptr());
+    return out;
 }
 
 }  // namespace attntrace::test

@@ -188,7 +188,7 @@ TEST_CASE("bench --json reports every stage that runs, the block, and the produc
     CHECK(j["format"] == "attntrace-bench");
     CHECK(j["threads"] == 1);
     const auto& stages = j["stages"];
-    REQUIRE(stages.size() == 14);  // 13 stages and the block
+    REQUIRE(stages.size() == 14);  // the 13 stages this block runs (not rope, not unembed) and the block
     CHECK(stages[13]["stage"] == "block");
     // qkv: 3 products of 16 x 16 · 16 x 16 = 3 · 2 · 16³ FLOPs; ffn: 2 · 2 · 16 · 16 · 32
     CHECK(stages[1]["stage"] == "qkv");

@@ -31,12 +31,13 @@ ModelInput ids_input(const std::vector<std::int64_t>& ids) {
 std::vector<float> full_run_last_logits(const std::string& dir, const std::vector<std::int64_t>& ids) {
     HfModel m = load_hf_model(dir, ids_input(ids));
     auto e = evaluate(std::move(m.lesson));
-    const ModelHead h = model_head(m, e->lesson, e->exact.find(final_residual_step(e->lesson))->value, 1);
-    const std::size_t T = h.logits.shape[0], V = h.logits.shape[1];
-    return std::vector<float>(h.logits.ptr() + (T - 1) * V, h.logits.ptr() + T * V);
+    const Step* logits = e->exact.find("unembed");  // (T, V)
+    REQUIRE(logits);
+    const std::size_t V = logits->shape.at(1);
+    return std::vector<float>(logits->value.ptr() + logits->value.size() - V, logits->value.ptr() + logits->value.size());
 }
 
-// The greedy choice: the largest logit, the lower id on a tie (as model_head orders).
+// The greedy choice: the largest logit, the lower id on a tie (as next_tokens orders).
 std::int64_t argmax(const std::vector<float>& l) { return std::max_element(l.begin(), l.end()) - l.begin(); }
 
 void check_against_full_runs(const std::string& name, const std::vector<std::int64_t>& prompt, std::size_t n) {

@@ -50,12 +50,6 @@ const nlohmann::json& reference() {
     return r;
 }
 
-Tensor last_row(const Tensor& logits) {
-    const std::size_t T = logits.shape[0], V = logits.shape[1];
-    Tensor last({V});
-    std::copy(logits.ptr() + (T - 1) * V, logits.ptr() + T * V, last.ptr());
-    return last;
-}
 
 void copy_model(const std::string& from, const TempDir& to) {
     for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), fs::path(to.path()) / e.path().filename());
@@ -91,12 +85,13 @@ TEST_CASE("a tiny Llama checkpoint computes PyTorch's float64 forward: RoPE's qu
         CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(text["blocks.0.attn.hook_pattern"])) < kPatternTol);
         const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
         CHECK(max_abs_diff(resid, flat(text["blocks.1.hook_resid_post"])) < kResidTol);
-        const ModelHead h = model_head(m, e->lesson, resid, 3);
-        CHECK(max_abs_diff(h.normalized, flat(text["ln_final.hook_normalized"])) < kNormTol);
+        // the final RMSNorm and lm_head's logits: the trace's last steps
+        CHECK(max_abs_diff(e->exact.find("ln_final.hook_normalized")->value, flat(text["ln_final.hook_normalized"])) < kNormTol);
         const std::vector<double> want = flat(text["last_logits"]);
-        CHECK(max_abs_diff(last_row(h.logits), want) < kLogitTol);
+        const Tensor last = last_row_of(e->exact, "unembed");
+        CHECK(max_abs_diff(last, want) < kLogitTol);
         const auto arg = std::max_element(want.begin(), want.end()) - want.begin();
-        CHECK(h.top[0].id == arg);
+        CHECK(next_tokens(last.ptr(), last.size(), 3)[0].id == arg);
     }
 }
 
@@ -117,8 +112,7 @@ TEST_CASE("a bf16 Llama checkpoint gives its rounded weights' logits") {
     const auto& r = reference()["bf16"];
     HfModel m = load_hf_model(models_dir() + "/tiny-llama-bf16", ids_input(r["ids"]));
     auto e = evaluate(std::move(m.lesson));
-    const ModelHead h = model_head(m, e->lesson, e->exact.find(final_residual_step(e->lesson))->value, 1);
-    CHECK(max_abs_diff(last_row(h.logits), flat(r["last_logits"])) < kBf16LogitTol);
+    CHECK(max_abs_diff(last_row_of(e->exact, "unembed"), flat(r["last_logits"])) < kBf16LogitTol);
 }
 
 TEST_CASE("a tiny Qwen2 checkpoint (Q/K/V biases, one K/V head, tied embeddings, rope_theta 1e6) computes PyTorch's forward") {
@@ -128,13 +122,13 @@ TEST_CASE("a tiny Qwen2 checkpoint (Q/K/V biases, one K/V head, tied embeddings,
     CHECK(m.lesson.weight("blocks.1.b_K") != nullptr);
     CHECK(m.lesson.config.kv_heads == 1);
     CHECK(m.lesson.config.positions.base == 1e6);
-    CHECK(m.unembed.size() == 0);  // tied: the head reads the embedding
+    CHECK(m.lesson.config.unembed_tied);  // the logits read the embedding
+    CHECK(!m.lesson.weight("W_U"));
     auto e = evaluate(std::move(m.lesson));
     CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(r["blocks.0.attn.hook_pattern"])) < kPatternTol);
     const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
     CHECK(max_abs_diff(resid, flat(r["blocks.1.hook_resid_post"])) < kResidTol);
-    const ModelHead h = model_head(m, e->lesson, resid, 1);
-    CHECK(max_abs_diff(last_row(h.logits), flat(r["last_logits"])) < kLogitTol);
+    CHECK(max_abs_diff(last_row_of(e->exact, "unembed"), flat(r["last_logits"])) < kLogitTol);
 }
 
 TEST_CASE("tokenizer.model gives the ids Hugging Face's JavaScript LlamaTokenizer gave for hard strings (accents, CJK, emoji, digits, white space)") {
@@ -168,7 +162,7 @@ TEST_CASE("add_bos_token false in tokenizer_config.json leaves <s> out") {
     CHECK(t->encode(reference()["texts"][0]["text"], "--text") == want);
 }
 
-TEST_CASE("run --model on a Llama folder: pieces, the blocks traced, RMSNorm_f and lm_head, the next tokens") {
+TEST_CASE("run --model on a Llama folder: pieces, the blocks traced, lm_head's logits, the next tokens") {
     const auto& text = reference()["texts"][1];
     const std::vector<double> want = flat(text["last_logits"]);
     const auto arg = std::max_element(want.begin(), want.end()) - want.begin();
@@ -180,7 +174,7 @@ TEST_CASE("run --model on a Llama folder: pieces, the blocks traced, RMSNorm_f a
     CHECK(j["model"]["next_tokens"][0]["id"] == arg);
     r = run_cli({"run", "--model", tiny(), "--text", text["text"], "--trace", "none"});
     REQUIRE(r.status == 0);
-    CHECK(r.out.find("RMSNorm_f(blocks.1.hook_resid_post),  logits = ln_final · W_Uᵀ (lm_head.weight)") != std::string::npos);
+    CHECK(r.out.find("logits = LN_f·W_U") != std::string::npos);  // lm_head, untied
     // explain recomputes a cell of RoPE's rotated query in the half layout
     r = run_cli({"explain", "--model", tiny(), "--ids", "1,262,265", "blocks.0.attn.hook_rot_q[2,h1,d3]"});
     CHECK(r.status == 0);
@@ -252,21 +246,26 @@ TEST_CASE("a Llama checkpoint's block weights are converted when their block run
     HfModel m = load_hf_model(tiny(), ids_input(reference()["texts"][0]["ids"]));
     const std::shared_ptr<WeightSource> src = m.lesson.weight_source;
     REQUIRE(src);
-    CHECK(m.lesson.weights.empty());
+    // the model's own: the final RMSNorm's γ held; lm_head (W_U) converted when the logits are computed
+    CHECK(m.lesson.weights.size() == 1);
+    CHECK(m.lesson.weights.count("ln_final_gamma") == 1);
+    CHECK(src->provides("W_U"));
     CHECK(src->loads() == 0);  // nothing of the blocks converted while the folder was read
     // one block's float32 values: two RMSNorm γ (48 each), q_proj 48x48, k_proj and v_proj 24x48,
     // o_proj 48x48, gate_proj, up_proj and down_proj 96x48
     const std::size_t block = (2 * 48 + 2 * 48 * 48 + 2 * 24 * 48 + 3 * 96 * 48) * sizeof(float);
-    CHECK(src->largest_group_bytes() == block);
+    const std::size_t w_u = m.lesson.dims().V * 48 * sizeof(float);
+    // the estimate holds W_U beside a block (conservative: the blocks are released before it)
+    CHECK(src->largest_group_bytes() == block + w_u);
     // the plan counts it among what the run holds
     const Plan with = make_plan(m.lesson, TracePolicy{}, Arithmetic::exact, 1);
     Lesson without_source = m.lesson;
     without_source.weight_source.reset();
-    CHECK(with.lesson_bytes == make_plan(without_source, TracePolicy{}, Arithmetic::exact, 1).lesson_bytes + block);
+    CHECK(with.lesson_bytes == make_plan(without_source, TracePolicy{}, Arithmetic::exact, 1).lesson_bytes + block + w_u);
     auto e = evaluate(std::move(m.lesson));
-    CHECK(src->peak_held_bytes() == block);  // never two blocks at once
-    CHECK(src->held_bytes() == 0);           // all released at the run's end
-    CHECK(src->loads() == 2 * 9);            // each of the 2 blocks' 9 tensors converted once
+    CHECK(src->peak_held_bytes() == std::max(block, w_u));  // never two blocks at once, nor a block beside W_U
+    CHECK(src->held_bytes() == 0);                         // all released at the run's end
+    CHECK(src->loads() == 2 * 9 + 1);                      // each of the 2 blocks' 9 tensors converted once, and W_U
 }
 
 TEST_CASE("the --blocks option traces the chosen blocks under the policy and runs the others untraced, and refuses bad lists") {

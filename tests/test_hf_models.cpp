@@ -46,9 +46,8 @@ const nlohmann::json& reference() {
 std::vector<double> last_logits(const std::string& dir, const nlohmann::json& ids) {
     HfModel m = load_hf_model(dir, ids_input(ids));
     auto e = evaluate(std::move(m.lesson));
-    const ModelHead h = model_head(m, e->lesson, e->exact.find(final_residual_step(e->lesson))->value, 5);
-    const std::size_t T = h.logits.shape[0], V = h.logits.shape[1];
-    return std::vector<double>(h.logits.ptr() + (T - 1) * V, h.logits.ptr() + T * V);
+    const Tensor last = last_row_of(e->exact, "unembed");
+    return std::vector<double>(last.data.begin(), last.data.end());
 }
 
 // A safetensors file from its header's JSON text and `data` bytes of data.
@@ -87,20 +86,19 @@ TEST_CASE("a tiny GPT-2 checkpoint computes PyTorch's float64 forward: block 0's
         CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(text["blocks.0.attn.hook_pattern"])) < kPatternTol);
         const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
         CHECK(max_abs_diff(resid, flat(text["blocks.1.hook_resid_post"])) < kResidTol);
-        const ModelHead h = model_head(m, e->lesson, resid, 3);
-        CHECK(max_abs_diff(h.normalized, flat(text["ln_final.hook_normalized"])) < kNormTol);
+        // the final LayerNorm and the logits are the trace's last steps, as TransformerLens names them
+        CHECK(max_abs_diff(e->exact.find("ln_final.hook_normalized")->value, flat(text["ln_final.hook_normalized"])) < kNormTol);
         const std::vector<double> want = flat(text["last_logits"]);
-        const std::size_t T = h.logits.shape[0], V = h.logits.shape[1];
-        REQUIRE(V == want.size());
-        Tensor last({V});
-        std::copy(h.logits.ptr() + (T - 1) * V, h.logits.ptr() + T * V, last.ptr());
+        const Tensor last = last_row_of(e->exact, "unembed");
+        REQUIRE(last.size() == want.size());
         CHECK(max_abs_diff(last, want) < kLogitTol);
         // the top token is the reference's argmax, its probability the reference's softmax
+        const std::vector<NextToken> top = next_tokens(last.ptr(), last.size(), 3);
         const auto arg = std::max_element(want.begin(), want.end()) - want.begin();
-        CHECK(h.top[0].id == arg);
+        CHECK(top[0].id == arg);
         double sum = 0;
         for (double v : want) sum += std::exp(v - want[arg]);
-        CHECK(h.top[0].probability == Approx(1.0 / sum).margin(1e-5));
+        CHECK(top[0].probability == Approx(1.0 / sum).margin(1e-5));
     }
 }
 
@@ -174,7 +172,9 @@ TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next
     // the same by ids, as text, under --trace none (the output is kept, so the head is computed)
     r = run_cli({"run", "--model", tiny(), "--ids", "287,262,267", "--trace", "none"});
     REQUIRE(r.status == 0);
-    CHECK(r.out.find("ln_final.hook_normalized, unembed") != std::string::npos);
+    // the logits are the trace's output, their formula the tied unembedding's
+    CHECK(r.out.find("logits = LN_f·W_Eᵀ") != std::string::npos);
+    CHECK(r.out.find("the next token after '␣fell'") != std::string::npos);
     const auto first = r.out.find("\n       1  ");
     REQUIRE(first != std::string::npos);
     CHECK(r.out.substr(first, r.out.find('\n', first + 1) - first).find(fmt::format(" {}  ", arg)) != std::string::npos);
@@ -205,7 +205,7 @@ TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next
     CHECK(r.out.find("trace: 0.9499  ✓ (the same)") != std::string::npos);
     r = run_cli({"decode", "--model", tiny(), "--text", text["text"]});
     CHECK(r.status == 0);
-    CHECK(r.out.find("matches: 3 steps through blocks.1.hook_resid_post") != std::string::npos);
+    CHECK(r.out.find("matches: 3 steps through unembed") != std::string::npos);  // the logits too
     // --max-memory holds a model's weights (152 KiB in float32) too, before any is converted
     // (a copy without the tokenizer, whose parse alone would need more than that)
     TempDir bare;

@@ -91,8 +91,8 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
         pt.estimated_peak = plans[k].peak_bytes;
         for (int s = 0; s < kStageCount; ++s) {
             const Stage stage = static_cast<Stage>(s);
-            // The rope stage records nothing without RoPE: not a stage of this block.
-            if (stage == Stage::rope && lesson.config.positions.kind != PositionKind::rope) continue;
+            // The rope stage records nothing without RoPE; the unembedding runs only with config.unembed.
+            if (!lesson.runs(stage) || (stage == Stage::rope && lesson.config.positions.kind != PositionKind::rope)) continue;
             StageTiming t;
             t.name = std::string(stage_name(stage));
             std::vector<double> samples;

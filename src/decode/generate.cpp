@@ -14,7 +14,7 @@
 namespace attntrace {
 
 GenerateRefusal generate_refusal(const HfModel& m, std::size_t n) {
-    if (!m.lm_head)
+    if (!m.lm_head())
         return {"a causal model with a next-token head (GPT-2, the Llama family)",
                 fmt::format("model_type \"{}\" (not causal: no next token)", m.model_type)};
     if (n < 1 || n > kMaxGenerate) return {fmt::format("a count from 1 to {}", kMaxGenerate), fmt::format("{}", n)};
@@ -28,7 +28,7 @@ GenerateRefusal generate_refusal(const HfModel& m, std::size_t n) {
 
 namespace {
 
-// The last row of step `name` in `trace`: (1, C).
+// The last row of step `name` in `trace`: (1, C) (or (1, V) of the logits).
 Tensor last_row(const Trace& trace, const std::string& name) {
     const Step* s = trace.find(name);
     if (!s || s->value.size() == 0) throw std::logic_error("generate: " + name + " not in the trace");
@@ -45,7 +45,7 @@ Generation generate(HfModel& m, std::size_t n, std::size_t k) {
     Lesson& lesson = m.lesson;
     const Catalogue& cat = lesson.catalogue();
     const std::string& x_name = cat.step(Leaf::resid_pre).name;
-    const std::string out_name = final_residual_step(lesson);
+    const std::string& logits_name = cat.step(Leaf::logits, -1).name;  // unembed: (T, V)
     const int threads = omp_get_max_threads();
     Generation g;
     g.prompt = lesson.token_ids;
@@ -60,13 +60,13 @@ Generation generate(HfModel& m, std::size_t n, std::size_t k) {
             window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.value, Shape{1, X.shape[1]}, X.axes, t));
     }
     for (std::size_t i = 0; i < n; ++i) {
-        // logits of the last row (1, V); the next token is their argmax (ties: the lower id, as model_head's order)
-        const ModelHead head = model_head(m, lesson, last_row(window, out_name), std::max<std::size_t>(k, 1));
+        // the logits of the last row (1, V); the next token is their argmax (ties: the lower id, as next_tokens orders)
+        const Tensor logits = last_row(window, logits_name);
         GeneratedToken tok;
         tok.t = lesson.token_ids.size();
-        tok.chosen = head.top.front();
-        tok.top = head.top;
-        tok.logits.assign(head.logits.ptr(), head.logits.ptr() + head.logits.size());
+        tok.top = next_tokens(logits.ptr(), logits.size(), std::max<std::size_t>(k, 1));
+        tok.chosen = tok.top.front();
+        tok.logits.assign(logits.ptr(), logits.ptr() + logits.size());
         lesson.token_ids.push_back(tok.chosen.id);
         lesson.tokens.push_back(m.label(tok.chosen.id));
         // The new token through the embeddings' pass (its row: W_E[id], + W_P[t] with learned positions), then

@@ -1,5 +1,5 @@
 // Greedy generation with the KV cache: a causal checkpoint's prompt, then N
-// tokens, each the argmax of the last position's logits (model_head), run
+// tokens, each the argmax of the last position's logits (the step unembed), run
 // through the model as one new row by decode's machinery (run_window over the
 // KeyCache, pipeline/run.hpp): no second implementation of the block.
 //

@@ -89,7 +89,7 @@ void read_widths(const Fields& f, const json& c, Config& cfg) {
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
     f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_k", "d_v", "d_ff", "mask", "scale", "activation", "norm", "eps",
-                               "positions", "blocks", "norm_first", "embed_norm", "block", "weight_layout",
+                               "positions", "blocks", "norm_first", "embed_norm", "final_norm", "unembed", "block", "weight_layout",
                                "normalizer", "max_shift", "variance", "mask_at", "renormalize", "norm_steps"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
@@ -173,6 +173,16 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
         cfg.arch.blocks = static_cast<std::size_t>(f.integer(*b, "config.blocks", 1, kMaxBlocks));
     if (auto* n = f.optional(c, "norm_first")) cfg.arch.norm_first = f.boolean(*n, "config.norm_first");
     if (auto* n = f.optional(c, "embed_norm")) cfg.arch.embed_norm = f.boolean(*n, "config.embed_norm");
+    if (auto* n = f.optional(c, "final_norm")) cfg.arch.final_norm = f.boolean(*n, "config.final_norm");
+    if (auto* u = f.optional(c, "unembed")) {
+        // the logits after the last block: x·W_U, or x·W_Eᵀ with the embedding table tied
+        auto s = u->is_string() ? f.string(*u, "config.unembed") : std::string();
+        if (s == "tied") cfg.unembed_tied = true;
+        else if (s != "W_U")
+            f.fail("config.unembed", "\"W_U\" (logits = x·W_U, weights.W_U d_model x vocab) or \"tied\" (x·W_Eᵀ, the "
+                   "embedding table inputs.embedding)", describe(*u));
+        cfg.arch.unembed = true;
+    }
     if (auto* b = f.optional(c, "block")) {
         auto s = f.string(*b, "config.block");
         if (s == "decoder") cfg.arch.decoder = true;

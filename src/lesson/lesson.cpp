@@ -55,6 +55,9 @@ std::vector<std::string> Lesson::axis_labels(Axis a, const Dims& d, bool cross) 
         case Axis::d_head_v: return numbered("d", d.extent(a));
         case Axis::d_ff: return numbered("f", d.F);
         case Axis::batch: return batch_labels(d.B);  // a batched trace's leading axis (src/batch/), never one run's
+        case Axis::vocab:
+            if (vocab.size() == d.V) return vocab;
+            return numbered("#", d.V);
     }
     return out;
 }

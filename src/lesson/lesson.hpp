@@ -131,6 +131,8 @@ struct Config {
     bool norm_steps_all = false;  // config.norm_steps "all": LayerNorm's centred x - μ and squared deviations as steps
     Positions positions;  // none: the block cannot tell the order of the tokens
     Arch arch;            // blocks, norm_first, block kind: the model the catalogue is generated for
+    // config.unembed "tied": the logits read the embedding table backwards (x·W_Eᵀ, GPT-2); "W_U": weights.W_U
+    bool unembed_tied = false;
 };
 
 // The config a cross-attention pass follows: no mask and no positions (every
@@ -223,6 +225,7 @@ struct Lesson {
     std::vector<std::string> query_tokens;  // empty: the queries are the tokens
     std::vector<std::int64_t> token_ids;    // with inputs.embedding
     std::vector<std::string> memory_tokens; // a decoder's: the encoder's sequence, inputs.memory (S, C)
+    std::vector<std::string> vocab;         // the vocabulary's pieces by id (a checkpoint's tokenizer): the vocab axis' labels
     Config config;
     Stage from = Stage::embed;
     Stage to = Stage::norm2;
@@ -247,7 +250,8 @@ struct Lesson {
     }
     // How a step's axis is labelled in a pass of extents `d` (`cross`: a
     // cross-attention step, whose keys are the memory's): tokens, "h0", "kv0",
-    // "d0", "f0", and "b0" for a batched trace's leading batch axis.
+    // "d0", "f0", "b0" for a batched trace's leading batch axis, and the
+    // vocabulary's pieces (else "#id") for the logits' vocab axis.
     std::vector<std::string> axis_labels(Axis a, const Dims& d, bool cross) const;
     const Catalogue& catalogue() const { return catalogue_for(config.arch); }
     // Whether a pass of stage kind s runs.

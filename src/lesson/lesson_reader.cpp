@@ -51,6 +51,7 @@ public:
         config();
         run_range();
         inputs();
+        unembedding();
         weights();
         given();
         document_rounding();
@@ -168,7 +169,7 @@ private:
             f_.fail("config.mask", "\"none\" or \"causal\" in a batched lesson (each sequence's padding mask follows "
                     "from its length)", fmt::format("a {} mask", mask_name(mk)));
         if (lesson_.batch && !lesson_.config.arch.is_default())
-            f_.fail("batch", "a batch only of one encoder block (no config.blocks, norm_first, embed_norm or block \"decoder\")",
+            f_.fail("batch", "a batch only of one encoder block (no config.blocks, norm_first, embed_norm, final_norm, unembed or block \"decoder\")",
                     "a batch");
         dims_ = lesson_.dims();
         if (lesson_.config.arch.decoder) memory();
@@ -183,6 +184,13 @@ private:
         lesson_.memory_tokens = f_.strings(*mt, "memory_tokens", true);
         if (static_cast<std::int64_t>(lesson_.memory_tokens.size()) > kMaxTokens)
             f_.fail("memory_tokens", fmt::format("at most {} tokens", kMaxTokens), fmt::format("{}", lesson_.memory_tokens.size()));
+    }
+
+    // config.unembed ranges over the vocabulary of inputs.embedding (its rows are V).
+    void unembedding() {
+        if (lesson_.config.arch.unembed && !lesson_.inputs.count("embedding"))
+            f_.fail("config.unembed", "a lesson with inputs.embedding and token_ids (the logits range over its rows, the vocabulary)",
+                    lesson_.inputs.count("X") ? "inputs.X" : "no inputs.embedding");
     }
 
     void run_range() {
@@ -213,12 +221,12 @@ private:
                         std::string(stage_name(lesson_.to)));
             // Other models repeat and reorder the stages: a stage name no longer names one place.
             if (!lesson_.config.arch.is_default())
-                f_.fail("run", "no run range with config.blocks, norm_first, embed_norm or block \"decoder\" (they run whole)",
+                f_.fail("run", "no run range with config.blocks, norm_first, embed_norm, final_norm, unembed or block \"decoder\" (they run whole)",
                         "a run range");
         }
         lesson_.set_range(lesson_.from, lesson_.to);
         if (!lesson_.config.arch.is_default() && !lesson_.query_tokens.empty())
-            f_.fail("query_tokens", "no query_tokens with config.blocks, norm_first, embed_norm or block \"decoder\"",
+            f_.fail("query_tokens", "no query_tokens with config.blocks, norm_first, embed_norm, final_norm, unembed or block \"decoder\"",
                     fmt::format("{} query tokens", lesson_.query_tokens.size()));
         // The trace's memory depends on the trace policy: the run's plan checks
         // it before the run (pipeline/plan.hpp). Here: the lesson's own tensors.
@@ -287,6 +295,7 @@ private:
         }
         if (lesson_.inputs.count("X") && lesson_.inputs.count("embedding"))
             f_.fail("inputs", "either X or embedding", "both");
+        dims_ = lesson_.dims();  // the vocabulary: the embedding's rows
         if (auto* p = f_.optional(*in, "positions")) {
             // Learned positions: a table of P >= T rows, row p added at position p.
             if (lesson_.config.positions.kind != PositionKind::learned)
@@ -565,6 +574,7 @@ Dims Lesson::dims() const {
     d.KVH = config.kv_heads ? config.kv_heads : config.heads;
     d.F = config.d_ff;
     d.B = batch ? batch->sequences.size() : 1;
+    if (auto e = inputs.find("embedding"); e != inputs.end()) d.V = e->second.shape.at(0);
     return d;
 }
 

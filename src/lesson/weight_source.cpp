@@ -43,6 +43,17 @@ void WeightSource::keep_group(const std::string& prefix) {
     }
 }
 
+void WeightSource::release_blocks() {
+    for (auto it = held_.begin(); it != held_.end();) {
+        if (weight_group(it->first).empty()) {
+            ++it;
+            continue;
+        }
+        held_bytes_ -= it->second.size() * sizeof(float);
+        it = held_.erase(it);
+    }
+}
+
 void WeightSource::release_all() {
     held_.clear();
     held_bytes_ = 0;

@@ -8,8 +8,9 @@
 // Lesson::weight asks the lesson's own table first, then its source. A
 // weight's group is its block ("blocks.3."; "" for a one-block model):
 // Run::begin_pass keeps the pass's group and releases the other blocks', so
-// a block's weights are held from its first pass to the next block's first;
-// Run::finish releases all. A weight asked for again (explain, decode's next
+// a block's weights are held from its first pass to the next block's first
+// (the passes outside the blocks, the final norm and the unembedding, release
+// them all); Run::finish releases all. A weight asked for again (explain, decode's next
 // token) is converted again. Not thread-safe: the stages ask for their
 // weights before their parallel loops, on the run's thread.
 #pragma once
@@ -34,6 +35,8 @@ public:
     // "blocks.3.cross." keeps blocks.3.*); "" (a pass that reads no block's
     // weights: the embedding, a residual add) releases nothing.
     void keep_group(const std::string& prefix);
+    // Releases every block's weights, keeping the model's own (W_U): for the passes after the last block.
+    void release_blocks();
     void release_all();
 
     // The float32 bytes of the largest block's group plus the ungrouped ones: what a run holds at once.

@@ -44,12 +44,17 @@ const std::vector<WeightSpec> kWeights = {
     {"ln3_beta", Stage::norm2, {A::d_model}, Fill::zeros},
 };
 
-// The model's weights outside its blocks, never prefixed: the embeddings' norm (config.embed_norm).
+// The model's weights outside its blocks, never prefixed: the embeddings' norm (config.embed_norm),
+// the final norm (config.final_norm) and the unembedding (config.unembed "W_U").
 const std::vector<WeightSpec> kModelWeights = {
     {"embed_ln_gamma", Stage::norm1, {A::d_model}, Fill::ones},
     {"embed_ln_beta", Stage::norm1, {A::d_model}, Fill::zeros},
+    {"ln_final_gamma", Stage::norm1, {A::d_model}, Fill::ones},
+    {"ln_final_beta", Stage::norm1, {A::d_model}, Fill::zeros},
+    {"W_U", Stage::unembed, {A::d_model, A::vocab}, Fill::normal},
 };
 bool embed_only(std::string_view n) { return n.substr(0, 9) == "embed_ln_"; }
+bool final_only(std::string_view n) { return n.substr(0, 9) == "ln_final_"; }
 
 bool ends_with(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
@@ -136,6 +141,8 @@ bool weight_applies(const WeightSpec& w, const Config& c) {
     const std::string_view n = w.name;
     if (decoder_only(n) && !c.arch.decoder) return false;
     if (embed_only(n) && !c.arch.embed_norm) return false;
+    if (final_only(n) && !c.arch.final_norm) return false;
+    if (n == "W_U") return c.arch.unembed && !c.unembed_tied;
     if (n == "W_3" || n == "b_3") return c.activation == Activation::swiglu;
     if (ends_with(n, "_beta")) return c.norm == NormKind::layernorm;
     return true;
@@ -145,6 +152,8 @@ const char* weight_use(const WeightSpec& w) {
     const std::string_view n = w.name;
     if (decoder_only(n)) return "only with config.block \"decoder\"";
     if (embed_only(n)) return "only with config.embed_norm (β: and config.norm \"layernorm\")";
+    if (final_only(n)) return "only with config.final_norm (β: and config.norm \"layernorm\")";
+    if (n == "W_U") return "only with config.unembed \"W_U\"";
     if (n == "W_3" || n == "b_3") return "only with config.activation \"swiglu\"";
     if (ends_with(n, "_beta")) return "RMSNorm has no β: only with config.norm \"layernorm\"";
     return "always";

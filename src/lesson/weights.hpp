@@ -9,6 +9,8 @@
 //   ln2_gamma, ln2_beta (C)      (no β with RMSNorm)
 //   W_3 (C, F), b_3 (F)          SwiGLU's second (linear) branch
 //   cross.W_Q ... cross.b_O, ln3_gamma, ln3_beta   a decoder block's cross-attention and third norm
+//   embed_ln_gamma, embed_ln_beta (C)   ln_final_gamma, ln_final_beta (C)   W_U (C, V)
+//                                the model's, never prefixed: the embeddings' norm, the final norm, the unembedding
 //   in a stack of N > 1 blocks each is named per block: blocks.1.W_Q, blocks.1.cross.W_K, ...
 #pragma once
 

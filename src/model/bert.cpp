@@ -163,7 +163,6 @@ void build_bert(HfModel& m, const BertConfig& c, const Checkpoint& ck, const std
 
 void load_bert(HfModel& m, const json& config, const std::string& config_path, const ModelInput& input) {
     m.wordpiece = WordPiece::open(m.dir);
-    m.lm_head = false;
     const BertConfig c = read_bert_config(config, config_path);
     std::vector<std::int64_t> ids = input.ids;
     const std::string source = input.text ? input.text_source : std::string("--ids");

@@ -133,14 +133,16 @@ void build_gpt2(HfModel& m, const Gpt2Config& c, const Checkpoint& ck, const std
     cfg.positions.kind = PositionKind::learned;
     cfg.arch.blocks = L;
     cfg.arch.norm_first = true;
-    l.set_range(Stage::embed, Stage::norm2);
+    cfg.arch.final_norm = true;  // ln_f
+    cfg.arch.unembed = true;     // the logits, tied to wte
+    cfg.unembed_tied = true;
+    l.set_range(Stage::embed, Stage::unembed);
 
     auto get = [&](const Use& u) { return ck.get(u.tensor, u.shape, u.role); };
     l.inputs["embedding"] = get(uses[0]);
     l.inputs["positions"] = get(uses[1]);
-    m.ln_f_gamma = get(uses[2]);
-    m.ln_f_beta = get(uses[3]);
-    m.ln_f_eps = static_cast<float>(c.eps);
+    l.weights["ln_final_gamma"] = get(uses[2]);
+    l.weights["ln_final_beta"] = get(uses[3]);
     // The blocks' weights: converted when their block's passes run.
     auto source = std::make_shared<WeightSource>();
     auto shared = std::make_shared<const Checkpoint>(ck);

@@ -14,8 +14,6 @@
 #include "core/json_field.hpp"
 #include "core/memory.hpp"
 #include "io/safetensors.hpp"
-#include "kernels/kernels.hpp"
-#include "kernels/layernorm.hpp"
 #include "model/bert.hpp"
 #include "model/gpt2.hpp"
 #include "model/llama.hpp"
@@ -111,6 +109,10 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
     } else {
         f.fail("model_type", "a model type this attntrace maps (" + known_model_types() + ")", describe(config["model_type"]));
     }
+    // The logits' vocab axis labelled by the pieces (␣ for a leading space), "#id" past the tokenizer's.
+    const std::size_t V = m.lesson.inputs.at("embedding").shape.at(0);
+    m.lesson.vocab.reserve(V);
+    for (std::size_t v = 0; v < V; ++v) m.lesson.vocab.push_back(m.label(static_cast<std::int64_t>(v)));
     return m;
 }
 
@@ -135,48 +137,21 @@ void start_model_lesson(HfModel& m, const std::string& id_prefix, std::string ti
     for (auto id : ids) l.tokens.push_back(m.label(id));
 }
 
-std::string final_residual_step(const Lesson& lesson) {
-    // The last pass's output: resid_post of a pre-norm stack, the last norm's of a post-norm one (BERT).
-    const Catalogue& cat = lesson.catalogue();
-    return cat.at(cat.passes().back().out).name;
-}
-
-ModelHead model_head(const HfModel& m, const Lesson& lesson, const Tensor& resid, std::size_t k) {
-    const std::size_t T = resid.shape.at(0), C = resid.shape.at(1);
-    // W_U: lm_head.weight when untied, else the embedding (tied)   (V, C)
-    const Tensor& wte = m.unembed.size() ? m.unembed : lesson.inputs.at("embedding");
-    const std::size_t V = wte.shape[0];
-    ModelHead h;
-    h.normalized = Tensor::uninitialized({T, C});
-    std::vector<float> mean(T), var(T), sigma(T), xhat(T * C);
-    if (m.final_norm == NormKind::rmsnorm) {
-        // ln_final.hook_normalized = x / √(mean(x²) + eps) · γ   (T, C), as the blocks' RMSNorm
-        row_mean_square(resid.ptr(), T, C, mean.data());
-        std_eps_ref(mean.data(), T, m.ln_f_eps, sigma.data());
-        divide_rows(resid.ptr(), sigma.data(), T, C, xhat.data());
-        gain(xhat.data(), m.ln_f_gamma.ptr(), T, C, h.normalized.ptr());
-    } else {
-        // ln_final.hook_normalized = (x - μ) / √(σ² + eps) · γ + β   (T, C)
-        layernorm_rows(resid.ptr(), T, C, m.ln_f_eps, m.ln_f_gamma.ptr(), m.ln_f_beta.ptr(), mean.data(), var.data(),
-                       sigma.data(), xhat.data(), h.normalized.ptr());
-    }
-    // logits = ln_final · W_Uᵀ   (T, C)·(C, V) -> (T, V)
-    h.logits = Tensor::uninitialized({T, V});
-    matmul_nt(h.normalized.ptr(), C, wte.ptr(), C, h.logits.ptr(), V, T, C, V);
-    // p = softmax(logits[T-1]), in double: the next token's distribution
-    const float* last = h.logits.ptr() + (T - 1) * V;
-    const double mx = *std::max_element(last, last + V);
+std::vector<NextToken> next_tokens(const float* logits, std::size_t V, std::size_t k) {
+    // p = softmax(logits), in double: the next token's distribution
+    const double mx = *std::max_element(logits, logits + V);
     double sum = 0;
-    for (std::size_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(last[v]) - mx);
+    for (std::size_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(logits[v]) - mx);
     std::vector<std::size_t> order(V);
     std::iota(order.begin(), order.end(), std::size_t{0});
     k = std::min(k, V);
     std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                      [&](std::size_t a, std::size_t b) { return last[a] != last[b] ? last[a] > last[b] : a < b; });
+                      [&](std::size_t a, std::size_t b) { return logits[a] != logits[b] ? logits[a] > logits[b] : a < b; });
+    std::vector<NextToken> top;
     for (std::size_t i = 0; i < k; ++i)
-        h.top.push_back({static_cast<std::int64_t>(order[i]), last[order[i]],
-                         std::exp(static_cast<double>(last[order[i]]) - mx) / sum});
-    return h;
+        top.push_back({static_cast<std::int64_t>(order[i]), logits[order[i]],
+                       std::exp(static_cast<double>(logits[order[i]]) - mx) / sum});
+    return top;
 }
 
 }  // namespace attntrace

@@ -5,8 +5,9 @@
 //
 // The model's blocks become a lesson's stack (config.blocks, norm_first, the
 // causal mask, learned positions, inputs.embedding and inputs.positions);
-// what comes after the last block (the final norm, the unembedding, the next
-// token) is model_head's, computed from the run's last residual.
+// the final norm and the unembedding are the lesson's last passes
+// (config.final_norm, config.unembed: steps ln_final.*, unembed), and the
+// next tokens come from the logits' last row (next_tokens).
 #pragma once
 
 #include <cstdint>
@@ -35,15 +36,12 @@ struct HfModel {
     std::string dir;
     std::string model_type;  // "gpt2"
     Lesson lesson;           // the blocks, their weights, the tokens
-    Tensor ln_f_gamma, ln_f_beta;  // the final LayerNorm: (C)
-    float ln_f_eps = 1e-5f;
-    NormKind final_norm = NormKind::layernorm;  // the Llama family's: RMSNorm (γ only)
-    Tensor unembed;  // (vocab, C): an untied head (lm_head.weight); empty: the embedding (tied)
     std::optional<Tokenizer> tokenizer;  // when the folder has one
     std::optional<WordPiece> wordpiece;  // BERT's, when the folder has one
-    // A causal model with an unembedding (GPT-2): model_head's next tokens.
-    // false for BERT: its output is the last block's, with no head read.
-    bool lm_head = true;
+    // A causal model with an unembedding (GPT-2, the Llama family): its lesson
+    // ends in the final norm and the logits (config.final_norm, config.unembed)
+    // and has next tokens. false for BERT: its output is the last block's.
+    bool lm_head() const { return lesson.config.arch.unembed; }
     // The most tokens the model reads (a prompt and what decode --generate adds), and config.json's field for it.
     std::size_t max_positions = 0;
     std::string positions_field;
@@ -74,19 +72,9 @@ void require_weight_budget(const std::string& where, std::size_t floats, const s
 void start_model_lesson(HfModel& m, const std::string& id_prefix, std::string title,
                         const std::vector<std::int64_t>& ids);
 
-// After the last block, as TransformerLens names it:
-//   ln_final.hook_normalized = LN_f(resid)     (T, C)   (RMSNorm for the Llama family)
-//   logits = ln_final · W_Uᵀ                    (T, vocab): W_U is lm_head.weight, or the embedding when tied (GPT-2)
-//   the top-k next tokens at the last position, by probability
-struct ModelHead {
-    Tensor normalized;
-    Tensor logits;
-    std::vector<NextToken> top;
-};
-// `lesson` is m.lesson, or where it went (evaluate takes it); resid (T, C).
-ModelHead model_head(const HfModel& m, const Lesson& lesson, const Tensor& resid, std::size_t k);
-
-// The step the head reads: the last block's output.
-std::string final_residual_step(const Lesson& lesson);
+// The top-k next tokens after one position: its row of the logits (the
+// trace's step `unembed`, (V)), by probability, softmax over the whole
+// vocabulary in double; ties: the lower id first.
+std::vector<NextToken> next_tokens(const float* logits, std::size_t V, std::size_t k);
 
 }  // namespace attntrace

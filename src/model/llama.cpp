@@ -176,20 +176,23 @@ void build_llama(HfModel& m, const LlamaConfig& c, const Checkpoint& ck, const s
     cfg.positions.base = c.rope_theta;
     cfg.arch.blocks = L;
     cfg.arch.norm_first = true;
-    l.set_range(Stage::embed, Stage::norm2);
+    cfg.arch.final_norm = true;  // model.norm
+    cfg.arch.unembed = true;     // lm_head, or the embedding when tied
+    cfg.unembed_tied = c.tied;
+    l.set_range(Stage::embed, Stage::unembed);
 
     auto get = [&](const Use& u) {
         Tensor t = ck.get(u.tensor, u.shape, u.role);
         return u.matrix ? transposed(t) : t;  // nn.Linear's (d_out, d_in) as (d_in, d_out)
     };
     l.inputs["embedding"] = get(uses[0]);
-    m.final_norm = NormKind::rmsnorm;
-    m.ln_f_gamma = get(uses[1]);
-    m.ln_f_eps = static_cast<float>(c.eps);
-    if (!c.tied) m.unembed = get(uses[2]);
+    l.weights["ln_final_gamma"] = get(uses[1]);
     // The blocks' weights: converted when their block's passes run.
     auto source = std::make_shared<WeightSource>();
     auto shared = std::make_shared<const Checkpoint>(ck);
+    // lm_head (V, C) as W_U (C, V): converted when the unembedding runs, after the blocks.
+    if (!c.tied)
+        source->add("W_U", numel(uses[2].shape), [shared, u = uses[2]] { return transposed(shared->get(u.tensor, u.shape, u.role)); });
     for (std::size_t b = 0; b < L; ++b) {
         const std::string w = L > 1 ? fmt::format("blocks.{}.", b) : std::string();
         for (std::size_t i = 0; i < per_block; ++i) {

@@ -8,7 +8,7 @@ namespace attntrace {
 
 namespace {
 
-// Indexed by Stage: embed, qkv, rope, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2.
+// Indexed by Stage: embed, qkv, rope, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2, unembed.
 constexpr std::array<Operation, kStageCount> kOperations = {{
     {embed_forward, embed_explain, no_cost},
     {qkv_forward, qkv_explain, qkv_cost},
@@ -24,6 +24,7 @@ constexpr std::array<Operation, kStageCount> kOperations = {{
     {ffn_forward, ffn_explain, ffn_cost},
     {add_forward, add_explain, no_cost},
     {norm_forward, norm_explain, no_cost},
+    {unembed_forward, unembed_explain, unembed_cost},
 }};
 
 }  // namespace

@@ -22,6 +22,7 @@
 //   add1, add2      residual.cpp  hook_resid_mid, hook_resid_post
 //   norm1, norm2    layernorm.cpp ln*.hook_mean .. hook_normalized (LayerNorm or RMSNorm; embed.ln.* too)
 //   ffn             ffn.cpp       mlp.hook_pre .. hook_mlp_out
+//   unembed         unembed.cpp   unembed (the logits; the final norm before it is a norm pass, ln_final.*)
 #pragma once
 
 #include <cstdint>

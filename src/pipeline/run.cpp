@@ -80,7 +80,10 @@ void Run::begin_pass(int index) {
     pass_ = &catalogue_.passes()[static_cast<std::size_t>(index)];
     dims_ = dims_of(*pass_);
     // A checkpoint's weights: this pass's block converted as asked, the block before released.
-    if (lesson_.weight_source) lesson_.weight_source->keep_group(pass_->weights);
+    if (lesson_.weight_source) {
+        if (pass_->block < 0) lesson_.weight_source->release_blocks();  // the embeddings, or after the last block
+        else lesson_.weight_source->keep_group(pass_->weights);
+    }
 }
 
 std::size_t Run::cached_rows(const std::string& name) const {

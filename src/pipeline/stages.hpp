@@ -82,6 +82,10 @@ float add_explain(Cell& c);
 void norm_forward(Run& run);
 float norm_explain(Cell& c);
 // ffn.cpp       FFN (P, C)
+void unembed_forward(Run& run);
+float unembed_explain(Cell& c);
+std::vector<CostTerm> unembed_cost(const CostQuery& q);
+
 void ffn_forward(Run& run);
 float ffn_explain(Cell& c);
 std::vector<CostTerm> ffn_cost(const CostQuery& q);

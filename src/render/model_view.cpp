@@ -9,42 +9,51 @@
 
 namespace attntrace {
 
+namespace {
+
+// The lesson's last step: the logits of a causal model, the last block's output of an encoder.
+const std::string& output_step(const Lesson& lesson) {
+    const Catalogue& cat = lesson.catalogue();
+    return cat.at(cat.passes().back().out).name;
+}
+
+}  // namespace
+
 ModelEnd model_end(const HfModel& m, const Lesson& lesson, const Trace& trace, std::size_t k) {
     ModelEnd end;
-    const std::string name = final_residual_step(lesson);
-    if (!m.lm_head) {
+    const std::string& name = output_step(lesson);
+    if (!m.lm_head()) {
         end.missing = "no head read (an encoder: its output is " + name + ")";
         return end;
     }
     const Step* s = trace.find(name);
     if (!s || s->recorded != Record::full || s->value.size() == 0) {
-        end.missing = fmt::format("the next tokens need {} in full; --trace {} keeps it {} (--trace none keeps it, "
-                                  "with the least memory)",
-                                  name, trace.policy.describe(), s ? "only as a summary" : "not at all");
+        end.missing = fmt::format("the next tokens need {} in full; --trace {} keeps it {}", name,
+                                  trace.policy.describe(), s ? "only as a summary" : "not at all");
         return end;
     }
-    end.head = model_head(m, lesson, s->value, k);
+    // the last row of the logits (T, V)
+    const std::size_t V = s->shape.back();
+    end.top = next_tokens(s->value.ptr() + s->value.size() - V, V, k);
     return end;
 }
 
 void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson, const ModelEnd& end) {
-    if (!m.lm_head) {
+    if (!m.lm_head()) {
         // BERT: not causal, so no next token; the pooler and the masked-LM head are not read.
-        out << fmt::format("\n── the output: {}\n", final_residual_step(lesson));
+        out << fmt::format("\n── the output: {}\n", output_step(lesson));
         out << "    the last block's output is the model's: one vector per token, each having seen every token.\n"
                "    Not causal: no next-token table. The pooler and the masked-LM head are not computed.\n";
         return;
     }
     const std::string after = printable(lesson.tokens.back());
-    out << fmt::format("\n── ln_final.hook_normalized, unembed — the next token after '{}'\n", after);
-    out << "    ln_final = " << (m.final_norm == NormKind::rmsnorm ? "RMSNorm_f(" : "LN_f(") << final_residual_step(lesson)
-        << (m.unembed.size() ? "),  logits = ln_final · W_Uᵀ (lm_head.weight)" : "),  logits = ln_final · W_Eᵀ (tied to the embedding)")
-        << ",  p = softmax(logits[last])\n";
-    if (!end.head) {
+    out << fmt::format("\n── the next token after '{}': p = softmax(unembed['{}']), over the {} entries of the vocabulary\n",
+                       after, after, lesson.dims().V);
+    if (end.top.empty()) {
         out << "    not computed: " << end.missing << "\n";
         return;
     }
-    render_top_tokens(out, m, end.head->top);
+    render_top_tokens(out, m, end.top);
 }
 
 void render_top_tokens(std::ostream& out, const HfModel& m, const std::vector<NextToken>& top) {
@@ -69,15 +78,15 @@ OrderedJson next_tokens_json(const HfModel& m, const std::vector<NextToken>& top
 
 OrderedJson model_end_json(const HfModel& m, const ModelEnd& end) {
     OrderedJson j;
-    if (!m.lm_head) {
+    if (!m.lm_head()) {
         j["output"] = end.missing;
         return j;
     }
-    if (!end.head) {
+    if (end.top.empty()) {
         j["not_computed"] = end.missing;
         return j;
     }
-    j["next_tokens"] = next_tokens_json(m, end.head->top);
+    j["next_tokens"] = next_tokens_json(m, end.top);
     return j;
 }
 

@@ -1,5 +1,5 @@
-// What a checkpoint's run shows after its blocks: the final norm, the
-// unembedding and the next tokens (model/hf_model.hpp computes them).
+// What a checkpoint's run shows after its steps: the next tokens, from the
+// last row of the logits the run recorded (step `unembed`; model/hf_model.hpp's next_tokens).
 #pragma once
 
 #include <ostream>
@@ -13,17 +13,17 @@ namespace attntrace {
 
 struct Lesson;
 
-// The head of a model's run, or why it cannot be computed from this trace
-// (the policy kept the last block's output only as a summary).
+// The next tokens of a model's run, or why there are none (an encoder, or
+// the trace keeps no row of the logits).
 struct ModelEnd {
-    std::optional<ModelHead> head;
-    std::string missing;  // why head is empty
+    std::vector<NextToken> top;
+    std::string missing;  // why top is empty
 };
 ModelEnd model_end(const HfModel& m, const Lesson& lesson, const Trace& trace, std::size_t k);
 
-// "── ln_final.hook_normalized, unembed: the next token after ..." and the top-k table.
+// "── the next token after ...: softmax(unembed[last])" and the top-k table.
 void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson, const ModelEnd& end);
-// The same as JSON: {"ln_final": ..., "next_tokens": [{"id", "token", "logit", "probability"}]}.
+// The same as JSON: {"next_tokens": [{"id", "token", "logit", "probability"}]}.
 OrderedJson model_end_json(const HfModel& m, const ModelEnd& end);
 // The top-k table ("rank token id logit p") and its JSON: [{"id", "token", "logit", "probability"}].
 void render_top_tokens(std::ostream& out, const HfModel& m, const std::vector<NextToken>& top);

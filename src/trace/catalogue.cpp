@@ -25,6 +25,7 @@ std::string block_prefix(int b) { return fmt::format("blocks.{}.", b); }
 // computed it (the embeddings, or the block before).
 std::string symbol(const std::string& name, int b) {
     if (name == "embed.ln.hook_normalized") return "LN_emb";  // block 0's input under config.embed_norm
+    if (name == "ln_final.hook_normalized") return "LN_f";
     const std::string prefix = block_prefix(b);
     if (!starts_with(name, prefix)) return "X";
     const std::string tail = name.substr(prefix.size());
@@ -50,7 +51,8 @@ Stage template_stage(Stage s, bool is_default) {
 }  // namespace
 
 bool Arch::operator<(const Arch& o) const {
-    return std::tie(blocks, norm_first, decoder, embed_norm) < std::tie(o.blocks, o.norm_first, o.decoder, o.embed_norm);
+    return std::tie(blocks, norm_first, decoder, embed_norm, final_norm, unembed) <
+           std::tie(o.blocks, o.norm_first, o.decoder, o.embed_norm, o.final_norm, o.unembed);
 }
 
 Catalogue::Catalogue(const Arch& arch) : arch_(arch) {
@@ -73,6 +75,26 @@ Catalogue::Catalogue(const Arch& arch) : arch_(arch) {
         add_block(static_cast<int>(b), in);
         const Pass& last = passes_.back();
         in = last.stage == Stage::norm2 ? wiring_.back().out + "hook_normalized" : wiring_.back().out;
+    }
+    if (arch.final_norm) {
+        // ln_final = LN_f(the last block's output)   (T, C)
+        Pass norm;
+        norm.stage = Stage::norm1;
+        norm.norm_index = kFinalNorm;
+        Wiring w;
+        w.x = in;
+        w.out = "ln_final.";
+        add_pass(norm, w);
+        in = w.out + "hook_normalized";
+    }
+    if (arch.unembed) {
+        // unembed = LN_f·W_U   (T, C)·(C, V) -> (T, V)
+        Pass unembed;
+        unembed.stage = Stage::unembed;
+        Wiring w;
+        w.x = in;
+        w.out = "unembed";
+        add_pass(unembed, w);
     }
     for (std::size_t i = 0; i < steps_.size(); ++i) index_.emplace(steps_[i].name, i);
     // Every wire by its step, now that every step exists.
@@ -191,10 +213,18 @@ void Catalogue::add_pass(Pass p, Wiring w) {
                                                                                  : "Residual add (self-attention)";
             } else if (p.stage == Stage::norm1 || p.stage == Stage::norm2) {
                 d.name = w.out + std::string(tn.substr(std::string_view("blocks.0.ln1.").size()));
-                replace_all(d.formula, "X_mid", symbol(w.x, b));
-                replace_all(d.title, "LayerNorm 1", p.norm_index ? fmt::format("LayerNorm {}", p.norm_index) : "Embedding LayerNorm");
-                replace_all(d.title, "RMSNorm 1", p.norm_index ? fmt::format("RMSNorm {}", p.norm_index) : "Embedding RMSNorm");
+                const bool final = p.norm_index == kFinalNorm;
+                // The final norm reads the last block's output (X_post, or its last norm's LN2/LN3).
+                replace_all(d.formula, "X_mid", symbol(w.x, final ? static_cast<int>(arch_.blocks) - 1 : b));
+                const auto which = [&](const char* kind) {
+                    if (final) return fmt::format("Final {}", kind);
+                    return p.norm_index ? fmt::format("{} {}", kind, p.norm_index) : fmt::format("Embedding {}", kind);
+                };
+                replace_all(d.title, "LayerNorm 1", which("LayerNorm"));
+                replace_all(d.title, "RMSNorm 1", which("RMSNorm"));
                 if (block_output && t.leaf == Leaf::ln_normalized) d.title = "Block output";
+            } else if (p.stage == Stage::unembed) {
+                d.formula = fmt::format("logits = {}·W_U", symbol(w.x, static_cast<int>(arch_.blocks) - 1));
             } else if (p.stage == Stage::ffn) {
                 replace_all(d.name, "blocks.0.mlp.", w.mlp);
                 replace_all(d.name, "blocks.0.hook_mlp_out", w.mlp_out);
@@ -260,7 +290,8 @@ std::vector<const StepDef*> Catalogue::consumed_by(const Pass& p, const Reads& r
         case Stage::add2: return {wire(p.residual), wire(p.update)};
         case Stage::norm1:
         case Stage::norm2:
-        case Stage::ffn: return {wire(p.x)};
+        case Stage::ffn:
+        case Stage::unembed: return {wire(p.x)};
     }
     return {};
 }
@@ -291,6 +322,7 @@ const StepDef& Catalogue::step(Leaf leaf, int block, bool cross) const {
 }
 
 std::string norm_weight_stem(const Pass& p) {
+    if (p.norm_index == kFinalNorm) return "ln_final";
     return p.norm_index == 0 ? std::string("embed_ln") : fmt::format("ln{}", p.norm_index);
 }
 

@@ -16,6 +16,10 @@
 //
 // With an embedding norm (config.embed_norm, BERT) a norm pass runs between the
 // embeddings and block 0: embed.ln.* = LN(hook_resid_pre), and block 0 reads it.
+//
+// The model's end (config.final_norm, config.unembed: GPT-2, the Llama family):
+// after the last block a norm pass, ln_final.* = LN_f(the last block's output),
+// then the unembedding, unembed = LN_f·W_U (the logits, one row per token).
 #pragma once
 
 #include <cstddef>
@@ -37,12 +41,20 @@ struct Arch {
     // config.embed_norm: a LayerNorm of the embeddings' sum before block 0 (BERT's
     // embeddings.LayerNorm): steps embed.ln.*, weights embed_ln_gamma, embed_ln_beta.
     bool embed_norm = false;
-    bool is_default() const { return blocks == 1 && !norm_first && !decoder && !embed_norm; }
+    // config.final_norm: a norm after the last block (GPT-2's ln_f, Llama's norm): steps ln_final.*,
+    // weights ln_final_gamma, ln_final_beta.
+    bool final_norm = false;
+    // config.unembed: the logits after the last block (and the final norm): step unembed (pos, vocab).
+    bool unembed = false;
+    bool is_default() const { return blocks == 1 && !norm_first && !decoder && !embed_norm && !final_norm && !unembed; }
     bool operator<(const Arch& o) const;
 };
 
 // Upper bound on config.blocks: every block is a full set of steps and weights.
 inline constexpr std::size_t kMaxBlocks = 64;
+
+// Pass::norm_index of the final norm (config.final_norm).
+inline constexpr int kFinalNorm = -1;
 
 // A step of a catalogue by its index (Catalogue::at): how a pass names the
 // steps it is wired to. Default: none.
@@ -65,7 +77,8 @@ struct Pass {
     StepId out;            // add: the step it writes; norm: its output (ln_normalized)
     std::string weights;   // weight-name prefix: "" with one block, else "blocks.1."; "cross." added in cross
     int norm_index = 0;    // norm: 1, 2 or 3 (its LayerNorm's number in the block, its weights ln{k}_gamma);
-                           // 0: the embeddings' norm (block -1, its weights embed_ln_gamma)
+                           // 0: the embeddings' norm (block -1, its weights embed_ln_gamma);
+                           // kFinalNorm: the final norm after the blocks (block -1, ln_final_gamma)
     std::size_t first = 0, end = 0;  // its steps: catalogue steps [first, end)
 };
 
@@ -121,7 +134,8 @@ private:
     StepId id_named(const std::string& name) const;
 };
 
-// A norm pass's weights' stem: "ln2" (ln2_gamma, ln2_beta), "embed_ln" for the embeddings' norm.
+// A norm pass's weights' stem: "ln2" (ln2_gamma, ln2_beta), "embed_ln" for the embeddings' norm,
+// "ln_final" for the final norm.
 std::string norm_weight_stem(const Pass& p);
 
 // The catalogue of a model, generated once and kept for the program's life

@@ -9,11 +9,11 @@ namespace {
 
 constexpr std::array<std::string_view, kStageCount> kStageNames = {
     "embed", "qkv", "rope", "scores", "scale", "mask", "softmax", "mix",
-    "out",   "add1", "norm1", "ffn",   "add2", "norm2"};
+    "out",   "add1", "norm1", "ffn",   "add2", "norm2", "unembed"};
 
 // d_head_v is written "d_head" (see steps.hpp); a name read back is d_head, the first.
-constexpr std::array<std::string_view, 10> kAxisNames = {"pos",    "query", "key",     "head",  "d_model",
-                                                         "d_head", "d_ff",  "kv_head", "batch", "d_head"};
+constexpr std::array<std::string_view, 11> kAxisNames = {"pos",    "query", "key",     "head",  "d_model",
+                                                         "d_head", "d_ff",  "kv_head", "batch", "d_head", "vocab"};
 
 using A = Axis;
 
@@ -223,6 +223,12 @@ const std::vector<StepTemplate> kSteps = {
     {"blocks.0.ln2.hook_normalized", Leaf::ln_normalized, Stage::norm2, "Block output",
      "X_out = γ₂ ⊙ x̂ + β₂   (RMSNorm: γ₂ ⊙ x̂)",
      "What the block hands to the next one: same shape as its input.", {A::pos, A::d_model}},
+    // stage unembed (config.unembed: after the last block and the final norm; no template block has it)
+    {"unembed", Leaf::logits, Stage::unembed, "Logits (unembedding)",
+     "logits = LN_f·W_U",
+     "One score per vocabulary entry for each position: how strongly the model predicts that token comes next. "
+     "softmax of a row gives the next token's probabilities.",
+     {A::pos, A::vocab}},
 };
 
 }  // namespace
@@ -272,6 +278,7 @@ std::size_t Dims::extent(Axis a) const {
         case Axis::d_ff: return F;
         case Axis::kv_head: return KVH;
         case Axis::batch: return B;
+        case Axis::vocab: return V;
     }
     return 0;
 }

@@ -28,8 +28,10 @@ namespace attntrace {
 
 // Coarse pipeline stages: a lesson runs the stages from run.from to run.to.
 // rope rotates Q and K (only with config.positions kind rope; otherwise it records nothing).
-enum class Stage { embed, qkv, rope, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2 };
-inline constexpr int kStageCount = 14;
+// unembed: the logits after the last block (config.unembed; with config.final_norm the final
+// norm before it is a norm1 pass, ln_final.*).
+enum class Stage { embed, qkv, rope, scores, scale, mask, softmax, mix, out, add1, norm1, ffn, add2, norm2, unembed };
+inline constexpr int kStageCount = 15;
 
 std::string_view stage_name(Stage s);
 std::optional<Stage> stage_from_name(std::string_view name);
@@ -38,7 +40,8 @@ std::string stage_list();  // "embed, qkv, ..." for error messages
 // What an axis indexes; decides its labels (tokens, heads, dimensions).
 // d_head_v is the value heads' width d_v: in traces it is named "d_head" too
 // (TransformerLens' name for z's last axis), and equals d_head unless config.d_v differs.
-enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head, batch, d_head_v };
+// vocab: the vocabulary (the logits' last axis), labelled by the lesson's pieces when it has them.
+enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head, batch, d_head_v, vocab };
 std::string_view axis_name(Axis a);
 std::optional<Axis> axis_from_name(std::string_view name);
 
@@ -53,6 +56,7 @@ struct Dims {
     std::size_t F = 0;   // d_ff (0 when the lesson has no FFN)
     std::size_t KVH = 1; // K/V heads (= NH in multi-head attention)
     std::size_t B = 1;   // sequences in a batch (the leading `batch` axis of a batched trace; src/batch/)
+    std::size_t V = 0;   // the vocabulary: inputs.embedding's rows (0 without one)
     std::size_t extent(Axis a) const;
     // The K/V head query head h reads: h / (NH / KVH), as Llama's repeat_kv.
     std::size_t kv_of(std::size_t h) const { return h / (NH / KVH); }
@@ -79,6 +83,7 @@ enum class Leaf : std::uint8_t {
     resid_mid, ln_mean, ln_centred, ln_sq_dev, ln_var, ln_mean_square, ln_scale, ln_standardized, ln_normalized,
     mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
     token_type_embed,  // BERT's segment embeddings (inputs.token_types): recorded only when the lesson has them
+    logits,            // unembed: the final norm's rows against the vocabulary (config.unembed)
 };
 
 // The queries and keys the scores (and streamed attention) read: with RoPE the

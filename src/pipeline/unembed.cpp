@@ -1,0 +1,68 @@
+// Operation unembed (config.unembed): the logits, one score per vocabulary
+// entry for each position, from the final norm's rows (or the last block's
+// output when the model has no final norm).
+//
+//   logits = x·W_U          x: (P, C)   W_U: (C, V)   logits: (P, V)   config.unembed "W_U"
+//   logits = x·W_Eᵀ         W_E: (V, C), inputs.embedding              config.unembed "tied" (GPT-2)
+#include "core/error.hpp"
+#include "kernels/kernels.hpp"
+#include "pipeline/stages.hpp"
+
+namespace attntrace {
+
+void unembed_forward(Run& run) {
+    const Dims& d = run.dims();
+    const std::string& x_name = run.name(run.pass().x);
+    const std::string& out_name = run.name(run.pass().out);
+    const Tensor* x = run.value(x_name);
+    if (run.lesson().config.unembed_tied) {
+        const Tensor* E = run.input("embedding");
+        // (P, C)·(V, C)ᵀ -> (P, V)
+        if (float* out = run.open(out_name, {{x_name, x}, {"inputs.embedding", E}}))
+            matmul_nt(x->ptr(), d.C, E->ptr(), d.C, out, d.V, d.P, d.C, d.V);
+        run.close();
+        // The step table's "logits = LN_f·W_U", with the table it reads.
+        std::string formula = run.lesson().catalogue().at(run.pass().out).formula;
+        formula = formula.substr(0, formula.find("·W_U")) + "·W_Eᵀ   (tied: the embedding table read backwards)";
+        run.set_formula(out_name, formula);
+        return;
+    }
+    const Tensor* W = run.weight("W_U");
+    // (P, C)·(C, V) -> (P, V)
+    if (float* out = run.open(out_name, {{x_name, x}, {run.wpath("W_U"), W}}))
+        matmul(x->ptr(), d.C, W->ptr(), d.V, out, d.V, d.P, d.C, d.V);
+    run.close();
+}
+
+// unembed at (t, v): row t of the input against vocabulary entry v's column of W_U (tied: row v of W_E)
+float unembed_explain(Cell& c) {
+    const Dims d = c.dims();
+    const std::size_t t = c.at[0], v = c.at[1];
+    const Step& X = c.input(c.pass().x);
+    const std::string tok = Cell::label(c.step, 0, t), piece = Cell::label(c.step, 1, v);
+    const bool tied = c.lesson.config.unembed_tied;
+    const float* row = X.value.ptr() + t * d.C;
+    if (tied) {
+        const Tensor& E = c.lesson.inputs.at("embedding");
+        c.line("logits[{},{}] = Σ_k {}[{},k] · W_E[{},k]   (tied: entry {}'s row of the embedding table)", tok, piece,
+               X.name, tok, v, v);
+        return write_dot(
+            c, d.C, [&](std::size_t k) { return fmt::format("x[d{}]", k); }, [&](std::size_t k) { return row[k]; },
+            [&](std::size_t k) { return fmt::format("W_E[{},{}]", v, k); },
+            [&](std::size_t k) { return E.data[v * d.C + k]; });
+    }
+    const Tensor& W = c.weight("W_U");
+    c.line("logits[{},{}] = Σ_k {}[{},k] · {}   (column {} of W_U: entry {})", tok, piece, X.name, tok,
+           c.weight_entry("W_U", "k", std::to_string(v)), v, piece);
+    return write_dot(
+        c, d.C, [&](std::size_t k) { return fmt::format("x[d{}]", k); }, [&](std::size_t k) { return row[k]; },
+        [&](std::size_t k) { return c.weight_entry("W_U", k, v); }, [&](std::size_t k) { return W.data[k * d.V + v]; });
+}
+
+// x (P, C) by W_U (C, V).
+std::vector<CostTerm> unembed_cost(const CostQuery& q) {
+    const Dims& d = q.d;
+    return {{"logits = x·W_U", "n, V", {d.P, d.V}, double(d.P) * d.V, 2.0 * d.P * double(d.C) * d.V, true, false}};
+}
+
+}  // namespace attntrace
