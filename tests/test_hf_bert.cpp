@@ -204,7 +204,7 @@ TEST_CASE("a BERT checkpoint's block weights are converted when their block runs
     CHECK(max_abs_diff(e->exact.find("blocks.1.ln2.hook_normalized")->value, flat(text["blocks.1.ln2.hook_normalized"])) < kBlockTol);
 }
 
-TEST_CASE("--blocks on a BERT folder: the chosen block traced, the other run untraced, the output PyTorch's") {
+TEST_CASE("a BERT folder under --blocks: the chosen block traced, the other run untraced, the output PyTorch's") {
     const auto& text = reference()["texts"][2];
     TempDir d;
     auto r = run_cli({"export", "--model", tiny_bert(), "--text", text["text"], "--blocks", "0", "-o", d.file("t.json")});
