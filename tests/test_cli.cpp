@@ -235,3 +235,56 @@ TEST_CASE("bench --threads after the command, two trace policies interleaved, no
     CHECK(runs[1]["stages"][6]["flops"].get<double>() == 2 * 2 * 40.0 * 40 * 16);
     CHECK(runs[0]["estimated_peak_bytes"].get<double>() > runs[1]["estimated_peak_bytes"].get<double>());
 }
+
+TEST_CASE("bench --model times a checkpoint's stack stage by stage, says what it benched, and refuses a random block's options", "[cli][process]") {
+    // Structure only: which stages ran, their FLOPs over the blocks, what was benched; never timings.
+    const std::string bert = attntrace::test::source_dir() + "/tests/models/tiny-bert";
+    const std::string llama = attntrace::test::source_dir() + "/tests/models/tiny-llama";
+    auto r = run_process({"--threads", "1", "bench", "--model", bert, "--ids", "2,40,41,42,3", "--repeat", "1",
+                          "--trace", "full", "--trace", "none", "--json"});
+    REQUIRE(r.status == 0);
+    json j = json::parse(r.out);
+    CHECK(j["model"]["type"] == "bert");
+    CHECK(j["model"]["dir"] == bert);
+    CHECK(j["blocks"] == 2);
+    CHECK(j["tokens"] == 5);
+    CHECK(j["d_model"] == 32);
+    CHECK(j["d_ff"] == 64);
+    CHECK(j["mask"] == "none");
+    CHECK(j["norm_first"] == false);
+    // every stage of the post-norm stack ran, the embeddings (and their norm) among them
+    std::vector<std::string> names;
+    for (const auto& s : j["runs"][0]["stages"]) {
+        names.push_back(s["stage"]);
+        CHECK(s["median_s"].get<double>() > 0);  // ran (a stage that does not run reports exactly 0)
+    }
+    CHECK(names == std::vector<std::string>{"embed", "qkv", "scores", "scale", "mask", "softmax", "mix", "out", "add1",
+                                            "norm1", "ffn", "add2", "norm2", "block"});
+    // FLOPs over both blocks: qkv 3 products of (5 x 32)·(32 x 32), ffn (5 x 32)·(32 x 64) and back
+    CHECK(j["stages"][1]["flops"].get<double>() == 2 * 3 * 2 * 5.0 * 32 * 32);
+    CHECK(j["stages"][10]["flops"].get<double>() == 2 * 2 * 2 * 5.0 * 32 * 64);
+    CHECK(j["runs"][1]["streamed_attention"] == true);
+    // as text: the model, its blocks and tokens; a Llama's stack has its rope stage and SwiGLU's third product
+    r = run_process({"--threads", "1", "bench", "--model", llama, "--ids", "1,262,265", "--repeat", "1"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.rfind("attntrace bench --model " + llama + ": model llama, 2 blocks, 3 tokens, d_model=48 heads=4 kv_heads=2 "
+                      "d_ff=96 mask causal swiglu pre-norm |", 0) == 0);
+    for (const char* stage : {"\nembed ", "\nnorm1 ", "\nqkv ", "\nrope ", "\nsoftmax ", "\nffn ", "\nblock "}) {
+        INFO(stage);
+        CHECK(r.out.find(stage) != std::string::npos);
+    }
+    r = run_process({"bench", "--model", llama, "--ids", "1,262,265", "--repeat", "1", "--json"});
+    REQUIRE(r.status == 0);
+    j = json::parse(r.out);
+    CHECK(j["model"]["type"] == "llama");
+    CHECK(j["stages"][11]["stage"] == "ffn");
+    CHECK(j["stages"][11]["flops"].get<double>() == 2 * 3 * 2 * 3.0 * 48 * 96);
+    // a random block's shape beside --model: refused, naming them
+    r = run_process({"bench", "--model", bert, "--ids", "2,3", "--d-model", "64", "--heads", "4"});
+    CHECK(r.status == 2);
+    CHECK(r.err == "attntrace: error: --model: expected none of a random block's options beside it (config.json and --text "
+                   "or --ids give the stack's shape), found --d-model, --heads\n");
+    r = run_process({"bench", "--text", "the ring fell"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--text: expected --model DIR beside it") != std::string::npos);
+}

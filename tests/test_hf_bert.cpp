@@ -20,6 +20,7 @@
 #include "evaluate/evaluate.hpp"
 #include "model/hf_model.hpp"
 #include "model/wordpiece.hpp"
+#include "pipeline/plan.hpp"
 #include "support.hpp"
 
 using namespace attntrace;
@@ -169,6 +170,77 @@ TEST_CASE("run --model on a BERT folder: pieces as tokens, the embeddings' norm 
     TempDir d;
     REQUIRE(run_cli({"export", "--model", tiny_bert(), "--text", "the ring fell", "-o", d.file("t.json")}).status == 0);
     CHECK(valid_trace(nlohmann::json::parse(read_text(d.file("t.json")))));
+}
+
+TEST_CASE("a BERT checkpoint's block weights are converted when their block runs and released after it: one block held at a time") {
+    HfModel m = load_hf_model(tiny_bert(), ids_input(reference()["texts"][0]["ids"]));
+    const std::shared_ptr<WeightSource> src = m.lesson.weight_source;
+    REQUIRE(src);
+    // held throughout: the embeddings' LayerNorm (and the three tables, inputs); no block's weight
+    CHECK(m.lesson.weights.size() == 2);
+    CHECK(m.lesson.weights.count("embed_ln_gamma") == 1);
+    CHECK(m.lesson.weights.count("blocks.0.W_Q") == 0);
+    CHECK(src->provides("blocks.1.W_2"));
+    CHECK(src->loads() == 0);  // nothing of the blocks converted while the folder was read
+    // one block's float32 values (C 32, F 64): query, key, value and output 32x32 with their biases,
+    // intermediate 64x32 and its bias, output 32x64 and its bias, two LayerNorms' γ and β
+    const std::size_t block = (4 * 32 * 32 + 4 * 32 + 64 * 32 + 64 + 32 * 64 + 32 + 4 * 32) * sizeof(float);
+    CHECK(src->largest_group_bytes() == block);
+    // the plan counts one block among what the run holds, not the two
+    const Plan with = make_plan(m.lesson, TracePolicy{}, Arithmetic::exact, 1);
+    Lesson without_source = m.lesson;
+    without_source.weight_source.reset();
+    CHECK(with.lesson_bytes == make_plan(without_source, TracePolicy{}, Arithmetic::exact, 1).lesson_bytes + block);
+    // transposed as they are converted: the lesson's d_in x d_out
+    CHECK(m.lesson.weight("blocks.1.W_1")->shape == Shape{32, 64});
+    CHECK(m.lesson.weight("blocks.1.W_2")->shape == Shape{64, 32});
+    CHECK(src->loads() == 2);
+    src->release_all();
+    const std::size_t before = src->loads();
+    auto e = evaluate(std::move(m.lesson));
+    CHECK(src->peak_held_bytes() == block);     // never two blocks at once
+    CHECK(src->held_bytes() == 0);              // all released at the run's end
+    CHECK(src->loads() - before == 2 * 16);     // each of the 2 blocks' 16 tensors converted once
+    // and the run is still PyTorch's
+    const auto& text = reference()["texts"][0];
+    CHECK(max_abs_diff(e->exact.find("blocks.1.ln2.hook_normalized")->value, flat(text["blocks.1.ln2.hook_normalized"])) < kBlockTol);
+}
+
+TEST_CASE("a BERT folder under --blocks: the chosen block traced, the other run untraced, the output PyTorch's") {
+    const auto& text = reference()["texts"][2];
+    TempDir d;
+    auto r = run_cli({"export", "--model", tiny_bert(), "--text", text["text"], "--blocks", "0", "-o", d.file("t.json")});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(read_text(d.file("t.json")));
+    std::size_t block0 = 0, block1 = 0;
+    std::vector<double> out, pattern0;
+    for (const auto& s : j["steps"]) {
+        const std::string name = s["name"];
+        block0 += name.rfind("blocks.0.", 0) == 0;
+        block1 += name.rfind("blocks.1.", 0) == 0;
+        if (name == "blocks.0.attn.hook_pattern") pattern0 = flat(s["values"]);
+        if (name == "blocks.1.ln2.hook_normalized") out = flat(s["values"]);
+    }
+    CHECK(block0 > 20);
+    CHECK(block1 == 1);  // only the run's output, kept whatever the policy
+    const std::vector<double> want_pattern = flat(text["blocks.0.attn.hook_pattern"]), want_out = flat(text["blocks.1.ln2.hook_normalized"]);
+    REQUIRE(pattern0.size() == want_pattern.size());
+    for (std::size_t i = 0; i < want_pattern.size(); ++i) CHECK(std::abs(pattern0[i] - want_pattern[i]) < kPatternTol);
+    REQUIRE(out.size() == want_out.size());
+    for (std::size_t i = 0; i < want_out.size(); ++i) CHECK(std::abs(out[i] - want_out[i]) < kBlockTol);
+    // under --trace summary with block 1 chosen: nothing of block 0, and the embeddings' norm is no block's
+    r = run_cli({"run", "--model", tiny_bert(), "--text", text["text"], "--blocks", "1", "--trace", "summary", "--json"});
+    REQUIRE(r.status == 0);
+    const auto run = nlohmann::json::parse(r.out);
+    bool block1_pattern = false;
+    for (const auto& s : run["steps"]) {
+        const std::string name = s["name"];
+        CHECK(name.rfind("blocks.0.", 0) != 0);
+        block1_pattern = block1_pattern || name == "blocks.1.attn.hook_pattern";
+    }
+    CHECK(block1_pattern);
+    CHECK(refusal({"run", "--model", tiny_bert(), "--ids", "2,3", "--blocks", "2"})
+              .rfind("attntrace: error: --blocks: expected block numbers from 0 to 1 (the model has 2 blocks)", 0) == 0);
 }
 
 TEST_CASE("a lesson uses the embeddings' LayerNorm and a token type table (config.embed_norm, inputs.token_types)") {

@@ -175,3 +175,21 @@ TEST_CASE("explain names each weight entry as the lesson writes it, in either la
     CHECK(d.out.find("· W_Q[c,1] + b_Q[1]") != std::string::npos);
     CHECK(d.out.find("X[like,d0] · W_Q[0,1] =    0.0000 ·    2.0000") != std::string::npos);
 }
+
+TEST_CASE("transposed(m)[j][i] is m[i][j] on shapes around the tile's edges", "[weights]") {
+    // Held to the definition, element by element: the tiled loop's edge tiles
+    // (a row or column count below, at, and past a multiple of the tile) included.
+    for (std::size_t r : {1, 7, 8, 9, 15, 16, 17, 33, 64}) {
+        for (std::size_t c : {1, 3, 8, 9, 16, 31, 48, 65}) {
+            INFO(r << " x " << c);
+            attntrace::Tensor m(attntrace::Shape{r, c});
+            for (std::size_t k = 0; k < m.size(); ++k) m.data[k] = static_cast<float>(k) + 0.5f;
+            const attntrace::Tensor t = attntrace::transposed(m);
+            REQUIRE(t.shape == attntrace::Shape{c, r});
+            bool same = true;
+            for (std::size_t i = 0; i < r; ++i)
+                for (std::size_t j = 0; j < c; ++j) same = same && t.data[j * r + i] == m.data[i * c + j];
+            CHECK(same);
+        }
+    }
+}

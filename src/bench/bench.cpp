@@ -22,9 +22,42 @@ void summarize(StageTiming& t, std::vector<double> samples) {
     t.median = samples[samples.size() / 2];
 }
 
+// The lesson's shape as a random block's spec would give it (what the report prints).
+RandomSpec spec_of(const Lesson& lesson) {
+    const Config& c = lesson.config;
+    RandomSpec s;
+    s.tokens = lesson.dims().T;
+    s.d_model = c.d_model;
+    s.heads = c.heads;
+    s.kv_heads = c.kv_heads == c.heads ? 0 : c.kv_heads;
+    s.d_ff = c.d_ff;
+    s.mask = c.mask;
+    s.activation = c.activation;
+    s.norm = c.norm;
+    s.arch = c.arch;
+    return s;
+}
+
+// Passes of `stage` the run makes (one per block, two per decoder block for
+// attention's): the products timed alone are one pass's, the stage's timing all of them.
+int passes_of(const Lesson& lesson, Stage stage) {
+    const auto& passes = lesson.catalogue().passes();
+    int n = 0;
+    for (int p = lesson.first_pass; p <= lesson.last_pass; ++p) n += passes[static_cast<std::size_t>(p)].stage == stage;
+    return n;
+}
+
 }  // namespace
 
 BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std::vector<TracePolicy>& policies,
+                      const ProgressFn& progress) {
+    const Lesson lesson = parse_lesson(random_lesson_json(spec).dump(), "(bench)");
+    BenchReport r = run_bench(lesson, repeat, threads, policies, progress);
+    r.spec = spec;
+    return r;
+}
+
+BenchReport run_bench(const Lesson& lesson, int repeat, int threads, const std::vector<TracePolicy>& policies,
                       const ProgressFn& progress) {
     // Keep freed buffers in the heap so that each run reuses the last run's
     // pages instead of faulting in fresh ones: with glibc's defaults every
@@ -38,7 +71,7 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
     // in 1.2 GiB of fresh pages took ~0.6 s of each ~1.5 s run.
     set_big_buffer_reuse(true);
     BenchReport r;
-    r.spec = spec;
+    r.spec = spec_of(lesson);
     r.repeat = repeat;
     r.threads = threads;
     omp_set_num_threads(threads);
@@ -46,7 +79,6 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
     r.blocking = gemm_blocking_in_use();
     r.have_blas = have_openblas();
 
-    Lesson lesson = parse_lesson(random_lesson_json(spec).dump(), "(bench)");
     const Dims d = lesson.dims();
     std::vector<Plan> plans;
     for (const auto& policy : policies) {
@@ -105,8 +137,11 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
             if (pt.streamed_attention && stage == Stage::mix) t.flops += stage_kind_flops(lesson, Stage::scores);
             if (k == 0 && t.flops > 0 && !fused(plans[k], stage)) {
                 report(fmt::format("{} products alone", stage_name(stage)));
-                t.kernel_median = products_seconds(Backend::ours, stage, d, repeat, threads);
-                t.blas_median = products_seconds(Backend::openblas, stage, d, repeat, threads);
+                // one pass's products, timed alone, times the passes: as t.flops counts them
+                const Activation act = lesson.config.activation;
+                const int n = passes_of(lesson, stage);
+                t.kernel_median = n * products_seconds(Backend::ours, stage, d, repeat, threads, act);
+                t.blas_median = n * products_seconds(Backend::openblas, stage, d, repeat, threads, act);
             }
             pt.stages.push_back(t);
         }

@@ -1,6 +1,7 @@
-// attntrace bench: times each stage of the encoder block on a random lesson,
-// against the machine's FMA peak and, when the build found OpenBLAS, against
-// cblas_sgemm on the same matrix shapes in the same run.
+// attntrace bench: times each stage of the encoder block on a random lesson
+// (or of a checkpoint's stack, bench --model), against the machine's FMA peak
+// and, when the build found OpenBLAS, against cblas_sgemm on the same matrix
+// shapes in the same run.
 #pragma once
 
 #include <array>
@@ -32,7 +33,10 @@ struct PolicyTimings {
 };
 
 struct BenchReport {
-    RandomSpec spec;
+    RandomSpec spec;  // the block's shape: the random block's, or the checkpoint's as a spec would give it
+    // A checkpoint's stack (bench --model): its model_type ("bert"), its
+    // folder and the lesson's title; empty for a random block.
+    std::string model_type, model_dir, model_title;
     int threads = 1;
     int repeat = 5;
     std::string kernels;          // avx512, avx2, sse4.2, ref
@@ -47,12 +51,20 @@ struct BenchReport {
 // neighbour slows them alike. `progress` hears of each run as it starts.
 BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std::vector<TracePolicy>& policies,
                       const ProgressFn& progress = {});
+// The same for a lesson already built (a checkpoint's stack from its folder);
+// the report's spec describes the lesson's shape. A checkpoint's weights are
+// converted when their block's passes run, in every run, so each stage's
+// time includes converting its weights, as a run's does.
+BenchReport run_bench(const Lesson& lesson, int repeat, int threads, const std::vector<TracePolicy>& policies,
+                      const ProgressFn& progress = {});
 
 enum class Backend { ours, openblas };
 // The matrix products of `stage`, in the pipeline's shapes and layouts, timed
 // alone on warm buffers: the median over `repeat` runs in seconds (0 for
 // OpenBLAS when the build has none).
-double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat, int threads);
+// `activation`: SwiGLU's FFN has a third product (X·W_3).
+double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat, int threads,
+                        Activation activation = Activation::relu);
 bool have_openblas();
 
 }  // namespace attntrace

@@ -43,7 +43,7 @@ bool have_openblas() {
 #endif
 }
 
-double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat, int threads) {
+double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat, int threads, Activation activation) {
 #ifdef ATTNTRACE_HAVE_OPENBLAS
     if (backend == Backend::openblas) openblas_set_num_threads(threads);
 #else
@@ -74,8 +74,9 @@ double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat,
                          y.data() + h * hv, ZW);
                 break;
             case Stage::out: gemm(backend, false, Tq, C, ZW, x.data(), ZW, w.data(), C, y.data(), C); break;
-            case Stage::ffn:
+            case Stage::ffn:  // X·W_1 (and SwiGLU's X·W_3), then H·W_2
                 gemm(backend, false, T, F, C, x.data(), C, w.data(), F, y.data(), F);
+                if (activation == Activation::swiglu) gemm(backend, false, T, F, C, x.data(), C, w.data(), F, y.data(), F);
                 gemm(backend, false, T, C, F, x.data(), F, w.data(), C, y.data(), C);
                 break;
             default: break;

@@ -73,7 +73,7 @@ void build_bert(HfModel& m, const BertConfig& c, const Checkpoint& ck, const std
         std::string tensor;
         Shape shape;
         std::string role;
-        bool linear = false;  // an nn.Linear weight (d_out x d_in): transposed, so counted twice
+        bool linear = false;  // an nn.Linear weight (d_out x d_in): transposed as it is read
     };
     const std::string e = p + "embeddings.";
     std::vector<Use> uses = {
@@ -102,15 +102,24 @@ void build_bert(HfModel& m, const BertConfig& c, const Checkpoint& ck, const std
         uses.push_back({h + "output.LayerNorm.weight", {C}, blk + "LN2 γ, hidden_size"});
         uses.push_back({h + "output.LayerNorm.bias", {C}, blk + "LN2 β, hidden_size"});
     }
-    // Every tensor present and of its shape, and their float32 size within
-    // --max-memory, before any is converted.
-    std::size_t floats = 0;
-    for (const auto& u : uses) {
+    // Every tensor present and of its shape, checked before any is converted;
+    // then what the run holds at once within --max-memory: the embeddings and
+    // their LayerNorm (held throughout), one block's float32 weights (converted
+    // when its passes run, lesson/weight_source.hpp) and the largest matrix
+    // once more (each is read, then transposed). The plan adds the trace's
+    // bytes to it before the run.
+    constexpr std::size_t kEmbeddingUses = 5, kBlockUses = 16;
+    std::size_t held = 0, block = 0, largest = 0;
+    for (std::size_t i = 0; i < uses.size(); ++i) {
+        const Use& u = uses[i];
         ck.expect(u.tensor, u.shape, u.role);
         const std::size_t n = numel(u.shape);  // the config's extents, each bounded above
-        floats += u.linear ? 2 * n : n;
+        if (i < kEmbeddingUses) held += n;
+        else if (i < kEmbeddingUses + kBlockUses) block += n;  // every block is the same size
+        if (u.linear) largest = std::max(largest, n);
     }
-    require_weight_budget(ck.where(), floats, "");
+    require_weight_budget(ck.where(), held + block + largest,
+                          ": the embeddings, one block's weights and one matrix's transpose");
 
     start_model_lesson(m, "bert", fmt::format("BERT from {}: {} blocks, d_model {}, {} heads, vocabulary {}", m.dir, L, C,
                                               c.heads, c.vocab), ids);
@@ -128,35 +137,29 @@ void build_bert(HfModel& m, const BertConfig& c, const Checkpoint& ck, const std
     cfg.arch.embed_norm = true;
     l.set_range(Stage::embed, Stage::norm2);
 
-    auto get = [&](const Use& u) {
-        Tensor t = ck.get(u.tensor, u.shape, u.role);
-        // nn.Linear: y = x·Wᵀ + b, W (d_out, d_in) -> the lesson's (d_in, d_out)
-        return u.linear ? transposed(t) : t;
-    };
+    auto get = [&](const Use& u) { return ck.get(u.tensor, u.shape, u.role); };
     l.inputs["embedding"] = get(uses[0]);
     l.inputs["positions"] = get(uses[1]);
     l.inputs["token_types"] = get(uses[2]);
     l.weights["embed_ln_gamma"] = get(uses[3]);
     l.weights["embed_ln_beta"] = get(uses[4]);
+    // The blocks' weights: converted when their block's passes run.
+    auto source = std::make_shared<WeightSource>();
+    auto shared = std::make_shared<const Checkpoint>(ck);
+    const char* names[] = {"W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O", "ln1_gamma", "ln1_beta",
+                           "W_1", "b_1", "W_2", "b_2", "ln2_gamma", "ln2_beta"};  // in the order of `uses`
     for (std::size_t b = 0; b < L; ++b) {
         const std::string w = L > 1 ? fmt::format("blocks.{}.", b) : std::string();
-        const Use* u = &uses[5 + 16 * b];
-        const char* names[] = {"Q", "K", "V"};
-        for (std::size_t i = 0; i < 3; ++i) {
-            l.weights[w + "W_" + names[i]] = get(u[2 * i]);
-            l.weights[w + "b_" + names[i]] = get(u[2 * i + 1]);
+        for (std::size_t i = 0; i < kBlockUses; ++i) {
+            const Use& u = uses[kEmbeddingUses + kBlockUses * b + i];
+            source->add(w + names[i], numel(u.shape), [shared, u] {
+                Tensor t = shared->get(u.tensor, u.shape, u.role);
+                // nn.Linear: y = x·Wᵀ + b, W (d_out, d_in) -> the lesson's (d_in, d_out)
+                return u.linear ? transposed(t) : t;
+            });
         }
-        l.weights[w + "W_O"] = get(u[6]);
-        l.weights[w + "b_O"] = get(u[7]);
-        l.weights[w + "ln1_gamma"] = get(u[8]);
-        l.weights[w + "ln1_beta"] = get(u[9]);
-        l.weights[w + "W_1"] = get(u[10]);
-        l.weights[w + "b_1"] = get(u[11]);
-        l.weights[w + "W_2"] = get(u[12]);
-        l.weights[w + "b_2"] = get(u[13]);
-        l.weights[w + "ln2_gamma"] = get(u[14]);
-        l.weights[w + "ln2_beta"] = get(u[15]);
     }
+    l.weight_source = std::move(source);
 }
 
 }  // namespace

@@ -47,10 +47,16 @@ void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait) {
     const auto& s = r.spec;
     const std::string model = fmt::format("{}{}{}", s.arch.blocks > 1 ? fmt::format(" blocks={}", s.arch.blocks) : "",
                                           s.arch.norm_first ? " pre-norm" : "", s.arch.decoder ? " decoder" : "");
-    out << fmt::format("attntrace bench: T={} d_model={} heads={}{} d_ff={} mask {} {}{} | threads {} | kernels {} | "
-                       "{} repeats after a warm-up (median, min, max), freed buffers reused between runs\n",
-                       s.tokens, s.d_model, s.heads, s.kv_heads ? fmt::format(" kv_heads={}", s.kv_heads) : "",
-                       s.d_ff, mask_name(s.mask), activation_name(s.activation), model,
+    const std::string shape = fmt::format("d_model={} heads={}{} d_ff={} mask {} {}", s.d_model, s.heads,
+                                          s.kv_heads ? fmt::format(" kv_heads={}", s.kv_heads) : "", s.d_ff,
+                                          mask_name(s.mask), activation_name(s.activation));
+    if (r.model_type.empty())
+        out << fmt::format("attntrace bench: T={} {}{}", s.tokens, shape, model);
+    else  // what was benched: the checkpoint's type, its blocks and the tokens it read
+        out << fmt::format("attntrace bench --model {}: model {}, {} blocks, {} tokens, {}{}", r.model_dir, r.model_type,
+                           s.arch.blocks, s.tokens, shape, s.arch.norm_first ? " pre-norm" : " post-norm");
+    out << fmt::format(" | threads {} | kernels {} | {} repeats after a warm-up (median, min, max), freed buffers reused "
+                       "between runs\n",
                        r.threads, r.kernels, r.repeat);
     if (r.threads > 1 && r.have_blas && !passive_wait)
         out << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (NOTES.md): for the "
@@ -73,6 +79,9 @@ void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait) {
             out << fmt::format("  {} {:.3f}", r.runs[k].policy.describe(), r.runs[k].stages.back().median / base);
         out << "\n";
     }
+    if (!r.model_type.empty())
+        out << "\nEach stage summed over the blocks (row block: the whole stack), converting its weights from the\n"
+               "checkpoint as a run does.";
     out << "\nLeft: each stage inside the block (fresh buffers: page faults count); attn*: scores, scale, mask,\n"
            "softmax and mix fused, streamed over key blocks. Right (first policy): the stage's matrix products\n"
            "alone on warm buffers, GFLOP/s of our kernels and of OpenBLAS; BLAS/ours is OpenBLAS's time over\n"
@@ -83,6 +92,8 @@ OrderedJson bench_json(const BenchReport& r) {
     OrderedJson j;
     j["format"] = "attntrace-bench";
     j["version"] = 2;  // 2: "runs", one per trace policy
+    if (!r.model_type.empty())  // bench --model: the checkpoint benched (its shape below, as a random block's)
+        j["model"] = {{"type", r.model_type}, {"dir", r.model_dir}, {"title", r.model_title}};
     j["tokens"] = r.spec.tokens;
     j["d_model"] = r.spec.d_model;
     j["heads"] = r.spec.heads;
