@@ -55,6 +55,9 @@ double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat,
     const std::size_t QW = NH * hs, KW = d.KVH * hs, VW = d.KVH * hv, ZW = NH * hv;
     const std::size_t W = std::max({C, F, QW, ZW});
     std::vector<float> x(T * W, 0.5f), w(W * W, 0.25f), y(std::max(T * W, NH * Tq * T), 0.0f), s(NH * Tq * T, 0.125f);
+    // The unembedding's table (V, C) and logits (T, V), only for its stage (V is the vocabulary: large).
+    const std::size_t V = stage == Stage::unembed ? d.V : 0;
+    std::vector<float> table(V * C, 0.25f), logits(T * V, 0.0f);
     // The same products, in the same shapes and layouts, as the stage.
     auto once = [&] {
         switch (stage) {
@@ -78,6 +81,9 @@ double products_seconds(Backend backend, Stage stage, const Dims& d, int repeat,
                 gemm(backend, false, T, F, C, x.data(), C, w.data(), F, y.data(), F);
                 if (activation == Activation::swiglu) gemm(backend, false, T, F, C, x.data(), C, w.data(), F, y.data(), F);
                 gemm(backend, false, T, C, F, x.data(), F, w.data(), C, y.data(), C);
+                break;
+            case Stage::unembed:  // x (T x C) · W_Eᵀ (V x C), as the tied unembedding (x·W_U costs the same)
+                gemm(backend, true, T, V, C, x.data(), C, table.data(), C, logits.data(), V);
                 break;
             default: break;
         }
