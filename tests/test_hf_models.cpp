@@ -320,3 +320,63 @@ TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and
         CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find("model-00002-of-00002.safetensors: expected a safetensors file") != std::string::npos);
     }
 }
+
+TEST_CASE("a lesson on a checkpoint: its model and tokens from a folder and a text, its claims checked against them") {
+    // docs/examples/model-lesson.json: figures about tiny-gpt2 ("the ring fell") taken from PyTorch's float64
+    // forward (reference.json), a misprint and a wrong next token among them
+    const std::string example = source_dir() + "/docs/examples/model-lesson.json";
+    auto r = run_cli({"check", example});
+    CHECK(r.status == 0);  // every verdict as the lesson expects
+    CHECK(r.out.find("3 agree") != std::string::npos);
+    CHECK(r.out.find("2 disagree") != std::string::npos);
+    CHECK(r.out.find("the top next token is 'S' (#50, p = 0.1295), not '␣10'") != std::string::npos);
+    // the model's steps, the tokens as pieces, the next tokens: as run --model shows them
+    r = run_cli({"run", example, "--json", "--trace", "none", "--top-k", "1"});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["tokens"] == nlohmann::json({"the", "␣ring", "␣fell"}));
+    const std::vector<double> want = flat(reference()["texts"][0]["last_logits"]);
+    CHECK(j["model"]["next_tokens"][0]["id"] == std::max_element(want.begin(), want.end()) - want.begin());
+    CHECK(j["claims"].size() == 5);
+    // a lesson of the same claims written in a folder elsewhere: model.dir is relative to the lesson file
+    TempDir d;
+    auto doc = nlohmann::json::parse(read_text(example));
+    doc["model"]["dir"] = tiny();
+    doc["model"].erase("text");
+    doc["model"]["ids"] = reference()["texts"][0]["ids"];
+    write_text(d.file("ids.json"), doc.dump());
+    CHECK(run_cli({"check", d.file("ids.json")}).status == 0);  // the same ids, the same verdicts
+    // the refusals, one line each, exit 2
+    auto refusal = [&](const nlohmann::json& lesson) {
+        write_text(d.file("bad.json"), lesson.dump());
+        const auto rr = run_cli({"check", d.file("bad.json")});
+        CHECK(rr.status == 2);
+        CHECK(std::count(rr.err.begin(), rr.err.end(), '\n') == 1);
+        return rr.err;
+    };
+    auto bad = doc;
+    bad["model"]["text"] = "the ring";
+    CHECK_THAT(refusal(bad), Catch::Contains("model: expected a text or ids (one of them), found both"));
+    bad = doc;
+    bad["model"]["dir"] = "no-such-folder";
+    CHECK_THAT(refusal(bad), Catch::Contains("no-such-folder: expected a checkpoint folder"));
+    bad = doc;
+    bad["config"] = {{"d_model", 4}};  // the model's config is the checkpoint's
+    CHECK_THAT(refusal(bad), Catch::Contains("config: expected one of"));
+    bad = doc;
+    bad["model"]["ids"] = {287, 262, 99999};
+    CHECK_THAT(refusal(bad), Catch::Contains("bad.json: model.ids: [2]: expected a token id below the vocabulary's 321"));
+    bad = doc;
+    bad["claims"][3]["token"] = "no-such-piece";
+    CHECK_THAT(refusal(bad), Catch::Contains("claims[3].token"));
+    bad = doc;
+    bad["claims"][3]["step"] = "blocks.1.hook_resid_post";
+    CHECK_THAT(refusal(bad), Catch::Contains("claims[3].step: expected the logits (unembed)"));
+    bad = doc;
+    bad["claims"][3]["at"] = nlohmann::json::object();
+    CHECK_THAT(refusal(bad), Catch::Contains("claims[3].at: expected one position fixed"));
+    // compare reads lesson files alone, and says so
+    const auto c = run_cli({"compare", example, "--set", "eps=0.1"});
+    CHECK(c.status == 2);
+    CHECK_THAT(c.err, Catch::Contains("model: expected a lesson of its own here"));
+}

@@ -137,6 +137,52 @@ ClaimResult check_terms(const Lesson& lesson, const Trace& exact, const Trace* d
     return r;
 }
 
+// The probabilities of a position's row of logits (V): softmax in double, as run's next-token table.
+std::vector<double> next_token_probabilities(const Tensor& row) {
+    const float* l = row.ptr();
+    const std::size_t V = row.size();
+    const double mx = *std::max_element(l, l + V);
+    std::vector<double> p(V);
+    double sum = 0;
+    for (std::size_t v = 0; v < V; ++v) sum += p[v] = std::exp(static_cast<double>(l[v]) - mx);
+    for (double& x : p) x /= sum;
+    return p;
+}
+
+// A claim `of: "next_token"`: the claimed token's probability judged as a
+// value; a token that is not the top one (the largest logit, the lower id on
+// a tie) disagrees whatever its probability, the top one named in the reason.
+ClaimResult check_next_token(const Claim& c, const Trace& exact, const Trace* document, const Step& step,
+                             const StepValues& values) {
+    ClaimResult r;
+    r.claim = c;
+    r.basis = Basis::formula;
+    auto probability = [&](const Step& s, const Tensor& v, std::size_t* top) {
+        const Tensor row = claimed_region(c, s, v);  // (V): the position's logits
+        const std::vector<double> p = next_token_probabilities(row);
+        if (top) *top = static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
+        Tensor t(c.values.shape);
+        t.data[0] = static_cast<float>(p.at(c.token));
+        return std::make_pair(t, p);
+    };
+    std::size_t top = 0;
+    auto [computed, p] = probability(step, *values, &top);
+    r.computed = std::move(computed);
+    Tensor rounded;
+    if (document) {
+        const Step* ds = document->find(c.step);
+        if (const auto dv = ds ? checked_values(*document, *ds) : std::nullopt) rounded = probability(*ds, **dv, nullptr).first;
+    }
+    judge(r, exact, step, std::move(rounded));
+    if (top != c.token) {
+        auto label = [&](std::size_t v) { return step.labels.size() > 1 && v < step.labels[1].size() ? step.labels[1][v] : std::to_string(v); };
+        r.verdict = Verdict::disagrees;
+        r.reason = fmt::format("the top next token is '{}' (#{}, p = {:.4f}), not '{}' (#{}, p = {:.4f})", label(top), top,
+                               p[top], label(c.token), c.token, p[c.token]);
+    }
+    return r;
+}
+
 }  // namespace
 
 std::string_view basis_text(Basis b) {
@@ -172,6 +218,11 @@ std::string describe_at(const Claim& claim, const Step& step) {
     }
     if (claim.kind == Claim::Kind::reduced) out += (out.empty() ? "" : ", ") + reduction_words(claim.reduction);
     if (claim.kind == Claim::Kind::terms) out += (out.empty() ? "" : ", ") + std::string("its terms and their sum");
+    if (claim.kind == Claim::Kind::next_token) {
+        const std::size_t v = claim.token;
+        const std::string piece = step.labels.size() > 1 && v < step.labels[1].size() ? step.labels[1][v] : std::to_string(v);
+        out += (out.empty() ? "" : ", ") + fmt::format("the next token '{}' and its probability", piece);
+    }
     return out;
 }
 
@@ -203,6 +254,9 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
             r = check_shape(c, *step);
         } else if (c.kind == Claim::Kind::terms) {
             r = check_terms(lesson, exact, document, ci, *step);
+        } else if (const std::optional<StepValues> v = c.kind == Claim::Kind::next_token ? checked_values(exact, *step)
+                                                                                          : std::nullopt) {
+            r = check_next_token(c, exact, document, *step, *v);
         } else if (const std::optional<StepValues> v = checked_values(exact, *step)) {
             r.basis = step->formula || step->source == StepSource::computed ? Basis::formula : Basis::given;
             r.computed = claimed(*step, **v);

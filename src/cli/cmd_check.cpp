@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "evaluate/evaluate.hpp"
+#include "model/model_lesson.hpp"
 #include "cli/commands.hpp"
 #include "cli/terminal.hpp"
 #include "cli/progress.hpp"
@@ -48,7 +49,7 @@ void add_check_command(CLI::App& app, CliContext& cli) {
                 c.cost = std::make_unique<CostLesson>(read_cost_lesson(file));
                 c.cost_report = check_cost_lesson(*c.cost);
             } else {
-                Lesson lesson = read_lesson(file);
+                Lesson lesson = read_any_lesson(file);
                 ProgressLine progress(cli, long_run(lesson), lesson.id);
                 c.eval = evaluate(std::move(lesson), {}, progress.callback());
                 if (c.eval->lesson.config.mask == MaskKind::causal) c.decode = decode_lesson(c.eval->lesson, c.eval->exact);

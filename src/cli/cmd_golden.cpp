@@ -7,6 +7,7 @@
 #include <set>
 
 #include "evaluate/evaluate.hpp"
+#include "model/model_lesson.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "export/trace_export.hpp"
@@ -62,7 +63,7 @@ void add_golden_command(CLI::App& app, CliContext& cli) {
         std::vector<std::unique_ptr<Evaluation>> evals;
         std::set<std::string> ids;
         for (const auto& f : files) {
-            Lesson lesson = read_lesson(f);
+            Lesson lesson = read_any_lesson(f);
             ProgressLine progress(cli, long_run(lesson), lesson.id);
             evals.push_back(evaluate(std::move(lesson), {}, progress.callback()));
             // golden/ID.json is named after the id: a lesson must not write another's golden.

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/commands.hpp"
+#include "model/model_lesson.hpp"
 #include "cli/terminal.hpp"
 #include "render/wrap.hpp"
 #include "core/printable.hpp"
@@ -25,7 +26,7 @@ void add_list_command(CLI::App& app, CliContext& cli) {
         const std::string kIndent(29, ' ');
         const auto files = list_lesson_files();
         for (const auto& file : files) {
-            Lesson l = read_lesson(file);
+            Lesson l = read_any_lesson(file);
             cli.out << wrap_text(printable(l.title), width, fmt::format("{:<28} ", printable(l.id)), kIndent)
                     << wrap_text(fmt::format("{}{}  ({} claims)",
                                              l.source.document.empty() ? "(no source: a private lesson)"

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "evaluate/evaluate.hpp"
+#include "model/model_lesson.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "cli/terminal.hpp"
@@ -50,7 +51,7 @@ void restrict_blocks(TracePolicy& policy, const ModelOptions& m, const Lesson& l
 Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
     const bool model = m.given() || m.text || !m.ids.empty();
     if (model == !lesson.empty()) fail_file(command, "a lesson or --model DIR", lesson.empty() ? "neither" : "both");
-    return model ? std::move(load_model_option(m).lesson) : read_lesson(resolve_lesson(lesson));
+    return model ? std::move(load_model_option(m).lesson) : read_any_lesson(lesson);
 }
 
 HfModel load_model_option(const ModelOptions& m) {
@@ -84,7 +85,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
         fail_file("run", "a lesson or --model DIR", o.lesson.empty() ? "neither" : "both");
     std::optional<HfModel> model;
     if (o.model.given() || o.model.text || !o.model.ids.empty()) model = load_model_option(o.model);
-    Lesson lesson = model ? std::move(model->lesson) : read_lesson(resolve_lesson(o.lesson));
+    Lesson lesson = model ? std::move(model->lesson) : read_any_lesson(o.lesson);
     restrict_blocks(policy, o.model, lesson);
     ProgressLine progress(cli, long_run(lesson));
     auto e = evaluate(std::move(lesson), policy, progress.callback());
@@ -108,7 +109,9 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
                 if (step_matches(s["name"].get<std::string>(), picked.names)) kept.push_back(s);
             j["steps"] = kept;
         }
-        if (model) j["model"] = model_end_json(*model, model_end(*model, e->lesson, trace, o.model.top_k));
+        // A checkpoint's end (its next tokens, or BERT's output), or any lesson's logits' next tokens.
+        if (model || e->lesson.config.arch.unembed)
+            j["model"] = model_end_json(e->lesson, model_end(e->lesson, trace, o.model.top_k));
         StreamSink out(cli.out);
         write_readable(j, out, deferred);
         return 0;
@@ -122,7 +125,8 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     view.pool = o.pool == "mean" ? Pooling::mean : Pooling::max;
     view.style = terminal_style(cli.color, cli.host);
     render_run(cli.out, e->lesson, trace, e->report, view);
-    if (model) render_model_end(cli.out, *model, e->lesson, model_end(*model, e->lesson, trace, o.model.top_k));
+    if (model || e->lesson.config.arch.unembed)
+        render_model_end(cli.out, e->lesson, model_end(e->lesson, trace, o.model.top_k));
     return 0;
 }
 

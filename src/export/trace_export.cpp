@@ -48,7 +48,9 @@ OrderedJson claim_json(const ClaimResult& r) {
     } else {
         j["of"] = c.kind == Claim::Kind::reduced ? reduction_name(c.reduction)
                   : c.kind == Claim::Kind::terms ? "terms"  // printed and computed: the terms, then their sum
+                  : c.kind == Claim::Kind::next_token ? "next_token"  // printed and computed: the token's probability
                                                  : "values";
+        if (c.kind == Claim::Kind::next_token) j["token"] = c.token;
         precision_json(j, c);
         j["printed"] = tensor_to_json(c.values);
         j["computed"] = r.computed.size() ? tensor_to_json(r.computed) : OrderedJson(nullptr);

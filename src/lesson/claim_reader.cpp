@@ -76,6 +76,31 @@ Claim read_terms_claim(const ClaimContext& ctx, const json& v, const std::string
     return c;
 }
 
+// A claim `of: "next_token"`: at one position of the logits, the top next
+// token (`token`, a piece or an index of the vocab axis) and its probability
+// (`values`, one number): softmax over the position's row, as run --model's table.
+Claim read_next_token_claim(const ClaimContext& ctx, const json& v, const std::string& path, const StepDef& def,
+                            const std::vector<Axis>& free_axes, Claim c) {
+    const Fields& f = ctx.f;
+    c.kind = Claim::Kind::next_token;
+    if (def.leaf != Leaf::logits)
+        f.fail(join(path, "step"), "the logits (unembed), since \"of\" is \"next_token\"", def.name);
+    if (!c.select.empty() || free_axes != std::vector<Axis>{Axis::vocab})
+        f.fail(join(path, "at"), "one position fixed (\"at\": {\"pos\": ...}), the vocabulary left whole",
+               c.select.empty() ? "no position fixed" : "a list or a range");
+    const Dims d = ctx.lesson.dims();
+    const std::string tp = join(path, "token");
+    const AxisPick pick = read_axis_pick(f, f.member(v, path, "token"), tp, Axis::vocab,
+                                         ctx.lesson.axis_labels(Axis::vocab, d, false), d.V);
+    if (!pick.fixed) f.fail(tp, "one vocabulary entry (a piece or an index)", "a list or a range");
+    c.token = pick.indices[0];
+    const std::string vp = join(path, "values");
+    c.values = f.tensor(f.member(v, path, "values"), vp, true);
+    if (c.values.size() != 1) f.fail(vp, "one number: the token's probability", array_text(c.values.shape));
+    read_precision(f, v, path, c.values.shape, c);
+    return c;
+}
+
 }  // namespace
 
 // Merge the last two axes: (T, NH, hs) -> (T, NH·hs), = (T, C) unless config.d_k. The articles print Q and Z
@@ -112,7 +137,7 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     const Lesson& lesson_ = ctx.lesson;
     const Dims& dims_ = ctx.dims;
     f_.object(v, path);
-    f_.only_keys(v, path, {"id", "step", "at", "of", "decimals", "sig", "values", "shape", "expect", "quote", "note"});
+    f_.only_keys(v, path, {"id", "step", "at", "of", "token", "decimals", "sig", "values", "shape", "expect", "quote", "note"});
     Claim c;
     c.id = f_.string(f_.member(v, path, "id"), join(path, "id"));
     c.step = f_.string(f_.member(v, path, "step"), join(path, "step"));
@@ -184,9 +209,11 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
         auto s = f_.string(*of, join(path, "of"));
         auto reduction = reduction_from_name(s);
         if (s == "terms") return read_terms_claim(ctx, v, path, *def, free_axes, std::move(c));
+        if (s == "next_token") return read_next_token_claim(ctx, v, path, *def, free_axes, std::move(c));
         if (s != "values" && !reduction)
             f_.fail(join(path, "of"),
-                    "\"values\", \"terms\", or row_ or col_ with sum, min, max, mean or std (\"row_sum\", \"col_max\")",
+                    "\"values\", \"terms\", \"next_token\", or row_ or col_ with sum, min, max, mean or std "
+                    "(\"row_sum\", \"col_max\")",
                     describe(*of));
         if (reduction) {
             c.kind = Claim::Kind::reduced;
@@ -200,6 +227,7 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
         region.push_back(sel != c.select.end() ? sel->second.size() : dd.extent(a));
     }
     if (c.kind == Claim::Kind::reduced) reduce_region(f_, region, c.reduction, join(path, "of"));
+    if (f_.optional(v, "token")) f_.fail(join(path, "token"), "a token only with \"of\": \"next_token\"", "a token");
     const json& vals = f_.member(v, path, "values");
     c.values = f_.tensor(vals, join(path, "values"), true);  // a single number is rank 0
     if (!shape_accepts(c.values.shape, region, ends_with_heads(free_axes)))

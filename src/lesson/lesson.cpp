@@ -62,6 +62,11 @@ std::vector<std::string> Lesson::axis_labels(Axis a, const Dims& d, bool cross) 
     return out;
 }
 
+std::string Lesson::vocab_label(std::int64_t id) const {
+    if (id >= 0 && static_cast<std::size_t>(id) < vocab.size()) return vocab[static_cast<std::size_t>(id)];
+    return fmt::format("#{}", id);
+}
+
 std::string_view mask_name(MaskKind m) {
     switch (m) {
         case MaskKind::causal: return "causal";

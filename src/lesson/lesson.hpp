@@ -175,7 +175,9 @@ std::optional<Reduction> reduction_from_name(std::string_view s);
 struct Claim {
     // terms (`of: "terms"`): one cell's terms as its explanation writes them, then their sum
     // (docs/lesson-format.md#terms): values (n + 1), every axis fixed by `at`.
-    enum class Kind { values, reduced, shape, terms };
+    // next_token (`of: "next_token"`): at one position of the logits (step unembed), the top next
+    // token is `token` (its vocabulary index) with the probability in values (softmax over the row).
+    enum class Kind { values, reduced, shape, terms, next_token };
     std::string id;
     std::string step;
     std::vector<std::pair<Axis, std::size_t>> at;  // fixed indices, e.g. head 0, query 1: those axes are gone
@@ -184,6 +186,7 @@ struct Claim {
     std::vector<std::pair<Axis, std::vector<std::size_t>>> select;
     Kind kind = Kind::values;
     Reduction reduction;  // kind reduced
+    std::size_t token = 0;  // kind next_token: the vocabulary entry claimed to come next
     Precision precision;  // "decimals": 2 or "sig": 5 as written, for every printed number (with cell_digits: their largest)
     // "decimals" or "sig" written per row or per cell: one per printed number,
     // in the order of values.data, in precision.unit; empty: precision.digits for all.
@@ -266,11 +269,34 @@ struct Lesson {
     // What its config changes in the steps each pass reads (RoPE's rotated Q and K, the mask's placement).
     Reads reads() const;
     const Tensor* weight(const std::string& name) const;
+    // A vocabulary entry as the vocab axis labels it: its piece, else "#id".
+    std::string vocab_label(std::int64_t id) const;
 };
 
 // Reads and validates a lesson file. Throws InputError (one line: file, field
 // path, expected, found) on anything wrong.
 Lesson read_lesson(const std::string& path);
+// A lesson file parsed, before it is read as a lesson.
+struct LessonDocument {
+    std::shared_ptr<const nlohmann::json> doc;  // (lesson.hpp needs only nlohmann's forward declarations)
+    std::string file;
+};
+LessonDocument load_lesson_document(const std::string& path);
+Lesson read_lesson(const LessonDocument& d);
+// A lesson on a checkpoint (docs/lesson-format.md#lessons-on-a-checkpoint):
+// its "model" field names the folder (relative to the lesson file's) and the
+// text or ids the model reads; nullopt for a lesson of its own.
+struct ModelRef {
+    std::string dir;
+    std::optional<std::string> text;
+    std::vector<std::int64_t> ids;
+};
+std::optional<ModelRef> lesson_model_ref(const LessonDocument& d);
+// The checkpoint's lesson (model/, which builds it from ModelRef) with the
+// file's id, title, source, description and claims: the claims read against
+// the model's steps, as any lesson's.
+Lesson read_lesson_on_model(const LessonDocument& d, Lesson model);
+
 // Bounds on a lesson's claims, and on the members of its objects keyed by a
 // step or weight name (given, document_rounding, weights, inputs): far above
 // any real lesson (a 64-block decoder stack records ~6,000 steps and has

@@ -33,8 +33,25 @@ class LessonReader {
 public:
     LessonReader(const json& doc, const std::string& file) : doc_(doc), f_(file) { lesson_.file = file; }
 
+    // A lesson on a checkpoint (its "model" field): the model's lesson, built
+    // by the model layer, with this file's header and claims.
+    Lesson read_on(Lesson base) {
+        f_.object(doc_, "");
+        f_.only_keys(doc_, "", {"format", "version", "id", "title", "source", "description", "model", "claims"});
+        lesson_ = std::move(base);
+        lesson_.file = f_.file();
+        lesson_.source = {};
+        header();
+        dims_ = lesson_.dims();
+        claims();
+        return std::move(lesson_);
+    }
+
     Lesson read() {
         f_.object(doc_, "");
+        if (f_.optional(doc_, "model"))
+            f_.fail("model", "a lesson of its own here (a lesson on a checkpoint is read by run, check, export, report, "
+                    "explain and decode)", "a checkpoint's lesson");
         if (auto* fmt_name = f_.optional(doc_, "format"); fmt_name && *fmt_name == "attntrace-cost-lesson")
             f_.fail("format", "\"attntrace-lesson\" (a cost lesson has no pipeline to run: `attntrace check` reads it)",
                     describe(*fmt_name));
@@ -642,6 +659,41 @@ constexpr JsonLimits kLessonLimits = {{"tokens", kMaxTokens},
 Lesson parse_lesson(const std::string& text, const std::string& file) {
     json doc = parse_json_text(text, file, kLessonLimits);
     return LessonReader(doc, file).read();
+}
+
+LessonDocument load_lesson_document(const std::string& path) {
+    return {std::make_shared<const json>(load_json_file(path, kLessonLimits)), path};
+}
+
+std::optional<ModelRef> lesson_model_ref(const LessonDocument& d) {
+    const Fields f(d.file);
+    f.object(*d.doc, "");
+    const json* m = f.optional(*d.doc, "model");
+    if (!m) return std::nullopt;
+    f.object(*m, "model");
+    f.only_keys(*m, "model", {"dir", "text", "ids"});
+    ModelRef ref;
+    // The folder, relative to the lesson file's (as a lesson's .npy files are)
+    const std::string dir = f.string(f.member(*m, "model", "dir"), "model.dir");
+    ref.dir = (std::filesystem::path(d.file).parent_path() / dir).lexically_normal().string();
+    const json* text = f.optional(*m, "text");
+    const json* ids = f.optional(*m, "ids");
+    if (!text == !ids) f.fail("model", "a text or ids (one of them)", text ? "both" : "neither");
+    if (text) ref.text = f.string(*text, "model.text");
+    if (ids) {
+        if (!ids->is_array() || ids->empty()) f.fail("model.ids", "an array of token ids", describe(*ids));
+        if (ids->size() > static_cast<std::size_t>(kMaxTokens))
+            f.fail("model.ids", fmt::format("at most {} ids", kMaxTokens), fmt::format("{}", ids->size()));
+        for (std::size_t i = 0; i < ids->size(); ++i)
+            ref.ids.push_back(f.integer((*ids)[i], fmt::format("model.ids[{}]", i), 0, kMaxVocab - 1));
+    }
+    return ref;
+}
+
+Lesson read_lesson(const LessonDocument& d) { return LessonReader(*d.doc, d.file).read(); }
+
+Lesson read_lesson_on_model(const LessonDocument& d, Lesson model) {
+    return LessonReader(*d.doc, d.file).read_on(std::move(model));
 }
 
 Lesson read_lesson(const std::string& path) {

@@ -168,7 +168,7 @@ void load_bert(HfModel& m, const json& config, const std::string& config_path, c
     m.wordpiece = WordPiece::open(m.dir);
     const BertConfig c = read_bert_config(config, config_path);
     std::vector<std::int64_t> ids = input.ids;
-    const std::string source = input.text ? input.text_source : std::string("--ids");
+    const std::string source = input.text ? input.text_source : input.ids_source;
     if (input.text) {
         if (!m.wordpiece)
             fail_file(m.dir, "a tokenizer (tokenizer.json, or vocab.txt) to read " + input.text_source,

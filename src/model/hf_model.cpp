@@ -39,7 +39,7 @@ namespace {
 // Every id within the vocabulary, and no more tokens than the model's positions.
 void check_ids(const std::vector<std::int64_t>& ids, const ModelInput& input, std::size_t vocab, std::size_t positions,
                const char* positions_field) {
-    const std::string source = input.text ? input.text_source : std::string("--ids");
+    const std::string source = input.text ? input.text_source : input.ids_source;
     for (std::size_t i = 0; i < ids.size(); ++i)
         if (ids[i] < 0 || ids[i] >= static_cast<std::int64_t>(vocab))
             fail_field(source, fmt::format("[{}]", i),
@@ -82,17 +82,17 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
         ids = m.tokenizer->encode(*input.text, input.text_source);
         if (ids.empty()) fail_file(input.text_source, "a text of at least one token", "an empty text");
     }
-    if (ids.empty()) fail_file("--ids", "at least one token id", "none");
+    if (ids.empty()) fail_file(input.ids_source, "at least one token id", "none");
 
     if (type == "gpt2") {
         const Gpt2Config c = read_gpt2_config(config, config_path);
         for (std::size_t i = 0; i < ids.size(); ++i)
             if (ids[i] < 0 || ids[i] >= static_cast<std::int64_t>(c.vocab))
-                fail_field(input.text ? input.text_source : std::string("--ids"), fmt::format("[{}]", i),
+                fail_field(input.text ? input.text_source : input.ids_source, fmt::format("[{}]", i),
                            fmt::format("a token id below the vocabulary's {} (config.json's vocab_size)", c.vocab),
                            fmt::format("{}", ids[i]));
         if (ids.size() > c.positions)
-            fail_file(input.text ? input.text_source : std::string("--ids"),
+            fail_file(input.text ? input.text_source : input.ids_source,
                       fmt::format("at most {} tokens (config.json's n_positions)", c.positions),
                       fmt::format("{} tokens", ids.size()));
         m.max_positions = c.positions;

@@ -30,6 +30,7 @@ struct ModelInput {
     std::optional<std::string> text;
     std::vector<std::int64_t> ids;
     std::string text_source = "--text";  // where the text came from, for its errors
+    std::string ids_source = "--ids";    // where the ids came from
 };
 
 struct HfModel {

@@ -15,7 +15,7 @@ void render_generation(std::ostream& out, const HfModel& m, const Generation& g)
     for (const GeneratedToken& t : g.tokens) {
         out << fmt::format("\nt = {}  '{}'  id {}  logit {:.4f}  p {:.4f}\n", t.t, printable(m.label(t.chosen.id)),
                            t.chosen.id, t.chosen.logit, t.chosen.probability);
-        render_top_tokens(out, m, t.top);
+        render_top_tokens(out, m.lesson, t.top);
         // Its window: the token run as one new row; block 0's weights from its query over the cache.
         const DecodeStep& w = t.window;
         if (w.pattern.size() == 0) continue;
@@ -44,7 +44,7 @@ OrderedJson generation_json(const HfModel& m, const Generation& g) {
                           {"token", m.label(t.chosen.id)},
                           {"logit", t.chosen.logit},
                           {"probability", t.chosen.probability},
-                          {"top", next_tokens_json(m, t.top)},
+                          {"top", next_tokens_json(m.lesson, t.top)},
                           {"window", {{"q", tensor_to_json(t.window.q)},
                                       {"k", tensor_to_json(t.window.k)},
                                       {"v", tensor_to_json(t.window.v)},

@@ -19,10 +19,10 @@ const std::string& output_step(const Lesson& lesson) {
 
 }  // namespace
 
-ModelEnd model_end(const HfModel& m, const Lesson& lesson, const Trace& trace, std::size_t k) {
+ModelEnd model_end(const Lesson& lesson, const Trace& trace, std::size_t k) {
     ModelEnd end;
     const std::string& name = output_step(lesson);
-    if (!m.lm_head()) {
+    if (!lesson.config.arch.unembed) {
         end.missing = "no head read (an encoder: its output is " + name + ")";
         return end;
     }
@@ -38,8 +38,8 @@ ModelEnd model_end(const HfModel& m, const Lesson& lesson, const Trace& trace, s
     return end;
 }
 
-void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson, const ModelEnd& end) {
-    if (!m.lm_head()) {
+void render_model_end(std::ostream& out, const Lesson& lesson, const ModelEnd& end) {
+    if (!lesson.config.arch.unembed) {
         // BERT: not causal, so no next token; the pooler and the masked-LM head are not read.
         out << fmt::format("\n── the output: {}\n", output_step(lesson));
         out << "    the last block's output is the model's: one vector per token, each having seen every token.\n"
@@ -53,14 +53,14 @@ void render_model_end(std::ostream& out, const HfModel& m, const Lesson& lesson,
         out << "    not computed: " << end.missing << "\n";
         return;
     }
-    render_top_tokens(out, m, end.top);
+    render_top_tokens(out, lesson, end.top);
 }
 
-void render_top_tokens(std::ostream& out, const HfModel& m, const std::vector<NextToken>& top) {
+void render_top_tokens(std::ostream& out, const Lesson& lesson, const std::vector<NextToken>& top) {
     out << fmt::format("    {:>4}  {:<20} {:>8}  {:>10}  {:>8}\n", "rank", "token", "id", "logit", "p");
     for (std::size_t i = 0; i < top.size(); ++i) {
         const NextToken& t = top[i];
-        const std::string label = printable(m.label(t.id));
+        const std::string label = printable(lesson.vocab_label(t.id));
         // pad by characters shown, not bytes: ␣ is 3 bytes
         std::size_t width = 0;
         for (unsigned char c : label) width += (c & 0xC0) != 0x80;
@@ -69,16 +69,16 @@ void render_top_tokens(std::ostream& out, const HfModel& m, const std::vector<Ne
     }
 }
 
-OrderedJson next_tokens_json(const HfModel& m, const std::vector<NextToken>& top) {
+OrderedJson next_tokens_json(const Lesson& lesson, const std::vector<NextToken>& top) {
     OrderedJson j = OrderedJson::array();
     for (const auto& t : top)
-        j.push_back({{"id", t.id}, {"token", m.label(t.id)}, {"logit", t.logit}, {"probability", t.probability}});
+        j.push_back({{"id", t.id}, {"token", lesson.vocab_label(t.id)}, {"logit", t.logit}, {"probability", t.probability}});
     return j;
 }
 
-OrderedJson model_end_json(const HfModel& m, const ModelEnd& end) {
+OrderedJson model_end_json(const Lesson& lesson, const ModelEnd& end) {
     OrderedJson j;
-    if (!m.lm_head()) {
+    if (!lesson.config.arch.unembed) {
         j["output"] = end.missing;
         return j;
     }
@@ -86,7 +86,7 @@ OrderedJson model_end_json(const HfModel& m, const ModelEnd& end) {
         j["not_computed"] = end.missing;
         return j;
     }
-    j["next_tokens"] = next_tokens_json(m, end.top);
+    j["next_tokens"] = next_tokens_json(lesson, end.top);
     return j;
 }
 

@@ -146,6 +146,7 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
         if (r.verdict == Verdict::disagrees || r.verdict == Verdict::agrees_when_rounded)
             out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
                                as_printed(r.computed, c));  // at the claim's own precision
+        if (!r.reason.empty()) out << wrap_text(printable(r.reason), w, "      ", "      ");  // a next token's top
     } else {
         out << wrap_text(printable(r.reason), w, "      ", "      ");
     }
@@ -400,6 +401,7 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
             out << fmt::format("      printed {}\n      right   {}\n", as_printed(c.values, c), as_printed(r.computed, c));
             if (rounding_moves(r))  // the lesson rounds as the article did, and the claim still disagrees
                 out << fmt::format("      rounded {}   (with the article's rounding)\n", as_printed(r.document, c));
+            if (!r.reason.empty()) out << wrap_text(printable(r.reason), style.width, "      ", "      ");
         } else if (r.verdict == Verdict::agrees_from_given) {
             out << fmt::format("      from    {}   (given by the lesson; its formula gives other values)\n",
                                printable(r.rests_on));
