@@ -10,12 +10,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "io/read_file.hpp"
 #include "model/tokenizer.hpp"
 
 namespace attntrace {
@@ -72,17 +71,6 @@ std::string nfd(const std::string& s) {
     return r;
 }
 
-std::string read_small_file(const std::string& path, std::uintmax_t cap) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) fail_file(path, "a readable file", ec.message());
-    if (size > cap) fail_file(path, fmt::format("at most {} bytes", cap), fmt::format("{} bytes", size));
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in && !in.eof()) fail_file(path, "a readable file", "a read error");
-    return ss.str();
-}
 
 }  // namespace
 
