@@ -1,7 +1,9 @@
 // Fuzz target: SentencePiece tokenizer.model files as model/sentencepiece.cpp
-// opens them (SentencePiece::from_bytes: our size check, then Debian's
-// libsentencepiece parsing the ModelProto and building its normalizer and
-// segmenter). Bytes in; the only acceptable outcomes are a model or an
+// opens them (SentencePiece::from_bytes: our size check and the guard of
+// model/sentencepiece_charsmap.cpp, then Debian's libsentencepiece parsing
+// the ModelProto and building its normalizer and segmenter). The library is
+// not instrumented (a shared library from Debian): libFuzzer's coverage is
+// ours only, and a read out of bounds inside it shows only as a crash. Bytes in; the only acceptable outcomes are a model or an
 // InputError. A model that loads encodes some hard texts, each to ids it has
 // a piece for.
 // Built as a libFuzzer binary and as a replay binary (see fuzz_lesson.cpp).

@@ -32,8 +32,9 @@ for target in $targets; do
     mkdir -p "$build/seeds-bpe" && cp tests/models/tiny-qwen2/tokenizer.json "$build/seeds-bpe/qwen2-tokenizer.json"
     seeds=(tests/models/tiny-gpt2 tests/models/tiny-llama3-tokenizer "$build/seeds-bpe" tests/fuzz-regressions/bpe)
   elif [ "$target" = sentencepiece ]; then
-    # libFuzzer takes folders: the committed tokenizer.model is copied into one.
-    mkdir -p "$build/seeds-sentencepiece" && cp tests/models/tiny-llama/tokenizer.model "$build/seeds-sentencepiece/"
+    # libFuzzer takes folders: the committed tokenizer.model files are copied into one.
+    mkdir -p "$build/seeds-sentencepiece" && cp tests/models/tiny-llama/tokenizer.model "$build/seeds-sentencepiece/llama.model"
+    cp tests/models/spm-nmt-nfkc/tokenizer.model "$build/seeds-sentencepiece/nmt-nfkc.model"
     seeds=("$build/seeds-sentencepiece" tests/fuzz-regressions/sentencepiece)
   else seeds=(golden tests/fuzz-regressions/trace); [ -d tests/bad-trace ] && seeds+=(tests/bad-trace); fi
   # The lesson format's keys, enum values, step names and limits, for libFuzzer's byte mutations.
@@ -42,7 +43,7 @@ for target in $targets; do
   # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: 2 GiB is a
   # blow-up (the targets cap a run at 64 MiB, fuzz/fuzz_limits.hpp).
   if ! "$build/fuzz_$target" "$corpus" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=2048 -max_len=$([ "$target" = safetensors ] && echo 200000 || echo 65536) -print_final_stats=1 \
+        -rss_limit_mb=2048 -max_len=$(case $target in safetensors) echo 200000;; sentencepiece) echo 262144;; *) echo 65536;; esac) -print_final_stats=1 \
         -artifact_prefix="$build/artifacts/$target-" > "$build/fuzz-$target.log" 2>&1; then
     echo "fuzz: $target FAILED; the last lines of $build/fuzz-$target.log:"
     tail -n 40 "$build/fuzz-$target.log"

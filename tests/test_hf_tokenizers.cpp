@@ -3,7 +3,8 @@
 // pattern, ByteLevel, its special tokens) and the same file with each other
 // normalizer read, held to the ids the JavaScript port of Hugging Face's
 // tokenizers gave (tokenizer-cases.json, tokenizer_ids_qwen2.mjs); and the
-// refusals of the normalizer and BPE fields, one line each.
+// refusals of the normalizer and BPE fields, one line each; and the guard in
+// front of libsentencepiece (model/sentencepiece_charsmap.cpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "model/sentencepiece.hpp"
 #include "model/tokenizer.hpp"
 #include "support.hpp"
 
@@ -146,4 +148,33 @@ TEST_CASE("a folder whose tokenizer.json asks for an unknown normalizer is refus
     CHECK(r.err.rfind("attntrace: error: " + d.file("tokenizer.json") + ": normalizer.type: expected null or a normalizer", 0) == 0);
     CHECK(r.err.find("found string \"Precompiled\"") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("a tokenizer.model whose character map the library would walk out of bounds is refused before the library reads it") {
+    // Both were made from tiny-llama's model with a normalizer_spec appended
+    // (protobuf merges it): a root offset of 2^30 units, on which
+    // libsentencepiece 0.1.97 crashed with SIGSEGV; a leaf value past the strings.
+    const std::string dir = source_dir() + "/tests/fuzz-regressions/sentencepiece/";
+    CHECK_THROWS_WITH(SentencePiece::load(dir + "charsmap-root-offset-past-the-trie.model"),
+                      Catch::EndsWith("charsmap-root-offset-past-the-trie.model: normalizer_spec.precompiled_charsmap: expected a trie "
+                                      "whose nodes stay within its 4 units, found a node whose children are at units 1073741568 to 1073741823"));
+    CHECK_THROWS_WITH(SentencePiece::load(dir + "charsmap-leaf-value-past-the-strings.model"),
+                      Catch::EndsWith("normalizer_spec.precompiled_charsmap: expected leaf values that start a NUL-ended string within "
+                                      "its 2 bytes of strings, found the value 100000 (unit 200)"));
+    // a size word past the bytes after it
+    std::string model = read_text(source_dir() + "/tests/models/tiny-llama/tokenizer.model");
+    const std::string blob = std::string("\xff\x00\x00\x00", 4) + std::string(8, '\0');
+    model += std::string("\x1a") + char(2 + blob.size()) + "\x12" + char(blob.size()) + blob;
+    CHECK_THROWS_WITH(SentencePiece::from_bytes(model, "tokenizer.model"),
+                      "tokenizer.model: normalizer_spec.precompiled_charsmap: expected a trie size from 4 to the 8 bytes after it, found 255");
+}
+
+TEST_CASE("a tokenizer.model with the library's own NFKC character map passes the guard and is applied") {
+    // spm_train (Debian's sentencepiece 0.1.97) --model_type=bpe --vocab_size=60
+    // --normalization_rule_name=nmt_nfkc on a few hundred lines of "the ring fell ｆｕｌｌ ﬁne café ...":
+    // its map is the 237 KB trie the library builds for NFKC.
+    const SentencePiece sp = SentencePiece::load(source_dir() + "/tests/models/spm-nmt-nfkc/tokenizer.model");
+    std::vector<std::string> pieces;
+    for (const auto id : sp.encode("\uff46\uff55\uff4c\uff4c \ufb01ne", "--text")) pieces.push_back(sp.piece(id));
+    CHECK(pieces == std::vector<std::string>{"\u2581full", "\u2581fine"});  // full-width letters and the ﬁ ligature folded
 }

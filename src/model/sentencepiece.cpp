@@ -31,6 +31,7 @@ SentencePiece SentencePiece::from_bytes(const std::string& bytes, const std::str
     if (bytes.size() > kMaxSentencePieceBytes)
         fail_file(path, fmt::format("a SentencePiece model of at most {} bytes", kMaxSentencePieceBytes),
                   fmt::format("{} bytes", bytes.size()));
+    check_sentencepiece_charsmaps(bytes, path);  // libsentencepiece does not bounds-check its trie
     SentencePiece s;
     s.file_ = path;
     s.sp_ = std::make_shared<sentencepiece::SentencePieceProcessor>();
