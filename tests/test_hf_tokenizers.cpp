@@ -167,6 +167,16 @@ TEST_CASE("a tokenizer.model whose character map the library would walk out of b
     model += std::string("\x1a") + char(2 + blob.size()) + "\x12" + char(blob.size()) + blob;
     CHECK_THROWS_WITH(SentencePiece::from_bytes(model, "tokenizer.model"),
                       "tokenizer.model: normalizer_spec.precompiled_charsmap: expected a trie size from 4 to the 8 bytes after it, found 255");
+    // through the CLI: one line, exit 2 (the library never runs on it)
+    TempDir d;
+    namespace fs = std::filesystem;
+    for (const char* f : {"config.json", "model.safetensors"})
+        fs::copy_file(source_dir() + "/tests/models/tiny-llama/" + f, d.file(f));
+    fs::copy_file(dir + "charsmap-root-offset-past-the-trie.model", d.file("tokenizer.model"));
+    const auto r = run_cli({"run", "--model", d.path(), "--text", "the ring"});
+    CHECK(r.status == 2);
+    CHECK(r.err.rfind("attntrace: error: " + d.file("tokenizer.model") + ": normalizer_spec.precompiled_charsmap: expected a trie", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
 TEST_CASE("a tokenizer.model with the library's own NFKC character map passes the guard and is applied") {
