@@ -28,10 +28,12 @@ utf8proc_option_t options(TextNormalizer::Step s) {
     return static_cast<utf8proc_option_t>(o);
 }
 
-// One Unicode normal form. utf8proc_decompose with no buffer gives the
-// length the form needs, so a text that would grow past kMaxNormalizedChars
-// is refused before anything of that size is allocated.
-std::string normal_form(const std::string& s, TextNormalizer::Step step, const std::string& source) {
+}  // namespace
+
+// utf8proc_decompose with no buffer gives the length the form needs, so a
+// text that would grow past kMaxNormalizedChars is refused before anything
+// of that size is allocated.
+std::string unicode_form(const std::string& s, TextNormalizer::Step step, const std::string& source) {
     const auto* in = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
     const auto len = static_cast<utf8proc_ssize_t>(s.size());
     const utf8proc_option_t opt = options(step);
@@ -49,12 +51,11 @@ std::string normal_form(const std::string& s, TextNormalizer::Step step, const s
     return std::string(reinterpret_cast<const char*>(buf.get()), static_cast<std::size_t>(bytes));
 }
 
-// Each character's lower case, one at a time, as the Rust tokenizers'
-// Lowercase (char::to_lowercase): utf8proc's simple mapping, and the one
-// unconditional mapping to two characters in SpecialCasing.txt, İ (U+0130)
-// -> i + U+0307. No context (Greek's final sigma is not applied, as Rust's
-// per-character mapping does not; JavaScript's toLowerCase does).
-std::string lowercase(const std::string& s) {
+// utf8proc's simple mapping, and the one unconditional mapping to two
+// characters in SpecialCasing.txt, İ (U+0130) -> i + U+0307. No context
+// (Greek's final sigma is not applied, as Rust's per-character mapping does
+// not; JavaScript's toLowerCase does).
+std::string lowercase_chars(const std::string& s) {
     std::string out;
     out.reserve(s.size());
     const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
@@ -77,6 +78,8 @@ std::string lowercase(const std::string& s) {
     }
     return out;
 }
+
+namespace {
 
 void read_one(const nlohmann::json& n, const Fields& f, const std::string& path, bool nested,
               std::vector<TextNormalizer::Step>& steps) {
@@ -112,7 +115,7 @@ TextNormalizer TextNormalizer::read(const nlohmann::json& n, const Fields& f, co
 
 std::string TextNormalizer::apply(const std::string& text, const std::string& source) const {
     std::string s = text;
-    for (const Step step : steps_) s = step == Step::lowercase ? lowercase(s) : normal_form(s, step, source);
+    for (const Step step : steps_) s = step == Step::lowercase ? lowercase_chars(s) : unicode_form(s, step, source);
     return s;
 }
 

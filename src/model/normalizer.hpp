@@ -40,4 +40,12 @@ private:
     std::vector<Step> steps_;
 };
 
+// One Unicode normal form (nfc, nfd, nfkc or nfkd) of valid UTF-8; a text
+// that would grow past kMaxNormalizedChars is refused naming `source`.
+// Also WordPiece's accent stripping (model/wordpiece.cpp) decomposes with it.
+std::string unicode_form(const std::string& text, TextNormalizer::Step form, const std::string& source);
+// Each character's lower case, as the Rust tokenizers map it (char::to_lowercase):
+// utf8proc's simple mapping, and İ (U+0130) -> i + U+0307. No context.
+std::string lowercase_chars(const std::string& text);
+
 }  // namespace attntrace
