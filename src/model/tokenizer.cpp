@@ -68,7 +68,6 @@ std::size_t char_len(const std::string& s, std::size_t i) {
     return std::min(n, s.size() - i);
 }
 
-
 }  // namespace
 
 std::optional<std::size_t> first_invalid_utf8(const std::string& s) {
