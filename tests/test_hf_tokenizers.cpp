@@ -188,3 +188,13 @@ TEST_CASE("a tokenizer.model with the library's own NFKC character map passes th
     for (const auto id : sp.encode("\uff46\uff55\uff4c\uff4c \ufb01ne", "--text")) pieces.push_back(sp.piece(id));
     CHECK(pieces == std::vector<std::string>{"\u2581full", "\u2581fine"});  // full-width letters and the ﬁ ligature folded
 }
+
+TEST_CASE("Llama 2's tokenizer.json form (Prepend and Replace, byte fallback) alone is refused naming its first unread field") {
+    // tiny-llama/tokenizer.json is the SentencePiece model as Hugging Face's LlamaConverter writes it;
+    // the folder's tokenizer.model is what a run reads (test_hf_llama.cpp).
+    auto doc = nlohmann::json::parse(read_text(source_dir() + "/tests/models/tiny-llama/tokenizer.json"));
+    CHECK(refusal(doc).rfind("DIR/tokenizer.json: normalizer.normalizers[0].type: expected null or a normalizer byte-level BPE computes", 0) == 0);
+    CHECK(refusal(doc).find("found string \"Prepend\"") != std::string::npos);
+    doc["normalizer"] = nullptr;
+    CHECK(refusal(doc).rfind("DIR/tokenizer.json: model.byte_fallback: expected false or null", 0) == 0);
+}
