@@ -1,6 +1,6 @@
 // Fuzz target: the byte-level BPE tokenizer's tokenizer.json reader
 // (model/tokenizer.hpp: GPT-2's, Llama 3's Split pre-tokenizer and its
-// TemplateProcessing, Qwen2's). Bytes in; the only acceptable outcomes are a
+// TemplateProcessing, Qwen2's and its normalizers). Bytes in; the only acceptable outcomes are a
 // tokenizer or an InputError. A tokenizer that reads encodes some hard texts
 // and the input itself, each to ids the vocabulary spells (a piece for every
 // id); text that is not UTF-8 is refused.
@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     const std::string texts[] = {"", "the ring fell, and fell again!", "café 日本語 🙂 ٣ ½ \t\n\u00a0x\u200by",
-                                 "I'm we'll 12345   a  ", std::string(300, 'a'), input.substr(0, 4096)};
+                                 "I'm we'll 12345   a  ", "cafe\u0301 \u0130 \ufb01 \ufdfa \u1100\u1161", std::string(300, 'a'),
+                                 input.substr(0, 4096)};
     for (const std::string& text : texts) {
         std::vector<std::int64_t> ids;
         try {

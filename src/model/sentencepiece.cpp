@@ -5,12 +5,11 @@
 #include <sentencepiece_processor.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "io/read_file.hpp"
 #include "model/tokenizer.hpp"
 
 namespace attntrace {
@@ -25,16 +24,14 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }  // namespace
 
 SentencePiece SentencePiece::load(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) fail_file(path, "a readable SentencePiece model", ec.message());
-    if (size > kMaxSentencePieceBytes)
-        fail_file(path, fmt::format("a SentencePiece model of at most {} bytes", kMaxSentencePieceBytes), fmt::format("{} bytes", size));
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in && !in.eof()) fail_file(path, "a readable SentencePiece model", "a read error");
-    const std::string bytes = ss.str();
+    return from_bytes(read_small_file(path, kMaxSentencePieceBytes, "a SentencePiece model"), path);
+}
+
+SentencePiece SentencePiece::from_bytes(const std::string& bytes, const std::string& path) {
+    if (bytes.size() > kMaxSentencePieceBytes)
+        fail_file(path, fmt::format("a SentencePiece model of at most {} bytes", kMaxSentencePieceBytes),
+                  fmt::format("{} bytes", bytes.size()));
+    check_sentencepiece_charsmaps(bytes, path);  // libsentencepiece does not bounds-check its trie
     SentencePiece s;
     s.file_ = path;
     s.sp_ = std::make_shared<sentencepiece::SentencePieceProcessor>();

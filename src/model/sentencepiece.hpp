@@ -32,6 +32,8 @@ public:
     // Refused (one line naming the file): unreadable, too large, not a
     // serialized ModelProto (a truncated file), more pieces than kMaxVocabEntries.
     static SentencePiece load(const std::string& path);
+    // The same from the file's bytes (the fuzz target); `path` names them in errors.
+    static SentencePiece from_bytes(const std::string& bytes, const std::string& path);
     // The ids of the text (valid UTF-8, checked by the caller), without BOS/EOS.
     std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const;
     std::size_t size() const;
@@ -46,5 +48,11 @@ private:
     std::string file_;
     std::shared_ptr<sentencepiece::SentencePieceProcessor> sp_;
 };
+
+// Refuses (InputError naming `path` and the field) a normalizer_spec or
+// denormalizer_spec precompiled_charsmap whose trie the library would walk
+// out of bounds (model/sentencepiece_charsmap.cpp); called by from_bytes
+// before libsentencepiece is handed the bytes.
+void check_sentencepiece_charsmaps(const std::string& bytes, const std::string& path);
 
 }  // namespace attntrace

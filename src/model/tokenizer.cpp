@@ -7,13 +7,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "io/read_file.hpp"
 #include "model/sentencepiece.hpp"
 
 namespace attntrace {
@@ -67,18 +66,6 @@ std::size_t char_len(const std::string& s, std::size_t i) {
     const auto c = static_cast<unsigned char>(s[i]);
     const std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
     return std::min(n, s.size() - i);
-}
-
-std::string read_small_file(const std::string& path, std::uintmax_t cap) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) fail_file(path, "a readable file", ec.message());
-    if (size > cap) fail_file(path, fmt::format("at most {} bytes", cap), fmt::format("{} bytes", size));
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in && !in.eof()) fail_file(path, "a readable file", "a read error");
-    return ss.str();
 }
 
 }  // namespace
@@ -151,8 +138,7 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
     t.file_ = file;
     Fields f(file);
     f.object(doc, "");
-    if (auto* n = f.optional(doc, "normalizer"); n && !n->is_null())
-        f.fail("normalizer", "null (byte-level BPE normalises nothing)", describe(*n));
+    if (auto* n = f.optional(doc, "normalizer")) t.normalizer_ = TextNormalizer::read(*n, f);
     if (auto* p = f.optional(doc, "pre_tokenizer"); p && !p->is_null()) t.read_pre_tokenizer(*p, f);
     const json& model = f.object(f.member(doc, "", "model"), "model");
     const std::string type = f.string(f.member(model, "model", "type"), "model.type");
@@ -166,6 +152,17 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
         t.add_piece(it.key(), f.integer(it.value(), path, 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), path);
     }
     if (auto* im = f.optional(model, "ignore_merges"); im && !im->is_null()) t.ignore_merges_ = f.boolean(*im, "model.ignore_merges");
+    // Options of tokenizers' BPE that byte-level BPE files leave off (GPT-2, Llama 3, Qwen2): set, they
+    // would change the pieces, so they are refused rather than ignored. byte_fallback is Llama 2's and
+    // Mistral's BPE over ▁-marked pieces (their tokenizer.model is read instead).
+    if (auto* bf = f.optional(model, "byte_fallback"); bf && !bf->is_null() && f.boolean(*bf, "model.byte_fallback"))
+        f.fail("model.byte_fallback", "false or null (byte-level BPE has a piece for every byte; Llama 2's and Mistral's "
+               "tokenizer.model is read instead)", "true");
+    for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
+        if (auto* a = f.optional(model, key); a && !a->is_null() && !f.string(*a, join("model", key)).empty())
+            f.fail(join("model", key), "\"\" or null (byte-level BPE marks no word's inside or end)", describe(*a));
+    if (auto* d = f.optional(model, "dropout"); d && !d->is_null() && f.number(*d, "model.dropout") != 0.0)
+        f.fail("model.dropout", "null or 0 (BPE dropout makes encoding random; it is for training)", describe(*d));
     const json& merges = f.member(model, "model", "merges");
     if (!merges.is_array()) f.fail("model.merges", "an array of merges", describe(merges));
     for (std::size_t i = 0; i < merges.size(); ++i) {
@@ -343,7 +340,7 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
                                                                        pcre2_match_data_free);
     // The text between added tokens, split by the pattern; each match a word.
     auto split = [&](std::size_t from, std::size_t to) {
-        const std::string part = text.substr(from, to - from);
+        const std::string part = normalizer_.apply(text.substr(from, to - from), source);
         // Matches are pieces, and so is any text between them (a Split's
         // "Isolated"; GPT-2's pattern leaves none); an empty match moves on a character.
         std::size_t at = 0, gap = 0;

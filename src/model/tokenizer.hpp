@@ -12,6 +12,10 @@
 //      table: a space is "Ġ", a newline "Ċ"), then merged pairwise, the pair
 //      with the lowest rank in merges first, until no listed pair is left;
 //   5. each merged symbol is looked up in vocab.
+// tokenizer.json's normalizer (model/normalizer.hpp: Qwen2's NFC, NFKC,
+// NFD, NFKD, Lowercase, a Sequence of them) is applied to the text between
+// added tokens, before step 3 (added tokens are matched in the text as
+// written, as tokenizers does for Qwen2's, which are "normalized": false).
 // Llama 3 and Qwen2 style tokenizer.json: the pre-tokenizer a Sequence of a
 // Split (its own Regex, "Isolated": matches and the text between them are
 // pieces) and a ByteLevel without GPT-2's pattern; model.ignore_merges (a
@@ -26,6 +30,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "model/normalizer.hpp"
 
 namespace attntrace {
 
@@ -64,6 +70,7 @@ private:
     std::shared_ptr<void> pattern_;  // the compiled pre-tokenizer pattern (pcre2_code)
     std::string pattern_text_;        // its source: GPT-2's, or a Split pre-tokenizer's Regex (Llama 3, Qwen2)
     std::string pattern_path_;        // where a Split's Regex is in the file, for its refusal
+    TextNormalizer normalizer_;           // tokenizer.json's normalizer; none for vocab.json + merges.txt
     bool ignore_merges_ = false;      // model.ignore_merges: a word the vocabulary holds whole is one token
     std::vector<std::int64_t> prefix_, suffix_;  // post_processor TemplateProcessing's tokens around the text
     mutable std::unordered_map<std::string, std::vector<std::int64_t>> cache_;

@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "io/read_file.hpp"
+#include "model/normalizer.hpp"
 #include "model/tokenizer.hpp"
 
 namespace attntrace {
@@ -61,32 +61,9 @@ void put(std::string& out, std::int32_t cp) {
     out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
 }
 
-// NFD (canonical decomposition, marks in canonical order), by utf8proc.
-std::string nfd(const std::string& s) {
-    utf8proc_uint8_t* out = nullptr;
-    const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
-                                &out, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_STABLE));
-    if (n < 0) throw std::logic_error(std::string("utf8proc NFD: ") + utf8proc_errmsg(n));
-    std::string r(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
-    std::free(out);
-    return r;
-}
-
-std::string read_small_file(const std::string& path, std::uintmax_t cap) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) fail_file(path, "a readable file", ec.message());
-    if (size > cap) fail_file(path, fmt::format("at most {} bytes", cap), fmt::format("{} bytes", size));
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in && !in.eof()) fail_file(path, "a readable file", "a read error");
-    return ss.str();
-}
-
 }  // namespace
 
-std::string BertNormalizer::apply(const std::string& text) const {
+std::string BertNormalizer::apply(const std::string& text, const std::string& source) const {
     if (!on) return text;
     std::string s;
     s.reserve(text.size());
@@ -111,18 +88,12 @@ std::string BertNormalizer::apply(const std::string& text) const {
         }
         put(s, cp);
     });
-    if (lowercase) {
-        // utf8proc's simple lower-case mapping, character by character (as the
-        // Rust tokenizers; JavaScript's toLowerCase also applies Greek's final
-        // sigma rule: docs/models.md)
-        std::string l;
-        l.reserve(s.size());
-        each_char(s, [&](std::int32_t cp) { put(l, utf8proc_tolower(cp)); });
-        s = std::move(l);
-    }
+    // Each character's lower case as the Rust tokenizers map it (model/normalizer.hpp;
+    // JavaScript's toLowerCase also applies Greek's final sigma rule: docs/models.md)
+    if (lowercase) s = lowercase_chars(s);
     if (strip_accents) {
         // NFD, then every non-spacing mark (Mn) removed: é = e + U+0301 -> e
-        std::string d = nfd(s), out;
+        std::string d = unicode_form(s, TextNormalizer::Step::nfd, source), out;
         out.reserve(d.size());
         each_char(d, [&](std::int32_t cp) {
             if (utf8proc_category(cp) != UTF8PROC_CATEGORY_MN) put(out, cp);
@@ -366,7 +337,7 @@ std::vector<std::int64_t> WordPiece::encode(const std::string& text, const std::
                                                                        pcre2_match_data_free);
     // The text between added tokens: normalised, split into words, each word's pieces.
     auto split = [&](std::size_t from, std::size_t to) {
-        const std::string part = norm_.apply(text.substr(from, to - from));
+        const std::string part = norm_.apply(text.substr(from, to - from), source);
         std::size_t at = 0;
         while (at < part.size()) {
             const int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(part.data()), part.size(), at, PCRE2_NO_UTF_CHECK,

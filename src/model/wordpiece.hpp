@@ -43,7 +43,7 @@ struct BertNormalizer {
     bool lowercase = true;
     bool strip_accents = true;  // null in the file: as lowercase
     bool on = true;             // false: tokenizer.json's normalizer is null
-    std::string apply(const std::string& text) const;  // text: valid UTF-8
+    std::string apply(const std::string& text, const std::string& source) const;  // text: valid UTF-8; source names it
 };
 
 class WordPiece {

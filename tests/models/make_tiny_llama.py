@@ -22,8 +22,11 @@ fixed seed, and saves it as Hugging Face folders:
                     <|begin_of_text|> added by TemplateProcessing) over
                     tiny-gpt2's byte-level vocabulary and merges
   tiny-qwen2/       config.json (model_type qwen2: Q/K/V biases, tied
-                    embeddings, rope_theta 1e6), model.safetensors (F32); no
-                    tokenizer (the tests give ids)
+                    embeddings, rope_theta 1e6), model.safetensors (F32),
+                    tokenizer.json in Qwen2's form (normalizer NFC, its Split
+                    pattern, ByteLevel, its special tokens) over 320 ids
+                    (the reference's tests give ids; tokenizer_ids_qwen2.mjs
+                    gives the tokenizer's)
 
 reference.json holds, for a few texts: the token ids (Google's sentencepiece
 library, BOS first as LlamaTokenizer adds it), and in float64 (the same
@@ -34,6 +37,7 @@ weights; and tiny-qwen2's for fixed ids.
 
 Run with Debian's python (python3-torch, python3-sentencepiece):
   /usr/bin/python3 tests/models/make_tiny_llama.py
+  /usr/bin/python3 tests/models/make_tiny_llama.py --qwen2-tokenizer   (tiny-qwen2/tokenizer.json alone)
 
 For measurements (never committed): --llama-1b DIR writes a Llama-1B-sized
 checkpoint (16 blocks, hidden 2048, 32 heads, 8 K/V heads, intermediate
@@ -134,6 +138,52 @@ def llama3_tokenizer_json():
             "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                       "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
                       "vocab": vocab, "merges": gpt2["model"]["merges"]}}
+
+
+# Qwen2's pre-tokenizer pattern (Qwen2's and Qwen2.5's tokenizer.json Split Regex):
+# Llama 3's, but numbers one digit at a time.
+QWEN2_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+                 r"\s*[\r\n]+|\s+(?!\S)|\s+")
+QWEN2_MERGES_KEPT = 58            # tiny-gpt2's first merges (its ids 256..313)
+QWEN2_ACCENT_MERGES = [("Ã", "©"), ("Ã", "¨"), ("Ã", "¯")]  # é è ï as byte-level pieces (UTF-8 C3 A9, C3 A8, C3 AF)
+QWEN2_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+
+
+def qwen2_tokenizer_json():
+    """A byte-level BPE in Qwen2's tokenizer.json form, over tiny-qwen2's 320 ids.
+
+    Qwen2's normalizer (NFC), its Split pattern then a ByteLevel without a
+    pattern, a ByteLevel post-processor (no tokens added), its three special
+    tokens ("normalized": false). The vocabulary: the 256 byte pieces,
+    tiny-gpt2's first merges, and three merges making precomposed accented
+    letters one piece each (so that NFC, which composes e + U+0301 into é,
+    changes the ids), then the special tokens: 320 ids, tiny-qwen2's
+    vocab_size."""
+    gpt2 = json.load(open(os.path.join(HERE, "tiny-gpt2", "tokenizer.json"), encoding="utf-8"))
+    by_id = sorted(((i, p) for p, i in gpt2["model"]["vocab"].items()), key=lambda x: x[0])
+    vocab = {p: i for i, p in by_id if i < 256}
+    merges = [m.split(" ") for m in gpt2["model"]["merges"][:QWEN2_MERGES_KEPT]] + [list(m) for m in QWEN2_ACCENT_MERGES]
+    for a, b in merges:
+        vocab[a + b] = len(vocab)
+    added = [{"id": len(vocab) + k, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False, "special": True} for k, c in enumerate(QWEN2_SPECIALS)]
+    assert len(vocab) + len(added) == qwen2_config()["vocab_size"]
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+            "normalizer": {"type": "NFC"},
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": QWEN2_PATTERN}, "behavior": "Isolated", "invert": False},
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]},
+            "post_processor": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+            "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                      "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                      "vocab": vocab, "merges": merges}}
+
+
+def write_qwen2_tokenizer():
+    dq = os.path.join(HERE, "tiny-qwen2")
+    os.makedirs(dq, exist_ok=True)
+    write_json(os.path.join(dq, "tokenizer.json"), qwen2_tokenizer_json())
 
 
 # ---- the model: Llama as published ----------------------------------------------
@@ -277,6 +327,8 @@ def llama_1b(out):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--llama-1b":
         return llama_1b(sys.argv[2])
+    if len(sys.argv) == 2 and sys.argv[1] == "--qwen2-tokenizer":
+        return write_qwen2_tokenizer()
     torch.set_num_threads(1)
     model = train_sentencepiece()
     sp = spm.SentencePieceProcessor(model_proto=model)
@@ -313,6 +365,7 @@ def main():
     os.makedirs(dq, exist_ok=True)
     write_json(os.path.join(dq, "config.json"), qcfg)
     write_safetensors(os.path.join(dq, "model.safetensors"), pq)
+    write_qwen2_tokenizer()
 
     ref = {"made_by": "tests/models/make_tiny_llama.py (seed %d): float64 forward of the same weights; "
                       "ids from sentencepiece %s" % (SEED, spm.__version__),
