@@ -22,6 +22,8 @@
 
 #include <immintrin.h>
 
+#include <omp.h>
+
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
@@ -198,7 +200,96 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
         acc1[i].store_aligned(tile + i * NR + W);
     }
     for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + tile[i * NR + j];
+        for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = accumulate ? c[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+}
+
+inline std::size_t round_up(std::size_t x, std::size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+// The block of `n` for a dimension cut into blocks of at most `most`
+// (a multiple of `unit`): as many blocks as `most` needs, made equal, so that
+// no thin last block pays a whole block's overhead (K = 3072 by kc = 432:
+// 7 x 432 + 48, where each block reads and writes C once; now 8 x 384).
+inline std::size_t balanced_block(std::size_t n, std::size_t most, std::size_t unit) {
+    const std::size_t blocks = (n + most - 1) / most;
+    return min_sz(most, round_up((n + blocks - 1) / blocks, unit));
+}
+
+// c = a·b (or a·bᵀ) on one thread: the loops of the header's comment over
+// packed blocks in `work` (mc·kc + kc·nc floats of blk), kc given (it fixes
+// the order of the sums: chosen from K alone, so that a C element is summed
+// alike whichever thread and sub-product it falls in).
+template <class Arch>
+void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed, float* c,
+                     std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work, GemmBlocking blk,
+                     std::size_t kKC) {
+    using T = Tile<Arch>;
+    constexpr std::size_t MR = T::MR, NR = T::NR;
+    const std::size_t kMC = balanced_block(M, blk.mc, MR), kNC = balanced_block(N, blk.nc, NR);
+    float* ap = work;                // mc x kc, MR-panels
+    float* bp = work + blk.mc * blk.kc;  // kc x nc, NR-panels
+    // Narrow products (N <= 2·NR: attention's A·V with hs = 64) use each A
+    // element for at most two micro-kernels: packing A then costs as much
+    // memory traffic as the product, so the micro-kernel reads A in place.
+    // Mix stage, n = 2048, one thread: 122 ms packed, 83-90 ms direct
+    // (OpenBLAS's ratio to ours on the products alone: 0.67 -> 0.89).
+    const bool direct_a = N <= 2 * NR;
+    for (std::size_t pc = 0; pc < K; pc += kKC) {
+        const std::size_t kc = min_sz(kKC, K - pc);
+        for (std::size_t ic = 0; ic < M; ic += kMC) {
+            const std::size_t mc = min_sz(kMC, M - ic);
+            // A block packed once for every jc (it was packed again for each of N/kNC column blocks: 7 times for
+            // the FFN's 768 x 3072, ~15% of the product's time).
+            if (!direct_a) pack_a<Arch, MR>(a + ic * lda + pc, lda, mc, kc, ap);
+            for (std::size_t jc = 0; jc < N; jc += kNC) {
+                const std::size_t nc = min_sz(kNC, N - jc);
+                pack_b<Arch, NR>(b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_transposed, kc, nc, bp);
+                for (std::size_t ir = 0; ir < mc; ir += MR) {
+                    const std::size_t m = min_sz(MR, mc - ir);
+                    const float* ai = a + (ic + ir) * lda + pc;
+                    const float* api = ap + ir * kc;
+                    // Direct: whole MR-row panels straight from a; only a last, partial one is packed.
+                    if (direct_a && m < MR) pack_a<Arch, MR>(ai, lda, m, kc, ap);
+                    for (std::size_t jr = 0; jr < nc; jr += NR) {
+                        float* cij = c + (ic + ir) * ldc + jc + jr;
+                        if (direct_a && m == MR)
+                            micro_kernel<Arch, true>(kc, ai, lda, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
+                        else
+                            micro_kernel<Arch>(kc, direct_a ? ap : api, 0, bp + jr * kc, cij, ldc, pc > 0, m,
+                                               min_sz(NR, nc - jr));
+                    }
+                }
+            }
+        }
+    }
+}
+
+// How `threads` threads split C: a grid of tm x tn parts (tm·tn = threads),
+// each part a whole product on its thread, packing its own A rows and B
+// columns in its own scratch, with no barrier but the region's end. A
+// thread's time is taken as its part's micro-kernel work (whole MR x NR
+// tiles, so a grid that leaves one thread an extra panel pays for it) plus
+// what it packs: kGemmPackCost tile-k steps per float packed (packing
+// 512 x 768 took 0.04 ms with the data in cache, ~0.1 ns a float, against
+// ~0.02 ns for a multiply-add lane at ~100 GFLOP/s: 5, and more from memory).
+// Split N, each thread packs all of A; split M, all of B.
+inline constexpr double kGemmPackCost = 8.0;
+struct Grid {
+    std::size_t tm = 1, tn = 1;
+};
+inline Grid gemm_grid(std::size_t threads, std::size_t M, std::size_t K, std::size_t N, std::size_t MR,
+                      std::size_t NR) {
+    const std::size_t Pm = (M + MR - 1) / MR, Pn = (N + NR - 1) / NR;
+    Grid best;
+    double best_cost = -1.0;
+    for (std::size_t tm = 1; tm <= threads; ++tm) {
+        if (threads % tm) continue;
+        const std::size_t tn = threads / tm;
+        const double rows = static_cast<double>((Pm + tm - 1) / tm * MR), cols = static_cast<double>((Pn + tn - 1) / tn * NR);
+        const double packed = (N <= 2 * NR ? 0.0 : rows * K) + K * cols;
+        const double cost = rows * cols * K + kGemmPackCost * packed;
+        if (best_cost < 0 || cost < best_cost) best = {tm, tn}, best_cost = cost;
+    }
+    return best;
 }
 
 }  // namespace
@@ -206,7 +297,7 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
 
 template <class Arch>
 void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
-                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work,
+                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* (*workspace)(),
                       GemmBlocking blk) const {
     using namespace gemm_detail;
     using T = Tile<Arch>;
@@ -219,63 +310,25 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
     // The blocking must suit this tile (kernels/blocking.hpp: gemm_blocking_valid); else the measured one.
     if (blk.kc == 0 || blk.kc % 8 || blk.mc % MR || blk.nc % NR || blk.mc * blk.kc + blk.kc * blk.nc > kGemmWorkspaceFloats)
         blk = {kGemmMeasured.kc, kGemmMeasured.mc - kGemmMeasured.mc % MR, kGemmMeasured.nc};
-    const std::size_t kKC = blk.kc, kMC = blk.mc, kNC = blk.nc;
-    float* ap = work;              // kMC x kKC, MR-panels
-    float* bp = work + kMC * kKC;  // kKC x kNC, NR-panels
-    // Threads share the packed blocks and split the work by whole panels: each
-    // C tile is computed by one thread, in the same k order whatever the
-    // number of threads, so the result does not depend on it. Inside another
-    // parallel region (attention's heads) this runs on the calling thread.
-    // Small products, and those of one row panel, stay on one thread (kGemmParallelFlops).
+    const std::size_t kc = balanced_block(K, blk.kc, 8);
+    // Each thread computes a part of C, so every C element is summed by one
+    // thread in the same k order whatever the number of threads: the result
+    // does not depend on it. Inside another parallel region (attention's
+    // heads) this runs on the calling thread. Small products, and those of
+    // one row panel, stay on one thread (kGemmParallelFlops).
     const bool parallel = M > MR && 2.0 * static_cast<double>(M) * K * N > kGemmParallelFlops;
-    // Narrow products (N <= 2·NR: attention's A·V with hs = 64) use each A
-    // element for at most two micro-kernels: packing A then costs as much
-    // memory traffic as the product, so the micro-kernel reads A in place.
-    // Mix stage, n = 2048, one thread: 122 ms packed, 83-90 ms direct
-    // (OpenBLAS's ratio to ours on the products alone: 0.67 -> 0.89).
-    const bool direct_a = N <= 2 * NR;
 #pragma omp parallel if (parallel)
-    for (std::size_t pc = 0; pc < K; pc += kKC) {
-        const std::size_t kc = min_sz(kKC, K - pc);
-        for (std::size_t ic = 0; ic < M; ic += kMC) {
-            const std::size_t mc = min_sz(kMC, M - ic);
-            // A block packed once for every jc (it was packed again for each of N/kNC column blocks: 7 times for
-            // the FFN's 768 x 3072, ~15% of the product's time).
-            if (!direct_a) {
-#pragma omp for schedule(static)
-                for (std::size_t p = 0; p < mc; p += MR)
-                    pack_a<Arch, MR>(a + (ic + p) * lda + pc, lda, min_sz(MR, mc - p), kc, ap + p * kc);
-            }
-            for (std::size_t jc = 0; jc < N; jc += kNC) {
-                const std::size_t nc = min_sz(kNC, N - jc);
-                const float* bpc = b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc;
-#pragma omp for schedule(static)
-                for (std::size_t q = 0; q < nc; q += NR)
-                    pack_b<Arch, NR>(b_transposed ? bpc + q * ldb : bpc + q, ldb, b_transposed, kc, min_sz(NR, nc - q),
-                               bp + q * kc);
-                if (direct_a) {
-                    // Whole MR-row panels straight from a; only a last, partial one is packed.
-#pragma omp for schedule(static)
-                    for (std::size_t ir = 0; ir < mc; ir += MR) {
-                        const std::size_t m = min_sz(MR, mc - ir);
-                        const float* ai = a + (ic + ir) * lda + pc;
-                        float* tail = ap + ir * kc;
-                        if (m < MR) pack_a<Arch, MR>(ai, lda, m, kc, tail);
-                        for (std::size_t jr = 0; jr < nc; jr += NR) {
-                            float* cij = c + (ic + ir) * ldc + jc + jr;
-                            if (m < MR) micro_kernel<Arch>(kc, tail, 0, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
-                            else micro_kernel<Arch, true>(kc, ai, lda, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
-                        }
-                    }
-                    continue;
-                }
-#pragma omp for schedule(static)
-                for (std::size_t ir = 0; ir < mc; ir += MR)
-                    for (std::size_t jr = 0; jr < nc; jr += NR)
-                        micro_kernel<Arch>(kc, ap + ir * kc, 0, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc, pc > 0,
-                                           min_sz(MR, mc - ir), min_sz(NR, nc - jr));
-            }
-        }
+    {
+        const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
+        const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+        const Grid g = gemm_grid(threads, M, K, N, MR, NR);
+        const std::size_t Pm = (M + MR - 1) / MR, Pn = (N + NR - 1) / NR;
+        const std::size_t i = t / g.tn, j = t % g.tn;
+        const std::size_t m0 = min_sz(M, i * Pm / g.tm * MR), m1 = min_sz(M, (i + 1) * Pm / g.tm * MR);
+        const std::size_t n0 = min_sz(N, j * Pn / g.tn * NR), n1 = min_sz(N, (j + 1) * Pn / g.tn * NR);
+        if (m0 < m1 && n0 < n1)
+            gemm_one_thread<Arch>(a + m0 * lda, lda, b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
+                                  c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, kc);
     }
 }
 
