@@ -18,6 +18,12 @@
 // Register budget of the micro-kernel: MR x 2 accumulators + 2 for the B row
 // + 1 broadcast of A. AVX-512 (32 zmm): MR = 14 -> 28 + 3 = 31. AVX2 and SSE
 // (16 registers): MR = 6 -> 12 + 3 = 15.
+// Threads: C is cut into one part per thread (rows or columns: gemm_grid),
+// and each thread runs the loops above on its part alone, packing into its
+// own scratch. Packing is cheap beside the product (AVX-512: 16 x 16
+// register transposes), so packing the shared operand twice costs less than
+// the barriers a shared packed block needs (three per block, each a futex
+// wake-up under the passive wait policy: src/cli/wait_policy.cpp).
 #pragma once
 
 #include <immintrin.h>
@@ -154,18 +160,21 @@ void pack_b(const float* b, std::size_t ldb, bool transposed, std::size_t kc, st
     }
 }
 
-// c[MR x NR] (+)= A · bp over kc, A read from a packed MR-panel (ap[k·MR + i])
-// or, Direct, in place from row-major a (a[i·lda + k], whole panels only). A
-// partial tile (m < MR or n < NR) goes through a local buffer so the loop
-// itself never branches.
-template <class Arch, bool Direct = false>
+// c[m x n] (+)= A · bp over kc, m <= R <= MR rows computed, A read from a
+// packed MR-panel (ap[k·MR + i]) or, Direct, in place from row-major a
+// (a[i·lda + k], whole panels only). A partial tile (m < R or n < NR) goes
+// through a local buffer so the loop itself never branches. R < MR for a
+// last panel of few rows (M = 512 = 36·14 + 8: an 8-row kernel there does
+// 8/14 of the full tile's multiply-adds).
+template <class Arch, bool Direct = false, std::size_t R = Tile<Arch>::MR>
 void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float* bp, float* c, std::size_t ldc,
                   bool accumulate, std::size_t m, std::size_t n) {
     using T = Tile<Arch>;
     using B = typename T::B;
     constexpr std::size_t MR = T::MR, W = T::W, NR = T::NR;
-    B acc0[MR], acc1[MR];
-    for (std::size_t i = 0; i < MR; ++i) acc0[i] = acc1[i] = B(0.0f);
+    static_assert(R <= MR);
+    B acc0[R], acc1[R];
+    for (std::size_t i = 0; i < R; ++i) acc0[i] = acc1[i] = B(0.0f);
     // C's tile is read or written once, after the k loop: its lines are fetched now, behind the FMAs.
     for (std::size_t i = 0; i < m; ++i) {
         __builtin_prefetch(c + i * ldc, 1, 3);
@@ -174,7 +183,7 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
     for (std::size_t k = 0; k < kc; ++k) {
         const B b0 = B::load_aligned(bp), b1 = B::load_aligned(bp + W);
 #pragma GCC unroll 16
-        for (std::size_t i = 0; i < MR; ++i) {
+        for (std::size_t i = 0; i < R; ++i) {
             const B a(Direct ? ap[i * lda] : ap[i]);
             acc0[i] = fmadd<Arch>(a, b0, acc0[i]);
             acc1[i] = fmadd<Arch>(a, b1, acc1[i]);
@@ -182,8 +191,8 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
         ap += Direct ? 1 : MR;
         bp += NR;
     }
-    if (m == MR && n == NR) {
-        for (std::size_t i = 0; i < MR; ++i) {
+    if (m == R && n == NR) {
+        for (std::size_t i = 0; i < R; ++i) {
             float* ci = c + i * ldc;
             if (accumulate) {
                 acc0[i] += B::load_unaligned(ci);
@@ -194,13 +203,27 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
         }
         return;
     }
-    alignas(64) float tile[MR * NR];
-    for (std::size_t i = 0; i < MR; ++i) {
+    alignas(64) float tile[R * NR];
+    for (std::size_t i = 0; i < R; ++i) {
         acc0[i].store_aligned(tile + i * NR);
         acc1[i].store_aligned(tile + i * NR + W);
     }
     for (std::size_t i = 0; i < m; ++i)
         for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = accumulate ? c[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+}
+
+// The micro-kernel for a packed panel of m <= MR rows: the 4- or 8-row one when it is enough.
+template <class Arch>
+void micro_kernel_packed(std::size_t kc, const float* ap, const float* bp, float* c, std::size_t ldc, bool accumulate,
+                         std::size_t m, std::size_t n) {
+    constexpr std::size_t MR = Tile<Arch>::MR;
+    if constexpr (MR > 4) {
+        if (m <= 4) return micro_kernel<Arch, false, 4>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
+    }
+    if constexpr (MR > 8) {
+        if (m <= 8) return micro_kernel<Arch, false, 8>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
+    }
+    micro_kernel<Arch>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
 }
 
 inline std::size_t round_up(std::size_t x, std::size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
@@ -254,8 +277,8 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
                         if (direct_a && m == MR)
                             micro_kernel<Arch, true>(kc, ai, lda, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
                         else
-                            micro_kernel<Arch>(kc, direct_a ? ap : api, 0, bp + jr * kc, cij, ldc, pc > 0, m,
-                                               min_sz(NR, nc - jr));
+                            micro_kernel_packed<Arch>(kc, direct_a ? ap : api, bp + jr * kc, cij, ldc, pc > 0, m,
+                                                      min_sz(NR, nc - jr));
                     }
                 }
             }
