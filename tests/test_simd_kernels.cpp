@@ -88,7 +88,9 @@ TEST_CASE("SIMD GEMM matches matmul_ref and matmul_nt_ref on odd shapes and stri
     const std::size_t shapes[][3] = {{1, 1, 1},   {1, 7, 17},  {3, 5, 7},    {14, 9, 32},  {15, 16, 33},
                                      {17, 9, 13}, {29, 65, 63}, {64, 64, 64}, {65, 400, 97}, {7, 1, 500},
                                      // narrow N (A read in place, the last partial panel packed), K past kGemmKC
-                                     {45, 777, 64}, {30, 400, 16}, {43, 390, 40}};
+                                     {45, 777, 64}, {30, 400, 16}, {43, 390, 40},
+                                     // narrow N with rows 1024 and 2048 floats apart (lda = K + 3): each A panel packed
+                                     {45, 1021, 64}, {29, 2045, 16}};
     auto* const ws = &gemm_workspace;
     for_each_arch([&](auto arch, const char* name) {
         for (const auto& s : shapes) {

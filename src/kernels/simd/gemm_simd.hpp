@@ -30,6 +30,7 @@
 
 #include <omp.h>
 
+#include <numeric>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
@@ -237,6 +238,19 @@ inline std::size_t balanced_block(std::size_t n, std::size_t most, std::size_t u
     return min_sz(most, round_up((n + blocks - 1) / blocks, unit));
 }
 
+// True when `rows` rows `ld` floats apart put more lines in one L1 set than
+// its ways but one can hold, taking L1 as 64 sets of 64-byte lines, 8 ways
+// (32 KiB; a 48 KiB 12-way L1 has 64 sets too). Such rows read side by
+// side, as the in-place micro-kernel reads A, evict one another.
+inline bool rows_crowd_l1(std::size_t ld, std::size_t rows) {
+    constexpr std::size_t kSets = 64, kLine = 64, kWays = 8;
+    const std::size_t bytes = ld * sizeof(float);
+    if (bytes % kLine) return false;  // the rows' lines start at different offsets: spread over the sets
+    const std::size_t step = bytes / kLine % kSets;
+    const std::size_t sets = kSets / std::gcd(step, kSets);  // gcd(0, 64) = 64: all in one set
+    return (rows + sets - 1) / sets > kWays - 1;
+}
+
 // c = a·b (or a·bᵀ) on one thread: the loops of the header's comment over
 // packed blocks in `work` (mc·kc + kc·nc floats of blk), kc given (it fixes
 // the order of the sums: chosen from K alone, so that a C element is summed
@@ -251,11 +265,16 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
     float* ap = work;                // mc x kc, MR-panels
     float* bp = work + blk.mc * blk.kc;  // kc x nc, NR-panels
     // Narrow products (N <= 2·NR: attention's A·V with hs = 64) use each A
-    // element for at most two micro-kernels: packing A then costs as much
-    // memory traffic as the product, so the micro-kernel reads A in place.
-    // Mix stage, n = 2048, one thread: 122 ms packed, 83-90 ms direct
+    // element for at most two micro-kernels: packing the A block then costs
+    // as much memory traffic as the product, so the micro-kernel reads A in
+    // place. Mix stage, n = 2048, one thread: 122 ms packed, 83-90 ms direct
     // (OpenBLAS's ratio to ours on the products alone: 0.67 -> 0.89).
-    const bool direct_a = N <= 2 * NR;
+    // Unless A's rows crowd into a few of L1's sets (a row of 1024 or 2048
+    // floats: every row in one set): each MR-row panel is then packed just
+    // before its micro-kernels, into an L1-sized buffer. 12 heads of
+    // 2048 x 2048 x 64, one thread: 80 GFLOP/s in place, 89-90 packed by panel
+    // (at n = 1280, 1536, 2000: 96 in place, 89 packed).
+    const bool direct_a = N <= 2 * NR, panel_a = direct_a && rows_crowd_l1(lda, MR);
     for (std::size_t pc = 0; pc < K; pc += kKC) {
         const std::size_t kc = min_sz(kKC, K - pc);
         for (std::size_t ic = 0; ic < M; ic += kMC) {
@@ -270,11 +289,11 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
                     const std::size_t m = min_sz(MR, mc - ir);
                     const float* ai = a + (ic + ir) * lda + pc;
                     const float* api = ap + ir * kc;
-                    // Direct: whole MR-row panels straight from a; only a last, partial one is packed.
-                    if (direct_a && m < MR) pack_a<Arch, MR>(ai, lda, m, kc, ap);
+                    // Direct: whole MR-row panels straight from a; a last, partial one (or each, panel_a) packed.
+                    if (direct_a && (m < MR || panel_a)) pack_a<Arch, MR>(ai, lda, m, kc, ap);
                     for (std::size_t jr = 0; jr < nc; jr += NR) {
                         float* cij = c + (ic + ir) * ldc + jc + jr;
-                        if (direct_a && m == MR)
+                        if (direct_a && m == MR && !panel_a)
                             micro_kernel<Arch, true>(kc, ai, lda, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
                         else
                             micro_kernel_packed<Arch>(kc, direct_a ? ap : api, bp + jr * kc, cij, ldc, pc > 0, m,
