@@ -313,7 +313,15 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
 // what it packs: kGemmPackCost tile-k steps per float packed (packing
 // 512 x 768 took 0.04 ms with the data in cache, ~0.1 ns a float, against
 // ~0.02 ns for a multiply-add lane at ~100 GFLOP/s: 5, and more from memory).
-// Split N, each thread packs all of A; split M, all of B.
+// Split N, each thread packs all of A; split M, all of B. A counts twice
+// when N is split: both threads then stream all of A at once, and each
+// one's A block, as tall as A, no longer fits its L2 beside its B block.
+// Measured (each thread's part timed alone, thread CPU time, best of 9;
+// one-thread time over the slower part's): 512 x 768 x 768 1.96 split N,
+// 1.91 split M; 2048 x 3072 x 768 1.93 and 2.01; 12 heads of 512 x 64 x 512
+// (scores) 1.86 and 1.96. A read in place (narrow N) counts as packed:
+// split N, each thread would read all of it for one column panel (12 heads
+// of 2048 x 2048 x 64: 1.65 split N, 2.04-2.06 split M).
 inline constexpr double kGemmPackCost = 8.0;
 struct Grid {
     std::size_t tm = 1, tn = 1;
@@ -327,7 +335,7 @@ inline Grid gemm_grid(std::size_t threads, std::size_t M, std::size_t K, std::si
         if (threads % tm) continue;
         const std::size_t tn = threads / tm;
         const double rows = static_cast<double>((Pm + tm - 1) / tm * MR), cols = static_cast<double>((Pn + tn - 1) / tn * NR);
-        const double packed = (N <= 2 * NR ? 0.0 : rows * K) + K * cols;
+        const double packed = rows * K * (tn > 1 ? 2.0 : 1.0) + K * cols;
         const double cost = rows * cols * K + kGemmPackCost * packed;
         if (best_cost < 0 || cost < best_cost) best = {tm, tn}, best_cost = cost;
     }
