@@ -182,23 +182,28 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
     // before its micro-kernels, into an L1-sized buffer. 12 heads of
     // 2048 x 2048 x 64, one thread: 80 GFLOP/s in place, 89-90 packed by panel
     // (at n = 1280, 1536, 2000: 96 in place, 89 packed).
-    const bool direct_a = N <= 2 * NR, panel_a = direct_a && rows_crowd_l1(lda, MR);
+    const bool direct_a = N <= 2 * NR;
+    // Each A panel packed just before its micro-kernels: the crowded narrow
+    // products above, and any product of one column block (N <= nc: a part
+    // of C split by columns between threads), whose packed A block would be
+    // read once, after the B block had pushed it out of L2.
+    const bool panel_a = direct_a ? rows_crowd_l1(lda, MR) : N <= kNC;
     for (std::size_t pc = 0; pc < K; pc += kKC) {
         const std::size_t kc = min_sz(kKC, K - pc);
         for (std::size_t ic = 0; ic < M; ic += kMC) {
             const std::size_t mc = min_sz(kMC, M - ic);
             // A block packed once for every jc (it was packed again for each of N/kNC column blocks: 7 times for
             // the FFN's 768 x 3072, ~15% of the product's time).
-            if (!direct_a) pack_a<Arch, MR>(a + ic * lda + pc, lda, mc, kc, ap);
+            if (!direct_a && !panel_a) pack_a<Arch, MR>(a + ic * lda + pc, lda, mc, kc, ap);
             for (std::size_t jc = 0; jc < N; jc += kNC) {
                 const std::size_t nc = min_sz(kNC, N - jc);
                 pack_b<Arch, NR>(b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_transposed, kc, nc, bp);
                 for (std::size_t ir = 0; ir < mc; ir += MR) {
                     const std::size_t m = min_sz(MR, mc - ir);
                     const float* ai = a + (ic + ir) * lda + pc;
-                    const float* api = ap + ir * kc;
+                    const float* api = panel_a ? ap : ap + ir * kc;
                     // Direct: whole MR-row panels straight from a; a last, partial one (or each, panel_a) packed.
-                    if (direct_a && (m < MR || panel_a)) pack_a<Arch, MR>(ai, lda, m, kc, ap);
+                    if (panel_a || (direct_a && m < MR)) pack_a<Arch, MR>(ai, lda, m, kc, ap);
                     for (std::size_t jr = 0; jr < nc; jr += NR) {
                         float* cij = c + (ic + ir) * ldc + jc + jr;
                         if (direct_a && m == MR && !panel_a)
