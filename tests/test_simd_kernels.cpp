@@ -2,6 +2,8 @@
 // scalar _ref twin, on lengths around the lane edges and odd matrix shapes.
 #include <catch2/catch.hpp>
 
+#include <omp.h>
+
 #ifndef ATTNTRACE_SCALAR_ONLY
 
 #include <algorithm>
@@ -73,15 +75,23 @@ void for_each_arch(Body body) {
     if (have.sse4_2) body(xsimd::sse4_2{}, "sse4.2");
 }
 
+// Each thread's scratch for the GEMM's packed panels, as dispatch.cpp gives it:
+// gemm_workspace_floats() floats, 64-byte aligned.
+float* gemm_workspace() {
+    thread_local std::vector<float> buffer(attntrace::simd::gemm_workspace_floats() + 16);
+    return reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(buffer.data()) + 63) & ~std::uintptr_t{63});
+}
+
 }  // namespace
 
 TEST_CASE("SIMD GEMM matches matmul_ref and matmul_nt_ref on odd shapes and strides", "[simd]") {
     const std::size_t shapes[][3] = {{1, 1, 1},   {1, 7, 17},  {3, 5, 7},    {14, 9, 32},  {15, 16, 33},
                                      {17, 9, 13}, {29, 65, 63}, {64, 64, 64}, {65, 400, 97}, {7, 1, 500},
                                      // narrow N (A read in place, the last partial panel packed), K past kGemmKC
-                                     {45, 777, 64}, {30, 400, 16}, {43, 390, 40}};
-    std::vector<float> work(attntrace::simd::gemm_workspace_floats() + 16);
-    float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
+                                     {45, 777, 64}, {30, 400, 16}, {43, 390, 40},
+                                     // narrow N with rows 1024 and 2048 floats apart (lda = K + 3): each A panel packed
+                                     {45, 1021, 64}, {29, 2045, 16}};
+    auto* const ws = &gemm_workspace;
     for_each_arch([&](auto arch, const char* name) {
         for (const auto& s : shapes) {
             const std::size_t M = s[0], K = s[1], N = s[2];
@@ -106,8 +116,7 @@ TEST_CASE("SIMD GEMM on grouped-query views: Q_h·K_gᵀ and A_h·V_g, K and V K
           "[simd][gqa]") {
     // As scores.cpp and mix.cpp call it: query head h at columns h·hs of a
     // row of NH·hs, K/V head g = h / (NH/KVH) at columns g·hs of a row of KVH·hs.
-    std::vector<float> work(attntrace::simd::gemm_workspace_floats() + 16);
-    float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
+    auto* const ws = &gemm_workspace;
     for_each_arch([&](auto arch, const char* name) {
         for (std::size_t hs : {7, 16, 64})
             for (std::size_t T : {9, 65})
@@ -146,8 +155,7 @@ static attntrace::simd::GemmTile tile_of(const char* name) {
 TEST_CASE("SIMD GEMM crosses its cache blocks (K > kc, N > nc, M > mc) like matmul_ref, for several blockings",
           "[simd]") {
     using namespace attntrace::simd;
-    std::vector<float> work(gemm_workspace_floats() + 16);
-    float* ws = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
+    auto* const ws = &gemm_workspace;
     for_each_arch([&](auto arch, const char* name) {
         const GemmTile t = tile_of(name);
         const std::size_t MR = t.mr, NR = t.nr;
@@ -177,6 +185,55 @@ TEST_CASE("SIMD GEMM crosses its cache blocks (K > kc, N > nc, M > mc) like matm
             }
         }
     });
+}
+
+TEST_CASE("SIMD GEMM split over threads (rows or columns) gives the same C, bit for bit, on 1, 2 and 3 threads",
+          "[simd][threads]") {
+    using namespace attntrace::simd;
+    const int saved = omp_get_max_threads();
+    auto* const ws = &gemm_workspace;
+    for_each_arch([&](auto arch, const char* name) {
+        const GemmTile t = tile_of(name);
+        const std::size_t MR = t.mr, NR = t.nr;
+        // Above kGemmParallelFlops: few row panels and many column panels (split N), many row panels and
+        // few columns (split M), narrow N (A read in place), odd panel counts and partial edge tiles.
+        const std::size_t shapes[][3] = {{3 * MR + 5, 300, 11 * NR + 7}, {40 * MR + 3, 200, NR + 3},
+                                         {37 * MR + 8, 129, 2 * NR}, {2 * MR + 1, 1000, 5 * NR}, {50 * MR + 1, 100, 3 * NR},
+                                         {301, 77, 257}};
+        for (const auto& s : shapes) {
+            // K grown where the tile is small, so that the product runs on the threads
+            const std::size_t M = s[0], N = s[2];
+            const std::size_t K = std::max<std::size_t>(s[1], static_cast<std::size_t>(kGemmParallelFlops / (2.0 * M * N)) + 1);
+            REQUIRE(2.0 * M * K * N > kGemmParallelFlops);
+            const std::size_t lda = K + 1, ldb = N + 3, ldbt = K + 5, ldc = N + 2;
+            auto a = values(M * lda, 21), b = values(K * ldb, 22), bt = values(N * ldbt, 23);
+            std::vector<float> want(M * ldc), want_nt(M * ldc);
+            attntrace::matmul_ref(a.data(), lda, b.data(), ldb, want.data(), ldc, M, K, N);
+            attntrace::matmul_nt_ref(a.data(), lda, bt.data(), ldbt, want_nt.data(), ldc, M, K, N);
+            std::vector<float> one, one_nt;
+            for (int threads : {1, 2, 3}) {
+                INFO(name << " " << M << "x" << K << "x" << N << " on " << threads << " threads");
+                omp_set_num_threads(threads);
+                std::vector<float> got(M * ldc, 7.0f), got_nt(M * ldc, 7.0f);
+                Gemm{}(arch, a.data(), lda, b.data(), ldb, false, got.data(), ldc, M, K, N, ws, kGemmMeasured);
+                Gemm{}(arch, a.data(), lda, bt.data(), ldbt, true, got_nt.data(), ldc, M, K, N, ws, kGemmMeasured);
+                const double tol = kGemmOrderSlack * K * kEps * K;
+                double worst = 0;
+                for (std::size_t i = 0; i < M; ++i)
+                    for (std::size_t j = 0; j < N; ++j)
+                        worst = std::max({worst, static_cast<double>(std::fabs(got[i * ldc + j] - want[i * ldc + j])),
+                                          static_cast<double>(std::fabs(got_nt[i * ldc + j] - want_nt[i * ldc + j]))});
+                CHECK(worst <= tol);
+                if (threads == 1) {
+                    one = got, one_nt = got_nt;
+                } else {
+                    CHECK(std::memcmp(got.data(), one.data(), got.size() * sizeof(float)) == 0);
+                    CHECK(std::memcmp(got_nt.data(), one_nt.data(), got_nt.size() * sizeof(float)) == 0);
+                }
+            }
+        }
+    });
+    omp_set_num_threads(saved);
 }
 
 TEST_CASE("SIMD softmax matches softmax_rows_ref, masked cells exactly 0, empty rows all 0", "[simd]") {

@@ -78,7 +78,7 @@ auto simd_call(F f, Args... args) {
     }
 }
 
-// Packed panels for the GEMM, one per thread, 64-byte aligned.
+// Packed panels for the GEMM, one per thread (each thread of a parallel product asks for its own), 64-byte aligned.
 float* gemm_workspace() {
     thread_local std::vector<float> buffer;
     if (buffer.empty()) buffer.resize(simd::gemm_workspace_floats() + 16);
@@ -138,14 +138,14 @@ std::string_view kernel_isa() {
 
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
             std::size_t M, std::size_t K, std::size_t N) {
-    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, false, c, ldc, M, K, N, gemm_workspace(),
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, false, c, ldc, M, K, N, &gemm_workspace,
                                    gemm_blocking_in_use().blocking),
                           matmul_ref(a, lda, b, ldb, c, ldc, M, K, N));
 }
 
 void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                std::size_t M, std::size_t K, std::size_t N) {
-    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, gemm_workspace(),
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, &gemm_workspace,
                                    gemm_blocking_in_use().blocking),
                           matmul_nt_ref(a, lda, b, ldb, c, ldc, M, K, N));
 }

@@ -47,10 +47,11 @@ inline constexpr std::size_t gemm_workspace_floats() { return kGemmWorkspaceFloa
 // calls (docs/performance.md, "Waiting threads"); the machine was shared,
 // so two threads rarely won outright: these are break-even estimates.
 //
-// GEMM: the compute loop splits by MR-row panels, so a product of one panel
-// (M <= MR: decode's one-row projections) never splits: the other thread
-// could only pack B. 1 x 768 x 3072 took 0.64 ms on one thread, 0.78 on two;
-// 14 x 3072 x 768 0.53 against 0.74. Above one panel, 2·M·K·N must exceed
+// GEMM: a product of one row panel (M <= MR: decode's one-row projections)
+// stays on one thread: when the threads split row panels and shared the
+// packed B, 1 x 768 x 3072 took 0.64 ms on one thread, 0.78 on two;
+// 14 x 3072 x 768 0.53 against 0.74 (the threads now split columns for such
+// shapes: not measured again). Above one panel, 2·M·K·N must exceed
 // kGemmParallelFlops: ~40 us of work at ~100 GFLOP/s per core.
 inline constexpr double kGemmParallelFlops = 4.0e6;
 // Streaming attention: NH·ceil(Tq/Br) items, each a block of queries against

@@ -18,13 +18,23 @@
 // Register budget of the micro-kernel: MR x 2 accumulators + 2 for the B row
 // + 1 broadcast of A. AVX-512 (32 zmm): MR = 14 -> 28 + 3 = 31. AVX2 and SSE
 // (16 registers): MR = 6 -> 12 + 3 = 15.
+// Threads: C is cut into one part per thread (rows or columns: gemm_grid),
+// and each thread runs the loops above on its part alone, packing into its
+// own scratch. Packing is cheap beside the product (AVX-512: 16 x 16
+// register transposes), so packing the shared operand twice costs less than
+// the barriers a shared packed block needs (three per block, each a futex
+// wake-up under the passive wait policy: src/cli/wait_policy.cpp).
 #pragma once
 
 #include <immintrin.h>
 
+#include <omp.h>
+
+#include <numeric>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/simd/gemm_pack_simd.hpp"
 #include "kernels/simd/kernels.hpp"
 
 namespace attntrace::simd {
@@ -59,57 +69,30 @@ xsimd::batch<float, Arch> fmadd(xsimd::batch<float, Arch> a, xsimd::batch<float,
         return xsimd::fma(a, b, acc);  // fma3<avx2>: vfmadd; sse4_2: mul + add (no FMA there)
 }
 
-inline std::size_t min_sz(std::size_t a, std::size_t b) { return a < b ? a : b; }
-
-// ap: panels of MR rows, k-major: ap[p][k][i] = a[ic + p·MR + i, pc + k], 0 past M.
-// Rows are read contiguously (the writes stride by MR inside an L1-sized
-// panel): reading 14 rows at once per k cost 16% of a 2048 x 3072 x 768 GEMM.
-template <std::size_t MR>
-void pack_a(const float* a, std::size_t lda, std::size_t mc, std::size_t kc, float* ap) {
-    for (std::size_t p = 0; p < mc; p += MR) {
-        const std::size_t rows = min_sz(MR, mc - p);
-        for (std::size_t i = 0; i < rows; ++i) {
-            const float* ai = a + (p + i) * lda;
-            for (std::size_t k = 0; k < kc; ++k) ap[k * MR + i] = ai[k];
-        }
-        for (std::size_t i = rows; i < MR; ++i)
-            for (std::size_t k = 0; k < kc; ++k) ap[k * MR + i] = 0.0f;
-        ap += MR * kc;
-    }
-}
-
-// bp: panels of NR columns, k-major: bp[q][k][j] = b[pc + k, q·NR + j] (or bᵀ), 0 past N.
-template <std::size_t NR>
-void pack_b(const float* b, std::size_t ldb, bool transposed, std::size_t kc, std::size_t n, float* bp) {
-    for (std::size_t q = 0; q < n; q += NR) {
-        const std::size_t cols = min_sz(NR, n - q);
-        for (std::size_t k = 0; k < kc; ++k) {
-            if (transposed)
-                for (std::size_t j = 0; j < cols; ++j) bp[j] = b[(q + j) * ldb + k];
-            else
-                for (std::size_t j = 0; j < cols; ++j) bp[j] = b[k * ldb + q + j];
-            for (std::size_t j = cols; j < NR; ++j) bp[j] = 0.0f;
-            bp += NR;
-        }
-    }
-}
-
-// c[MR x NR] (+)= A · bp over kc, A read from a packed MR-panel (ap[k·MR + i])
-// or, Direct, in place from row-major a (a[i·lda + k], whole panels only). A
-// partial tile (m < MR or n < NR) goes through a local buffer so the loop
-// itself never branches.
-template <class Arch, bool Direct = false>
+// c[m x n] (+)= A · bp over kc, m <= R <= MR rows computed, A read from a
+// packed MR-panel (ap[k·MR + i]) or, Direct, in place from row-major a
+// (a[i·lda + k], whole panels only). A partial tile (m < R or n < NR) goes
+// through a local buffer so the loop itself never branches. R < MR for a
+// last panel of few rows (M = 512 = 36·14 + 8: an 8-row kernel there does
+// 8/14 of the full tile's multiply-adds).
+template <class Arch, bool Direct = false, std::size_t R = Tile<Arch>::MR>
 void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float* bp, float* c, std::size_t ldc,
                   bool accumulate, std::size_t m, std::size_t n) {
     using T = Tile<Arch>;
     using B = typename T::B;
     constexpr std::size_t MR = T::MR, W = T::W, NR = T::NR;
-    B acc0[MR], acc1[MR];
-    for (std::size_t i = 0; i < MR; ++i) acc0[i] = acc1[i] = B(0.0f);
+    static_assert(R <= MR);
+    B acc0[R], acc1[R];
+    for (std::size_t i = 0; i < R; ++i) acc0[i] = acc1[i] = B(0.0f);
+    // C's tile is read or written once, after the k loop: its lines are fetched now, behind the FMAs.
+    for (std::size_t i = 0; i < m; ++i) {
+        __builtin_prefetch(c + i * ldc, 1, 3);
+        __builtin_prefetch(c + i * ldc + NR - 1, 1, 3);
+    }
     for (std::size_t k = 0; k < kc; ++k) {
         const B b0 = B::load_aligned(bp), b1 = B::load_aligned(bp + W);
 #pragma GCC unroll 16
-        for (std::size_t i = 0; i < MR; ++i) {
+        for (std::size_t i = 0; i < R; ++i) {
             const B a(Direct ? ap[i * lda] : ap[i]);
             acc0[i] = fmadd<Arch>(a, b0, acc0[i]);
             acc1[i] = fmadd<Arch>(a, b1, acc1[i]);
@@ -117,8 +100,8 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
         ap += Direct ? 1 : MR;
         bp += NR;
     }
-    if (m == MR && n == NR) {
-        for (std::size_t i = 0; i < MR; ++i) {
+    if (m == R && n == NR) {
+        for (std::size_t i = 0; i < R; ++i) {
             float* ci = c + i * ldc;
             if (accumulate) {
                 acc0[i] += B::load_unaligned(ci);
@@ -129,13 +112,147 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
         }
         return;
     }
-    alignas(64) float tile[MR * NR];
-    for (std::size_t i = 0; i < MR; ++i) {
+    alignas(64) float tile[R * NR];
+    for (std::size_t i = 0; i < R; ++i) {
         acc0[i].store_aligned(tile + i * NR);
         acc1[i].store_aligned(tile + i * NR + W);
     }
     for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + tile[i * NR + j];
+        for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = accumulate ? c[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+}
+
+// The micro-kernel for a packed panel of m <= MR rows: the 4- or 8-row one when it is enough.
+template <class Arch>
+void micro_kernel_packed(std::size_t kc, const float* ap, const float* bp, float* c, std::size_t ldc, bool accumulate,
+                         std::size_t m, std::size_t n) {
+    constexpr std::size_t MR = Tile<Arch>::MR;
+    if constexpr (MR > 4) {
+        if (m <= 4) return micro_kernel<Arch, false, 4>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
+    }
+    if constexpr (MR > 8) {
+        if (m <= 8) return micro_kernel<Arch, false, 8>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
+    }
+    micro_kernel<Arch>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
+}
+
+inline std::size_t round_up(std::size_t x, std::size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+// The block of `n` for a dimension cut into blocks of at most `most`
+// (a multiple of `unit`): as many blocks as `most` needs, made equal, so that
+// no thin last block pays a whole block's overhead (K = 3072 by kc = 432:
+// 7 x 432 + 48, where each block reads and writes C once; now 8 x 384).
+inline std::size_t balanced_block(std::size_t n, std::size_t most, std::size_t unit) {
+    const std::size_t blocks = (n + most - 1) / most;
+    return min_sz(most, round_up((n + blocks - 1) / blocks, unit));
+}
+
+// True when `rows` rows `ld` floats apart put more lines in one L1 set than
+// its ways but one can hold, taking L1 as 64 sets of 64-byte lines, 8 ways
+// (32 KiB; a 48 KiB 12-way L1 has 64 sets too). Such rows read side by
+// side, as the in-place micro-kernel reads A, evict one another.
+inline bool rows_crowd_l1(std::size_t ld, std::size_t rows) {
+    constexpr std::size_t kSets = 64, kLine = 64, kWays = 8;
+    const std::size_t bytes = ld * sizeof(float);
+    if (bytes % kLine) return false;  // the rows' lines start at different offsets: spread over the sets
+    const std::size_t step = bytes / kLine % kSets;
+    const std::size_t sets = kSets / std::gcd(step, kSets);  // gcd(0, 64) = 64: all in one set
+    return (rows + sets - 1) / sets > kWays - 1;
+}
+
+// c = a·b (or a·bᵀ) on one thread: the loops of the header's comment over
+// packed blocks in `work` (mc·kc + kc·nc floats of blk), kc given (it fixes
+// the order of the sums: chosen from K alone, so that a C element is summed
+// alike whichever thread and sub-product it falls in).
+template <class Arch>
+void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed, float* c,
+                     std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work, GemmBlocking blk,
+                     std::size_t kKC) {
+    using T = Tile<Arch>;
+    constexpr std::size_t MR = T::MR, NR = T::NR;
+    const std::size_t kMC = balanced_block(M, blk.mc, MR), kNC = balanced_block(N, blk.nc, NR);
+    float* ap = work;                // mc x kc, MR-panels
+    float* bp = work + blk.mc * blk.kc;  // kc x nc, NR-panels
+    // Narrow products (N <= 2·NR: attention's A·V with hs = 64) use each A
+    // element for at most two micro-kernels: packing the A block then costs
+    // as much memory traffic as the product, so the micro-kernel reads A in
+    // place. Mix stage, n = 2048, one thread: 122 ms packed, 83-90 ms direct
+    // (OpenBLAS's ratio to ours on the products alone: 0.67 -> 0.89).
+    // Unless A's rows crowd into a few of L1's sets (a row of 1024 or 2048
+    // floats: every row in one set): each MR-row panel is then packed just
+    // before its micro-kernels, into an L1-sized buffer. 12 heads of
+    // 2048 x 2048 x 64, one thread: 80 GFLOP/s in place, 89-90 packed by panel
+    // (at n = 1280, 1536, 2000: 96 in place, 89 packed).
+    const bool direct_a = N <= 2 * NR;
+    // Each A panel packed just before its micro-kernels: the crowded narrow
+    // products above, and any product of one column block (N <= nc: a part
+    // of C split by columns between threads), whose packed A block would be
+    // read once, after the B block had pushed it out of L2.
+    const bool panel_a = direct_a ? rows_crowd_l1(lda, MR) : N <= kNC;
+    for (std::size_t pc = 0; pc < K; pc += kKC) {
+        const std::size_t kc = min_sz(kKC, K - pc);
+        for (std::size_t ic = 0; ic < M; ic += kMC) {
+            const std::size_t mc = min_sz(kMC, M - ic);
+            // A block packed once for every jc (it was packed again for each of N/kNC column blocks: 7 times for
+            // the FFN's 768 x 3072, ~15% of the product's time).
+            if (!direct_a && !panel_a) pack_a<Arch, MR>(a + ic * lda + pc, lda, mc, kc, ap);
+            for (std::size_t jc = 0; jc < N; jc += kNC) {
+                const std::size_t nc = min_sz(kNC, N - jc);
+                pack_b<Arch, NR>(b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_transposed, kc, nc, bp);
+                for (std::size_t ir = 0; ir < mc; ir += MR) {
+                    const std::size_t m = min_sz(MR, mc - ir);
+                    const float* ai = a + (ic + ir) * lda + pc;
+                    const float* api = panel_a ? ap : ap + ir * kc;
+                    // Direct: whole MR-row panels straight from a; a last, partial one (or each, panel_a) packed.
+                    if (panel_a || (direct_a && m < MR)) pack_a<Arch, MR>(ai, lda, m, kc, ap);
+                    for (std::size_t jr = 0; jr < nc; jr += NR) {
+                        float* cij = c + (ic + ir) * ldc + jc + jr;
+                        if (direct_a && m == MR && !panel_a)
+                            micro_kernel<Arch, true>(kc, ai, lda, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
+                        else
+                            micro_kernel_packed<Arch>(kc, direct_a ? ap : api, bp + jr * kc, cij, ldc, pc > 0, m,
+                                                      min_sz(NR, nc - jr));
+                    }
+                }
+            }
+        }
+    }
+}
+
+// How `threads` threads split C: a grid of tm x tn parts (tm·tn = threads),
+// each part a whole product on its thread, packing its own A rows and B
+// columns in its own scratch, with no barrier but the region's end. A
+// thread's time is taken as its part's micro-kernel work (whole MR x NR
+// tiles, so a grid that leaves one thread an extra panel pays for it) plus
+// what it packs: kGemmPackCost tile-k steps per float packed (packing
+// 512 x 768 took 0.04 ms with the data in cache, ~0.1 ns a float, against
+// ~0.02 ns for a multiply-add lane at ~100 GFLOP/s: 5, and more from memory).
+// Split N, each thread packs all of A; split M, all of B. A counts twice
+// when N is split: both threads then stream all of A at once, and each
+// one's A block, as tall as A, no longer fits its L2 beside its B block.
+// Measured (each thread's part timed alone, thread CPU time, best of 9;
+// one-thread time over the slower part's): 512 x 768 x 768 1.96 split N,
+// 1.91 split M; 2048 x 3072 x 768 1.93 and 2.01; 12 heads of 512 x 64 x 512
+// (scores) 1.86 and 1.96. A read in place (narrow N) counts as packed:
+// split N, each thread would read all of it for one column panel (12 heads
+// of 2048 x 2048 x 64: 1.65 split N, 2.04-2.06 split M).
+inline constexpr double kGemmPackCost = 8.0;
+struct Grid {
+    std::size_t tm = 1, tn = 1;
+};
+inline Grid gemm_grid(std::size_t threads, std::size_t M, std::size_t K, std::size_t N, std::size_t MR,
+                      std::size_t NR) {
+    const std::size_t Pm = (M + MR - 1) / MR, Pn = (N + NR - 1) / NR;
+    Grid best;
+    double best_cost = -1.0;
+    for (std::size_t tm = 1; tm <= threads; ++tm) {
+        if (threads % tm) continue;
+        const std::size_t tn = threads / tm;
+        const double rows = static_cast<double>((Pm + tm - 1) / tm * MR), cols = static_cast<double>((Pn + tn - 1) / tn * NR);
+        const double packed = rows * K * (tn > 1 ? 2.0 : 1.0) + K * cols;
+        const double cost = rows * cols * K + kGemmPackCost * packed;
+        if (best_cost < 0 || cost < best_cost) best = {tm, tn}, best_cost = cost;
+    }
+    return best;
 }
 
 }  // namespace
@@ -143,7 +260,7 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
 
 template <class Arch>
 void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
-                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work,
+                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* (*workspace)(),
                       GemmBlocking blk) const {
     using namespace gemm_detail;
     using T = Tile<Arch>;
@@ -156,63 +273,25 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
     // The blocking must suit this tile (kernels/blocking.hpp: gemm_blocking_valid); else the measured one.
     if (blk.kc == 0 || blk.kc % 8 || blk.mc % MR || blk.nc % NR || blk.mc * blk.kc + blk.kc * blk.nc > kGemmWorkspaceFloats)
         blk = {kGemmMeasured.kc, kGemmMeasured.mc - kGemmMeasured.mc % MR, kGemmMeasured.nc};
-    const std::size_t kKC = blk.kc, kMC = blk.mc, kNC = blk.nc;
-    float* ap = work;              // kMC x kKC, MR-panels
-    float* bp = work + kMC * kKC;  // kKC x kNC, NR-panels
-    // Threads share the packed blocks and split the work by whole panels: each
-    // C tile is computed by one thread, in the same k order whatever the
-    // number of threads, so the result does not depend on it. Inside another
-    // parallel region (attention's heads) this runs on the calling thread.
-    // Small products, and those of one row panel, stay on one thread (kGemmParallelFlops).
+    const std::size_t kc = balanced_block(K, blk.kc, 8);
+    // Each thread computes a part of C, so every C element is summed by one
+    // thread in the same k order whatever the number of threads: the result
+    // does not depend on it. Inside another parallel region (attention's
+    // heads) this runs on the calling thread. Small products, and those of
+    // one row panel, stay on one thread (kGemmParallelFlops).
     const bool parallel = M > MR && 2.0 * static_cast<double>(M) * K * N > kGemmParallelFlops;
-    // Narrow products (N <= 2·NR: attention's A·V with hs = 64) use each A
-    // element for at most two micro-kernels: packing A then costs as much
-    // memory traffic as the product, so the micro-kernel reads A in place.
-    // Mix stage, n = 2048, one thread: 122 ms packed, 83-90 ms direct
-    // (OpenBLAS's ratio to ours on the products alone: 0.67 -> 0.89).
-    const bool direct_a = N <= 2 * NR;
 #pragma omp parallel if (parallel)
-    for (std::size_t pc = 0; pc < K; pc += kKC) {
-        const std::size_t kc = min_sz(kKC, K - pc);
-        for (std::size_t ic = 0; ic < M; ic += kMC) {
-            const std::size_t mc = min_sz(kMC, M - ic);
-            // A block packed once for every jc (it was packed again for each of N/kNC column blocks: 7 times for
-            // the FFN's 768 x 3072, ~15% of the product's time).
-            if (!direct_a) {
-#pragma omp for schedule(static)
-                for (std::size_t p = 0; p < mc; p += MR)
-                    pack_a<MR>(a + (ic + p) * lda + pc, lda, min_sz(MR, mc - p), kc, ap + p * kc);
-            }
-            for (std::size_t jc = 0; jc < N; jc += kNC) {
-                const std::size_t nc = min_sz(kNC, N - jc);
-                const float* bpc = b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc;
-#pragma omp for schedule(static)
-                for (std::size_t q = 0; q < nc; q += NR)
-                    pack_b<NR>(b_transposed ? bpc + q * ldb : bpc + q, ldb, b_transposed, kc, min_sz(NR, nc - q),
-                               bp + q * kc);
-                if (direct_a) {
-                    // Whole MR-row panels straight from a; only a last, partial one is packed.
-#pragma omp for schedule(static)
-                    for (std::size_t ir = 0; ir < mc; ir += MR) {
-                        const std::size_t m = min_sz(MR, mc - ir);
-                        const float* ai = a + (ic + ir) * lda + pc;
-                        float* tail = ap + ir * kc;
-                        if (m < MR) pack_a<MR>(ai, lda, m, kc, tail);
-                        for (std::size_t jr = 0; jr < nc; jr += NR) {
-                            float* cij = c + (ic + ir) * ldc + jc + jr;
-                            if (m < MR) micro_kernel<Arch>(kc, tail, 0, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
-                            else micro_kernel<Arch, true>(kc, ai, lda, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
-                        }
-                    }
-                    continue;
-                }
-#pragma omp for schedule(static)
-                for (std::size_t ir = 0; ir < mc; ir += MR)
-                    for (std::size_t jr = 0; jr < nc; jr += NR)
-                        micro_kernel<Arch>(kc, ap + ir * kc, 0, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc, pc > 0,
-                                           min_sz(MR, mc - ir), min_sz(NR, nc - jr));
-            }
-        }
+    {
+        const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
+        const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+        const Grid g = gemm_grid(threads, M, K, N, MR, NR);
+        const std::size_t Pm = (M + MR - 1) / MR, Pn = (N + NR - 1) / NR;
+        const std::size_t i = t / g.tn, j = t % g.tn;
+        const std::size_t m0 = min_sz(M, i * Pm / g.tm * MR), m1 = min_sz(M, (i + 1) * Pm / g.tm * MR);
+        const std::size_t n0 = min_sz(N, j * Pn / g.tn * NR), n1 = min_sz(N, (j + 1) * Pn / g.tn * NR);
+        if (m0 < m1 && n0 < n1)
+            gemm_one_thread<Arch>(a + m0 * lda, lda, b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
+                                  c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, kc);
     }
 }
 

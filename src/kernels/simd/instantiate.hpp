@@ -12,7 +12,7 @@
 #define ATTNTRACE_INSTANTIATE_KERNELS(ARCH)                                                                       \
     template void attntrace::simd::Gemm::operator()<ARCH>(ARCH, const float*, std::size_t, const float*,          \
                                                           std::size_t, bool, float*, std::size_t, std::size_t,    \
-                                                          std::size_t, std::size_t, float*,                       \
+                                                          std::size_t, std::size_t, float* (*)(),                 \
                                                           attntrace::simd::GemmBlocking) const;                   \
     template std::size_t attntrace::simd::SoftmaxRows::operator()<ARCH>(                                          \
         ARCH, const float*, std::size_t, std::size_t, float*, float*, float*, float*, float*) const;             \

@@ -23,13 +23,15 @@ using Archs = xsimd::arch_list<xsimd::avx512bw, xsimd::fma3<xsimd::avx2>, xsimd:
 
 // c = a·b or a·bᵀ (b_transposed): see matmul_ref / matmul_nt_ref, blocked
 // by `blk` (kernels/blocking.hpp; one that does not suit this Arch's tile is
-// replaced by kGemmMeasured). `work` is scratch for the packed panels: gemm_workspace_floats() floats,
-// 64-byte aligned, owned by the caller, so that no allocator is instantiated
-// in the translation units built with ISA flags (see arch/avx512.cpp).
+// replaced by kGemmMeasured). `workspace()` returns the calling thread's
+// scratch for the packed panels: gemm_workspace_floats() floats, 64-byte
+// aligned, owned by the caller, so that no allocator is instantiated in the
+// translation units built with ISA flags (see arch/avx512.cpp). Each thread
+// of the product's parallel region asks for its own.
 struct Gemm {
     template <class Arch>
     void operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
-                    float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work,
+                    float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* (*workspace)(),
                     GemmBlocking blk) const;
 };
 
