@@ -5,6 +5,7 @@
 #include "core/decimal.hpp"
 #include "core/error.hpp"
 #include "core/json_field.hpp"
+#include "kernels/next_token.hpp"
 
 #include <fmt/format.h>
 
@@ -137,18 +138,6 @@ ClaimResult check_terms(const Lesson& lesson, const Trace& exact, const Trace* d
     return r;
 }
 
-// The probabilities of a position's row of logits (V): softmax in double, as run's next-token table.
-std::vector<double> next_token_probabilities(const Tensor& row) {
-    const float* l = row.ptr();
-    const std::size_t V = row.size();
-    const double mx = *std::max_element(l, l + V);
-    std::vector<double> p(V);
-    double sum = 0;
-    for (std::size_t v = 0; v < V; ++v) sum += p[v] = std::exp(static_cast<double>(l[v]) - mx);
-    for (double& x : p) x /= sum;
-    return p;
-}
-
 // A claim `of: "next_token"`: the claimed token's probability judged as a
 // value; a token that is not the top one (the largest logit, the lower id on
 // a tie) disagrees whatever its probability, the top one named in the reason.
@@ -159,8 +148,9 @@ ClaimResult check_next_token(const Claim& c, const Trace& exact, const Trace* do
     r.basis = Basis::formula;
     auto probability = [&](const Step& s, const Tensor& v, std::size_t* top) {
         const Tensor row = claimed_region(c, s, v);  // (V): the position's logits
-        const std::vector<double> p = next_token_probabilities(row);
-        if (top) *top = static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
+        const std::vector<double> p = next_token_probabilities(row.ptr(), row.size());
+        // the largest logit, the first (lowest id) on a tie: next_tokens' ranking
+        if (top) *top = static_cast<std::size_t>(std::max_element(row.ptr(), row.ptr() + row.size()) - row.ptr());
         Tensor t(c.values.shape);
         t.data[0] = static_cast<float>(p.at(c.token));
         return std::make_pair(t, p);

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <numeric>
 
 #include "core/error.hpp"
 #include "core/json_field.hpp"
@@ -135,23 +134,6 @@ void start_model_lesson(HfModel& m, const std::string& id_prefix, std::string ti
     l.source.document = m.dir;
     l.token_ids = ids;
     for (auto id : ids) l.tokens.push_back(m.label(id));
-}
-
-std::vector<NextToken> next_tokens(const float* logits, std::size_t V, std::size_t k) {
-    // p = softmax(logits), in double: the next token's distribution
-    const double mx = *std::max_element(logits, logits + V);
-    double sum = 0;
-    for (std::size_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(logits[v]) - mx);
-    std::vector<std::size_t> order(V);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    k = std::min(k, V);
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                      [&](std::size_t a, std::size_t b) { return logits[a] != logits[b] ? logits[a] > logits[b] : a < b; });
-    std::vector<NextToken> top;
-    for (std::size_t i = 0; i < k; ++i)
-        top.push_back({static_cast<std::int64_t>(order[i]), logits[order[i]],
-                       std::exp(static_cast<double>(logits[order[i]]) - mx) / sum});
-    return top;
 }
 
 }  // namespace attntrace

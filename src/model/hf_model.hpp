@@ -7,7 +7,7 @@
 // causal mask, learned positions, inputs.embedding and inputs.positions);
 // the final norm and the unembedding are the lesson's last passes
 // (config.final_norm, config.unembed: steps ln_final.*, unembed), and the
-// next tokens come from the logits' last row (next_tokens).
+// next tokens come from the logits' last row (kernels/next_token.hpp).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "kernels/next_token.hpp"  // NextToken, next_tokens: the logits' last row ranked
 #include "lesson/lesson.hpp"
 #include "model/tokenizer.hpp"
 #include "model/wordpiece.hpp"
@@ -57,12 +58,6 @@ struct HfModel {
 // float32 size of every weight is held to --max-memory before any is converted.
 HfModel load_hf_model(const std::string& dir, const ModelInput& input);
 
-struct NextToken {
-    std::int64_t id = 0;
-    float logit = 0;
-    double probability = 0;  // softmax over the whole vocabulary, in double
-};
-
 // For the families' loaders (gpt2, bert, llama): refuses, naming `where`, weights
 // whose float32 values (`floats`, as the family counts what it holds at once:
 // `what`) exceed --max-memory, before any is converted.
@@ -72,10 +67,5 @@ void require_weight_budget(const std::string& where, std::size_t floats, const s
 // token ids and their pieces as labels.
 void start_model_lesson(HfModel& m, const std::string& id_prefix, std::string title,
                         const std::vector<std::int64_t>& ids);
-
-// The top-k next tokens after one position: its row of the logits (the
-// trace's step `unembed`, (V)), by probability, softmax over the whole
-// vocabulary in double; ties: the lower id first.
-std::vector<NextToken> next_tokens(const float* logits, std::size_t V, std::size_t k);
 
 }  // namespace attntrace

@@ -1,5 +1,5 @@
 // What a checkpoint's run shows after its steps: the next tokens, from the
-// last row of the logits the run recorded (step `unembed`; model/hf_model.hpp's next_tokens).
+// last row of the logits the run recorded (step `unembed`; kernels/next_token.hpp).
 #pragma once
 
 #include <ostream>
