@@ -113,6 +113,27 @@ TEST_CASE("decode --generate's first token is PyTorch's argmax of the prompt's l
     }
 }
 
+TEST_CASE("decode --generate decodes the prompt and what it generated to text with the folder's tokenizer") {
+    for (const char* name : {"tiny-gpt2", "tiny-llama"}) {
+        INFO(name);
+        ModelInput in;
+        in.text = "the ring fell";
+        HfModel m = load_hf_model(model(name), in);
+        const Generation g = generate(m, 4, 1);
+        REQUIRE(m.tokenizer);
+        std::vector<std::int64_t> all = g.prompt, generated;
+        for (const GeneratedToken& t : g.tokens) generated.push_back(t.chosen.id);
+        all.insert(all.end(), generated.begin(), generated.end());
+        CHECK(g.decoded == m.tokenizer->decode(all));
+        CHECK(g.continuation == m.tokenizer->decode(generated));
+        // the prompt's own text comes back first (both tokenizers give its ids back as written)
+        CHECK(g.decoded.rfind("the ring fell", 0) == 0);
+        const CliResult r = run_cli({"decode", "--model", model(name), "--text", "the ring fell", "--generate", "4", "--top-k", "1"});
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.out, Catch::Contains("\ndecoded: the ring fell"));
+    }
+}
+
 TEST_CASE("decode --generate refuses a model with no next token, a count out of range, and too many positions") {
     CHECK_THAT(refusal(model("tiny-bert"), {2, 10, 3}, 2), Catch::Contains("not causal"));
     CHECK_THAT(refusal(model("tiny-gpt2"), {287}, 0), Catch::Contains("from 1 to 1024"));
@@ -141,6 +162,8 @@ TEST_CASE("attntrace decode --generate: the table, the JSON, and its refusals in
         CHECK(j["generated"][i]["id"] == g.tokens[i].chosen.id);
         CHECK(j["generated"][i]["top"].size() == 10);
     }
+    CHECK(j["decoded"] == g.decoded);
+    CHECK(j["continuation"] == g.continuation);
     auto refused = [](const std::vector<std::string>& args, const std::string& what) {
         const CliResult r = run_cli(args);
         INFO(r.err);

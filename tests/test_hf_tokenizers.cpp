@@ -198,3 +198,52 @@ TEST_CASE("Llama 2's tokenizer.json form (Prepend and Replace, byte fallback) al
     doc["normalizer"] = nullptr;
     CHECK(refusal(doc).rfind("DIR/tokenizer.json: model.byte_fallback: expected false or null", 0) == 0);
 }
+
+TEST_CASE("decode gives the text the JavaScript port decodes from the same ids, characters cut between tokens as U+FFFD") {
+    for (const char* folder : {"tiny-gpt2", "tiny-llama3-tokenizer", "tiny-qwen2"}) {
+        const std::string dir = source_dir() + "/tests/models/" + folder;
+        // decode-cases.json: made once by tests/models/tokenizer_decoded.mjs with @huggingface/transformers
+        const auto cases = nlohmann::json::parse(read_text(dir + "/decode-cases.json"));
+        const auto t = Tokenizer::open(dir);
+        REQUIRE(t);
+        REQUIRE(cases["cases"].size() >= 20);
+        for (const auto& c : cases["cases"]) {
+            INFO(folder << ": " << c["ids"].dump());
+            CHECK(t->decode(c["ids"].get<std::vector<std::int64_t>>()) == c["text"].get<std::string>());
+        }
+    }
+    // GPT-2's byte-level BPE loses nothing: the ids of any valid text decode to it, byte for byte
+    const auto gpt2 = Tokenizer::open(source_dir() + "/tests/models/tiny-gpt2");
+    REQUIRE(gpt2);
+    for (const std::string text : {"the ring fell", "  x\r\n\ty  ", "\xF0\x9F\x99\x82 caf\xC3\xA9", ""})
+        CHECK(gpt2->decode(gpt2->encode(text, "--text")) == text);
+    CHECK(gpt2->decode({static_cast<std::int64_t>(gpt2->vocab_size()) + 5}).empty());  // an id the vocabulary lacks spells nothing
+}
+
+TEST_CASE("bytes that are no UTF-8 become one U+FFFD per maximal ill-formed subpart, as Python's errors=\"replace\"") {
+    const std::string R = "\xEF\xBF\xBD";
+    // expected values: bytes.decode("utf-8", errors="replace") in Python 3.11
+    CHECK(replace_invalid_utf8("\xE2\x82") == R);                    // a character cut at the end
+    CHECK(replace_invalid_utf8("a\xF0\x9F\x99" "b") == "a" + R + "b");  // cut in the middle
+    CHECK(replace_invalid_utf8("\xC0\xAF") == R + R);                // an overlong lead is never a lead
+    CHECK(replace_invalid_utf8("\xED\xA0\x80") == R + R + R);        // a surrogate: ED then two stray bytes
+    CHECK(replace_invalid_utf8("\xE0\x80\xAF") == R + R + R);        // overlong 3-byte form
+    CHECK(replace_invalid_utf8("\xF4\x90\x80\x80") == R + R + R + R);  // past U+10FFFF
+    CHECK(replace_invalid_utf8("\x80\x80") == R + R);
+    CHECK(replace_invalid_utf8("\xF0\x9F\x99\x82 \xC3\xA9") == "\xF0\x9F\x99\x82 \xC3\xA9");  // valid text unchanged
+}
+
+TEST_CASE("SentencePiece's decode gives back the text of the JavaScript port's cases (<s> a control piece: no text)") {
+    const std::string dir = source_dir() + "/tests/models/tiny-llama";
+    const auto cases = nlohmann::json::parse(read_text(dir + "/tokenizer-cases.json"));
+    const auto t = Tokenizer::open(dir);
+    REQUIRE(t);
+    REQUIRE(t->file().find("tokenizer.model") != std::string::npos);
+    for (const auto& c : cases["cases"]) {
+        const std::string text = c["text"];
+        INFO(text);
+        // Llama's SentencePiece model adds a leading ▁ and decoding takes it off again; leading white
+        // space of the text itself is kept (one case starts with a space)
+        CHECK(t->decode(c["ids"].get<std::vector<std::int64_t>>()) == text);
+    }
+}

@@ -79,6 +79,12 @@ Generation generate(HfModel& m, std::size_t n, std::size_t k) {
         g.tokens.push_back(std::move(tok));
     }
     for (const std::string& piece : lesson.tokens) g.text += piece;
+    if (m.tokenizer) {
+        std::vector<std::int64_t> generated;
+        for (const GeneratedToken& t : g.tokens) generated.push_back(t.chosen.id);
+        g.decoded = m.tokenizer->decode(lesson.token_ids);
+        g.continuation = m.tokenizer->decode(generated);
+    }
     return g;
 }
 

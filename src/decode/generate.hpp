@@ -40,6 +40,9 @@ struct Generation {
     std::vector<std::int64_t> prompt;      // the prompt's ids
     std::vector<GeneratedToken> tokens;    // N of them
     std::string text;                      // prompt + generated, as pieces joined (the leading space as ␣)
+    // prompt + generated and the generated alone as the folder's tokenizer
+    // decodes them (Tokenizer::decode: the text they spell); empty without a tokenizer
+    std::string decoded, continuation;
     // The id at position j of prompt + generated.
     std::int64_t ids_at(std::size_t j) const { return j < prompt.size() ? prompt[j] : tokens.at(j - prompt.size()).chosen.id; }
 };

@@ -5,6 +5,7 @@
 #include <sentencepiece_processor.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -66,6 +67,16 @@ std::string SentencePiece::shown(std::int64_t id) const {
         return p;
     }
     return replace_all(p, "\xE2\x96\x81", "␣");  // ▁ (U+2581) -> ␣ (U+2423)
+}
+
+std::string SentencePiece::decode(const std::vector<std::int64_t>& ids) const {
+    std::vector<int> known;
+    for (const std::int64_t id : ids)
+        if (id >= 0 && static_cast<std::size_t>(id) < size()) known.push_back(static_cast<int>(id));
+    std::string text;
+    if (const auto st = sp_->Decode(known, &text); !st.ok())
+        throw std::logic_error("sentencepiece: decoding ids in range failed: " + std::string(st.message()));
+    return text;
 }
 
 std::int64_t SentencePiece::bos_id() const { return sp_->bos_id(); }

@@ -40,6 +40,8 @@ public:
     std::string piece(std::int64_t id) const;
     // As shown: ▁ as ␣, the byte pieces <0x0A> <0x09> <0x20> as ↵ ⇥ ␣ (others as written).
     std::string shown(std::int64_t id) const;
+    // The text of the ids, by the library's DecodeIds (ids past the pieces skipped).
+    std::string decode(const std::vector<std::int64_t>& ids) const;
     std::int64_t bos_id() const;  // -1: none
     std::int64_t eos_id() const;
     const std::string& file() const { return file_; }

@@ -248,20 +248,36 @@ const std::string& Tokenizer::piece(std::int64_t id) const {
     return pieces_[static_cast<std::size_t>(id)];
 }
 
-std::string Tokenizer::shown(std::int64_t id) const {
-    if (spm_) return spm_->shown(id);
-    const std::string& p = piece(id);
-    for (const auto& a : added_)
-        if (a.second == id) return p;  // "<|endoftext|>" as written
+namespace {
+
+// Appends the bytes a byte-level piece stands for ("Ġring" -> " ring"); false
+// (nothing appended) when a character of it is not in GPT-2's byte table.
+bool append_piece_bytes(const std::string& p, std::string& out) {
     const ByteTable& bt = byte_table();
     std::string bytes;
     for (std::size_t i = 0; i < p.size();) {
         const std::size_t n = char_len(p, i);
         auto it = bt.to_byte.find(p.substr(i, n));
-        if (it == bt.to_byte.end()) return p;  // not a byte-level piece: as the vocabulary spells it
+        if (it == bt.to_byte.end()) return false;
         bytes += static_cast<char>(it->second);
         i += n;
     }
+    out += bytes;
+    return true;
+}
+
+}  // namespace
+
+bool Tokenizer::is_added(std::int64_t id) const {
+    return std::any_of(added_.begin(), added_.end(), [id](const auto& a) { return a.second == id; });
+}
+
+std::string Tokenizer::shown(std::int64_t id) const {
+    if (spm_) return spm_->shown(id);
+    const std::string& p = piece(id);
+    if (is_added(id)) return p;  // "<|endoftext|>" as written
+    std::string bytes;
+    if (!append_piece_bytes(p, bytes)) return p;  // not a byte-level piece: as the vocabulary spells it
     std::string out;
     for (std::size_t i = 0; i < bytes.size();) {
         const char c = bytes[i];
@@ -276,6 +292,54 @@ std::string Tokenizer::shown(std::int64_t id) const {
             continue;
         }
         ++i;
+    }
+    return out;
+}
+
+std::string Tokenizer::decode(const std::vector<std::int64_t>& ids) const {
+    if (spm_) return spm_->decode(ids);
+    std::string bytes;
+    for (const std::int64_t id : ids) {
+        const std::string& p = piece(id);  // "" for an id past the vocabulary: no text
+        // an added token is its content as written; a piece outside the byte table too (as tokenizers' ByteLevel decoder)
+        if (is_added(id) || !append_piece_bytes(p, bytes)) bytes += p;
+    }
+    return replace_invalid_utf8(bytes);
+}
+
+std::string replace_invalid_utf8(const std::string& s) {
+    static constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+    std::string out;
+    out.reserve(s.size());
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = c < 0x80                  ? 1
+                              : (c >= 0xC2 && c <= 0xDF) ? 2
+                              : (c >= 0xE0 && c <= 0xEF) ? 3
+                              : (c >= 0xF0 && c <= 0xF4) ? 4
+                                                         : 0;  // a continuation byte, C0, C1, F5..FF: never a lead
+        if (n == 0) {
+            out += kReplacement;
+            ++i;
+            continue;
+        }
+        // the longest prefix of a well-formed sequence (Table 3-7: the second byte's range depends on the lead)
+        std::size_t k = 1;
+        for (; k < n && i + k < s.size(); ++k) {
+            const auto b = static_cast<unsigned char>(s[i + k]);
+            unsigned lo = 0x80, hi = 0xBF;
+            if (k == 1) {
+                if (c == 0xE0) lo = 0xA0;       // no overlong 3-byte forms
+                else if (c == 0xED) hi = 0x9F;  // no surrogates
+                else if (c == 0xF0) lo = 0x90;  // no overlong 4-byte forms
+                else if (c == 0xF4) hi = 0x8F;  // nothing past U+10FFFF
+            }
+            if (b < lo || b > hi) break;
+        }
+        if (k == n) out.append(s, i, n);
+        else out += kReplacement;  // a maximal ill-formed subpart: one U+FFFD
+        i += k;
     }
     return out;
 }

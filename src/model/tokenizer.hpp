@@ -58,6 +58,14 @@ public:
     // The piece's bytes as text, a leading space shown as ␣ (U+2423), a
     // newline as ↵, a tab as ⇥, a byte that is no whole UTF-8 character as \xNN.
     std::string shown(std::int64_t id) const;
+    // The text the ids spell, as Hugging Face's tokenizer.decode(ids) gives it
+    // with its default skip_special_tokens=False and without its
+    // clean_up_tokenization_spaces: byte-level pieces back to their bytes,
+    // joined, an added token as written; then each byte run that is no UTF-8
+    // character (one cut between two tokens, or at the end) as one U+FFFD.
+    // SentencePiece: its library's DecodeIds (<s>, </s> are control pieces:
+    // no text). An id past the vocabulary spells nothing.
+    std::string decode(const std::vector<std::int64_t>& ids) const;
     std::size_t vocab_size() const { return pieces_.size(); }
     const std::string& file() const { return file_; }
 
@@ -82,6 +90,7 @@ private:
     void read_pre_tokenizer(const nlohmann::json& p, const Fields& f);
     void read_post_processor(const nlohmann::json& pp, const Fields& f);
     void encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const;
+    bool is_added(std::int64_t id) const;  // one of added_ ("<|endoftext|>")
 
     // SentencePiece (model/sentencepiece.cpp): set, it encodes and shows the pieces.
     std::shared_ptr<const SentencePiece> spm_;
@@ -93,5 +102,9 @@ private:
 // The first byte of `text` that is not valid UTF-8 (overlong forms,
 // surrogates and code points past U+10FFFF included); nullopt when it all is.
 std::optional<std::size_t> first_invalid_utf8(const std::string& text);
+// `bytes` as UTF-8 text: each maximal ill-formed subsequence (Unicode §3.9,
+// "U+FFFD substitution of maximal subparts", as Python's
+// decode(errors="replace") and the WHATWG TextDecoder do) becomes one U+FFFD.
+std::string replace_invalid_utf8(const std::string& bytes);
 
 }  // namespace attntrace

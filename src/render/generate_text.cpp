@@ -29,6 +29,10 @@ void render_generation(std::ostream& out, const HfModel& m, const Generation& g)
         }
     }
     out << "\ntext: " << printable(g.text) << "\n";
+    if (!g.decoded.empty() || !g.continuation.empty()) {
+        out << "decoded: " << printable(g.decoded, true) << "\n";
+        out << "continuation: " << printable(g.continuation, true) << "\n";
+    }
 }
 
 OrderedJson generation_json(const HfModel& m, const Generation& g) {
@@ -52,6 +56,10 @@ OrderedJson generation_json(const HfModel& m, const Generation& g) {
                                       {"z", tensor_to_json(t.window.z)}}}});
     j["generated"] = std::move(tokens);
     j["text"] = g.text;
+    if (m.tokenizer) {
+        j["decoded"] = g.decoded;
+        j["continuation"] = g.continuation;
+    }
     return j;
 }
 
