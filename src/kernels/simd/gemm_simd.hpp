@@ -30,6 +30,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <numeric>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
@@ -274,6 +275,15 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
     if (blk.kc == 0 || blk.kc % 8 || blk.mc % MR || blk.nc % NR || blk.mc * blk.kc + blk.kc * blk.nc > kGemmWorkspaceFloats)
         blk = {kGemmMeasured.kc, kGemmMeasured.mc - kGemmMeasured.mc % MR, kGemmMeasured.nc};
     const std::size_t kc = balanced_block(K, blk.kc, 8);
+    // A balanced kc below blk.kc leaves the A block its bytes: mc grows by
+    // blk.kc / kc (what the L3 and workspace rules bound is mc·kc, the A
+    // block, and kc·nc only shrinks). On a 48 KiB L1 the derived kc is 728,
+    // and the workspace then caps mc at 490; K = 768 runs as 2 x 384, so
+    // M = 512 was two row blocks, each packing every B block again. Now mc
+    // is 924: one row block. Intel Xeon (2026-11-26), one thread, `bench
+    // --tokens 512 --trace none`: docs/performance.md. The sums' order is
+    // kc's alone: no result changes.
+    if (kc < blk.kc) blk = {kc, std::max(blk.mc, blk.mc * blk.kc / kc / MR * MR), blk.nc};
     // Each thread computes a part of C, so every C element is summed by one
     // thread in the same k order whatever the number of threads: the result
     // does not depend on it. Inside another parallel region (attention's
