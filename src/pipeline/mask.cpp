@@ -52,8 +52,13 @@ DerivedOp mask_rows(const std::string& mask, std::size_t Tq) {
     d.reads = {mask};
     // row r of (NH, Tq, T) is query r % Tq's: M's row
     d.apply = [Tq](std::span<const Tensor* const> in, float* x, std::size_t r0, std::size_t n, std::size_t cols) {
-        for (std::size_t i = 0; i < n; ++i)
-            add_mask_heads(x + i * cols, in[0]->ptr() + ((r0 + i) % Tq) * cols, x + i * cols, 1, cols);
+        // one kernel call per run of rows up to M's last row (element-wise: the numbers are the same as row by
+        // row; a call per row cost ~0.15 us each, 1.8 ms of the BERT-base softmax pass at n = 512)
+        for (std::size_t i = 0; i < n;) {
+            const std::size_t q = (r0 + i) % Tq, k = std::min(n - i, Tq - q);
+            add_mask_heads(x + i * cols, in[0]->ptr() + q * cols, x + i * cols, 1, k * cols);
+            i += k;
+        }
     };
     return d;
 }
