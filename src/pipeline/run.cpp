@@ -333,6 +333,8 @@ bool has_neg_inf(const Tensor& t) {
 
 void Run::check_finite(const Step& s) {
     if (s.source == StepSource::not_computable) return;
+    // a scan of (NH, T, T) weights read ~200 MB at T = 2048 (13 ms of a BERT-base block's 390, one thread)
+    if (s.source == StepSource::computed && finite_by_construction_.count(s.name)) return;
     const NegInf kind = s.def ? s.def->neg_inf : NegInf::never;
     const bool given = s.source == StepSource::given;
     if (given && kind == NegInf::given && has_neg_inf(s.value)) given_blocked_ = true;

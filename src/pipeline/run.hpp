@@ -10,6 +10,7 @@
 #include <deque>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,6 +130,11 @@ public:
     // A derived step's values computed and checked finite as close() checks a
     // step: the refusal of an overflow names the step where it happened.
     void check_derived(const std::string& name);
+    // Step `name`'s computed values are finite by construction, as the stage
+    // has just made sure (the weights: every row's max finite or -inf, so
+    // each weight is exp(≤ 0) / (a sum ≥ 1), or a blocked row's 0): close()
+    // does not scan them again. Given values are scanned as always.
+    void finite_by_construction(const std::string& name) { finite_by_construction_.insert(name); }
     // Whether step `name` was recorded and is computable (a buffer or a derivation).
     bool computable(const std::string& name) const;
 
@@ -165,6 +171,7 @@ private:
     // A given score matrix held -inf (an article's blocked cells): the steps
     // computed from it may hold -inf too, where it did.
     bool given_blocked_ = false;
+    std::set<std::string> finite_by_construction_;  // finite_by_construction()
 
     Step& add_step(const StepDef& def);
     void close_step(Step& s);

@@ -108,6 +108,9 @@ void softmax_derived(Run& run, std::size_t rows, std::size_t cols) {
         // A score past float32's range (an overflowing scale): refused naming the step it happened in.
         if (std::any_of(m, m + rows, [](float v) { return std::isnan(v) || v == std::numeric_limits<float>::infinity(); }))
             for (const std::string& step : {run.name(Leaf::scores_scaled), n.in}) run.check_derived(step);
+        else  // every row max finite or -inf: each weight is exp(x - m) <= 1 over a sum >= 1 (the max's exp(0)),
+              // or 0 in a blocked row
+            run.finite_by_construction(n.pattern);
     }
     run.close();
 }
