@@ -3,7 +3,7 @@
 // TemplateProcessing, Qwen2's and its normalizers). Bytes in; the only acceptable outcomes are a
 // tokenizer or an InputError. A tokenizer that reads encodes some hard texts
 // and the input itself, each to ids the vocabulary spells (a piece for every
-// id); text that is not UTF-8 is refused.
+// id), which decode to valid UTF-8; text that is not UTF-8 is refused.
 // Built as a libFuzzer binary and as a replay binary (see fuzz_lesson.cpp).
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         for (std::int64_t id : ids)
             if (id < 0 || static_cast<std::size_t>(id) >= t->vocab_size() || t->piece(id).empty()) __builtin_trap();
+        // the ids decode to valid UTF-8 (pieces that are no byte-level characters, cut characters: U+FFFD)
+        if (first_invalid_utf8(t->decode(ids))) __builtin_trap();
     }
     return 0;
 }
