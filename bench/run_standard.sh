@@ -339,7 +339,7 @@ L.append("|---|---|---|---|---|---|---|---|---|")
 L.extend(policy_rows)
 L.append("")
 L.append("Trace none keeps only the block's output: attention streams over key blocks (scores, scale, mask, "
-         "softmax and mix fused; no n x n matrix) and the FFN runs 256 rows at a time. The two policies ran "
+         "softmax and mix fused; no n x n matrix) and the FFN runs up to 12 MiB of hidden units (1024 rows at d_ff 3072) at a time. The two policies ran "
          "interleaved in one `attntrace bench` (the full trace keeps the raw scores and the weights; the scaled, "
          "masked, shifted and exp'd scores are derived steps, computed when read: docs/performance.md). Issue 3's "
          "target for attention alone: "

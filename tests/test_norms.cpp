@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluate/evaluate.hpp"
+#include "held_trace.hpp"
 #include "kernels/activations.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/softmax.hpp"
@@ -99,11 +100,12 @@ TEST_CASE("SwiGLU and GELU-tanh FFNs give the same output materialised and in ro
         INFO(act);
         // Keeping the weights keeps attention materialised in both: only the FFN streams.
         auto full = eval(small_lesson(act, "layernorm"));
-        auto chunked = eval(small_lesson(act, "layernorm"),
-                            parse_trace_policy("blocks.0.attn.hook_pattern,blocks.0.hook_mlp_out", "--trace"));
-        REQUIRE(!chunked->exact.find("blocks.0.mlp.hook_pre"));  // the hidden units were never whole
+        // 5 tokens 2 rows at a time: chunks of 2, 2 and 1 rows.
+        const Trace chunked = run_ffn_chunks(parse_lesson(small_lesson(act, "layernorm").dump(), "norms.json"),
+                                             parse_trace_policy("blocks.0.attn.hook_pattern,blocks.0.hook_mlp_out", "--trace"), 2);
+        REQUIRE(!chunked.find("blocks.0.mlp.hook_pre"));  // the hidden units were never whole
         const Tensor& a = full->exact.find("blocks.0.hook_mlp_out")->value;
-        const Tensor& b = chunked->exact.find("blocks.0.hook_mlp_out")->value;
+        const Tensor& b = chunked.find("blocks.0.hook_mlp_out")->value;
         REQUIRE(a.size() == b.size());
         for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data[i] == b.data[i]);
         CHECK((full->exact.find("blocks.0.mlp.hook_pre_linear") != nullptr) == (std::string(act) == "swiglu"));

@@ -9,6 +9,7 @@
 
 #include "export/trace_export.hpp"
 #include "lesson/random_lesson.hpp"
+#include "held_trace.hpp"
 #include "pipeline/run.hpp"
 #include "support.hpp"
 
@@ -29,12 +30,14 @@ Lesson random_lesson(std::size_t tokens, std::size_t d_model, std::size_t heads,
 }
 
 // The lesson's trace on 1 and on 2 threads.
-std::pair<Trace, Trace> one_and_two(const Lesson& lesson, const TracePolicy& policy) {
+// ffn_rows > 0: the FFN streamed that many rows at a time (run_ffn_chunks).
+std::pair<Trace, Trace> one_and_two(const Lesson& lesson, const TracePolicy& policy, std::size_t ffn_rows = 0) {
     const int before = omp_get_max_threads();
+    auto run = [&] { return ffn_rows ? run_ffn_chunks(lesson, policy, ffn_rows) : run_lesson(lesson, Arithmetic::exact, policy); };
     omp_set_num_threads(1);
-    Trace one = run_lesson(lesson, Arithmetic::exact, policy);
+    Trace one = run();
     omp_set_num_threads(2);
-    Trace two = run_lesson(lesson, Arithmetic::exact, policy);
+    Trace two = run();
     omp_set_num_threads(before);
     return {std::move(one), std::move(two)};
 }
@@ -79,7 +82,7 @@ TEST_CASE("attntrace random writes a lesson that loads and runs, of the requeste
 
 TEST_CASE("1 and 2 threads give bit-identical outputs with streamed attention and the chunked FFN", "[threads]") {
     // 530 tokens: several query and key blocks, three FFN chunks.
-    auto [one, two] = one_and_two(random_lesson(530, 96, 3, 192, 12), parse_trace_policy("hook_z,hook_mlp_out", "--trace"));
+    auto [one, two] = one_and_two(random_lesson(530, 96, 3, 192, 12), parse_trace_policy("hook_z,hook_mlp_out", "--trace"), 256);
     REQUIRE(one.streamed_attention);
     REQUIRE(one.steps.size() == 3);  // Z, the FFN's output, the block's output
     require_identical(one, two);

@@ -20,8 +20,8 @@ void ffn_activate(const Config& c, const float* h, const float* u, float* out, s
 
 namespace {
 
-// Neither hidden step is kept: rows go through both layers kFfnChunkRows at a
-// time, so the (T, F) hidden units never exist whole (a chunk of them stays
+// Neither hidden step is kept: rows go through both layers ffn_chunk_rows at a
+// time (plan.hpp), so the (T, F) hidden units never exist whole (a chunk of them stays
 // in cache between the two products). Each row's arithmetic is the same as
 // in the whole-matrix path.
 void ffn_chunked(Run& run) {
@@ -40,15 +40,15 @@ void ffn_chunked(Run& run) {
     if (float* out = run.open(run.name(Leaf::mlp_out),
                               {{in_name, x}, {run.wpath("W_1"), W1}, {run.wpath("W_2"), W2}, {gated ? run.wpath("W_3") : run.wpath("W_1"), gate_ok}},
                               {{run.wpath("b_1"), b1}, {run.wpath("b_2"), b2}, {run.wpath("b_3"), gated ? b3 : nullptr}})) {
-        const std::size_t chunk = std::min(kFfnChunkRows, d.P);
+        const std::size_t chunk = std::min(run.plan().ffn_chunk_rows, d.P);
         Tensor hidden = Tensor::uninitialized({chunk, d.F});                       // (rows, F)
         Tensor lin = gated ? Tensor::uninitialized({chunk, d.F}) : Tensor{};  // SwiGLU's U rows
         // The scalar activations write to their own buffer, as in the whole-matrix path: in
         // place, the compiler vectorises exp and tanh differently and the last bits differ.
         const bool scalar_act = gated || cfg.activation == Activation::gelu_tanh;
         Tensor act = scalar_act ? Tensor::uninitialized({chunk, d.F}) : Tensor{};
-        for (std::size_t r = 0; r < d.P; r += kFfnChunkRows) {
-            const std::size_t rows = std::min(kFfnChunkRows, d.P - r);
+        for (std::size_t r = 0; r < d.P; r += chunk) {
+            const std::size_t rows = std::min(chunk, d.P - r);
             float* h = hidden.ptr();
             // H = x·W_1 + b_1;  act(H) in place;  out = act(H)·W_2 + b_2   for rows r .. r+rows-1
             linear(x->ptr() + r * d.C, W1->ptr(), b1 ? b1->ptr() : nullptr, h, rows, d.C, d.F);

@@ -118,6 +118,7 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
     // The FFN's output (hook_mlp_out) may still be kept: the chunks write it whole.
     auto hidden = [](const StepDef& d) { return d.stage == Stage::ffn && d.leaf != Leaf::mlp_out; };
     p.stream_ffn = lesson.runs(Stage::ffn) && d_ff_of(lesson) > 0 && quiet(hidden);
+    p.ffn_chunk_rows = ffn_chunk_rows(d_ff_of(lesson));
 
     // Derived steps: scaled, masked, shifted and exp'd scores from the raw ones.
     p.derived.assign(steps.size(), false);
@@ -193,7 +194,7 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             alloc = add_sat(alloc, live[i] = b);
         }
         if (p.stream_ffn && pass.stage == Stage::ffn)  // the hidden chunk (and SwiGLU's linear branch beside it)
-            scratch = add_sat(scratch, bytes_of({kFfnChunkRows * ffn_chunk_buffers(lesson.config.activation), d_ff_of(lesson)}));
+            scratch = add_sat(scratch, bytes_of({std::min(p.ffn_chunk_rows, lesson.dims_of(pass).P) * ffn_chunk_buffers(lesson.config.activation), d_ff_of(lesson)}));
         peak = std::max(peak, add_sat(add_sat(now, alloc), scratch));
         now = add_sat(now, alloc);
         for (std::size_t i = 0; i < steps.size(); ++i)

@@ -10,6 +10,7 @@
 // hidden units never exist whole.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -43,6 +44,7 @@ struct Plan {
     std::vector<bool> derived;
     std::size_t derived_bytes = 0;  // what the derived steps kept would hold as buffers (not in peak or kept)
     bool stream_ffn = false;
+    std::size_t ffn_chunk_rows = 0;  // streaming: rows through both layers at a time (ffn_chunk_rows below)
     std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory; a checkpoint's largest block of weights
     std::size_t peak_bytes = 0;    // the run's estimated peak: lesson, live step buffers and scratch
     std::size_t kept_bytes = 0;    // what the trace holds at the end
@@ -69,8 +71,16 @@ double lesson_flops(const Lesson& lesson);
 // The FLOPs of every pass of stage kind `s` the lesson runs (each block's, and a decoder's cross-attention's).
 double stage_kind_flops(const Lesson& lesson, Stage s);
 
-// FFN row chunk when streaming: 256 rows x F floats of hidden units (3 MiB at
-// BERT-base's F = 3072) stay in L2/L3 between the two products.
-inline constexpr std::size_t kFfnChunkRows = 256;
+// FFN row chunk when streaming: as many rows as keep one buffer of hidden
+// units within kFfnChunkFloats (12 MiB: 1024 rows at BERT-base's F = 3072,
+// 384 at Llama's 8192; a pass of fewer rows runs them in one chunk). Each chunk packs
+// W_1 and W_2 again for the GEMM, so a chunk of 256 rows (3 MiB, the earlier
+// constant) repacked them for every 256 rows: a BERT-base block with
+// `--trace none`, one thread, FFN stage 30.6 -> 27.9 ms at n = 512 and
+// 129-131 -> 114-118 ms at n = 2048 with 1024 rows (docs/performance.md).
+// The rows' arithmetic does not depend on the chunk (the GEMM's sums run in
+// kc's order, chosen from K alone).
+inline constexpr std::size_t kFfnChunkFloats = std::size_t{3} << 20;
+inline std::size_t ffn_chunk_rows(std::size_t F) { return std::max<std::size_t>(1, kFfnChunkFloats / std::max<std::size_t>(1, F)); }
 
 }  // namespace attntrace
