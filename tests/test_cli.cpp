@@ -195,6 +195,12 @@ TEST_CASE("bench --json reports every stage that runs, the block, and the produc
     CHECK(stages[1]["flops"].get<double>() == 3 * 2 * 16.0 * 16 * 16);
     CHECK(stages[10]["flops"].get<double>() == 2 * 2 * 16.0 * 16 * 32);
     CHECK(stages[13]["flops"].get<double>() > stages[10]["flops"].get<double>());
+    // The micro-kernel was measured with the SIMD kernels; the scalar ones have no register tile.
+    CHECK(j["micro_kernel_gflops"].get<double>() > 0.0);
+    auto ref = run_process({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+                            "--repeat", "1", "--json"}, {"ATTNTRACE_KERNELS=ref"});
+    REQUIRE(ref.status == 0);
+    CHECK(json::parse(ref.out)["micro_kernel_gflops"] == 0.0);
     // A stack of 3 pre-norm blocks: every stage's FLOPs over the three blocks, the model named.
     auto s = run_process({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads", "2", "--d-ff", "32",
                       "--repeat", "1", "--blocks", "3", "--norm-first", "--json"});

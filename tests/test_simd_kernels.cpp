@@ -112,6 +112,35 @@ TEST_CASE("SIMD GEMM matches matmul_ref and matmul_nt_ref on odd shapes and stri
     });
 }
 
+TEST_CASE("the GEMM's micro-kernel alone (bench's measure) computes the product of its packed blocks", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        const std::string n = name;
+        const attntrace::simd::GemmTile tile = n == "avx512" ? attntrace::simd::kGemmTileAvx512
+                                               : n == "avx2" ? attntrace::simd::kGemmTileAvx2
+                                                             : attntrace::simd::kGemmTileSse;
+        const std::size_t MR = tile.mr, NR = tile.nr, kc = 37, mc = 3 * MR, nc = 2 * NR, ldc = nc + 3;
+        INFO(name);
+        const auto a = values(mc * kc, 4), b = values(kc * nc, 5);  // a: (mc, kc), b: (kc, nc), row-major
+        // The packed layouts: ap[p][k][i] = a[p·MR + i, k], bp[q][k][j] = b[k, q·NR + j].
+        std::vector<float> ap(mc * kc), bp(kc * nc), want(mc * ldc), got(mc * ldc, 7.0f);
+        alignas(64) static float bp_aligned[64 * 64 * 4];
+        for (std::size_t p = 0; p < mc / MR; ++p)
+            for (std::size_t k = 0; k < kc; ++k)
+                for (std::size_t i = 0; i < MR; ++i) ap[(p * kc + k) * MR + i] = a[(p * MR + i) * kc + k];
+        for (std::size_t q = 0; q < nc / NR; ++q)
+            for (std::size_t k = 0; k < kc; ++k)
+                for (std::size_t j = 0; j < NR; ++j) bp[(q * kc + k) * NR + j] = b[k * nc + q * NR + j];
+        REQUIRE(bp.size() <= sizeof(bp_aligned) / sizeof(float));
+        std::copy(bp.begin(), bp.end(), bp_aligned);  // the micro-kernel loads B's rows aligned
+        const double flops = attntrace::simd::GemmMicroKernel{}(arch, kc, mc, nc, ap.data(), bp_aligned, got.data(), ldc);
+        CHECK(flops == 2.0 * mc * nc * kc);
+        attntrace::matmul_ref(a.data(), kc, b.data(), nc, want.data(), ldc, mc, kc, nc);
+        const double tol = kGemmOrderSlack * kc * kEps * kc;
+        for (std::size_t i = 0; i < mc; ++i)
+            for (std::size_t j = 0; j < nc; ++j) REQUIRE(std::fabs(got[i * ldc + j] - want[i * ldc + j]) <= tol);
+    });
+}
+
 TEST_CASE("SIMD GEMM on grouped-query views: Q_h·K_gᵀ and A_h·V_g, K and V KVH heads wide, match the _ref",
           "[simd][gqa]") {
     // As scores.cpp and mix.cpp call it: query head h at columns h·hs of a

@@ -102,6 +102,7 @@ BenchReport run_bench(const Lesson& lesson, int repeat, int threads, const std::
 
     report("FMA peak");
     r.peak_gflops = measure_fma_peak(threads, 0.3);
+    r.micro_kernel_gflops = measure_micro_kernel(0.2);
     std::vector<std::vector<std::array<double, kStageCount>>> per_stage(plans.size());
     std::vector<std::vector<double>> whole(plans.size());
     for (const Plan& p : plans) {  // warm-up: page faults, thread start-up

@@ -42,6 +42,7 @@ struct BenchReport {
     std::string kernels;          // avx512, avx2, sse4.2, ref
     GemmBlockingInUse blocking;   // the GEMM's cache blocks and where they came from
     double peak_gflops = 0;       // measured at start, on `threads` threads
+    double micro_kernel_gflops = 0;  // the GEMM's micro-kernel alone, one thread, after the peak (0: scalar kernels)
     bool have_blas = false;
     std::vector<PolicyTimings> runs;  // one per policy, in the order asked; products on the first's stages
 };

@@ -211,6 +211,35 @@ double measure_fma_peak(int threads, double seconds) {
 #endif
 }
 
+double measure_micro_kernel(double seconds) {
+#ifdef ATTNTRACE_SCALAR_ONLY
+    (void)seconds;
+    return 0.0;
+#else
+    if (isa() == Isa::ref) return 0.0;
+    const GemmBlockingInUse& in_use = gemm_blocking_in_use();
+    const std::size_t kc = in_use.blocking.kc, nc = in_use.blocking.nc, mc = kMicroKernelPanels * in_use.tile.mr;
+    // Both blocks and C in one 64-byte aligned buffer; values that stay finite over any number of sweeps.
+    std::vector<float> buffer(mc * kc + kc * nc + mc * nc + 16, 0.0f);
+    auto p = reinterpret_cast<std::uintptr_t>(buffer.data());
+    float* ap = reinterpret_cast<float*>((p + 63) & ~std::uintptr_t{63});
+    float* bp = ap + mc * kc;
+    float* c = bp + kc * nc;
+    for (std::size_t i = 0; i < mc * kc; ++i) ap[i] = 1e-3f * static_cast<float>(i % 97);
+    for (std::size_t i = 0; i < kc * nc; ++i) bp[i] = 1e-3f * static_cast<float>(i % 89);
+    // One sweep to warm the caches and calibrate, then sweeps for about `seconds`.
+    auto t0 = std::chrono::steady_clock::now();
+    simd_call(simd::GemmMicroKernel{}, kc, mc, nc, ap, bp, c, nc);
+    const double once = std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1e-7);
+    const std::size_t sweeps = std::max<std::size_t>(1, static_cast<std::size_t>(seconds / once));
+    double flops = 0.0;
+    t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < sweeps; ++i) flops += simd_call(simd::GemmMicroKernel{}, kc, mc, nc, ap, bp, c, nc);
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return flops / dt / 1e9;
+#endif
+}
+
 void attention_streaming(const float* q, const float* k, const float* v, float* z, std::size_t Tq, std::size_t T,
                          std::size_t NH, std::size_t KVH, std::size_t hs, float divisor, KeyWindow keys) {
     assert(T >= 1 && ((keys.before == kAllKeys && keys.after == kAllKeys) || T >= Tq));

@@ -39,6 +39,12 @@ void layernorm_rows(const float* x, std::size_t rows, std::size_t C, float eps, 
 // The FMA peak of the kernels in use, in GFLOP/s, measured now over about
 // `seconds` on `threads` threads (0 for the scalar kernels).
 double measure_fma_peak(int threads, double seconds);
+// The GEMM's micro-kernel alone (simd::GemmMicroKernel) on one thread, in
+// GFLOP/s over about `seconds`: the blocking in use (its kc and nc, and mc
+// of kMicroKernelPanels A panels), both packed blocks in cache, as in the
+// product's inner loops (0 for the scalar kernels, which have no tile).
+inline constexpr std::size_t kMicroKernelPanels = 8;
+double measure_micro_kernel(double seconds);
 
 // Z_h = softmax(mask(Q_h·K_gᵀ / divisor))·V_g for every head h, g = h / (NH/KVH),
 // over key blocks with an online softmax: no (Tq, T) matrix is ever held.

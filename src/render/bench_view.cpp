@@ -65,6 +65,13 @@ void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait) {
                        r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
                                           "compare)");
     out << "GEMM blocking: " << describe_blocking(r.blocking) << "\n";
+    if (r.micro_kernel_gflops > 0) {
+        // The peak was measured on r.threads threads, the micro-kernel on one: compare with one thread's share.
+        const double one = r.peak_gflops / std::max(1, r.threads);
+        out << fmt::format("GEMM micro-kernel alone ({}x{} tile, kc {}, packed blocks in cache, 1 thread): {:.1f} GFLOP/s{}\n",
+                           r.blocking.tile.mr, r.blocking.tile.nr, r.blocking.blocking.kc, r.micro_kernel_gflops,
+                           one > 0 ? fmt::format(", {:.0f}% of one thread's peak", 100 * r.micro_kernel_gflops / one) : "");
+    }
     for (std::size_t k = 0; k < r.runs.size(); ++k) {
         const auto& run = r.runs[k];
         out << fmt::format("\ntrace {}{} (estimated peak memory {})\n", run.policy.describe(),
@@ -108,6 +115,7 @@ OrderedJson bench_json(const BenchReport& r) {
     j["kernels"] = r.kernels;
     j["trace"] = r.runs[0].policy.describe();
     j["fma_peak_gflops"] = r.peak_gflops;
+    j["micro_kernel_gflops"] = r.micro_kernel_gflops;
     j["openblas"] = r.have_blas;
     if (r.blocking.tile.mr) {
         const auto& b = r.blocking;

@@ -306,6 +306,17 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
 }
 
 template <class Arch>
+double GemmMicroKernel::operator()(Arch, std::size_t kc, std::size_t mc, std::size_t nc, const float* ap, const float* bp,
+                                   float* c, std::size_t ldc) const {
+    using T = gemm_detail::Tile<Arch>;
+    constexpr std::size_t MR = T::MR, NR = T::NR;
+    for (std::size_t ir = 0; ir + MR <= mc; ir += MR)
+        for (std::size_t jr = 0; jr + NR <= nc; jr += NR)
+            gemm_detail::micro_kernel<Arch>(kc, ap + ir * kc, 0, bp + jr * kc, c + ir * ldc + jr, ldc, false, MR, NR);
+    return 2.0 * static_cast<double>(mc / MR * MR) * static_cast<double>(nc / NR * NR) * static_cast<double>(kc);
+}
+
+template <class Arch>
 double PeakFma::operator()(Arch, std::size_t iterations) const {
     using B = xsimd::batch<float, Arch>;
     // 12 independent accumulators hide the FMA latency (4 cycles) on 2 ports.

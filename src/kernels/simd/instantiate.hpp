@@ -30,6 +30,9 @@
     template void attntrace::simd::RowMeanSquare::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t,  \
                                                                    float*) const;                                \
     template double attntrace::simd::PeakFma::operator()<ARCH>(ARCH, std::size_t) const;                        \
+    template double attntrace::simd::GemmMicroKernel::operator()<ARCH>(ARCH, std::size_t, std::size_t, std::size_t, \
+                                                                       const float*, const float*, float*,      \
+                                                                       std::size_t) const;                      \
     template void attntrace::simd::Relu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
     template void attntrace::simd::Gelu::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;        \
     template void attntrace::simd::GeluTanh::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const;    \

@@ -108,6 +108,20 @@ struct AttentionStreaming {
                     int threads) const;
 };
 
+// The GEMM's micro-kernel alone, as the product's two inner loops run it over
+// packed blocks (simd/gemm_simd.hpp: ir over mc by MR, jr over nc by NR, each
+// call kc deep): c = ap·bp, ap MR-row panels of an (mc, kc) block, bp
+// NR-column panels of a (kc, nc) block, k-major (pack_a and pack_b's layouts),
+// c row-major (mc, nc) with stride ldc; mc a multiple of MR and nc of NR
+// (this Arch's tile: GemmTile in tuning.hpp). For bench: what the register
+// tile reaches with its operands in cache, between the FMA peak and a whole
+// product. Returns the floating-point operations done.
+struct GemmMicroKernel {
+    template <class Arch>
+    double operator()(Arch, std::size_t kc, std::size_t mc, std::size_t nc, const float* ap, const float* bp, float* c,
+                      std::size_t ldc) const;
+};
+
 // Runs `iterations` rounds of independent FMAs on registers and returns the
 // floating-point operations done: the machine's peak, for bench's "% of peak".
 struct PeakFma {
