@@ -256,7 +256,7 @@ for t in threads:
             cells.append(f"{b / k:.2f}" if k and b else "-")
         rows.append(f"| {n} | {t} | {ms(blk)} ({ms(st['block']['min_s'])}) | {ms(none_s) if none_s else '-'} | {pt} | "
                     f"{kp} | {r_pt} | {r_kp} | {r_none} | {f'{blk / none_s:.2f}' if none_s else '-'} | "
-                    + " | ".join(cells) + f" | {ours['fma_peak_gflops']:.0f} |")
+                    + " | ".join(cells) + f" | {ours['fma_peak_gflops']:.0f} | {ours.get('micro_kernel_gflops', 0):.0f} |")
         # Where the block's time goes: products in the block against the same
         # products alone, the element-wise attention stages, the sum of stages.
         ssum = sum(s["median_s"] for s in ours["stages"] if s["stage"] != "block")
@@ -318,8 +318,8 @@ if m.get("torch_note"):
 L.append("")
 L.append("| n | threads | ours full, ms (min) | ours none, ms | PyTorch layer, ms (min) | PyTorch keep-all, ms | "
          "full / PyTorch | full / keep-all | none / PyTorch | full / none | "
-         "qkv BLAS/ours | ffn BLAS/ours | out BLAS/ours | scores BLAS/ours | mix BLAS/ours | FMA peak GFLOP/s |")
-L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+         "qkv BLAS/ours | ffn BLAS/ours | out BLAS/ours | scores BLAS/ours | mix BLAS/ours | FMA peak GFLOP/s | micro-kernel GFLOP/s |")
+L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 L.extend(rows)
 L.append("")
 L.append("Medians (minimum in brackets). Ratios are median over median (below 1: ours is faster). Targets "
@@ -329,7 +329,9 @@ L.append("Medians (minimum in brackets). Ratios are median over median (below 1:
          "BLAS/ours: each stage's matrix products alone on warm buffers, OpenBLAS's `cblas_sgemm` median "
          "time over our kernels' (`openblas_median_s / kernel_median_s`; above 1: ours is faster; targets for "
          "every product: at least 1.0, on one thread and on two). FMA peak: measured by attntrace at the "
-         "start of that row's run, on that many threads (a low figure means the neighbours were busy).")
+         "start of that row's run, on that many threads (a low figure means the neighbours were busy). "
+         "Micro-kernel: the GEMM's register tile alone over packed blocks in cache, one thread, at the "
+         "blocking's kc (`attntrace bench` prints it): what the products could reach without packing and C.")
 L.append("")
 L.append("### Trace cost and attention alone (same runs)")
 L.append("")
