@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,6 +20,7 @@
 #include "evaluate/evaluate.hpp"
 #include "export/trace_export.hpp"
 #include "lesson/lesson.hpp"
+#include "pipeline/operation.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/run.hpp"
 #include "render/explain.hpp"
@@ -222,4 +225,64 @@ TEST_CASE("an overflow in a derived step is refused naming that step, as the buf
     }
     REQUIRE(buffered.find("hook_scores_scaled") != std::string::npos);
     CHECK_THROWS_WITH(run_derived(l), buffered);
+}
+
+namespace {
+
+// Runs a lesson's passes up to and including its scores pass, as run_planned does, and hands back the Run.
+template <class Check>
+void run_to_scores(const Lesson& l, Check check) {
+    const Plan plan = plan_of(l, {}, Arithmetic::exact);
+    Run run(l, Arithmetic::exact, plan);
+    const auto& passes = l.catalogue().passes();
+    for (int p = l.first_pass; p <= l.last_pass; ++p) {
+        run.begin_pass(p);
+        operation(passes[static_cast<std::size_t>(p)].stage).forward(run);
+        run.end_pass(p);
+        if (passes[static_cast<std::size_t>(p)].stage == Stage::scores) return check(run);
+    }
+    FAIL("the lesson runs no scores pass");
+}
+
+double max_abs_of(const Tensor& t) {
+    double m = 0;
+    for (float x : t.data) m = std::max(m, static_cast<double>(std::fabs(x)));
+    return m;
+}
+
+json scores_lesson(json q, json k) {
+    return json{{"format", "attntrace-lesson"}, {"version", 1}, {"id", "l"}, {"title", "t"}, {"source", {{"document", "x"}}},
+                {"tokens", {"a", "b"}}, {"config", {{"d_model", 4}, {"heads", 1}}}, {"run", {{"from", "scores"}, {"to", "softmax"}}},
+                {"given", {{"blocks.0.attn.hook_q", q}, {"blocks.0.attn.hook_k", k}}}};
+}
+
+}  // namespace
+
+TEST_CASE("the raw scores are bounded by hs · max|Q| · max|K| instead of scanned, and scanned when the bound leaves float32", "[derived]") {
+    const std::string raw = "blocks.0.attn.hook_scores_raw";
+    // A whole random block: bounded, and every score within hs · max|Q| · max|K|.
+    const Lesson l = lesson_of(doc_with(json::object(), 6));
+    run_to_scores(l, [&](Run& run) {
+        CHECK(run.is_finite_by_construction(raw));
+        const double hs = static_cast<double>(run.dims().hs);
+        CHECK(max_abs_of(*run.value(raw)) <= hs * max_abs_of(*run.value("blocks.0.attn.hook_q")) *
+                                                 max_abs_of(*run.value("blocks.0.attn.hook_k")));
+    });
+    // Every product at the largest magnitude and the same sign: the bound (4 · 3 · 5, and its slack) is reached.
+    const Lesson tight = parse_lesson(scores_lesson({{3, 3, 3, 3}, {3, 3, 3, -3}}, {{5, 5, 5, 5}, {5, 5, 5, 5}}).dump(), "l.json");
+    run_to_scores(tight, [&](Run& run) {
+        CHECK(run.is_finite_by_construction(raw));
+        CHECK(max_abs_of(*run.value(raw)) == 60.0);
+    });
+    // 4 · 1e20 · 1e18 is past float32 while the scores cancel (to what the products' rounding leaves): scanned,
+    // and found finite.
+    const Lesson past = parse_lesson(
+        scores_lesson({{1e20, -1e20, 1e20, -1e20}, {1, -1, 1, -1}}, {{1e18, 1e18, 1e18, 1e18}, {1, 1, 1, 1}}).dump(), "l.json");
+    run_to_scores(past, [&](Run& run) {
+        CHECK_FALSE(run.is_finite_by_construction(raw));
+        CHECK(max_abs_of(*run.value(raw)) < 1e36);
+    });
+    // Products past float32 (3e38 · 3e38): the bound leaves the range, the scores are scanned and refused.
+    const Lesson inf = parse_lesson(scores_lesson({{3e38, 3e38, 0, 0}, {1, 1, 1, 1}}, {{3e38, 0, 0, 0}, {1, 1, 1, 1}}).dump(), "l.json");
+    CHECK_THROWS_WITH(run_lesson(inf), Catch::Contains("hook_scores_raw[0,0,0]: expected finite values, found +inf"));
 }

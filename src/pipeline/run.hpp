@@ -135,6 +135,12 @@ public:
     // each weight is exp(≤ 0) / (a sum ≥ 1), or a blocked row's 0): close()
     // does not scan them again. Given values are scanned as always.
     void finite_by_construction(const std::string& name) { finite_by_construction_.insert(name); }
+    // Step `name`'s computed values are at most `bound` in magnitude, rounding
+    // included, as the stage worked out from its inputs (the raw scores:
+    // hs · max|Q| · max|K| · a slack): within float32's range they are finite
+    // by construction. A bound past the range, or NaN, changes nothing.
+    void finite_by_bound(const std::string& name, double bound);
+    bool is_finite_by_construction(const std::string& name) const { return finite_by_construction_.count(name) > 0; }
     // Whether step `name` was recorded and is computable (a buffer or a derivation).
     bool computable(const std::string& name) const;
 
