@@ -29,7 +29,7 @@ const Trace& chosen_trace(const Evaluation& e, const std::string& arithmetic) {
 void add_model_options(CLI::App& cmd, ModelOptions& m, bool head) {
     cmd.add_option("--model", m.dir,
                    "A Hugging Face checkpoint folder (config.json, model.safetensors or its sharded index, the "
-                   "tokenizer's files) to run instead of a lesson: GPT-2 or BERT family (docs/models.md)");
+                   "tokenizer's files) to run instead of a lesson: GPT-2, BERT or Llama family (docs/models.md)");
     cmd.add_option("--text", m.text, "With --model: the text to run, tokenized by the folder's tokenizer");
     cmd.add_option("--ids", m.ids, "With --model: token ids to run, separated by commas (1,2,3), instead of --text");
     if (head)
