@@ -372,4 +372,41 @@ TEST_CASE("every instruction set's scale_div and add_mask_heads equal the _ref t
     if (have.fma3_avx2) check(xsimd::fma3<xsimd::avx2>{}, "avx2");
     if (have.sse4_2) check(xsimd::sse4_2{}, "sse4.2");
 }
+
+TEST_CASE("exact_reciprocal: 1/d only for powers of two whose reciprocal is a normal float", "[simd]") {
+    CHECK(simd::exact_reciprocal(8.0f) == 0.125f);
+    CHECK(simd::exact_reciprocal(-2.0f) == -0.5f);
+    CHECK(simd::exact_reciprocal(0.5f) == 2.0f);
+    CHECK(simd::exact_reciprocal(std::ldexp(1.0f, -126)) == std::ldexp(1.0f, 126));
+    CHECK(simd::exact_reciprocal(std::ldexp(1.0f, 126)) == std::ldexp(1.0f, -126));
+    for (float d : {3.0f, std::sqrt(128.0f), 10.0f, std::ldexp(1.0f, 127), std::ldexp(1.0f, -127), 0.0f, -0.0f,
+                    std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                    std::nextafter(8.0f, 9.0f)})
+        CHECK(simd::exact_reciprocal(d) == 0.0f);
+}
+
+TEST_CASE("ScaleDiv by a power of two (a product with the exact reciprocal) equals the _ref's division bit for bit, "
+          "at the float edges",
+          "[simd]") {
+    const float inf = std::numeric_limits<float>::infinity(), big = std::numeric_limits<float>::max();
+    const float tiny = std::numeric_limits<float>::min(), sub = std::numeric_limits<float>::denorm_min();
+    std::vector<float> x = {0.0f, -0.0f, sub, -sub, 3 * sub, tiny, -tiny, std::nextafter(tiny, 0.0f), 1.0f, -1.5f,
+                            big, -big, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 1e-39f, 7e-45f, 3.3e38f};
+    const auto more = values(77, 12, false);  // and ordinary values past the lanes
+    x.insert(x.end(), more.begin(), more.end());
+    const std::size_t n = x.size();
+    const auto have = xsimd::available_architectures();
+    auto check = [&](auto arch, const char* name) {
+        for (float divisor : {8.0f, 0.5f, -4.0f, std::ldexp(1.0f, 126), std::ldexp(1.0f, -126), 3.0f}) {
+            INFO(name << " divisor " << divisor);
+            std::vector<float> want(n), got(n);
+            scale_div_ref(x.data(), divisor, want.data(), n);
+            simd::ScaleDiv{}(arch, x.data(), divisor, got.data(), n);
+            CHECK(std::memcmp(got.data(), want.data(), n * sizeof(float)) == 0);
+        }
+    };
+    if (have.avx512bw) check(xsimd::avx512bw{}, "avx512");
+    if (have.fma3_avx2) check(xsimd::fma3<xsimd::avx2>{}, "avx2");
+    if (have.sse4_2) check(xsimd::sse4_2{}, "sse4.2");
+}
 #endif

@@ -67,6 +67,7 @@ struct Problem {
     float divisor;
     KeyWindow keys;
     std::size_t kvld, group;
+    float reciprocal;  // exact_reciprocal(divisor): 0 when the scores must be divided
 };
 
 // Per-thread scratch, carved from attention_workspace_floats(hs) floats:
@@ -110,11 +111,20 @@ void scores_tile(const Problem& p, const Scratch& s, std::size_t i0, std::size_t
         }
     }
     float* st = s.S + jt * Ld + it;
-    // a true division, as the _ref (multiplying by 1/divisor instead gained 2%, within the noise)
-    const B div(p.divisor);
-    for (std::size_t r = 0; r < MR; ++r) {
-        (acc0[r] / div).store_unaligned(st + r * Ld);
-        (acc1[r] / div).store_unaligned(st + r * Ld + W);
+    // a true division, as the _ref, but where 1/divisor is exact (√hs a power of two: kernels.hpp,
+    // exact_reciprocal), a product with the same bits
+    if (p.reciprocal != 0.0f) {
+        const B rec(p.reciprocal);
+        for (std::size_t r = 0; r < MR; ++r) {
+            (acc0[r] * rec).store_unaligned(st + r * Ld);
+            (acc1[r] * rec).store_unaligned(st + r * Ld + W);
+        }
+    } else {
+        const B div(p.divisor);
+        for (std::size_t r = 0; r < MR; ++r) {
+            (acc0[r] / div).store_unaligned(st + r * Ld);
+            (acc1[r] / div).store_unaligned(st + r * Ld + W);
+        }
     }
     // key j is masked for the queries whose window it is outside: a prefix of the
     // tile's row (j after them) and a suffix (j before them)
@@ -265,7 +275,8 @@ void AttentionStreaming::operator()(Arch, const float* q, const float* k, const 
                                     KeyWindow keys, float* work, int threads) const {
     using namespace attn_detail;
     const std::size_t hp = attention_hs_pad(hs);
-    const Problem p{q, k, v, z, Tq, T, NH, hs, hp, NH * hs, T >= Tq ? T - Tq : 0, divisor, keys, KVH * hs, NH / KVH};
+    const Problem p{q, k, v, z, Tq, T, NH, hs, hp, NH * hs, T >= Tq ? T - Tq : 0, divisor, keys, KVH * hs, NH / KVH,
+                    exact_reciprocal(divisor)};
     const std::size_t blocks = (Tq + Br - 1) / Br, items = NH * blocks;
     // One (head, query block) per item, each computed whole by one thread in
     // the same order whatever the thread count: the result does not depend on

@@ -106,8 +106,12 @@ void scale_chunks(const float* x, float* y, std::size_t n, Op op) {
 
 template <class Arch>
 void ScaleDiv::operator()(Arch, const float* x, float divisor, float* y, std::size_t n) const {
-    // y = x / divisor: a division, not a product with 1/divisor (which rounds differently for most divisors)
-    scale_chunks<Arch>(x, y, n, [divisor](auto v) { return v / decltype(v)(divisor); });
+    // y = x / divisor: a division, not a product with 1/divisor (which rounds differently for most
+    // divisors), but where 1/divisor is exact (a power of two: kernels.hpp, exact_reciprocal)
+    if (const float r = exact_reciprocal(divisor); r != 0.0f)
+        scale_chunks<Arch>(x, y, n, [r](auto v) { return v * decltype(v)(r); });
+    else
+        scale_chunks<Arch>(x, y, n, [divisor](auto v) { return v / decltype(v)(divisor); });
 }
 
 template <class Arch>

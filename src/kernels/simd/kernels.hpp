@@ -9,6 +9,7 @@
 // those of the _ref twin.
 #pragma once
 
+#include <cmath>
 #include <cassert>  // xsimd 8.1's xsimd_arch.hpp uses assert() without including it
 #include <cstddef>
 #include <xsimd/config/xsimd_arch.hpp>
@@ -168,7 +169,21 @@ struct Add {
     template <class Arch>
     void operator()(Arch, const float* a, const float* b, float* y, std::size_t n) const;
 };
-// See scale_div_ref, scale_mul_ref and add_mask_heads_ref: the same operations, bit for bit.
+// 1/d when d is a power of two whose reciprocal is a normal float32 (|d| in
+// 2^-126 .. 2^126): x·(1/d) and x/d are then the same real number, so they
+// round to the same float for every x (±0, subnormals, inf and NaN alike),
+// and a kernel may multiply where its _ref divides: a division of 16 floats
+// costs several times a multiply's throughput. 0 for any other d (BERT-base's
+// √64 = 8 qualifies, GPT-2 XL's √100 = 10 does not).
+inline float exact_reciprocal(float d) {
+    int e = 0;
+    const float m = std::frexp(d, &e);  // d = m·2^e, |m| in [0.5, 1): 0, inf and NaN give no 0.5
+    if (std::fabs(m) != 0.5f || e - 1 < -126 || e - 1 > 126) return 0.0f;
+    return std::ldexp(m > 0 ? 1.0f : -1.0f, 1 - e);  // d = ±2^(e-1)
+}
+
+// See scale_div_ref, scale_mul_ref and add_mask_heads_ref: the same operations,
+// bit for bit (ScaleDiv multiplies by exact_reciprocal(divisor) when there is one).
 struct ScaleDiv {
     template <class Arch>
     void operator()(Arch, const float* x, float divisor, float* y, std::size_t n) const;
