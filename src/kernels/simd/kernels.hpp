@@ -9,8 +9,8 @@
 // those of the _ref twin.
 #pragma once
 
-#include <cmath>
 #include <cassert>  // xsimd 8.1's xsimd_arch.hpp uses assert() without including it
+#include <cmath>
 #include <cstddef>
 #include <xsimd/config/xsimd_arch.hpp>
 
@@ -173,8 +173,8 @@ struct Add {
 // 2^-126 .. 2^126): x·(1/d) and x/d are then the same real number, so they
 // round to the same float for every x (±0, subnormals, inf and NaN alike),
 // and a kernel may multiply where its _ref divides: a division of 16 floats
-// costs several times a multiply's throughput. 0 for any other d (BERT-base's
-// √64 = 8 qualifies, GPT-2 XL's √100 = 10 does not).
+// costs several times a multiply's throughput. 0 for any other d (√hs for
+// hs = 64, BERT-base's and GPT-2's, qualifies; Llama's √128 does not).
 inline float exact_reciprocal(float d) {
     int e = 0;
     const float m = std::frexp(d, &e);  // d = m·2^e, |m| in [0.5, 1): 0, inf and NaN give no 0.5
