@@ -232,7 +232,9 @@ namespace {
 // Runs a lesson's passes up to and including its scores pass, as run_planned does, and hands back the Run.
 template <class Check>
 void run_to_scores(const Lesson& l, Check check) {
-    const Plan plan = plan_of(l, {}, Arithmetic::exact);
+    // The scores pass itself computes the scores (the fused attention leaves them to the softmax pass).
+    Plan plan = plan_of(l, {}, Arithmetic::exact);
+    plan.fuse_attention = false;
     Run run(l, Arithmetic::exact, plan);
     const auto& passes = l.catalogue().passes();
     for (int p = l.first_pass; p <= l.last_pass; ++p) {

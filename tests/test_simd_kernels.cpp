@@ -19,6 +19,7 @@
 #include "kernels/activations.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/blocking.hpp"
+#include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/positions.hpp"
@@ -445,6 +446,74 @@ TEST_CASE("SIMD RoPE rotation equals rope_rows bit for bit, both layouts, heads 
                                                    hs, cos_d.data(), sin_d.data(), partner.data());
                 }
                 CHECK(got == want);
+            }
+    });
+}
+
+TEST_CASE("SIMD GEMM with B packed ahead, or C streamed, gives the plain product's bits on any rows of A",
+          "[simd][gemm][packed]") {
+    // The fused attention (softmax.cpp) multiplies row blocks of the weights by V,
+    // packed once per head, and row blocks of Q by Kᵀ: each block's rows must be
+    // the whole product's rows bit for bit. K = 2048 runs as several kc blocks.
+    using attntrace::simd::Gemm;
+    using attntrace::simd::GemmOptions;
+    using attntrace::simd::GemmPackB;
+    using attntrace::simd::kGemmMeasured;
+    auto* const ws = &gemm_workspace;
+    for_each_arch([&](auto arch, const char* name) {
+        struct Shape {
+            std::size_t M, K, N;
+            bool nt;
+        };
+        for (const Shape sh : {Shape{77, 2048, 64, false}, Shape{45, 64, 333, true}, Shape{30, 19, 70, false},
+                               Shape{29, 64, 2048, true}}) {
+            const std::size_t M = sh.M, K = sh.K, N = sh.N, lda = K + 3, ldb = (sh.nt ? K : N) + 5;
+            // C rows aligned to every register width for the streamed stores, one row of padding
+            const std::size_t ldc = (N + 16) / 16 * 16;
+            INFO(name << " M " << M << " K " << K << " N " << N << (sh.nt ? " b transposed" : ""));
+            const auto a = values(M * lda, 31), b = values((sh.nt ? N : K) * ldb, 32);
+            attntrace::FloatBuffer whole(M * ldc, 5.0f), rows(M * ldc, 6.0f), streamed(M * ldc, 7.0f);
+            Gemm{}(arch, a.data(), lda, b.data(), ldb, sh.nt, whole.data(), ldc, M, K, N, ws, kGemmMeasured);
+            // 64-byte aligned, as GemmPackB requires
+            std::vector<float> bp_buffer(attntrace::gemm_packed_b_floats(K, N) + 17, 9.0f);
+            float* bp = bp_buffer.data() + (16 - reinterpret_cast<std::uintptr_t>(bp_buffer.data()) / sizeof(float) % 16) % 16;
+            GemmPackB{}(arch, b.data(), ldb, sh.nt, K, N, kGemmMeasured, bp);
+            REQUIRE(bp[attntrace::gemm_packed_b_floats(K, N)] == 9.0f);  // within gemm_packed_b_floats
+            // rows in blocks of 13 (no multiple of any MR), then the streamed product
+            for (std::size_t r0 = 0; r0 < M; r0 += 13)
+                Gemm{}(arch, a.data() + r0 * lda, lda, nullptr, 0, false, rows.data() + r0 * ldc, ldc,
+                       std::min<std::size_t>(13, M - r0), K, N, ws, kGemmMeasured, GemmOptions{false, bp});
+            Gemm{}(arch, a.data(), lda, b.data(), ldb, sh.nt, streamed.data(), ldc, M, K, N, ws, kGemmMeasured,
+                   GemmOptions{true, nullptr});
+            // all rows at once from the packed B: threads may split C by columns (PackedB's col0)
+            attntrace::FloatBuffer all_rows(M * ldc, 8.0f);
+            Gemm{}(arch, a.data(), lda, nullptr, 0, false, all_rows.data(), ldc, M, K, N, ws, kGemmMeasured,
+                   GemmOptions{false, bp});
+            for (std::size_t i = 0; i < M; ++i)
+                for (std::size_t j = 0; j < N; ++j) REQUIRE(all_rows[i * ldc + j] == whole[i * ldc + j]);
+            for (std::size_t i = 0; i < M; ++i) {
+                for (std::size_t j = 0; j < N; ++j) {
+                    REQUIRE(std::memcmp(&rows[i * ldc + j], &whole[i * ldc + j], sizeof(float)) == 0);
+                    REQUIRE(std::memcmp(&streamed[i * ldc + j], &whole[i * ldc + j], sizeof(float)) == 0);
+                }
+                for (std::size_t j = N; j < ldc; ++j)  // the padding columns are not written
+                    REQUIRE((whole[i * ldc + j] == 5.0f && rows[i * ldc + j] == 6.0f && streamed[i * ldc + j] == 7.0f));
+            }
+        }
+    });
+}
+
+TEST_CASE("CopyStreamed copies as copy_ref at every lane edge and destination alignment", "[simd][stream]") {
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t n : lane_lengths(name))
+            for (std::size_t shift : {0, 1, 5}) {  // y's first float 0, 1 and 5 floats past a 64-byte boundary
+                INFO(name << " n " << n << " shift " << shift);
+                const auto x = values(n, 41);
+                attntrace::FloatBuffer want(n + 32, -3.0f), got(n + 32, -3.0f);
+                const std::size_t off = (16 - reinterpret_cast<std::uintptr_t>(got.data()) / sizeof(float) % 16) % 16 + shift;
+                attntrace::copy_ref(x.data(), want.data() + off, n);
+                attntrace::simd::CopyStreamed{}(arch, x.data(), got.data() + off, n);
+                REQUIRE(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);  // nothing past n either
             }
     });
 }

@@ -27,4 +27,8 @@ void add_ref(const float* a, const float* b, float* y, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
 }
 
+void copy_ref(const float* x, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = x[i];
+}
+
 }  // namespace attntrace

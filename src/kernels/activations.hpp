@@ -17,5 +17,7 @@ void swiglu_ref(const float* g, const float* u, float* y, std::size_t n);
 // held to it by tests/test_simd_kernels.cpp.
 // y = a + b   (residual add)                     a, b, y: (n)
 void add_ref(const float* a, const float* b, float* y, std::size_t n);
+// y = x   (copy_streamed's twin: a block of a step written out)   x, y: (n)
+void copy_ref(const float* x, float* y, std::size_t n);
 
 }  // namespace attntrace

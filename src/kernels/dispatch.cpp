@@ -150,6 +150,30 @@ void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb,
                           matmul_nt_ref(a, lda, b, ldb, c, ldc, M, K, N));
 }
 
+void matmul_nt_streamed(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                        std::size_t M, std::size_t K, std::size_t N) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, &gemm_workspace,
+                                   gemm_blocking_in_use().blocking, simd::GemmOptions{true, nullptr}),
+                          matmul_nt_ref(a, lda, b, ldb, c, ldc, M, K, N));
+}
+
+std::size_t gemm_packed_b_floats(std::size_t K, std::size_t N) {
+    constexpr std::size_t kWidestNR = simd::kGemmTileAvx512.nr;
+    return K * ((N + kWidestNR - 1) / kWidestNR * kWidestNR);
+}
+
+void gemm_pack_b(const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N, float* out) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::GemmPackB{}, b, ldb, b_transposed, K, N, gemm_blocking_in_use().blocking, out),
+                          pack_b_ref(b, ldb, b_transposed, K, N, out));
+}
+
+void matmul_packed(const float* a, std::size_t lda, const float* bp, float* c, std::size_t ldc, std::size_t M,
+                   std::size_t K, std::size_t N) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, nullptr, 0, false, c, ldc, M, K, N, &gemm_workspace,
+                                   gemm_blocking_in_use().blocking, simd::GemmOptions{false, bp}),
+                          matmul_ref(a, lda, bp, N, c, ldc, M, K, N));
+}
+
 void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N) {
     matmul(x, K, W, N, y, N, M, K, N);
     if (!b) return;
@@ -271,6 +295,9 @@ void relu(const float* x, float* y, std::size_t n) {
 }
 void gelu(const float* x, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gelu{}, x, y, n), gelu_ref(x, y, n));
+}
+void copy_streamed(const float* x, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::CopyStreamed{}, x, y, n), copy_ref(x, y, n));
 }
 void add(const float* a, const float* b, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Add{}, a, b, y, n), add_ref(a, b, y, n));

@@ -28,6 +28,22 @@ void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, fl
             std::size_t M, std::size_t K, std::size_t N);
 void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                std::size_t M, std::size_t K, std::size_t N);
+// matmul_nt with c's values stored past the caches where its rows allow
+// (simd::Gemm's stream_c): for a c far larger than L3 that is not read back
+// at once, which plain stores would first read in. The same numbers.
+void matmul_nt_streamed(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                        std::size_t M, std::size_t K, std::size_t N);
+// B packed once for many products of row blocks of A (matmul_packed): in
+// the layout of the kernels in use (pack_b_ref's, B row-major, for the
+// scalar ones), gemm_packed_b_floats(K, N) floats at most, `out` 64-byte aligned.
+//   b: (K, N) ld ldb, or with b_transposed bᵀ: (N, K) ld ldb
+std::size_t gemm_packed_b_floats(std::size_t K, std::size_t N);
+void gemm_pack_b(const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N, float* out);
+// c = a·b with b as gemm_pack_b packed it: the same numbers as matmul (and
+// matmul_nt, b_transposed) on any rows of a: each element's sum over K runs
+// in the same blocks and order.   a: (M, K) ld lda   c: (M, N) ld ldc
+void matmul_packed(const float* a, std::size_t lda, const float* bp, float* c, std::size_t ldc, std::size_t M,
+                   std::size_t K, std::size_t N);
 void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N);
 std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted, float* e,
                          float* row_sum, float* out);
@@ -65,6 +81,9 @@ void add_mask_heads(const float* s, const float* mask, float* y, std::size_t NH,
 void relu(const float* x, float* y, std::size_t n);
 void gelu(const float* x, float* y, std::size_t n);
 void add(const float* a, const float* b, float* y, std::size_t n);
+// y = x past the caches (copy_ref's numbers): a block computed in cache, written
+// once to a step far larger than L3 that nothing reads back at once
+void copy_streamed(const float* x, float* y, std::size_t n);
 void gelu_tanh(const float* x, float* y, std::size_t n);
 void swiglu(const float* g, const float* u, float* y, std::size_t n);
 // RMSNorm's mean square Σ x² / C (row_mean_square_ref, bit for bit)     x: (rows, C)   ms: (rows)

@@ -26,6 +26,11 @@ void matmul_nt_ref(const float* a, std::size_t lda, const float* b, std::size_t 
         }
 }
 
+void pack_b_ref(const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N, float* out) {
+    for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t j = 0; j < N; ++j) out[k * N + j] = b_transposed ? b[j * ldb + k] : b[k * ldb + j];
+}
+
 void linear_ref(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K,
                 std::size_t N) {
     matmul_ref(x, K, W, N, y, N, M, K, N);

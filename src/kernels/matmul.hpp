@@ -15,6 +15,10 @@ void matmul_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb
 void matmul_nt_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                    std::size_t ldc, std::size_t M, std::size_t K, std::size_t N);
 
+// out = b as (K, N) row-major: b: (K, N) ld ldb, or bᵀ of b_transposed b: (N, K) ld ldb
+// (gemm_pack_b's scalar twin: what matmul_ref then reads with ldb = N)
+void pack_b_ref(const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N, float* out);
+
 // y = x·W + b   x: (M, K)   W: (K, N)   b: (N) or null (zero)   y: (M, N); all contiguous
 // (the projections: Q, K, V, W^O, the FFN's two layers)
 void linear_ref(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K,

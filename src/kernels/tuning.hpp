@@ -7,6 +7,10 @@
 
 namespace attntrace::simd {
 
+// Outputs of at least this many bytes are stored past the caches
+// (simd/stream_store.hpp): above L3 (35 MiB on the Cascade Lake) with room.
+inline constexpr std::size_t kStreamBytes = std::size_t{64} << 20;
+
 // The micro-kernel's register tile per instruction set (simd/gemm_simd.hpp):
 // MR x 2 accumulators + 2 registers for the B row + 1 broadcast of A.
 // AVX-512 (32 zmm): 14 x 2 + 3 = 31; AVX2 and SSE (16 registers): 6 x 2 + 3 = 15.

@@ -1,5 +1,6 @@
 // Operation mix: each query's new vector is the attention-weighted sum of the values.
 #include <cmath>
+#include <optional>
 
 #include "kernels/kernels.hpp"
 #include "kernels/tuning.hpp"
@@ -44,6 +45,11 @@ void mix_forward(Run& run) {
     const Dims& d = run.dims();
     const Tensor* a = run.value(run.name(Leaf::pattern));
     const Tensor* v = run.value(run.name(Leaf::v));
+    // Fused attention: the softmax pass computed Z a row block at a time (mix_block).
+    if (std::optional<Tensor> ahead = run.take_ahead(run.name(Leaf::z))) {
+        run.open_with(run.name(Leaf::z), {{run.name(Leaf::pattern), a}, {run.name(Leaf::v), v}}, std::move(*ahead));
+        return run.close();
+    }
     // Z_h = A_h·V_g, g = h / (NH/KVH)   A_h: (Tq, T)   V_g: (T, hv) at v + g·hv, stride KVH·hv
     //   Z_h: (Tq, hv) at z + h·hv, stride NH·hv (= C when heads split d_model)
     // Writing each head into its own columns of Z is the concatenation.
@@ -57,6 +63,17 @@ void mix_forward(Run& run) {
                    d.NH * d.hv, d.Tq, d.T, d.hv);
     }
     run.close();
+}
+
+void pack_mix_values(const Tensor& v, const Dims& d, std::size_t g, float* values) {
+    // V_g (T, hv) at v + g·hv, row stride KVH·hv
+    gemm_pack_b(v.ptr() + g * d.hv, d.KVH * d.hv, false, d.T, d.hv, values);
+}
+
+void mix_block(const float* a, const float* values, const Dims& d, std::size_t h, std::size_t i0, std::size_t n,
+               float* z) {
+    // Z_h[i0 .. i0+n) = A_h[i0 .. i0+n)·V_g   (n, T)·(T, hv): mix_forward's product on these rows
+    matmul_packed(a, d.T, values, z + i0 * d.NH * d.hv + h * d.hv, d.NH * d.hv, n, d.T, d.hv);
 }
 
 // hook_z at (i, h, e): query i of head h mixes the values of its K/V head

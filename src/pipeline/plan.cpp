@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "kernels/kernels.hpp"
 #include "kernels/tuning.hpp"
 #include "pipeline/mask_pattern.hpp"
 #include "pipeline/derived_steps.hpp"
@@ -144,6 +145,11 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             }
         }
 
+    p.fuse_attention = p.derive_attention && std::none_of(steps.begin(), steps.end(), [&](const StepDef& d) {
+        return d.leaf == Leaf::scores_raw && lesson.records(d) &&
+               (intervened(lesson, mode, d.name) || p.record_of(d) == Record::summary);
+    });
+
     const Reads reads = lesson.reads();
     for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi)
         for (const StepDef* def : cat.consumed_by(passes[static_cast<std::size_t>(pi)], reads))
@@ -169,6 +175,19 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
                 }
         }
 
+    if (p.fuse_attention)  // each softmax pass computes its scores from Q and K (rotated, with RoPE) and Z from V
+        for (int pi = lesson.first_pass; pi <= lesson.last_pass; ++pi) {
+            const Pass& sm = passes[static_cast<std::size_t>(pi)];
+            if (sm.stage != Stage::softmax) continue;
+            Pass scores = sm;
+            scores.stage = Stage::scores;
+            auto reads_until = [&](const StepDef& def) {
+                p.last_read[index_of(def)] = std::max(p.last_read[index_of(def)], pi);
+            };
+            for (const StepDef* def : cat.consumed_by(scores, reads)) reads_until(*def);
+            reads_until(cat.step(sm, Leaf::v));
+        }
+
     // The lesson's own tensors are in memory already.
     for (const auto* m : {&lesson.inputs, &lesson.weights, &lesson.given})
         for (const auto& [name, t] : *m) p.lesson_bytes = add_sat(p.lesson_bytes, bytes_of(t.shape));
@@ -192,6 +211,13 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             std::size_t b = bytes_of(shape_of(def));
             if (lesson.given.count(def.name)) b = add_sat(b, b);  // the formula's value is kept beside the given one
             alloc = add_sat(alloc, live[i] = b);
+        }
+        if (p.fuse_attention && pass.stage == Stage::softmax) {
+            // each thread's packed K and V head, and Z computed ahead of the mix pass
+            const Dims pd = lesson.dims_of(pass);
+            const std::size_t packed = gemm_packed_b_floats(pd.hs, pd.T) + gemm_packed_b_floats(pd.T, pd.hv) + 32;
+            scratch = add_sat(scratch, add_sat(std::size_t(std::max(threads, 1)) * packed * sizeof(float),
+                                               bytes_of({pd.Tq, pd.NH * pd.hv})));
         }
         if (p.stream_ffn && pass.stage == Stage::ffn)  // the hidden chunk (and SwiGLU's linear branch beside it)
             scratch = add_sat(scratch, bytes_of({std::min(p.ffn_chunk_rows, lesson.dims_of(pass).P) * ffn_chunk_buffers(lesson.config.activation), d_ff_of(lesson)}));

@@ -37,6 +37,13 @@ struct Plan {
     // (the scale, mask and shift applied on the way), and the scaled, masked,
     // shifted and exp'd scores are derived steps (trace/derived.hpp).
     bool derive_attention = false;
+    // derive_attention with the raw scores neither given, rounded nor kept as
+    // a summary: each attention whose softmax and mix passes this run runs
+    // computes its raw scores, weights and Z row block by row block in the
+    // softmax pass (softmax.cpp), so that no (NH, Tq, T) step is read back
+    // from memory after it was written. The scores pass opens the raw scores
+    // and the mix pass records the Z computed ahead (Run::defer, Run::hold_ahead).
+    bool fuse_attention = false;
     // Per catalogue step: a derived step that holds no buffer in this run: not
     // kept, or kept as its derivation because every step it is computed from
     // is kept in full. A derived step kept otherwise (a summary; a full step

@@ -362,7 +362,40 @@ void Run::end_pass(int index) {
     }
 }
 
+bool Run::fuses_attention() const {
+    if (!plan_.fuse_attention || !plan_.derive_attention || window_.cache) return false;
+    const StepDef& z = catalogue_.step(*pass_, Leaf::z);  // the last step of the attention's mix pass
+    return z.pass <= lesson_.last_pass && catalogue_.step(*pass_, Leaf::scores_raw).pass >= lesson_.first_pass;
+}
+
+void Run::defer(const std::string& name) {
+    if (!is_finite_by_construction(name))
+        throw std::logic_error("attntrace: step " + name + " is deferred without a bound that makes it finite");
+    deferred_.insert(name);
+}
+
+std::optional<Tensor> Run::take_ahead(const std::string& name) {
+    auto it = ahead_.find(name);
+    if (it == ahead_.end()) return std::nullopt;
+    std::optional<Tensor> out(std::move(it->second));
+    ahead_.erase(it);
+    return out;
+}
+
+bool Run::open_with(const std::string& name, std::initializer_list<Need> needs, Tensor values) {
+    float* buffer = open(name, needs);
+    if (!buffer) return false;
+    Step& s = *open_.back();
+    if (values.shape != s.shape)
+        throw std::logic_error("attntrace: values computed ahead for " + name + " have another shape than the step");
+    s.value = std::move(values);
+    return true;
+}
+
 Trace Run::finish() {
+    if (!deferred_.empty() || !ahead_.empty())
+        throw std::logic_error("attntrace: a step was left unfilled, or values computed ahead were never recorded: " +
+                               (deferred_.empty() ? ahead_.begin()->first : *deferred_.begin()));
     if (lesson_.weight_source) lesson_.weight_source->release_all();
     trace_.steps.clear();
     for (Step& s : steps_)

@@ -10,6 +10,7 @@
 #include <deque>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -141,6 +142,24 @@ public:
     // by construction. A bound past the range, or NaN, changes nothing.
     void finite_by_bound(const std::string& name, double bound);
     bool is_finite_by_construction(const std::string& name) const { return finite_by_construction_.count(name) > 0; }
+    // plan().fuse_attention for the attention of the pass running now: its
+    // scores, softmax and mix passes all run in this run, and this is no
+    // decode window (a window's keys come partly from the cache).
+    bool fuses_attention() const;
+    // Step `name`, opened and closed, is filled by a later pass (the raw
+    // scores, by the fused softmax pass): close() had nothing to check, the
+    // step being finite by its bound (finite_by_bound), and nothing reads it
+    // before filled(name). finish() refuses a step never filled.
+    void defer(const std::string& name);
+    bool deferred(const std::string& name) const { return deferred_.count(name) > 0; }
+    void filled(const std::string& name) { deferred_.erase(name); }
+    // Step `name`'s formula values, computed ahead of its own pass (Z, by the
+    // fused softmax pass); its pass records them with open_with().
+    void hold_ahead(const std::string& name, Tensor values) { ahead_[name] = std::move(values); }
+    std::optional<Tensor> take_ahead(const std::string& name);
+    // open() with the step's computed values given: they become its buffer.
+    // False when an input in `needs` is missing (as open()'s null).
+    bool open_with(const std::string& name, std::initializer_list<Need> needs, Tensor values);
     // Whether step `name` was recorded and is computable (a buffer or a derivation).
     bool computable(const std::string& name) const;
 
@@ -178,6 +197,8 @@ private:
     // computed from it may hold -inf too, where it did.
     bool given_blocked_ = false;
     std::set<std::string> finite_by_construction_;  // finite_by_construction()
+    std::set<std::string> deferred_;                // defer()
+    std::map<std::string, Tensor> ahead_;           // hold_ahead()
 
     Step& add_step(const StepDef& def);
     void close_step(Step& s);

@@ -49,21 +49,41 @@ void scores_forward(Run& run) {
     // S_h = Q_h·K_gᵀ, g = h / (NH/KVH)   Q_h: (Tq, hs) at q + h·hs, row stride NH·hs
     //   K_g: (T, hs) at k + g·hs, row stride KVH·hs   S_h: (Tq, T)
     if (float* s = run.open(run.name(Leaf::scores_raw), {{qn, q}, {kn, k}})) {
-        // One head per thread (each GEMM then runs on its thread): heads write
-        // disjoint planes, so the result does not depend on the thread count.
-        const bool parallel = d.NH > 1 && product_flops(Stage::scores, {d, double(d.Tq) * d.T}) > simd::kGemmParallelFlops;
-#pragma omp parallel for schedule(static) if (parallel)
-        for (std::size_t h = 0; h < d.NH; ++h)
-            matmul_nt(q->ptr() + h * d.hs, d.NH * d.hs, k->ptr() + d.kv_of(h) * d.hs, d.KVH * d.hs, s + h * d.Tq * d.T,
-                      d.T, d.Tq, d.hs, d.T);
+        const std::string raw = run.name(Leaf::scores_raw);
         // |S| <= hs · max|Q| · max|K| (rounding included): within float32's range, the raw
         // scores are finite by construction and close() need not scan them (NH·Tq·T floats:
         // 201 MB at BERT-base's n = 2048).
         // Q and K are (T, NH·hs) and (T, KVH·hs): their scans cost 2·C/(NH·T) of the scores'.
         if (d.hs <= kDotBoundMaxTerms)
-            run.finite_by_bound(run.name(Leaf::scores_raw), static_cast<double>(d.hs) * max_abs(*q) * max_abs(*k) * kDotBoundSlack);
+            run.finite_by_bound(raw, static_cast<double>(d.hs) * max_abs(*q) * max_abs(*k) * kDotBoundSlack);
+        // Fused attention: the softmax pass computes them a row block at a time (scores_block).
+        if (run.fuses_attention() && run.is_finite_by_construction(raw)) {
+            run.defer(raw);
+            return run.close();
+        }
+        // One head per thread (each GEMM then runs on its thread): heads write
+        // disjoint planes, so the result does not depend on the thread count.
+        const bool parallel = d.NH > 1 && product_flops(Stage::scores, {d, double(d.Tq) * d.T}) > simd::kGemmParallelFlops;
+        // Scores far larger than L3 (201 MB at BERT-base's n = 2048) are stored past the caches: the
+        // softmax pass reads them back a row block at a time, long after they would have left L3.
+        const bool stream = d.NH * d.Tq * d.T * sizeof(float) >= simd::kStreamBytes;
+#pragma omp parallel for schedule(static) if (parallel)
+        for (std::size_t h = 0; h < d.NH; ++h)
+            (stream ? matmul_nt_streamed : matmul_nt)(q->ptr() + h * d.hs, d.NH * d.hs, k->ptr() + d.kv_of(h) * d.hs,
+                                                      d.KVH * d.hs, s + h * d.Tq * d.T, d.T, d.Tq, d.hs, d.T);
     }
     run.close();
+}
+
+void pack_scores_keys(const Tensor& k, const Dims& d, std::size_t g, float* keys) {
+    // K_gᵀ for the product Q_h·K_gᵀ: K_g (T, hs) at k + g·hs, row stride KVH·hs
+    gemm_pack_b(k.ptr() + g * d.hs, d.KVH * d.hs, true, d.hs, d.T, keys);
+}
+
+void scores_block(const Tensor& q, const float* keys, const Dims& d, std::size_t h, std::size_t i0, std::size_t n,
+                  float* s) {
+    // S_h[i0 .. i0+n) = Q_h[i0 .. i0+n)·K_gᵀ   (n, hs)·(hs, T): scores_forward's product on these rows
+    matmul_packed(q.ptr() + i0 * d.NH * d.hs + h * d.hs, d.NH * d.hs, keys, s, d.T, n, d.hs, d.T);
 }
 
 // hook_scores_raw at (h, i, j): query i of head h against key j of its K/V head

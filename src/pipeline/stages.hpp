@@ -31,6 +31,12 @@ void rope_forward(Run& run);
 float rope_explain(Cell& c);
 // scores.cpp    S (NH, Tq, T)
 void scores_forward(Run& run);
+// The scores' product on queries i0..i0+n of head h (plan().fuse_attention:
+// softmax.cpp), the same numbers as scores_forward's: keys is K_g, g = kv_of(h),
+// as pack_scores_keys packed it   q: (Tq, NH, hs)   s: (n, T), row stride T
+void pack_scores_keys(const Tensor& k, const Dims& d, std::size_t g, float* keys);
+void scores_block(const Tensor& q, const float* keys, const Dims& d, std::size_t h, std::size_t i0, std::size_t n,
+                  float* s);
 float scores_explain(Cell& c);
 std::vector<CostTerm> scores_cost(const CostQuery& q);
 // scale.cpp     s (NH) when config.scale is an object; S/s or S·s (NH, Tq, T)
@@ -59,8 +65,9 @@ float mask_explain(Cell& c);
 // alibi.cpp     slopes (NH), bias (NH, Tq, T); only with ALiBi (forward and explain called by mask's)
 void alibi_forward(Run& run);
 float alibi_explain(Cell& c);
-// S̃ + M as a derived step's op over rows of (NH, Tq, T); `mask` names hook_mask (Tq, T).
-DerivedOp mask_rows(const std::string& mask, std::size_t Tq);
+// S̃ + M as a derived step's op over rows of (NH, Tq, T); `mask` names hook_mask (Tq, T),
+// whose rows are all alike when `same_rows`.
+DerivedOp mask_rows(const std::string& mask, std::size_t Tq, bool same_rows);
 // y = (s + bias) + mask   s, bias, y: (NH, plane)   mask: (plane)
 void add_alibi_mask(const float* s, const float* bias, const float* mask, float* y, std::size_t NH, std::size_t plane);
 // softmax.cpp   A (NH, Tq, T) and internals
@@ -69,6 +76,12 @@ float softmax_explain(Cell& c);
 std::vector<CostTerm> softmax_cost(const CostQuery& q);
 // mix.cpp       Z (Tq, NH, hv)
 void mix_forward(Run& run);
+// Z's rows i0..i0+n of head h from their weights (plan().fuse_attention:
+// softmax.cpp), the same numbers as mix_forward's: values is V_g, g = kv_of(h),
+// as pack_mix_values packed it   a: (n, T), row stride T   z: (Tq, NH, hv)
+void pack_mix_values(const Tensor& v, const Dims& d, std::size_t g, float* values);
+void mix_block(const float* a, const float* values, const Dims& d, std::size_t h, std::size_t i0, std::size_t n,
+               float* z);
 float mix_explain(Cell& c);
 std::vector<CostTerm> mix_cost(const CostQuery& q);
 // out_proj.cpp  attn_out (Tq, C)

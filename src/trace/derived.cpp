@@ -31,14 +31,15 @@ std::vector<std::string> Derivation::sources() const {
 }
 
 void derive_rows(const Derivation& d, const StepFinder& find, float* out, std::size_t r0, std::size_t n,
-                 std::size_t cols) {
-    const Tensor& base = held_values(find, d.base);
-    std::copy_n(base.ptr() + r0 * cols, n * cols, out);
+                 std::size_t cols, const float* base_rows) {
+    const float* x = base_rows ? base_rows : held_values(find, d.base).ptr() + r0 * cols;
+    if (d.ops.empty()) std::copy_n(x, n * cols, out);
     std::vector<const Tensor*> reads;
-    for (const DerivedOp& op : d.ops) {
+    for (const DerivedOp& op : d.ops) {  // the first from the base's rows, the others in place
         reads.clear();
         for (const std::string& r : op.reads) reads.push_back(&held_values(find, r));
-        op.apply(reads, out, r0, n, cols);
+        op.apply(reads, x, out, r0, n, cols);
+        x = out;
     }
 }
 

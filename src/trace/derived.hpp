@@ -30,12 +30,13 @@ namespace attntrace {
 struct Step;
 struct Trace;
 
-// One element-wise operation over rows [r0, r0 + n) of a step's values, in
-// place (a row: the step's last axis, `cols` floats; rows count over all
-// leading axes), reading the steps named in `reads`, in that order.
+// One element-wise operation over rows [r0, r0 + n) of a step's values (a
+// row: the step's last axis, `cols` floats; rows count over all leading
+// axes), from x's rows to y's, x and y the same or apart, reading the steps
+// named in `reads`, in that order.
 struct DerivedOp {
     std::vector<std::string> reads;
-    std::function<void(std::span<const Tensor* const> reads, float* rows, std::size_t r0, std::size_t n,
+    std::function<void(std::span<const Tensor* const> reads, const float* x, float* y, std::size_t r0, std::size_t n,
                        std::size_t cols)>
         apply;
 };
@@ -55,9 +56,11 @@ using StepFinder = std::function<const Step*(const std::string&)>;
 
 // Rows [r0, r0 + n) of the derived values, written to out (n rows of `cols`
 // floats). Throws std::logic_error when a source holds no values (the plan
-// derives a step only when all its sources are kept in full).
+// derives a step only when all its sources are kept in full). `base_rows`:
+// the base's rows r0 .. r0 + n where the caller has them at hand (the fused
+// attention's block of raw scores, in cache), else null: read from the base.
 void derive_rows(const Derivation& d, const StepFinder& find, float* out, std::size_t r0, std::size_t n,
-                 std::size_t cols);
+                 std::size_t cols, const float* base_rows = nullptr);
 // All of a derived step's values (shape: the step's).
 Tensor derive_values(const Step& s, const StepFinder& find);
 

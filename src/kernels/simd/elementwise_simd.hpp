@@ -68,6 +68,17 @@ void Gelu::operator()(Arch, const float* x, float* y, std::size_t n) const {
 }
 
 template <class Arch>
+void CopyStreamed::operator()(Arch, const float* x, float* y, std::size_t n) const {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    std::size_t i = 0;
+    for (; i < n && reinterpret_cast<std::uintptr_t>(y + i) % (W * sizeof(float)); ++i) y[i] = x[i];  // to y's alignment
+    for (; i + W <= n; i += W) store_stream<Arch>(B::load_unaligned(x + i), y + i);
+    for (; i < n; ++i) y[i] = x[i];  // tail
+    _mm_sfence();  // the streamed stores land before anything reads y
+}
+
+template <class Arch>
 void Add::operator()(Arch, const float* a, const float* b, float* y, std::size_t n) const {
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;

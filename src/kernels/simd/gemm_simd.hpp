@@ -31,12 +31,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/simd/gemm_pack_simd.hpp"
 #include "kernels/simd/kernels.hpp"
+#include "kernels/simd/stream_store.hpp"
 
 namespace attntrace::simd {
 
@@ -76,20 +78,25 @@ xsimd::batch<float, Arch> fmadd(xsimd::batch<float, Arch> a, xsimd::batch<float,
 // through a local buffer so the loop itself never branches. R < MR for a
 // last panel of few rows (M = 512 = 36·14 + 8: an 8-row kernel there does
 // 8/14 of the full tile's multiply-adds).
+// Stream: a whole tile's C rows are stored past the caches (stream_store.hpp;
+// C rows aligned to the register width, as Gemm checks): for a C far larger
+// than L3 that nothing reads back at once (the raw scores at n = 2048).
 template <class Arch, bool Direct = false, std::size_t R = Tile<Arch>::MR>
 void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float* bp, float* c, std::size_t ldc,
-                  bool accumulate, std::size_t m, std::size_t n) {
+                  bool accumulate, std::size_t m, std::size_t n, bool stream = false) {
     using T = Tile<Arch>;
     using B = typename T::B;
     constexpr std::size_t MR = T::MR, W = T::W, NR = T::NR;
     static_assert(R <= MR);
     B acc0[R], acc1[R];
     for (std::size_t i = 0; i < R; ++i) acc0[i] = acc1[i] = B(0.0f);
-    // C's tile is read or written once, after the k loop: its lines are fetched now, behind the FMAs.
-    for (std::size_t i = 0; i < m; ++i) {
-        __builtin_prefetch(c + i * ldc, 1, 3);
-        __builtin_prefetch(c + i * ldc + NR - 1, 1, 3);
-    }
+    // C's tile is read or written once, after the k loop: its lines are fetched now, behind the FMAs
+    // (a streamed tile's are not fetched at all: fetching them is the read the stream avoids).
+    if (!stream)
+        for (std::size_t i = 0; i < m; ++i) {
+            __builtin_prefetch(c + i * ldc, 1, 3);
+            __builtin_prefetch(c + i * ldc + NR - 1, 1, 3);
+        }
     for (std::size_t k = 0; k < kc; ++k) {
         const B b0 = B::load_aligned(bp), b1 = B::load_aligned(bp + W);
 #pragma GCC unroll 16
@@ -108,8 +115,13 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
                 acc0[i] += B::load_unaligned(ci);
                 acc1[i] += B::load_unaligned(ci + W);
             }
-            acc0[i].store_unaligned(ci);
-            acc1[i].store_unaligned(ci + W);
+            if (stream) {
+                store_stream<Arch>(acc0[i], ci);
+                store_stream<Arch>(acc1[i], ci + W);
+            } else {
+                acc0[i].store_unaligned(ci);
+                acc1[i].store_unaligned(ci + W);
+            }
         }
         return;
     }
@@ -125,15 +137,15 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
 // The micro-kernel for a packed panel of m <= MR rows: the 4- or 8-row one when it is enough.
 template <class Arch>
 void micro_kernel_packed(std::size_t kc, const float* ap, const float* bp, float* c, std::size_t ldc, bool accumulate,
-                         std::size_t m, std::size_t n) {
+                         std::size_t m, std::size_t n, bool stream) {
     constexpr std::size_t MR = Tile<Arch>::MR;
     if constexpr (MR > 4) {
-        if (m <= 4) return micro_kernel<Arch, false, 4>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
+        if (m <= 4) return micro_kernel<Arch, false, 4>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream);
     }
     if constexpr (MR > 8) {
-        if (m <= 8) return micro_kernel<Arch, false, 8>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
+        if (m <= 8) return micro_kernel<Arch, false, 8>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream);
     }
-    micro_kernel<Arch>(kc, ap, 0, bp, c, ldc, accumulate, m, n);
+    micro_kernel<Arch>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream);
 }
 
 inline std::size_t round_up(std::size_t x, std::size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
@@ -160,6 +172,35 @@ inline bool rows_crowd_l1(std::size_t ld, std::size_t rows) {
     return (rows + sets - 1) / sets > kWays - 1;
 }
 
+// All of B packed ahead by GemmPackB: for each K block pc (kc rows), every
+// column's NR-panel, ld = round_up(N, NR) floats per row of the block; col0:
+// the first column of this part of the product (a thread's part of C).
+struct PackedB {
+    const float* data = nullptr;
+    std::size_t ld = 0, col0 = 0;
+};
+
+// The blocking a product runs with: blk, or kGemmMeasured when blk does not
+// suit the tile; kc balanced over K (it fixes the order of the sums).
+template <class Arch>
+GemmBlocking blocking_for(GemmBlocking blk, std::size_t K) {
+    using T = Tile<Arch>;
+    if (blk.kc == 0 || blk.kc % 8 || blk.mc % T::MR || blk.nc % T::NR || blk.mc * blk.kc + blk.kc * blk.nc > kGemmWorkspaceFloats)
+        blk = {kGemmMeasured.kc, kGemmMeasured.mc - kGemmMeasured.mc % T::MR, kGemmMeasured.nc};
+    const std::size_t kc = balanced_block(K, blk.kc, 8);
+    // A balanced kc below blk.kc leaves the A block its bytes: mc grows by
+    // blk.kc / kc (what the L3 and workspace rules bound is mc·kc, the A
+    // block, and kc·nc only shrinks). On a 48 KiB L1 the derived kc is 728,
+    // and the workspace then caps mc at 490; K = 768 runs as 2 x 384, so
+    // M = 512 was two row blocks, each packing every B block again. Now mc
+    // is 924: one row block. Intel Xeon (2026-11-26), one thread, `bench
+    // --tokens 512 --trace none`: docs/performance.md. The sums' order is
+    // kc's alone: no result changes.
+    if (kc < blk.kc) blk = {kc, std::max(blk.mc, blk.mc * blk.kc / kc / T::MR * T::MR), blk.nc};
+    else blk.kc = kc;
+    return blk;
+}
+
 // c = a·b (or a·bᵀ) on one thread: the loops of the header's comment over
 // packed blocks in `work` (mc·kc + kc·nc floats of blk), kc given (it fixes
 // the order of the sums: chosen from K alone, so that a C element is summed
@@ -167,7 +208,7 @@ inline bool rows_crowd_l1(std::size_t ld, std::size_t rows) {
 template <class Arch>
 void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed, float* c,
                      std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work, GemmBlocking blk,
-                     std::size_t kKC) {
+                     std::size_t kKC, bool stream, const PackedB& packed) {
     using T = Tile<Arch>;
     constexpr std::size_t MR = T::MR, NR = T::NR;
     const std::size_t kMC = balanced_block(M, blk.mc, MR), kNC = balanced_block(N, blk.nc, NR);
@@ -191,6 +232,7 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
     const bool panel_a = direct_a ? rows_crowd_l1(lda, MR) : N <= kNC;
     for (std::size_t pc = 0; pc < K; pc += kKC) {
         const std::size_t kc = min_sz(kKC, K - pc);
+        const bool last = stream && pc + kc == K;  // C's final values: streamed when asked
         for (std::size_t ic = 0; ic < M; ic += kMC) {
             const std::size_t mc = min_sz(kMC, M - ic);
             // A block packed once for every jc (it was packed again for each of N/kNC column blocks: 7 times for
@@ -198,7 +240,10 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
             if (!direct_a && !panel_a) pack_a<Arch, MR>(a + ic * lda + pc, lda, mc, kc, ap);
             for (std::size_t jc = 0; jc < N; jc += kNC) {
                 const std::size_t nc = min_sz(kNC, N - jc);
-                pack_b<Arch, NR>(b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_transposed, kc, nc, bp);
+                // B's block: packed now, or where the caller packed all of B (gemm_pack_b's layout)
+                const float* bpc = packed.data ? packed.data + pc * packed.ld + (packed.col0 + jc) * kc : bp;
+                if (!packed.data)
+                    pack_b<Arch, NR>(b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_transposed, kc, nc, bp);
                 for (std::size_t ir = 0; ir < mc; ir += MR) {
                     const std::size_t m = min_sz(MR, mc - ir);
                     const float* ai = a + (ic + ir) * lda + pc;
@@ -208,10 +253,11 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
                     for (std::size_t jr = 0; jr < nc; jr += NR) {
                         float* cij = c + (ic + ir) * ldc + jc + jr;
                         if (direct_a && m == MR && !panel_a)
-                            micro_kernel<Arch, true>(kc, ai, lda, bp + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr));
+                            micro_kernel<Arch, true>(kc, ai, lda, bpc + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr),
+                                                     last);
                         else
-                            micro_kernel_packed<Arch>(kc, direct_a ? ap : api, bp + jr * kc, cij, ldc, pc > 0, m,
-                                                      min_sz(NR, nc - jr));
+                            micro_kernel_packed<Arch>(kc, direct_a ? ap : api, bpc + jr * kc, cij, ldc, pc > 0, m,
+                                                      min_sz(NR, nc - jr), last);
                     }
                 }
             }
@@ -262,7 +308,7 @@ inline Grid gemm_grid(std::size_t threads, std::size_t M, std::size_t K, std::si
 template <class Arch>
 void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
                       float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* (*workspace)(),
-                      GemmBlocking blk) const {
+                      GemmBlocking blk, GemmOptions opt) const {
     using namespace gemm_detail;
     using T = Tile<Arch>;
     constexpr std::size_t MR = T::MR, NR = T::NR;
@@ -272,18 +318,12 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
         return;
     }
     // The blocking must suit this tile (kernels/blocking.hpp: gemm_blocking_valid); else the measured one.
-    if (blk.kc == 0 || blk.kc % 8 || blk.mc % MR || blk.nc % NR || blk.mc * blk.kc + blk.kc * blk.nc > kGemmWorkspaceFloats)
-        blk = {kGemmMeasured.kc, kGemmMeasured.mc - kGemmMeasured.mc % MR, kGemmMeasured.nc};
-    const std::size_t kc = balanced_block(K, blk.kc, 8);
-    // A balanced kc below blk.kc leaves the A block its bytes: mc grows by
-    // blk.kc / kc (what the L3 and workspace rules bound is mc·kc, the A
-    // block, and kc·nc only shrinks). On a 48 KiB L1 the derived kc is 728,
-    // and the workspace then caps mc at 490; K = 768 runs as 2 x 384, so
-    // M = 512 was two row blocks, each packing every B block again. Now mc
-    // is 924: one row block. Intel Xeon (2026-11-26), one thread, `bench
-    // --tokens 512 --trace none`: docs/performance.md. The sums' order is
-    // kc's alone: no result changes.
-    if (kc < blk.kc) blk = {kc, std::max(blk.mc, blk.mc * blk.kc / kc / MR * MR), blk.nc};
+    blk = blocking_for<Arch>(blk, K);
+    const std::size_t kc = blk.kc;
+    // Streamed stores need every whole tile's rows aligned: C and its row stride
+    // a multiple of the register width (tiles start at multiples of NR columns).
+    constexpr std::size_t W = T::W;
+    const bool stream = opt.stream_c && reinterpret_cast<std::uintptr_t>(c) % (W * sizeof(float)) == 0 && ldc % W == 0;
     // Each thread computes a part of C, so every C element is summed by one
     // thread in the same k order whatever the number of threads: the result
     // does not depend on it. Inside another parallel region (attention's
@@ -301,7 +341,22 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
         const std::size_t n0 = min_sz(N, j * Pn / g.tn * NR), n1 = min_sz(N, (j + 1) * Pn / g.tn * NR);
         if (m0 < m1 && n0 < n1)
             gemm_one_thread<Arch>(a + m0 * lda, lda, b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
-                                  c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, kc);
+                                  c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, kc, stream,
+                                  PackedB{opt.b_packed, round_up(N, NR), n0});
+        if (stream) _mm_sfence();  // this thread's streamed stores land before the region ends
+    }
+}
+
+template <class Arch>
+void GemmPackB::operator()(Arch, const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N,
+                           GemmBlocking blk, float* out) const {
+    using namespace gemm_detail;
+    constexpr std::size_t NR = Tile<Arch>::NR;
+    blk = blocking_for<Arch>(blk, K);
+    const std::size_t ld = round_up(N, NR);
+    for (std::size_t pc = 0; pc < K; pc += blk.kc) {
+        const std::size_t kc = min_sz(blk.kc, K - pc);
+        pack_b<Arch, NR>(b_transposed ? b + pc : b + pc * ldb, ldb, b_transposed, kc, N, out + pc * ld);
     }
 }
 

@@ -13,7 +13,11 @@
     template void attntrace::simd::Gemm::operator()<ARCH>(ARCH, const float*, std::size_t, const float*,          \
                                                           std::size_t, bool, float*, std::size_t, std::size_t,    \
                                                           std::size_t, std::size_t, float* (*)(),                 \
-                                                          attntrace::simd::GemmBlocking) const;                   \
+                                                          attntrace::simd::GemmBlocking,                          \
+                                                          attntrace::simd::GemmOptions) const;                    \
+    template void attntrace::simd::GemmPackB::operator()<ARCH>(ARCH, const float*, std::size_t, bool, std::size_t,  \
+                                                               std::size_t, attntrace::simd::GemmBlocking, float*) \
+        const;                                                                                                    \
     template std::size_t attntrace::simd::SoftmaxRows::operator()<ARCH>(                                          \
         ARCH, const float*, std::size_t, std::size_t, float*, float*, float*, float*, float*) const;             \
     template std::size_t attntrace::simd::SoftmaxRowsInPlace::operator()<ARCH>(                                   \
@@ -45,6 +49,7 @@
     template void attntrace::simd::RotatePairs::operator()<ARCH>(ARCH, const float*, float*, std::size_t,         \
                                                                  std::size_t, const float*, const float*,        \
                                                                  const int*) const;                              \
+    template void attntrace::simd::CopyStreamed::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const; \
     template void attntrace::simd::Add::operator()<ARCH>(ARCH, const float*, const float*, float*, std::size_t)  \
         const;                                                                                                    \
     template void attntrace::simd::AddBiasRows::operator()<ARCH>(ARCH, float*, std::size_t, const float*,        \

@@ -28,12 +28,29 @@ using Archs = xsimd::arch_list<xsimd::avx512bw, xsimd::fma3<xsimd::avx2>, xsimd:
 // scratch for the packed panels: gemm_workspace_floats() floats, 64-byte
 // aligned, owned by the caller, so that no allocator is instantiated in the
 // translation units built with ISA flags (see arch/avx512.cpp). Each thread
-// of the product's parallel region asks for its own.
+// of the product's parallel region asks for its own. The options change
+// where values go, never the numbers:
+//   stream_c: C's final values are stored past the caches (stream_store.hpp)
+//     where C's rows are aligned to the register width;
+//   b_packed: all of B as GemmPackB packed it with the same blk, K and N (b
+//     is then not read): one packing for many products of row blocks of A.
+struct GemmOptions {
+    bool stream_c = false;
+    const float* b_packed = nullptr;
+};
 struct Gemm {
     template <class Arch>
     void operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
                     float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* (*workspace)(),
-                    GemmBlocking blk) const;
+                    GemmBlocking blk, GemmOptions opt = {}) const;
+};
+// B (K, N), or bᵀ's (N, K) with b_transposed, packed whole into `out` in the
+// layout Gemm's micro-kernels read for blocking blk: K·round_up(N, NR)
+// floats, at most K·round_up(N, 32) (gemm_packed_b_floats), `out` 64-byte aligned.
+struct GemmPackB {
+    template <class Arch>
+    void operator()(Arch, const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N,
+                    GemmBlocking blk, float* out) const;
 };
 
 // See softmax_rows_ref. Returns the number of rows with every cell -inf.
@@ -164,6 +181,11 @@ struct RotatePairs {
     template <class Arch>
     void operator()(Arch, const float* x, float* y, std::size_t heads, std::size_t hs, const float* cos_d,
                     const float* sin_d, const int* partner) const;
+};
+// y = x, stored past the caches (stream_store.hpp) from y's first aligned float
+struct CopyStreamed {
+    template <class Arch>
+    void operator()(Arch, const float* x, float* y, std::size_t n) const;
 };
 struct Add {
     template <class Arch>

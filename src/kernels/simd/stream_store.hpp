@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/tuning.hpp"  // kStreamBytes
+
 namespace attntrace::simd {
 
 // Stores that bypass the caches, for outputs far larger than L3: a plain
@@ -20,6 +22,5 @@ void store_stream(xsimd::batch<float, Arch> v, float* p) {
     else if constexpr (std::is_base_of_v<xsimd::avx, Arch>) _mm256_stream_ps(p, v);
     else _mm_stream_ps(p, v);
 }
-inline constexpr std::size_t kStreamBytes = std::size_t{64} << 20;  // above L3 (35 MiB here) with room
 
 }  // namespace attntrace::simd
