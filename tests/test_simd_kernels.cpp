@@ -503,6 +503,28 @@ TEST_CASE("SIMD GEMM with B packed ahead, or C streamed, gives the plain product
     });
 }
 
+TEST_CASE("BitsMax finds float_bits_max_ref's maxima with an infinity, a NaN or -0 in any lane or the tail", "[simd]") {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t n : lane_lengths(name))
+            for (float special : {inf, -inf, nan, -nan, -0.0f, 3e38f, -1e-40f})
+                for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
+                    INFO(name << " n " << n << " special " << special << " at " << at);
+                    auto x = values(n, 43);
+                    const auto plain = attntrace::simd::BitsMax{}(arch, x.data(), n);
+                    const auto plain_ref = attntrace::float_bits_max_ref(x.data(), n);
+                    CHECK((plain.magnitude == plain_ref.magnitude && plain.raw == plain_ref.raw));
+                    x[at] = special;
+                    const auto got = attntrace::simd::BitsMax{}(arch, x.data(), n);
+                    const auto want = attntrace::float_bits_max_ref(x.data(), n);
+                    REQUIRE(got.magnitude == want.magnitude);
+                    REQUIRE(got.raw == want.raw);
+                    if (std::isnan(special) || std::isinf(special)) REQUIRE(got.magnitude >= 0x7f800000);
+                    else REQUIRE(got.magnitude < 0x7f800000);
+                }
+    });
+}
+
 TEST_CASE("CopyStreamed copies as copy_ref at every lane edge and destination alignment", "[simd][stream]") {
     for_each_arch([&](auto arch, const char* name) {
         for (std::size_t n : lane_lengths(name))

@@ -1,3 +1,5 @@
+#include <cstring>
+#include <algorithm>
 #include "kernels/activations.hpp"
 
 #include <cmath>
@@ -25,6 +27,17 @@ void swiglu_ref(const float* g, const float* u, float* y, std::size_t n) {
 
 void add_ref(const float* a, const float* b, float* y, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+FloatBitsMax float_bits_max_ref(const float* x, std::size_t n) {
+    FloatBitsMax m;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::int32_t b;
+        std::memcpy(&b, x + i, sizeof b);
+        m.raw = std::max(m.raw, b);
+        m.magnitude = std::max(m.magnitude, b & 0x7fffffff);
+    }
+    return m;
 }
 
 void copy_ref(const float* x, float* y, std::size_t n) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace attntrace {
 
@@ -17,6 +18,12 @@ void swiglu_ref(const float* g, const float* u, float* y, std::size_t n);
 // held to it by tests/test_simd_kernels.cpp.
 // y = a + b   (residual add)                     a, b, y: (n)
 void add_ref(const float* a, const float* b, float* y, std::size_t n);
+// Max over i of bits(x[i]) & 0x7fffffff, and of bits(x[i]), as int32 (n = 0: 0 and INT32_MIN).
+struct FloatBitsMax {
+    std::int32_t magnitude = 0;
+    std::int32_t raw = INT32_MIN;
+};
+FloatBitsMax float_bits_max_ref(const float* x, std::size_t n);
 // y = x   (copy_streamed's twin: a block of a step written out)   x, y: (n)
 void copy_ref(const float* x, float* y, std::size_t n);
 

@@ -296,6 +296,9 @@ void relu(const float* x, float* y, std::size_t n) {
 void gelu(const float* x, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gelu{}, x, y, n), gelu_ref(x, y, n));
 }
+FloatBitsMax float_bits_max(const float* x, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::BitsMax{}, x, n), float_bits_max_ref(x, n));
+}
 void copy_streamed(const float* x, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::CopyStreamed{}, x, y, n), copy_ref(x, y, n));
 }

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "kernels/activations.hpp"  // FloatBitsMax
 #include "kernels/attention.hpp"  // KeyWindow
 
 namespace attntrace {
@@ -81,6 +82,12 @@ void add_mask_heads(const float* s, const float* mask, float* y, std::size_t NH,
 void relu(const float* x, float* y, std::size_t n);
 void gelu(const float* x, float* y, std::size_t n);
 void add(const float* a, const float* b, float* y, std::size_t n);
+// The largest bit patterns of x's floats as int32 (float_bits_max_ref):
+// `magnitude` with the sign bit cleared (>= 0x7f800000: an infinity or a NaN
+// is there, > 0x7f800000: a NaN), `raw` as they are (>= 0x7f800000: +inf or
+// a NaN with the sign bit clear). Integers, so one pass of vector max with no
+// NaN rules: the run's scan of every step for non-finite values, and max|x|.
+FloatBitsMax float_bits_max(const float* x, std::size_t n);
 // y = x past the caches (copy_ref's numbers): a block computed in cache, written
 // once to a step far larger than L3 that nothing reads back at once
 void copy_streamed(const float* x, float* y, std::size_t n);

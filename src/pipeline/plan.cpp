@@ -12,6 +12,7 @@
 #include "pipeline/mask_pattern.hpp"
 #include "pipeline/derived_steps.hpp"
 #include "pipeline/operation.hpp"
+#include "pipeline/stages.hpp"
 
 namespace attntrace {
 
@@ -213,10 +214,11 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             alloc = add_sat(alloc, live[i] = b);
         }
         if (p.fuse_attention && pass.stage == Stage::softmax) {
-            // each thread's packed K and V head, and Z computed ahead of the mix pass
+            // each thread's scratch (its head's packed K and V, a block's scores and weights), and Z
+            // computed ahead of the mix pass
             const Dims pd = lesson.dims_of(pass);
-            const std::size_t packed = gemm_packed_b_floats(pd.hs, pd.T) + gemm_packed_b_floats(pd.T, pd.hv) + 32;
-            scratch = add_sat(scratch, add_sat(std::size_t(std::max(threads, 1)) * packed * sizeof(float),
+            scratch = add_sat(scratch, add_sat(std::size_t(std::max(threads, 1)) * fused_attention_scratch_floats(pd) *
+                                                   sizeof(float),
                                                bytes_of({pd.Tq, pd.NH * pd.hv})));
         }
         if (p.stream_ffn && pass.stage == Stage::ffn)  // the hidden chunk (and SwiGLU's linear branch beside it)

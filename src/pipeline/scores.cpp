@@ -19,17 +19,10 @@ constexpr double kDotBoundSlack = 1.01;
 constexpr std::size_t kDotBoundMaxTerms = std::size_t{1} << 16;
 
 // max |x| over a tensor: the largest of the bit patterns with the sign bit
-// cleared, which order as the magnitudes do (integers: the loop vectorises
-// without NaN rules). A NaN or an infinity gives +inf.
+// cleared, which order as the magnitudes do. A NaN or an infinity gives +inf.
 double max_abs(const Tensor& t) {
-    std::int32_t m = 0;
-    for (float x : t.data) {
-        std::int32_t u;
-        std::memcpy(&u, &x, sizeof u);
-        u &= 0x7fffffff;
-        m = u > m ? u : m;
-    }
     constexpr std::int32_t kInfBits = 0x7f800000;
+    const std::int32_t m = float_bits_max(t.ptr(), t.size()).magnitude;
     if (m >= kInfBits) return std::numeric_limits<double>::infinity();
     float f;
     std::memcpy(&f, &m, sizeof f);

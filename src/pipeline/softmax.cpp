@@ -70,9 +70,15 @@ void softmax_by_pass(Run& run, std::size_t rows, std::size_t cols) {
 // instruction set's MR, 14 and 6). At T = 2048: 42 rows, so that the block's
 // raw scores and weights (2 x 336 KiB, each thread's own scratch) and the
 // head's packed K and V (2 x 512 KiB) stay in a 2 MiB L2 between the
-// products and the softmax. (plan.cpp counts the scratch: kFusedScratchFloats.)
+// products and the softmax (fused_attention_scratch_floats: the plan counts it).
 constexpr std::size_t kFusedBlockFloats = std::size_t{96} << 10;
 constexpr std::size_t kFusedRowUnit = 42;
+
+// Rows per block for rows of `cols` keys and `rows` queries per head (no more than a head has).
+std::size_t fused_block_rows(std::size_t cols, std::size_t rows) {
+    const std::size_t fit = kFusedBlockFloats / std::max<std::size_t>(cols, 1);
+    return std::max<std::size_t>(1, std::min(rows, std::max(kFusedRowUnit, fit / kFusedRowUnit * kFusedRowUnit)));
+}
 
 // A float buffer aligned to 64 bytes (gemm_pack_b's output; whole registers for copy_streamed).
 struct Aligned {
@@ -102,8 +108,7 @@ void softmax_fused(Run& run, const Derivation& x, float* a, float* m, float* s) 
     const Tensor* v = run.value(run.name(Leaf::v));
     float* raw = run.recorded(run.name(Leaf::scores_raw))->value.ptr();
     const StepFinder find = run.finder();
-    const std::size_t fit = kFusedBlockFloats / std::max<std::size_t>(cols, 1);
-    const std::size_t block = std::max(kFusedRowUnit, fit / kFusedRowUnit * kFusedRowUnit);
+    const std::size_t block = fused_block_rows(cols, d.Tq);
     const std::size_t per_head = (d.Tq + block - 1) / block, blocks = d.NH * per_head;
     std::optional<Tensor> z;
     if (v) z = Tensor::uninitialized({d.Tq, d.NH, d.hv});
@@ -343,6 +348,11 @@ void normalize(Run& run) {
 }
 
 }  // namespace
+
+std::size_t fused_attention_scratch_floats(const Dims& d) {
+    // as softmax_fused allocates it: packed K and V, the block's scores and weights, each aligned
+    return gemm_packed_b_floats(d.hs, d.T) + gemm_packed_b_floats(d.T, d.hv) + 2 * fused_block_rows(d.T, d.Tq) * d.T + 64;
+}
 
 void softmax_forward(Run& run) {
     normalize(run);

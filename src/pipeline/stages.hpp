@@ -72,6 +72,8 @@ DerivedOp mask_rows(const std::string& mask, std::size_t Tq, bool same_rows);
 void add_alibi_mask(const float* s, const float* bias, const float* mask, float* y, std::size_t NH, std::size_t plane);
 // softmax.cpp   A (NH, Tq, T) and internals
 void softmax_forward(Run& run);
+// Floats of scratch per thread of the fused attention (plan.fuse_attention), for the plan's peak.
+std::size_t fused_attention_scratch_floats(const Dims& d);
 float softmax_explain(Cell& c);
 std::vector<CostTerm> softmax_cost(const CostQuery& q);
 // mix.cpp       Z (Tq, NH, hv)

@@ -4,12 +4,15 @@
 // GELU, whose erf is xsimd::erf (within a few ulp of std::erf).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/simd/stream_store.hpp"
 
+#include "kernels/activations.hpp"  // float_bits_max_ref: the tail
 #include "kernels/simd/kernels.hpp"
 
 namespace attntrace::simd {
@@ -65,6 +68,31 @@ void Gelu::operator()(Arch, const float* x, float* y, std::size_t n) const {
         (half * v * (one + xsimd::erf(v * k))).store_unaligned(y + i);
     }
     for (std::size_t i = full; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * inv_sqrt2));  // tail
+}
+
+template <class Arch>
+FloatBitsMax BitsMax::operator()(Arch, const float* x, std::size_t n) const {
+    using I = xsimd::batch<std::int32_t, Arch>;
+    constexpr std::size_t W = I::size;
+    const I clear_sign(0x7fffffff);
+    I magnitude(0), raw(INT32_MIN);
+    const std::size_t full = n - n % W;
+    for (std::size_t i = 0; i < full; i += W) {
+        std::int32_t lanes[W];
+        std::memcpy(lanes, x + i, sizeof lanes);  // the floats' bits (a plain load once compiled)
+        const I b = I::load_unaligned(lanes);
+        raw = xsimd::max(raw, b);
+        magnitude = xsimd::max(magnitude, b & clear_sign);
+    }
+    alignas(64) std::int32_t m[W], r[W];
+    magnitude.store_aligned(m);
+    raw.store_aligned(r);
+    FloatBitsMax out = float_bits_max_ref(x + full, n - full);  // tail
+    for (std::size_t j = 0; j < W; ++j) {
+        out.magnitude = std::max(out.magnitude, m[j]);
+        out.raw = std::max(out.raw, r[j]);
+    }
+    return out;
 }
 
 template <class Arch>

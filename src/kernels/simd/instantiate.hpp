@@ -49,6 +49,8 @@
     template void attntrace::simd::RotatePairs::operator()<ARCH>(ARCH, const float*, float*, std::size_t,         \
                                                                  std::size_t, const float*, const float*,        \
                                                                  const int*) const;                              \
+    template attntrace::FloatBitsMax attntrace::simd::BitsMax::operator()<ARCH>(ARCH, const float*, std::size_t)   \
+        const;                                                                                                    \
     template void attntrace::simd::CopyStreamed::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const; \
     template void attntrace::simd::Add::operator()<ARCH>(ARCH, const float*, const float*, float*, std::size_t)  \
         const;                                                                                                    \

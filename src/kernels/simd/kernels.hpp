@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <xsimd/config/xsimd_arch.hpp>
 
+#include "kernels/activations.hpp"  // FloatBitsMax
 #include "kernels/attention.hpp"  // kAttnBr, kAttnBc
 #include "kernels/tuning.hpp"     // blocking and when to use threads
 
@@ -181,6 +182,11 @@ struct RotatePairs {
     template <class Arch>
     void operator()(Arch, const float* x, float* y, std::size_t heads, std::size_t hs, const float* cos_d,
                     const float* sin_d, const int* partner) const;
+};
+// float_bits_max_ref's maxima, lane by lane, then across the lanes
+struct BitsMax {
+    template <class Arch>
+    FloatBitsMax operator()(Arch, const float* x, std::size_t n) const;
 };
 // y = x, stored past the caches (stream_store.hpp) from y's first aligned float
 struct CopyStreamed {
