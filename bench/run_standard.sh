@@ -343,7 +343,8 @@ L.append("")
 L.append("Trace none keeps only the block's output: attention streams over key blocks (scores, scale, mask, "
          "softmax and mix fused; no n x n matrix) and the FFN runs up to 12 MiB of hidden units (1024 rows at d_ff 3072) at a time. The two policies ran "
          "interleaved in one `attntrace bench` (the full trace keeps the raw scores and the weights; the scaled, "
-         "masked, shifted and exp'd scores are derived steps, computed when read: docs/performance.md). Issue 3's "
+         "masked, shifted and exp'd scores are derived steps, computed when read, and the softmax pass computes "
+         "the raw scores, the weights and Z together a row block at a time: docs/performance.md). Issue 3's "
          "target for attention alone: "
          "at most 0.3x PyTorch's at n = 2048 on one thread. PyTorch attention alone: "
          "`torch.matmul`, `torch.softmax` on (1, 12, n, 64) (`bench/torch_layer.py --attention`).")
@@ -357,7 +358,9 @@ L.extend(detail)
 L.append("")
 L.append("\"In block\" is the stage's median inside the block with the full trace recorded (its buffers "
          "are the trace's); \"alone\" is our kernels on the same products on warm buffers (the kernel "
-         "column above).")
+         "column above). With the full trace the attention is fused: the softmax stage runs the scores' and "
+         "the mix's products too (a row block at a time), so their own stages hold only the opening and "
+         "recording of their steps, and the last column holds all of the attention's time.")
 L.append("")
 L.append("Commands (from the repository's root; `attntrace` is the binary given to the script):")
 L.append("")
