@@ -1,6 +1,6 @@
 // Fuzz target: SentencePiece tokenizer.model files as model/sentencepiece.cpp
 // opens them (SentencePiece::from_bytes: our size check and the guard of
-// model/sentencepiece_charsmap.cpp, then Debian's libsentencepiece parsing
+// model/sentencepiece_guard.cpp, then Debian's libsentencepiece parsing
 // the ModelProto and building its normalizer and segmenter). The library is
 // not instrumented (a shared library from Debian): libFuzzer's coverage is
 // ours only, and a read out of bounds inside it shows only as a crash. Bytes in; the only acceptable outcomes are a model or an

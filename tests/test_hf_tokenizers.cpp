@@ -4,8 +4,9 @@
 // normalizer read, held to the ids the JavaScript port of Hugging Face's
 // tokenizers gave (tokenizer-cases.json, tokenizer_ids_qwen2.mjs); and the
 // refusals of the normalizer and BPE fields, one line each; and the guard in
-// front of libsentencepiece (model/sentencepiece_charsmap.cpp).
+// front of libsentencepiece (model/sentencepiece_guard.cpp).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -177,6 +178,26 @@ TEST_CASE("a tokenizer.model whose character map the library would walk out of b
     CHECK(r.status == 2);
     CHECK(r.err.rfind("attntrace: error: " + d.file("tokenizer.model") + ": normalizer_spec.precompiled_charsmap: expected a trie", 0) == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("a tokenizer.model with a NUL byte in a piece is refused before the library's tries throw on it") {
+    // Found by fuzzing: libsentencepiece built its trie from the piece "\0\0\x80"
+    // as a NUL-ended key, and Darts-clone threw out of LoadFromSerializedProto.
+    const std::string dir = source_dir() + "/tests/fuzz-regressions/sentencepiece/";
+    CHECK_THROWS_WITH(SentencePiece::load(dir + "piece-with-a-nul-found-by-fuzzing.model"),
+                      Catch::EndsWith("piece-with-a-nul-found-by-fuzzing.model: pieces[5].piece: expected a piece without NUL "
+                                      "bytes, found a NUL at byte 0 of its 3"));
+    // tiny-llama's model with one more piece, "a\0b" (protobuf appends to a repeated field)
+    const std::string path = source_dir() + "/tests/models/tiny-llama/tokenizer.model";
+    const std::size_t n = SentencePiece::load(path).size();
+    const std::string piece("\x0a\x03" "a\0b", 5);
+    const std::string model = read_text(path) + "\x0a" + char(piece.size()) + piece;
+    CHECK_THROWS_WITH(SentencePiece::from_bytes(model, "tokenizer.model"),
+                      fmt::format("tokenizer.model: pieces[{}].piece: expected a piece without NUL bytes, found a NUL at byte 1 of its 3", n));
+    // the same piece without its NUL is read
+    std::string clean = piece;
+    clean[3] = 'x';
+    CHECK(SentencePiece::from_bytes(read_text(path) + "\x0a" + char(clean.size()) + clean, "tokenizer.model").size() == n + 1);
 }
 
 TEST_CASE("a tokenizer.model with the library's own NFKC character map passes the guard and is applied") {

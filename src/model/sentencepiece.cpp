@@ -32,13 +32,18 @@ SentencePiece SentencePiece::from_bytes(const std::string& bytes, const std::str
     if (bytes.size() > kMaxSentencePieceBytes)
         fail_file(path, fmt::format("a SentencePiece model of at most {} bytes", kMaxSentencePieceBytes),
                   fmt::format("{} bytes", bytes.size()));
-    check_sentencepiece_charsmaps(bytes, path);  // libsentencepiece does not bounds-check its trie
+    check_sentencepiece_model(bytes, path);  // what libsentencepiece cannot take safely
     SentencePiece s;
     s.file_ = path;
     s.sp_ = std::make_shared<sentencepiece::SentencePieceProcessor>();
-    if (const auto st = s.sp_->LoadFromSerializedProto(bytes); !st.ok())
-        fail_file(path, "a SentencePiece model (a serialized ModelProto, as spm_train writes)",
-                  fmt::format("{} bytes the library refuses: {}", bytes.size(), st.message()));
+    const char* expected = "a SentencePiece model (a serialized ModelProto, as spm_train writes)";
+    sentencepiece::util::Status st;
+    try {
+        st = s.sp_->LoadFromSerializedProto(bytes);
+    } catch (const std::exception& e) {  // the guard above missed something the library throws on
+        fail_file(path, expected, fmt::format("{} bytes on which the library threw: {}", bytes.size(), e.what()));
+    }
+    if (!st.ok()) fail_file(path, expected, fmt::format("{} bytes the library refuses: {}", bytes.size(), st.message()));
     if (s.size() == 0 || s.size() > kMaxVocabEntries)
         fail_file(path, fmt::format("from 1 to {} pieces", kMaxVocabEntries), fmt::format("{}", s.size()));
     return s;

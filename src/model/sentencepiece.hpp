@@ -51,10 +51,11 @@ private:
     std::shared_ptr<sentencepiece::SentencePieceProcessor> sp_;
 };
 
-// Refuses (InputError naming `path` and the field) a normalizer_spec or
+// Refuses (InputError naming `path` and the field) a piece holding a NUL
+// byte, which the library's tries cannot take, and a normalizer_spec or
 // denormalizer_spec precompiled_charsmap whose trie the library would walk
-// out of bounds (model/sentencepiece_charsmap.cpp); called by from_bytes
-// before libsentencepiece is handed the bytes.
-void check_sentencepiece_charsmaps(const std::string& bytes, const std::string& path);
+// out of bounds (model/sentencepiece_guard.cpp); called by from_bytes before
+// libsentencepiece is handed the bytes.
+void check_sentencepiece_model(const std::string& bytes, const std::string& path);
 
 }  // namespace attntrace

@@ -1,5 +1,13 @@
-// A guard in front of libsentencepiece: the precompiled character maps of a
-// tokenizer.model checked before the library is handed the bytes.
+// A guard in front of libsentencepiece: the pieces and the precompiled
+// character maps of a tokenizer.model checked before the library is handed
+// the bytes.
+//
+// The pieces (ModelProto field 1, each a message whose field 1 is the piece's
+// bytes): libsentencepiece 0.1.97 builds its tries of pieces (Darts-clone)
+// from NUL-ended keys, so a piece holding a NUL byte becomes a shorter key,
+// and Darts throws its own exception ("zero-length key", "wrong key order")
+// out of LoadFromSerializedProto (found by fuzzing: a piece "\0\0\x80").
+// No trainer writes such a piece (the byte pieces are spelled "<0x00>").
 //
 // A SentencePiece model (a serialized ModelProto) may carry, in its
 // normalizer_spec (field 3) and denormalizer_spec (field 5), a
@@ -137,11 +145,22 @@ void check_charsmap(std::string_view blob, const std::string& path, const std::s
 
 }  // namespace
 
-void check_sentencepiece_charsmaps(const std::string& bytes, const std::string& path) {
+void check_sentencepiece_model(const std::string& bytes, const std::string& path) {
     // The last precompiled_charsmap of each spec is the one the library keeps
     // (protobuf merges a repeated message field; a later bytes field replaces).
     std::optional<std::string_view> maps[2];
+    std::size_t piece_index = 0;
     const bool ok = each_field(bytes, [&](std::uint64_t field, int type, std::string_view payload) {
+        if (field == 1 && type == 2) {
+            const std::size_t i = piece_index++;
+            each_field(payload, [&](std::uint64_t inner, int t, std::string_view p) {
+                if (inner != 1 || t != 2) return;
+                if (const std::size_t nul = p.find('\0'); nul != std::string_view::npos)
+                    fail_field(path, fmt::format("pieces[{}].piece", i), "a piece without NUL bytes",
+                               fmt::format("a NUL at byte {} of its {}", nul, p.size()));
+            });
+            return;
+        }
         if ((field != 3 && field != 5) || type != 2) return;
         each_field(payload, [&](std::uint64_t inner, int t, std::string_view p) {
             if (inner == 2 && t == 2) maps[field == 3 ? 0 : 1] = p;
