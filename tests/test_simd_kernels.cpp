@@ -355,6 +355,86 @@ TEST_CASE("SIMD ReLU, residual add and bias add equal their _ref twins, GELU wit
 // (1 + tanh(u) cancels), then multiplied by x/2: bounded by kMathUlps·eps·|x|,
 // not by the (tiny) result. For SwiGLU exp's relative error passes through
 // 1 + e^-g and the division unchanged: kMathUlps·eps relative (absolute below 1).
+// Element-wise and row passes past kParallelFloats run split over the threads
+// (simd/parallel.hpp). Each element or row is computed on its own, so every
+// thread count must give the single thread's bits, and the exact kernels
+// their _ref's, with odd lengths (a tail in the last range only) and odd rows.
+TEST_CASE("element-wise and row passes split over 2 and 3 threads give the bits of one thread and of the _ref",
+          "[simd][threads]") {
+    using namespace attntrace::simd;
+    const int saved = omp_get_max_threads();
+    const std::size_t n = kParallelFloats + 37, rows = 613, C = 437;  // rows * C = 267,881 > kParallelFloats
+    REQUIRE(rows * C > kParallelFloats);
+    auto x = values(n, 31), u = values(n, 32), m = values(rows * C, 33), g = values(C, 34), bias = values(C, 35);
+    for (auto& v : x) v *= 6.0f;
+    m[5 * C + 3] = -0.0f;
+    std::vector<float> sd(rows);
+    for (std::size_t i = 0; i < rows; ++i) sd[i] = i == 7 ? 0.0f : 0.5f + static_cast<float>(i % 5);  // row 7: zero
+    // every pass's outputs, one vector each, for the thread count in force
+    auto outputs = [&](auto arch) {
+        std::vector<std::vector<float>> out;
+        auto next = [&](std::size_t size) -> float* { return out.emplace_back(size, 7.0f).data(); };
+        Add{}(arch, x.data(), u.data(), next(n), n);
+        Relu{}(arch, x.data(), next(n), n);
+        Gelu{}(arch, x.data(), next(n), n);
+        GeluTanh{}(arch, x.data(), next(n), n);
+        Swiglu{}(arch, x.data(), u.data(), next(n), n);
+        float* mean = next(rows);
+        RowMean{}(arch, m.data(), rows, C, mean);
+        RowVar{}(arch, m.data(), mean, rows, C, next(rows), 0);
+        RowMeanSquare{}(arch, m.data(), rows, C, next(rows));
+        NormalizeRows{}(arch, m.data(), rows, C, mean, sd.data(), g.data(), bias.data(), next(rows * C), next(rows * C));
+        DivideRows{}(arch, m.data(), sd.data(), rows, C, next(rows * C));
+        Gain{}(arch, m.data(), g.data(), rows, C, next(rows * C));
+        float* c = next(rows * C);
+        std::copy(m.begin(), m.end(), c);
+        AddBiasRows{}(arch, c, C, bias.data(), rows, C);
+        for (std::size_t at : {std::size_t{0}, n / 2 + 5, n - 1}) {  // a NaN in the first range, the second, the tail
+            std::vector<float> y = x;
+            y[at] = -std::numeric_limits<float>::quiet_NaN();
+            const attntrace::FloatBitsMax got = BitsMax{}(arch, y.data(), n), want = attntrace::float_bits_max_ref(y.data(), n);
+            CHECK(got.magnitude == want.magnitude);
+            CHECK(got.raw == want.raw);
+        }
+        return out;
+    };
+    for_each_arch([&](auto arch, const char* name) {
+        omp_set_num_threads(1);
+        const auto one = outputs(arch);
+        // the exact kernels against their _ref twins
+        std::vector<float> want(n);
+        attntrace::add_ref(x.data(), u.data(), want.data(), n);
+        CHECK(one[0] == want);
+        attntrace::relu_ref(x.data(), want.data(), n);
+        CHECK(one[1] == want);
+        std::vector<float> mean(rows), var(rows), ms(rows), xhat(rows * C), aff(rows * C), div(rows * C), gain(rows * C);
+        attntrace::row_mean_ref(m.data(), rows, C, mean.data());
+        attntrace::row_var_ref(m.data(), mean.data(), rows, C, var.data(), 0);
+        attntrace::row_mean_square_ref(m.data(), rows, C, ms.data());
+        CHECK(one[5] == mean);
+        CHECK(one[6] == var);
+        CHECK(one[7] == ms);
+        attntrace::divide_rows_ref(m.data(), sd.data(), rows, C, div.data());
+        CHECK(one[10] == div);
+        attntrace::gain_ref(m.data(), g.data(), rows, C, gain.data());
+        CHECK(one[11] == gain);
+        std::vector<float> c = m;
+        attntrace::add_bias_rows_ref(c.data(), C, bias.data(), rows, C);
+        CHECK(one[12] == c);
+        for (int threads : {2, 3}) {
+            INFO(name << " on " << threads << " threads");
+            omp_set_num_threads(threads);
+            const auto got = outputs(arch);
+            REQUIRE(got.size() == one.size());
+            for (std::size_t k = 0; k < got.size(); ++k) {
+                INFO("output " << k);
+                CHECK(std::memcmp(got[k].data(), one[k].data(), got[k].size() * sizeof(float)) == 0);
+            }
+        }
+    });
+    omp_set_num_threads(saved);
+}
+
 TEST_CASE("SIMD LayerNorm and RMSNorm statistics equal row_mean_ref, row_var_ref and row_mean_square_ref exactly",
           "[simd]") {
     for_each_arch([&](auto arch, const char* name) {

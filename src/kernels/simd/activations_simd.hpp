@@ -12,19 +12,23 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/simd/kernels.hpp"
+#include "kernels/simd/parallel.hpp"
 
 namespace attntrace::simd {
 
 namespace activation_detail {
 namespace {  // internal linkage: compiled once per instruction set (see gemm_simd.hpp)
 
-// y[i] = f(x[i]...) over whole registers, then the tail through one padded register.
+// y[i] = f(x[i]...) over whole registers (split over the threads past
+// kParallelFloats: split_ranges), then the tail through one padded register.
 template <class Arch, class F>
 void map1(const float* x, float* y, std::size_t n, F f) {
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
-    std::size_t i = 0;
-    for (; i + W <= n; i += W) f(B::load_unaligned(x + i)).store_unaligned(y + i);
+    const std::size_t i = n - n % W;
+    split_ranges(i, W, 2 * n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t j = begin; j < end; j += W) f(B::load_unaligned(x + j)).store_unaligned(y + j);
+    });
     if (i == n) return;
     // tail: padded with 0, which every f here maps to a finite value
     alignas(64) float buf[W] = {};
@@ -37,8 +41,11 @@ template <class Arch, class F>
 void map2(const float* a, const float* b, float* y, std::size_t n, F f) {
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
-    std::size_t i = 0;
-    for (; i + W <= n; i += W) f(B::load_unaligned(a + i), B::load_unaligned(b + i)).store_unaligned(y + i);
+    const std::size_t i = n - n % W;
+    split_ranges(i, W, 3 * n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t j = begin; j < end; j += W)
+            f(B::load_unaligned(a + j), B::load_unaligned(b + j)).store_unaligned(y + j);
+    });
     if (i == n) return;
     alignas(64) float ba[W] = {}, bb[W] = {};
     for (std::size_t j = i; j < n; ++j) ba[j - i] = a[j], bb[j - i] = b[j];
@@ -72,18 +79,20 @@ void DivideRows::operator()(Arch, const float* e, const float* s, std::size_t ro
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
     const std::size_t full = cols - cols % W;
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* ei = e + i * cols;
-        float* oi = out + i * cols;
-        if (s[i] == 0.0f) {  // as divide_rows_ref: a zero divisor gives 0
-            for (std::size_t j = 0; j < cols; ++j) oi[j] = 0.0f;
-            continue;
+    split_ranges(rows, 1, 2 * rows * cols, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t i = r0; i < r1; ++i) {
+            const float* ei = e + i * cols;
+            float* oi = out + i * cols;
+            if (s[i] == 0.0f) {  // as divide_rows_ref: a zero divisor gives 0
+                for (std::size_t j = 0; j < cols; ++j) oi[j] = 0.0f;
+                continue;
+            }
+            // out = e / s
+            const B vs(s[i]);
+            for (std::size_t j = 0; j < full; j += W) (B::load_unaligned(ei + j) / vs).store_unaligned(oi + j);
+            for (std::size_t j = full; j < cols; ++j) oi[j] = ei[j] / s[i];  // tail
         }
-        // out = e / s
-        const B vs(s[i]);
-        for (std::size_t j = 0; j < full; j += W) (B::load_unaligned(ei + j) / vs).store_unaligned(oi + j);
-        for (std::size_t j = full; j < cols; ++j) oi[j] = ei[j] / s[i];  // tail
-    }
+    });
 }
 
 template <class Arch>
@@ -91,14 +100,16 @@ void Gain::operator()(Arch, const float* xhat, const float* gamma, std::size_t r
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
     const std::size_t full = C - C % W;
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* hi = xhat + i * C;
-        float* oi = out + i * C;
-        // out = γ ⊙ x̂
-        for (std::size_t c = 0; c < full; c += W)
-            (B::load_unaligned(gamma + c) * B::load_unaligned(hi + c)).store_unaligned(oi + c);
-        for (std::size_t c = full; c < C; ++c) oi[c] = gamma[c] * hi[c];  // tail
-    }
+    split_ranges(rows, 1, 2 * rows * C, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t i = r0; i < r1; ++i) {
+            const float* hi = xhat + i * C;
+            float* oi = out + i * C;
+            // out = γ ⊙ x̂
+            for (std::size_t c = 0; c < full; c += W)
+                (B::load_unaligned(gamma + c) * B::load_unaligned(hi + c)).store_unaligned(oi + c);
+            for (std::size_t c = full; c < C; ++c) oi[c] = gamma[c] * hi[c];  // tail
+        }
+    });
 }
 
 template <class Arch>

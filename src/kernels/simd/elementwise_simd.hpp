@@ -1,7 +1,9 @@
 // Element-wise kernels with xsimd: LayerNorm's normalisation and affine,
 // ReLU, GELU, residual add, bias add, the scale and mask stages. Same operations in the same order as
 // their _ref twins (no fused multiply-add), so results are identical except
-// GELU, whose erf is xsimd::erf (within a few ulp of std::erf).
+// GELU, whose erf is xsimd::erf (within a few ulp of std::erf). Passes past
+// kParallelFloats are split over the threads (split_ranges, parallel.hpp):
+// each element or row is computed alone, so the split changes no bit.
 #pragma once
 
 #include <algorithm>
@@ -10,10 +12,10 @@
 #include <cstring>
 #include <xsimd/xsimd.hpp>
 
-#include "kernels/simd/stream_store.hpp"
-
 #include "kernels/activations.hpp"  // float_bits_max_ref: the tail
 #include "kernels/simd/kernels.hpp"
+#include "kernels/simd/parallel.hpp"
+#include "kernels/simd/stream_store.hpp"
 
 namespace attntrace::simd {
 
@@ -24,75 +26,95 @@ void NormalizeRows::operator()(Arch, const float* x, std::size_t rows, std::size
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
     const std::size_t full = C - C % W;
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* xi = x + i * C;
-        float* hi = xhat + i * C;
-        const B mu(mean[i]), sd(sigma[i]);
-        // x̂ = (x - μ) / σ
-        for (std::size_t c = 0; c < full; c += W) ((B::load_unaligned(xi + c) - mu) / sd).store_unaligned(hi + c);
-        for (std::size_t c = full; c < C; ++c) hi[c] = (xi[c] - mean[i]) / sigma[i];  // tail
-        if (!out) continue;
-        // out = γ ⊙ x̂ + β
-        float* oi = out + i * C;
-        for (std::size_t c = 0; c < full; c += W)
-            (B::load_unaligned(gamma + c) * B::load_unaligned(hi + c) + B::load_unaligned(beta + c))
-                .store_unaligned(oi + c);
-        for (std::size_t c = full; c < C; ++c) oi[c] = gamma[c] * hi[c] + beta[c];  // tail
-    }
+    split_ranges(rows, 1, 3 * rows * C, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t i = r0; i < r1; ++i) {
+            const float* xi = x + i * C;
+            float* hi = xhat + i * C;
+            const B mu(mean[i]), sd(sigma[i]);
+            // x̂ = (x - μ) / σ
+            for (std::size_t c = 0; c < full; c += W) ((B::load_unaligned(xi + c) - mu) / sd).store_unaligned(hi + c);
+            for (std::size_t c = full; c < C; ++c) hi[c] = (xi[c] - mean[i]) / sigma[i];  // tail
+            if (!out) continue;
+            // out = γ ⊙ x̂ + β
+            float* oi = out + i * C;
+            for (std::size_t c = 0; c < full; c += W)
+                (B::load_unaligned(gamma + c) * B::load_unaligned(hi + c) + B::load_unaligned(beta + c))
+                    .store_unaligned(oi + c);
+            for (std::size_t c = full; c < C; ++c) oi[c] = gamma[c] * hi[c] + beta[c];  // tail
+        }
+    });
 }
 
 template <class Arch>
 void Relu::operator()(Arch, const float* x, float* y, std::size_t n) const {
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
-    const std::size_t full = n - n % W;
     const B zero(0.0f);
-    // select, not max: max(0, x) and x > 0 ? x : 0 differ on -0.0 and NaN; _ref uses the latter
-    for (std::size_t i = 0; i < full; i += W) {
-        const B v = B::load_unaligned(x + i);
-        xsimd::select(v > zero, v, zero).store_unaligned(y + i);
-    }
-    for (std::size_t i = full; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;  // tail
+    split_ranges(n, W, 2 * n, [&](std::size_t begin, std::size_t end) {
+        const std::size_t full = end - (end - begin) % W;
+        // select, not max: max(0, x) and x > 0 ? x : 0 differ on -0.0 and NaN; _ref uses the latter
+        for (std::size_t i = begin; i < full; i += W) {
+            const B v = B::load_unaligned(x + i);
+            xsimd::select(v > zero, v, zero).store_unaligned(y + i);
+        }
+        for (std::size_t i = full; i < end; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;  // tail
+    });
 }
 
 template <class Arch>
 void Gelu::operator()(Arch, const float* x, float* y, std::size_t n) const {
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
-    const std::size_t full = n - n % W;
     const float inv_sqrt2 = 0.70710678118654752f;
     const B half(0.5f), one(1.0f), k(inv_sqrt2);
-    // y = 0.5·x·(1 + erf(x/√2))
-    for (std::size_t i = 0; i < full; i += W) {
-        const B v = B::load_unaligned(x + i);
-        (half * v * (one + xsimd::erf(v * k))).store_unaligned(y + i);
-    }
-    for (std::size_t i = full; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * inv_sqrt2));  // tail
+    split_ranges(n, W, 2 * n, [&](std::size_t begin, std::size_t end) {
+        const std::size_t full = end - (end - begin) % W;
+        // y = 0.5·x·(1 + erf(x/√2))
+        for (std::size_t i = begin; i < full; i += W) {
+            const B v = B::load_unaligned(x + i);
+            (half * v * (one + xsimd::erf(v * k))).store_unaligned(y + i);
+        }
+        for (std::size_t i = full; i < end; ++i) y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * inv_sqrt2));  // tail
+    });
 }
 
 template <class Arch>
 FloatBitsMax BitsMax::operator()(Arch, const float* x, std::size_t n) const {
     using I = xsimd::batch<std::int32_t, Arch>;
     constexpr std::size_t W = I::size;
-    const I clear_sign(0x7fffffff);
-    I magnitude(0), raw(INT32_MIN);
-    const std::size_t full = n - n % W;
-    for (std::size_t i = 0; i < full; i += W) {
-        std::int32_t lanes[W];
-        std::memcpy(lanes, x + i, sizeof lanes);  // the floats' bits (a plain load once compiled)
-        const I b = I::load_unaligned(lanes);
-        raw = xsimd::max(raw, b);
-        magnitude = xsimd::max(magnitude, b & clear_sign);
-    }
-    alignas(64) std::int32_t m[W], r[W];
-    magnitude.store_aligned(m);
-    raw.store_aligned(r);
-    FloatBitsMax out = float_bits_max_ref(x + full, n - full);  // tail
-    for (std::size_t j = 0; j < W; ++j) {
-        out.magnitude = std::max(out.magnitude, m[j]);
-        out.raw = std::max(out.raw, r[j]);
-    }
-    return out;
+    // the maxima of [begin, end), end - begin a multiple of W but for the last range
+    auto range_max = [x](std::size_t begin, std::size_t end) {
+        const I clear_sign(0x7fffffff);
+        I magnitude(0), raw(INT32_MIN);
+        const std::size_t full = end - (end - begin) % W;
+        for (std::size_t i = begin; i < full; i += W) {
+            std::int32_t lanes[W];
+            std::memcpy(lanes, x + i, sizeof lanes);  // the floats' bits (a plain load once compiled)
+            const I b = I::load_unaligned(lanes);
+            raw = xsimd::max(raw, b);
+            magnitude = xsimd::max(magnitude, b & clear_sign);
+        }
+        alignas(64) std::int32_t m[W], r[W];
+        magnitude.store_aligned(m);
+        raw.store_aligned(r);
+        FloatBitsMax out = float_bits_max_ref(x + full, end - full);  // tail
+        for (std::size_t j = 0; j < W; ++j) {
+            out.magnitude = std::max(out.magnitude, m[j]);
+            out.raw = std::max(out.raw, r[j]);
+        }
+        return out;
+    };
+    // the threads' maxima merged (a max is exact: any split gives the same two numbers)
+    std::int32_t magnitude = 0, raw = INT32_MIN;
+    split_ranges(n, W, n, [&](std::size_t begin, std::size_t end) {
+        const FloatBitsMax part = range_max(begin, end);
+#pragma omp critical(attntrace_bits_max)
+        {
+            magnitude = std::max(magnitude, part.magnitude);
+            raw = std::max(raw, part.raw);
+        }
+    });
+    return {magnitude, raw};
 }
 
 template <class Arch>
@@ -110,9 +132,12 @@ template <class Arch>
 void Add::operator()(Arch, const float* a, const float* b, float* y, std::size_t n) const {
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
-    const std::size_t full = n - n % W;
-    for (std::size_t i = 0; i < full; i += W) (B::load_unaligned(a + i) + B::load_unaligned(b + i)).store_unaligned(y + i);
-    for (std::size_t i = full; i < n; ++i) y[i] = a[i] + b[i];  // tail
+    split_ranges(n, W, 3 * n, [&](std::size_t begin, std::size_t end) {
+        const std::size_t full = end - (end - begin) % W;
+        for (std::size_t i = begin; i < full; i += W)
+            (B::load_unaligned(a + i) + B::load_unaligned(b + i)).store_unaligned(y + i);
+        for (std::size_t i = full; i < end; ++i) y[i] = a[i] + b[i];  // tail
+    });
 }
 
 // Large element-wise passes are split across threads in chunks of whole
@@ -188,11 +213,14 @@ void AddBiasRows::operator()(Arch, float* c, std::size_t ldc, const float* bias,
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
     const std::size_t full = N - N % W;
-    for (std::size_t i = 0; i < M; ++i) {
-        float* ci = c + i * ldc;
-        for (std::size_t j = 0; j < full; j += W) (B::load_unaligned(ci + j) + B::load_unaligned(bias + j)).store_unaligned(ci + j);
-        for (std::size_t j = full; j < N; ++j) ci[j] += bias[j];  // tail
-    }
+    split_ranges(M, 1, 2 * M * N, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t i = r0; i < r1; ++i) {
+            float* ci = c + i * ldc;
+            for (std::size_t j = 0; j < full; j += W)
+                (B::load_unaligned(ci + j) + B::load_unaligned(bias + j)).store_unaligned(ci + j);
+            for (std::size_t j = full; j < N; ++j) ci[j] += bias[j];  // tail
+        }
+    });
 }
 
 }  // namespace attntrace::simd

@@ -10,6 +10,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/simd/kernels.hpp"
+#include "kernels/simd/parallel.hpp"
 
 namespace attntrace::simd {
 
@@ -20,21 +21,25 @@ namespace {  // internal linkage: compiled once per instruction set (see gemm_si
 constexpr std::size_t kRows = 8;
 
 // out[i] = final(Σ_c term(i, x[i, c]))   (Σ in double, c ascending)   x: (rows, C)   out: (rows)
+// Rows split over the threads in groups of kRows past kParallelFloats (split_ranges): a row's sum
+// is the same whichever thread, and whichever group, computes it.
 template <class Term, class Final>
 void rows_sum(const float* x, std::size_t rows, std::size_t C, float* out, Term term, Final final) {
-    std::size_t i = 0;
-    for (; i + kRows <= rows; i += kRows) {
-        double acc[kRows] = {};
-        for (std::size_t c = 0; c < C; ++c)
+    split_ranges(rows, kRows, rows * C, [&](std::size_t r0, std::size_t r1) {
+        std::size_t i = r0;
+        for (; i + kRows <= r1; i += kRows) {
+            double acc[kRows] = {};
+            for (std::size_t c = 0; c < C; ++c)
 #pragma GCC unroll 8
-            for (std::size_t r = 0; r < kRows; ++r) acc[r] += term(i + r, x[(i + r) * C + c]);
-        for (std::size_t r = 0; r < kRows; ++r) out[i + r] = final(acc[r]);
-    }
-    for (; i < rows; ++i) {  // tail: the last rows one at a time
-        double acc = 0.0;
-        for (std::size_t c = 0; c < C; ++c) acc += term(i, x[i * C + c]);
-        out[i] = final(acc);
-    }
+                for (std::size_t r = 0; r < kRows; ++r) acc[r] += term(i + r, x[(i + r) * C + c]);
+            for (std::size_t r = 0; r < kRows; ++r) out[i + r] = final(acc[r]);
+        }
+        for (; i < r1; ++i) {  // tail: the last rows one at a time
+            double acc = 0.0;
+            for (std::size_t c = 0; c < C; ++c) acc += term(i, x[i * C + c]);
+            out[i] = final(acc);
+        }
+    });
 }
 
 }  // namespace
