@@ -175,9 +175,10 @@ void matmul_packed(const float* a, std::size_t lda, const float* bp, float* c, s
 }
 
 void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N) {
-    matmul(x, K, W, N, y, N, M, K, N);
-    if (!b) return;
-    ATTNTRACE_SIMD_OR_REF(simd_call(simd::AddBiasRows{}, y, N, b, M, N), add_bias_rows_ref(y, N, b, M, N));
+    // the bias added as the product stores its tiles (GemmOptions::bias): no pass reading y back
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, x, K, W, N, false, y, N, M, K, N, &gemm_workspace,
+                                   gemm_blocking_in_use().blocking, simd::GemmOptions{false, nullptr, b}),
+                          (matmul_ref(x, K, W, N, y, N, M, K, N), b ? add_bias_rows_ref(y, N, b, M, N) : void()));
 }
 
 std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted, float* e,

@@ -1,5 +1,6 @@
 // Element-wise kernels with xsimd: LayerNorm's normalisation and affine,
-// ReLU, GELU, residual add, bias add, the scale and mask stages. Same operations in the same order as
+// ReLU, GELU, residual add, the scale and mask stages (the bias is added by
+// the GEMM: GemmOptions::bias). Same operations in the same order as
 // their _ref twins (no fused multiply-add), so results are identical except
 // GELU, whose erf is xsimd::erf (within a few ulp of std::erf). Passes past
 // kParallelFloats are split over the threads (split_ranges, parallel.hpp):
@@ -206,21 +207,6 @@ void AddMaskHeads::operator()(Arch, const float* s, const float* mask, float* y,
         for (; i < end; ++i) yh[i] = sh[i] + mask[i];  // tail
         _mm_sfence();  // this thread's streamed stores land before the region ends
     }
-}
-
-template <class Arch>
-void AddBiasRows::operator()(Arch, float* c, std::size_t ldc, const float* bias, std::size_t M, std::size_t N) const {
-    using B = xsimd::batch<float, Arch>;
-    constexpr std::size_t W = B::size;
-    const std::size_t full = N - N % W;
-    split_ranges(M, 1, 2 * M * N, [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t i = r0; i < r1; ++i) {
-            float* ci = c + i * ldc;
-            for (std::size_t j = 0; j < full; j += W)
-                (B::load_unaligned(ci + j) + B::load_unaligned(bias + j)).store_unaligned(ci + j);
-            for (std::size_t j = full; j < N; ++j) ci[j] += bias[j];  // tail
-        }
-    });
 }
 
 }  // namespace attntrace::simd

@@ -81,9 +81,11 @@ xsimd::batch<float, Arch> fmadd(xsimd::batch<float, Arch> a, xsimd::batch<float,
 // Stream: a whole tile's C rows are stored past the caches (stream_store.hpp;
 // C rows aligned to the register width, as Gemm checks): for a C far larger
 // than L3 that nothing reads back at once (the raw scores at n = 2048).
+// bias: the tile's n columns of the bias, added after C's sum (the last K
+// block's tile; nullptr otherwise).
 template <class Arch, bool Direct = false, std::size_t R = Tile<Arch>::MR>
 void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float* bp, float* c, std::size_t ldc,
-                  bool accumulate, std::size_t m, std::size_t n, bool stream = false) {
+                  bool accumulate, std::size_t m, std::size_t n, bool stream = false, const float* bias = nullptr) {
     using T = Tile<Arch>;
     using B = typename T::B;
     constexpr std::size_t MR = T::MR, W = T::W, NR = T::NR;
@@ -109,11 +111,16 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
         bp += NR;
     }
     if (m == R && n == NR) {
+        const B bias0 = bias ? B::load_unaligned(bias) : B(0.0f), bias1 = bias ? B::load_unaligned(bias + W) : B(0.0f);
         for (std::size_t i = 0; i < R; ++i) {
             float* ci = c + i * ldc;
             if (accumulate) {
-                acc0[i] += B::load_unaligned(ci);
-                acc1[i] += B::load_unaligned(ci + W);
+                acc0[i] = B::load_unaligned(ci) + acc0[i];  // C + the block's sum, as the scalar tail below
+                acc1[i] = B::load_unaligned(ci + W) + acc1[i];
+            }
+            if (bias) {
+                acc0[i] += bias0;
+                acc1[i] += bias1;
             }
             if (stream) {
                 store_stream<Arch>(acc0[i], ci);
@@ -131,21 +138,24 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
         acc1[i].store_aligned(tile + i * NR + W);
     }
     for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = accumulate ? c[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+        for (std::size_t j = 0; j < n; ++j) {
+            const float sum = accumulate ? c[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+            c[i * ldc + j] = bias ? sum + bias[j] : sum;
+        }
 }
 
 // The micro-kernel for a packed panel of m <= MR rows: the 4- or 8-row one when it is enough.
 template <class Arch>
 void micro_kernel_packed(std::size_t kc, const float* ap, const float* bp, float* c, std::size_t ldc, bool accumulate,
-                         std::size_t m, std::size_t n, bool stream) {
+                         std::size_t m, std::size_t n, bool stream, const float* bias) {
     constexpr std::size_t MR = Tile<Arch>::MR;
     if constexpr (MR > 4) {
-        if (m <= 4) return micro_kernel<Arch, false, 4>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream);
+        if (m <= 4) return micro_kernel<Arch, false, 4>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream, bias);
     }
     if constexpr (MR > 8) {
-        if (m <= 8) return micro_kernel<Arch, false, 8>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream);
+        if (m <= 8) return micro_kernel<Arch, false, 8>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream, bias);
     }
-    micro_kernel<Arch>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream);
+    micro_kernel<Arch>(kc, ap, 0, bp, c, ldc, accumulate, m, n, stream, bias);
 }
 
 inline std::size_t round_up(std::size_t x, std::size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
@@ -208,7 +218,7 @@ GemmBlocking blocking_for(GemmBlocking blk, std::size_t K) {
 template <class Arch>
 void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed, float* c,
                      std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work, GemmBlocking blk,
-                     std::size_t kKC, bool stream, const PackedB& packed) {
+                     std::size_t kKC, bool stream, const PackedB& packed, const float* bias) {
     using T = Tile<Arch>;
     constexpr std::size_t MR = T::MR, NR = T::NR;
     const std::size_t kMC = balanced_block(M, blk.mc, MR), kNC = balanced_block(N, blk.nc, NR);
@@ -233,6 +243,7 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
     for (std::size_t pc = 0; pc < K; pc += kKC) {
         const std::size_t kc = min_sz(kKC, K - pc);
         const bool last = stream && pc + kc == K;  // C's final values: streamed when asked
+        const float* bias_k = pc + kc == K ? bias : nullptr;  // and the bias added to them
         for (std::size_t ic = 0; ic < M; ic += kMC) {
             const std::size_t mc = min_sz(kMC, M - ic);
             // A block packed once for every jc (it was packed again for each of N/kNC column blocks: 7 times for
@@ -252,12 +263,13 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
                     if (panel_a || (direct_a && m < MR)) pack_a<Arch, MR>(ai, lda, m, kc, ap);
                     for (std::size_t jr = 0; jr < nc; jr += NR) {
                         float* cij = c + (ic + ir) * ldc + jc + jr;
+                        const float* bij = bias_k ? bias_k + jc + jr : nullptr;
                         if (direct_a && m == MR && !panel_a)
                             micro_kernel<Arch, true>(kc, ai, lda, bpc + jr * kc, cij, ldc, pc > 0, m, min_sz(NR, nc - jr),
-                                                     last);
+                                                     last, bij);
                         else
                             micro_kernel_packed<Arch>(kc, direct_a ? ap : api, bpc + jr * kc, cij, ldc, pc > 0, m,
-                                                      min_sz(NR, nc - jr), last);
+                                                      min_sz(NR, nc - jr), last, bij);
                     }
                 }
             }
@@ -312,9 +324,9 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
     using namespace gemm_detail;
     using T = Tile<Arch>;
     constexpr std::size_t MR = T::MR, NR = T::NR;
-    if (K == 0) {
+    if (K == 0) {  // the empty sum, then the bias as the pass after it would add it
         for (std::size_t i = 0; i < M; ++i)
-            for (std::size_t j = 0; j < N; ++j) c[i * ldc + j] = 0.0f;
+            for (std::size_t j = 0; j < N; ++j) c[i * ldc + j] = opt.bias ? 0.0f + opt.bias[j] : 0.0f;
         return;
     }
     // The blocking must suit this tile (kernels/blocking.hpp: gemm_blocking_valid); else the measured one.
@@ -342,7 +354,7 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
         if (m0 < m1 && n0 < n1)
             gemm_one_thread<Arch>(a + m0 * lda, lda, b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
                                   c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, kc, stream,
-                                  PackedB{opt.b_packed, round_up(N, NR), n0});
+                                  PackedB{opt.b_packed, round_up(N, NR), n0}, opt.bias ? opt.bias + n0 : nullptr);
         if (stream) _mm_sfence();  // this thread's streamed stores land before the region ends
     }
 }

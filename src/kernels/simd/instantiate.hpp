@@ -54,8 +54,6 @@
     template void attntrace::simd::CopyStreamed::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const; \
     template void attntrace::simd::Add::operator()<ARCH>(ARCH, const float*, const float*, float*, std::size_t)  \
         const;                                                                                                    \
-    template void attntrace::simd::AddBiasRows::operator()<ARCH>(ARCH, float*, std::size_t, const float*,        \
-                                                                 std::size_t, std::size_t) const;                \
     template void attntrace::simd::ScaleDiv::operator()<ARCH>(ARCH, const float*, float, float*, std::size_t)    \
         const;                                                                                                    \
     template void attntrace::simd::ScaleMul::operator()<ARCH>(ARCH, const float*, float, float*, std::size_t)    \

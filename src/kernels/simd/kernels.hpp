@@ -34,10 +34,15 @@ using Archs = xsimd::arch_list<xsimd::avx512bw, xsimd::fma3<xsimd::avx2>, xsimd:
 //   stream_c: C's final values are stored past the caches (stream_store.hpp)
 //     where C's rows are aligned to the register width;
 //   b_packed: all of B as GemmPackB packed it with the same blk, K and N (b
-//     is then not read): one packing for many products of row blocks of A.
+//     is then not read): one packing for many products of row blocks of A;
+//   bias: (N) added to every row of C as each tile's final values are
+//     stored, after its last K block: the sum C + bias of the product then a
+//     bias pass (add_bias_rows_ref's order: the same bits), without reading
+//     C back.
 struct GemmOptions {
     bool stream_c = false;
     const float* b_packed = nullptr;
+    const float* bias = nullptr;
 };
 struct Gemm {
     template <class Arch>
@@ -223,10 +228,6 @@ struct ScaleMul {
 struct AddMaskHeads {
     template <class Arch>
     void operator()(Arch, const float* s, const float* mask, float* y, std::size_t NH, std::size_t plane) const;
-};
-struct AddBiasRows {
-    template <class Arch>
-    void operator()(Arch, float* c, std::size_t ldc, const float* bias, std::size_t M, std::size_t N) const;
 };
 
 }  // namespace attntrace::simd
