@@ -21,6 +21,16 @@ inline constexpr GemmTile kGemmTileAvx512{14, 32};
 inline constexpr GemmTile kGemmTileAvx2{6, 16};
 inline constexpr GemmTile kGemmTileSse{6, 8};
 
+// The micro-kernel asks for its B panel this many k steps ahead (two cache
+// lines a step: a 32-wide row of B is 128 bytes). The panel streams from L2,
+// and the L1 prefetcher alone left the 14 x 32 tile at 145-159 GFLOP/s on
+// the Xeon of 2026-11-27 (FMA peak 210): 167-175 with 16 steps (2 KiB)
+// ahead; the products 1-3% faster (docs/performance.md). 8 steps ahead,
+// tried earlier with another process on the other core, read within that
+// run's noise of 16. (A row of B is 64 bytes with AVX2, 32 with SSE: there the
+// second hint falls in the first's line.)
+inline constexpr std::size_t kGemmPrefetchSteps = 16;
+
 // The GEMM's cache blocks: K by kc, M by mc, N by nc (the loops and what each
 // block is kept in: kernels/blocking.hpp, which derives them from the caches
 // the machine reports).

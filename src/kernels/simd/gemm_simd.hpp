@@ -100,6 +100,9 @@ void micro_kernel(std::size_t kc, const float* ap, std::size_t lda, const float*
             __builtin_prefetch(c + i * ldc + NR - 1, 1, 3);
         }
     for (std::size_t k = 0; k < kc; ++k) {
+        // B's panel from L2, kGemmPrefetchSteps rows ahead (tuning.hpp); past its end the hints are dropped
+        __builtin_prefetch(bp + kGemmPrefetchSteps * NR, 0, 3);
+        __builtin_prefetch(bp + kGemmPrefetchSteps * NR + W, 0, 3);
         const B b0 = B::load_aligned(bp), b1 = B::load_aligned(bp + W);
 #pragma GCC unroll 16
         for (std::size_t i = 0; i < R; ++i) {
