@@ -57,10 +57,6 @@ inline void check_values(const Trace& t, const std::string& name, const std::vec
     }
 }
 
-inline bool same_bits(const Tensor& a, const Tensor& b) {
-    return a.size() == b.size() && std::memcmp(a.ptr(), b.ptr(), a.size() * sizeof(float)) == 0;
-}
-
 // A seeded block of T tokens: X and every weight drawn from the seed.
 inline std::string seeded(std::size_t T, std::size_t C, std::size_t NH, const std::string& positions,
                    const std::string& extra = "") {

@@ -51,38 +51,6 @@ Trace run_derived(const Lesson& l, const TracePolicy& p = {}, Arithmetic mode = 
     return run_planned(l, mode, plan_of(l, p, mode));
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-    if (a.shape != b.shape || a.size() != b.size()) return false;
-    return a.size() == 0 || std::memcmp(a.ptr(), b.ptr(), a.size() * sizeof(float)) == 0;  // no memcmp of null
-}
-
-// Every step of `derived` reads as `buffered` holds it; returns how many were derived (no buffer).
-std::size_t require_same(const Trace& derived, const Trace& buffered) {
-    REQUIRE(derived.steps.size() == buffered.steps.size());
-    std::size_t n = 0;
-    for (std::size_t k = 0; k < derived.steps.size(); ++k) {
-        const Step& d = derived.steps[k];
-        const Step& b = buffered.steps[k];
-        INFO(d.name);
-        REQUIRE(d.name == b.name);
-        CHECK(d.source == b.source);
-        CHECK(d.recorded == b.recorded);
-        CHECK(is_derived(b) == false);
-        n += is_derived(d);
-        CHECK(same_bits(*values_of(derived, d), b.value));
-        CHECK(d.summary.has_value() == b.summary.has_value());
-        if (d.summary && b.summary) {
-            CHECK(d.summary->min == b.summary->min);
-            CHECK(d.summary->max == b.summary->max);
-            CHECK(d.summary->mean == b.summary->mean);
-            CHECK(d.summary->neg_inf == b.summary->neg_inf);
-            CHECK(same_bits(d.summary->row_sums, b.summary->row_sums));
-            CHECK(same_bits(d.summary->corner, b.summary->corner));
-        }
-    }
-    return n;
-}
-
 json doc_with(const json& config, std::size_t T, std::size_t C = 8, std::size_t NH = 2) {
     json tokens = json::array();
     for (std::size_t i = 0; i < T; ++i) tokens.push_back("t" + std::to_string(i));
@@ -118,7 +86,7 @@ TEST_CASE("derived steps read bit for bit as the buffered run records them, at e
             const Lesson l = lesson_of(doc_with(cfg, T));
             REQUIRE(plan_of(l, {}, Arithmetic::exact).derive_attention);
             const Trace d = run_derived(l), b = run_buffered(l);
-            CHECK(require_same(d, b) == 4);  // the four derived steps of the one attention hold no buffer
+            CHECK(require_same_steps(d, b) == 4);  // the four derived steps of the one attention hold no buffer
             for (const char* leaf : kDerived) CHECK(is_derived(*d.find(std::string("blocks.0.attn.") + leaf)));
         }
 }
@@ -137,7 +105,7 @@ TEST_CASE("every lesson, exact and as the article rounds, records the same numbe
                 continue;
             }
             d = run_derived(l, {}, mode);
-            require_same(d, b);
+            require_same_steps(d, b);
             CHECK(dump_readable(trace_to_json(l, d, nullptr)) == dump_readable(trace_to_json(l, b, nullptr)));
         }
     }
@@ -148,21 +116,21 @@ TEST_CASE("derived steps under every trace policy: no buffer when the sources ar
     const Lesson l = lesson_of(doc_with({{"mask", "causal"}}, 17));
     SECTION("a summary is computed from the derived values, then freed") {
         const Trace d = run_derived(l, policy("summary")), b = run_buffered(l, policy("summary"));
-        CHECK(require_same(d, b) == 0);
+        CHECK(require_same_steps(d, b) == 0);
     }
     SECTION("exps kept without the raw scores: computed into a buffer") {
         const TracePolicy p = policy("softmax.hook_exp,hook_pattern");
         const Plan plan = plan_of(l, p, Arithmetic::exact);
         CHECK(plan.derive_attention);
         const Trace d = run_derived(l, p), b = run_buffered(l, p);
-        CHECK(require_same(d, b) == 0);
+        CHECK(require_same_steps(d, b) == 0);
         CHECK(d.find("blocks.0.attn.softmax.hook_exp")->value.size() > 0);
         CHECK(d.find("blocks.0.attn.softmax.hook_exp")->derivation);
     }
     SECTION("the raw scores, mask and row max kept: the exps stay a derivation") {
         const TracePolicy p = policy("hook_scores_raw,hook_mask,softmax.hook_row_max,softmax.hook_exp,hook_pattern");
         const Trace d = run_derived(l, p), b = run_buffered(l, p);
-        CHECK(require_same(d, b) == 1);
+        CHECK(require_same_steps(d, b) == 1);
     }
 }
 
@@ -237,21 +205,13 @@ TEST_CASE("an overflow in a derived step is refused naming that step, as the buf
 
 namespace {
 
-// Runs a lesson's passes up to and including its scores pass, as run_planned does, and hands back the Run.
+// run_to_scores (held_trace.hpp) with the scores pass computing the scores itself
+// (the fused attention leaves them to the softmax pass).
 template <class Check>
 void run_to_scores(const Lesson& l, Check check) {
-    // The scores pass itself computes the scores (the fused attention leaves them to the softmax pass).
     Plan plan = plan_of(l, {}, Arithmetic::exact);
     plan.fuse_attention = false;
-    Run run(l, Arithmetic::exact, plan);
-    const auto& passes = l.catalogue().passes();
-    for (int p = l.first_pass; p <= l.last_pass; ++p) {
-        run.begin_pass(p);
-        operation(passes[static_cast<std::size_t>(p)].stage).forward(run);
-        run.end_pass(p);
-        if (passes[static_cast<std::size_t>(p)].stage == Stage::scores) return check(run);
-    }
-    FAIL("the lesson runs no scores pass");
+    run_to_scores(l, plan, check);
 }
 
 double max_abs_of(const Tensor& t) {

@@ -4,10 +4,11 @@
 // off), bit for bit, whatever the blocks: heads of several blocks and a
 // partial last one, grouped K/V heads, RoPE, value heads of their own width,
 // masks, a decoder's cross-attention (Tq != T), one thread or two.
+#include "held_trace.hpp"
+
 #include <catch2/catch.hpp>
 #include <omp.h>
 
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -50,31 +51,10 @@ Trace run_with(const Lesson& l, bool fuse) {
 
 // Whether the scores pass of the first attention left its scores to the softmax pass.
 bool scores_deferred(const Lesson& l) {
-    const Plan plan = make_plan(l, {}, Arithmetic::exact, omp_get_max_threads());
-    Run run(l, Arithmetic::exact, plan);
-    const auto& passes = l.catalogue().passes();
-    for (int p = l.first_pass; p <= l.last_pass; ++p) {
-        run.begin_pass(p);
-        operation(passes[static_cast<std::size_t>(p)].stage).forward(run);
-        run.end_pass(p);
-        if (passes[static_cast<std::size_t>(p)].stage == Stage::scores)
-            return run.deferred(l.catalogue().step(Leaf::scores_raw, 0).name);
-    }
-    return false;
-}
-
-void require_same_trace(const Trace& fused, const Trace& separate) {
-    REQUIRE(fused.steps.size() == separate.steps.size());
-    for (std::size_t k = 0; k < fused.steps.size(); ++k) {
-        const Step& f = fused.steps[k];
-        const Step& s = separate.steps[k];
-        INFO(f.name);
-        REQUIRE(f.name == s.name);
-        CHECK(f.source == s.source);
-        CHECK(f.inputs == s.inputs);
-        REQUIRE(f.value.shape == s.value.shape);
-        CHECK(std::memcmp(f.value.ptr(), s.value.ptr(), f.value.size() * sizeof(float)) == 0);
-    }
+    bool deferred = false;
+    run_to_scores(l, make_plan(l, {}, Arithmetic::exact, omp_get_max_threads()),
+                  [&](Run& run) { deferred = run.deferred(l.catalogue().step(Leaf::scores_raw, 0).name); });
+    return deferred;
 }
 
 }  // namespace
@@ -96,7 +76,7 @@ TEST_CASE("the fused attention records every step as the separate passes do, bit
                 const Lesson l = parse_lesson(lesson_doc(config, T).dump(), "fused.json");
                 omp_set_num_threads(threads);
                 REQUIRE(scores_deferred(l));
-                require_same_trace(run_with(l, true), run_with(l, false));
+                require_same_steps(run_with(l, true), run_with(l, false));
             }
     omp_set_num_threads(omp_get_num_procs());
 }

@@ -56,11 +56,6 @@ void require_close(const Tensor& got, const std::vector<float>& want, double rel
     }
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-    // memcmp may not be given the null pointer of an empty tensor, even for 0 bytes (UBSan)
-    return a.shape == b.shape && (a.size() == 0 || std::memcmp(a.ptr(), b.ptr(), a.size() * sizeof(float)) == 0);
-}
-
 // MQA: 2 query heads of hs 2 share 1 K/V head; scaling off so the weights are
 // softmax of the raw scores.
 //   Q = X·W_Q: the[h0 1 0 | h1 0 1]   cat[h0 0 1 | h1 1 0]
