@@ -24,10 +24,11 @@ void add_random_options(CLI::App& cmd, RandomSpec& spec) {
         ->check(CLI::Range(1, 1 << 12));
     cmd.add_option("--d-ff", spec.d_ff, "FFN hidden width (F)")->capture_default_str()->check(CLI::Range(1, 1 << 18));
     cmd.add_option("--seed", spec.seed, "Seed of X and of every weight")->capture_default_str();
-    cmd.add_option("--mask", spec.mask, "none (default) or causal")
+    cmd.add_option_function<std::string>(
+           "--mask", [&spec](const std::string& m) { spec.mask = m == "causal" ? MaskKind::causal : MaskKind::none; },
+           "none or causal (default: causal with --decoder, whose self-attention is causal; else none)")
         ->option_text("none|causal")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, MaskKind>{{"none", MaskKind::none},
-                                                                             {"causal", MaskKind::causal}}));
+        ->check(CLI::IsMember({"none", "causal"}));
     cmd.add_option("--activation", spec.activation, "relu (default), gelu (erf), gelu_tanh or swiglu")
         ->option_text("relu|gelu|gelu_tanh|swiglu")
         ->transform(CLI::CheckedTransformer(std::map<std::string, Activation>{{"relu", Activation::relu},

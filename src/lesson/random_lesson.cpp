@@ -31,7 +31,7 @@ nlohmann::ordered_json random_lesson_json(const RandomSpec& s) {
     j["config"] = {{"d_model", s.d_model},
                    {"heads", s.heads},
                    {"d_ff", s.d_ff},
-                   {"mask", std::string(mask_name(s.mask))},
+                   {"mask", std::string(mask_name(s.mask_kind()))},
                    {"activation", std::string(activation_name(s.activation))}};
     if (s.norm != NormKind::layernorm) j["config"]["norm"] = std::string(norm_name(s.norm));
     if (s.kv_heads) j["config"]["kv_heads"] = s.kv_heads;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -18,10 +19,11 @@ struct RandomSpec {
     std::size_t kv_heads = 0;  // 0: as many as heads (MHA); else config.kv_heads (GQA, MQA)
     std::size_t d_ff = 64;
     std::uint64_t seed = 1;
-    MaskKind mask = MaskKind::none;
+    std::optional<MaskKind> mask;  // unset: causal for a decoder (its self-attention), none for an encoder
     Activation activation = Activation::relu;
     NormKind norm = NormKind::layernorm;
     Arch arch;  // blocks, norm_first, decoder (a decoder's memory: as many tokens as X, seed + 1)
+    MaskKind mask_kind() const { return mask.value_or(arch.decoder ? MaskKind::causal : MaskKind::none); }
 };
 
 // X ~ N(0, 1) as a LayerNorm'd residual stream is; weights N(0, 1/d_in)

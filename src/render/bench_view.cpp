@@ -49,7 +49,7 @@ void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait) {
                                           s.arch.norm_first ? " pre-norm" : "", s.arch.decoder ? " decoder" : "");
     const std::string shape = fmt::format("d_model={} heads={}{} d_ff={} mask {} {}", s.d_model, s.heads,
                                           s.kv_heads ? fmt::format(" kv_heads={}", s.kv_heads) : "", s.d_ff,
-                                          mask_name(s.mask), activation_name(s.activation));
+                                          mask_name(s.mask_kind()), activation_name(s.activation));
     if (r.model_type.empty())
         out << fmt::format("attntrace bench: T={} {}{}", s.tokens, shape, model);
     else  // what was benched: the checkpoint's type, its blocks and the tokens it read
@@ -106,7 +106,7 @@ OrderedJson bench_json(const BenchReport& r) {
     j["heads"] = r.spec.heads;
     j["kv_heads"] = r.spec.kv_heads ? r.spec.kv_heads : r.spec.heads;
     j["d_ff"] = r.spec.d_ff;
-    j["mask"] = std::string(mask_name(r.spec.mask));
+    j["mask"] = std::string(mask_name(r.spec.mask_kind()));
     j["blocks"] = r.spec.arch.blocks;
     j["norm_first"] = r.spec.arch.norm_first;
     j["block"] = r.spec.arch.decoder ? "decoder" : "encoder";
