@@ -46,7 +46,7 @@ const Tensor& value(const Trace& t, const char* name) {
     const Step* s = t.find(name);
     REQUIRE(s);
     REQUIRE(s->recorded == Record::full);
-    return s->value;
+    return s->held();
 }
 
 void require_close(const Tensor& got, const Tensor& want) {
@@ -85,8 +85,8 @@ TEST_CASE("trace policies: full keeps every step, none only the output, a subset
     for (const auto& s : subset.steps) {
         INFO(s.name);
         const Tensor& f = value(full, s.name.c_str());
-        REQUIRE(s.value.size() == f.size());
-        CHECK(std::memcmp(s.value.ptr(), f.ptr(), f.size() * sizeof(float)) == 0);
+        REQUIRE(s.held().size() == f.size());
+        CHECK(std::memcmp(s.held().ptr(), f.ptr(), f.size() * sizeof(float)) == 0);
     }
 }
 
@@ -100,7 +100,7 @@ TEST_CASE("the summary policy keeps min, max, mean, -inf count, row sums and a c
         const Step& s = sum.steps[i];
         INFO(s.name);
         CHECK(s.recorded == Record::summary);
-        CHECK(s.value.size() == 0);  // freed
+        CHECK(s.held().size() == 0);  // freed
         REQUIRE(s.summary);
     }
     CHECK(sum.steps.back().recorded == Record::full);  // the output is the result
@@ -206,7 +206,8 @@ TEST_CASE("bad --trace and --max-memory values, and a run too big, exit 2 with o
     auto bad = run_cli({"run", "003-3.1-ring-fell", "--trace", "hook_nothing"});
     CHECK(bad.status == 2);
     CHECK(bad.err == "attntrace: error: --trace: expected full, summary, none, or step names or globs separated by "
-                     "commas (see docs/steps.md), found \"hook_nothing\"\n");
+                     "commas (see docs/steps.md) of this lesson (`attntrace steps LESSON` lists them), found "
+                     "\"hook_nothing\"\n");
     auto size = run_cli({"--max-memory", "12X", "run", "003-3.1-ring-fell"});
     CHECK(size.status == 2);
     CHECK(size.err == "attntrace: error: --max-memory: expected a size such as 512M or 8G, found \"12X\"\n");

@@ -59,6 +59,8 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
 
 BenchReport run_bench(const Lesson& lesson, int repeat, int threads, const std::vector<TracePolicy>& policies,
                       const ProgressFn& progress) {
+    // --trace's names, held to this lesson's steps (as run's and export's)
+    for (const TracePolicy& p : policies) require_policy_steps(p, lesson.recorded_step_names(), "--trace");
     // Keep freed buffers in the heap so that each run reuses the last run's
     // pages instead of faulting in fresh ones: with glibc's defaults every
     // buffer over 128 KiB is unmapped on free, and the page faults took ~3/4 of

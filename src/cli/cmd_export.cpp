@@ -59,7 +59,7 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         TracePolicy policy = parse_trace_policy(opts->trace, "--trace");
         const std::size_t max_output = parse_size(opts->max_output, "--max-output");
         Lesson lesson = lesson_or_model(opts->lesson, opts->model, "export");
-        restrict_blocks(policy, opts->model, lesson);
+        fit_policy(policy, opts->model, lesson);
         if (!opts->npy.empty()) check_npy_export_target(opts->npy);  // refused before anything is written
         // The outputs' sizes, estimated from the plan: refused before the run (after its memory, as evaluate would).
         require_run_fits(lesson, policy);

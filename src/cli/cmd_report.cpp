@@ -123,7 +123,7 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         }
         Lesson lesson = lesson_or_model(input, opts->model, "report");
         TracePolicy policy;  // every step, in full; with --blocks, those blocks' only
-        restrict_blocks(policy, opts->model, lesson);
+        fit_policy(policy, opts->model, lesson);
         // The page's size (the whole trace, or what a page of a large one keeps), estimated from the plan,
         // refused before the run.
         require_run_fits(lesson, policy);

@@ -44,8 +44,9 @@ void add_blocks_option(CLI::App& cmd, ModelOptions& m) {
                    "untraced (the run's output is kept all the same)");
 }
 
-void restrict_blocks(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson) {
+void fit_policy(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson) {
     if (m.blocks) policy.blocks = parse_block_list(*m.blocks, lesson.config.arch.blocks, "--blocks");
+    require_policy_steps(policy, lesson.recorded_step_names(), "--trace");
 }
 
 Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
@@ -86,7 +87,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     std::optional<HfModel> model;
     if (o.model.given() || o.model.text || !o.model.ids.empty()) model = load_model_option(o.model);
     Lesson lesson = model ? std::move(model->lesson) : read_any_lesson(o.lesson);
-    restrict_blocks(policy, o.model, lesson);
+    fit_policy(policy, o.model, lesson);
     ProgressLine progress(cli, long_run(lesson));
     auto e = evaluate(std::move(lesson), policy, progress.callback());
     progress.clear();

@@ -72,8 +72,9 @@ HfModel load_model_option(const ModelOptions& m);
 void add_blocks_option(CLI::App& cmd, ModelOptions& m);
 struct Lesson;
 struct TracePolicy;
-// The policy restricted to --blocks, checked against the lesson's blocks (exit 2 naming --blocks).
-void restrict_blocks(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson);
+// The policy fitted to the lesson: restricted to --blocks (checked against its blocks, exit 2 naming
+// --blocks), and each --trace step name or glob held to its steps (exit 2 naming --trace, with the closest).
+void fit_policy(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson);
 // The lesson a command runs: `lesson` (an id or a path) or, with --model, the
 // checkpoint's blocks as a lesson; exactly one of them (else exit 2).
 struct Lesson;

@@ -266,6 +266,8 @@ struct Lesson {
     // Whether the trace will hold this step: its stage runs (hook_embed only
     // with an embedding table), or it is given as an input before run.from.
     bool records(const StepDef& def) const;
+    // The names of the steps the trace will hold (records), in pipeline order.
+    std::vector<std::string> recorded_step_names() const;
     // What its config changes in the steps each pass reads (RoPE's rotated Q and K, the mask's placement).
     Reads reads() const;
     const Tensor* weight(const std::string& name) const;

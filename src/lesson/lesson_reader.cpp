@@ -634,6 +634,13 @@ bool Lesson::records(const StepDef& def) const {
     return def.pass < first_pass && given.count(def.name) > 0;
 }
 
+std::vector<std::string> Lesson::recorded_step_names() const {
+    std::vector<std::string> out;
+    for (const StepDef& def : catalogue().steps())
+        if (records(def)) out.push_back(def.name);
+    return out;
+}
+
 const Tensor* Lesson::weight(const std::string& name) const {
     auto it = weights.find(name);
     if (it != weights.end()) return &it->second;

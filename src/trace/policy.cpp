@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <optional>
@@ -103,6 +104,10 @@ std::string TracePolicy::describe_blocks() const {
     return fmt::format("blocks {} traced, the other {} run untraced", fmt::join(kept, ","), blocks.size() - kept.size());
 }
 
+namespace {
+constexpr const char* kPolicyExpected = "full, summary, none, or step names or globs separated by commas (see docs/steps.md)";
+}  // namespace
+
 TracePolicy parse_trace_policy(const std::string& text, const std::string& origin) {
     TracePolicy p;
     if (text == "full") return p;
@@ -114,20 +119,28 @@ TracePolicy parse_trace_policy(const std::string& text, const std::string& origi
         std::size_t comma = text.find(',', start);
         if (comma == std::string::npos) comma = text.size();
         std::string pattern = text.substr(start, comma - start);
-        bool any = false;
-        for (const StepDef& d : step_catalogue()) any = any || step_matches(d.name, {pattern});
-        if (pattern.empty() || !any) {
-            std::vector<std::string> names;
-            for (const StepDef& d : step_catalogue()) names.push_back(d.name);
-            const std::vector<std::string> closest = closest_names(pattern, names);
-            fail_file(origin, "full, summary, none, or step names or globs separated by commas (see docs/steps.md)",
-                      fmt::format("\"{}\"{}", pattern.empty() ? text : pattern,
-                                  closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
-        }
+        if (pattern.empty()) fail_file(origin, kPolicyExpected, fmt::format("\"{}\" (an empty name)", text));
         p.steps.push_back(std::move(pattern));
         start = comma + 1;
     }
     return p;
+}
+
+void require_policy_steps(const TracePolicy& policy, const std::vector<std::string>& steps, const std::string& origin) {
+    if (policy.kind != TracePolicy::Kind::subset) return;
+    for (const std::string& pattern : policy.steps) {
+        if (std::any_of(steps.begin(), steps.end(), [&](const std::string& s) { return step_matches(s, {pattern}); }))
+            continue;
+        // A step of the template this lesson does not record (hook_z of a lesson that stops at the
+        // softmax, a variant's row max): one list serves many lessons, so it keeps nothing here.
+        const auto& tmpl = step_catalogue();
+        if (std::any_of(tmpl.begin(), tmpl.end(), [&](const StepDef& d) { return step_matches(d.name, {pattern}); }))
+            continue;
+        const std::vector<std::string> closest = closest_names(pattern, steps);
+        fail_file(origin, std::string(kPolicyExpected) + " of this lesson (`attntrace steps LESSON` lists them)",
+                  fmt::format("\"{}\"{}", pattern,
+                              closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
+    }
 }
 
 }  // namespace attntrace

@@ -34,9 +34,17 @@ struct TracePolicy {
 };
 
 // "full", "summary", "none", or a comma-separated list of step names or globs
-// (a subset). Throws InputError naming `origin` (e.g. "--trace") when a
-// pattern matches no step of the catalogue.
+// (a subset). Throws InputError naming `origin` (e.g. "--trace") for an empty
+// pattern; whether each names a step is the lesson's to say
+// (require_policy_steps), once it is read: a stack's block 1, a decoder's
+// cross-attention and a model's head are steps of that lesson alone.
 TracePolicy parse_trace_policy(const std::string& text, const std::string& origin);
+
+// Refuses (InputError naming `origin`) a subset pattern that matches none of
+// `steps` (the lesson's step names) nor a step of the template (which a
+// lesson may not record: one list serves many lessons), with the closest of
+// `steps`.
+void require_policy_steps(const TracePolicy& policy, const std::vector<std::string>& steps, const std::string& origin);
 
 // --blocks "0,5-7": block numbers and inclusive ranges, each below `count`
 // (the model's blocks), as a mask of `count`. Throws InputError naming `origin`.
