@@ -77,7 +77,7 @@ inline std::size_t require_same_steps(const Trace& got, const Trace& want) {
         CHECK(g.recorded == w.recorded);
         CHECK(is_derived(w) == false);
         n += is_derived(g);
-        CHECK(same_bits(*values_of(got, g), w.value));
+        CHECK(same_bits(*values_of(got, g), w.held()));
         CHECK(g.summary.has_value() == w.summary.has_value());
         if (g.summary && w.summary) {
             CHECK(g.summary->min == w.summary->min);

@@ -49,10 +49,10 @@ inline ModelInput ids_input(const nlohmann::json& ids) {
 inline Tensor last_row_of(const Trace& trace, const std::string& step) {
     const Step* s = trace.find(step);
     REQUIRE(s != nullptr);
-    REQUIRE(s->value.size() > 0);
+    REQUIRE(s->held().size() > 0);
     const std::size_t cols = s->shape.back();
     Tensor out({cols});
-    std::copy(s->value.ptr() + s->value.size() - cols, s->value.ptr() + s->value.size(), out.ptr());
+    std::copy(s->held().ptr() + s->held().size() - cols, s->held().ptr() + s->held().size(), out.ptr());
     return out;
 }
 

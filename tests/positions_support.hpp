@@ -44,7 +44,7 @@ inline const Tensor& value(const Trace& t, const std::string& name) {
     REQUIRE(s != nullptr);
     INFO(s->note);
     REQUIRE(s->source != StepSource::not_computable);
-    return s->value;
+    return s->held();
 }
 
 inline void check_values(const Trace& t, const std::string& name, const std::vector<double>& want) {

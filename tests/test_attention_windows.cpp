@@ -183,8 +183,8 @@ TEST_CASE("a window lesson streams under --trace none and its Z agrees with the 
         const Trace none = run_lesson(l, Arithmetic::exact, parse_trace_policy("none", "--trace"));
         CHECK_FALSE(full.streamed_attention);
         REQUIRE(none.streamed_attention);
-        const Tensor& a = full.find("blocks.0.attn.hook_z")->value;
-        const Tensor& b = none.find("blocks.0.attn.hook_z")->value;
+        const Tensor& a = full.find("blocks.0.attn.hook_z")->held();
+        const Tensor& b = none.find("blocks.0.attn.hook_z")->held();
         REQUIRE(a.size() == b.size());
         for (std::size_t i = 0; i < a.size(); ++i)
             REQUIRE(std::fabs(double(a.data[i]) - b.data[i]) <= kStreamedRelTol * (1.0 + std::fabs(a.data[i])));

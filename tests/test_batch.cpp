@@ -90,9 +90,9 @@ void require_slice_equals(const Step& stacked, std::size_t b, const Step& alone)
     REQUIRE(stacked.axes.front() == "batch");
     REQUIRE(Shape(stacked.shape.begin() + 1, stacked.shape.end()) == alone.shape);
     REQUIRE(stacked.source == alone.source);
-    const std::size_t n = alone.value.size();
-    REQUIRE(stacked.value.size() == n * stacked.shape.front());
-    if (n) CHECK(std::memcmp(stacked.value.data.data() + b * n, alone.value.data.data(), n * sizeof(float)) == 0);
+    const std::size_t n = alone.held().size();
+    REQUIRE(stacked.held().size() == n * stacked.shape.front());
+    if (n) CHECK(std::memcmp(stacked.held().data.data() + b * n, alone.held().data.data(), n * sizeof(float)) == 0);
 }
 
 }  // namespace
@@ -147,7 +147,7 @@ TEST_CASE("pad keys get weight exactly 0 and every row of a batch sums to 1", "[
             for (std::size_t i = 0; i < T; ++i) {
                 double sum = 0;
                 for (std::size_t j = 0; j < T; ++j) {
-                    const float w = A->value.data[((b * NH + h) * T + i) * T + j];
+                    const float w = A->held().data[((b * NH + h) * T + i) * T + j];
                     REQUIRE(std::isfinite(w));
                     if (j >= lengths[b] || j > i) CHECK(w == 0.0f);  // a pad key, or a future one (causal)
                     sum += w;

@@ -235,8 +235,8 @@ void check_against_reference(const Size& s, bool causal, bool gelu, std::uint64_
         auto it = want.find(step.name);
         REQUIRE(it != want.end());
         REQUIRE(step.source == StepSource::computed);
-        REQUIRE(step.value.data.size() == it->second.size());
-        const double units = error_units(std::vector<float>(step.value.data.begin(), step.value.data.end()), it->second, sqrtK);
+        REQUIRE(step.held().data.size() == it->second.size());
+        const double units = error_units(std::vector<float>(step.held().data.begin(), step.held().data.end()), it->second, sqrtK);
         INFO("error: " << units << " units of sqrt(K)·FLT_EPSILON·scale (-1: a masked cell differs)");
         CHECK(units >= 0.0);
         CHECK(units <= kBlockGrowth);

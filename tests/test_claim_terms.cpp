@@ -246,7 +246,7 @@ TEST_CASE("the steps that take terms claims are those whose explanation writes t
     const ExplainOptions opt;
     std::size_t with_terms = 0;
     for (const Step& s : e->exact.steps) {
-        if (!s.def || s.source != StepSource::computed || s.value.size() == 0) continue;
+        if (!s.def || s.source != StepSource::computed || values_of(e->exact, s)->size() == 0) continue;
         const std::vector<std::size_t> cell(s.shape.size(), 0);
         Cell c{e->lesson, e->exact, opt, s, cell, {}, {}};
         recompute(c);

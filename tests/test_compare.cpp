@@ -129,7 +129,7 @@ TEST_CASE("compare --set config.scale=false: Q, K, V and raw scores are unchange
     CHECK(r->c.steps[*r->c.first_change()].name == kScaled);
     // hs = 4: dividing by √hs = 2 only lowers the exponent, so B = 2·A holds
     // bit for bit, and B is the raw scores themselves.
-    const Tensor& raw = r->c.a->find(kRaw)->value;
+    const Tensor& raw = r->c.a->find(kRaw)->held();
     const StepValues av = values_of(*r->c.a, *r->c.a->find(kScaled)), bv = values_of(*r->c.b, *r->c.b->find(kScaled));
     const Tensor& a = *av;  // derived steps (trace/derived.hpp): computed on read
     const Tensor& b = *bv;
@@ -157,23 +157,23 @@ TEST_CASE("compare --set config.mask=causal: the mask changes and the weights of
     CHECK(change_of(*r, kRaw) == Change::unchanged);
     CHECK(change_of(*r, kMask) == Change::changed);
     CHECK(r->c.steps[*r->c.first_change()].name == kMask);
-    const Tensor& mask = r->c.b->find(kMask)->value;   // (Tq, T)
-    const Tensor& w = r->c.b->find(kPattern)->value;   // (NH, Tq, T)
+    const Tensor& mask = r->c.b->find(kMask)->held();   // (Tq, T)
+    const Tensor& w = r->c.b->find(kPattern)->held();   // (NH, Tq, T)
     const std::size_t T = mask.shape[1];
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t j = 0; j < T; ++j) {
-            CHECK(r->c.a->find(kMask)->value.data[i * T + j] == 0.0f);
+            CHECK(r->c.a->find(kMask)->held().data[i * T + j] == 0.0f);
             CHECK(mask.data[i * T + j] == (j > i ? kNegInf : 0.0f));
             if (j > i) CHECK(w.data[i * T + j] == 0.0f);
         }
     // the first query sees only itself; the last sees every key, as without the mask
     CHECK(w.data[0] == 1.0f);
-    for (std::size_t j = 0; j < T; ++j) CHECK(w.data[(T - 1) * T + j] == r->c.a->find(kPattern)->value.data[(T - 1) * T + j]);
+    for (std::size_t j = 0; j < T; ++j) CHECK(w.data[(T - 1) * T + j] == r->c.a->find(kPattern)->held().data[(T - 1) * T + j]);
     const StepChange& m = *r->c.find(kMask);
     CHECK(m.diff.beyond == T * (T - 1) / 2);
     CHECK(std::isinf(m.diff.max_abs->abs));
     // B - A: -inf where B masks, 0 elsewhere (never NaN)
-    const Tensor d = delta(r->c.a->find(kMask)->value, mask);
+    const Tensor d = delta(r->c.a->find(kMask)->held(), mask);
     for (std::size_t k = 0; k < d.size(); ++k) CHECK(d.data[k] == mask.data[k]);
 }
 
@@ -361,5 +361,5 @@ TEST_CASE("a comparison owns its two traces: it outlives the runs it was made fr
     REQUIRE(s->b != nullptr);
     CHECK(s->change == Change::changed);
     CHECK(s->a == kept.a->find("blocks.0.attn.hook_scores_scaled"));
-    CHECK(s->a->value.size() == s->b->value.size());
+    CHECK(kept.values_a(*s)->size() == kept.values_b(*s)->size());
 }

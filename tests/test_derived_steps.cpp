@@ -124,7 +124,7 @@ TEST_CASE("derived steps under every trace policy: no buffer when the sources ar
         CHECK(plan.derive_attention);
         const Trace d = run_derived(l, p), b = run_buffered(l, p);
         CHECK(require_same_steps(d, b) == 0);
-        CHECK(d.find("blocks.0.attn.softmax.hook_exp")->value.size() > 0);
+        CHECK(d.find("blocks.0.attn.softmax.hook_exp")->held().size() > 0);
         CHECK(d.find("blocks.0.attn.softmax.hook_exp")->derivation);
     }
     SECTION("the raw scores, mask and row max kept: the exps stay a derivation") {

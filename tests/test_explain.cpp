@@ -45,7 +45,8 @@ std::unique_ptr<Evaluation> random_eval(Activation act, NormKind norm = NormKind
 std::set<std::string> explain_all(const Evaluation& e) {
     std::set<std::string> names;
     for (const Step& s : e.exact.steps) {
-        const std::size_t n = s.value.size();
+        const StepValues values = values_of(e.exact, s);  // a derived step's too (it held no buffer: skipped before)
+        const std::size_t n = values->size();
         std::vector<std::size_t> flat;
         if (n <= 64) for (std::size_t f = 0; f < n; ++f) flat.push_back(f);
         else flat = {0, n / 3, n / 2, n - 1};
@@ -54,7 +55,7 @@ std::set<std::string> explain_all(const Evaluation& e) {
             for (std::size_t k = s.shape.size(), r = f; k-- > 0; r /= s.shape[k]) cell.at[k] = r % s.shape[k];
             INFO(e.lesson.id << " " << s.name << " cell " << f);
             Explanation x = explain_cell(e.lesson, e.exact, cell, {});
-            CHECK(x.traced == s.value.data[f]);
+            CHECK(x.traced == values->data[f]);
             if (s.source == StepSource::given) {
                 CHECK(!x.recomputed);
                 CHECK(x.text.find("given by the lesson") != std::string::npos);

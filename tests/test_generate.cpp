@@ -34,7 +34,7 @@ std::vector<float> full_run_last_logits(const std::string& dir, const std::vecto
     const Step* logits = e->exact.find("unembed");  // (T, V)
     REQUIRE(logits);
     const std::size_t V = logits->shape.at(1);
-    return std::vector<float>(logits->value.ptr() + logits->value.size() - V, logits->value.ptr() + logits->value.size());
+    return std::vector<float>(logits->held().ptr() + logits->held().size() - V, logits->held().ptr() + logits->held().size());
 }
 
 // The greedy choice: the largest logit, the lower id on a tie (as next_tokens orders).
@@ -71,7 +71,7 @@ void check_against_full_runs(const std::string& name, const std::vector<std::int
     // Each window's block-0 weights are row t of the whole run's pattern over prompt + generated (keys <= t).
     HfModel whole = load_hf_model(model(name), ids_input(ids));
     auto e = evaluate(std::move(whole.lesson));
-    const Tensor& P = e->exact.find("blocks.0.attn.hook_pattern")->value;  // (NH, T, T)
+    const Tensor& P = e->exact.find("blocks.0.attn.hook_pattern")->held();  // (NH, T, T)
     const std::size_t NH = P.shape[0], T = P.shape[1];
     REQUIRE(T == prompt.size() + n);
     for (const GeneratedToken& t : g.tokens)

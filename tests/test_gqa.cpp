@@ -82,15 +82,15 @@ TEST_CASE("MQA worked by hand: 2 query heads of size 2 read the one K/V head", "
     CHECK(k.shape == Shape{2, 1, 2});
     CHECK(k.axes == std::vector<std::string>{"key", "kv_head", "d_head"});
     CHECK(k.labels[1] == std::vector<std::string>{"kv0"});
-    require_close(step(t, "blocks.0.attn.hook_kv_head").value, {0, 0}, 0);
-    require_close(step(t, "blocks.0.attn.hook_scores_raw").value, {1, 0, 0, 2, 0, 2, 1, 0}, 0);
+    require_close(step(t, "blocks.0.attn.hook_kv_head").held(), {0, 0}, 0);
+    require_close(step(t, "blocks.0.attn.hook_scores_raw").held(), {1, 0, 0, 2, 0, 2, 1, 0}, 0);
     const std::vector<float> z = {1.5378828428f, 2.5378828428f, 2.7615941560f, 3.7615941560f,
                                   2.7615941560f, 3.7615941560f, 1.5378828428f, 2.5378828428f};
-    require_close(step(t, "blocks.0.attn.hook_z").value, z, kHandRel);
+    require_close(step(t, "blocks.0.attn.hook_z").held(), z, kHandRel);
     SECTION("streamed over key blocks, the same Z") {
         const Trace s = run_held(lesson, Arithmetic::exact, parse_trace_policy("blocks.0.attn.hook_z", "test"));
         REQUIRE(s.streamed_attention);
-        require_close(step(s, "blocks.0.attn.hook_z").value, z, kHandRel);
+        require_close(step(s, "blocks.0.attn.hook_z").held(), z, kHandRel);
     }
 }
 
@@ -126,22 +126,22 @@ TEST_CASE("GQA equals MHA whose W_K and W_V repeat each K/V head's columns for i
         // The same products in the same order, only read through another stride:
         // the same floats, bit for bit.
         for (const char* name : {"blocks.0.attn.hook_z", "blocks.0.hook_attn_out"})
-            CHECK(same_bits(step(a, name).value, step(b, name).value));
+            CHECK(same_bits(step(a, name).held(), step(b, name).held()));
         if (std::string(policy) == "full") {
-            CHECK(same_bits(step(a, "blocks.0.attn.hook_q").value, step(b, "blocks.0.attn.hook_q").value));
-            CHECK(same_bits(step(a, "blocks.0.attn.hook_pattern").value, step(b, "blocks.0.attn.hook_pattern").value));
+            CHECK(same_bits(step(a, "blocks.0.attn.hook_q").held(), step(b, "blocks.0.attn.hook_q").held()));
+            CHECK(same_bits(step(a, "blocks.0.attn.hook_pattern").held(), step(b, "blocks.0.attn.hook_pattern").held()));
             CHECK(step(a, "blocks.0.attn.hook_k").shape == Shape{5, 2, 2});
             CHECK(step(b, "blocks.0.attn.hook_k").shape == Shape{5, 8, 2});
-            require_close(step(a, "blocks.0.attn.hook_kv_head").value, {0, 0, 0, 0, 1, 1, 1, 1}, 0);
-            require_close(step(b, "blocks.0.attn.hook_kv_head").value, {0, 1, 2, 3, 4, 5, 6, 7}, 0);
+            require_close(step(a, "blocks.0.attn.hook_kv_head").held(), {0, 0, 0, 0, 1, 1, 1, 1}, 0);
+            require_close(step(b, "blocks.0.attn.hook_kv_head").held(), {0, 1, 2, 3, 4, 5, 6, 7}, 0);
         }
     }
     SECTION("streamed and materialised GQA agree") {
         const Trace full = run_held(gqa);
         const Trace streamed = run_held(gqa, Arithmetic::exact, parse_trace_policy("blocks.0.attn.hook_z", "test"));
         REQUIRE(streamed.streamed_attention);
-        const Tensor& x = step(full, "blocks.0.attn.hook_z").value;
-        const Tensor& y = step(streamed, "blocks.0.attn.hook_z").value;
+        const Tensor& x = step(full, "blocks.0.attn.hook_z").held();
+        const Tensor& y = step(streamed, "blocks.0.attn.hook_z").held();
         for (std::size_t i = 0; i < x.size(); ++i) CHECK(std::fabs(x.data[i] - y.data[i]) <= kStreamAbs);
     }
 }
@@ -186,11 +186,11 @@ TEST_CASE("GQA with widths of their own (d_k 3, d_v 5) equals MHA whose W_K and 
     for (const char* name : {"blocks.0.attn.hook_scores_raw", "blocks.0.attn.hook_pattern", "blocks.0.attn.hook_z",
                              "blocks.0.hook_attn_out"}) {
         INFO(name);
-        CHECK(same_bits(step(a, name).value, step(b, name).value));
+        CHECK(same_bits(step(a, name).held(), step(b, name).held()));
     }
     // Scaling uses d_k: the raw scores over √3
-    const Tensor& raw = step(a, "blocks.0.attn.hook_scores_raw").value;
-    const Tensor& scaled = step(a, "blocks.0.attn.hook_scores_scaled").value;
+    const Tensor& raw = step(a, "blocks.0.attn.hook_scores_raw").held();
+    const Tensor& scaled = step(a, "blocks.0.attn.hook_scores_scaled").held();
     for (std::size_t i = 0; i < raw.size(); ++i) CHECK(scaled.data[i] == raw.data[i] / std::sqrt(3.0f));
     SECTION("the plan does not stream value heads of another width, and streams d_k alone as materialised") {
         const TracePolicy z_only = parse_trace_policy("blocks.0.attn.hook_z", "test");
@@ -205,8 +205,8 @@ TEST_CASE("GQA with widths of their own (d_k 3, d_v 5) equals MHA whose W_K and 
         const Trace full = run_held(same);
         const Trace streamed = run_held(same, Arithmetic::exact, z_only);
         REQUIRE(streamed.streamed_attention);
-        const Tensor& x = step(full, "blocks.0.attn.hook_z").value;
-        const Tensor& y = step(streamed, "blocks.0.attn.hook_z").value;
+        const Tensor& x = step(full, "blocks.0.attn.hook_z").held();
+        const Tensor& y = step(streamed, "blocks.0.attn.hook_z").held();
         REQUIRE(x.shape == y.shape);
         for (std::size_t i = 0; i < x.size(); ++i) CHECK(std::fabs(x.data[i] - y.data[i]) <= kStreamAbs);
     }
@@ -224,7 +224,7 @@ TEST_CASE("kv_heads equal to heads gives the trace of a lesson without kv_heads,
         for (std::size_t i = 0; i < a.steps.size(); ++i) {
             INFO(a.steps[i].name);
             CHECK(a.steps[i].axes == b.steps[i].axes);
-            CHECK(same_bits(a.steps[i].value, b.steps[i].value));
+            CHECK(same_bits(a.steps[i].held(), b.steps[i].held()));
         }
     }
 }

@@ -92,14 +92,14 @@ TEST_CASE("a tiny BERT checkpoint computes PyTorch's float64 forward: the embedd
         CHECK(m.lesson.config.arch.embed_norm);
         CHECK_FALSE(m.lesson.config.arch.norm_first);
         auto e = evaluate(std::move(m.lesson));
-        CHECK(max_abs_diff(e->exact.find("embed.ln.hook_normalized")->value, flat(text["embed.ln.hook_normalized"])) < kEmbedLnTol);
+        CHECK(max_abs_diff(e->exact.find("embed.ln.hook_normalized")->held(), flat(text["embed.ln.hook_normalized"])) < kEmbedLnTol);
         for (const char* step : {"blocks.0.attn.hook_pattern", "blocks.1.attn.hook_pattern"}) {
             INFO(step);
-            CHECK(max_abs_diff(e->exact.find(step)->value, flat(text[step])) < kPatternTol);
+            CHECK(max_abs_diff(e->exact.find(step)->held(), flat(text[step])) < kPatternTol);
         }
         for (const char* step : {"blocks.0.ln1.hook_normalized", "blocks.0.ln2.hook_normalized", "blocks.1.ln2.hook_normalized"}) {
             INFO(step);
-            CHECK(max_abs_diff(e->exact.find(step)->value, flat(text[step])) < kBlockTol);
+            CHECK(max_abs_diff(e->exact.find(step)->held(), flat(text[step])) < kBlockTol);
         }
         // the model's output is the last block's
         const Catalogue& cat = e->lesson.catalogue();
@@ -203,7 +203,7 @@ TEST_CASE("a BERT checkpoint's block weights are converted when their block runs
     CHECK(src->loads() - before == 2 * 16);     // each of the 2 blocks' 16 tensors converted once
     // and the run is still PyTorch's
     const auto& text = reference()["texts"][0];
-    CHECK(max_abs_diff(e->exact.find("blocks.1.ln2.hook_normalized")->value, flat(text["blocks.1.ln2.hook_normalized"])) < kBlockTol);
+    CHECK(max_abs_diff(e->exact.find("blocks.1.ln2.hook_normalized")->held(), flat(text["blocks.1.ln2.hook_normalized"])) < kBlockTol);
 }
 
 TEST_CASE("a BERT folder under --blocks: the chosen block traced, the other run untraced, the output PyTorch's") {
@@ -257,7 +257,7 @@ TEST_CASE("a lesson uses the embeddings' LayerNorm and a token type table (confi
     const Tensor& W_E = l.inputs.at("embedding");
     const Tensor& P = l.inputs.at("positions");
     const Tensor& TT = l.inputs.at("token_types");
-    const Tensor& out = e->exact.find("embed.ln.hook_normalized")->value;
+    const Tensor& out = e->exact.find("embed.ln.hook_normalized")->held();
     const double gamma[] = {1.5, 0.5, 2, 1}, beta[] = {0.1, -0.2, 0.3, 0};
     // LN(E + TT[0] + PE) in double, per token: the reference for the float32 pipeline
     for (std::size_t t = 0; t < 3; ++t) {
@@ -276,12 +276,12 @@ TEST_CASE("a lesson uses the embeddings' LayerNorm and a token type table (confi
     doc["config"].erase("positions");
     doc["inputs"].erase("positions");
     auto np = evaluate(parse_lesson(doc.dump(), "embed-norm.json"));
-    const Tensor& X = np->exact.find("blocks.0.hook_resid_pre")->value;
+    const Tensor& X = np->exact.find("blocks.0.hook_resid_pre")->held();
     REQUIRE(X.size() == 12);
     for (std::size_t t = 0; t < 3; ++t)
         for (std::size_t c = 0; c < 4; ++c)
             CHECK(X.data[t * 4 + c] == W_E.data[std::size_t(l.token_ids[t]) * 4 + c] + TT.data[c]);
-    CHECK(np->exact.find("embed.ln.hook_normalized")->value.size() == 12);
+    CHECK(np->exact.find("embed.ln.hook_normalized")->held().size() == 12);
     // the norm's weights only with config.embed_norm
     doc["config"].erase("embed_norm");
     CHECK_THROWS_WITH(parse_lesson(doc.dump(), "embed-norm.json"),

@@ -81,12 +81,12 @@ TEST_CASE("a tiny Llama checkpoint computes PyTorch's float64 forward: RoPE's qu
         REQUIRE(m.lesson.config.arch.blocks == 2);
         CHECK(m.lesson.config.positions.layout == RopeLayout::half);
         auto e = evaluate(std::move(m.lesson));
-        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_rot_q")->value, flat(text["blocks.0.attn.hook_rot_q"])) < kRotTol);
-        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(text["blocks.0.attn.hook_pattern"])) < kPatternTol);
-        const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
+        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_rot_q")->held(), flat(text["blocks.0.attn.hook_rot_q"])) < kRotTol);
+        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->held(), flat(text["blocks.0.attn.hook_pattern"])) < kPatternTol);
+        const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->held();
         CHECK(max_abs_diff(resid, flat(text["blocks.1.hook_resid_post"])) < kResidTol);
         // the final RMSNorm and lm_head's logits: the trace's last steps
-        CHECK(max_abs_diff(e->exact.find("ln_final.hook_normalized")->value, flat(text["ln_final.hook_normalized"])) < kNormTol);
+        CHECK(max_abs_diff(e->exact.find("ln_final.hook_normalized")->held(), flat(text["ln_final.hook_normalized"])) < kNormTol);
         const std::vector<double> want = flat(text["last_logits"]);
         const Tensor last = last_row_of(e->exact, "unembed");
         CHECK(max_abs_diff(last, want) < kLogitTol);
@@ -103,8 +103,8 @@ TEST_CASE("grouped-query attention: 4 query heads share 2 K/V heads in contiguou
     CHECK(m.lesson.weight("blocks.0.W_K")->shape == Shape{48, 24});
     CHECK(m.lesson.weight("blocks.0.W_Q")->shape == Shape{48, 48});
     auto e = evaluate(std::move(m.lesson));
-    CHECK(e->exact.find("blocks.0.attn.hook_k")->value.shape == Shape{4, 2, 12});
-    const Tensor& g = e->exact.find("blocks.0.attn.hook_kv_head")->value;
+    CHECK(e->exact.find("blocks.0.attn.hook_k")->held().shape == Shape{4, 2, 12});
+    const Tensor& g = e->exact.find("blocks.0.attn.hook_kv_head")->held();
     CHECK(std::vector<float>(g.data.begin(), g.data.end()) == std::vector<float>{0, 0, 1, 1});
 }
 
@@ -125,8 +125,8 @@ TEST_CASE("a tiny Qwen2 checkpoint (Q/K/V biases, one K/V head, tied embeddings,
     CHECK(m.lesson.config.unembed_tied);  // the logits read the embedding
     CHECK(!m.lesson.weight("W_U"));
     auto e = evaluate(std::move(m.lesson));
-    CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(r["blocks.0.attn.hook_pattern"])) < kPatternTol);
-    const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
+    CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->held(), flat(r["blocks.0.attn.hook_pattern"])) < kPatternTol);
+    const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->held();
     CHECK(max_abs_diff(resid, flat(r["blocks.1.hook_resid_post"])) < kResidTol);
     CHECK(max_abs_diff(last_row_of(e->exact, "unembed"), flat(r["last_logits"])) < kLogitTol);
 }

@@ -83,11 +83,11 @@ TEST_CASE("a tiny GPT-2 checkpoint computes PyTorch's float64 forward: block 0's
         HfModel m = load_hf_model(tiny(), ids_input(text["ids"]));
         REQUIRE(m.lesson.config.arch.blocks == 2);
         auto e = evaluate(std::move(m.lesson));
-        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->value, flat(text["blocks.0.attn.hook_pattern"])) < kPatternTol);
-        const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->value;
+        CHECK(max_abs_diff(e->exact.find("blocks.0.attn.hook_pattern")->held(), flat(text["blocks.0.attn.hook_pattern"])) < kPatternTol);
+        const Tensor& resid = e->exact.find("blocks.1.hook_resid_post")->held();
         CHECK(max_abs_diff(resid, flat(text["blocks.1.hook_resid_post"])) < kResidTol);
         // the final LayerNorm and the logits are the trace's last steps, as TransformerLens names them
-        CHECK(max_abs_diff(e->exact.find("ln_final.hook_normalized")->value, flat(text["ln_final.hook_normalized"])) < kNormTol);
+        CHECK(max_abs_diff(e->exact.find("ln_final.hook_normalized")->held(), flat(text["ln_final.hook_normalized"])) < kNormTol);
         const std::vector<double> want = flat(text["last_logits"]);
         const Tensor last = last_row_of(e->exact, "unembed");
         REQUIRE(last.size() == want.size());

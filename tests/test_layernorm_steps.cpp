@@ -52,12 +52,12 @@ TEST_CASE("norm_steps all: x - μ, (x - μ)², σ² their mean, x̂ and the outp
             double sq = 0;
             for (double x : rows[r]) sq += (x - mu) * (x - mu);
             const double sd = std::sqrt(sq / n + 1e-5);
-            CHECK(step(t, "hook_var").value.data[r] == Approx(sq / n).epsilon(1e-6));
+            CHECK(step(t, "hook_var").held().data[r] == Approx(sq / n).epsilon(1e-6));
             for (std::size_t c = 0; c < 4; ++c) {
                 const double d = rows[r][c] - mu;
-                CHECK(step(t, "hook_centred").value.data[r * 4 + c] == Approx(d).margin(1e-6));
-                CHECK(step(t, "hook_sq_dev").value.data[r * 4 + c] == Approx(d * d).margin(1e-5));
-                CHECK(step(t, "hook_normalized").value.data[r * 4 + c] ==
+                CHECK(step(t, "hook_centred").held().data[r * 4 + c] == Approx(d).margin(1e-6));
+                CHECK(step(t, "hook_sq_dev").held().data[r * 4 + c] == Approx(d * d).margin(1e-5));
+                CHECK(step(t, "hook_normalized").held().data[r * 4 + c] ==
                       Approx(gamma[c] * d / sd + beta[c]).margin(1e-5));
             }
         }
@@ -70,13 +70,13 @@ TEST_CASE("norm_steps all: a rounded deviation feeds the variance, as an article
     doc["document_rounding"] = {{"blocks.0.ln1.hook_centred", 1}};
     auto e = evaluate(parse_lesson(doc.dump(), "ln.json"));
     REQUIRE(e->document);
-    const float* dev = step(*e->document, "hook_centred").value.ptr() + 4;
-    const float* var = step(*e->document, "hook_var").value.ptr();
+    const float* dev = step(*e->document, "hook_centred").held().ptr() + 4;
+    const float* var = step(*e->document, "hook_var").held().ptr();
     double sq = 0;
     for (int c = 0; c < 4; ++c) sq += double(dev[c]) * dev[c];
     CHECK(dev[0] == Approx(-3.1f));  // -3.125 to 1 decimal
     CHECK(var[1] == Approx(sq / 4).epsilon(1e-6));
-    CHECK(var[1] != step(e->exact, "hook_var").value.data[1]);
+    CHECK(var[1] != step(e->exact, "hook_var").held().data[1]);
 }
 
 TEST_CASE("norm_steps all: explain recomputes every piece as the run does", "[layernorm_steps][explain]") {
@@ -101,5 +101,5 @@ TEST_CASE("without norm_steps the default records neither piece and computes the
     CHECK(a.steps.size() + 2 == b.steps.size());
     // the same numbers up to the variance's summation (double over float squares vs double deviations)
     for (std::size_t i = 0; i < 8; ++i)
-        CHECK(step(b, "hook_normalized").value.data[i] == Approx(step(a, "hook_normalized").value.data[i]).margin(1e-6));
+        CHECK(step(b, "hook_normalized").held().data[i] == Approx(step(a, "hook_normalized").held().data[i]).margin(1e-6));
 }

@@ -73,13 +73,13 @@ TEST_CASE("mask_at raw: S + M is recorded, then scaled, and the weights are the 
         for (std::size_t i = 0; i < T; ++i)
             for (std::size_t j = 0; j < T; ++j) {
                 const std::size_t k = (h * T + i) * T + j;
-                const float want = j <= i ? S.value.data[k] : -std::numeric_limits<float>::infinity();
-                CHECK(masked.value.data[k] == want);
-                CHECK(scores.value.data[k] == want / s);
+                const float want = j <= i ? S.held().data[k] : -std::numeric_limits<float>::infinity();
+                CHECK(masked.held().data[k] == want);
+                CHECK(scores.held().data[k] == want / s);
             }
     // S/s + 0 = (S + 0)/s and -inf/s = -inf: nothing downstream moves
     for (const char* leaf : {"hook_attn_scores", "hook_pattern", "hook_z"})
-        CHECK(step(raw, leaf).value.data == step(base, leaf).value.data);
+        CHECK(step(raw, leaf).held().data == step(base, leaf).held().data);
 }
 
 TEST_CASE("mask_at raw divides the masked scores by a recorded or given scale factor", "[mask_at]") {
@@ -87,12 +87,12 @@ TEST_CASE("mask_at raw divides the masked scores by a recorded or given scale fa
     doc["run"] = {{"from", "scale"}, {"to", "softmax"}};
     doc["given"] = {{"blocks.0.attn.hook_scores_raw", {{{3.46, 1, 2, 3}, {1, 3.46, 2, 3}, {1, 2, 3.46, 3}, {1, 2, 3, 3.46}}}}};
     Trace t = run_held(lesson_of(doc));
-    CHECK(step(t, "hook_scale_factor").value.data[0] == 1.73f);
-    CHECK(step(t, "hook_attn_scores").value.data[0] == 3.46f / 1.73f);  // the query's own key: 2
-    CHECK(std::isinf(step(t, "hook_attn_scores").value.data[1]));
+    CHECK(step(t, "hook_scale_factor").held().data[0] == 1.73f);
+    CHECK(step(t, "hook_attn_scores").held().data[0] == 3.46f / 1.73f);  // the query's own key: 2
+    CHECK(std::isinf(step(t, "hook_attn_scores").held().data[1]));
     doc["given"]["blocks.0.attn.hook_scale_factor"] = {2.0};
     t = run_held(lesson_of(doc));
-    CHECK(step(t, "hook_attn_scores").value.data[0] == 3.46f / 2.0f);
+    CHECK(step(t, "hook_attn_scores").held().data[0] == 3.46f / 2.0f);
 }
 
 TEST_CASE("mask_at weights: the softmax over every key, zeroed where blocked, renormalised or not", "[mask_at]") {
@@ -109,30 +109,30 @@ TEST_CASE("mask_at weights: the softmax over every key, zeroed where blocked, re
         const Step& A0 = step(t, "hook_pattern_unmasked");
         const Step& A = step(t, "hook_pattern");
         // nothing is added to the scores: what the normaliser reads is S̃
-        CHECK(step(t, "hook_attn_scores").value.data == step(t, "hook_scores_scaled").value.data);
+        CHECK(step(t, "hook_attn_scores").held().data == step(t, "hook_scores_scaled").held().data);
         for (std::size_t i = 0; i < T; ++i)
-            for (std::size_t j = 0; j < T; ++j) CHECK(M.value.data[i * T + j] == (j <= i ? 1.0f : 0.0f));
+            for (std::size_t j = 0; j < T; ++j) CHECK(M.held().data[i * T + j] == (j <= i ? 1.0f : 0.0f));
         for (std::size_t h = 0; h < NH; ++h)
             for (std::size_t i = 0; i < T; ++i) {
                 float every = 0, left = 0;  // j ascending, as row_sum_ref
                 for (std::size_t j = 0; j < T; ++j) {
-                    const float a0 = A0.value.data[(h * T + i) * T + j];
+                    const float a0 = A0.held().data[(h * T + i) * T + j];
                     CHECK(a0 > 0.0f);  // every key, the future ones too
                     every += a0;
                     left += j <= i ? a0 : 0.0f;
                 }
                 CHECK(every == Approx(1.0f).margin(T * 1e-7));
-                if (renormalize) CHECK(step(t, "hook_zeroed_sum").value.data[h * T + i] == left);
+                if (renormalize) CHECK(step(t, "hook_zeroed_sum").held().data[h * T + i] == left);
                 for (std::size_t j = 0; j < T; ++j) {
                     const std::size_t k = (h * T + i) * T + j;
-                    const float zeroed = j <= i ? A0.value.data[k] : 0.0f;
+                    const float zeroed = j <= i ? A0.held().data[k] : 0.0f;
                     if (renormalize) {
-                        CHECK(step(t, "hook_pattern_zeroed").value.data[k] == zeroed);
-                        CHECK(A.value.data[k] == zeroed / left);
+                        CHECK(step(t, "hook_pattern_zeroed").held().data[k] == zeroed);
+                        CHECK(A.held().data[k] == zeroed / left);
                         // the default's weights (-inf before the softmax), by another rounding path
-                        CHECK(A.value.data[k] == Approx(step(base, "hook_pattern").value.data[k]).margin(kRenormTol));
+                        CHECK(A.held().data[k] == Approx(step(base, "hook_pattern").held().data[k]).margin(kRenormTol));
                     } else {
-                        CHECK(A.value.data[k] == zeroed);
+                        CHECK(A.held().data[k] == zeroed);
                     }
                 }
             }
@@ -147,11 +147,11 @@ TEST_CASE("mask_at weights: the zeroing on a hand-sized row", "[mask_at]") {
     doc["run"] = {{"from", "mask"}, {"to", "softmax"}};
     doc["given"] = {{"blocks.0.attn.hook_scores_scaled", {{0.0, 1.0, 2.0}, {1.0, 1.0, 0.0}, {2.0, 0.0, 1.0}}}};
     const Trace t = run_held(lesson_of(doc));
-    CHECK(step(t, "hook_pattern_unmasked").value.data[2] == Approx(0.665241).epsilon(1e-5));
-    CHECK(step(t, "hook_zeroed_sum").value.data[0] == Approx(0.0900306).epsilon(1e-5));
-    CHECK(step(t, "hook_zeroed_sum").value.data[1] == Approx(0.844637).epsilon(1e-5));  // 2e / (2e + 1)
-    CHECK(step(t, "hook_pattern").value.data[0] == 1.0f);
-    CHECK(step(t, "hook_pattern").value.data[3] == Approx(0.5f));
+    CHECK(step(t, "hook_pattern_unmasked").held().data[2] == Approx(0.665241).epsilon(1e-5));
+    CHECK(step(t, "hook_zeroed_sum").held().data[0] == Approx(0.0900306).epsilon(1e-5));
+    CHECK(step(t, "hook_zeroed_sum").held().data[1] == Approx(0.844637).epsilon(1e-5));  // 2e / (2e + 1)
+    CHECK(step(t, "hook_pattern").held().data[0] == 1.0f);
+    CHECK(step(t, "hook_pattern").held().data[3] == Approx(0.5f));
 }
 
 TEST_CASE("mask_at weights: a row with every key blocked keeps weights of 0 and is named in a warning", "[mask_at]") {
@@ -159,8 +159,8 @@ TEST_CASE("mask_at weights: a row with every key blocked keeps weights of 0 and 
     doc["config"]["mask"] = {{"kind", "custom"}, {"allowed", {{0, 0, 0}, {1, 1, 0}, {1, 1, 1}}}};
     const Trace t = run_held(lesson_of(doc));
     const Step& A = step(t, "hook_pattern");
-    for (std::size_t j = 0; j < 3; ++j) CHECK(A.value.data[j] == 0.0f);
-    CHECK(A.value.data[3] + A.value.data[4] == Approx(1.0f));
+    for (std::size_t j = 0; j < 3; ++j) CHECK(A.held().data[j] == 0.0f);
+    CHECK(A.held().data[3] + A.held().data[4] == Approx(1.0f));
     REQUIRE(t.warnings.size() == 1);
     CHECK(t.warnings[0].find("head 0 query 0 \"t0\"") != std::string::npos);
 }

@@ -150,8 +150,8 @@ TEST_CASE("a run under every mask kind: blocked weights exactly 0, rows sum to 1
         const Lesson l = lesson_with(mask, T);
         const Trace t = run_lesson(l);
         CHECK(t.warnings.empty());
-        const Tensor& m = t.find("blocks.0.attn.hook_mask")->value;
-        const Tensor& a = t.find("blocks.0.attn.hook_pattern")->value;
+        const Tensor& m = t.find("blocks.0.attn.hook_mask")->held();
+        const Tensor& a = t.find("blocks.0.attn.hook_pattern")->held();
         MaskPattern rule(l.config, T, T);
         for (std::size_t h = 0; h < 2; ++h)
             for (std::size_t i = 0; i < T; ++i) {
@@ -165,7 +165,7 @@ TEST_CASE("a run under every mask kind: blocked weights exactly 0, rows sum to 1
                 }
                 CHECK(std::fabs(sum - 1.0) <= kRowSumTol);
             }
-        for (float z : t.find("blocks.0.attn.hook_z")->value.data) REQUIRE(std::isfinite(z));
+        for (float z : t.find("blocks.0.attn.hook_z")->held().data) REQUIRE(std::isfinite(z));
     }
 }
 
@@ -185,7 +185,7 @@ TEST_CASE("rows with every key blocked: zero weights, zero Z, a warning naming t
             for (std::size_t i : empty_rows)
                 CHECK(t.warnings[0].find("head 1 query " + std::to_string(i) + " \"t" + std::to_string(i) + "\"") !=
                       std::string::npos);
-            const Tensor& z = t.find("blocks.0.attn.hook_z")->value;  // (Tq, NH, hs)
+            const Tensor& z = t.find("blocks.0.attn.hook_z")->held();  // (Tq, NH, hs)
             for (std::size_t i = 0; i < d.Tq; ++i)
                 for (std::size_t e = 0; e < d.C; ++e) {
                     const float v = z.data[i * d.C + e];
@@ -193,7 +193,7 @@ TEST_CASE("rows with every key blocked: zero weights, zero Z, a warning naming t
                     if (std::find(empty_rows.begin(), empty_rows.end(), i) != empty_rows.end()) CHECK(v == 0.0f);
                 }
             if (std::string(policy) == "full") {
-                const Tensor& a = t.find("blocks.0.attn.hook_pattern")->value;
+                const Tensor& a = t.find("blocks.0.attn.hook_pattern")->held();
                 for (std::size_t h = 0; h < d.NH; ++h)
                     for (std::size_t i : empty_rows)
                         for (std::size_t j = 0; j < d.T; ++j) CHECK(a.data[(h * d.Tq + i) * d.T + j] == 0.0f);

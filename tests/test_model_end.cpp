@@ -49,7 +49,7 @@ struct Expected {
 };
 Expected expected(const Evaluation& e) {
     const Lesson& l = e.lesson;
-    const Tensor& x = e.exact.find("blocks.1.hook_resid_post")->value;
+    const Tensor& x = e.exact.find("blocks.1.hook_resid_post")->held();
     const Tensor& g = *l.weight("ln_final_gamma");
     const Tensor* b = l.weight("ln_final_beta");
     const bool rms = l.config.norm == NormKind::rmsnorm;
@@ -96,8 +96,8 @@ TEST_CASE("config.final_norm and config.unembed: ln_final and the logits after t
             REQUIRE(logits);
             CHECK(logits->shape == Shape{4, kV});
             CHECK(logits->axes == std::vector<std::string>{"pos", "vocab"});
-            CHECK(worst(ln->value, want.normalized) < kModelEndTol);
-            CHECK(worst(logits->value, want.logits) < kModelEndTol);
+            CHECK(worst(ln->held(), want.normalized) < kModelEndTol);
+            CHECK(worst(logits->held(), want.logits) < kModelEndTol);
             // the final norm is a norm pass of its own, its statistics steps recorded as any norm's
             CHECK(e->exact.find(std::string(norm) == "rmsnorm" ? "ln_final.hook_mean_square" : "ln_final.hook_mean"));
             CHECK(ln->def->title.find("Final") == 0);

@@ -141,9 +141,9 @@ void require_matches_reference(const json& doc) {
     auto e = eval(doc);
     const ref::Mat want = model(e->lesson);
     const Step& got = output(*e);
-    REQUIRE(got.value.size() == want.size());
+    REQUIRE(got.held().size() == want.size());
     double worst = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got.value.data[i] - want.data()[i]));
+    for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got.held().data[i] - want.data()[i]));
     INFO(got.name << " max |Δ| " << worst);
     CHECK(worst < kTol);
 }
@@ -186,7 +186,7 @@ TEST_CASE("a stack of one block is the block: config.blocks 1 gives the same tra
     REQUIRE(plain->exact.steps.size() == one->exact.steps.size());
     for (std::size_t i = 0; i < one->exact.steps.size(); ++i) {
         CHECK(plain->exact.steps[i].name == one->exact.steps[i].name);
-        CHECK(plain->exact.steps[i].value.data == one->exact.steps[i].value.data);
+        CHECK(values_of(plain->exact, plain->exact.steps[i])->data == values_of(one->exact, one->exact.steps[i])->data);
     }
 }
 
@@ -195,7 +195,7 @@ TEST_CASE("block 1 of a stack is a one-block lesson run on block 0's output with
     const Lesson& l = stack->lesson;
     json one = model_lesson({{"d_model", 8}, {"heads", 2}, {"d_ff", 12}}, false);
     one.erase("weights_seed");
-    const Tensor& x1 = stack->exact.find("blocks.0.ln2.hook_normalized")->value;
+    const Tensor& x1 = stack->exact.find("blocks.0.ln2.hook_normalized")->held();
     one["inputs"]["X"] = json::array();
     for (std::size_t t = 0; t < 5; ++t)
         one["inputs"]["X"].push_back(std::vector<float>(x1.data.begin() + t * 8, x1.data.begin() + (t + 1) * 8));
@@ -209,10 +209,10 @@ TEST_CASE("block 1 of a stack is a one-block lesson run on block 0's output with
         one["weights"][name.substr(9)] = m;
     }
     auto alone = eval(one);
-    CHECK(alone->exact.find("blocks.0.ln2.hook_normalized")->value.data ==
-          stack->exact.find("blocks.1.ln2.hook_normalized")->value.data);
-    CHECK(alone->exact.find("blocks.0.attn.hook_pattern")->value.data ==
-          stack->exact.find("blocks.1.attn.hook_pattern")->value.data);
+    CHECK(alone->exact.find("blocks.0.ln2.hook_normalized")->held().data ==
+          stack->exact.find("blocks.1.ln2.hook_normalized")->held().data);
+    CHECK(alone->exact.find("blocks.0.attn.hook_pattern")->held().data ==
+          stack->exact.find("blocks.1.attn.hook_pattern")->held().data);
 }
 
 TEST_CASE("stacks, pre-norm and decoder blocks match the double-precision reference of PyTorch's layers", "[models]") {
@@ -250,10 +250,10 @@ TEST_CASE("cross-attention: queries from the decoder, keys from the memory, no m
     CHECK(s.shape == Shape{2, 5, 3});  // heads, 5 decoder tokens, 3 memory tokens
     CHECK(s.labels[2] == std::vector<std::string>{"m0", "m1", "m2"});
     CHECK(s.labels[1] == std::vector<std::string>{"a", "b", "c", "d", "e"});
-    for (float w : s.value.data) CHECK(w > 0.0f);  // every decoder token sees every memory token
+    for (float w : s.held().data) CHECK(w > 0.0f);  // every decoder token sees every memory token
     // The self-attention of a decoder is causal unless the lesson says otherwise.
     const Step& self = *e->exact.find("blocks.0.attn.hook_pattern");
-    CHECK(self.value.data[1] == 0.0f);  // head 0, query a, key b
+    CHECK(self.held().data[1] == 0.0f);  // head 0, query a, key b
 }
 
 TEST_CASE("model fields refuse what does not fit, naming the field", "[models]") {

@@ -80,10 +80,10 @@ TEST_CASE("normalizer sum: each weight is its score over the row's sum of keys n
         for (std::size_t i = 0; i < T; ++i) {
             double want = 0;
             for (std::size_t j = 0; j <= i; ++j) want += S[h][i][j].get<double>();
-            CHECK(sum->value.data[h * T + i] == Approx(want).epsilon(kPlainTol));
+            CHECK(sum->held().data[h * T + i] == Approx(want).epsilon(kPlainTol));
             double row = 0;
             for (std::size_t j = 0; j < T; ++j) {
-                const double w = a->value.data[(h * T + i) * T + j];
+                const double w = a->held().data[(h * T + i) * T + j];
                 CHECK(w == Approx(j <= i ? S[h][i][j].get<double>() / want : 0.0).margin(kPlainTol));
                 row += w;
             }

@@ -74,8 +74,8 @@ TEST_CASE("an RMSNorm block records the mean square and no mean or variance, and
     CHECK(!e->exact.find("blocks.0.ln1.hook_mean"));
     CHECK(!e->exact.find("blocks.0.ln1.hook_var"));
     // ln1 output = γ ⊙ x / √(mean(x²) + eps) row by row, from resid_mid (γ = 1 generated)
-    const Tensor& mid = e->exact.find("blocks.0.hook_resid_mid")->value;
-    const Tensor& out = e->exact.find("blocks.0.ln1.hook_normalized")->value;
+    const Tensor& mid = e->exact.find("blocks.0.hook_resid_mid")->held();
+    const Tensor& out = e->exact.find("blocks.0.ln1.hook_normalized")->held();
     for (std::size_t t = 0; t < 5; ++t) {
         double ms = 0;
         for (std::size_t c = 0; c < 8; ++c) ms += double(mid.data[t * 8 + c]) * mid.data[t * 8 + c];
@@ -104,8 +104,8 @@ TEST_CASE("SwiGLU and GELU-tanh FFNs give the same output materialised and in ro
         const Trace chunked = run_ffn_chunks(parse_lesson(small_lesson(act, "layernorm").dump(), "norms.json"),
                                              parse_trace_policy("blocks.0.attn.hook_pattern,blocks.0.hook_mlp_out", "--trace"), 2);
         REQUIRE(!chunked.find("blocks.0.mlp.hook_pre"));  // the hidden units were never whole
-        const Tensor& a = full->exact.find("blocks.0.hook_mlp_out")->value;
-        const Tensor& b = chunked.find("blocks.0.hook_mlp_out")->value;
+        const Tensor& a = full->exact.find("blocks.0.hook_mlp_out")->held();
+        const Tensor& b = chunked.find("blocks.0.hook_mlp_out")->held();
         REQUIRE(a.size() == b.size());
         for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data[i] == b.data[i]);
         CHECK((full->exact.find("blocks.0.mlp.hook_pre_linear") != nullptr) == (std::string(act) == "swiglu"));
@@ -182,22 +182,22 @@ TEST_CASE("config.variance unbiased: LayerNorm divides the squared deviations by
     const std::size_t T = 5, C = 8;
     for (std::size_t t = 0; t < T; ++t) {
         double mu = 0, sq = 0;
-        for (std::size_t c = 0; c < C; ++c) mu += x->value.data[t * C + c];
+        for (std::size_t c = 0; c < C; ++c) mu += x->held().data[t * C + c];
         mu /= C;
-        for (std::size_t c = 0; c < C; ++c) sq += (x->value.data[t * C + c] - mu) * (x->value.data[t * C + c] - mu);
+        for (std::size_t c = 0; c < C; ++c) sq += (x->held().data[t * C + c] - mu) * (x->held().data[t * C + c] - mu);
         const double want_var = sq / (C - 1);
-        CHECK(var->value.data[t] == Approx(want_var).epsilon(kTol));
-        CHECK(sd->value.data[t] == Approx(std::sqrt(want_var + 1e-5)).epsilon(kTol));
+        CHECK(var->held().data[t] == Approx(want_var).epsilon(kTol));
+        CHECK(sd->held().data[t] == Approx(std::sqrt(want_var + 1e-5)).epsilon(kTol));
         for (std::size_t c = 0; c < C; ++c)
-            CHECK(xhat->value.data[t * C + c] ==
-                  Approx((x->value.data[t * C + c] - mu) / std::sqrt(want_var + 1e-5)).margin(kTol * 10));
+            CHECK(xhat->held().data[t * C + c] ==
+                  Approx((x->held().data[t * C + c] - mu) / std::sqrt(want_var + 1e-5)).margin(kTol * 10));
     }
     // The biased run of the same lesson differs by exactly the factor C / (C - 1) in σ².
     doc["config"].erase("variance");
     const auto b = eval(doc);
     const Step* bvar = b->exact.find("blocks.0.ln1.hook_var");
     REQUIRE(bvar != nullptr);
-    for (std::size_t t = 0; t < T; ++t) CHECK(var->value.data[t] == Approx(bvar->value.data[t] * C / (C - 1)).epsilon(kTol));
+    for (std::size_t t = 0; t < T; ++t) CHECK(var->held().data[t] == Approx(bvar->held().data[t] * C / (C - 1)).epsilon(kTol));
     // explain says which variance
     const auto r = run_cli({"explain", "conv-layernorm-unbiased", "ln1.hook_var[0]"});
     CHECK(r.status == 0);
@@ -211,7 +211,7 @@ TEST_CASE("config.eps 0: LayerNorm as a textbook writes it, and a constant row r
     const Step* var = e->exact.find("blocks.0.ln1.hook_var");
     const Step* sd = e->exact.find("blocks.0.ln1.hook_scale");
     REQUIRE((var && sd));
-    for (std::size_t t = 0; t < 5; ++t) CHECK(sd->value.data[t] == std::sqrt(var->value.data[t]));  // σ = √σ² exactly
+    for (std::size_t t = 0; t < 5; ++t) CHECK(sd->held().data[t] == std::sqrt(var->held().data[t]));  // σ = √σ² exactly
     // A constant row: every deviation 0, σ = 0, x̂ = 0 / 0. One line, exit 2, the row named.
     attntrace::test::TempDir dir;
     for (const char* norm : {"layernorm", "rmsnorm"}) {

@@ -52,7 +52,7 @@ Lesson attention_lesson(const json& X, std::size_t heads, bool causal) {
 const Tensor& z_of(const Trace& t) {
     const Step* s = t.find("blocks.0.attn.hook_z");
     REQUIRE(s);
-    return s->value;
+    return s->held();
 }
 
 // Z from the materialized path and from the streamed one, each finite, and equal within kStreamedTol.
@@ -75,7 +75,7 @@ Tensor both_ways(const Lesson& lesson) {
 TEST_CASE("one token attends only to itself: weight 1, Z = V, materialized and streamed", "[edges]") {
     Lesson lesson = attention_lesson(json::array({json::array({0.5, -2.0, 3.0, 1.0})}), 2, true);
     Trace full = run_held(lesson);
-    const Tensor& a = full.find("blocks.0.attn.hook_pattern")->value;
+    const Tensor& a = full.find("blocks.0.attn.hook_pattern")->held();
     REQUIRE(a.size() == 2);
     CHECK(a.data[0] == 1.0f);
     CHECK(a.data[1] == 1.0f);
@@ -96,7 +96,7 @@ TEST_CASE("scores of ~1e4 (exp would overflow without the row max) give finite, 
     Lesson lesson = attention_lesson(
         json::array({json::array({100.0, 0.0}), json::array({0.0, 100.0}), json::array({50.0, 50.0})}), 1, false);
     Trace full = run_held(lesson);
-    const Tensor& a = full.find("blocks.0.attn.hook_pattern")->value;
+    const Tensor& a = full.find("blocks.0.attn.hook_pattern")->held();
     CHECK(a.data[0] == 1.0f);
     CHECK(a.data[1] == 0.0f);
     CHECK(a.data[2] == 0.0f);
@@ -108,7 +108,7 @@ TEST_CASE("denormal inputs give finite weights and values, both ways", "[edges]"
     Lesson lesson = attention_lesson(
         json::array({json::array({1e-40, 2e-40}), json::array({-1e-40, 3e-40}), json::array({0.0, 1e-39})}), 1, true);
     Trace full = run_held(lesson);
-    const Tensor& a = full.find("blocks.0.attn.hook_pattern")->value;
+    const Tensor& a = full.find("blocks.0.attn.hook_pattern")->held();
     CHECK(a.data[3] == Approx(0.5));  // query 1 sees keys 0 and 1, with equal (zero) scores
     both_ways(lesson);
 }
@@ -155,7 +155,7 @@ Lesson given_scores_lesson(const json& scores) {
 const Tensor& step_value(const Trace& t, const char* name) {
     const Step* s = t.find(name);
     REQUIRE(s);
-    return s->value;
+    return s->held();
 }
 
 }  // namespace
@@ -220,5 +220,5 @@ TEST_CASE("LayerNorm over a row with zero variance gives beta, not NaN (eps keep
     REQUIRE(out);
     const std::vector<float> beta = {0.5f, -0.25f, 0.0f};
     for (std::size_t i = 0; i < 2; ++i)
-        for (std::size_t j = 0; j < 3; ++j) CHECK(out->value.data[i * 3 + j] == beta[j]);
+        for (std::size_t j = 0; j < 3; ++j) CHECK(out->held().data[i * 3 + j] == beta[j]);
 }

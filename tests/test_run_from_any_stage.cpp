@@ -62,7 +62,7 @@ void check_every_stage(const json& doc) {
         part["run"]["from"] = std::string(stage_name(pass.stage));
         part["given"] = json::object();
         for (const StepDef* def : cat.consumed_by(pass, whole_lesson.reads()))
-            if (const Step* s = whole.find(def->name)) part["given"][def->name] = nested(s->value);
+            if (const Step* s = whole.find(def->name)) part["given"][def->name] = nested(s->held());
         const Trace t = run_doc(part);
         std::size_t computed = 0;
         for (const Step& s : t.steps) {
@@ -70,7 +70,7 @@ void check_every_stage(const json& doc) {
             INFO(s.name);
             const Step* w = whole.find(s.name);
             REQUIRE(w != nullptr);
-            CHECK(s.value.data == w->value.data);
+            CHECK(s.held().data == w->held().data);
             ++computed;
         }
         CHECK(computed > 0);
@@ -101,7 +101,7 @@ TEST_CASE("GELU of a given vector: the FFN started at its own first step", "[any
     // GELU(x) = x·Φ(x) = x/2·(1 + erf(x/√2))
     for (std::size_t i = 0; i < 4; ++i) {
         const double x = static_cast<double>(i) - 1.0;
-        CHECK(post->value.data[i] == Approx(x / 2 * (1 + std::erf(x / std::sqrt(2.0)))).epsilon(1e-6));
+        CHECK(post->held().data[i] == Approx(x / 2 * (1 + std::erf(x / std::sqrt(2.0)))).epsilon(1e-6));
     }
     // W_2 was not given: the output is not computable, with the reason
     const Step* out = t.find("blocks.0.hook_mlp_out");
@@ -128,7 +128,7 @@ TEST_CASE("LayerNorm of a given matrix, with nn.LayerNorm's initial γ = 1 and �
         double var = 0;
         for (double x : rows[r]) var += (x - mu) * (x - mu) / 3;
         for (std::size_t c = 0; c < 3; ++c)
-            CHECK(n->value.data[r * 3 + c] == Approx((rows[r][c] - mu) / std::sqrt(var + 1e-5)).epsilon(1e-6));
+            CHECK(n->held().data[r * 3 + c] == Approx((rows[r][c] - mu) / std::sqrt(var + 1e-5)).epsilon(1e-6));
     }
 }
 

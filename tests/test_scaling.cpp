@@ -67,10 +67,10 @@ TEST_CASE("config.scale as an object records the factor, true and false record n
     CHECK(run_held(random_lesson(false)).find("blocks.0.attn.hook_scale_factor") == nullptr);
     const Step& f = step(named, "blocks.0.attn.hook_scale_factor");
     CHECK(f.shape == Shape{3});
-    for (float v : f.value.data) CHECK(v == std::sqrt(4.0f));  // hs = 12 / 3
+    for (float v : f.held().data) CHECK(v == std::sqrt(4.0f));  // hs = 12 / 3
     // {"divide_by": "sqrt_dk"} is the default's arithmetic, bit for bit
-    const auto& a = step(plain, "blocks.0.attn.hook_scores_scaled").value.data;
-    const auto& b = step(named, "blocks.0.attn.hook_scores_scaled").value.data;
+    const auto& a = step(plain, "blocks.0.attn.hook_scores_scaled").held().data;
+    const auto& b = step(named, "blocks.0.attn.hook_scores_scaled").held().data;
     REQUIRE(a.size() == b.size());
     CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
@@ -80,9 +80,9 @@ TEST_CASE("divide_by and multiply_by scale each raw score by the lesson's number
                                             std::tuple{nlohmann::json{{"multiply_by", 0.3}}, true, 0.3f}}) {
         INFO(scale.dump());
         const Trace t = run_held(random_lesson(scale));
-        for (float v : step(t, "blocks.0.attn.hook_scale_factor").value.data) CHECK(v == s);
-        const auto& raw = step(t, "blocks.0.attn.hook_scores_raw").value.data;
-        const auto& scaled = step(t, "blocks.0.attn.hook_scores_scaled").value.data;
+        for (float v : step(t, "blocks.0.attn.hook_scale_factor").held().data) CHECK(v == s);
+        const auto& raw = step(t, "blocks.0.attn.hook_scores_raw").held().data;
+        const auto& scaled = step(t, "blocks.0.attn.hook_scores_scaled").held().data;
         for (std::size_t i = 0; i < raw.size(); ++i) CHECK(scaled[i] == (multiply ? raw[i] * s : raw[i] / s));
     }
 }
@@ -93,8 +93,8 @@ TEST_CASE("a given scale factor (an article's rounded √3) is what each head's 
     const Trace t = run_held(random_lesson({{"divide_by", "sqrt_dk"}}, "none", 9, 12, 3, given));
     const Step& f = step(t, "blocks.0.attn.hook_scale_factor");
     CHECK(f.source == StepSource::given);
-    const auto& raw = step(t, "blocks.0.attn.hook_scores_raw").value.data;
-    const auto& scaled = step(t, "blocks.0.attn.hook_scores_scaled").value.data;
+    const auto& raw = step(t, "blocks.0.attn.hook_scores_raw").held().data;
+    const auto& scaled = step(t, "blocks.0.attn.hook_scores_scaled").held().data;
     const std::size_t plane = 9 * 9;
     const float s[] = {1.73f, 2.0f, 0.5f};
     for (std::size_t i = 0; i < raw.size(); ++i) CHECK(scaled[i] == raw[i] / s[i / plane]);
@@ -111,8 +111,8 @@ TEST_CASE("a streamed run divides by the lesson's divide_by too, multiply_by is 
         CHECK_FALSE(make_plan(lesson, parse_trace_policy("full", "--trace"), Arithmetic::exact, 1).stream_attention);
         const Trace streamed = run_held(lesson, Arithmetic::exact, z_only);
         const Trace full = run_held(lesson);
-        const auto& a = step(streamed, "blocks.0.attn.hook_z").value.data;
-        const auto& b = step(full, "blocks.0.attn.hook_z").value.data;
+        const auto& a = step(streamed, "blocks.0.attn.hook_z").held().data;
+        const auto& b = step(full, "blocks.0.attn.hook_z").held().data;
         REQUIRE(a.size() == b.size());
         for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == Approx(b[i]).margin(kStreamTol));
         CHECK_FALSE(make_plan(random_lesson({{"multiply_by", 0.3}}, mask), none, Arithmetic::exact, 1).stream_attention);

@@ -53,7 +53,7 @@ std::vector<float> values(const Trace& t, const std::string& name) {
     const Step& s = step(t, name);
     INFO("step " << name << ": " << s.note);
     REQUIRE(s.source != StepSource::not_computable);
-    return std::vector<float>(s.value.data.begin(), s.value.data.end());
+    return std::vector<float>(s.held().data.begin(), s.held().data.end());
 }
 
 void check_values(const Trace& t, const std::string& name, const std::vector<double>& want) {
@@ -429,7 +429,7 @@ TEST_CASE("a given step's values replace the computed ones downstream, and the f
         "given": {"blocks.0.attn.hook_q": [[1, 0], [0, 1]]})");
     const Step& q = step(t, "blocks.0.attn.hook_q");
     CHECK(q.source == StepSource::given);
-    CHECK(std::vector<float>(q.value.data.begin(), q.value.data.end()) == std::vector<float>{1, 0, 0, 1});
+    CHECK(std::vector<float>(q.held().data.begin(), q.held().data.end()) == std::vector<float>{1, 0, 0, 1});
     REQUIRE(q.formula.has_value());
     CHECK(std::vector<float>(q.formula->data.begin(), q.formula->data.end()) == std::vector<float>{1, 2, 3, 4});
     CHECK(q.formula->shape == q.shape);
@@ -500,7 +500,7 @@ TEST_CASE("a missing weight makes its step and every step after it not computabl
     const Step& out = step(t, "blocks.0.hook_attn_out");
     CHECK(out.source == StepSource::not_computable);
     CHECK(contains(out.note, "weights.W_O"));
-    CHECK(out.value.data.empty());
+    CHECK(out.held().data.empty());
 
     const std::vector<std::string> after = {
         "blocks.0.hook_resid_mid",        "blocks.0.ln1.hook_mean",         "blocks.0.ln1.hook_var",
@@ -512,7 +512,7 @@ TEST_CASE("a missing weight makes its step and every step after it not computabl
         const Step& s = step(t, name);
         INFO(name << ": " << s.note);
         CHECK(s.source == StepSource::not_computable);
-        CHECK(s.value.data.empty());
+        CHECK(s.held().data.empty());
         CHECK_FALSE(s.note.empty());
     }
     CHECK(contains(step(t, "blocks.0.hook_resid_mid").note, "blocks.0.hook_attn_out"));

@@ -77,14 +77,15 @@ TEST_CASE("a lesson in nn.Linear's layout runs the same numbers as the same mode
         const Step &a = in_out.steps[k], &b = out_in.steps[k], &c = plain.steps[k];
         INFO(a.name);
         CHECK(a.name == b.name);
-        CHECK(a.value.shape == b.value.shape);
-        CHECK(a.value.data == b.value.data);  // the same floats: the reader only moved them
-        CHECK(a.value.data == c.value.data);
+        const StepValues va = values_of(in_out, a), vb = values_of(out_in, b), vc = values_of(plain, c);
+        CHECK(va->shape == vb->shape);
+        CHECK(va->data == vb->data);  // the same floats: the reader only moved them
+        CHECK(va->data == vc->data);
     }
     // The values are not all zero or all equal: a layout read the wrong way would show.
     const Step* q = out_in.find("blocks.0.attn.hook_q");
     REQUIRE(q != nullptr);
-    CHECK(q->value.data[0] != q->value.data[1]);
+    CHECK(q->held().data[0] != q->held().data[1]);
 }
 
 TEST_CASE("out_in: W_Q's rows are output features, so Q = X·Wᵀ, checked on a 2x2 example by hand", "[weights]") {
@@ -97,12 +98,12 @@ TEST_CASE("out_in: W_Q's rows are output features, so Q = X·Wᵀ, checked on a 
     const Step* q = t.find("blocks.0.attn.hook_q");
     REQUIRE(q != nullptr);
     // x·Wᵀ: [1,0] -> [1·1 + 0·2, 1·0 + 0·1] = [1, 0]; [0,1] -> [2, 1]; [1,1] -> [3, 1]
-    CHECK(std::vector<float>(q->value.data.begin(), q->value.data.end()) == std::vector<float>{1, 0, 2, 1, 3, 1});
+    CHECK(std::vector<float>(q->held().data.begin(), q->held().data.end()) == std::vector<float>{1, 0, 2, 1, 3, 1});
     doc["config"].erase("weight_layout");  // the same numbers read as d_in x d_out: X·W
     const Trace t2 = run_doc(doc);
     const Step* q2 = t2.find("blocks.0.attn.hook_q");
     REQUIRE(q2 != nullptr);
-    CHECK(std::vector<float>(q2->value.data.begin(), q2->value.data.end()) == std::vector<float>{1, 2, 0, 1, 1, 3});
+    CHECK(std::vector<float>(q2->held().data.begin(), q2->held().data.end()) == std::vector<float>{1, 2, 0, 1, 1, 3});
 }
 
 TEST_CASE("out_in: an error names the shape and the path in the lesson's own layout", "[weights]") {

@@ -42,19 +42,19 @@ TEST_CASE("a step's xtensor view has the step's shape and is its buffer, not a c
     Trace trace = run_held(lesson);
     Step* A = trace.find(lesson.catalogue().step(Leaf::pattern).name);
     REQUIRE(A);
-    REQUIRE(A->value.rank() == 3);
+    REQUIRE(A->held().rank() == 3);
 
     auto a = as_xtensor<3>(*A);
     REQUIRE(a.dimension() == 3);
     for (std::size_t k = 0; k < 3; ++k) CHECK(a.shape()[k] == A->shape[k]);
-    CHECK(a.size() == A->value.size());
-    CHECK(a.data() == A->value.ptr());  // zero copy: the view's storage is the step's buffer
+    CHECK(a.size() == A->held().size());
+    CHECK(a.data() == A->held().ptr());  // zero copy: the view's storage is the step's buffer
 
     // Every cell is the buffer's cell at the row-major index.
     for (std::size_t h = 0; h < A->shape[0]; ++h)
         for (std::size_t i = 0; i < A->shape[1]; ++i)
             for (std::size_t j = 0; j < A->shape[2]; ++j)
-                REQUIRE(a(h, i, j) == A->value.data[flat(A->shape, {h, i, j})]);
+                REQUIRE(a(h, i, j) == A->held().data[flat(A->shape, {h, i, j})]);
 
     // An xtensor expression over the view: every row of the pattern sums to 1.
     const xt::xtensor<float, 2> sums = xt::sum(a, {2});
@@ -62,8 +62,8 @@ TEST_CASE("a step's xtensor view has the step's shape and is its buffer, not a c
 
     // Writes go both ways: through the view into the trace, and the other way.
     a(0, 1, 2) = 42.0f;
-    CHECK(A->value.data[flat(A->shape, {0, 1, 2})] == 42.0f);
-    A->value.data[flat(A->shape, {0, 2, 0})] = -3.0f;
+    CHECK(A->held().data[flat(A->shape, {0, 1, 2})] == 42.0f);
+    A->buffer().data[flat(A->shape, {0, 2, 0})] = -3.0f;
     CHECK(a(0, 2, 0) == -3.0f);
 }
 
@@ -73,7 +73,7 @@ TEST_CASE("a const step gives a read-only view of the same buffer", "[xview]") {
     const Step* Z = trace.find(lesson.catalogue().step(Leaf::z).name);
     REQUIRE(Z);
     auto z = as_xtensor<3>(*Z);
-    CHECK(z.data() == Z->value.ptr());
+    CHECK(z.data() == Z->held().ptr());
     STATIC_REQUIRE(std::is_const_v<std::remove_reference_t<decltype(*z.data())>>);
 }
 
@@ -83,19 +83,19 @@ TEST_CASE("a batched trace's pattern is a rank-4 view (batch, head, query, key)"
     Trace trace = run_batch(lesson, Arithmetic::exact);
     Step* A = trace.find(lesson.catalogue().step(Leaf::pattern).name);
     REQUIRE(A);
-    REQUIRE(A->value.rank() == 4);
+    REQUIRE(A->held().rank() == 4);
     auto a = as_xtensor<4>(*A);
-    CHECK(a.data() == A->value.ptr());
+    CHECK(a.data() == A->held().ptr());
     for (std::size_t k = 0; k < 4; ++k) CHECK(a.shape()[k] == A->shape[k]);
     const Shape& s = A->shape;
     for (std::size_t b = 0; b < s[0]; ++b)
         for (std::size_t h = 0; h < s[1]; ++h)
             for (std::size_t i = 0; i < s[2]; ++i)
-                for (std::size_t j = 0; j < s[3]; ++j) REQUIRE(a(b, h, i, j) == A->value.data[flat(s, {b, h, i, j})]);
+                for (std::size_t j = 0; j < s[3]; ++j) REQUIRE(a(b, h, i, j) == A->held().data[flat(s, {b, h, i, j})]);
     const xt::xtensor<float, 3> sums = xt::sum(a, {3});
     for (float v : sums) CHECK(std::fabs(v - 1.0) <= kRowSumTol);
     a(s[0] - 1, s[1] - 1, s[2] - 1, s[3] - 1) = 7.0f;
-    CHECK(A->value.data.back() == 7.0f);
+    CHECK(A->held().data.back() == 7.0f);
 }
 
 TEST_CASE("a rank-0 tensor is a rank-0 view of its one value", "[xview]") {
@@ -119,9 +119,9 @@ TEST_CASE("as_xarray views every kept step of a trace at its own rank, in place"
     for (Step& s : trace.steps) {
         if (s.source == StepSource::not_computable) continue;
         auto v = as_xarray(s);
-        REQUIRE(v.dimension() == s.value.rank());
-        CHECK(std::equal(v.shape().begin(), v.shape().end(), s.value.shape.begin(), s.value.shape.end()));
-        CHECK(v.data() == s.value.ptr());
+        REQUIRE(v.dimension() == s.held().rank());
+        CHECK(std::equal(v.shape().begin(), v.shape().end(), s.held().shape.begin(), s.held().shape.end()));
+        CHECK(v.data() == s.held().ptr());
         ++viewed;
     }
     CHECK(viewed > 0);

@@ -108,11 +108,12 @@ Trace stack_traces(const std::vector<Trace>& traces, const std::vector<std::vect
         }
         if (s.recorded != Record::full || s.source == StepSource::not_computable) continue;
         // Row-major: sequence b's values are the b-th contiguous block.
-        s.value = Tensor::uninitialized(s.shape);
+        Tensor& stacked = s.buffer() = Tensor::uninitialized(s.shape);
         const std::size_t n = numel(s0.shape);
-        for (std::size_t b = 0; b < B; ++b)
-            std::copy(traces[b].steps[k].value.data.begin(), traces[b].steps[k].value.data.end(),
-                      s.value.data.begin() + static_cast<std::ptrdiff_t>(b * n));
+        for (std::size_t b = 0; b < B; ++b) {
+            const Tensor& v = traces[b].steps[k].held();  // materialised (stack_batch): a buffer, derived or not
+            std::copy(v.data.begin(), v.data.end(), stacked.data.begin() + static_cast<std::ptrdiff_t>(b * n));
+        }
     }
     for (std::size_t b = 0; b < B; ++b) {
         for (const auto& w : traces[b].warnings) out.warnings.push_back(fmt::format("sequence b{}: {}", b, w));
@@ -155,9 +156,9 @@ Trace run_batch(const Lesson& batched, Arithmetic mode, const TracePolicy& polic
     if (policy.kind == TracePolicy::Kind::summary)
         for (Step& s : out.steps) {
             if (s.recorded != Record::full || s.source == StepSource::not_computable) continue;
-            s.summary = summarize(s.value);
+            s.summary = summarize(s.held());
             s.recorded = Record::summary;
-            s.value = Tensor();
+            s.buffer() = Tensor();
         }
     return out;
 }
@@ -197,7 +198,7 @@ Trace unstack_trace(const Trace& batched, std::size_t b) {
                           t.data.begin() + static_cast<std::ptrdiff_t>((b + 1) * n), r.data.begin());
             return r;
         };
-        if (s.value.size() > 0) o.value = slice(s.value);
+        if (s.holds_values()) o.buffer() = slice(s.held());
         if (s.formula) o.formula = slice(*s.formula);
     }
     return out;

@@ -72,9 +72,10 @@ int written_decimals(const Tensor& t) {
 // given values do not round from it at the decimals they are written with.
 bool given_wrongly(const Step& s) {
     if (s.source != StepSource::given || !s.formula || s.recorded != Record::full) return false;
-    const int d = written_decimals(s.value);
-    for (std::size_t i = 0; i < s.value.size(); ++i)
-        if (!agrees_at_precision(s.formula->data[i], s.value.data[i], d)) return true;
+    const Tensor& given = s.held();  // a given step holds its values (a derived step is never given)
+    const int d = written_decimals(given);
+    for (std::size_t i = 0; i < given.size(); ++i)
+        if (!agrees_at_precision(s.formula->data[i], given.data[i], d)) return true;
     return false;
 }
 

@@ -47,6 +47,10 @@ struct Comparison {
     // not computable on a side); none when every step is unchanged.
     std::optional<std::size_t> first_change() const;
     const StepChange* find(const std::string& name) const;
+    // A side's values of a step, through values_of (trace/derived.hpp: a
+    // derived step's computed now); s.a (side A) or s.b must be set.
+    StepValues values_a(const StepChange& s) const { return values_of(*a, *s.a); }
+    StepValues values_b(const StepChange& s) const { return values_of(*b, *s.b); }
     // The first step (in pipeline order) a name, glob or last part
     // (step_matches) names; none when it names none.
     std::optional<std::size_t> select(const std::string& pattern) const;

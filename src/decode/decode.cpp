@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include <omp.h>
@@ -59,13 +60,28 @@ bool DecodeReport::matches() const {
 
 namespace {
 
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-    double m = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(double(a.data[i]) - double(b.data[i])));
-    return m;
+// max |a - b| over the cells, in units of the step's scale max(1, max |b|)
+// (kDecodeTol's reason, decode.hpp): absolute for values up to 1, relative beyond.
+double scaled_diff(const Tensor& a, const Tensor& b) {
+    double m = 0, scale = 1;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        m = std::max(m, std::fabs(double(a.data[i]) - double(b.data[i])));
+        if (std::isfinite(b.data[i])) scale = std::max(scale, std::fabs(double(b.data[i])));
+    }
+    return m / scale;
 }
 
-bool computed(const Step* s) { return s && s->source != StepSource::not_computable && s->value.size(); }
+// Whether a step has values to compare: a buffer, or (the whole run's) a derivation.
+bool computed(const Step* s) { return s && s->source != StepSource::not_computable && (s->holds_values() || is_derived(*s)); }
+
+// The whole run's values of every step, read once through values_of (a derived
+// step's computed from its sources): each token's window is compared with them.
+std::map<std::string, StepValues> run_values(const Trace& full) {
+    std::map<std::string, StepValues> out;
+    for (const Step& s : full.steps)
+        if (computed(&s)) out.emplace(s.name, values_of(full, s));
+    return out;
+}
 
 // A (1, a, b) window step as (a, b).
 Tensor drop_row_axis(const Tensor& t) {
@@ -77,24 +93,23 @@ Tensor drop_row_axis(const Tensor& t) {
 // Holds every step of token t's window to the same cells of the causal run:
 // keys and values (dev_k), weights (dev_pattern, and the run's weights past t
 // must be 0), Z (dev_z), and every row of the stream and of the steps computed
-// from it (dev_rows). The attention's internals (scores .. row sums) lead to
-// the weights, which are compared (a derived step of the whole run holds no
-// buffer and is skipped: it is one of them).
-void compare(const Trace& window, const Trace& full, std::size_t t, DecodeStep& s) {
+// from it, the attention's internals included (dev_rows).
+void compare(const Trace& window, const std::map<std::string, StepValues>& full, std::size_t t, DecodeStep& s) {
     for (const Step& w : window.steps) {
-        const Step* f = full.find(w.name);
-        if (!computed(&w) || !computed(f)) continue;
+        const auto it = full.find(w.name);
+        if (!w.holds_values() || it == full.end()) continue;
+        const Tensor& f = *it->second;
         const Leaf leaf = w.def->leaf;
         const std::string& first = w.axes.front();
-        const double dev = max_abs_diff(w.value, window_slice(f->value, w.shape, w.axes, t));
+        const double dev = scaled_diff(w.held(), window_slice(f, w.shape, w.axes, t));
         if (first == axis_name(Axis::key)) {
             s.dev_k = std::max(s.dev_k, dev);
         } else if (leaf == Leaf::pattern) {
             s.dev_pattern = std::max(s.dev_pattern, dev);
-            const std::size_t NH = f->shape[0], Tq = f->shape[1], keys = f->shape[2];
+            const std::size_t NH = f.shape[0], Tq = f.shape[1], keys = f.shape[2];
             for (std::size_t h = 0; h < NH; ++h)
                 for (std::size_t j = w.shape[2]; j < keys; ++j)
-                    s.future_weight = std::max(s.future_weight, double(f->value.data[(h * Tq + t) * keys + j]));
+                    s.future_weight = std::max(s.future_weight, double(f.data[(h * Tq + t) * keys + j]));
         } else if (leaf == Leaf::z) {
             s.dev_z = std::max(s.dev_z, dev);
         } else if (first == axis_name(Axis::pos) || first == axis_name(Axis::query)) {
@@ -109,7 +124,7 @@ void show(const Lesson& lesson, const Trace& window, DecodeStep& s) {
     const bool rope = lesson.config.positions.kind == PositionKind::rope;
     auto value = [&](Leaf leaf) -> const Tensor* {
         const Step* st = window.find(lesson.catalogue().step(leaf).name);
-        return computed(st) ? &st->value : nullptr;
+        return st && st->holds_values() ? &st->held() : nullptr;
     };
     const Tensor* q = value(scores_query(rope));
     const Tensor* k = value(scores_key(rope));
@@ -156,6 +171,7 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
     const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, omp_get_max_threads());
     const Catalogue& cat = lesson.catalogue();
     const Step& X = *full.find(cat.step(Leaf::resid_pre).name);
+    const std::map<std::string, StepValues> values = run_values(full);
     KeyCache cache;
     Trace last;
     for (std::size_t t = 0; t < lesson.tokens.size(); ++t) {
@@ -164,9 +180,9 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         s.token = lesson.tokens[t];
         // Token t through every pass, as the run computes the sequence: the same stages over one row.
         Trace window = run_window(lesson, plan, RowWindow{t, 1, &cache},
-                                  window_slice(X.value, Shape{1, X.shape[1]}, X.axes, t));
+                                  window_slice(X.held(), Shape{1, X.shape[1]}, X.axes, t));
         materialise(window);  // its derived steps (one query row each) as buffers, for show()
-        compare(window, full, t, s);
+        compare(window, values, t, s);
         show(lesson, window, s);
         report.max_dev = std::max({report.max_dev, s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows});
         report.steps.push_back(std::move(s));

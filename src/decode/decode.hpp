@@ -23,13 +23,18 @@
 namespace attntrace {
 
 // The decode and the causal run compute the same sums in a different order:
-// one row at a time against the whole sequence's blocked (SIMD) products, so
-// they agree to float32 rounding, not bit for bit. 1e-5 absolute is ~100 ulps
-// at the magnitudes of weights (<= 1) and of the shipped lessons' Z (< 10);
-// measured: 0 on 002-causal-decode, 1.8e-7 on a 48-token random lesson
-// (d_model 64, 4 heads), 4.2e-7 at 512 tokens, d_model 768, 12 heads; through
-// whole models (every row after attention too): 1.9e-6 for 3 pre-norm blocks
-// (40 tokens, d_model 64), 3.9e-6 for 4 pre-norm blocks at 128 tokens, d_model 768.
+// one row at a time against the whole sequence's blocked (SIMD) products, and
+// a norm's statistics of one row against rows summed side by side, so they
+// agree to float32 rounding, not bit for bit. Rounding errors scale with the
+// values: a deviation is measured in units of its step's scale, max(1,
+// max |x|) over the run's compared cells: absolute for steps of magnitude up
+// to 1 (weights, the shipped lessons' Z), relative beyond (a pre-norm
+// variance near 8679, inputs x100, differs by one float32 ulp, 9.8e-4: 1.1e-7
+// of its scale). 1e-5 is ~84 float32 ulps of the scale; measured: 0 on
+// 002-causal-decode, 1.8e-7 on a 48-token random lesson (d_model 64, 4 heads),
+// 4.2e-7 at 512 tokens, d_model 768, 12 heads; through whole models (every row
+// after attention too): 1.9e-6 for 3 pre-norm blocks (40 tokens, d_model 64),
+// 3.9e-6 for 4 pre-norm blocks at 128 tokens, d_model 768.
 inline constexpr double kDecodeTol = 1e-5;
 
 struct DecodeStep {
@@ -40,10 +45,12 @@ struct DecodeStep {
     Tensor scores;          // (NH, t+1)  masked, scaled scores over the cache
     Tensor pattern;         // (NH, t+1)  its attention weights
     Tensor z;               // (NH, hv)   its mixed values
+    // deviations: max |Δ| in units of each step's scale, max(1, max |x|) (kDecodeTol)
     double dev_k = 0;       // max |Δ| of k and v against rows t of the run's K and V
     double dev_pattern = 0; // ... of the weights against row t of the run's pattern (keys <= t)
     double dev_z = 0;       // ... of z against row t of the run's Z (every attention's: each block's, cross too)
-    double dev_rows = 0;    // ... of every other row it computes (X, W^O outputs, residual adds, norms, FFN) against the run's
+    double dev_rows = 0;    // ... of every other row it computes (X, W^O outputs, residual adds, norms, FFN, the attention's
+                            // internals) against the run's
     double future_weight = 0;  // the run's largest weight on a key after t (must be exactly 0)
 };
 

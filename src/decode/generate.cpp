@@ -31,10 +31,11 @@ namespace {
 // The last row of step `name` in `trace`: (1, C) (or (1, V) of the logits).
 Tensor last_row(const Trace& trace, const std::string& name) {
     const Step* s = trace.find(name);
-    if (!s || s->value.size() == 0) throw std::logic_error("generate: " + name + " not in the trace");
-    const std::size_t rows = s->shape.at(0), C = s->value.size() / rows;
+    if (!s || !s->holds_values()) throw std::logic_error("generate: " + name + " not in the trace");
+    const Tensor& v = s->held();
+    const std::size_t rows = s->shape.at(0), C = v.size() / rows;
     Tensor out(Shape{1, C});
-    std::copy_n(s->value.ptr() + (rows - 1) * C, C, out.ptr());
+    std::copy_n(v.ptr() + (rows - 1) * C, C, out.ptr());
     return out;
 }
 
@@ -57,7 +58,7 @@ Generation generate(HfModel& m, std::size_t n, std::size_t k) {
         const Trace embedded = run_embeddings(lesson, plan);
         const Step& X = *embedded.find(x_name);  // (T, C)
         for (std::size_t t = 0; t < lesson.token_ids.size(); ++t)
-            window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.value, Shape{1, X.shape[1]}, X.axes, t));
+            window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.held(), Shape{1, X.shape[1]}, X.axes, t));
     }
     for (std::size_t i = 0; i < n; ++i) {
         // the logits of the last row (1, V); the next token is their argmax (ties: the lower id, as next_tokens orders)

@@ -153,7 +153,9 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                              {"row_sums", tensor_to_json(m.row_sums)}, {"corner", tensor_to_json(m.corner)}};
         } else {
             if (s.source == StepSource::not_computable) sj["values"] = nullptr;
-            else if (!is_derived(s)) sj["values"] = values(s.value);
+            // values_of: a held step's buffer (written from where it is), a derived step's values computed now
+            // (when written, for a deferred document)
+            else if (!is_derived(s)) sj["values"] = values(*values_of(trace, s));
             else if (deferred) sj["values"] = deferred_tensor([&trace, &s] { return values_of(trace, s).take(); }, *deferred);
             else sj["values"] = tensor_to_json(*values_of(trace, s));
             if (s.formula) sj["formula_values"] = values(*s.formula);

@@ -17,10 +17,10 @@ const Step& held(const Cell& c, const std::string& name) {
         for (const Step& d : c.derived_inputs)
             if (d.name == name) return d;
         Step& d = c.derived_inputs.emplace_back(*s);
-        d.value = values_of(c.trace, *s).take();
+        d.buffer() = values_of(c.trace, *s).take();
         return d;
     }
-    if (!s || s->value.size() == 0)
+    if (!s || !s->holds_values())
         throw InputError(fmt::format("explain {}: expected its input {} in the trace, found it not kept", c.step.name, name));
     return *s;
 }
@@ -35,7 +35,7 @@ const Step& Cell::input(StepId id) const { return held(*this, lesson.catalogue()
 
 const Step* Cell::embeddings(Leaf leaf) const {
     const Step* s = trace.find(lesson.catalogue().step(leaf, -1).name);
-    return s && s->value.size() ? s : nullptr;
+    return s && s->holds_values() ? s : nullptr;
 }
 
 const Tensor* Cell::optional_weight(const std::string& name) const { return lesson.weight(pass().weights + name); }

@@ -101,6 +101,6 @@ float recompute(Cell& c);
 
 // Flat offset of `at` in a tensor of shape `shape`.
 std::size_t offset(const Shape& shape, std::initializer_list<std::size_t> at);
-inline float get(const Step& s, std::initializer_list<std::size_t> at) { return s.value.data[offset(s.shape, at)]; }
+inline float get(const Step& s, std::initializer_list<std::size_t> at) { return s.held().data[offset(s.shape, at)]; }
 
 }  // namespace attntrace

@@ -98,8 +98,8 @@ void mask_forward(Run& run) {
         else mask_weights_later(run);
         return;
     }
-    const Tensor* s = run.value(run.name(Leaf::scores_scaled));
     if (run.config().positions.kind == PositionKind::alibi) {
+        const Tensor* s = run.value(run.name(Leaf::scores_scaled));
         const Tensor* bias = run.value(run.name(Leaf::alibi));
         // S̃ + bias + M   (NH, Tq, T)
         if (float* out = run.open(run.name(Leaf::attn_scores), {{run.name(Leaf::scores_scaled), s},
@@ -115,6 +115,7 @@ void mask_forward(Run& run) {
                    mask_rows(mask_name, d.Tq, mask && rows_alike(*mask, d.Tq, d.T)));
         return run.close();
     }
+    const Tensor* s = run.value(run.name(Leaf::scores_scaled));
     if (float* out = run.open(run.name(Leaf::attn_scores), {{run.name(Leaf::scores_scaled), s}, {mask_name, mask}}))
         add_mask_heads(s->ptr(), mask->ptr(), out, d.NH, d.Tq * d.T);
     run.close();

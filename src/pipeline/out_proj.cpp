@@ -30,7 +30,7 @@ float out_proj_explain(Cell& c) {
            c.weight_entry("W_O", "k", std::to_string(col)), col, d.hv == d.hs ? "hs" : "hv");
     return write_dot(
         c, K, [&](std::size_t k) { return fmt::format("Z[{},h{},d{}]", q, k / d.hv, k % d.hv); },
-        [&](std::size_t k) { return Z.value.data[i * K + k]; },
+        [&](std::size_t k) { return Z.held().data[i * K + k]; },
         [&](std::size_t k) { return c.weight_entry("W_O", k, col); }, [&](std::size_t k) { return W.data[k * d.C + col]; },
         "b_O", b ? &b->data[col] : nullptr);
 }

@@ -77,7 +77,7 @@ float qkv_explain(Cell& c) {
     const std::string w = std::string("W_") + letter, b = std::string("b_") + letter;
     // X: the pass's stream; in cross-attention K and V project the encoder's output M (inputs.memory).
     const bool memory = c.pass().cross && letter != 'Q';
-    const Tensor& X = memory ? c.lesson.inputs.at("memory") : c.input(c.pass().x).value;
+    const Tensor& X = memory ? c.lesson.inputs.at("memory") : c.input(c.pass().x).held();
     const char* xs = memory ? "M" : "X";
     const Tensor& W = c.weight(w);
     const Tensor* B = c.optional_weight(b);

@@ -100,7 +100,7 @@ void Run::seed(const std::string& name, Tensor value, std::string note) {
     Step& s = add_step(*def);
     if (s.shape != value.shape) throw std::logic_error(fmt::format("attntrace: seed {} has the wrong shape", name));
     s.source = StepSource::given;
-    s.value = std::move(value);
+    s.buffer() = std::move(value);
     s.note = std::move(note);
 }
 
@@ -137,15 +137,15 @@ void Run::record_given_inputs() {
         if (it == lesson_.given.end()) continue;
         Step& s = add_step(def);
         s.source = StepSource::given;
-        s.value = it->second;
+        s.buffer() = it->second;
         s.note = "given by the lesson: the run starts after the stage that computes it";
         if (auto r = lesson_.document_rounding.find(def.name);
             mode_ == Arithmetic::document && r != lesson_.document_rounding.end()) {
-            for (float& x : s.value.data) x = round_decimals(x, r->second);
+            for (float& x : s.buffer().data) x = round_decimals(x, r->second);
             s.rounded_to = r->second;
         }
         check_finite(s);
-        if (s.recorded == Record::summary) s.summary = summarize(s.value);
+        if (s.recorded == Record::summary) s.summary = summarize(s.held());
     }
 }
 
@@ -164,7 +164,7 @@ const Tensor* Run::value(const std::string& name) const {
     const StepDef* def = catalogue_.find(name);
     const Step* s = def ? by_index_[catalogue_.index_of(*def)] : nullptr;
     if (!s || s->source == StepSource::not_computable) return nullptr;
-    return &s->value;
+    return &s->held();  // refuses a derived step without a buffer, or one a later pass fills
 }
 
 float* Run::open(const std::string& name, std::initializer_list<Need> needs, std::initializer_list<Need> optional) {
@@ -186,12 +186,12 @@ float* Run::open(const std::string& name, std::initializer_list<Need> needs, std
                            : fmt::format("needs {}, which is not available", missing);
         return nullptr;
     }
-    s.value = Tensor::uninitialized(s.shape);  // the stage writes every element (a decode's key-axis step: the new rows)
+    Tensor& buffer = s.buffer() = Tensor::uninitialized(s.shape);  // the stage writes every element (a decode's key-axis step: the new rows)
     if (window_.cache && def->axes.front() == Axis::key) {
         const std::size_t i = catalogue_.index_of(*def);
-        std::copy_n(window_.cache->data(i), window_.cache->floats(i), s.value.ptr());
+        std::copy_n(window_.cache->data(i), window_.cache->floats(i), buffer.ptr());
     }
-    return s.value.ptr();
+    return buffer.ptr();
 }
 
 bool Run::computable(const std::string& name) const {
@@ -238,9 +238,10 @@ void Run::derive(const std::string& name, const std::string& from, DerivedOp op)
 void Run::check_derived(const std::string& name) {
     const StepDef* def = catalogue_.find(name);
     Step* s = def ? by_index_[catalogue_.index_of(*def)] : nullptr;
-    if (!s || !s->derivation || s->value.size() || s->source == StepSource::not_computable) return;
+    if (!s || !is_derived(*s)) return;
     Step copy = *s;
-    copy.value = derive_values(*s, finder());
+    copy.derivation.reset();
+    copy.buffer() = derive_values(*s, finder());
     check_finite(copy);
 }
 
@@ -257,30 +258,76 @@ void Run::close() {
 }
 
 void Run::close_step(Step& s) {
-    if (s.derivation && s.value.size() == 0 && s.source != StepSource::not_computable)
-        s.value = derive_values(s, finder());  // a derived step with a buffer (derive())
+    // A derived step with a buffer (derive()): computed now, unless a step it
+    // is computed from is still to be filled by a later pass (the fused
+    // attention's raw scores): then when that pass fills it (filled()).
+    if (s.derivation && !s.holds_values() && s.source != StepSource::not_computable) {
+        if (waits_for_sources(s)) {
+            s.pending = true;
+            waiting_.push_back(&s);
+            return;
+        }
+        s.buffer() = derive_values(s, finder());
+    }
     if (auto it = lesson_.given.find(s.name); it != lesson_.given.end()) {
-        if (s.source == StepSource::computed) s.formula = std::move(s.value);
-        s.value = given_value(s, it->second);
+        if (s.source == StepSource::computed) s.formula = std::move(s.buffer());
+        s.buffer() = given_value(s, it->second);
         s.source = StepSource::given;
         s.note = s.formula ? "given by the lesson (the article's values replace the formula's from here on)"
                            : "given by the lesson; " + s.note;
     }
     if (mode_ == Arithmetic::document && s.source != StepSource::not_computable) {
         if (auto r = lesson_.document_rounding.find(s.name); r != lesson_.document_rounding.end()) {
-            for (float& x : s.value.data) x = round_decimals(x, r->second);
+            for (float& x : s.buffer().data) x = round_decimals(x, r->second);
             s.rounded_to = r->second;
         }
     }
     check_finite(s);
     // A decode step's new keys and values join the cache.
     if (window_.cache && s.def && s.def->axes.front() == Axis::key && s.source != StepSource::not_computable) {
-        const std::size_t i = catalogue_.index_of(*s.def), row = s.value.size() / s.shape[0];
+        const Tensor& v = s.held();
+        const std::size_t i = catalogue_.index_of(*s.def), row = v.size() / s.shape[0];
         const std::size_t from = window_.cache->rows(i);
-        window_.cache->append(i, s.value.ptr() + from * row, s.shape[0] - from, row);
+        window_.cache->append(i, v.ptr() + from * row, s.shape[0] - from, row);
     }
     // The values stay until nothing reads them (end_pass); the summary is what the trace keeps.
-    if (s.recorded == Record::summary && s.source != StepSource::not_computable) s.summary = summarize(s.value);
+    if (s.recorded == Record::summary && s.source != StepSource::not_computable) s.summary = summarize(s.held());
+}
+
+bool Run::waits_for_sources(const Step& s) const {
+    const StepFinder find = finder();
+    for (const std::string& name : s.derivation->sources())
+        if (const Step* src = find(name); src && src->pending) return true;
+    return false;
+}
+
+void Run::defer(const std::string& name) {
+    if (!is_finite_by_construction(name))
+        throw std::logic_error("attntrace: step " + name + " is deferred without a bound that makes it finite");
+    Step* s = recorded(name);
+    if (!s) throw std::logic_error("attntrace: step " + name + " is deferred without being recorded");
+    s->pending = true;
+}
+
+bool Run::deferred(const std::string& name) const {
+    const Step* s = finder()(name);
+    return s && s->pending;
+}
+
+void Run::filled(const std::string& name) {
+    if (Step* s = recorded(name)) s->pending = false;
+    // The derived steps that waited for it, computed and closed as close() would have.
+    std::vector<Step*> still;
+    for (Step* w : waiting_) {
+        w->pending = false;
+        if (waits_for_sources(*w)) {
+            w->pending = true;
+            still.push_back(w);
+        } else {
+            close_step(*w);
+        }
+    }
+    waiting_ = std::move(still);
 }
 
 namespace {
@@ -336,9 +383,9 @@ void Run::check_finite(const Step& s) {
     if (s.source == StepSource::computed && s.rounded_to < 0 && finite_by_construction_.count(s.name)) return;
     const NegInf kind = s.def ? s.def->neg_inf : NegInf::never;
     const bool given = s.source == StepSource::given;
-    if (given && kind == NegInf::given && has_neg_inf(s.value)) given_blocked_ = true;
+    if (given && kind == NegInf::given && has_neg_inf(s.held())) given_blocked_ = true;
     const bool neg_inf_ok = kind == NegInf::masked || (kind == NegInf::given && (given || given_blocked_));
-    check_tensor(s, s.value, neg_inf_ok, lesson_.file, "values");
+    check_tensor(s, s.held(), neg_inf_ok, lesson_.file, "values");
     // The formula's own values beside a given step: -inf only where computed steps may hold it.
     if (s.formula)
         check_tensor(s, *s.formula, kind == NegInf::masked || (kind == NegInf::given && given_blocked_), lesson_.file,
@@ -351,10 +398,10 @@ void Run::finite_by_bound(const std::string& name, double bound) {
 
 void Run::end_pass(int index) {
     for (Step& s : steps_) {
-        if (s.recorded == Record::full || s.value.size() == 0 || !s.def) continue;
+        if (s.recorded == Record::full || !s.holds_values() || !s.def) continue;
         const int last = plan_.last_read[catalogue_.index_of(*s.def)];
         if (last <= index) {
-            s.value = Tensor{};  // frees the buffer (a moved-from vector may keep its capacity; this does not)
+            s.buffer() = Tensor{};  // frees the buffer (a moved-from vector may keep its capacity; this does not)
             s.formula.reset();
         }
     }
@@ -366,11 +413,6 @@ bool Run::fuses_attention() const {
     return z.pass <= lesson_.last_pass && catalogue_.step(*pass_, Leaf::scores_raw).pass >= lesson_.first_pass;
 }
 
-void Run::defer(const std::string& name) {
-    if (!is_finite_by_construction(name))
-        throw std::logic_error("attntrace: step " + name + " is deferred without a bound that makes it finite");
-    deferred_.insert(name);
-}
 
 std::optional<Tensor> Run::take_ahead(const std::string& name) {
     auto it = ahead_.find(name);
@@ -386,14 +428,15 @@ bool Run::open_with(const std::string& name, std::initializer_list<Need> needs, 
     Step& s = *open_.back();
     if (values.shape != s.shape)
         throw std::logic_error("attntrace: values computed ahead for " + name + " have another shape than the step");
-    s.value = std::move(values);
+    s.buffer() = std::move(values);
     return true;
 }
 
 Trace Run::finish() {
-    if (!deferred_.empty() || !ahead_.empty())
-        throw std::logic_error("attntrace: a step was left unfilled, or values computed ahead were never recorded: " +
-                               (deferred_.empty() ? ahead_.begin()->first : *deferred_.begin()));
+    for (const Step& s : steps_)
+        if (s.pending) throw std::logic_error("attntrace: step " + s.name + " was left unfilled");
+    if (!ahead_.empty())
+        throw std::logic_error("attntrace: values computed ahead were never recorded: " + ahead_.begin()->first);
     if (lesson_.weight_source) lesson_.weight_source->release_all();
     trace_.steps.clear();
     for (Step& s : steps_)

@@ -150,9 +150,12 @@ public:
     // scores, by the fused softmax pass): close() had nothing to check, the
     // step being finite by its bound (finite_by_bound), and nothing reads it
     // before filled(name). finish() refuses a step never filled.
+    // The step is pending (Step::pending) until then: reading it is refused.
     void defer(const std::string& name);
-    bool deferred(const std::string& name) const { return deferred_.count(name) > 0; }
-    void filled(const std::string& name) { deferred_.erase(name); }
+    bool deferred(const std::string& name) const;
+    // Step `name` is filled: derived steps with a buffer that waited for it
+    // (close_step) are computed and closed now.
+    void filled(const std::string& name);
     // Step `name`'s formula values, computed ahead of its own pass (Z, by the
     // fused softmax pass); its pass records them with open_with().
     void hold_ahead(const std::string& name, Tensor values) { ahead_[name] = std::move(values); }
@@ -197,11 +200,12 @@ private:
     // computed from it may hold -inf too, where it did.
     bool given_blocked_ = false;
     std::set<std::string> finite_by_construction_;  // finite_by_construction()
-    std::set<std::string> deferred_;                // defer()
+    std::vector<Step*> waiting_;  // derived steps with a buffer whose sources are pending (close_step)
     std::map<std::string, Tensor> ahead_;           // hold_ahead()
 
     Step& add_step(const StepDef& def);
     void close_step(Step& s);
+    bool waits_for_sources(const Step& s) const;
     void check_finite(const Step& s);
     void record_given_inputs();
     // The lesson's given value of step s, cut to this run's window (whole in a lesson's run).

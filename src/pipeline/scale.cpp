@@ -74,7 +74,6 @@ void scale_forward(Run& run) {
     const Scaling& sc = run.config().scale;
     const ScaleOp op = scale_op(run.config(), d);
     const std::string raw = run.name(Leaf::scores_raw), scaled = run.name(Leaf::scores_scaled);
-    const Tensor* s = run.value(raw);
     // config.mask_at "raw": the mask stage scales the masked scores (mask.cpp); only the factor is recorded here.
     const bool scales_here = run.config().mask_at != MaskAt::raw;
     if (!sc.recorded) {
@@ -87,6 +86,7 @@ void scale_forward(Run& run) {
             return;
         }
         // S̃ = S / √hs   (NH, Tq, T); with config.scale false, S̃ = S
+        const Tensor* s = run.value(raw);
         if (float* out = run.open(scaled, {{raw, s}})) apply_scale(op, nullptr, s->ptr(), out, 1, s->size());
         run.close();
         Step* step = run.recorded(scaled);
@@ -107,6 +107,7 @@ void scale_forward(Run& run) {
         run.derive(scaled, raw, scale_rows(op, factor, d.Tq));
         run.close();
     } else {
+        const Tensor* s = run.value(raw);
         if (float* out = run.open(scaled, {{raw, s}, {factor, f}}))
             apply_scale(op, f->ptr(), s->ptr(), out, d.NH, s->size() / d.NH);
         run.close();

@@ -106,7 +106,7 @@ void softmax_fused(Run& run, const Derivation& x, float* a, float* m, float* s) 
     const Tensor& q = *run.value(run.name(scores_query(rope)));
     const Tensor& k = *run.value(run.name(scores_key(rope)));
     const Tensor* v = run.value(run.name(Leaf::v));
-    float* raw = run.recorded(run.name(Leaf::scores_raw))->value.ptr();
+    float* raw = run.recorded(run.name(Leaf::scores_raw))->buffer().ptr();
     const StepFinder find = run.finder();
     const std::size_t block = fused_block_rows(cols, d.Tq);
     const std::size_t per_head = (d.Tq + block - 1) / block, blocks = d.NH * per_head;

@@ -41,7 +41,7 @@ float unembed_explain(Cell& c) {
     const Step& X = c.input(c.pass().x);
     const std::string tok = Cell::label(c.step, 0, t), piece = Cell::label(c.step, 1, v);
     const bool tied = c.lesson.config.unembed_tied;
-    const float* row = X.value.ptr() + t * d.C;
+    const float* row = X.held().ptr() + t * d.C;
     if (tied) {
         const Tensor& E = c.lesson.inputs.at("embedding");
         c.line("logits[{},{}] = Σ_k {}[{},k] · W_E[{},k]   (tied: entry {}'s row of the embedding table)", tok, piece,

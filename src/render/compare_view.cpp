@@ -97,7 +97,8 @@ void render_values(std::ostream& out, const char* caption, const Step& s, const 
 
 bool has_values(const Step* s) { return s && s->source != StepSource::not_computable && s->recorded == Record::full; }
 
-void render_shown(std::ostream& out, const LessonPair& pair, const StepChange& s, bool chosen, const CompareView& view) {
+void render_shown(std::ostream& out, const LessonPair& pair, const Comparison& c, const StepChange& s, bool chosen,
+                  const CompareView& view) {
     const Step& any = s.a ? *s.a : *s.b;
     std::string axes;
     for (std::size_t k = 0; k < any.axes.size(); ++k) axes += (k ? " x " : "") + any.axes[k];
@@ -106,13 +107,14 @@ void render_shown(std::ostream& out, const LessonPair& pair, const StepChange& s
     if (any.def) out << "    " << any.def->formula << "\n";
     const std::string a_caption = fmt::format("  A{}:", s.a ? " [" + shape_str(s.a->shape) + "]" : "");
     const std::string b_caption = fmt::format("  B{} ({}):", s.b ? " [" + shape_str(s.b->shape) + "]" : "", printable(pair.sets));
-    if (has_values(s.a)) render_values(out, a_caption.c_str(), *s.a, s.a->value, view, true);
+    const std::optional<StepValues> a = has_values(s.a) ? std::optional<StepValues>(c.values_a(s)) : std::nullopt;
+    const std::optional<StepValues> b = has_values(s.b) ? std::optional<StepValues>(c.values_b(s)) : std::nullopt;
+    if (a) render_values(out, a_caption.c_str(), *s.a, **a, view, true);
     else out << a_caption << " " << (s.a ? printable(s.a->note) : "not recorded") << "\n";
-    if (has_values(s.b)) render_values(out, b_caption.c_str(), *s.b, s.b->value, view, true);
+    if (b) render_values(out, b_caption.c_str(), *s.b, **b, view, true);
     else out << b_caption << " " << (s.b ? printable(s.b->note) : "not recorded") << "\n";
-    if (s.change == Change::changed || s.change == Change::unchanged)
-        render_values(out, "  B - A (0 where equal; inf where one side is masked):", *s.a, delta(s.a->value, s.b->value),
-                      view, false);
+    if (a && b && (s.change == Change::changed || s.change == Change::unchanged))
+        render_values(out, "  B - A (0 where equal; inf where one side is masked):", *s.a, delta(**a, **b), view, false);
 }
 
 }  // namespace
@@ -134,7 +136,7 @@ void render_compare(std::ostream& out, const LessonPair& pair, const Comparison&
     for (const auto& s : c.steps) w = std::max(w, printable(s.name).size());
     for (const auto& s : c.steps) out << fmt::format("  {:<{}}  {}\n", printable(s.name), w, printable(change_text(s)));
     out << "\n" << counts_text(c) << "\n";
-    if (shown) render_shown(out, pair, c.steps[*shown], chosen, view);
+    if (shown) render_shown(out, pair, c, c.steps[*shown], chosen, view);
     else out << "\nno step changed: B computes every step of A, equal in every cell\n";
 }
 
@@ -182,10 +184,12 @@ OrderedJson compare_to_json(const LessonPair& pair, const Comparison& c, std::op
         const StepChange& s = c.steps[*shown];
         OrderedJson x;
         x["step"] = s.name;
-        x["a"] = has_values(s.a) ? tensor_to_json(s.a->value) : OrderedJson(nullptr);
-        x["b"] = has_values(s.b) ? tensor_to_json(s.b->value) : OrderedJson(nullptr);
-        x["delta"] = s.change == Change::changed || s.change == Change::unchanged ? tensor_to_json(delta(s.a->value, s.b->value))
-                                                                                   : OrderedJson(nullptr);
+        const std::optional<StepValues> a = has_values(s.a) ? std::optional<StepValues>(c.values_a(s)) : std::nullopt;
+        const std::optional<StepValues> b = has_values(s.b) ? std::optional<StepValues>(c.values_b(s)) : std::nullopt;
+        x["a"] = a ? tensor_to_json(**a) : OrderedJson(nullptr);
+        x["b"] = b ? tensor_to_json(**b) : OrderedJson(nullptr);
+        x["delta"] = a && b && (s.change == Change::changed || s.change == Change::unchanged) ? tensor_to_json(delta(**a, **b))
+                                                                                             : OrderedJson(nullptr);
         j["shown"] = x;
     }
     return j;

@@ -16,8 +16,8 @@ std::string row(const float* x, std::size_t n, int precision) {
 }
 
 std::string verdict_line(const DecodeReport& r) {
-    return fmt::format("{} steps through {}, each equal to its row of the causal run within {:g} (max |Δ| {:.2g}); the "
-                       "causal run's weights after each token are exactly 0",
+    return fmt::format("{} steps through {}, each equal to its row of the causal run within {:g} of each step's scale "
+                       "(max |Δ| {:.2g}); the causal run's weights after each token are exactly 0",
                        r.steps.size(), r.through, kDecodeTol, r.max_dev);
 }
 

@@ -27,14 +27,15 @@ ModelEnd model_end(const Lesson& lesson, const Trace& trace, std::size_t k) {
         return end;
     }
     const Step* s = trace.find(name);
-    if (!s || s->recorded != Record::full || s->value.size() == 0) {
+    if (!s || s->recorded != Record::full || s->source == StepSource::not_computable) {
         end.missing = fmt::format("the next tokens need {} in full; --trace {} keeps it {}", name,
                                   trace.policy.describe(), s ? "only as a summary" : "not at all");
         return end;
     }
     // the last row of the logits (T, V)
     const std::size_t V = s->shape.back();
-    end.top = next_tokens(s->value.ptr() + s->value.size() - V, V, k);
+    const StepValues logits = values_of(trace, *s);
+    end.top = next_tokens(logits->ptr() + logits->size() - V, V, k);
     return end;
 }
 

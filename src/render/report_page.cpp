@@ -168,7 +168,7 @@ OrderedJson page_json(const Lesson& lesson, const Trace& trace, const CheckRepor
     OrderedJson j = trace_to_json(lesson, trace, &report, &deferred);
     PageReduction r;
     for (const Step& s : trace.steps)  // a derived step's values are written too (trace/derived.hpp)
-        r.floats += (is_derived(s) ? numel(s.shape) : s.value.size()) + (s.formula ? s.formula->size() : 0);
+        r.floats += (s.holds_values() || is_derived(s) ? numel(s.shape) : 0) + (s.formula ? s.formula->size() : 0);
     if (r.floats <= kPageFullFloats) return j;
     for (std::size_t i = 0; i < trace.steps.size(); ++i) {
         const Step& s = trace.steps[i];

@@ -295,7 +295,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         for (const Step& m : tr.steps)
             if (m.def && computes(m, Leaf::mask) && m.def->block == s.def->block && m.def->cross == s.def->cross &&
                 m.recorded == Record::full && m.source != StepSource::not_computable)
-                b.m = &m.value;
+                b.m = &m.held();  // the mask is recorded, never derived
         b.multiplies = lesson.config.mask_at == MaskAt::weights;
         return b;
     };

@@ -15,9 +15,9 @@ constexpr std::size_t kChunkFloats = std::size_t{1} << 17;
 
 const Tensor& held_values(const StepFinder& find, const std::string& name) {
     const Step* s = find(name);
-    if (!s || s->value.size() == 0 || s->source == StepSource::not_computable)
+    if (!s || !s->holds_values() || s->source == StepSource::not_computable)
         throw std::logic_error("attntrace: a derived step reads " + name + ", which holds no values here");
-    return s->value;
+    return s->held();
 }
 
 }  // namespace
@@ -61,11 +61,12 @@ Tensor derive_values(const Step& s, const StepFinder& find) {
 }
 
 bool is_derived(const Step& s) {
-    return s.derivation && s.value.size() == 0 && s.source != StepSource::not_computable && s.recorded == Record::full;
+    return s.derivation && !s.pending && !s.holds_values() && s.source != StepSource::not_computable &&
+           s.recorded == Record::full;
 }
 
 StepValues values_of(const Trace& t, const Step& s) {
-    if (!is_derived(s)) return StepValues(&s.value);
+    if (!is_derived(s)) return StepValues(&s.held());
     return StepValues(derive_values(s, [&t](const std::string& name) { return t.find(name); }));
 }
 
@@ -78,7 +79,7 @@ std::optional<StepValues> checked_values(const Trace& t, const Step& s) {
 void materialise(Trace& t) {
     for (Step& s : t.steps)
         if (is_derived(s))
-            s.value = derive_values(s, [&t](const std::string& name) { return t.find(name); });
+            s.buffer() = derive_values(s, [&t](const std::string& name) { return t.find(name); });
 }
 
 }  // namespace attntrace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace attntrace {
 
@@ -31,7 +32,15 @@ const Tensor* Step::checked_value() const {
     if (recorded != Record::full) return nullptr;  // only a summary is left
     if (formula) return &*formula;
     if (source == StepSource::not_computable) return nullptr;
-    return &value;
+    return &held();
+}
+
+const Tensor& Step::held() const {
+    if (pending)
+        throw std::logic_error("attntrace: step " + name + " is read before the pass that fills it has run");
+    if (derivation && value_.size() == 0 && source != StepSource::not_computable && recorded == Record::full)
+        throw std::logic_error("attntrace: step " + name + " is derived and holds no buffer: read it with values_of");
+    return value_;
 }
 
 bool computes(const Step& s, Leaf leaf) {

@@ -42,7 +42,6 @@ struct Step {
     std::vector<std::string> axes;                 // axis names, one per dimension
     std::vector<std::vector<std::string>> labels;  // per axis: tokens, heads "h0", dims "d0"
     StepSource source = StepSource::computed;
-    Tensor value;                   // what flows downstream (empty when not computable)
     std::optional<Tensor> formula;  // the formula's value where a given replaced it
     std::vector<std::string> inputs;  // steps and weights it was computed from
     std::string note;               // why not computable; where a given comes from
@@ -53,12 +52,32 @@ struct Step {
     Record recorded = Record::full;  // summary: `value` and `formula` were freed, `summary` holds the rest
     std::optional<StepSummary> summary;
     // A derived step (trace/derived.hpp): its values are this function of
-    // recorded steps, computed when read (values_of); `value` stays empty.
+    // recorded steps, computed when read (values_of); it holds no buffer
+    // unless the run gave it one.
     std::shared_ptr<const Derivation> derivation;
+    // Opened and not filled yet: a later pass writes the buffer (the raw
+    // scores of the fused attention, Run::defer). Nothing may read it until then.
+    bool pending = false;
+
+    // Reading a step's values: values_of(trace, step) (trace/derived.hpp), the
+    // one accessor every reader uses; it computes a derived step's values from
+    // its sources. held() is the buffer itself, for code that knows the step
+    // holds one (the run's stages, the trace's writers): it refuses
+    // (std::logic_error) a step whose buffer is not its values, a derived step
+    // without a buffer or a pending one, so no reader can show an empty or
+    // unfilled buffer as the step's numbers.
+    const Tensor& held() const;
+    // The buffer to write into (the run, the readers of trace files, materialise).
+    Tensor& buffer() { return value_; }
+    // Whether the buffer holds values (false: derived, pending, freed, summary, not computable).
+    bool holds_values() const { return value_.size() > 0 && !pending; }
 
     // The value a claim about this step is checked against: the formula's
     // where one exists, else the given values.
     const Tensor* checked_value() const;
+
+private:
+    Tensor value_;  // what flows downstream (empty when not computable, freed, or derived without a buffer)
 };
 
 // What a step computes, whatever its block: its template's name

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
@@ -65,7 +66,8 @@ auto& step_values(S& step) {
         throw std::invalid_argument("attntrace: step " + step.name +
                                     " is derived (computed when read): view it after materialise(trace), "
                                     "or read values_of(trace, step)");
-    return step.value;
+    if constexpr (std::is_const_v<S>) return step.held();
+    else return step.buffer();  // a view to write through, of a step that holds its values
 }
 
 }  // namespace xview_detail
