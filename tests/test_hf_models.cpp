@@ -375,6 +375,17 @@ TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and
         CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
                   "model.safetensors.index.json: weight_map.wte.weight: expected the name of a shard file in the same folder, found string \"../model.safetensors\"") != std::string::npos);
     }
+    {  // a shard name holding a NUL byte: opened, it would be cut to another name
+        TempDir d;
+        copy_model(models_dir() + "/tiny-gpt2-bf16-sharded", d);
+        auto index = nlohmann::json::parse(read_text(d.file("model.safetensors.index.json")));
+        index["weight_map"]["wpe.weight"] = std::string("model-00001-of-00002.safetensors\0x", 34);
+        write_text(d.file("model.safetensors.index.json"), index.dump());
+        const std::string err = refusal({"run", "--model", d.path(), "--ids", "1"});
+        CHECK(err.find("model.safetensors.index.json: weight_map.wpe.weight: expected the name of a shard file "
+                       "without a NUL byte") != std::string::npos);
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    }
     {  // a shard the index names that is not there
         TempDir d;
         copy_model(models_dir() + "/tiny-gpt2-bf16-sharded", d);

@@ -293,6 +293,10 @@ Checkpoint Checkpoint::open(const std::string& dir) {
         const std::string shard = f.string(it.value(), path);
         if (shard.empty() || shard.find('/') != std::string::npos || shard == "." || shard == "..")
             f.fail(path, "the name of a shard file in the same folder", describe(it.value()));
+        // A JSON string may hold "\u0000", where the name would be cut when the file
+        // is opened: "b.safetensors\u0000x" would open b.safetensors, a name the index does not give.
+        if (shard.find('\0') != std::string::npos)
+            f.fail(path, "the name of a shard file without a NUL byte (a file name ends at one)", describe(it.value()));
         auto s = shards.find(shard);
         if (s == shards.end()) {
             c.files_.push_back(std::make_shared<SafetensorsFile>((fs::path(dir) / shard).string()));
