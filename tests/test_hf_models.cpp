@@ -334,6 +334,19 @@ TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and
         CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
                   "wpe.weight: expected a 32x32 tensor (learned positions, n_positions x n_embd), found a 64x32 tensor") != std::string::npos);
     }
+    {  // an eps float32 cannot hold (1e308 is infinite there), or none a norm has: config.json's field, before any step
+        TempDir d;
+        copy_model(tiny(), d);
+        auto cfg = nlohmann::json::parse(read_text(d.file("config.json")));
+        for (const double eps : {1e308, 0.0, -1e-5, 1e-40, 2.0}) {
+            cfg["layer_norm_epsilon"] = eps;
+            write_text(d.file("config.json"), cfg.dump());
+            const std::string err = refusal({"run", "--model", d.path(), "--ids", "1"});
+            CHECK(err.find("config.json: layer_norm_epsilon: expected a number from 1e-30 to 1 (the norm's eps, added in "
+                           "float32), found ") != std::string::npos);
+            CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        }
+    }
     {  // an unknown model_type, the known ones listed
         TempDir d;
         copy_model(tiny(), d);
