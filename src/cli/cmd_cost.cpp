@@ -99,7 +99,7 @@ void add_cost_command(CLI::App& app, CliContext& cli) {
         CostReport r = estimate_cost(spec, "attntrace cost");
         // nlohmann's own text: these are counts past float32's exact range.
         if (opts->json) {
-            cli.out << cost_json(r).dump(2) << "\n";
+            cli.out << dump_terminal_safe(cost_json(r), 2) << "\n";
         } else {
             render_cost(cli.out, r);
         }
