@@ -298,3 +298,54 @@ TEST_CASE("bench --model times a checkpoint's stack stage by stage, says what it
     CHECK(r.status == 2);
     CHECK(r.err.find("--text: expected --model DIR beside it") != std::string::npos);
 }
+
+TEST_CASE("a negative count or seed is refused as written, never wrapped to 2^64 - 1 or to 1", "[cli]") {
+    const std::string gpt2 = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
+    // Each unsigned flag with the arguments it runs with; CLI11 reads unsigned values with strtoull,
+    // which takes "-1" as 18446744073709551615 and "-18446744073709551615" as 1.
+    const std::vector<std::pair<std::vector<std::string>, std::string>> flags{
+        {{"decode", "--model", gpt2, "--text", "the ring", "--generate"}, "--generate"},
+        {{"run", "--model", gpt2, "--text", "the ring", "--top-k"}, "--top-k"},
+        {{"decode", "--model", gpt2, "--text", "the ring", "--generate", "1", "--top-k"}, "--top-k"},
+        {{"random", "-o", "-", "--tokens"}, "--tokens"},
+        {{"random", "-o", "-", "--d-model"}, "--d-model"},
+        {{"random", "-o", "-", "--heads"}, "--heads"},
+        {{"random", "-o", "-", "--kv-heads"}, "--kv-heads"},
+        {{"random", "-o", "-", "--d-ff"}, "--d-ff"},
+        {{"random", "-o", "-", "--seed"}, "--seed"},
+        {{"random", "-o", "-", "--blocks"}, "--blocks"},
+        {{"bench", "--repeat", "1", "--tokens", "4", "--d-model", "8", "--heads", "2", "--d-ff", "8", "--seed"}, "--seed"},
+        {{"cost", "--d-model"}, "--d-model"},
+        {{"cost", "--heads"}, "--heads"},
+        {{"cost", "--kv-heads"}, "--kv-heads"},
+        {{"cost", "--d-ff"}, "--d-ff"},
+        {{"cost", "--layers"}, "--layers"},
+        {{"cost", "--batch"}, "--batch"},
+        {{"cost", "--attention", "window", "--window"}, "--window"},
+        {{"cost", "--tokens"}, "--tokens"},
+    };
+    for (const auto& [args, flag] : flags) {
+        for (const std::string value : {"-1", "-18446744073709551615", " -3"}) {
+            std::vector<std::string> a = args;
+            a.push_back(value);
+            INFO(a.front() << " " << flag << " " << value);
+            const auto r = run_cli(a);
+            INFO(r.err);
+            CHECK(r.status == 2);
+            CHECK(r.out.empty());
+            CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+            CHECK(r.err.find(flag) != std::string::npos);
+            // the value as written, never what wrapping made of it
+            CHECK(r.err.find(value.substr(value.find('-'))) != std::string::npos);
+            CHECK(r.err.find(" 18446744073709551615") == std::string::npos);
+            CHECK(r.err.find("found 1\n") == std::string::npos);
+        }
+    }
+    // past 2^64 - 1: refused as written too, not read as 2^64 - 1
+    const auto r = run_cli({"random", "-o", "-", "--seed", "99999999999999999999"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--seed: expected a whole number below 2^64, found 99999999999999999999") != std::string::npos);
+    // the decode flag's own bounds still name it: 0 is no count
+    const auto zero = run_cli({"decode", "--model", gpt2, "--text", "the ring", "--generate", "0"});
+    CHECK(zero.err == "attntrace: error: --generate: expected a count from 1 to 1024, found 0\n");
+}

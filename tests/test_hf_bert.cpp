@@ -341,6 +341,24 @@ TEST_CASE("broken BERT folders are refused with exit 2, one line naming the file
         write_text(d.file("tokenizer.json"), tok.dump());
         CHECK(refusal({"run", "--model", d.path(), "--ids", "2,3"}).find("tokenizer.json: normalizer.type: expected \"BertNormalizer\" or a null normalizer, found string \"NFKC\"") != std::string::npos);
     }
+    {  // an eps float32 cannot hold: config.json's field, before any step
+        TempDir d;
+        copy_model(tiny_bert(), d);
+        auto cfg = nlohmann::json::parse(read_text(d.file("config.json")));
+        cfg["layer_norm_eps"] = 1e308;
+        write_text(d.file("config.json"), cfg.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "2,3"}).find(
+                  "config.json: layer_norm_eps: expected a number from 1e-30 to 1 (the norm's eps, added in float32), found 1e+308") != std::string::npos);
+    }
+    {  // tokenizer.json: two pieces of one id (vocab.txt cannot: a piece's id is its line)
+        TempDir d;
+        copy_model(tiny_bert(), d);
+        auto tok = nlohmann::json::parse(read_text(d.file("tokenizer.json")));
+        tok["model"]["vocab"]["zzz"] = tok["model"]["vocab"]["a"];  // read after "a": keys in order
+        write_text(d.file("tokenizer.json"), tok.dump());
+        CHECK(refusal({"run", "--model", d.path(), "--ids", "2,3"}).find(
+                  "tokenizer.json: model.vocab.zzz: expected an id no other piece of the vocabulary has, found 5, the id of \"a\" too") != std::string::npos);
+    }
     // text that is not UTF-8: the byte offset
     CHECK(refusal({"run", "--model", tiny_bert(), "--text", "the \xc3 ring"}) ==
           "attntrace: error: --text: byte 4: expected UTF-8 text, found the byte 0xc3\n");

@@ -218,6 +218,10 @@ TEST_CASE("broken Llama folders are refused with exit 2 naming the file and the 
               .find("num_key_value_heads: expected a divisor of num_attention_heads (4), found 3") != std::string::npos);
     CHECK(with_config([](nlohmann::json& c) { c["hidden_act"] = "gelu"; }).find("hidden_act: expected \"silu\"") != std::string::npos);
     CHECK(with_config([](nlohmann::json& c) { c["mlp_bias"] = true; }).find("mlp_bias: expected false") != std::string::npos);
+    // an eps float32 cannot hold (1e308 is infinite there), or none a norm has: config.json's field, before any step
+    for (const double eps : {1e308, 0.0, -1e-6, 1e-40, 2.0})
+        CHECK(with_config([&](nlohmann::json& c) { c["rms_norm_eps"] = eps; })
+                  .find("config.json: rms_norm_eps: expected a number from 1e-30 to 1 (the norm's eps, added in float32), found ") != std::string::npos);
     CHECK(with_config([](nlohmann::json& c) { c.erase("hidden_size"); }).find("config.json: hidden_size") != std::string::npos);
     // more tokens than max_position_embeddings
     CHECK(refusal({"run", "--model", tiny(), "--text", std::string(200, '!')}).find("expected at most 128 tokens (config.json's max_position_embeddings)") != std::string::npos);

@@ -3,13 +3,20 @@
 // PyTorch that tests/models/make_tiny_models.py saved beside the tiny models
 // (reference.json), and the refusals of broken checkpoints.
 #include <catch2/catch.hpp>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/error.hpp"
 #include "model_reference.hpp"
@@ -75,7 +82,62 @@ void copy_model(const std::string& from, const TempDir& to) {
     for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), fs::path(to.path()) / e.path().filename());
 }
 
+// A refusal comes at once; a FIFO opened for reading instead waits for a
+// writer. Past this, the guard below opens the FIFO itself so that such a
+// regression fails the test instead of hanging it (a refusal takes milliseconds).
+constexpr auto kFifoGuard = std::chrono::seconds(10);
+
+// What `args` gives while the guard watches `fifo`: the CLI's result and
+// whether the guard had to open the FIFO to let the run go on.
+std::pair<CliResult, bool> run_watching_fifo(const std::vector<std::string>& args, const std::string& fifo) {
+    std::atomic<bool> done{false}, fired{false};
+    std::thread guard([&] {
+        const auto deadline = std::chrono::steady_clock::now() + kFifoGuard;
+        while (!done && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (done) return;
+        fired = true;
+        const int fd = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);  // a writer: a blocked open returns
+        if (fd >= 0) ::close(fd);
+    });
+    CliResult r = run_cli(args);
+    done = true;
+    guard.join();
+    return {r, fired.load()};
+}
+
+// `run --model` on a copy of `model` (without the files `drop`) whose file
+// `name` is a FIFO: refused at once, one line naming the file and what it is.
+void require_fifo_refused(const std::string& model, const std::string& name, const std::vector<std::string>& drop = {}) {
+    INFO(model << ": " << name << " as a FIFO");
+    TempDir d;
+    copy_model(model, d);
+    for (const auto& f : drop) fs::remove(d.file(f));
+    fs::remove(d.file(name));
+    REQUIRE(::mkfifo(d.file(name).c_str(), 0600) == 0);
+    const auto [r, fired] = run_watching_fifo({"run", "--model", d.path(), "--ids", "1"}, d.file(name));
+    CHECK(!fired);
+    CHECK(r.status == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(d.file(name) + ": expected ") != std::string::npos);
+    CHECK(r.err.find("a FIFO (named pipe)") != std::string::npos);
+}
+
 }  // namespace
+
+TEST_CASE("a FIFO in place of any file of a checkpoint folder is refused at once, naming it, never waited on") {
+    require_fifo_refused(tiny(), "model.safetensors");
+    require_fifo_refused(tiny(), "config.json");
+    require_fifo_refused(tiny(), "tokenizer.json");
+    require_fifo_refused(tiny(), "vocab.json", {"tokenizer.json"});
+    require_fifo_refused(tiny(), "merges.txt", {"tokenizer.json"});
+    require_fifo_refused(models_dir() + "/tiny-gpt2-bf16-sharded", "model.safetensors.index.json");
+    require_fifo_refused(models_dir() + "/tiny-gpt2-bf16-sharded", "model-00002-of-00002.safetensors");
+    require_fifo_refused(models_dir() + "/tiny-bert", "tokenizer.json");
+    require_fifo_refused(models_dir() + "/tiny-bert", "vocab.txt", {"tokenizer.json"});
+    require_fifo_refused(models_dir() + "/tiny-bert", "tokenizer_config.json", {"tokenizer.json"});
+    require_fifo_refused(models_dir() + "/tiny-llama", "tokenizer.model");
+    require_fifo_refused(models_dir() + "/tiny-llama", "tokenizer_config.json");
+}
 
 TEST_CASE("a tiny GPT-2 checkpoint computes PyTorch's float64 forward: block 0's pattern, block 1's output, LN_f, the logits") {
     for (const auto& text : reference()["texts"]) {
@@ -272,6 +334,19 @@ TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and
         CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
                   "wpe.weight: expected a 32x32 tensor (learned positions, n_positions x n_embd), found a 64x32 tensor") != std::string::npos);
     }
+    {  // an eps float32 cannot hold (1e308 is infinite there), or none a norm has: config.json's field, before any step
+        TempDir d;
+        copy_model(tiny(), d);
+        auto cfg = nlohmann::json::parse(read_text(d.file("config.json")));
+        for (const double eps : {1e308, 0.0, -1e-5, 1e-40, 2.0}) {
+            cfg["layer_norm_epsilon"] = eps;
+            write_text(d.file("config.json"), cfg.dump());
+            const std::string err = refusal({"run", "--model", d.path(), "--ids", "1"});
+            CHECK(err.find("config.json: layer_norm_epsilon: expected a number from 1e-30 to 1 (the norm's eps, added in "
+                           "float32), found ") != std::string::npos);
+            CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        }
+    }
     {  // an unknown model_type, the known ones listed
         TempDir d;
         copy_model(tiny(), d);
@@ -312,6 +387,17 @@ TEST_CASE("broken checkpoint folders are refused with exit 2 naming the file and
         write_text(d.file("model.safetensors.index.json"), index.dump());
         CHECK(refusal({"run", "--model", d.path(), "--ids", "1"}).find(
                   "model.safetensors.index.json: weight_map.wte.weight: expected the name of a shard file in the same folder, found string \"../model.safetensors\"") != std::string::npos);
+    }
+    {  // a shard name holding a NUL byte: opened, it would be cut to another name
+        TempDir d;
+        copy_model(models_dir() + "/tiny-gpt2-bf16-sharded", d);
+        auto index = nlohmann::json::parse(read_text(d.file("model.safetensors.index.json")));
+        index["weight_map"]["wpe.weight"] = std::string("model-00001-of-00002.safetensors\0x", 34);
+        write_text(d.file("model.safetensors.index.json"), index.dump());
+        const std::string err = refusal({"run", "--model", d.path(), "--ids", "1"});
+        CHECK(err.find("model.safetensors.index.json: weight_map.wpe.weight: expected the name of a shard file "
+                       "without a NUL byte") != std::string::npos);
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
     }
     {  // a shard the index names that is not there
         TempDir d;

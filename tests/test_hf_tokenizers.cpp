@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "model/sentencepiece.hpp"
@@ -122,6 +123,78 @@ TEST_CASE("normalizers and BPE options byte-level BPE does not compute are refus
     doc["model"]["dropout"] = 0.1;
     CHECK(refusal(doc).rfind("DIR/tokenizer.json: model.dropout: expected null or 0", 0) == 0);
     for (const auto& m : {refusal(doc)}) CHECK(std::count(m.begin(), m.end(), '\n') == 0);
+}
+
+TEST_CASE("BPE merges outside the vocabulary, malformed merges and two pieces of one id are refused, naming the merge or entry") {
+    auto doc = qwen2_doc();  // merges in the two-element array form
+    REQUIRE(doc["model"]["vocab"].contains("q"));
+    REQUIRE(!doc["model"]["vocab"].contains("qqq"));
+    REQUIRE(!doc["model"]["vocab"].contains("qq"));
+    doc["model"]["merges"][3] = {"\u0120", "qqq"};
+    CHECK(refusal(doc) == "DIR/tokenizer.json: model.merges[3]: expected a merge of two pieces of the vocabulary, "
+                          "found \"qqq\", which is not in it");
+    doc["model"]["merges"][3] = {"qqq", "q"};
+    CHECK(refusal(doc).rfind("DIR/tokenizer.json: model.merges[3]: expected a merge of two pieces of the vocabulary", 0) == 0);
+    // Hugging Face's tokenizers refuse a merge whose result has no id as well (MergeTokenOutOfVocabulary)
+    doc["model"]["merges"][3] = {"q", "q"};
+    CHECK(refusal(doc) == "DIR/tokenizer.json: model.merges[3]: expected a merge whose result is in the vocabulary, "
+                          "found \"q\" + \"q\" = \"qq\", which is not in it");
+    doc["model"]["merges"][3] = {"q", "q", "q"};
+    CHECK(refusal(doc).rfind("DIR/tokenizer.json: model.merges[3]: expected \"A B\" or [\"A\", \"B\"], found an array of 3", 0) == 0);
+    doc["model"]["merges"][3] = {"q", 7};
+    CHECK(refusal(doc).rfind("DIR/tokenizer.json: model.merges[3][1]: expected a string", 0) == 0);
+    doc["model"]["merges"][3] = "q  q";
+    CHECK(refusal(doc).rfind("DIR/tokenizer.json: model.merges[3]: expected \"A B\": two pieces and one space", 0) == 0);
+    doc["model"]["merges"][3] = "qq";
+    CHECK(refusal(doc).rfind("DIR/tokenizer.json: model.merges[3]: expected \"A B\": two pieces and one space", 0) == 0);
+
+    doc = qwen2_doc();
+    doc["model"]["vocab"]["zzz"] = doc["model"]["vocab"]["q"];  // read after "q": keys in order
+    CHECK(refusal(doc) == fmt::format("DIR/tokenizer.json: model.vocab.zzz: expected an id no other piece of the vocabulary "
+                                      "has, found {}, the id of \"q\" too", doc["model"]["vocab"]["q"].get<int>()));
+    doc = qwen2_doc();  // an added token may repeat a vocabulary entry, as GPT-2's <|endoftext|> does
+    doc["added_tokens"].push_back({{"id", doc["model"]["vocab"]["q"]}, {"content", "q"}});
+    CHECK(refusal(doc) == "(read without a refusal)");
+}
+
+TEST_CASE("merges.txt and vocab.json: a merge outside the vocabulary, a malformed line, two pieces of one id, refused by the CLI in one line") {
+    namespace fs = std::filesystem;
+    const std::string gpt2 = source_dir() + "/tests/models/tiny-gpt2";
+    auto run_with = [&](const std::string& vocab, const std::string& merges) {
+        TempDir d;
+        for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(gpt2 + "/" + f, d.file(f));
+        write_text(d.file("vocab.json"), vocab);
+        write_text(d.file("merges.txt"), merges);
+        const auto r = run_cli({"run", "--model", d.path(), "--text", "the ring"});
+        CHECK(r.status == 2);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        const std::string prefix = "attntrace: error: " + d.file("");
+        return r.err.rfind(prefix, 0) == 0 ? r.err.substr(prefix.size()) : r.err;
+    };
+    const std::string vocab = read_text(gpt2 + "/vocab.json");
+    std::vector<std::string> lines;  // merges.txt's lines, "#version: 0.2" first
+    {
+        std::istringstream in(read_text(gpt2 + "/merges.txt"));
+        for (std::string l; std::getline(in, l);) lines.push_back(l);
+    }
+    REQUIRE(lines.size() > 7);
+    auto merges_with_line_7 = [&](const std::string& l) {
+        std::string out;
+        for (std::size_t i = 0; i < lines.size(); ++i) out += (i == 6 ? l : lines[i]) + "\n";
+        return out;
+    };
+    CHECK(run_with(vocab, merges_with_line_7("h qqq")) ==
+          "merges.txt: line 7: expected a merge of two pieces of the vocabulary, found \"qqq\", which is not in it\n");
+    CHECK(run_with(vocab, merges_with_line_7("q q")) ==
+          "merges.txt: line 7: expected a merge whose result is in the vocabulary, found \"q\" + \"q\" = \"qq\", which is not in it\n");
+    CHECK(run_with(vocab, merges_with_line_7("h e r")) ==
+          "merges.txt: line 7: expected \"A B\": two pieces and one space, found \"h e r\"\n");
+    CHECK(run_with(vocab, merges_with_line_7("he")) ==
+          "merges.txt: line 7: expected \"A B\": two pieces and one space, found \"he\"\n");
+    auto v = nlohmann::json::parse(vocab);
+    v["zzz"] = v["q"];
+    CHECK(run_with(v.dump(), merges_with_line_7(lines[6])).rfind(
+              "vocab.json: zzz: expected an id no other piece of the vocabulary has, found", 0) == 0);
 }
 
 TEST_CASE("a text that normalization would grow past the limit is refused before it is built") {

@@ -73,6 +73,31 @@ std::string hostile_lesson(const std::string& dir) {
     return file;
 }
 
+// A token with a C1 CSI (U+009B) asking for red and a DEL (U+007F): valid
+// UTF-8 a JSON writer may leave raw, which a terminal showing the JSON acts on.
+const std::string kC1Token = "a\xc2\x9b[31mb\x7f";  // "a\u009b[31mb\u007f"
+
+// Whether `out` holds DEL or any C1 control (C2 80..C2 9F) raw.
+bool holds_raw_c1_or_del(const std::string& out) {
+    if (out.find('\x7f') != std::string::npos) return true;
+    for (std::size_t i = 0; i + 1 < out.size(); ++i)
+        if (out[i] == '\xc2' && static_cast<unsigned char>(out[i + 1]) >= 0x80 && static_cast<unsigned char>(out[i + 1]) <= 0x9f)
+            return true;
+    return false;
+}
+
+// Whether some string in `j`, a key or a value, is `s`.
+bool holds_string(const json& j, const std::string& s) {
+    if (j.is_string()) return j.get<std::string>() == s;
+    if (j.is_object())
+        for (auto it = j.begin(); it != j.end(); ++it)
+            if (it.key() == s || holds_string(it.value(), s)) return true;
+    if (j.is_array())
+        for (const auto& e : j)
+            if (holds_string(e, s)) return true;
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("printable escapes control characters and invalid UTF-8, and keeps valid text as it is", "[hostile]") {
@@ -201,4 +226,42 @@ TEST_CASE("the report's script writes the lesson's text as text, never as markup
     const std::regex href("href: `([^`]*)`");
     for (auto it = std::sregex_iterator(js.begin(), js.end(), href); it != std::sregex_iterator(); ++it)
         CHECK((*it)[1].str().rfind("#", 0) == 0);
+}
+
+TEST_CASE("JSON on standard output writes DEL and the C1 controls as \\u escapes, and reads back the same strings", "[hostile]") {
+    TempDir dir;
+    json doc = json::parse(read_text(attntrace::test::lessons_dir() + "/002-causal-decode.json"));
+    const std::string first = doc["tokens"][0].get<std::string>();
+    doc["tokens"][0] = kC1Token;
+    doc["title"] = kC1Token;
+    doc["claims"][0]["id"] = "c" + kC1Token;  // what check --format json names
+    for (auto& c : doc["claims"])
+        if (c.contains("at"))
+            for (auto& [axis, v] : c["at"].items())
+                if (v.is_string() && v.get<std::string>() == first) v = kC1Token;
+    const std::string file = dir.file("c1.json");
+    write_text(file, doc.dump());
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"export", file, "-o", "-"}, {"run", file, "--json"}, {"check", file, "--format", "json"},
+             {"decode", file, "--json"}, {"compare", file, "--set", "scale=false", "--json"}}) {
+        INFO(args[0]);
+        const CliResult r = run_cli(args);
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        CHECK(!holds_raw_c1_or_del(r.out));
+        CHECK(r.out.find("\\u009b[31mb\\u007f") != std::string::npos);
+        const json back = json::parse(r.out);  // still valid JSON, the same strings
+        CHECK((holds_string(back, kC1Token) || holds_string(back, "c" + kC1Token)));
+    }
+    // diff --json names the steps it compares: a step name holding them
+    json a = {{"format", "attntrace-trace"}, {"version", 2}, {"steps", json::array()}};
+    a["steps"].push_back({{"name", "mine" + kC1Token}, {"shape", {2}}, {"values", {1.0, 2.0}}});
+    json b = a;
+    b["steps"][0]["values"] = {1.0, 3.0};
+    write_text(dir.file("a.json"), a.dump());
+    write_text(dir.file("b.json"), b.dump());
+    const CliResult d = run_cli({"diff", dir.file("a.json"), dir.file("b.json"), "--json"});
+    CHECK(d.status == 1);
+    CHECK(!holds_raw_c1_or_del(d.out));
+    CHECK(holds_string(json::parse(d.out), "mine" + kC1Token));
 }

@@ -12,6 +12,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
+
+#include <sys/stat.h>
 
 #include "io/npy.hpp"
 #include "support.hpp"
@@ -171,6 +174,29 @@ TEST_CASE("export --npy writes through a temporary folder: a previous export is 
     }
     SECTION("neither -o nor --npy is a usage error") {
         require_exit_2(run_cli({"export", kFlagship}), "--output");
+    }
+}
+
+TEST_CASE("export --npy's folder has the mode an ordinary mkdir gives under the umask, its files too", "[npy]") {
+    // The process's umask, restored when the test ends whatever it checks.
+    struct UmaskScope {
+        mode_t saved;
+        explicit UmaskScope(mode_t m) : saved(::umask(m)) {}
+        ~UmaskScope() { ::umask(saved); }
+    };
+    auto mode_of = [](const std::string& p) { return fs::status(p).permissions() & fs::perms::all; };
+    for (const auto& [mask, folder, file] : {std::tuple{mode_t{022}, fs::perms{0755}, fs::perms{0644}},
+                                             std::tuple{mode_t{077}, fs::perms{0700}, fs::perms{0600}},
+                                             std::tuple{mode_t{002}, fs::perms{0775}, fs::perms{0664}}}) {
+        INFO("umask " << std::oct << mask);
+        TempDir dir;
+        const std::string out = dir.file("out");
+        UmaskScope scope(mask);
+        REQUIRE(run_cli({"export", kFlagship, "--npy", out}).status == 0);
+        CHECK(mode_of(out) == folder);
+        CHECK(mode_of(out + "/index.json") == file);
+        REQUIRE(run_cli({"export", kAddNorm, "--npy", out}).status == 0);  // a previous export replaced
+        CHECK(mode_of(out) == folder);
     }
 }
 

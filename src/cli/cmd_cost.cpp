@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cli/commands.hpp"
+#include "cli/count_flags.hpp"
 #include "core/error.hpp"
 #include "cost/cost.hpp"
 #include "render/cost_view.hpp"
@@ -50,11 +51,12 @@ void add_cost_command(CLI::App& app, CliContext& cli) {
                                            "running it: the n x n matrices, the whole model's scores, and what a full "
                                            "trace needs beside streaming attention (docs/cost.md).");
     cmd->add_option("--tokens,-n", opts->tokens, "Tokens n; K, M, G count in 1024s (32K = 32768)")->capture_default_str();
-    cmd->add_option("--d-model", opts->spec.d_model, "Model width C")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-    cmd->add_option("--heads", opts->spec.heads, "Query heads NH")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+    cmd->add_option("--d-model", opts->spec.d_model, "Model width C")->capture_default_str()->check(non_negative())->check(CLI::Range(1, 1 << 20));
+    cmd->add_option("--heads", opts->spec.heads, "Query heads NH")->capture_default_str()->check(non_negative())->check(CLI::Range(1, 1 << 16));
     cmd->add_option("--kv-heads", opts->spec.kv_heads, "K/V heads (GQA; 1 is MQA; default: as many as --heads)")
+        ->check(non_negative())
         ->check(CLI::Range(1, 1 << 16));
-    cmd->add_option("--d-ff", opts->spec.d_ff, "FFN width F (default: no FFN row)")->check(CLI::Range(1, 1 << 22));
+    cmd->add_option("--d-ff", opts->spec.d_ff, "FFN width F (default: no FFN row)")->check(non_negative())->check(CLI::Range(1, 1 << 22));
     cmd->add_option("--activation", opts->spec.activation,
                     "The FFN's activation: relu (default), gelu, gelu_tanh (two matrices, W_1 and W_2), or swiglu "
                     "(three: W_1, the gate W_3 and W_2, as Llama's)")
@@ -63,8 +65,8 @@ void add_cost_command(CLI::App& app, CliContext& cli) {
                                                                               {"gelu", Activation::gelu},
                                                                               {"gelu_tanh", Activation::gelu_tanh},
                                                                               {"swiglu", Activation::swiglu}}));
-    cmd->add_option("--layers", opts->spec.layers, "Layers L")->capture_default_str()->check(CLI::Range(1, 1 << 16));
-    cmd->add_option("--batch", opts->spec.batch, "Sequences B")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    cmd->add_option("--layers", opts->spec.layers, "Layers L")->capture_default_str()->check(non_negative())->check(CLI::Range(1, 1 << 16));
+    cmd->add_option("--batch", opts->spec.batch, "Sequences B")->capture_default_str()->check(non_negative())->check(CLI::Range(1, 1 << 20));
     cmd->add_option("--dtype", opts->spec.dtype, "fp32 (default), fp16 or bf16")
         ->option_text("fp32|fp16|bf16")
         ->transform(CLI::CheckedTransformer(
@@ -72,6 +74,7 @@ void add_cost_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("--attention", opts->window, "full (default), causal, window or causal-window")
         ->check(CLI::IsMember({"full", "causal", "window", "causal-window"}));
     cmd->add_option("--window", opts->spec.window_size, "Keys each query sees with --attention window / causal-window")
+        ->check(non_negative())
         ->check(CLI::Range(1, 1 << 30));
     cmd->add_flag("--json", opts->json, "Print the numbers as JSON (format attntrace-cost, version 1)");
     cmd->footer("Examples:\n  attntrace cost --tokens 128K --heads 1 --d-model 64\n"
@@ -96,7 +99,7 @@ void add_cost_command(CLI::App& app, CliContext& cli) {
         CostReport r = estimate_cost(spec, "attntrace cost");
         // nlohmann's own text: these are counts past float32's exact range.
         if (opts->json) {
-            cli.out << cost_json(r).dump(2) << "\n";
+            cli.out << dump_terminal_safe(cost_json(r), 2) << "\n";
         } else {
             render_cost(cli.out, r);
         }

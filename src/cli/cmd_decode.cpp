@@ -5,6 +5,7 @@
 
 #include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
+#include "cli/count_flags.hpp"
 #include "core/error.hpp"
 #include "decode/generate.hpp"
 #include "model/hf_model.hpp"
@@ -19,7 +20,7 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
         ModelOptions model;
         bool json = false;
         int precision = 4;
-        std::optional<std::size_t> generate;
+        std::optional<std::int64_t> generate;  // signed, as generate() takes it: a count never wraps
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand("decode", "Run a causal lesson's attention one token at a time with a KV cache, as "
@@ -32,7 +33,8 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
     add_model_options(*cmd, opts->model, true);
     cmd->add_option("--generate", opts->generate,
                     "With --model: continue the text greedily for N tokens (1..1024) with the KV cache, each the argmax "
-                    "of the last position's logits, shown with its top-k alternatives (causal models only)");
+                    "of the last position's logits, shown with its top-k alternatives (causal models only)")
+        ->check(non_negative());
     cmd->add_flag("--json", opts->json, "Print the steps as JSON (format attntrace-decode, docs/decode.md)");
     cmd->add_option("--precision", opts->precision, "Decimals shown")->check(CLI::Range(0, 8));
     cmd->footer("Examples:\n  attntrace decode 002-causal-decode\n  attntrace decode 002-causal-decode --json\n"

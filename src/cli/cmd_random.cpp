@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "cli/commands.hpp"
+#include "cli/count_flags.hpp"
 #include "io/files.hpp"
 #include "lesson/random_lesson.hpp"
 #include "trace/trace_json.hpp"
@@ -11,19 +12,22 @@ namespace attntrace {
 
 void add_random_options(CLI::App& cmd, RandomSpec& spec) {
     // Defaults shown in --help are this command's (bench starts from BERT-base).
-    cmd.add_option("--tokens", spec.tokens, "Tokens (T)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    cmd.add_option("--tokens", spec.tokens, "Tokens (T)")->capture_default_str()->check(non_negative())->check(CLI::Range(1, 1 << 20));
     cmd.add_option("--d-model", spec.d_model, "Model width (C)")
         ->capture_default_str()
+        ->check(non_negative())
         ->check(CLI::Range(1, 1 << 16));
     cmd.add_option("--heads", spec.heads, "Heads (NH); must divide d_model")
         ->capture_default_str()
+        ->check(non_negative())
         ->check(CLI::Range(1, 1 << 12));
     cmd.add_option("--kv-heads", spec.kv_heads,
                    "K/V heads (KVH); must divide --heads: 1 is multi-query, fewer than --heads grouped-query "
                    "attention (default: as many as --heads)")
+        ->check(non_negative())
         ->check(CLI::Range(1, 1 << 12));
-    cmd.add_option("--d-ff", spec.d_ff, "FFN hidden width (F)")->capture_default_str()->check(CLI::Range(1, 1 << 18));
-    cmd.add_option("--seed", spec.seed, "Seed of X and of every weight")->capture_default_str();
+    cmd.add_option("--d-ff", spec.d_ff, "FFN hidden width (F)")->capture_default_str()->check(non_negative())->check(CLI::Range(1, 1 << 18));
+    cmd.add_option("--seed", spec.seed, "Seed of X and of every weight")->capture_default_str()->check(non_negative());
     cmd.add_option_function<std::string>(
            "--mask", [&spec](const std::string& m) { spec.mask = m == "causal" ? MaskKind::causal : MaskKind::none; },
            "none or causal (default: causal with --decoder, whose self-attention is causal; else none)")
@@ -41,6 +45,7 @@ void add_random_options(CLI::App& cmd, RandomSpec& spec) {
                                                                              {"rmsnorm", NormKind::rmsnorm}}));
     cmd.add_option("--blocks", spec.arch.blocks, "Blocks stacked (steps blocks.i.*)")
         ->capture_default_str()
+        ->check(non_negative())
         ->check(CLI::Range(std::size_t{1}, kMaxBlocks));
     cmd.add_flag("--norm-first", spec.arch.norm_first, "Pre-norm blocks (LayerNorm before each sub-block)");
     cmd.add_flag("--decoder", spec.arch.decoder,

@@ -7,6 +7,7 @@
 #include "evaluate/evaluate.hpp"
 #include "model/model_lesson.hpp"
 #include "cli/commands.hpp"
+#include "cli/count_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/terminal.hpp"
 #include "core/error.hpp"
@@ -35,6 +36,7 @@ void add_model_options(CLI::App& cmd, ModelOptions& m, bool head) {
     if (head)
         cmd.add_option("--top-k", m.top_k, "With --model: how many next tokens to show")
             ->capture_default_str()
+            ->check(non_negative())
             ->check(CLI::Range(1, 1000));
 }
 

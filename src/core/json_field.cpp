@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/file_kind.hpp"
 #include "core/json_parse.hpp"
 #include "core/memory.hpp"
 
@@ -26,6 +27,8 @@ json load_json_file(const std::string& path, JsonLimits limits) {
     auto status = fs::status(path, ec);
     if (ec || !fs::exists(status)) fail_file(path, "a readable file", "no such file");
     if (fs::is_directory(status)) fail_file(path, "a file", "a directory");
+    // A FIFO, device or socket: refused from its type, before opening it could wait for a writer.
+    if (const std::string kind = non_regular_kind(status.type()); !kind.empty()) fail_file(path, "a regular file", kind);
     auto size = fs::file_size(path, ec);
     if (ec) fail_file(path, "a readable file", "one whose size cannot be read");
     if (size > kMaxFileBytes)

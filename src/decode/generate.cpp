@@ -13,16 +13,16 @@
 
 namespace attntrace {
 
-GenerateRefusal generate_refusal(const HfModel& m, std::size_t n) {
+GenerateRefusal generate_refusal(const HfModel& m, std::int64_t n) {
     if (!m.lm_head())
         return {"a causal model with a next-token head (GPT-2, the Llama family)",
                 fmt::format("model_type \"{}\" (not causal: no next token)", m.model_type)};
-    if (n < 1 || n > kMaxGenerate) return {fmt::format("a count from 1 to {}", kMaxGenerate), fmt::format("{}", n)};
-    const std::size_t T = m.lesson.token_ids.size();
-    if (T + n > m.max_positions)
+    if (n < 1 || n > static_cast<std::int64_t>(kMaxGenerate)) return {fmt::format("a count from 1 to {}", kMaxGenerate), fmt::format("{}", n)};
+    const std::size_t T = m.lesson.token_ids.size(), N = static_cast<std::size_t>(n);
+    if (T + N > m.max_positions)
         return {fmt::format("the prompt plus the generated tokens within config.json's {} ({})", m.positions_field,
                             m.max_positions),
-                fmt::format("{} + {} = {} tokens", T, n, T + n)};
+                fmt::format("{} + {} = {} tokens", T, N, T + N)};
     return {};
 }
 
@@ -41,8 +41,9 @@ Tensor last_row(const Trace& trace, const std::string& name) {
 
 }  // namespace
 
-Generation generate(HfModel& m, std::size_t n, std::size_t k) {
+Generation generate(HfModel& m, std::int64_t n, std::size_t k) {
     if (const GenerateRefusal r = generate_refusal(m, n); !r.expected.empty()) fail_file("--generate", r.expected, r.found);
+    const auto count = static_cast<std::size_t>(n);  // 1..kMaxGenerate, checked above
     Lesson& lesson = m.lesson;
     const Catalogue& cat = lesson.catalogue();
     const std::string& x_name = cat.step(Leaf::resid_pre).name;
@@ -60,7 +61,7 @@ Generation generate(HfModel& m, std::size_t n, std::size_t k) {
         for (std::size_t t = 0; t < lesson.token_ids.size(); ++t)
             window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.held(), Shape{1, X.shape[1]}, X.axes, t));
     }
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
         // the logits of the last row (1, V); the next token is their argmax (ties: the lower id, as next_tokens orders)
         const Tensor logits = last_row(window, logits_name);
         GeneratedToken tok;

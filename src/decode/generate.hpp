@@ -47,16 +47,17 @@ struct Generation {
     std::int64_t ids_at(std::size_t j) const { return j < prompt.size() ? prompt[j] : tokens.at(j - prompt.size()).chosen.id; }
 };
 
-// Why `m` cannot generate `n` tokens (exit 2 for the CLI), empty when it can:
+// Why `m` cannot generate `n` tokens (exit 2 for the CLI), empty when it can
+// (`n` signed, as --generate is read, so that -1 is refused as -1):
 // a model with no next-token head (BERT), n outside 1..kMaxGenerate, or the
 // prompt plus n past the model's positions (naming its config field).
 struct GenerateRefusal {
     std::string expected, found;  // empty: none
 };
-GenerateRefusal generate_refusal(const HfModel& m, std::size_t n);
+GenerateRefusal generate_refusal(const HfModel& m, std::int64_t n);
 
 // Generates `n` tokens after m.lesson's tokens (m.lesson.token_ids and tokens
 // grow by them), keeping the top `k` at each step. Checks generate_refusal.
-Generation generate(HfModel& m, std::size_t n, std::size_t k);
+Generation generate(HfModel& m, std::int64_t n, std::size_t k);
 
 }  // namespace attntrace

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <stdio.h>  // renameat2 (glibc >= 2.28)
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -45,6 +46,17 @@ std::string make_sibling(const std::string& real, const std::string& shown, cons
     if (!::mkdtemp(path.data()))
         fail_file(shown, fmt::format("expected a writable location, found: {}", std::strerror(errno)));
     return path;
+}
+
+// The mode an ordinary mkdir gives a new folder: 0777 less the umask. mkdtemp
+// makes the temporary folder 0700, which keeps it private while it is filled;
+// the finished folder gets this before it goes in place, as users expect of a
+// folder a command makes (0755 under umask 022). umask() can only be read by
+// setting it: set back at once (as AtomicFile does for a new file's mode).
+mode_t usual_folder_mode() {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return 0777 & ~mask;
 }
 
 [[noreturn]] void fail_swap(const std::string& shown, int err) {
@@ -115,6 +127,7 @@ FolderWrite::~FolderWrite() {
 }
 
 void FolderWrite::commit() {
+    if (::chmod(temp_.c_str(), usual_folder_mode()) != 0) fail_swap(target_, errno);
     // Whatever is at `real` now decides, not what was there when the run
     // began: another writer may have put its folder there meanwhile.
     for (int tries = 0; tries < kMaxTries; ++tries) {

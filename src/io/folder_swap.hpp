@@ -3,7 +3,8 @@
 // a fresh sibling ".NAME.tmp-PID-XXXXXX", which is swapped into place only
 // once it is complete. Until then the previous folder is untouched. A target
 // that is a symbolic link is followed: the folder it ends at is replaced (the
-// sibling is made beside that folder) and the link stays a link.
+// sibling is made beside that folder) and the link stays a link. The folder
+// put in place has the mode an ordinary mkdir gives (0777 less the umask).
 #pragma once
 
 #include <functional>

@@ -7,13 +7,17 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/file_kind.hpp"
 
 namespace attntrace {
 
 std::string read_small_file(const std::string& path, std::uintmax_t max_bytes, const std::string& what) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (fs::is_directory(path, ec)) fail_file(path, what, "a directory");
+    // Refused from its type before it is opened: a FIFO's open would wait for a writer.
+    const auto status = fs::status(path, ec);
+    if (ec && status.type() != fs::file_type::not_found) fail_file(path, what, ec.message());  // e.g. no permission
+    if (const std::string kind = non_regular_kind(status.type()); !kind.empty()) fail_file(path, what, kind);
     const auto size = fs::file_size(path, ec);
     if (ec) fail_file(path, what, ec.message());
     if (size > max_bytes)

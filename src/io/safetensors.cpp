@@ -16,6 +16,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/file_kind.hpp"
 #include "core/json_field.hpp"
 #include "core/memory.hpp"
 
@@ -221,12 +222,17 @@ Tensor st_to_float(const StTensor& t, const std::uint8_t* data, const std::strin
 }
 
 SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO in a shard's place is opened at once (a blocking
+    // open waits for a writer, forever) and refused by its type below; on a
+    // regular file the flag changes nothing, and the file is only mapped.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) fail_file(path, "a safetensors file", std::strerror(errno));
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        fail_file(path, "a safetensors file", "not a regular file");
+        std::error_code ec;
+        const std::string kind = non_regular_kind(std::filesystem::status(path, ec).type());
+        fail_file(path, "a safetensors file (a regular file)", kind.empty() ? "not a regular file" : kind);
     }
     size_ = static_cast<std::size_t>(st.st_size);
     if (size_ < 8) {
@@ -287,6 +293,10 @@ Checkpoint Checkpoint::open(const std::string& dir) {
         const std::string shard = f.string(it.value(), path);
         if (shard.empty() || shard.find('/') != std::string::npos || shard == "." || shard == "..")
             f.fail(path, "the name of a shard file in the same folder", describe(it.value()));
+        // A JSON string may hold "\u0000", where the name would be cut when the file
+        // is opened: "b.safetensors\u0000x" would open b.safetensors, a name the index does not give.
+        if (shard.find('\0') != std::string::npos)
+            f.fail(path, "the name of a shard file without a NUL byte (a file name ends at one)", describe(it.value()));
         auto s = shards.find(shard);
         if (s == shards.end()) {
             c.files_.push_back(std::make_shared<SafetensorsFile>((fs::path(dir) / shard).string()));

@@ -123,10 +123,10 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     }
     if (auto* e = f.optional(c, "eps")) {
         cfg.eps = f.number(*e, "config.eps");
-        // Below ~1e-30 eps is 0 or denormal in float32; 0 itself is a textbook's LayerNorm (a
+        // kMinEps..kMaxEps (lesson.hpp); 0 itself is a textbook's LayerNorm (a
         // constant row then divides 0 by 0: refused naming the row, pipeline/layernorm.cpp)
-        if (cfg.eps != 0 && (cfg.eps < 1e-30 || cfg.eps > 1))
-            f.fail("config.eps", "0 or a number from 1e-30 to 1", describe(*e));
+        if (cfg.eps != 0 && (cfg.eps < kMinEps || cfg.eps > kMaxEps))
+            f.fail("config.eps", fmt::format("0 or a number from {:g} to {:g}", kMinEps, kMaxEps), describe(*e));
     }
     if (auto* v = f.optional(c, "variance")) {
         auto s = f.string(*v, "config.variance");

@@ -104,6 +104,13 @@ struct Scaling {
     bool operator==(const Scaling&) const = default;
 };
 
+// The norms' eps (a lesson's config.eps; a checkpoint's layer_norm_epsilon,
+// layer_norm_eps, rms_norm_eps) is added in float32: kMinEps keeps it clear of
+// float32's denormals and 0 (below 1.2e-38), kMaxEps is far above any real
+// norm's (1e-12 to 1e-5); 1e308 would be infinite in float32.
+inline constexpr double kMinEps = 1e-30;
+inline constexpr double kMaxEps = 1;
+
 struct Config {
     std::size_t d_model = 0;
     std::size_t heads = 1;
@@ -121,7 +128,7 @@ struct Config {
     Scaling scale;  // S / √hs by default; none shows why it exists
     Activation activation = Activation::relu;  // swiglu: a gated FFN with a third matrix W_3
     NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm)
-    double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch
+    double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch (kMinEps..kMaxEps, or 0)
     WeightLayout weight_layout = WeightLayout::in_out;  // how the lesson wrote its matrices
     Normalizer normalizer = Normalizer::softmax;
     bool max_shift = true;  // softmax subtracts the row max before exp (false: exp(s) as printed)

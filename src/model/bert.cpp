@@ -41,10 +41,7 @@ BertConfig read_bert_config(const json& config, const std::string& file) {
         c.type_vocab = static_cast<std::size_t>(f.integer(*t, "type_vocab_size", 1, kMaxVocabSize));
     if (c.d_model % c.heads != 0)
         f.fail("num_attention_heads", fmt::format("a divisor of hidden_size ({})", c.d_model), fmt::format("{}", c.heads));
-    if (auto* e = f.optional(config, "layer_norm_eps")) {
-        c.eps = f.number(*e, "layer_norm_eps");
-        if (!(c.eps > 0)) f.fail("layer_norm_eps", "a positive number", describe(*e));
-    }
+    c.eps = read_norm_eps(f, config, "layer_norm_eps", c.eps);
     // hidden_act: "gelu" is GELU with the exact erf (ACT2FN["gelu"]); the others
     // (gelu_new's tanh form, relu, silu, ...) would be other numbers: refused, named.
     if (auto* a = f.optional(config, "hidden_act")) {

@@ -54,10 +54,7 @@ Gpt2Config read_gpt2_config(const json& config, const std::string& file) {
     c.d_ff = 4 * c.d_model;
     if (auto* inner = f.optional(config, "n_inner"); inner && !inner->is_null())
         c.d_ff = static_cast<std::size_t>(f.integer(*inner, "n_inner", 1, 4 * kMaxDModel));
-    if (auto* e = f.optional(config, "layer_norm_epsilon")) {
-        c.eps = f.number(*e, "layer_norm_epsilon");
-        if (!(c.eps > 0)) f.fail("layer_norm_epsilon", "a positive number", describe(*e));
-    }
+    c.eps = read_norm_eps(f, config, "layer_norm_epsilon", c.eps);
     c.activation = "gelu_new";
     if (auto* a = f.optional(config, "activation_function")) c.activation = f.string(*a, "activation_function");
     if (c.activation != "gelu_new" && c.activation != "gelu_pytorch_tanh" && c.activation != "gelu" &&

@@ -122,6 +122,16 @@ void require_weight_budget(const std::string& where, std::size_t floats, const s
                   fmt::format("{} of them", human_bytes(floats * sizeof(float))));
 }
 
+double read_norm_eps(const Fields& f, const json& config, const char* key, double fallback) {
+    const json* e = f.optional(config, key);
+    if (!e) return fallback;
+    const double eps = f.number(*e, key);
+    if (!(eps >= kMinEps && eps <= kMaxEps))
+        f.fail(key, fmt::format("a number from {:g} to {:g} (the norm's eps, added in float32)", kMinEps, kMaxEps),
+               describe(*e));
+    return eps;
+}
+
 void start_model_lesson(HfModel& m, const std::string& id_prefix, std::string title,
                         const std::vector<std::int64_t>& ids) {
     Lesson& l = m.lesson;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json_field.hpp"
 #include "core/tensor.hpp"
 #include "kernels/next_token.hpp"  // NextToken, next_tokens: the logits' last row ranked
 #include "lesson/lesson.hpp"
@@ -62,6 +63,10 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input);
 // whose float32 values (`floats`, as the family counts what it holds at once:
 // `what`) exceed --max-memory, before any is converted.
 void require_weight_budget(const std::string& where, std::size_t floats, const std::string& what);
+// For the families' config readers: config.json's norm eps under `key` (absent:
+// `fallback`), refused naming the field unless from kMinEps to kMaxEps, the
+// range a lesson's config.eps is held to (lesson/lesson.hpp).
+double read_norm_eps(const Fields& f, const json& config, const char* key, double fallback);
 // The lesson's common part: its file and source (the folder), its id
 // ("<prefix>-<folder>", made of letters, digits and -_. only), its title, the
 // token ids and their pieces as labels.

@@ -57,10 +57,7 @@ LlamaConfig read_llama_config(const json& config, const std::string& file) {
     }
     if (c.head_dim % 2 != 0)
         f.fail("head_dim", "an even head size (RoPE turns pairs of dimensions)", fmt::format("{}", c.head_dim));
-    if (auto* e = f.optional(config, "rms_norm_eps")) {
-        c.eps = f.number(*e, "rms_norm_eps");
-        if (!(c.eps > 0)) f.fail("rms_norm_eps", "a positive number", describe(*e));
-    }
+    c.eps = read_norm_eps(f, config, "rms_norm_eps", c.eps);
     if (auto* t = f.optional(config, "rope_theta")) {
         c.rope_theta = f.number(*t, "rope_theta");
         if (!(c.rope_theta > 1 && c.rope_theta <= 1e12)) f.fail("rope_theta", "a number above 1, at most 1e12", describe(*t));

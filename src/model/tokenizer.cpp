@@ -108,8 +108,32 @@ void Tokenizer::add_piece(const std::string& piece, std::int64_t id, const std::
     vocab_[piece] = id;
 }
 
-void Tokenizer::add_merge(const std::string& a, const std::string& b, const std::string& where) {
-    if (a.empty() || b.empty()) fail_file(where, "a merge of two non-empty pieces", fmt::format("\"{}\" \"{}\"", a, b));
+// The model's vocabulary (model.vocab, vocab.json): one piece per id. A second
+// piece with an id already given would leave that id decoding to either; refused.
+// (added_tokens may repeat a vocabulary entry: they go through add_piece alone.)
+void Tokenizer::add_vocab_piece(const std::string& piece, std::int64_t id, const std::string& path) {
+    if (id >= 0 && static_cast<std::size_t>(id) < pieces_.size()) {
+        const std::string& other = pieces_[static_cast<std::size_t>(id)];
+        if (auto it = vocab_.find(other); it != vocab_.end() && it->second == id && other != piece)
+            fail_field(file_, path, "an id no other piece of the vocabulary has",
+                       fmt::format("{}, the id of \"{}\" too", id, other));
+    }
+    add_piece(piece, id, path);
+}
+
+// A merge joins two pieces of the vocabulary into a third. As Hugging Face's
+// tokenizers (BpeBuilder::build, MergeTokenOutOfVocabulary), both pieces and
+// their join must be in the model's vocabulary: a merge outside it could only
+// make a piece with no id. Checked against the model's vocabulary alone, read
+// before the merges (added_tokens come after).
+void Tokenizer::add_merge(const std::string& a, const std::string& b, const std::string& file, const std::string& path) {
+    if (a.empty() || b.empty()) fail_field(file, path, "a merge of two non-empty pieces", fmt::format("\"{}\" \"{}\"", a, b));
+    for (const std::string* piece : {&a, &b})
+        if (!vocab_.count(*piece))
+            fail_field(file, path, "a merge of two pieces of the vocabulary", fmt::format("\"{}\", which is not in it", *piece));
+    if (!vocab_.count(a + b))
+        fail_field(file, path, "a merge whose result is in the vocabulary",
+                   fmt::format("\"{}\" + \"{}\" = \"{}\", which is not in it", a, b, a + b));
     ranks_.emplace(a + " " + b, ranks_.size());  // the first listing of a pair is its rank
 }
 
@@ -149,7 +173,7 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
         f.fail("model.vocab", fmt::format("at most {} entries", kMaxVocabEntries), fmt::format("{}", vocab.size()));
     for (auto it = vocab.begin(); it != vocab.end(); ++it) {
         const std::string path = join("model.vocab", it.key());
-        t.add_piece(it.key(), f.integer(it.value(), path, 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), path);
+        t.add_vocab_piece(it.key(), f.integer(it.value(), path, 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), path);
     }
     if (auto* im = f.optional(model, "ignore_merges"); im && !im->is_null()) t.ignore_merges_ = f.boolean(*im, "model.ignore_merges");
     // Options of tokenizers' BPE that byte-level BPE files leave off (GPT-2, Llama 3, Qwen2): set, they
@@ -173,9 +197,9 @@ Tokenizer Tokenizer::from_tokenizer_doc(const json& doc, const std::string& file
             const auto sp = s.find(' ');
             if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos)
                 f.fail(path, "\"A B\": two pieces and one space", describe(m));
-            t.add_merge(s.substr(0, sp), s.substr(sp + 1), file + ": " + path);
+            t.add_merge(s.substr(0, sp), s.substr(sp + 1), file, path);
         } else if (m.is_array() && m.size() == 2) {
-            t.add_merge(f.string(m[0], index(path, 0)), f.string(m[1], index(path, 1)), file + ": " + path);
+            t.add_merge(f.string(m[0], index(path, 0)), f.string(m[1], index(path, 1)), file, path);
         } else {
             f.fail(path, "\"A B\" or [\"A\", \"B\"]", describe(m));
         }
@@ -219,7 +243,7 @@ std::optional<Tokenizer> Tokenizer::open(const std::string& dir) {
     if (vocab.size() > kMaxVocabEntries)
         f.fail("", fmt::format("at most {} entries", kMaxVocabEntries), fmt::format("{}", vocab.size()));
     for (auto it = vocab.begin(); it != vocab.end(); ++it)
-        t.add_piece(it.key(), f.integer(it.value(), it.key(), 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), it.key());
+        t.add_vocab_piece(it.key(), f.integer(it.value(), it.key(), 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), it.key());
     // merges.txt: "#version: 0.2" first (a comment), then one "A B" a line, by rank.
     const std::string merges = read_small_file(mt.string(), kMaxMergesBytes);
     std::size_t pos = 0, line = 0;
@@ -234,7 +258,7 @@ std::optional<Tokenizer> Tokenizer::open(const std::string& dir) {
             if (sp == std::string::npos || l.find(' ', sp + 1) != std::string::npos)
                 fail_field(mt.string(), fmt::format("line {}", line), "\"A B\": two pieces and one space",
                            fmt::format("\"{}\"", l.substr(0, 80)));
-            t.add_merge(l.substr(0, sp), l.substr(sp + 1), fmt::format("{}: line {}", mt.string(), line));
+            t.add_merge(l.substr(0, sp), l.substr(sp + 1), mt.string(), fmt::format("line {}", line));
         }
         pos = end + 1;
     }

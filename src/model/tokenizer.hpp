@@ -85,7 +85,8 @@ private:
 
     static Tokenizer from_tokenizer_doc(const nlohmann::json& doc, const std::string& file);
     void add_piece(const std::string& piece, std::int64_t id, const std::string& path);
-    void add_merge(const std::string& a, const std::string& b, const std::string& where);
+    void add_vocab_piece(const std::string& piece, std::int64_t id, const std::string& path);
+    void add_merge(const std::string& a, const std::string& b, const std::string& file, const std::string& path);
     void compile_pattern();
     void read_pre_tokenizer(const nlohmann::json& p, const Fields& f);
     void read_post_processor(const nlohmann::json& pp, const Fields& f);

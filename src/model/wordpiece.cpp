@@ -163,7 +163,14 @@ WordPiece WordPiece::from_tokenizer_doc(const json& doc, const std::string& file
         f.fail("model.vocab", fmt::format("at most {} entries", kMaxVocabEntries), fmt::format("{}", vocab.size()));
     for (auto it = vocab.begin(); it != vocab.end(); ++it) {
         const std::string path = join("model.vocab", it.key());
-        t.add_piece(it.key(), f.integer(it.value(), path, 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1), file + ": " + path);
+        const std::int64_t id = f.integer(it.value(), path, 0, static_cast<std::int64_t>(kMaxVocabEntries) - 1);
+        // One piece per id (vocab.txt gives each line its own): a second would leave the id decoding to either.
+        if (const auto i = static_cast<std::size_t>(id); i < t.pieces_.size()) {
+            const std::string& other = t.pieces_[i];
+            if (auto o = t.vocab_.find(other); o != t.vocab_.end() && o->second == id && other != it.key())
+                f.fail(path, "an id no other piece of the vocabulary has", fmt::format("{}, the id of \"{}\" too", id, other));
+        }
+        t.add_piece(it.key(), id, file + ": " + path);
     }
     const std::string unk = [&] {
         const json* u = f.optional(model, "unk_token");

@@ -24,10 +24,35 @@ void append_number(std::string& s, float x) {
     else fmt::format_to(std::back_inserter(s), "{}", x);
 }
 
+// DEL and the C1 controls in JSON text nlohmann wrote, as \u escapes. That
+// text is valid UTF-8 (invalid bytes were replaced), where 0xC2 only starts a
+// character: C2 80..C2 9F is always one of U+0080..U+009F, and 0x7F is DEL.
+std::string escape_c1_and_del(std::string text) {
+    const auto is_c1 = [&](std::size_t i) {
+        return static_cast<unsigned char>(text[i]) == 0xC2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    };
+    bool any = false;
+    for (std::size_t i = 0; i < text.size() && !any; ++i) any = text[i] == '\x7f' || is_c1(i);
+    if (!any) return text;  // the usual case: nothing copied
+    std::string out;
+    out.reserve(text.size() + 16);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\x7f') {
+            out += "\\u007f";
+        } else if (is_c1(i)) {
+            fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(text[i + 1]));
+            ++i;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
 // A scalar JSON value's text: floats as float32, the rest as nlohmann writes them.
 std::string scalar_text(const OrderedJson& j) {
-    // replace: a string holding invalid UTF-8 (none that the parser let in) is written, not thrown on.
-    if (!j.is_number_float()) return j.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+    if (!j.is_number_float()) return dump_terminal_safe(j);
     std::string s;
     append_number(s, static_cast<float>(j.get<double>()));
     return s;
@@ -147,7 +172,7 @@ void Writer::value(const OrderedJson& j, int indent) {
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (!first) put(",\n");
             first = false;
-            put(pad_in + OrderedJson(it.key()).dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + ": ");
+            put(pad_in + dump_terminal_safe(OrderedJson(it.key())) + ": ");
             value(it.value(), indent + 1);
         }
         return put("\n" + pad + "}");
@@ -186,6 +211,11 @@ OrderedJson tensor_rec(const Tensor& t, std::size_t axis, std::size_t offset) {
 }
 
 }  // namespace
+
+std::string dump_terminal_safe(const OrderedJson& j, int indent) {
+    // replace: a string holding invalid UTF-8 (none that the parser let in) is written, not thrown on.
+    return escape_c1_and_del(j.dump(indent, ' ', false, OrderedJson::error_handler_t::replace));
+}
 
 OrderedJson deferred_tensor(std::function<Tensor()> make, DeferredTensors& deferred) {
     OrderedJson j = OrderedJson::binary({}, deferred.size());

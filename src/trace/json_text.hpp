@@ -39,6 +39,13 @@ OrderedJson deferred_tensor(std::function<Tensor()> make, DeferredTensors& defer
 void write_readable(const OrderedJson& j, TextSink& out, const DeferredTensors& deferred = {});
 std::string dump_readable(const OrderedJson& j);
 
+// `j` as nlohmann's dump(indent) writes it (invalid UTF-8 replaced by U+FFFD),
+// with DEL (U+007F) and the C1 controls (U+0080..U+009F) written as \u
+// escapes: dump writes them raw, and a terminal showing the JSON would act on
+// them (U+009B is a CSI on some). The text decodes to the same strings. Every
+// JSON text this attntrace writes goes through it (write_readable included).
+std::string dump_terminal_safe(const OrderedJson& j, int indent = -1);
+
 // A tensor as nested arrays; -inf as the string "-inf" (JSON has no infinity).
 OrderedJson tensor_to_json(const Tensor& t);
 

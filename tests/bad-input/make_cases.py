@@ -154,6 +154,7 @@ mod("variance-unknown.json", lambda d: d["config"].__setitem__("variance", "bess
 mod("variance-with-rmsnorm.json", lambda d: d["config"].update({"norm": "rmsnorm", "variance": "unbiased"}),
     ["config.variance", "RMSNorm has no variance"])
 mod("eps-tiny.json", lambda d: d["config"].__setitem__("eps", 1e-40), ["config.eps", "0 or a number from 1e-30 to 1", "1e-40"])
+mod("eps-huge.json", lambda d: d["config"].__setitem__("eps", 1e308), ["config.eps", "0 or a number from 1e-30 to 1", "1e+308"])
 mod("normalizer-unknown.json", lambda d: d["config"].__setitem__("normalizer", "sparsemax"),
     ["config.normalizer", "\"softmax\", \"sum\" (s / Σ s) or \"none\"", "sparsemax"])
 mod("normalizer-number.json", lambda d: d["config"].__setitem__("normalizer", 1), ["config.normalizer", "1"])
