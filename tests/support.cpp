@@ -192,4 +192,18 @@ void write_text(const std::string& path, const std::string& text) {
     out << text;
 }
 
+namespace {
+std::size_t status_bytes(const char* field) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(field, 0) == 0) return std::stoul(line.substr(std::string(field).size())) * 1024;  // kB
+    return 0;
+}
+}  // namespace
+
+bool reset_peak_rss() { return static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5" << std::flush); }
+std::size_t resident_bytes() { return status_bytes("VmRSS:"); }
+std::size_t peak_resident_bytes() { return status_bytes("VmHWM:"); }
+
 }  // namespace attntrace::test

@@ -65,4 +65,13 @@ std::string unwrapped(const std::string& text);
 std::string lesson_refusal(const std::string& text, const std::string& file = "lesson.json");
 void write_text(const std::string& path, const std::string& text);
 
+// This process's resident memory (bytes) now, and its peak since
+// reset_peak_rss() (Linux's /proc/self/clear_refs "5"); reset_peak_rss is
+// false where the file cannot be written, and a test then measures nothing.
+// For a cost measured inside the test process: the peak minus the resident
+// size before it (tests/peak_rss.cpp measures a whole command's).
+bool reset_peak_rss();
+std::size_t resident_bytes();
+std::size_t peak_resident_bytes();
+
 }  // namespace attntrace::test

@@ -466,3 +466,37 @@ TEST_CASE("a lesson on a checkpoint: its model and tokens from a folder and a te
     CHECK(c.status == 2);
     CHECK_THAT(c.err, Catch::Contains("model: expected a lesson of its own here"));
 }
+
+TEST_CASE("a tensor is converted with its file's pages dropped as it goes: the float32 copy and the file are not resident together") {
+#if defined(__SANITIZE_ADDRESS__)
+    WARN("not measured under AddressSanitizer: its shadow memory is not what a user's run holds");
+    return;
+#endif
+    // 128 MiB of F32: without the drops chunk by chunk, the peak is the copy and the file's 128 MiB of pages
+    // (2x the tensor); with them, the copy and one chunk (kConvertChunkValues: 16 MiB).
+    constexpr std::size_t kValues = std::size_t{32} << 20;
+    TempDir d;
+    {
+        std::ofstream out(d.file("big.safetensors"), std::ios::binary);
+        const std::string header = fmt::format(R"({{"w":{{"dtype":"F32","shape":[{}],"data_offsets":[0,{}]}}}})",
+                                               kValues, kValues * 4);
+        out << st_bytes(header, 0);
+        const std::vector<float> row(std::size_t{1} << 20, 0.5f);
+        for (std::size_t i = 0; i < kValues; i += row.size())
+            out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size() * 4));
+    }
+    SafetensorsFile f(d.file("big.safetensors"));
+    if (!reset_peak_rss()) {
+        WARN("/proc/self/clear_refs not writable: not measured");
+        return;
+    }
+    const std::size_t before = resident_bytes();
+    const Tensor t = f.load(f.header().tensors[0]);
+    const std::size_t peak = peak_resident_bytes();
+    CHECK(t.data.back() == 0.5f);
+    // The copy, one chunk of the file's pages, and room for the allocator's own pages.
+    constexpr std::size_t kSlackBytes = std::size_t{8} << 20;
+    const std::size_t allowed = before + kValues * 4 + kConvertChunkValues * 4 + kSlackBytes;
+    INFO("resident before " << before << ", peak " << peak << ", allowed " << allowed);
+    CHECK(peak <= allowed);
+}

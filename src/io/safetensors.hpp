@@ -32,6 +32,14 @@ namespace attntrace {
 // tensors, more than any checkpoint shard holds (GPT-2 small: 14 KiB).
 inline constexpr std::size_t kMaxSafetensorsHeaderBytes = std::size_t{16} << 20;
 
+// Values converted to float32 between two drops of the mapped pages they
+// were read from (SafetensorsFile::load): the file's pages of at most this
+// many values are resident beside the float32 copy, 16 MiB of F32 (8 MiB of
+// F16). Converting a tensor whole and dropping its pages after, the copy and
+// the file were resident together: a 1 GiB F32 embedding peaked at 2.0 GiB
+// (docs/performance.md).
+inline constexpr std::size_t kConvertChunkValues = std::size_t{4} << 20;
+
 // The dtypes of the format. Only f32, f16 and bf16 convert to float32; the
 // others are recognised so that a file holding them (an integer buffer beside
 // the weights) is read, and refused only if such a tensor is asked for.
@@ -73,7 +81,8 @@ public:
 
     const std::string& path() const { return path_; }
     const StHeader& header() const { return header_; }
-    // Its float32 values, converted from the mapping now.
+    // Its float32 values, converted from the mapping now, kConvertChunkValues
+    // at a time, each chunk's mapped pages dropped once converted.
     Tensor load(const StTensor& t) const;
 
 private:
