@@ -402,3 +402,48 @@ TEST_CASE("the output estimate is close to what export writes, and the limit hol
     CHECK_THROWS_AS(bounded.write("x"), attntrace::InputError);
     CHECK(text == "1234567890");
 }
+
+TEST_CASE("run --json and run --full are held to --max-output as export is: refused before the run, nothing written", "[hostile]") {
+    TempDir dir;
+    const std::string lesson = dir.file("long.json");
+    // 10,000 tokens: ~15 GiB of JSON under `full` (export refuses it above)
+    REQUIRE(run_cli({"random", "--tokens", "10000", "--d-model", "16", "--heads", "2", "--d-ff", "16", "-o", lesson})
+                .status == 0);
+    const auto exported = run_cli({"export", lesson, "-o", "-"});
+    REQUIRE(exported.status == 2);
+    for (const char* flag : {"--json", "--full"}) {
+        INFO(flag);
+        const auto r = run_cli({"run", lesson, flag});
+        INFO(r.err);
+        CHECK(r.status == 2);
+        CHECK(r.out.empty());
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(r.err == exported.err);  // the same line: standard output, the same estimate and policy that fits
+    }
+    // without --json or --full, run prints views of the steps, not every value: not bounded by --max-output
+    CHECK(run_cli({"run", lesson, "--trace", "none", "--max-output", "1K"}).status == 0);
+    // a small lesson fits, and the limit holds as the text is written
+    const std::string small = dir.file("small.json");
+    REQUIRE(run_cli({"random", "--tokens", "64", "--d-model", "16", "--heads", "2", "--d-ff", "16", "-o", small}).status == 0);
+    for (const char* flag : {"--json", "--full"}) {
+        INFO(flag);
+        CHECK(run_cli({"run", small, flag}).status == 0);
+        const auto r = run_cli({"run", small, flag, "--max-output", "2K"});
+        INFO(r.err);
+        CHECK(r.status == 2);
+        CHECK(r.out.empty());
+        CHECK(r.err.find("standard output: expected an output of at most 2.0 KiB (--max-output)") != std::string::npos);
+    }
+    // --steps: the steps picked, measured after the run (the whole trace is refused, one step of it fits)
+    const std::string mid = dir.file("mid.json");
+    REQUIRE(run_cli({"random", "--tokens", "1024", "--d-model", "16", "--heads", "2", "--d-ff", "16", "-o", mid}).status == 0);
+    CHECK(run_cli({"run", mid, "--json", "--max-output", "8M"}).status == 2);
+    const auto picked = run_cli({"run", mid, "--json", "--steps", "hook_resid_pre", "--max-output", "8M"});
+    INFO(picked.err);
+    CHECK(picked.status == 0);
+    const auto too_many = run_cli({"run", small, "--json", "--steps", "hook_pattern", "--max-output", "4K"});
+    INFO(too_many.err);
+    CHECK(too_many.status == 2);
+    CHECK(too_many.out.empty());
+    CHECK(too_many.err.find("for the steps --steps picks (1 of them, 64 tokens)") != std::string::npos);
+}

@@ -24,11 +24,20 @@ std::size_t estimate_output_bytes(const Lesson& lesson, const TracePolicy& polic
     std::size_t steps = 0;
     for (Record r : plan.record) steps += r != Record::none;
     if (kind == OutputKind::npy) return add_sat(add_sat(plan.kept_bytes, plan.derived_bytes), steps * kNpyBytesPerStep);
+    return json_output_bytes(floats, steps, lesson.tokens);
+}
+
+std::size_t json_output_bytes(std::size_t floats, std::size_t steps, const std::vector<std::string>& tokens) {
     // Labels: each kept step lists the tokens on its token axes (two at most).
     std::size_t token_text = 0;
-    for (const auto& t : lesson.tokens) token_text += t.size() + 4;  // quotes, comma, space
+    for (const auto& t : tokens) token_text += t.size() + 4;  // quotes, comma, space
     const std::size_t per_step = add_sat(kJsonBytesPerStep, 2 * token_text);
-    return add_sat(mul_sat(floats, kJsonTextBytesPerFloat), steps * per_step);
+    return add_sat(mul_sat(floats, kJsonTextBytesPerFloat), mul_sat(steps, static_cast<double>(per_step)));
+}
+
+void refuse_output(const std::string& target, std::size_t max_bytes, std::size_t bytes, const std::string& what) {
+    fail_file(target, fmt::format("an output of at most {} (--max-output)", human_bytes(max_bytes)),
+              fmt::format("about {} {}", human_bytes(bytes), what));
 }
 
 void require_output_size(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode, OutputKind kind,
@@ -46,9 +55,8 @@ void require_output_size(const Lesson& lesson, const TracePolicy& policy, Arithm
             }
         }
     }
-    fail_file(target, fmt::format("an output of at most {} (--max-output)", human_bytes(max_bytes)),
-              fmt::format("about {} for {} tokens with trace policy {}{}", human_bytes(bytes), lesson.tokens.size(),
-                          policy.describe(), hint));
+    refuse_output(target, max_bytes, bytes,
+                  fmt::format("for {} tokens with trace policy {}{}", lesson.tokens.size(), policy.describe(), hint));
 }
 
 void BoundedSink::write(std::string_view text) {

@@ -1,10 +1,12 @@
-// The size of what export and report write, estimated from the plan before
-// the run, and held to a limit (--max-output): a 110 KB lesson of 10,000
-// tokens would otherwise write gigabytes before anyone could stop it.
+// The size of what export, report and `run --json` / `run --full` write,
+// estimated from the plan before the run, and held to a limit (--max-output):
+// a 110 KB lesson of 10,000 tokens would otherwise write gigabytes before
+// anyone could stop it.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "lesson/lesson.hpp"
 #include "pipeline/plan.hpp"
@@ -33,7 +35,10 @@ enum class OutputKind {
     npy,     // export --npy: 4 bytes per float
 };
 
-// The estimated size of `kind` for a run of `lesson` under `policy`.
+// The estimated size of `kind` for a run of `lesson` under `policy`. `run
+// --full`'s tables take about what the JSON takes (a number, its padding and
+// the separators per value), so `run --json` and `run --full` are held to the
+// JSON estimate.
 std::size_t estimate_output_bytes(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode, OutputKind kind);
 
 // Refuses, before the run (InputError naming `target`), an output whose
@@ -41,6 +46,15 @@ std::size_t estimate_output_bytes(const Lesson& lesson, const TracePolicy& polic
 // policy that fits (`policies`: whether the command takes --trace).
 void require_output_size(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode, OutputKind kind,
                          std::size_t max_bytes, const std::string& target, bool policies);
+
+// The same estimate for steps already computed: `floats` values in `steps`
+// steps of a lesson of these tokens (run --json --steps: the steps picked).
+std::size_t json_output_bytes(std::size_t floats, std::size_t steps, const std::vector<std::string>& tokens);
+
+// The one-line refusal of an output of about `bytes` (above `max_bytes`):
+// "TARGET: expected an output of at most ... (--max-output), found about ...".
+[[noreturn]] void refuse_output(const std::string& target, std::size_t max_bytes, std::size_t bytes,
+                                const std::string& what);
 
 // Passes text on to `out` and refuses (InputError naming `target`) the byte
 // that would take it past `max_bytes`: the estimate is not a bound, this is.

@@ -17,6 +17,24 @@
 
 namespace attntrace {
 
+void add_max_output_option(CLI::App& cmd, std::string& max_output, const std::string& what) {
+    cmd.add_option("--max-output", max_output,
+                   "Refuse, before the run, " + what +
+                       " whose estimated size is above this, naming a lighter --trace that fits; and stop writing "
+                       "past it")
+        ->capture_default_str();
+}
+
+std::size_t require_output_fits(const std::string& max_output, const Lesson& lesson, const TracePolicy& policy,
+                                const std::string& arithmetic, const std::string& target) {
+    const std::size_t bytes = parse_size(max_output, "--max-output");
+    // The outputs' sizes, estimated from the plan: refused before the run (after its memory, as evaluate would).
+    require_run_fits(lesson, policy);
+    const Arithmetic mode = arithmetic == "document" ? Arithmetic::document : Arithmetic::exact;
+    require_output_size(lesson, policy, mode, OutputKind::json, bytes, target, true);
+    return bytes;
+}
+
 void add_export_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string lesson;
@@ -40,10 +58,7 @@ void add_export_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
     cmd->add_option("--trace", opts->trace, kTraceHelp);
-    cmd->add_option("--max-output", opts->max_output,
-                    "Refuse, before the run, an output whose estimated size is above this (each of -o and --npy), "
-                    "naming a lighter --trace that fits; and stop writing past it")
-        ->capture_default_str();
+    add_max_output_option(*cmd, opts->max_output, "an output (each of -o and --npy)");
     cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o trace.json\n"
                 "  attntrace export 003-3.1-ring-fell --trace 'hook_pattern,hook_z' -o attention.json\n"
                 "  attntrace export 003-3.1-ring-fell --arithmetic document -o - | head\n"
@@ -61,11 +76,10 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         Lesson lesson = lesson_or_model(opts->lesson, opts->model, "export");
         fit_policy(policy, opts->model, lesson);
         if (!opts->npy.empty()) check_npy_export_target(opts->npy);  // refused before anything is written
-        // The outputs' sizes, estimated from the plan: refused before the run (after its memory, as evaluate would).
+        const std::string shown = opts->out == "-" ? "standard output" : opts->out;
+        if (!opts->out.empty()) require_output_fits(opts->max_output, lesson, policy, opts->arithmetic, shown);
         require_run_fits(lesson, policy);
         const Arithmetic mode = opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact;
-        const std::string shown = opts->out == "-" ? "standard output" : opts->out;
-        if (!opts->out.empty()) require_output_size(lesson, policy, mode, OutputKind::json, max_output, shown, true);
         if (!opts->npy.empty()) require_output_size(lesson, policy, mode, OutputKind::npy, max_output, opts->npy, true);
         ProgressLine progress(cli, long_run(lesson));
         auto e = evaluate(std::move(lesson), policy, progress.callback());

@@ -10,7 +10,10 @@
 #include "cli/count_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/terminal.hpp"
+#include "check/output_size.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
+#include "io/text_sink.hpp"
 #include "export/trace_export.hpp"
 #include "model/hf_model.hpp"
 #include "render/model_view.hpp"
@@ -90,6 +93,12 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     if (o.model.given() || o.model.text || !o.model.ids.empty()) model = load_model_option(o.model);
     Lesson lesson = model ? std::move(model->lesson) : read_any_lesson(o.lesson);
     fit_policy(policy, o.model, lesson);
+    // --json and --full write every value: held to --max-output as export is, refused before the run. With
+    // --steps only the steps picked are written: their size is known after the run (below).
+    const bool every_value = o.json || o.full;
+    const std::string shown = "standard output";
+    const std::size_t max_output = parse_size(o.max_output, "--max-output");
+    if (every_value && o.steps.empty()) require_output_fits(o.max_output, lesson, policy, o.arithmetic, shown);
     ProgressLine progress(cli, long_run(lesson));
     auto e = evaluate(std::move(lesson), policy, progress.callback());
     progress.clear();
@@ -103,6 +112,17 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
                       (policy.kind == TracePolicy::Kind::full ? std::string() : " that --trace " + policy.describe() + " keeps") +
                       ", found \"" + picked.unknown + "\"" +
                       (picked.closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(picked.closest, ", "))));
+    if (every_value && !o.steps.empty()) {
+        std::size_t floats = 0, steps = 0;
+        for (const Step& s : trace.steps)
+            if (step_matches(s.name, picked.names) && s.recorded == Record::full) floats += s.shape.empty() ? 1 : numel(s.shape), ++steps;
+        if (const std::size_t bytes = json_output_bytes(floats, steps, e->lesson.tokens); bytes > max_output)
+            refuse_output(shown, max_output, bytes,
+                          fmt::format("for the steps --steps picks ({} of them, {} tokens); pick fewer, or raise --max-output",
+                                      steps, e->lesson.tokens.size()));
+    }
+    StreamSink stream(cli.out);
+    BoundedSink bounded(stream, every_value ? max_output : SIZE_MAX, shown);
     if (o.json) {
         DeferredTensors deferred;
         OrderedJson j = trace_to_json(e->lesson, trace, &e->report, &deferred);
@@ -115,8 +135,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
         // A checkpoint's end (its next tokens, or BERT's output), or any lesson's logits' next tokens.
         if (model || e->lesson.config.arch.unembed)
             j["model"] = model_end_json(e->lesson, model_end(e->lesson, trace, o.model.top_k));
-        StreamSink out(cli.out);
-        write_readable(j, out, deferred);
+        write_readable(j, bounded, deferred);
         return 0;
     }
     RunView view;
@@ -127,9 +146,11 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
         fail_file("--heatmap", "auto, dense, cells or none", "\"" + o.heatmap + "\"");
     view.pool = o.pool == "mean" ? Pooling::mean : Pooling::max;
     view.style = terminal_style(cli.color, cli.host);
-    render_run(cli.out, e->lesson, trace, e->report, view);
+    SinkStream out(bounded);
+    render_run(out, e->lesson, trace, e->report, view);
     if (model || e->lesson.config.arch.unembed)
-        render_model_end(cli.out, e->lesson, model_end(e->lesson, trace, o.model.top_k));
+        render_model_end(out, e->lesson, model_end(e->lesson, trace, o.model.top_k));
+    out.flush();
     return 0;
 }
 
@@ -155,6 +176,7 @@ void add_run_command(CLI::App& app, CliContext& cli) {
                   "Show big matrices whole. Without it, a step of more than 1000 numbers shows the first and last 3 "
                   "rows and columns around '...' (as numpy prints), and columns are dropped from the middle until "
                   "each line fits the width ($COLUMNS, else the terminal's, else 80)");
+    add_max_output_option(*cmd, opts->max_output, "--json's or --full's output");
     cmd->add_option("--heatmap", opts->heatmap,
                     std::string("Heatmaps under the weights, the mask and the masked scores: ") + kHeatmapHelp)
         ->check(CLI::IsMember({"auto", "dense", "cells", "none", "on", "off"}));

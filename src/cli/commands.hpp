@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "check/output_size.hpp"
 #include "cli/cli.hpp"
 
 namespace CLI {
@@ -80,6 +81,16 @@ void fit_policy(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson
 struct Lesson;
 Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command);
 
+// --max-output SIZE (export, run): `what` says which outputs it bounds.
+void add_max_output_option(CLI::App& cmd, std::string& max_output, const std::string& what);
+// The size --max-output holds an output to before the run: the run's memory
+// refused first (as evaluate would), then the output's estimate for
+// `policy`, refused naming `target` and a lighter --trace that fits.
+struct Lesson;
+struct TracePolicy;
+std::size_t require_output_fits(const std::string& max_output, const Lesson& lesson, const TracePolicy& policy,
+                                const std::string& arithmetic, const std::string& target);
+
 struct RunOptions {
     std::string lesson;
     ModelOptions model;
@@ -91,6 +102,7 @@ struct RunOptions {
     std::string heatmap = "auto";  // --heatmap auto|dense|cells|none (on, off: auto, none)
     std::string pool = "max";      // --pool max|mean: a dense heatmap pooled to the width
     std::string trace = "full";  // full, summary, none, or step names/globs
+    std::string max_output = kDefaultMaxOutput;  // --max-output: run --json and run --full (check/output_size.hpp)
 };
 // --trace POLICY (run, export, bench): see trace/policy.hpp.
 inline constexpr const char* kTraceHelp =
