@@ -160,7 +160,7 @@ bool config_records(const Config& c, Leaf leaf);
 std::string_view config_records_when(Leaf leaf);
 
 struct Source {
-    std::string document;  // file name in shared/seeds, or a citation
+    std::string document;  // the article: its file name, address or a citation
     std::string title;
     std::string section;
 };
