@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <stdexcept>
 
 #include <omp.h>
@@ -74,12 +73,20 @@ double scaled_diff(const Tensor& a, const Tensor& b) {
 // Whether a step has values to compare: a buffer, or (the whole run's) a derivation.
 bool computed(const Step* s) { return s && s->source != StepSource::not_computable && (s->holds_values() || is_derived(*s)); }
 
-// The whole run's values of every step, read once through values_of (a derived
-// step's computed from its sources): each token's window is compared with them.
-std::map<std::string, StepValues> run_values(const Trace& full) {
-    std::map<std::string, StepValues> out;
-    for (const Step& s : full.steps)
-        if (computed(&s)) out.emplace(s.name, values_of(full, s));
+// The cells of the whole run's step f that token t's window step w covers
+// (window_slice). A derived step (head, query, key) is computed for those
+// rows alone, from its sources (derive_rows, as values_of computes it whole):
+// NH rows of T per token, not the (NH, T, T) step.
+Tensor covered(const Trace& full, const Step& f, const Step& w, std::size_t t) {
+    if (!is_derived(f)) return window_slice(f.held(), w.shape, w.axes, t);
+    const std::size_t NH = f.shape.at(0), Tq = f.shape.at(1), T = f.shape.at(2), keys = w.shape.at(2);
+    const StepFinder find = [&full](const std::string& name) { return full.find(name); };
+    Tensor out = Tensor::uninitialized(w.shape);
+    std::vector<float> row(T);
+    for (std::size_t h = 0; h < NH; ++h) {
+        derive_rows(*f.derivation, find, row.data(), h * Tq + t, 1, T);
+        std::copy_n(row.data(), keys, out.ptr() + h * keys);
+    }
     return out;
 }
 
@@ -94,18 +101,18 @@ Tensor drop_row_axis(const Tensor& t) {
 // keys and values (dev_k), weights (dev_pattern, and the run's weights past t
 // must be 0), Z (dev_z), and every row of the stream and of the steps computed
 // from it, the attention's internals included (dev_rows).
-void compare(const Trace& window, const std::map<std::string, StepValues>& full, std::size_t t, DecodeStep& s) {
+void compare(const Trace& window, const Trace& full, std::size_t t, DecodeStep& s) {
     for (const Step& w : window.steps) {
-        const auto it = full.find(w.name);
-        if (!w.holds_values() || it == full.end()) continue;
-        const Tensor& f = *it->second;
+        const Step* fs = full.find(w.name);
+        if (!w.holds_values() || !computed(fs)) continue;
         const Leaf leaf = w.def->leaf;
         const std::string& first = w.axes.front();
-        const double dev = scaled_diff(w.held(), window_slice(f, w.shape, w.axes, t));
+        const double dev = scaled_diff(w.held(), covered(full, *fs, w, t));
         if (first == axis_name(Axis::key)) {
             s.dev_k = std::max(s.dev_k, dev);
         } else if (leaf == Leaf::pattern) {
             s.dev_pattern = std::max(s.dev_pattern, dev);
+            const Tensor& f = fs->held();  // the weights: recorded, never derived
             const std::size_t NH = f.shape[0], Tq = f.shape[1], keys = f.shape[2];
             for (std::size_t h = 0; h < NH; ++h)
                 for (std::size_t j = w.shape[2]; j < keys; ++j)
@@ -171,7 +178,6 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
     const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, omp_get_max_threads());
     const Catalogue& cat = lesson.catalogue();
     const Step& X = *full.find(cat.step(Leaf::resid_pre).name);
-    const std::map<std::string, StepValues> values = run_values(full);
     KeyCache cache;
     Trace last;
     for (std::size_t t = 0; t < lesson.tokens.size(); ++t) {
@@ -182,7 +188,7 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         Trace window = run_window(lesson, plan, RowWindow{t, 1, &cache},
                                   window_slice(X.held(), Shape{1, X.shape[1]}, X.axes, t));
         materialise(window);  // its derived steps (one query row each) as buffers, for show()
-        compare(window, values, t, s);
+        compare(window, full, t, s);
         show(lesson, window, s);
         report.max_dev = std::max({report.max_dev, s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows});
         report.steps.push_back(std::move(s));
