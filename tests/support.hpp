@@ -5,6 +5,18 @@
 #include <string>
 #include <vector>
 
+// Built with AddressSanitizer: GCC says so with __SANITIZE_ADDRESS__, clang
+// (CI's sanitizer build, .ci/run) with __has_feature. Memory measurements
+// skip themselves there: redzones, quarantine and shadow memory are not what
+// a user's run holds.
+#if defined(__SANITIZE_ADDRESS__)
+#define ATTNTRACE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ATTNTRACE_TEST_ASAN 1
+#endif
+#endif
+
 namespace attntrace::test {
 
 struct CliResult {

@@ -268,7 +268,8 @@ TEST_CASE("a terms claim on a batched trace is one sequence's cell, its terms fr
     std::vector<float> p;
     for (std::size_t e = 0; e < hs; ++e) p.push_back(get(*Q, {1, 0, 0, e}) * get(*K, {1, 1, 0, e}));  // (batch, pos, head, d_head)
     const std::vector<float> want = with_sum(p);
-    doc["claims"] = {terms_claim("b1", "hook_scores_raw", {{"batch", 1}, {"head", 0}, {"query", 0}, {"key", 1}}, want)};
+    // json::array: a braced list of one json is a copy of it with clang, an array of one with GCC.
+    doc["claims"] = json::array({terms_claim("b1", "hook_scores_raw", {{"batch", 1}, {"head", 0}, {"query", 0}, {"key", 1}}, want)});
     auto e = evaluate(parse_lesson(doc.dump(), "batch.json"));
     const ClaimResult& r = e->report.results.at(0);
     INFO(r.reason);

@@ -468,7 +468,7 @@ TEST_CASE("a lesson on a checkpoint: its model and tokens from a folder and a te
 }
 
 TEST_CASE("a tensor is converted with its file's pages dropped as it goes: the float32 copy and the file are not resident together") {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef ATTNTRACE_TEST_ASAN
     WARN("not measured under AddressSanitizer: its shadow memory is not what a user's run holds");
     return;
 #endif

@@ -241,7 +241,7 @@ std::string array_of(const std::string& item, std::size_t n) {
 }  // namespace
 
 TEST_CASE("reading JSON of the costliest shapes stays within kJsonBytesPerTextByte per byte of text", "[hostile]") {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef ATTNTRACE_TEST_ASAN
     WARN("not measured under AddressSanitizer: its redzones and quarantine are not what a user's run allocates");
     return;
 #endif

@@ -355,7 +355,7 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
         const std::size_t m0 = min_sz(M, i * Pm / g.tm * MR), m1 = min_sz(M, (i + 1) * Pm / g.tm * MR);
         const std::size_t n0 = min_sz(N, j * Pn / g.tn * NR), n1 = min_sz(N, (j + 1) * Pn / g.tn * NR);
         if (m0 < m1 && n0 < n1)
-            gemm_one_thread<Arch>(a + m0 * lda, lda, b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
+            gemm_one_thread<Arch>(a + m0 * lda, lda, !b ? b : b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
                                   c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, kc, stream,
                                   PackedB{opt.b_packed, round_up(N, NR), n0}, opt.bias ? opt.bias + n0 : nullptr);
         if (stream) _mm_sfence();  // this thread's streamed stores land before the region ends
