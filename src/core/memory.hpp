@@ -6,6 +6,13 @@
 
 namespace attntrace {
 
+// The program, its libraries and thread stacks, resident before a command
+// holds anything of its own: measured ~11 MiB RSS for the default lesson
+// (`/usr/bin/time -v attntrace`); rounded up. A run's plan counts it; a JSON
+// file's pre-check (kJsonBytesPerTextByte) does not, so that a small budget
+// still reaches the refusals it is there to test.
+inline constexpr std::size_t kBaselineBytes = std::size_t{16} << 20;
+
 // --max-memory (set_max_memory), else $ATTNTRACE_MAX_MEMORY ("512M", "8G",
 // or bytes), else half the machine's
 // physical memory: room for the trace and the OS, and a clear refusal instead

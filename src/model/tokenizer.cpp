@@ -229,7 +229,7 @@ std::optional<Tokenizer> Tokenizer::open(const std::string& dir) {
     std::error_code ec;
     if (auto spm = open_sentencepiece(dir)) return spm;
     const fs::path tj = fs::path(dir) / "tokenizer.json";
-    // load_json_file holds the parse to --max-memory (a parsed document takes up to 36 bytes per byte of text).
+    // load_json_file holds the parse to --max-memory (a parsed document takes up to kJsonBytesPerTextByte per byte of text).
     if (fs::exists(tj, ec)) return from_tokenizer_doc(load_json_file(tj.string()), tj.string());
     const fs::path vj = fs::path(dir) / "vocab.json", mt = fs::path(dir) / "merges.txt";
     if (!fs::exists(vj, ec) && !fs::exists(mt, ec)) return std::nullopt;

@@ -33,10 +33,6 @@ std::size_t bytes_of(const Shape& s) {
 }
 
 
-// The program, its libraries and thread stacks: measured ~11 MiB RSS for the
-// default lesson (`/usr/bin/time -v attntrace`); rounded up.
-constexpr std::size_t kBaselineBytes = std::size_t{16} << 20;
-
 bool in_attention_core(Stage s) { return s >= Stage::scores && s <= Stage::softmax; }
 
 std::size_t d_ff_of(const Lesson& lesson) { return lesson.config.d_ff; }
