@@ -32,8 +32,8 @@
 #   PyTorch:   OMP_NUM_THREADS=N OPENBLAS_NUM_THREADS=N OMP_WAIT_POLICY=PASSIVE
 #              and torch.set_num_threads(N). Debian's torch sends fp32 matmul to
 #              OpenBLAS, whose pool torch.set_num_threads does not set; without
-#              these the OpenMP and OpenBLAS pools fight over the cores (see
-#              ../shared/NOTES.md); PASSIVE was its fastest here.
+#              these the OpenMP and OpenBLAS pools fight over the cores
+#              (docs/performance.md); PASSIVE was its fastest here.
 #   attntrace: the same variables and --threads N (its OpenBLAS columns run in
 #              the same process as our OpenMP kernels, so the same trap applies).
 #

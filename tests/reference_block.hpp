@@ -21,8 +21,8 @@
 // block output and attention weights agreed to 3e-15 for (T, C, NH, F) =
 // (16, 32, 4, 64) causal GELU, (7, 12, 3, 20) ReLU, (33, 64, 8, 128) causal ReLU.
 // Header-only on purpose (tests/CMakeLists.txt globs test_*.cpp only). No
-// reduction is ever held as a lazy xtensor expression (NOTES.md: that gave
-// wrong rows): every sum is a loop into a double.
+// reduction is ever held as a lazy xtensor expression (xtensor 0.24.3's
+// keep_dims reducers gave wrong rows inside broadcasts): every sum is a loop into a double.
 #pragma once
 
 #include <algorithm>

@@ -5,8 +5,8 @@
 // into Tensor::data (raw pointers, shapes in comments). We do not use
 // xt::xarray here: a dynamic-rank container whose buffer the trace owns and the
 // kernels fill is all the pipeline needs, and keeping xtensor out of the
-// library headers keeps every translation unit light (NOTES.md: one xtensor
-// include costs ~20 s of compile time). A program using the library sees a
+// library headers keeps every translation unit light (one xtensor include
+// cost ~20 s of compile time). A program using the library sees a
 // Tensor or a step as an xtensor expression through trace/xview.hpp (a
 // zero-copy view), which no library file includes. The independent scalar
 // reference in tests/ is written with xtensor.

@@ -62,6 +62,9 @@ using Need = std::pair<std::string, const Tensor*>;
 class Run {
 public:
     Run(const Lesson& lesson, Arithmetic mode, const Plan& plan, RowWindow window = {});
+    // Not copied: a copy's step pointers and finder would alias this run's steps.
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
 
     const Lesson& lesson() const { return lesson_; }
     const Plan& plan() const { return plan_; }

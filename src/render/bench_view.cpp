@@ -59,7 +59,7 @@ void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait) {
                        "between runs\n",
                        r.threads, r.kernels, r.repeat);
     if (r.threads > 1 && r.have_blas && !passive_wait)
-        out << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (NOTES.md): for the "
+        out << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (docs/performance.md): for the "
                "comparison, run with OMP_WAIT_POLICY=PASSIVE\n";
     out << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n", r.peak_gflops, r.threads,
                        r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "

@@ -53,7 +53,7 @@ int main() {
         const auto A = as_xtensor<3>(*pattern);
         const auto S = as_xtensor<3>(*scores);
 
-        // 1. Every row of A sums to 1 (reductions evaluated into tensors: NOTES.md).
+        // 1. Every row of A sums to 1 (reductions evaluated into tensors: xtensor 0.24's lazy keep_dims reducers gave wrong rows inside broadcasts).
         const xt::xtensor<float, 2> row_sums = xt::sum(A, {2});
         const double worst_row = xt::amax(xt::abs(row_sums - 1.0f))();
 
