@@ -135,11 +135,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const Step& whole : e->exact.steps) {
         const Step* s = part->exact.find(whole.name);
         const bool kept = s && s->recorded == Record::full && s->source != StepSource::not_computable;
-        const bool z = whole.name.size() >= 6 && whole.name.compare(whole.name.size() - 6, 6, "hook_z") == 0;
+        const bool z = computes(whole, Leaf::z);
         if (z && part->exact.streamed_attention) {
             if (kept) {
                 const StepValues a = values_of(part->exact, *s), b = values_of(e->exact, whole);
-                const Step* v = e->exact.find(whole.name.substr(0, whole.name.size() - 1) + "v");
+                const Step* v = nullptr;  // the same attention's V (by the step table, not by name)
+                for (const Step& c : e->exact.steps)
+                    if (!v && whole.def && c.def && c.def->leaf == Leaf::v && c.def->block == whole.def->block &&
+                        c.def->cross == whole.def->cross)
+                        v = &c;
                 std::optional<StepValues> v_values;
                 if (v && v->recorded == Record::full) v_values.emplace(values_of(e->exact, *v));
                 if (a->size() != b->size() || !streamed_z_agrees(*a, *b, v_values ? v_values->get() : nullptr))
