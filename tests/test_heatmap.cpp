@@ -4,12 +4,22 @@
 
 #include <fmt/format.h>
 
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <sstream>
 
+#include "evaluate/evaluate.hpp"
+#include "lesson/lesson.hpp"
+#include "pipeline/plan.hpp"
 #include "render/heat_colour.hpp"
 #include "render/heatmap.hpp"
 #include "render/matrix.hpp"
+#include "render/text.hpp"
 #include "render/wrap.hpp"
+#include "trace/derived.hpp"
 #include "support.hpp"
 
 using attntrace::test::run_cli;
@@ -278,4 +288,115 @@ TEST_CASE("dense heads side by side when several fit the width: 6 heads of 16 to
     REQUIRE(g.status == 0);
     CHECK(g.out.find("head h3 · kv0") != std::string::npos);
     CHECK(g.out.find("head h4 · kv1") != std::string::npos);
+}
+
+TEST_CASE("run's views read a big step's rows as they draw them: no copy of a derived step, within the plan's view bytes",
+          "[heatmap]") {
+#if ATTNTRACE_TEST_ASAN
+    WARN("not measured under AddressSanitizer: its shadow memory is not what a user's run holds");
+    return;
+#endif
+    using namespace attntrace;
+    test::TempDir dir;
+    const std::string file = dir.file("r.json");
+    // 2048 tokens, 4 heads: each (4, 2048, 2048) attention step is 64 MiB; the scaled, masked, shifted and
+    // exp'd scores are derived steps, which a view copied whole when it read them through values_of.
+    REQUIRE(run_cli({"random", "--tokens", "2048", "--d-model", "32", "--heads", "4", "--d-ff", "32", "-o", file}).status == 0);
+    const Lesson lesson = read_lesson(file);
+    // the views read a block of rows per thread, as many threads as the run's
+    const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, omp_get_max_threads());
+    auto e = evaluate(read_lesson(file));
+    const Step* masked = e->exact.find("blocks.0.attn.hook_attn_scores");
+    REQUIRE(masked);
+    REQUIRE(is_derived(*masked));
+    const std::size_t step_bytes = numel(masked->shape) * sizeof(float);
+    // the views' text goes nowhere: only what they hold while drawing is measured
+    std::ostream nowhere(nullptr);
+    RunView view;
+    view.style.width = 100;
+    if (!test::reset_peak_rss()) {
+        WARN("/proc/self/clear_refs not writable: not measured");
+        return;
+    }
+    const std::size_t before = test::resident_bytes();
+    render_run(nowhere, e->lesson, e->exact, e->report, view);
+    const std::size_t held = test::peak_resident_bytes() - before;
+    INFO("the views held " << held << " bytes; a derived step is " << step_bytes << ", the plan counts "
+                           << plan.view_bytes);
+    CHECK(held < step_bytes / 4);
+    // room for the allocator's and the output's own pages beside what the plan counts
+    constexpr std::size_t kSlackBytes = std::size_t{4} << 20;
+    CHECK(held <= plan.view_bytes + kSlackBytes);
+}
+
+TEST_CASE("a pooled map of 3 heads of 700 x 700 is each block's max or mean on the finite range, whatever the threads",
+          "[heatmap]") {
+    // Pooling in the test's own plain loop (doubles, one cell at a time) against the views' kernel
+    // (float lanes, the pooled rows shared among threads): the same character in every cell.
+    using attntrace::Pooling;
+    constexpr std::size_t NH = 3, R = 700, C = 700;
+    const float inf = std::numeric_limits<float>::infinity();
+    attntrace::Tensor t({NH, R, C});
+    std::uint32_t s = 12345;
+    for (std::size_t h = 0; h < NH; ++h)
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t c = 0; c < C; ++c) {
+                s = s * 1664525u + 1013904223u;
+                const float x = static_cast<float>(s >> 8) / 16777216.0f * 10.0f - 5.0f + static_cast<float>(h);
+                t.data[(h * R + r) * C + c] = c > r ? -inf : x;  // causal: the upper triangle masked
+            }
+    attntrace::HeatmapOptions o;
+    o.mode = attntrace::HeatmapMode::dense;
+    o.auto_range = true;
+    o.style.width = 100;  // 4 indent, 3 label digits, 1 space: 92 columns, so f = ceil(700 / 92) = 8
+    constexpr std::size_t f = 8, P = (C + f - 1) / f;
+    float lo = inf, hi = -inf;
+    for (float x : t.data)
+        if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+    const char* shades[] = {" ", "░", "▒", "▓", "█"};
+    for (Pooling pool : {Pooling::max, Pooling::mean}) {
+        o.pool = pool;
+        std::string expected;
+        for (std::size_t h = 0; h < NH; ++h) {
+            expected += "    head " + std::to_string(h) + "\n";
+            expected += "    " + std::string(4, ' ');
+            std::string ruler(P, ' ');
+            for (std::size_t pc = 0; pc < P; pc += 10) {
+                const std::string mark = std::to_string(pc * f);
+                if (pc + mark.size() <= P) ruler.replace(pc, mark.size(), mark);
+            }
+            ruler.erase(ruler.find_last_not_of(' ') + 1);
+            expected += ruler + "\n";
+            for (std::size_t pr = 0; pr < P; ++pr) {
+                std::string line = "    " + fmt::format("{:>3} ", pr * f);
+                for (std::size_t pc = 0; pc < P; ++pc) {
+                    double sum = 0, best = -inf;
+                    std::size_t n = 0;
+                    for (std::size_t r = pr * f; r < std::min(R, pr * f + f); ++r)
+                        for (std::size_t c = pc * f; c < std::min(C, pc * f + f); ++c) {
+                            const float x = t.data[(h * R + r) * C + c];
+                            if (x == -inf) continue;
+                            sum += x, ++n, best = std::max(best, static_cast<double>(x));
+                        }
+                    if (!n) {
+                        line += "·";
+                        continue;
+                    }
+                    const float v = pool == Pooling::max ? static_cast<float>(best) : static_cast<float>(sum / n);
+                    const double norm = std::clamp((static_cast<double>(v) - lo) / (static_cast<double>(hi) - lo), 0.0, 1.0);
+                    line += shades[std::min<std::size_t>(static_cast<std::size_t>(norm * 5), 4)];
+                }
+                expected += line + "\n";
+            }
+        }
+        for (int threads : {1, 2}) {
+            INFO((pool == Pooling::max ? "max" : "mean") << ", threads " << threads);
+            const int before = omp_get_max_threads();
+            omp_set_num_threads(threads);
+            const std::string map = attntrace::format_heatmap(t, {"head", "query", "key"}, {}, o);
+            omp_set_num_threads(before);
+            REQUIRE(map.substr(0, map.find("    legend:")) == expected);
+            CHECK(map.find("≤" + attntrace::legend_number(hi)) != std::string::npos);  // the scale up to the finite maximum
+        }
+    }
 }

@@ -636,6 +636,58 @@ TEST_CASE("BitsMax finds float_bits_max_ref's maxima with an infinity, a NaN or 
     });
 }
 
+TEST_CASE("MapFoldRow folds a map's row as map_fold_row_ref: every pooling width, mask and special value", "[simd]") {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    for_each_arch([&](auto arch, const char* name) {
+        const std::size_t W = lanes_of(name);
+        for (std::size_t cols : lane_lengths(name))
+            for (std::size_t f : {std::size_t{1}, W - 1, W, 2 * W + 1, cols})
+                for (int mask_kind = 0; mask_kind < 4; ++mask_kind)
+                    for (float special : {-inf, 0.0f, inf, nan, 5.0f}) {
+                        INFO(name << " cols " << cols << " f " << f << " mask " << mask_kind << " special " << special);
+                        auto x = values(cols, 47);
+                        for (std::size_t c = 0; c < cols; c += 3) x[c] = special;  // every third cell, across lanes and tails
+                        const auto m = values(cols, 53);
+                        std::vector<float> blocks(cols);
+                        const float blocked = mask_kind == 3 ? -inf : 0.0f;
+                        for (std::size_t c = 0; c < cols; ++c) blocks[c] = m[c] < 0 ? blocked : 1.0f;
+                        attntrace::MapMask mask;
+                        mask.zero = mask_kind == 1;
+                        if (mask_kind >= 2) mask.blocks = blocks.data(), mask.blocked_value = blocked;
+                        const std::size_t P = (cols + f - 1) / f;
+                        std::vector<attntrace::MapFold> want(P), got(P);
+                        // twice: a fold adds to what a pooled cell has seen of earlier rows
+                        for (int row = 0; row < 2; ++row) {
+                            attntrace::map_fold_row_ref(x.data(), cols, f, mask, want.data());
+                            attntrace::simd::MapFoldRow{}(arch, x.data(), cols, f, mask, got.data());
+                        }
+                        for (std::size_t p = 0; p < P; ++p) {
+                            REQUIRE(got[p].n == want[p].n);
+                            REQUIRE(std::memcmp(&got[p].best, &want[p].best, sizeof(float)) == 0);
+                            REQUIRE(std::memcmp(&got[p].lo, &want[p].lo, sizeof(float)) == 0);
+                            REQUIRE(std::memcmp(&got[p].hi, &want[p].hi, sizeof(float)) == 0);
+                            double magnitude = 0;  // Σ|x| of the cells let through, both rows
+                            for (std::size_t c = p * f; c < std::min(cols, p * f + f); ++c)
+                                if (std::isfinite(x[c])) magnitude += 2 * std::fabs(x[c]);
+                            const double per_lane = 2.0 * static_cast<double>((f + W - 1) / W);
+                            if (std::isnan(want[p].sum)) REQUIRE(std::isnan(got[p].sum));
+                            else if (std::isinf(want[p].sum)) REQUIRE(got[p].sum == want[p].sum);
+                            else REQUIRE(std::fabs(got[p].sum - want[p].sum) <= attntrace::kMapFoldSumTol * per_lane * magnitude);
+                        }
+                        // the twin itself: a cell the mask blocks is never counted, a NaN never the max
+                        std::size_t through = 0;
+                        for (std::size_t c = 0; c < cols; ++c)
+                            through += !(x[c] == -inf || (mask.zero && x[c] == 0.0f) || (mask.blocks && blocks[c] == blocked));
+                        std::size_t counted = 0;
+                        for (const auto& fd : want) {
+                            counted += fd.n;
+                            REQUIRE(!std::isnan(fd.best));
+                        }
+                        REQUIRE(counted == 2 * through);
+                    }
+    });
+}
+
 TEST_CASE("CopyStreamed copies as copy_ref at every lane edge and destination alignment", "[simd][stream]") {
     for_each_arch([&](auto arch, const char* name) {
         for (std::size_t n : lane_lengths(name))

@@ -300,6 +300,9 @@ void gelu(const float* x, float* y, std::size_t n) {
 FloatBitsMax float_bits_max(const float* x, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::BitsMax{}, x, n), float_bits_max_ref(x, n));
 }
+void map_fold_row(const float* x, std::size_t cols, std::size_t f, const MapMask& mask, MapFold* folds) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::MapFoldRow{}, x, cols, f, mask, folds), map_fold_row_ref(x, cols, f, mask, folds));
+}
 void copy_streamed(const float* x, float* y, std::size_t n) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::CopyStreamed{}, x, y, n), copy_ref(x, y, n));
 }

@@ -11,6 +11,7 @@
 
 #include "kernels/activations.hpp"  // FloatBitsMax
 #include "kernels/attention.hpp"  // KeyWindow
+#include "kernels/map_fold.hpp"  // MapFold, MapMask
 
 namespace attntrace {
 
@@ -88,6 +89,9 @@ void add(const float* a, const float* b, float* y, std::size_t n);
 // a NaN with the sign bit clear). Integers, so one pass of vector max with no
 // NaN rules: the run's scan of every step for non-finite values, and max|x|.
 FloatBitsMax float_bits_max(const float* x, std::size_t n);
+// A heatmap's row folded into its pooled cells (map_fold_row_ref; the sums
+// in float lanes, within kMapFoldSumTol of the twin's)
+void map_fold_row(const float* x, std::size_t cols, std::size_t f, const MapMask& mask, MapFold* folds);
 // y = x past the caches (copy_ref's numbers): a block computed in cache, written
 // once to a step far larger than L3 that nothing reads back at once
 void copy_streamed(const float* x, float* y, std::size_t n);

@@ -37,7 +37,25 @@ bool in_attention_core(Stage s) { return s >= Stage::scores && s <= Stage::softm
 
 std::size_t d_ff_of(const Lesson& lesson) { return lesson.config.d_ff; }
 
+std::size_t mul_sat(std::size_t a, std::size_t b) { return b && a > SIZE_MAX / b ? SIZE_MAX : a * b; }
+
 }  // namespace
+
+std::size_t view_bytes(const Shape& shape, bool heatmap, int threads) {
+    const std::size_t cols = shape.empty() ? 1 : shape.back();
+    // the rows each thread reads (a derived step's computed into a block of its own)
+    std::size_t bytes = mul_sat(mul_sat(std::max(cols, kViewBlockFloats), sizeof(float)), static_cast<std::size_t>(std::max(threads, 1)));
+    bytes = add_sat(bytes, mul_sat(cols, kViewLineBytesPerValue));
+    if (heatmap && shape.size() >= 2) {
+        const std::size_t R = shape[shape.size() - 2], C = cols;
+        const std::size_t f = C > kViewMaxMapColumns ? (C + kViewMaxMapColumns - 1) / kViewMaxMapColumns : 1;
+        std::size_t maps = 1;
+        for (std::size_t k = 0; k + 2 < shape.size(); ++k) maps = mul_sat(maps, shape[k]);
+        const std::size_t cells = mul_sat(mul_sat(maps, (R + f - 1) / f), (C + f - 1) / f);
+        bytes = add_sat(bytes, mul_sat(cells, kViewMapBytesPerCell + kViewPooledCellBytes));
+    }
+    return bytes;
+}
 
 double stage_flops(Stage s, const Dims& d, Activation activation) {
     CostQuery q{d, double(d.Tq) * d.T, double(d.Tq) * d.T};  // a run computes every pair, masked or not
@@ -225,7 +243,12 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
             if (live[i] && p.record[i] != Record::full && p.last_read[i] <= pi) now -= live[i], live[i] = 0;
     }
     for (std::size_t i = 0; i < steps.size(); ++i)
-        if (p.record[i] == Record::full) p.kept_bytes = add_sat(p.kept_bytes, live[i]);
+        if (p.record[i] == Record::full) {
+            p.kept_bytes = add_sat(p.kept_bytes, live[i]);
+            p.view_bytes = std::max(p.view_bytes, view_bytes(shape_of(steps[i]), drawn_as_map(steps[i].leaf), threads));
+        }
+    // After the run the trace is viewed (run): what it keeps, and what its views hold beside it.
+    peak = std::max(peak, add_sat(p.kept_bytes, p.view_bytes));
     p.peak_bytes = add_sat(add_sat(p.lesson_bytes, kBaselineBytes), peak);
     return p;
 }

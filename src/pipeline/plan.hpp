@@ -53,11 +53,36 @@ struct Plan {
     bool stream_ffn = false;
     std::size_t ffn_chunk_rows = 0;  // streaming: rows through both layers at a time (ffn_chunk_rows below)
     std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory; a checkpoint's largest block of weights
-    std::size_t peak_bytes = 0;    // the run's estimated peak: lesson, live step buffers and scratch
+    std::size_t view_bytes = 0;    // what `run`'s views of the kept steps hold besides the trace (view_bytes below)
+    std::size_t peak_bytes = 0;    // the run's estimated peak: lesson, live step buffers and scratch, or the trace and its views
     std::size_t kept_bytes = 0;    // what the trace holds at the end
 
     Record record_of(const StepDef& def) const;
 };
+
+// The views `run` prints after the run (render/text.cpp, matrix.cpp,
+// heatmap.cpp, dense_map.cpp) read a step's values a block of rows at a time,
+// never the step whole: at most kViewBlockFloats values (a derived step's
+// computed into a buffer of that size; 1 MiB, read while in L2), or one row
+// when a row is longer.
+inline constexpr std::size_t kViewBlockFloats = std::size_t{1} << 18;
+// A table's line is held whole before it is written: per value, a number of
+// up to 12 characters ("-1.2346e+38"), two spaces before it and room for a
+// multi-byte mark ("×").
+inline constexpr std::size_t kViewLineBytesPerValue = 16;
+// A heatmap's text is held whole, per cell drawn: a cell with 24-bit colour
+// escapes is 35 bytes ("\x1b[48;2;245;225;40m\x1b[30m  0.93\x1b[0m") and a space.
+inline constexpr std::size_t kViewMapBytesPerCell = 40;
+// A heatmap drawn whole (--full) has at most this many columns, pooled down
+// to it when wider (render/dense_map.hpp, where the reason is).
+inline constexpr std::size_t kViewMaxMapColumns = 512;
+// A pooled cell of a heatmap (render/dense_map.hpp: a float and whether the
+// mask lets any of its cells through), held for every head before one is drawn.
+inline constexpr std::size_t kViewPooledCellBytes = 8;
+// What the views of a step of `shape` hold besides the trace: a block of its
+// rows per thread, a line of a table, and, for a step drawn as a heatmap,
+// every head's pooled cells and the map's text at its largest (--full).
+std::size_t view_bytes(const Shape& shape, bool heatmap, int threads);
 
 // True when the lesson gives this step, or (in document arithmetic) rounds it:
 // its value is then not the formula's, and a fused kernel may not skip it.

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <array>
 #include <optional>
 #include <vector>
 
+#include "kernels/kernels.hpp"
 #include "render/matrix.hpp"
 #include "render/wrap.hpp"
 
@@ -26,31 +28,6 @@ constexpr std::size_t kRulerStep = 10;
 // Below this many columns for the cells a map would be unreadable: the width
 // is ignored rather than pool 64 tokens into 3 characters.
 constexpr std::size_t kMinMapColumns = 16;
-
-// One pooled cell: the value shown, or none when the mask blocks all of its cells.
-using Pooled = std::optional<float>;
-
-std::vector<Pooled> pool_map(const float* base, std::size_t rows, std::size_t cols, std::size_t rs, std::size_t f,
-                             const HeatmapOptions& opt, std::size_t& prows, std::size_t& pcols) {
-    prows = (rows + f - 1) / f;
-    pcols = (cols + f - 1) / f;
-    std::vector<Pooled> out(prows * pcols);
-    for (std::size_t pr = 0; pr < prows; ++pr)
-        for (std::size_t pc = 0; pc < pcols; ++pc) {
-            double sum = 0, best = 0;
-            std::size_t n = 0;
-            for (std::size_t r = pr * f; r < std::min(rows, pr * f + f); ++r)
-                for (std::size_t c = pc * f; c < std::min(cols, pc * f + f); ++c) {
-                    const float x = base[r * rs + c];
-                    if (masked_cell(x, r, c, opt)) continue;
-                    best = n ? std::max(best, static_cast<double>(x)) : x;
-                    sum += x;
-                    ++n;
-                }
-            if (n) out[pr * pcols + pc] = static_cast<float>(opt.pool == Pooling::max ? best : sum / n);
-        }
-    return out;
-}
 
 // A cell's colour: the ramp at its place on the scale; a mask's visible cell
 // the top of the ramp; a masked one grey.
@@ -82,16 +59,77 @@ std::string ruler(std::size_t pcols, std::size_t f, std::size_t label_w, const H
 
 std::size_t dense_label_width(std::size_t rows) { return std::to_string(rows ? rows - 1 : 0).size(); }
 
-DenseMap dense_map(const float* base, std::size_t rows, std::size_t cols, std::size_t rs, const Scale& scale,
-                   const HeatmapOptions& opt) {
+std::size_t pool_factor(std::size_t rows, std::size_t cols, const HeatmapOptions& opt) {
     const std::size_t label_w = dense_label_width(rows);
     const std::size_t used = opt.indent.size() + label_w + 1;
     std::size_t room = opt.style.width > used ? opt.style.width - used : 0;
     room = std::max(room, kMinMapColumns);
-    std::size_t f = opt.full || opt.style.width == 0 ? 1 : (cols + room - 1) / room;
-    f = std::max<std::size_t>(f, 1);
-    std::size_t prows = 0, pcols = 0;
-    const std::vector<Pooled> cells = pool_map(base, rows, cols, rs, f, opt, prows, pcols);
+    // --full (or no width) draws every cell, up to kMaxWholeMapColumns a side: wider, the map is pooled to that.
+    if (opt.full || opt.style.width == 0) room = std::max<std::size_t>(cols <= kMaxWholeMapColumns ? cols : kMaxWholeMapColumns, 1);
+    return std::max<std::size_t>((cols + room - 1) / room, 1);
+}
+
+PooledMap pool_map(const StepRows& v, std::size_t offset, std::size_t rows, std::size_t cols, std::size_t f,
+                   const HeatmapOptions& opt, FiniteRange* range) {
+    PooledMap out;
+    out.pool = f = std::max<std::size_t>(f, 1);
+    out.prows = (rows + f - 1) / f;
+    out.pcols = (cols + f - 1) / f;
+    out.cells.resize(out.prows * out.pcols);
+    if (cols == 0) return out;
+    // The cells the mask blocks (map_fold_row): -inf, a multiplying mask's own 0s, the weights' mask's blocked cells.
+    MapMask blocks;
+    blocks.zero = opt.mask && opt.keep_mask;
+    const float* mask = opt.blocked.fits(rows, cols) ? opt.blocked.m->ptr() : nullptr;
+    blocks.blocked_value = opt.blocked.multiplies ? 0.0f : -std::numeric_limits<float>::infinity();
+    // Rows read a block at a time (a derived step's computed for those rows only): at most kViewBlockFloats values.
+    const std::size_t block_rows = std::clamp<std::size_t>(kViewBlockFloats / cols, 1, f);
+    FiniteRange total;
+    const long prows = static_cast<long>(out.prows);
+#pragma omp parallel if (prows > 1 && rows * cols > kViewBlockFloats)
+    {
+        StepRows reader = v;  // a block of this thread's own
+        std::vector<MapFold> folds(out.pcols);
+        FiniteRange seen;
+        MapMask row_mask = blocks;
+#pragma omp for schedule(dynamic, 1)
+        for (long pr = 0; pr < prows; ++pr) {
+            std::fill(folds.begin(), folds.end(), MapFold{});
+            const std::size_t r_end = std::min(rows, static_cast<std::size_t>(pr) * f + f);
+            for (std::size_t r0 = static_cast<std::size_t>(pr) * f; r0 < r_end; r0 += block_rows) {
+                const std::size_t nr = std::min(block_rows, r_end - r0);
+                const float* block = reader.span(offset + r0 * cols, nr * cols);
+                for (std::size_t r = 0; r < nr; ++r) {
+                    row_mask.blocks = mask ? mask + (r0 + r) * cols : nullptr;
+                    map_fold_row(block + r * cols, cols, f, row_mask, folds.data());
+                }
+            }
+            for (std::size_t pc = 0; pc < out.pcols; ++pc) {
+                const MapFold& fd = folds[pc];
+                seen.lo = std::min(seen.lo, fd.lo);
+                seen.hi = std::max(seen.hi, fd.hi);
+                if (fd.n)
+                    out.cells[static_cast<std::size_t>(pr) * out.pcols + pc] =
+                        opt.pool == Pooling::max ? fd.best : static_cast<float>(fd.sum / static_cast<double>(fd.n));
+            }
+        }
+#pragma omp critical(attntrace_pool_map)
+        {
+            total.lo = std::min(total.lo, seen.lo);
+            total.hi = std::max(total.hi, seen.hi);
+        }
+    }
+    if (range) {
+        range->lo = std::min(range->lo, total.lo);
+        range->hi = std::max(range->hi, total.hi);
+    }
+    return out;
+}
+
+DenseMap draw_dense(const PooledMap& map, std::size_t rows, const Scale& scale, const HeatmapOptions& opt) {
+    const std::size_t label_w = dense_label_width(rows);
+    const std::size_t f = map.pool, prows = map.prows, pcols = map.pcols;
+    const std::vector<Pooled>& cells = map.cells;
     DenseMap out;
     out.pool = f;
     out.text = ruler(pcols, f, label_w, opt);
@@ -120,25 +158,44 @@ DenseMap dense_map(const float* base, std::size_t rows, std::size_t cols, std::s
     return out;
 }
 
-std::string dense_heads(const Tensor& t, const std::vector<std::string>& captions, const Scale& scale,
+DenseMap dense_map(const StepRows& v, std::size_t offset, std::size_t rows, std::size_t cols, const Scale& scale,
+                   const HeatmapOptions& opt) {
+    return draw_dense(pool_map(v, offset, rows, cols, pool_factor(rows, cols, opt), opt), rows, scale, opt);
+}
+
+namespace {
+
+constexpr std::size_t kGapBetween = 2;  // spaces between two heads' maps
+
+// A head's column: its map (labels, a space, a character per key), or its caption when wider.
+std::size_t head_block(std::size_t rows, std::size_t cols, const std::vector<std::string>& captions) {
+    std::size_t block = dense_label_width(rows) + 1 + cols;
+    for (const auto& c : captions) block = std::max(block, display_width(c));
+    return block;
+}
+
+}  // namespace
+
+bool heads_side_by_side(std::size_t NH, std::size_t rows, std::size_t cols, const std::vector<std::string>& captions,
                         const HeatmapOptions& opt) {
-    const std::size_t NH = t.shape[0], R = t.shape[1], C = t.shape[2];
-    // A head's column: its map (labels, a space, a character per key), or its caption when wider.
-    std::size_t block = dense_label_width(R) + 1 + C;
-    for (std::size_t h = 0; h < NH && h < captions.size(); ++h) block = std::max(block, display_width(captions[h]));
-    constexpr std::size_t kGapBetween = 2;
-    if (NH < 2 || opt.style.width == 0 || opt.style.width < opt.indent.size() + 2 * block + kGapBetween) return "";
-    const std::size_t per_row = (opt.style.width - opt.indent.size() + kGapBetween) / (block + kGapBetween);
+    const std::size_t block = head_block(rows, cols, captions);
+    return NH >= 2 && opt.style.width != 0 && opt.style.width >= opt.indent.size() + 2 * block + kGapBetween;
+}
+
+std::string dense_heads(const std::vector<PooledMap>& heads, std::size_t rows, const std::vector<std::string>& captions,
+                        const Scale& scale, const HeatmapOptions& opt) {
+    const std::size_t NH = heads.size(), cols = NH ? heads[0].pcols : 0;
+    const std::size_t block = head_block(rows, cols, captions);
+    const std::size_t per_row = std::max<std::size_t>((opt.style.width - opt.indent.size() + kGapBetween) / (block + kGapBetween), 1);
     HeatmapOptions bare = opt;
     bare.indent.clear();
-    bare.full = true;  // unpooled: each map is narrower than the width by construction
     std::string out;
     for (std::size_t first = 0; first < NH; first += per_row) {
         const std::size_t last = std::min(NH, first + per_row);
         std::vector<std::vector<std::string>> maps;  // per head: caption, ruler, lines
         for (std::size_t h = first; h < last; ++h) {
             std::vector<std::string> lines{h < captions.size() ? captions[h] : "head " + std::to_string(h)};
-            const std::string text = dense_map(t.ptr() + h * R * C, R, C, C, scale, bare).text;
+            const std::string text = draw_dense(heads[h], rows, scale, bare).text;
             for (std::size_t a = 0, b; a < text.size(); a = b + 1) {
                 b = text.find('\n', a);
                 lines.push_back(text.substr(a, b - a));

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/printable.hpp"
+#include "kernels/kernels.hpp"
 #include "render/dense_map.hpp"
 #include "render/heat_colour.hpp"
 #include "render/matrix.hpp"
@@ -86,7 +87,7 @@ std::string legend(const Scale& s, const HeatmapOptions& opt) {
     return out + "\n";
 }
 
-std::string one_map(const float* base, std::size_t rows, std::size_t cols, std::size_t rs, const std::vector<std::string>* rl,
+std::string one_map(StepRows& v, std::size_t offset, std::size_t rows, std::size_t cols, const std::vector<std::string>* rl,
                     const std::vector<std::string>* cl, const Scale& sc, const HeatmapOptions& opt, bool summarize) {
     // Labels are the lesson's tokens: printable, so that they cannot move the cursor or break a row.
     auto lab = [](const std::vector<std::string>* l, std::size_t i) {
@@ -121,9 +122,10 @@ std::string one_map(const float* base, std::size_t rows, std::size_t cols, std::
         }
         const std::string l = lab(rl, r);
         out += opt.indent + l + std::string(lw - display_width(l), ' ');
+        const float* row = v.span(offset + r * cols, cols);
         for (auto c : cix) {
             out += ' ';
-            out += c == kGap ? std::string("...") : cell(base[r * rs + c], r, c, sc, opt);
+            out += c == kGap ? std::string("...") : cell(row[c], r, c, sc, opt);
         }
         out += "\n";
     }
@@ -190,21 +192,53 @@ bool decide_color(std::string_view choice, bool stdout_is_terminal, const char* 
     return stdout_is_terminal && (!no_color || !*no_color) && !(term && std::string_view(term) == "dumb");
 }
 
-std::string format_heatmap(const Tensor& t, const std::vector<std::string>& /*axes: the head axis comes first*/,
+std::string format_heatmap(const Tensor& t, const std::vector<std::string>& axes,
+                           const std::vector<std::vector<std::string>>& labels, const HeatmapOptions& opt) {
+    StepRows v(t);
+    return format_heatmap(v, axes, labels, opt);
+}
+
+namespace {
+
+// The finite values' range of t: every value read once, a block of rows per
+// thread, folded as a pooled map folds its rows (map_fold_row, one fold a row).
+FiniteRange finite_range(const StepRows& t) {
+    FiniteRange total;
+    const std::size_t cols = std::max<std::size_t>(t.cols(), 1), rows = t.size() / cols;
+    const std::size_t block_rows = std::max<std::size_t>(1, kViewBlockFloats / cols);
+    const long blocks = static_cast<long>((rows + block_rows - 1) / block_rows);
+#pragma omp parallel if (blocks > 1)
+    {
+        StepRows reader = t;
+        MapFold fold;
+#pragma omp for schedule(static)
+        for (long b = 0; b < blocks; ++b) {
+            const std::size_t r0 = static_cast<std::size_t>(b) * block_rows, n = std::min(block_rows, rows - r0);
+            const float* x = reader.span(r0 * cols, n * cols);
+            for (std::size_t r = 0; r < n; ++r) map_fold_row(x + r * cols, cols, cols, MapMask{}, &fold);
+        }
+#pragma omp critical(attntrace_finite_range)
+        {
+            total.lo = std::min(total.lo, fold.lo);
+            total.hi = std::max(total.hi, fold.hi);
+        }
+    }
+    return total;
+}
+
+}  // namespace
+
+std::string format_heatmap(StepRows& t, const std::vector<std::string>& /*axes: the head axis comes first*/,
                            const std::vector<std::vector<std::string>>& labels, const HeatmapOptions& opt) {
     if (t.size() == 0 || t.rank() < 2) return "";
-    Scale sc;
-    if (opt.auto_range) {
-        sc.lo = std::numeric_limits<float>::infinity();
-        sc.hi = -sc.lo;
-        for (float x : t.data)
-            if (std::isfinite(x)) sc.lo = std::min(sc.lo, x), sc.hi = std::max(sc.hi, x);
-        if (sc.lo > sc.hi) sc.lo = 0, sc.hi = 1;
-    }
+    const Shape& shape = t.shape();
     auto lab = [&](std::size_t k) { return k < labels.size() ? &labels[k] : nullptr; };
-    const bool summarize = !opt.full && t.size() > opt.threshold;
-    const std::size_t R = t.shape[t.rank() - 2], C = t.shape[t.rank() - 1];
+    const std::size_t R = shape[t.rank() - 2], C = shape[t.rank() - 1];
+    const std::size_t NH = t.rank() == 2 ? 1 : shape[0];
     HeatmapOptions o = opt;
+    // A map wider than kMaxWholeMapColumns is never drawn whole (--full): its cells summarised, its dense form pooled.
+    if (C > kMaxWholeMapColumns) o.full = false;
+    const bool summarize = !o.full && t.size() > opt.threshold;
     if (!o.blocked.fits(R, C)) o.blocked = {};  // a mask of another shape says nothing about these cells
     // Dense when asked, or when the cells' numbers would not fit beside the widest row label.
     const std::vector<std::string>* row_labels = lab(t.rank() - 2);
@@ -212,38 +246,57 @@ std::string format_heatmap(const Tensor& t, const std::vector<std::string>& /*ax
     for (std::size_t r = 0; row_labels && r < std::min(R, row_labels->size()); ++r)
         label_w = std::max(label_w, display_width(printable((*row_labels)[r])));
     const bool dense = draws_dense(C, label_w, o);
-    std::size_t pool = 1;
-    auto map = [&](const float* base, const std::vector<std::string>* rl, const std::vector<std::string>* cl) {
-        if (!dense) return one_map(base, R, C, C, rl, cl, sc, o, summarize);
-        DenseMap d = dense_map(base, R, C, C, sc, o);
-        pool = d.pool;
-        return d.text;
+    std::vector<std::string> captions;  // (NH, rows, cols): one map per head, the head axis first as the trace keeps scores and weights
+    for (std::size_t h = 0; t.rank() > 2 && h < NH; ++h)
+        captions.push_back(h < o.head_captions.size()
+                               ? o.head_captions[h]
+                               : "head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)));
+    // Dense heads side by side when two or more fit the width, each unpooled.
+    const bool side_by_side = dense && t.rank() > 2 && heads_side_by_side(NH, R, C, captions, o);
+    std::vector<std::size_t> shown = t.rank() == 2 ? std::vector<std::size_t>{0} : shown_indices(NH, o.edge_items, summarize);
+    if (side_by_side) {
+        shown.clear();
+        for (std::size_t h = 0; h < NH; ++h) shown.push_back(h);
+    }
+    // A dense map pools every head it shows, and with a score's scale every
+    // head: the scale's range is read in the same pass (one read of the step).
+    FiniteRange range;
+    std::vector<PooledMap> pooled(NH);
+    if (dense) {
+        HeatmapOptions bare = o;
+        bare.full = true;
+        const std::size_t f = side_by_side ? 1 : pool_factor(R, C, o);
+        std::vector<bool> drawn(NH, false);
+        for (std::size_t h : shown)
+            if (h != kGap) drawn[h] = true;
+        for (std::size_t h = 0; h < NH; ++h)
+            if (drawn[h] || opt.auto_range) pooled[h] = pool_map(t, h * R * C, R, C, f, side_by_side ? bare : o, &range);
+    } else if (opt.auto_range) {
+        range = finite_range(t);
+    }
+    Scale sc;
+    if (opt.auto_range) {
+        sc.lo = range.empty() ? 0 : range.lo;
+        sc.hi = range.empty() ? 1 : range.hi;
+    }
+    if (side_by_side) return dense_heads(pooled, R, captions, sc, o) + dense_legend(sc, o, 1);
+    auto map = [&](std::size_t h, const std::vector<std::string>* rl, const std::vector<std::string>* cl) {
+        return dense ? draw_dense(pooled[h], R, sc, o).text : one_map(t, h * R * C, R, C, rl, cl, sc, o, summarize);
     };
     std::string out;
     if (t.rank() == 2) {
-        out = map(t.ptr(), lab(0), lab(1));
+        out = map(0, lab(0), lab(1));
     } else {
-        // (NH, rows, cols): one map per head, the head axis first as the trace keeps scores and weights
-        std::vector<std::string> captions;
-        for (std::size_t h = 0; h < t.shape[0]; ++h)
-            captions.push_back(h < o.head_captions.size()
-                                   ? o.head_captions[h]
-                                   : "head " + (lab(0) && h < lab(0)->size() ? printable((*lab(0))[h]) : std::to_string(h)));
-        // Dense heads side by side when two or more fit the width.
-        if (dense) {
-            out = dense_heads(t, captions, sc, o);
-            if (!out.empty()) return out + dense_legend(sc, o, 1);
-        }
-        for (std::size_t h : shown_indices(t.shape[0], o.edge_items, summarize)) {
+        for (std::size_t h : shown) {
             if (h == kGap) {
                 out += o.indent + "... (more heads; --full shows them)\n";
                 continue;
             }
-            if (t.shape[0] > 1) out += o.indent + captions[h] + "\n";
-            out += map(t.ptr() + h * R * C, lab(1), lab(2));
+            if (NH > 1) out += o.indent + captions[h] + "\n";
+            out += map(h, lab(1), lab(2));
         }
     }
-    return out + (dense ? dense_legend(sc, o, pool) : legend(sc, o));
+    return out + (dense ? dense_legend(sc, o, pooled[0].pool) : legend(sc, o));
 }
 
 }  // namespace attntrace

@@ -61,6 +61,13 @@ struct HeatmapOptions {
 std::string format_heatmap(const Tensor& t, const std::vector<std::string>& axes,
                            const std::vector<std::vector<std::string>>& labels, const HeatmapOptions& opt);
 
+// The same from a step's rows (trace/derived.hpp): the values are read a
+// block of rows at a time (a derived step's computed as read), never copied
+// whole; a map wider than kMaxWholeMapColumns (dense_map.hpp) is summarised
+// or pooled even under opt.full.
+std::string format_heatmap(StepRows& t, const std::vector<std::string>& axes,
+                           const std::vector<std::vector<std::string>>& labels, const HeatmapOptions& opt);
+
 // Whether opt.mode draws a map of `cols` columns, beside row labels up to
 // `label_w` wide, dense: asked to, or automatic and the cells would not fit.
 bool draws_dense(std::size_t cols, std::size_t label_w, const HeatmapOptions& opt);

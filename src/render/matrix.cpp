@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "core/printable.hpp"
 
@@ -11,9 +12,10 @@ namespace attntrace {
 
 namespace {
 
+// A (rows, cols) slice of a tensor's values: element (r, c) at flat index
+// offset + r·row_stride + c·col_stride, read a row at a time.
 struct Slice {
-    const float* base;
-    std::size_t rows, cols, row_stride, col_stride;
+    std::size_t offset, rows, cols, row_stride, col_stride;
     const std::vector<std::string>* row_labels;  // may be null
     const std::vector<std::string>* col_labels;
 };
@@ -30,47 +32,55 @@ std::string pad_left(const std::string& s, std::size_t w) {
     return n >= w ? s : std::string(w - n, ' ') + s;
 }
 
-std::string format_slice(const Slice& s, const TableOptions& opt, bool summarize) {
+// The slice's table, a line at a time: only the rows shown are read (a
+// derived step's computed for those rows alone), and no more than a line of
+// text is held, so that --full writes a table of any size in bounded memory.
+void write_slice(std::ostream& os, StepRows& v, const Slice& s, const TableOptions& opt, bool summarize) {
     auto rows = shown_indices(s.rows, opt.edge_items, summarize);
     auto cols = shown_indices(s.cols, opt.edge_items, summarize);
+    // Row r's values, cell c at [c · col_stride]; valid until the next row is read.
+    auto row = [&](std::size_t r) { return v.span(s.offset + r * s.row_stride, (s.cols - 1) * s.col_stride + 1); };
     std::size_t label_w = 3;  // room for the "..." row
     for (auto r : rows)
         if (r != kGap) label_w = std::max(label_w, display_width(label(s.row_labels, r)));
     // One notation for the slice, as numpy has it: scientific once a shown
     // value reaches kScientificFrom (core/decimal.hpp).
     Notation notation = Notation::fixed;
-    for (auto r : rows)
-        for (std::size_t c = 0; r != kGap && c < s.cols && notation == Notation::fixed; ++c)
-            notation = notation_for(&s.base[r * s.row_stride + c * s.col_stride], 1);
+    for (auto r : rows) {
+        if (r == kGap) continue;
+        const float* p = row(r);
+        for (std::size_t c = 0; c < s.cols && notation == Notation::fixed; ++c)
+            notation = notation_for(&p[c * s.col_stride], 1);
+    }
     const bool blocks = opt.blocked.fits(s.rows, s.cols);
-    const auto cell = [&](std::size_t r, std::size_t c) {
+    const auto cell = [&](const float* p, std::size_t r, std::size_t c) {
         if (blocks && opt.blocked.at(r, c)) return std::string(kBlockedMark);
-        return format_number(s.base[r * s.row_stride + c * s.col_stride], opt.precision, notation);
+        return format_number(p[c * s.col_stride], opt.precision, notation);
     };
     // One width for every column: the widest label or number of the whole slice
     // (over the shown rows), so dropping columns to fit cannot widen the rest.
     std::size_t w = 0;
-    for (std::size_t c = 0; c < s.cols; ++c) {
-        w = std::max(w, display_width(label(s.col_labels, c)));
-        for (auto r : rows)
-            if (r != kGap) w = std::max(w, display_width(cell(r, c)));
+    for (std::size_t c = 0; c < s.cols; ++c) w = std::max(w, display_width(label(s.col_labels, c)));
+    for (auto r : rows) {
+        if (r == kGap) continue;
+        const float* p = row(r);
+        for (std::size_t c = 0; c < s.cols; ++c) w = std::max(w, display_width(cell(p, r, c)));
     }
     if (!opt.full) cols = fit_columns(cols, s.cols, opt.indent.size() + label_w, w + 2, 5, opt.width);
-    std::string out = opt.indent + std::string(label_w, ' ');
-    for (auto c : cols) out += c == kGap ? std::string("  ...") : std::string("  ") + pad_left(label(s.col_labels, c), w);
-    out += "\n";
+    std::string line = opt.indent + std::string(label_w, ' ');
+    for (auto c : cols) line += c == kGap ? std::string("  ...") : std::string("  ") + pad_left(label(s.col_labels, c), w);
+    os << line << '\n';
     for (auto r : rows) {
         if (r == kGap) {
-            out += opt.indent + pad_left("...", label_w) + "\n";
+            os << opt.indent << pad_left("...", label_w) << '\n';
             continue;
         }
         const std::string l = label(s.row_labels, r);
-        out += opt.indent + l + std::string(label_w - std::min(label_w, display_width(l)), ' ');
-        for (auto c : cols)
-            out += c == kGap ? std::string("  ...") : std::string("  ") + pad_left(cell(r, c), w);
-        out += "\n";
+        line = opt.indent + l + std::string(label_w - std::min(label_w, display_width(l)), ' ');
+        const float* p = row(r);
+        for (auto c : cols) line += c == kGap ? std::string("  ...") : std::string("  ") + pad_left(cell(p, r, c), w);
+        os << line << '\n';
     }
-    return out;
 }
 
 }  // namespace
@@ -130,37 +140,46 @@ std::vector<std::size_t> fit_columns(std::vector<std::size_t> wanted, std::size_
 
 std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
                           const std::vector<std::vector<std::string>>& labels, const TableOptions& opt) {
+    StepRows v(t);
+    std::ostringstream os;
+    write_tensor(os, v, axes, labels, opt);
+    return os.str();
+}
+
+void write_tensor(std::ostream& os, StepRows& t, const std::vector<std::string>& axes,
+                  const std::vector<std::vector<std::string>>& labels, const TableOptions& opt) {
     auto lab = [&](std::size_t k) { return k < labels.size() ? &labels[k] : nullptr; };
-    if (t.size() == 0) return opt.indent + "(empty)\n";
+    if (t.size() == 0) {
+        os << opt.indent << "(empty)\n";
+        return;
+    }
     const bool summarize = !opt.full && t.size() > opt.threshold;
+    const Shape& shape = t.shape();
     switch (t.rank()) {
-        case 0: return opt.indent + format_number(t.data[0], opt.precision) + "\n";
+        case 0: os << opt.indent << format_number(*t.span(0, 1), opt.precision) << '\n'; return;
         case 1: {
             static const std::vector<std::string> none{""};
-            return format_slice({t.ptr(), 1, t.shape[0], 0, 1, &none, lab(0)}, opt, summarize);
+            return write_slice(os, t, {0, 1, shape[0], 0, 1, &none, lab(0)}, opt, summarize);
         }
-        case 2: return format_slice({t.ptr(), t.shape[0], t.shape[1], t.shape[1], 1, lab(0), lab(1)}, opt, summarize);
+        case 2: return write_slice(os, t, {0, shape[0], shape[1], shape[1], 1, lab(0), lab(1)}, opt, summarize);
         default: break;
     }
     // Rank 3: one table per head. Axis k is the head axis; the other two, in order, are rows and columns.
     std::size_t k = std::find(axes.begin(), axes.end(), "head") - axes.begin();
     if (k >= 3) k = std::find(axes.begin(), axes.end(), "kv_head") - axes.begin();  // K and V
     if (k >= 3) k = 0;
-    const std::size_t stride[3] = {t.shape[1] * t.shape[2], t.shape[2], 1};
+    const std::size_t stride[3] = {shape[1] * shape[2], shape[2], 1};
     std::size_t r = k == 0 ? 1 : 0, c = k == 2 ? 1 : 2;
-    std::string out;
-    for (std::size_t h : shown_indices(t.shape[k], opt.edge_items, summarize)) {
+    for (std::size_t h : shown_indices(shape[k], opt.edge_items, summarize)) {
         if (h == kGap) {
-            out += opt.indent + fmt::format("... ({} heads not shown; --full shows them)\n", t.shape[k] - 2 * opt.edge_items);
+            os << opt.indent << fmt::format("... ({} heads not shown; --full shows them)\n", shape[k] - 2 * opt.edge_items);
             continue;
         }
-        if (t.shape[k] > 1)
-            out += opt.indent + (k < axes.size() && axes[k] == "kv_head" ? "kv_head " : "head ") +
-                   (lab(k) ? label(lab(k), h) : std::to_string(h)) + "\n";
-        out += format_slice({t.ptr() + h * stride[k], t.shape[r], t.shape[c], stride[r], stride[c], lab(r), lab(c)}, opt,
-                            summarize);
+        if (shape[k] > 1)
+            os << opt.indent << (k < axes.size() && axes[k] == "kv_head" ? "kv_head " : "head ")
+               << (lab(k) ? label(lab(k), h) : std::to_string(h)) << '\n';
+        write_slice(os, t, {h * stride[k], shape[r], shape[c], stride[r], stride[c], lab(r), lab(c)}, opt, summarize);
     }
-    return out;
 }
 
 }  // namespace attntrace

@@ -4,11 +4,13 @@
 #include "core/decimal.hpp"
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "trace/derived.hpp"
 
 namespace attntrace {
 
@@ -46,6 +48,12 @@ struct TableOptions {
 // one table per slice of its `head` axis, captioned "head h0".
 std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
                           const std::vector<std::vector<std::string>>& labels, const TableOptions& opt);
+
+// The same, written to `os` a line at a time from `t`'s rows: only the rows
+// shown are read (a derived step's computed for those alone), and at most a
+// line of text is held, whatever the step's size and --full.
+void write_tensor(std::ostream& os, StepRows& t, const std::vector<std::string>& axes,
+                  const std::vector<std::vector<std::string>>& labels, const TableOptions& opt);
 
 // format_number (one number as the tables show it): core/decimal.hpp.
 

@@ -190,8 +190,10 @@ std::string kv_groups(const Dims& d) {
 }  // namespace
 
 bool heatmapped(const Step& s) {
-    return computes(s, Leaf::pattern) || computes(s, Leaf::mask) || computes(s, Leaf::alibi) ||
-           computes(s, Leaf::attn_scores);
+    if (s.def) return drawn_as_map(s.def->leaf);
+    for (const StepTemplate& t : step_templates())  // a trace read from a file: its steps by the template's names
+        if (t.name == s.name) return drawn_as_map(t.leaf);
+    return false;
 }
 
 std::string given_note(const CheckReport& report) {
@@ -310,7 +312,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         if (dims.KVH != dims.NH && s.shape.size() == 3 && s.shape[0] == dims.NH)
             for (std::size_t h = 0; h < dims.NH; ++h)
                 heat.head_captions.push_back(fmt::format("head h{} · kv{}", h, h / (dims.NH / dims.KVH)));
-        out << "    heatmap:\n" << format_heatmap(*values_of(tr, s), s.axes, s.labels, heat);
+        StepRows rows(tr, s);  // a derived step's rows computed as the map reads them, not the step whole
+        out << "    heatmap:\n" << format_heatmap(rows, s.axes, s.labels, heat);
     };
     // A batched trace prints each step once per sequence, with that sequence's tokens.
     std::vector<Trace> sequences;
@@ -318,7 +321,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     auto draw_values = [&](const Step& s, std::size_t k, bool formula) {
         auto draw = [&](const Trace& tr, const Step& st) {
             table.blocked = formula ? Blocked{} : blocked_of(tr, st);
-            out << format_tensor(formula ? *st.formula : *values_of(tr, st), st.axes, st.labels, table);
+            StepRows rows = formula ? StepRows(*st.formula) : StepRows(tr, st);  // only the rows shown are read
+            write_tensor(out, rows, st.axes, st.labels, table);
             if (!formula) draw_heatmap(tr, st);
         };
         if (sequences.empty()) return draw(trace, s);

@@ -20,6 +20,9 @@ const Tensor& held_values(const StepFinder& find, const std::string& name) {
     return s->held();
 }
 
+// What a derived step's reader starts from before it points at the step.
+const Tensor kNoRows;
+
 }  // namespace
 
 std::vector<std::string> Derivation::sources() const {
@@ -68,6 +71,35 @@ bool is_derived(const Step& s) {
 StepValues values_of(const Trace& t, const Step& s) {
     if (!is_derived(s)) return StepValues(&s.held());
     return StepValues(derive_values(s, [&t](const std::string& name) { return t.find(name); }));
+}
+
+StepRows::StepRows(const Tensor& held)
+    : shape_(&held.shape), held_(held.ptr()), size_(held.size()),
+      cols_(held.shape.empty() ? 1 : held.shape.back()) {}
+
+StepRows::StepRows(const Trace& t, const Step& s)
+    : StepRows(is_derived(s) ? kNoRows : s.held()) {  // held() refuses a step without values, as values_of does
+    if (!is_derived(s)) return;
+    shape_ = &s.shape;
+    held_ = nullptr;
+    trace_ = &t;
+    step_ = &s;
+    size_ = numel(s.shape);
+    cols_ = s.shape.empty() ? 1 : s.shape.back();
+}
+
+const float* StepRows::span(std::size_t first, std::size_t n) {
+    if (held_ || n == 0) return held_ + first;
+    const std::size_t cols = std::max<std::size_t>(cols_, 1);
+    const std::size_t r0 = first / cols, r1 = (first + n - 1) / cols + 1;
+    if (r0 < buffer_r0_ || r1 > buffer_r0_ + buffer_rows_) {
+        buffer_.resize((r1 - r0) * cols);
+        derive_rows(*step_->derivation, [this](const std::string& name) { return trace_->find(name); }, buffer_.data(),
+                    r0, r1 - r0, cols);
+        buffer_r0_ = r0;
+        buffer_rows_ = r1 - r0;
+    }
+    return buffer_.data() + (first - buffer_r0_ * cols);
 }
 
 std::optional<StepValues> checked_values(const Trace& t, const Step& s) {

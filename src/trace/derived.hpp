@@ -81,6 +81,35 @@ private:
     const Tensor* held_ = nullptr;
 };
 
+// A step's values read a block of rows (of its last axis) at a time, for a
+// view that shows a few rows or pools them all: a held step's rows where they
+// are, a derived step's computed for those rows only, into a buffer of their
+// size. No view then copies a step whole (a derived (12, 8192, 8192) step is
+// 3 GiB: `run` of a BERT-size lesson at n = 8192 peaked at 10.3 GB with a
+// copy, 7.2 GB without; docs/performance.md).
+class StepRows {
+public:
+    explicit StepRows(const Tensor& held);
+    // s's values as values_of gives them, without computing them whole.
+    StepRows(const Trace& t, const Step& s);
+    const Shape& shape() const { return *shape_; }
+    std::size_t rank() const { return shape_->size(); }
+    std::size_t size() const { return size_; }
+    std::size_t cols() const { return cols_; }  // the last axis's extent (1 for a scalar)
+    // Values [first, first + n) in row-major order: in place, or computed
+    // (the rows they lie in) into this reader's buffer, valid until the next read.
+    const float* span(std::size_t first, std::size_t n);
+
+private:
+    const Shape* shape_ = nullptr;
+    const float* held_ = nullptr;  // null: derived
+    const Trace* trace_ = nullptr;
+    const Step* step_ = nullptr;
+    std::size_t size_ = 0, cols_ = 1;
+    std::vector<float> buffer_;
+    std::size_t buffer_r0_ = 0, buffer_rows_ = 0;  // the rows buffer_ holds
+};
+
 // Whether s is a derived step kept in full that holds no buffer (its values come from values_of).
 bool is_derived(const Step& s);
 // s's values: Step::value, or the derived values computed from the trace's steps.

@@ -297,4 +297,8 @@ Shape step_shape(const StepDef& def, const Dims& dims) {
     return s;
 }
 
+bool drawn_as_map(Leaf leaf) {
+    return leaf == Leaf::pattern || leaf == Leaf::mask || leaf == Leaf::alibi || leaf == Leaf::attn_scores;
+}
+
 }  // namespace attntrace

@@ -138,6 +138,11 @@ struct StepDef {
     NegInf neg_inf = NegInf::never;
 };
 
+// The steps `run` draws as a heatmap beside their table, key by query (the
+// weights, the mask, ALiBi's bias, the masked scores): the views
+// (render/text.cpp) and what the plan counts for them (pipeline/plan.cpp) ask this.
+bool drawn_as_map(Leaf leaf);
+
 // The template, in the order one post-norm encoder block records it.
 const std::vector<StepTemplate>& step_templates();
 const StepTemplate* find_template(std::string_view name);

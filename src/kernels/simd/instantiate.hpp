@@ -6,6 +6,7 @@
 #include "kernels/simd/attention_simd.hpp"
 #include "kernels/simd/elementwise_simd.hpp"
 #include "kernels/simd/gemm_simd.hpp"
+#include "kernels/simd/map_fold_simd.hpp"
 #include "kernels/simd/norm_stats_simd.hpp"
 #include "kernels/simd/softmax_simd.hpp"
 
@@ -52,6 +53,9 @@
     template attntrace::FloatBitsMax attntrace::simd::BitsMax::operator()<ARCH>(ARCH, const float*, std::size_t)   \
         const;                                                                                                    \
     template void attntrace::simd::CopyStreamed::operator()<ARCH>(ARCH, const float*, float*, std::size_t) const; \
+    template void attntrace::simd::MapFoldRow::operator()<ARCH>(ARCH, const float*, std::size_t, std::size_t,     \
+                                                                const attntrace::MapMask&, attntrace::MapFold*)  \
+        const;                                                                                                    \
     template void attntrace::simd::Add::operator()<ARCH>(ARCH, const float*, const float*, float*, std::size_t)  \
         const;                                                                                                    \
     template void attntrace::simd::ScaleDiv::operator()<ARCH>(ARCH, const float*, float, float*, std::size_t)    \

@@ -15,6 +15,7 @@
 #include <xsimd/config/xsimd_arch.hpp>
 
 #include "kernels/activations.hpp"  // FloatBitsMax
+#include "kernels/map_fold.hpp"     // MapFold, MapMask
 #include "kernels/attention.hpp"  // kAttnBr, kAttnBc
 #include "kernels/tuning.hpp"     // blocking and when to use threads
 
@@ -192,6 +193,11 @@ struct RotatePairs {
 struct BitsMax {
     template <class Arch>
     FloatBitsMax operator()(Arch, const float* x, std::size_t n) const;
+};
+// map_fold_row_ref's folds, a register of cells at a time (float lane sums)
+struct MapFoldRow {
+    template <class Arch>
+    void operator()(Arch, const float* x, std::size_t cols, std::size_t f, const MapMask& mask, MapFold* folds) const;
 };
 // y = x, stored past the caches (stream_store.hpp) from y's first aligned float
 struct CopyStreamed {
