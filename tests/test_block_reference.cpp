@@ -250,22 +250,34 @@ const Size kSizes[] = {{1, 4, 1, 8}, {3, 4, 2, 16}, {7, 12, 3, 20}, {16, 32, 4, 
 
 TEST_CASE("the block matches the double-precision reference at every step, without a mask, with ReLU") {
     std::uint64_t seed = 1;
-    for (const Size& s : kSizes) check_against_reference(s, false, false, seed++);
+    for (const Size& s : kSizes) {
+        const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+        check_against_reference(s, false, false, k);
+    }
 }
 
 TEST_CASE("the block matches the double-precision reference at every step, with a causal mask, with ReLU") {
     std::uint64_t seed = 11;
-    for (const Size& s : kSizes) check_against_reference(s, true, false, seed++);
+    for (const Size& s : kSizes) {
+        const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+        check_against_reference(s, true, false, k);
+    }
 }
 
 TEST_CASE("the block matches the double-precision reference at every step, without a mask, with GELU") {
     std::uint64_t seed = 21;
-    for (const Size& s : kSizes) check_against_reference(s, false, true, seed++);
+    for (const Size& s : kSizes) {
+        const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+        check_against_reference(s, false, true, k);
+    }
 }
 
 TEST_CASE("the block matches the double-precision reference at every step, with a causal mask, with GELU") {
     std::uint64_t seed = 31;
-    for (const Size& s : kSizes) check_against_reference(s, true, true, seed++);
+    for (const Size& s : kSizes) {
+        const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+        check_against_reference(s, true, true, k);
+    }
 }
 
 TEST_CASE("the block matches the double-precision reference with every config.scale, the factor a step of its own") {
@@ -277,7 +289,10 @@ TEST_CASE("the block matches the double-precision reference with every config.sc
                                      {{"multiply_by", 2.0}}};
     std::uint64_t seed = 41;
     for (const nlohmann::json& scale : scales)
-        for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, false, seed++, scale);
+        for (const Size& s : kSizes) {
+            const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+            check_against_reference(s, k % 2 == 0, false, k, scale);
+        }
 }
 
 TEST_CASE("the block matches the double-precision reference without softmax's max shift and with no normaliser") {
@@ -285,7 +300,10 @@ TEST_CASE("the block matches the double-precision reference without softmax's ma
     const nlohmann::json configs[] = {{{"max_shift", false}}, {{"normalizer", "none"}}};
     std::uint64_t seed = 61;
     for (const nlohmann::json& extra : configs)
-        for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, false, seed++, true, extra);
+        for (const Size& s : kSizes) {
+            const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+            check_against_reference(s, k % 2 == 0, false, k, true, extra);
+        }
 }
 
 TEST_CASE("the block matches the double-precision reference with the mask before the scaling or on the weights") {
@@ -296,7 +314,10 @@ TEST_CASE("the block matches the double-precision reference with the mask before
                                       {{"mask_at", "raw"}, {"max_shift", false}}};
     std::uint64_t seed = 71;
     for (const nlohmann::json& extra : configs)
-        for (const Size& s : kSizes) check_against_reference(s, true, seed % 2 == 0, seed++, true, extra);
+        for (const Size& s : kSizes) {
+            const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+            check_against_reference(s, true, k % 2 == 0, k, true, extra);
+        }
 }
 
 TEST_CASE("the block matches the double-precision reference with LayerNorm's every piece a step") {
@@ -304,7 +325,10 @@ TEST_CASE("the block matches the double-precision reference with LayerNorm's eve
     const nlohmann::json configs[] = {{{"norm_steps", "all"}}};
     std::uint64_t seed = 81;
     for (const nlohmann::json& extra : configs)
-        for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, seed % 3 == 0, seed++, true, extra);
+        for (const Size& s : kSizes) {
+            const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+            check_against_reference(s, k % 2 == 0, k % 3 == 0, k, true, extra);
+        }
 }
 
 TEST_CASE("the block matches the double-precision reference with projection widths of their own (d_k, d_v)") {
@@ -316,7 +340,10 @@ TEST_CASE("the block matches the double-precision reference with projection widt
                                      {{"d_v", 1}}};                // d_k = C / NH, d_v of its own
     std::uint64_t seed = 91;
     for (const nlohmann::json& extra : widths)
-        for (const Size& s : kSizes) check_against_reference(s, seed % 2 == 0, seed % 3 == 0, seed++, true, extra);
+        for (const Size& s : kSizes) {
+            const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+            check_against_reference(s, k % 2 == 0, k % 3 == 0, k, true, extra);
+        }
     // heads that do not divide d_model: 2 heads of width 1 on 3-wide inputs, 3 heads on 4
     check_against_reference({5, 3, 2, 6}, true, false, 101, true, {{"d_k", 1}});
     check_against_reference({6, 4, 3, 8}, false, true, 102, {{"divide_by", "sqrt_dk"}}, {{"d_k", 2}, {"d_v", 3}});
