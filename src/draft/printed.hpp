@@ -1,0 +1,68 @@
+// What an article prints, read for its numbers: every array and scalar, where
+// it stands, what the text calls it, and the precision each number was
+// printed at. `attntrace draft` reads an article into this (article.hpp),
+// then places each printed array on a step of a lesson it builds.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace attntrace {
+
+// One number as printed: its value and the decimal places it shows ("0.50":
+// 2, "3": 0, "51%": 2 as a fraction 0.51, "1.2e-3": 4, "1.2e3": -2).
+struct PrintedNumber {
+    double value = 0;
+    int decimals = 0;
+    bool operator==(const PrintedNumber&) const = default;
+};
+
+// How an array was written.
+enum class PrintedForm {
+    latex,     // \begin{bmatrix} ... \end{bmatrix} (pmatrix, matrix, array, ...), also in a formula image's URL
+    bracket,   // [[0.1, 0.2], [0.3, 0.4]], tensor([...]), array([...]), numpy's "[[0.1 0.2]\n [0.3 0.4]]"
+    table,     // a Markdown or HTML table's numeric cells, or lines "label 0.1 0.2 0.3" in a row
+    prose,     // a number in a sentence ("attends 51% to fell")
+};
+
+// Where in the article: a line of the file, or a notebook cell and a line in it.
+struct ArticlePlace {
+    std::size_t line = 0;  // 1-based line of the file (of the cell's source or output for a notebook)
+    int cell = -1;         // notebook cell index, or -1
+    bool output = false;   // in a code cell's output, not its source
+    std::string describe() const;  // "line 42", "cell 7 (output), line 2"
+};
+
+// One printed array: rows of numbers (every row the same length; a scalar
+// is 1 x 1, a vector 1 x n), with what the text around it says.
+struct PrintedArray {
+    std::vector<std::vector<PrintedNumber>> rows;
+    std::vector<std::size_t> shape;  // as printed: (n) for a vector, (r, c), (h, r, c) for three levels of brackets
+    PrintedForm form = PrintedForm::prose;
+    ArticlePlace place;
+    std::string name;                      // what the text calls it ("Q", "W^Q", "\tilde{S}", "A"), or ""
+    std::vector<std::string> row_labels;   // "the", "ring" ... (a table's first column, "\leftarrow the", "the [ ... ]")
+    std::vector<std::string> col_labels;   // a table's header
+    bool elided = false;                   // "..." stands for numbers not printed
+    bool operand = false;                  // printed as a factor of a product (a matrix right before another), not a result
+    std::string quote;                     // the text it stands in, as written (a bounded excerpt)
+    std::size_t count() const;             // the numbers printed
+};
+
+// A list of words the article gives as its tokens (["the", "ring", "fell"]),
+// or a quoted sentence ("the ring fell").
+struct PrintedTokens {
+    std::vector<std::string> words;
+    bool sentence = false;  // a quoted sentence, split at spaces
+    ArticlePlace place;
+};
+
+struct Article {
+    std::string file;
+    std::string format;  // "markdown", "html", "notebook", "latex", "text"
+    std::vector<PrintedArray> arrays;  // in the order of the text
+    std::vector<PrintedTokens> tokens;
+};
+
+}  // namespace attntrace

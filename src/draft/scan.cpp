@@ -1,0 +1,236 @@
+#include "draft/scan.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/error.hpp"
+#include "draft/numbers.hpp"
+
+namespace attntrace {
+
+bool Scan::taken(std::size_t begin, std::size_t end) const {
+    for (std::size_t i = begin; i < end && i < taken_.size(); ++i)
+        if (taken_[i]) return true;
+    return false;
+}
+
+void Scan::take(std::size_t begin, std::size_t end) {
+    std::fill(taken_.begin() + static_cast<std::ptrdiff_t>(std::min(begin, taken_.size())),
+              taken_.begin() + static_cast<std::ptrdiff_t>(std::min(end, taken_.size())), 1);
+}
+
+void Scan::too_many(std::size_t at) const {
+    ErrorFields f;
+    f.file = file_;
+    f.path = text_.place_of(at).describe();
+    f.expected = "an article with at most " + std::to_string(kMaxPrintedArrays) + " printed arrays and numbers";
+    f.found = "more";
+    throw InputError(std::move(f));
+}
+
+void Scan::add(std::size_t begin, std::size_t end, PrintedArray a) {
+    if (found_.size() >= kMaxPrintedArrays) too_many(begin);
+    a.place = text_.place_of(begin);
+    if (a.quote.empty()) a.quote = excerpt(begin, end);
+    take(begin, end);
+    found_.emplace_back(begin, std::move(a));
+}
+
+std::string Scan::excerpt(std::size_t begin, std::size_t end) const {
+    const std::string_view t = text_.text();
+    std::size_t from = text_.line_around(begin).first, to = text_.line_around(end > begin ? end - 1 : begin).second;
+    // centred on the array when the lines are longer than a quote
+    if (to - from > kQuoteBytes) {
+        const std::size_t mid = begin + (std::min(end, to) - begin) / 2;
+        from = std::max(from, mid > kQuoteBytes / 2 ? mid - kQuoteBytes / 2 : 0);
+        to = std::min(to, from + kQuoteBytes);
+    }
+    while (from > 0 && from < t.size() && (static_cast<unsigned char>(t[from]) & 0xC0) == 0x80) ++from;  // whole characters
+    while (to < t.size() && to > from && (static_cast<unsigned char>(t[to]) & 0xC0) == 0x80) --to;
+    std::string out;
+    bool space = false;
+    for (std::size_t i = from; i < to && i < t.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(t[i]);
+        if (std::isspace(c)) {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out += ' ';
+        space = false;
+        out += static_cast<char>(c);
+    }
+    return out;
+}
+
+std::vector<PrintedArray> Scan::arrays() && {
+    std::stable_sort(found_.begin(), found_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<PrintedArray> out;
+    out.reserve(found_.size());
+    for (auto& [at, a] : found_) out.push_back(std::move(a));
+    return out;
+}
+
+std::string trim(std::string_view s) {
+    std::size_t a = 0, b = s.size();
+    while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+    while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+    return std::string(s.substr(a, b - a));
+}
+
+std::string clean_label(std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+        if (s[i] == '\\') {  // a LaTeX command: its name dropped, its argument kept
+            std::size_t k = i + 1;
+            while (k < s.size() && std::isalpha(static_cast<unsigned char>(s[k]))) ++k;
+            if (k == i + 1 && k < s.size()) ++k;  // "\," "\{"
+            i = k;
+            continue;
+        }
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        // quotes, braces, markup and arrows around a label
+        if (c == '{' || c == '}' || c == '"' || c == '`' || c == '*' || c == '$' || c == '\'' || c == '[' || c == ']' ||
+            c == ':' || c == '=' || c == '|') {
+            ++i;
+            continue;
+        }
+        if (c == 0xE2 && i + 2 < s.size()) {  // “ ” ‘ ’ ← → and the like (U+2000-U+21FF)
+            const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+            if (c1 == 0x80 || c1 == 0x86) {
+                i += 3;
+                continue;
+            }
+        }
+        out += static_cast<char>(c);
+        ++i;
+    }
+    return trim(out);
+}
+
+void set_shape(PrintedArray& a, std::size_t levels) {
+    std::size_t cols = a.rows.empty() ? 0 : a.rows[0].size();
+    for (const auto& r : a.rows)
+        if (r.size() != cols) a.elided = true;
+    if (a.rows.size() == 1 && levels <= 1) a.shape = {cols};
+    else a.shape = {a.rows.size(), cols};
+}
+
+std::size_t PrintedArray::count() const {
+    std::size_t n = 0;
+    for (const auto& r : rows) n += r.size();
+    return n;
+}
+
+void scan_prose(Scan& scan) {
+    const std::string_view s = scan.s();
+    for (std::size_t i = 0; i < s.size();) {
+        if (!may_start_number(s, i) || scan.taken(i, i + 1)) {
+            ++i;
+            continue;
+        }
+        const auto t = read_number(s, i);
+        if (!t) {
+            ++i;
+            continue;
+        }
+        PrintedArray a;
+        a.form = PrintedForm::prose;
+        a.rows = {{t->number}};
+        a.shape = {};
+        scan.add(t->begin, t->end, std::move(a));
+        i = t->end;
+    }
+}
+
+namespace {
+
+bool is_quote_open(std::string_view s, std::size_t i, std::size_t& len) {
+    // " or “ (U+201C)
+    if (s[i] == '"') return len = 1, true;
+    if (s.substr(i, 3) == "\xE2\x80\x9C") return len = 3, true;
+    return false;
+}
+
+std::size_t quote_close(std::string_view s, std::size_t from, std::size_t limit) {
+    for (std::size_t k = from; k < s.size() && k < limit; ++k) {
+        if (s[k] == '"') return k;
+        if (s.substr(k, 3) == "\xE2\x80\x9D") return k;
+        if (s[k] == '\n') return std::string_view::npos;
+    }
+    return std::string_view::npos;
+}
+
+// A word of a token list: letters, digits and the marks a tokenizer keeps ("##ing", "Ġthe", "<s>").
+bool plain_word(std::string_view w) {
+    if (w.empty() || w.size() > 32) return false;
+    for (unsigned char c : w)
+        if (std::isspace(c) || c == '"') return false;
+    return true;
+}
+
+}  // namespace
+
+std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
+    // Lists of quoted words, ["the", "ring", "fell"] (or with single quotes), and quoted sentences "the ring fell".
+    constexpr std::size_t kMaxQuote = 200;
+    const std::string_view s = text.text();
+    std::vector<PrintedTokens> out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '[') {
+            std::vector<std::string> words;
+            std::size_t k = i + 1;
+            bool ok = true;
+            while (k < s.size() && k < i + 1 + 4 * kMaxQuote) {
+                while (k < s.size() && (s[k] == ' ' || s[k] == ',')) ++k;
+                if (k < s.size() && s[k] == ']') break;
+                if (k >= s.size() || (s[k] != '"' && s[k] != '\'')) {
+                    ok = false;
+                    break;
+                }
+                const char q = s[k];
+                const std::size_t in = s.substr(k + 1, 34).find(q);  // a word of at most 32 bytes
+                const std::size_t close = in == std::string_view::npos ? in : k + 1 + in;
+                if (close == std::string_view::npos) {
+                    ok = false;
+                    break;
+                }
+                const std::string_view w = s.substr(k + 1, close - k - 1);
+                if (!plain_word(w)) {
+                    ok = false;
+                    break;
+                }
+                words.emplace_back(w);
+                k = close + 1;
+            }
+            if (ok && k < s.size() && s[k] == ']' && words.size() >= 2)
+                out.push_back({std::move(words), false, text.place_of(i)});
+            continue;
+        }
+        std::size_t len = 0;
+        if (is_quote_open(s, i, len)) {
+            const std::size_t close = quote_close(s, i + len, i + len + kMaxQuote);
+            if (close == std::string_view::npos) continue;
+            const std::string_view body = s.substr(i + len, close - i - len);
+            std::vector<std::string> words;
+            std::size_t a = 0;
+            bool ok = true;
+            while (a < body.size()) {
+                while (a < body.size() && body[a] == ' ') ++a;
+                std::size_t b = body.find(' ', a);
+                if (b == std::string_view::npos) b = body.size();
+                if (b > a) {
+                    const std::string_view w = body.substr(a, b - a);
+                    for (unsigned char c : w)
+                        if (!std::isalpha(c) && c != '\'' && c != '-' && c < 0x80) ok = false;
+                    words.emplace_back(w);
+                }
+                a = b;
+            }
+            if (ok && words.size() >= 2) out.push_back({std::move(words), true, text.place_of(i)});
+            i = close;
+        }
+    }
+    return out;
+}
+
+}  // namespace attntrace

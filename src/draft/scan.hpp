@@ -1,0 +1,65 @@
+// The scanners that find printed arrays in an article's text (article.cpp
+// runs them in this order): LaTeX matrices, bracketed arrays, tables, then
+// the numbers left in the prose. Each takes the bytes of what it finds, so a
+// later one does not read the same numbers again. Each is one pass over the
+// text, or a pass per kind of mark it looks for: linear in the text's size.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "draft/article_text.hpp"
+#include "draft/printed.hpp"
+
+namespace attntrace {
+
+class Scan {
+public:
+    Scan(const ArticleText& text, std::string file) : text_(text), file_(std::move(file)), taken_(text.text().size(), 0) {}
+    std::string_view s() const { return text_.text(); }
+    bool taken(std::size_t begin, std::size_t end) const;
+    // Records `a` as printed at [begin, end) of the text: its place and quote
+    // from there, the bytes taken. Its rows must be set.
+    void add(std::size_t begin, std::size_t end, PrintedArray a);
+    void take(std::size_t begin, std::size_t end);
+    // Refuses the article (InputError naming the file and the byte): more than kMaxPrintedArrays arrays.
+    [[noreturn]] void too_many(std::size_t at) const;
+    // The line(s) around [begin, end), at most kQuoteBytes, whitespace collapsed.
+    std::string excerpt(std::size_t begin, std::size_t end) const;
+    // The arrays found, in the order of the text.
+    std::vector<PrintedArray> arrays() &&;
+    const ArticleText& text() const { return text_; }
+
+private:
+    const ArticleText& text_;
+    std::string file_;
+    std::vector<unsigned char> taken_;
+    std::vector<std::pair<std::size_t, PrintedArray>> found_;
+};
+
+// An excerpt is a line's worth: enough for the author to find the number.
+inline constexpr std::size_t kQuoteBytes = 240;
+// An array of more numbers than this is no worked example's (a dump of weights):
+// read no further, so that a huge article costs its size, not more.
+inline constexpr std::size_t kMaxPrintedNumbers = 1 << 16;
+// An article with more arrays than this is no article (a data dump): refused
+// at the first one too many, so that what it holds stays bounded.
+inline constexpr std::size_t kMaxPrintedArrays = 100000;
+
+void scan_latex(Scan& scan);
+void scan_brackets(Scan& scan);
+void scan_tables(Scan& scan);
+void scan_prose(Scan& scan);
+std::vector<PrintedTokens> scan_tokens(const ArticleText& text);
+
+// Helpers the scanners share.
+std::string trim(std::string_view s);
+// A label as a reader sees it: LaTeX's \text{...}, quotes, arrows and markup taken off.
+std::string clean_label(std::string_view s);
+// Fills a.shape from a.rows (1 x n: (n)) and a.elided from ragged rows.
+void set_shape(PrintedArray& a, std::size_t levels);
+
+}  // namespace attntrace

@@ -1,0 +1,292 @@
+// Bracketed arrays: [0.2, 0.5], [[0.1, 0.2], [0.3, 0.4]], tensor([[...]]),
+// array([...]), numpy's "[[ 2.1  0.3]\n [ 0.8  3.5]]" (in a "# " comment
+// too, a row's note after "←" or "#"), and rows led by labels: "the [ 0.51
+// 0.30 ] cat [ 0.18 0.43 ]" or a line per token. Brackets are paired in one
+// pass with a bounded stack; each byte is read once as the direct content
+// of its innermost pair, so any text costs its length.
+#include <algorithm>
+#include <cctype>
+
+#include "draft/numbers.hpp"
+#include "draft/scan.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// Three levels make (heads, rows, cols); deeper brackets are no printed example's.
+constexpr std::size_t kMaxLevels = 3;
+constexpr std::size_t kMaxStack = 8;
+
+struct Pair {
+    std::size_t open = 0, close = 0;
+    std::size_t numbers = 0, children = 0, levels = 1;
+    bool ok = true, elided = false;
+    std::vector<std::string> notes;  // per child, the note after it ("← "The" attends ...")
+};
+
+bool starts_note(std::string_view s, std::size_t i) {
+    return s.substr(i, 3) == "\xE2\x86\x90" || s.substr(i, 2) == "<-" || s[i] == '#';
+}
+
+// The first quoted word of a row's note: "The" in `← "The" attends mostly to itself`.
+std::string note_label(std::string_view note) {
+    for (std::size_t i = 0; i < note.size(); ++i) {
+        std::size_t len = note[i] == '"' ? 1 : note.substr(i, 3) == "\xE2\x80\x9C" ? 3 : 0;
+        if (!len) continue;
+        std::size_t j = i + len;
+        while (j < note.size() && note[j] != '"' && note.substr(j, 3) != "\xE2\x80\x9D" && j - i < 40) ++j;
+        if (j < note.size() && j - i < 40) return std::string(note.substr(i + len, j - i - len));
+        return "";
+    }
+    return "";
+}
+
+// The numbers of [open, close] read into rows: a list of lists' inner lists are rows, of a list its numbers one row.
+void read_rows(std::string_view s, const Pair& p, PrintedArray& a) {
+    int depth = 0;
+    bool fresh_line = false;
+    std::vector<PrintedNumber> row;
+    for (std::size_t i = p.open; i <= p.close; ++i) {
+        const char c = s[i];
+        if (c == '[') {
+            ++depth;
+            continue;
+        }
+        if (c == ']') {
+            if (static_cast<std::size_t>(depth) == p.levels || p.levels == 1) {
+                if (!row.empty() || p.levels == 1) a.rows.push_back(std::move(row));
+                row.clear();
+            }
+            --depth;
+            continue;
+        }
+        if (c == '\n') fresh_line = true;
+        else if (!std::isspace(static_cast<unsigned char>(c)) && c != '#') fresh_line = false;
+        if (c == '#' && fresh_line) continue;
+        if (starts_note(s, i) && depth > 0) {
+            while (i < p.close && s[i] != '\n') ++i;
+            --i;  // the '\n' is read next: the next line begins fresh
+            continue;
+        }
+        if (may_start_number(s, i))
+            if (const auto t = read_number(s, i)) {
+                row.push_back(t->number);
+                i = t->end - 1;
+            }
+    }
+}
+
+// What the text calls an array, from the words before it on its line: the last word before
+// "=" ("x = np.array([" -> "x", "row 2 of Q \\(=[" -> "Q"), or up to three words before ":" ("Example row: [").
+std::string name_on_line(std::string_view s, std::size_t line_begin, std::size_t open) {
+    std::string before = trim(s.substr(line_begin, open - line_begin));
+    for (std::string_view call : {"torch.tensor(", "np.array(", "numpy.array(", "tensor(", "array(", "(", "\\(", "$"})
+        if (before.size() >= call.size() && before.compare(before.size() - call.size(), call.size(), call) == 0)
+            before = trim(before.substr(0, before.size() - call.size()));
+    bool colon = false;
+    while (!before.empty()) {
+        if (before.size() >= 2 && before.compare(before.size() - 2, 2, "\\(") == 0) {
+            before.resize(before.size() - 2);
+            continue;
+        }
+        const char c = before.back();
+        if (c != '=' && c != ':' && c != ' ' && c != '(' && c != '$') break;
+        colon = colon || c == ':';
+        before.pop_back();
+    }
+    std::size_t words = colon ? 3 : 1, at = before.size();
+    while (words > 0 && at > 0) {
+        const std::size_t sp = before.rfind(' ', at - 1);
+        at = sp == std::string::npos ? 0 : sp;
+        --words;
+        if (sp == std::string::npos) break;
+    }
+    std::string name = trim(before.substr(at));
+    if (!name.empty() && (name[0] == '#' || name[0] == '(')) name = trim(name.substr(1));
+    return name.size() > 40 ? "" : name;
+}
+
+}  // namespace
+
+void scan_brackets(Scan& scan) {
+    const std::string_view s = scan.s();
+    std::vector<Pair> stack, closed;
+    std::size_t overflow = 0;  // '[' past kMaxStack, not pushed
+    std::size_t index_depth = 0;  // '[' of an index ("x[0]"), not pushed
+    bool fresh_line = true;  // only spaces and '#' since the line began: a '#' there is a comment's, not a note's
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c == '\n') fresh_line = true;
+        else if (!std::isspace(static_cast<unsigned char>(c)) && c != '#') fresh_line = false;
+        if (c == '[') {
+            // an index, not an array: "x[0]", "K.shape[-1]", "f(x)[1]", "a[0][1]"
+            if (i > 0 && (std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_' || s[i - 1] == ')' ||
+                          (s[i - 1] == ']' && (stack.empty() || !stack.back().children)))) {
+                if (!stack.empty()) stack.back().ok = false;
+                ++index_depth;
+                continue;
+            }
+            if (stack.size() >= kMaxStack) {
+                ++overflow;
+                for (auto& p : stack) p.ok = false;
+                continue;
+            }
+            if (!stack.empty() && stack.back().numbers) stack.back().ok = false;  // numbers and lists mixed
+            Pair p;
+            p.open = i;
+            stack.push_back(std::move(p));
+            continue;
+        }
+        if (c == ']') {
+            if (index_depth) {
+                --index_depth;
+                continue;
+            }
+            if (overflow) {
+                --overflow;
+                continue;
+            }
+            if (stack.empty()) continue;
+            Pair p = std::move(stack.back());
+            stack.pop_back();
+            p.close = i;
+            if (p.numbers == 0 && p.children == 0) p.ok = false;  // "[]", "[x]"
+            if (p.levels > kMaxLevels) p.ok = false;
+            if (!stack.empty()) {
+                Pair& parent = stack.back();
+                if (parent.numbers) parent.ok = false;
+                if (!p.ok) parent.ok = false;
+                parent.children += 1;
+                parent.levels = std::max(parent.levels, p.levels + 1);
+                parent.elided = parent.elided || p.elided;
+                parent.notes.emplace_back();
+            }
+            if (p.children && !p.notes.empty() && p.notes.back().empty()) {  // "[ 0.4 2.9]]  ← "sat" ...": the last row's note
+                std::size_t k = i + 1;
+                while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+                if (k < s.size() && starts_note(s, k)) {
+                    const std::size_t end = std::min(s.find('\n', k), s.size());
+                    p.notes.back() = note_label(s.substr(k, std::min<std::size_t>(end - k, kQuoteBytes)));
+                }
+            }
+            if (p.ok) {  // only what may be an array is kept: "[][][]..." costs nothing
+                if (closed.size() >= kMaxPrintedArrays) scan.too_many(p.open);
+                closed.push_back(std::move(p));
+            }
+            continue;
+        }
+        if (stack.empty()) continue;
+        Pair& top = stack.back();
+        if (std::isspace(static_cast<unsigned char>(c)) || c == ',') continue;
+        if (c == '#' && fresh_line) continue;  // "#  [ 0.8 3.5 ]": a printed array inside a comment
+        if (starts_note(s, i)) {  // a row's note, to the end of the line
+            std::size_t end = s.find('\n', i);
+            if (end == std::string_view::npos) end = s.size();
+            if (top.children && !top.notes.empty() && top.notes.back().empty())
+                top.notes.back() = note_label(s.substr(i, std::min<std::size_t>(end - i, kQuoteBytes)));
+            i = end - 1;  // the newline is read next: the next line begins fresh
+            continue;
+        }
+        if (s.substr(i, 3) == "..." || s.substr(i, 3) == "\xE2\x80\xA6") {
+            top.elided = true;
+            i += 2;
+            continue;
+        }
+        if (may_start_number(s, i)) {
+            if (const auto t = read_number(s, i)) {
+                if (top.children) top.ok = false;  // numbers and lists mixed
+                ++top.numbers;
+                if (top.numbers > kMaxPrintedNumbers) top.ok = false;
+                i = t->end - 1;
+                continue;
+            }
+        }
+        top.ok = false;
+    }
+    // Parents: a pair's parent is the nearest enclosing pair; the arrays are the ok pairs no ok pair encloses.
+    std::sort(closed.begin(), closed.end(), [](const Pair& a, const Pair& b) { return a.open < b.open; });
+    std::vector<const Pair*> arrays;
+    std::size_t covered_to = 0;  // end of the last array taken: pairs inside it are its children
+    for (const Pair& p : closed) {
+        if (p.open < covered_to) continue;
+        if (!p.ok) continue;
+        arrays.push_back(&p);
+        covered_to = p.close + 1;
+    }
+    // Labelled rows: consecutive vectors of one length, each after a short label ("the [..] cat [..]", or a
+    // line per row). A row's label is the text before it on its own line (a note after the row before is not).
+    auto short_label = [](const std::string& l) {
+        return !l.empty() && l.size() <= 32 && std::count(l.begin(), l.end(), ' ') <= 1 &&
+               std::none_of(l.begin(), l.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+    };
+    std::size_t k = 0;
+    while (k < arrays.size()) {
+        const Pair& first = *arrays[k];
+        const std::size_t line_begin = scan.text().line_around(first.open).first;
+        std::size_t j = k;
+        std::vector<std::string> labels, header;
+        if (first.levels == 1) {
+            // the first row's label, and before it on the line, maybe the columns' labels ("the cat sat down the [ ...")
+            const std::string prefix = clean_label(s.substr(line_begin, first.open - line_begin));
+            std::string l0 = prefix;
+            if (!short_label(prefix)) {
+                // "the cat sat down the [": the columns' labels, one a number, then the row's
+                const std::size_t sp = prefix.rfind(' ');
+                l0 = sp == std::string::npos ? "" : prefix.substr(sp + 1);
+                const std::string rest = sp == std::string::npos ? "" : prefix.substr(0, sp);
+                for (std::size_t a = 0; a < rest.size();) {
+                    const std::size_t b = std::min(rest.find(' ', a), rest.size());
+                    if (b > a) header.push_back(rest.substr(a, b - a));
+                    a = b + 1;
+                }
+                if (header.size() != first.numbers) l0.clear(), header.clear();
+            }
+            if (short_label(l0)) {
+                labels.push_back(l0);
+                while (j + 1 < arrays.size() && arrays[j + 1]->levels == 1 && arrays[j + 1]->numbers == first.numbers) {
+                    const std::size_t next = arrays[j + 1]->open;
+                    const auto next_line = scan.text().line_around(next);
+                    const auto this_line = scan.text().line_around(arrays[j]->close);
+                    // on the same line, or on the next one: rows of one table, not vectors a paragraph apart
+                    if (next_line.first != this_line.first && next_line.first != this_line.second + 1) break;
+                    const std::size_t from = std::max(arrays[j]->close + 1, next_line.first);
+                    const std::string l = clean_label(s.substr(from, next - from));
+                    if (!short_label(l)) break;
+                    labels.push_back(l);
+                    ++j;
+                }
+            }
+        }
+        PrintedArray a;
+        a.form = PrintedForm::bracket;
+        if (j > k) {  // rows with labels
+            for (std::size_t m = k; m <= j; ++m) {
+                read_rows(s, *arrays[m], a);
+                a.elided = a.elided || arrays[m]->elided;
+            }
+            a.row_labels = labels;
+            if (header.size() == first.numbers) a.col_labels = header;
+            set_shape(a, 2);
+        } else {
+            read_rows(s, first, a);
+            a.elided = first.elided;
+            a.name = name_on_line(s, line_begin, first.open);
+            if (first.levels == 2) {
+                bool any = false;
+                for (const auto& n : first.notes) any = any || !n.empty();
+                if (any && first.notes.size() == a.rows.size()) a.row_labels = first.notes;
+            }
+            set_shape(a, first.levels);
+            if (first.levels == 3 && !a.rows.empty()) {
+                const std::size_t per_head = std::max<std::size_t>(1, first.children);
+                a.shape = {per_head, a.rows.size() / per_head, a.rows[0].size()};
+            }
+        }
+        if (!a.rows.empty() && !scan.taken(first.open, arrays[j]->close + 1))
+            scan.add(j > k ? line_begin : first.open, arrays[j]->close + 1, std::move(a));
+        k = j + 1;
+    }
+}
+
+}  // namespace attntrace

@@ -1,0 +1,157 @@
+// Tables: Markdown's "| a | 0.1 | 0.2 |" rows (and HTML's, which
+// article_text writes so), and plain text's rows "label 0.1 0.2 0.3" (a
+// table saved from a web page loses its bars). A run of rows with the same
+// count of numbers is one array, the first column its row labels, a header
+// of words above its column labels. One pass over the lines.
+#include <algorithm>
+#include <cctype>
+
+#include "draft/numbers.hpp"
+#include "draft/scan.hpp"
+
+namespace attntrace {
+
+namespace {
+
+struct Row {
+    std::size_t begin = 0, end = 0;  // the line
+    std::string label;
+    std::vector<PrintedNumber> numbers;
+    std::vector<std::string> words;  // a header row's cells
+    bool elided = false;
+};
+
+// A cell's number without its markup ("**0.51**", "`0.5`", "$0.5$"), or none.
+std::optional<PrintedNumber> cell_number(std::string_view cell, bool& elided) {
+    std::string c;
+    for (char ch : cell)
+        if (ch != '*' && ch != '_' && ch != '`' && ch != '$') c += ch;
+    const std::string t = trim(c);
+    if (t == "..." || t == "\xE2\x80\xA6") {
+        elided = true;
+        return std::nullopt;
+    }
+    if (const auto n = read_number(t, 0); n && n->end == t.size()) return n->number;
+    return std::nullopt;
+}
+
+// "| a | b |" split into its cells; none when the line is no table row.
+std::optional<std::vector<std::string>> pipe_cells(std::string_view line) {
+    const std::string t = trim(line);
+    if (t.size() < 3 || t[0] != '|' || t.find('|', 1) == std::string::npos) return std::nullopt;
+    std::vector<std::string> cells;
+    std::size_t a = 1;
+    while (a <= t.size()) {
+        std::size_t b = t.find('|', a);
+        if (b == std::string::npos) b = t.size();
+        cells.push_back(trim(std::string_view(t).substr(a, b - a)));
+        a = b + 1;
+    }
+    if (!cells.empty() && cells.back().empty()) cells.pop_back();
+    return cells;
+}
+
+bool separator_row(const std::vector<std::string>& cells) {
+    return !cells.empty() && std::all_of(cells.begin(), cells.end(), [](const std::string& c) {
+        return !c.empty() && c.find_first_not_of("-: ") == std::string::npos;
+    });
+}
+
+Row pipe_row(const std::vector<std::string>& cells) {
+    Row r;
+    bool numeric = true;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        bool elided = false;
+        const auto n = cell_number(cells[c], elided);
+        if (n) r.numbers.push_back(*n);
+        else if (elided) r.elided = true;
+        else if (c == 0) r.label = clean_label(cells[c]);
+        else numeric = false;
+    }
+    if (!numeric) r.numbers.clear();
+    if (r.numbers.empty()) r.words = cells;
+    return r;
+}
+
+// A plain line ending in two or more numbers apart by spaces: its label and numbers.
+Row plain_row(std::string_view line) {
+    Row r;
+    // numbers read from the end back, while what stands before each is a space
+    std::size_t end = line.size();
+    while (end > 0 && std::isspace(static_cast<unsigned char>(line[end - 1]))) --end;
+    std::vector<PrintedNumber> back;
+    std::size_t cut = end;
+    while (cut > 0) {
+        std::size_t a = cut;
+        while (a > 0 && !std::isspace(static_cast<unsigned char>(line[a - 1]))) --a;
+        const std::string_view word = line.substr(a, cut - a);
+        const auto n = read_number(word, 0);
+        if (!n || n->end != word.size()) break;
+        back.push_back(n->number);
+        cut = a;
+        while (cut > 0 && (line[cut - 1] == ' ' || line[cut - 1] == '\t')) --cut;
+    }
+    if (back.size() < 2) return r;
+    r.label = clean_label(line.substr(0, cut));
+    if (r.label.size() > 60) return Row{};  // a sentence that ends in numbers, not a table's row
+    r.numbers.assign(back.rbegin(), back.rend());
+    return r;
+}
+
+}  // namespace
+
+void scan_tables(Scan& scan) {
+    const std::string_view s = scan.s();
+    std::vector<Row> run;
+    std::vector<std::string> header;
+    auto flush = [&] {
+        if (run.empty()) return;
+        PrintedArray a;
+        a.form = PrintedForm::table;
+        bool labelled = true;
+        for (const Row& r : run) {
+            a.rows.push_back(r.numbers);
+            a.row_labels.push_back(r.label);
+            labelled = labelled && !r.label.empty();
+            a.elided = a.elided || r.elided;
+        }
+        if (!labelled) a.row_labels.clear();
+        if (header.size() >= a.rows[0].size()) a.col_labels.assign(header.end() - static_cast<std::ptrdiff_t>(a.rows[0].size()), header.end());
+        set_shape(a, 2);
+        scan.add(run.front().begin, run.back().end, std::move(a));
+        run.clear();
+    };
+    for (std::size_t begin = 0; begin < s.size();) {
+        std::size_t end = s.find('\n', begin);
+        if (end == std::string_view::npos) end = s.size();
+        const std::string_view line = s.substr(begin, end - begin);
+        Row r;
+        bool table_line = false;
+        if (!scan.taken(begin, end)) {
+            if (const auto cells = pipe_cells(line)) {
+                table_line = true;
+                if (!separator_row(*cells)) r = pipe_row(*cells);
+            } else {
+                r = plain_row(line);
+            }
+        }
+        r.begin = begin;
+        r.end = end;
+        if (!r.numbers.empty() && (run.empty() || run.back().numbers.size() == r.numbers.size())) {
+            run.push_back(std::move(r));
+        } else {
+            flush();
+            if (!r.numbers.empty()) {
+                run.push_back(std::move(r));
+            } else if (!table_line || !r.words.empty() || !header.empty()) {
+                // a table's header row is kept for the rows below it; any other line ends it
+                if (table_line && !r.words.empty()) header = r.words;
+                else if (!table_line) header.clear();
+            }
+        }
+        begin = end + 1;
+    }
+    flush();
+}
+
+}  // namespace attntrace

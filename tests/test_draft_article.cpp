@@ -1,0 +1,264 @@
+// An article read for its numbers (draft/article.hpp): every format's
+// arrays, names, labels, places and printed precision, and hostile articles
+// refused in one line or read in one pass.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "draft/article.hpp"
+#include "support.hpp"
+
+using namespace attntrace;
+
+namespace {
+
+Article read(const std::string& text, const std::string& format) { return read_article_text(text, "a", format); }
+
+std::vector<const PrintedArray*> of_form(const Article& a, PrintedForm f) {
+    std::vector<const PrintedArray*> out;
+    for (const auto& x : a.arrays)
+        if (x.form == f) out.push_back(&x);
+    return out;
+}
+
+std::vector<double> values(const PrintedArray& a) {
+    std::vector<double> out;
+    for (const auto& r : a.rows)
+        for (const auto& n : r) out.push_back(n.value);
+    return out;
+}
+
+std::vector<int> decimals(const PrintedArray& a) {
+    std::vector<int> out;
+    for (const auto& r : a.rows)
+        for (const auto& n : r) out.push_back(n.decimals);
+    return out;
+}
+
+using Shape = std::vector<std::size_t>;
+
+}  // namespace
+
+TEST_CASE("LaTeX matrices: names from the formula, factors of a product, label columns, each number's decimals", "[draft]") {
+    const std::string md =
+        "Tokens: [\"the\", \"cat\"]\n"
+        "\n"
+        "\\[ X = \\begin{bmatrix} 0.1 & 0.20 \\\\ -0.5 & 1 \\end{bmatrix} \\begin{matrix} \\leftarrow \\text{``the''} \\\\ "
+        "\\leftarrow \\text{``cat''} \\end{matrix} \\]\n"
+        "\n"
+        "\\[ S = QK^\\top = \\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix} \\begin{pmatrix} 2 & 0 \\\\ 0 & 2 \\end{pmatrix} = "
+        "\\begin{bmatrix} \\mathbf{2} & 0 \\\\ 0 & \\color{red}{2.5} \\end{bmatrix} \\]\n"
+        "$$ \\tilde{S} \\approx \\begin{array}{cc} 0.71 & 0 \\\\ 0 & 1.77 \\\\ \\end{array} $$\n"
+        "\\[ M = \\begin{bmatrix} q_1 & q_2 \\end{bmatrix} \\quad A = \\begin{bmatrix} 0.5 & \\cdots & 0.25 \\end{bmatrix} \\]\n";
+    const Article a = read(md, "markdown");
+    const auto m = of_form(a, PrintedForm::latex);
+    REQUIRE(m.size() == 6);  // the symbolic [q_1 q_2] is none
+    CHECK(m[0]->name == "X");
+    CHECK(m[0]->shape == Shape{2, 2});
+    CHECK(values(*m[0]) == std::vector<double>{0.1, 0.2, -0.5, 1});
+    CHECK(decimals(*m[0]) == std::vector<int>{1, 2, 1, 0});
+    CHECK(m[0]->row_labels == std::vector<std::string>{"the", "cat"});
+    CHECK_FALSE(m[0]->operand);
+    CHECK(m[0]->place.line == 3);
+    CHECK(m[1]->operand);
+    CHECK(m[2]->operand);
+    CHECK(m[3]->name == "S");  // the chain's head, not "QK^\top"
+    CHECK_FALSE(m[3]->operand);
+    CHECK(values(*m[3]) == std::vector<double>{2, 0, 0, 2.5});
+    CHECK(m[4]->name == "\\tilde{S}");
+    CHECK(m[4]->shape == Shape{2, 2});
+    CHECK(m[5]->name == "A");
+    CHECK(m[5]->elided);
+    CHECK(values(*m[5]) == std::vector<double>{0.5, 0.25});
+    REQUIRE(a.tokens.size() == 1);
+    CHECK(a.tokens[0].words == std::vector<std::string>{"the", "cat"});
+}
+
+TEST_CASE("bracketed arrays: Python lists, tensor and numpy prints with notes, labelled rows, indexing left alone", "[draft]") {
+    const std::string md =
+        "```python\n"
+        "x = np.array([0.2, -0.5, 0.125])\n"
+        "print(weights)\n"
+        "# [[1.00, 0.00],   ← \"The\" only attends to itself\n"
+        "#  [0.35, 0.65]]  ← \"cat\" attends 35% to \"The\"\n"
+        "d = K.shape[-1]\n"
+        "```\n"
+        "tensor([[0.4419, 0.6515],\n"
+        "        [0.1000, 0.2000]], grad_fn=<MmBackward0>)\n"
+        "the [ 0.51 0.49 ] cat [ 0.18 0.82 ]\n"
+        "\n"
+        "    The   [0.3   0.7]\n"
+        "    cat   [0.6   0.4]   \"cat\" looks back\n"
+        "    sat   [0.5   0.5]\n"
+        "Query: [0.3, 0.7, ..., 0.2]\n";
+    const Article a = read(md, "markdown");
+    const auto b = of_form(a, PrintedForm::bracket);
+    REQUIRE(b.size() == 6);
+    CHECK(b[0]->name == "x");
+    CHECK(b[0]->shape == Shape{3});
+    CHECK(decimals(*b[0]) == std::vector<int>{1, 1, 3});
+    CHECK(b[1]->shape == Shape{2, 2});
+    CHECK(values(*b[1]) == std::vector<double>{1, 0, 0.35, 0.65});
+    CHECK(b[1]->row_labels == std::vector<std::string>{"The", "cat"});
+    CHECK(b[2]->shape == Shape{2, 2});  // the tensor print
+    CHECK(decimals(*b[2]) == std::vector<int>{4, 4, 4, 4});
+    CHECK(b[3]->row_labels == std::vector<std::string>{"the", "cat"});
+    CHECK(b[4]->row_labels == std::vector<std::string>{"The", "cat", "sat"});
+    CHECK(b[4]->shape == Shape{3, 2});
+    CHECK(b[5]->elided);
+    CHECK(b[5]->name == "Query");
+    for (const auto* x : b) CHECK(values(*x) != std::vector<double>{-1});  // K.shape[-1] is an index
+    REQUIRE(!a.arrays.empty());
+}
+
+TEST_CASE("tables: Markdown and plain text rows, labels and header, bold and elided cells", "[draft]") {
+    const std::string md =
+        "| token | d1 | d2 | d3 |\n"
+        "|---|:-:|---|---|\n"
+        "| the | 0.1 | **0.2** | 0.3 |\n"
+        "| cat | 0.4 | 0.5 | `0.6` |\n"
+        "\n"
+        "| Component | Purpose |\n"
+        "|---|---|\n"
+        "| Attention | looks around |\n"
+        "\n"
+        "Original v_ring 0 0 2 2\n"
+        "Contextualized z_ring 1.72 0.19 0.62 2.15\n";
+    const Article a = read(md, "markdown");
+    const auto t = of_form(a, PrintedForm::table);
+    REQUIRE(t.size() == 2);
+    CHECK(t[0]->shape == Shape{2, 3});
+    CHECK(t[0]->row_labels == std::vector<std::string>{"the", "cat"});
+    CHECK(t[0]->col_labels == std::vector<std::string>{"d1", "d2", "d3"});
+    CHECK(values(*t[0]) == std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5, 0.6});
+    CHECK(t[1]->row_labels == std::vector<std::string>{"Original v_ring", "Contextualized z_ring"});
+    CHECK(decimals(*t[1]) == std::vector<int>{0, 0, 0, 0, 2, 2, 2, 2});
+    CHECK(t[1]->place.line == 10);
+}
+
+TEST_CASE("prose: percentages as fractions with two more decimals, section numbers and words' digits are no numbers", "[draft]") {
+    const Article a = read("3.1.4 Step 4: ring attends 51% to fell and 0.19 to the; W1 has 3rd rows, 1e-3 and \\(12.5\\%\\).\n",
+                           "text");
+    std::vector<double> v;
+    std::vector<int> d;
+    for (const auto* x : of_form(a, PrintedForm::prose)) v.push_back(values(*x)[0]), d.push_back(decimals(*x)[0]);
+    CHECK(v == std::vector<double>{4, 0.51, 0.19, 1e-3, 0.125});
+    CHECK(d == std::vector<int>{0, 2, 2, 3, 3});
+}
+
+TEST_CASE("HTML: tables, <pre>, KaTeX read once from its TeX, entities, a formula image's URL decoded", "[draft]") {
+    const std::string html =
+        "<!doctype html><html><head><style>td{color:red}</style><script>var x=[1,2,3];</script></head><body>\n"
+        "<p>The weights &amp; scores:</p>\n"
+        "<table><tr><th>token</th><th>a</th><th>b</th></tr>\n"
+        "<tr><td>the</td><td>0.25</td><td>0.75</td></tr>\n"
+        "<tr><td>cat</td><td>0.5</td><td>&#48;.5</td></tr></table>\n"
+        "<pre>scores = [[1.0, 2.0],\n [3.0, 4.0]]</pre>\n"
+        "<p><span class=\"katex\"><span class=\"katex-mathml\"><math><annotation encoding=\"application/x-tex\">"
+        "V = \\begin{bmatrix} 7 &amp; 8 \\end{bmatrix}</annotation></math></span>"
+        "<span class=\"katex-html\" aria-hidden=\"true\"><span>V=[78]</span><span>9</span></span></span></p>\n"
+        "<img src=\"https://latex.codecogs.com/svg.image?W%20%3D%20%5Cbegin%7Bbmatrix%7D1%20%26%202%5Cend%7Bbmatrix%7D\">\n"
+        "<!-- a comment with [5, 6] --></body></html>\n";
+    const Article a = read(html, article_format("page.html", html));
+    CHECK(a.format == "html");
+    const auto t = of_form(a, PrintedForm::table);
+    REQUIRE(t.size() == 1);
+    CHECK(values(*t[0]) == std::vector<double>{0.25, 0.75, 0.5, 0.5});
+    CHECK(t[0]->row_labels == std::vector<std::string>{"the", "cat"});
+    CHECK(t[0]->col_labels == std::vector<std::string>{"a", "b"});
+    const auto b = of_form(a, PrintedForm::bracket);
+    REQUIRE(b.size() == 1);  // the <pre>'s; not the script's, nor the comment's
+    CHECK(b[0]->shape == Shape{2, 2});
+    const auto l = of_form(a, PrintedForm::latex);
+    REQUIRE(l.size() == 2);
+    CHECK(l[0]->name == "V");
+    CHECK(values(*l[0]) == std::vector<double>{7, 8});
+    CHECK(l[1]->name == "W");
+    CHECK(values(*l[1]) == std::vector<double>{1, 2});
+    for (const auto* p : of_form(a, PrintedForm::prose)) CHECK(values(*p)[0] != 9);  // the rendering's glyphs are not read
+}
+
+TEST_CASE("a notebook: Markdown cells, code outputs by cell, binary outputs left out", "[draft]") {
+    const std::string nb = R"nb({"cells": [
+        {"cell_type": "markdown", "source": ["# Attention\n", "$$A = \\begin{bmatrix} 0.5 & 0.5 \\end{bmatrix}$$"]},
+        {"cell_type": "code", "source": "print(q @ k.T)", "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": ["tensor([[0.4419, 0.6515]])\n", "torch.Size([1, 2])\n"]},
+            {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVQI12NgAAIAAAUAAeImBZsAAAAASUVORK5CYII=",
+                                                     "text/plain": ["<Figure size 640x480 with 1 Axes>"]}},
+            {"output_type": "execute_result", "data": {"text/plain": "array([[1.5, 2.5]])"}, "execution_count": 3}]}
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})nb";
+    const Article a = read(nb, article_format("x.ipynb", nb));
+    CHECK(a.format == "notebook");
+    const auto l = of_form(a, PrintedForm::latex);
+    REQUIRE(l.size() == 1);
+    CHECK(l[0]->place.cell == 0);
+    CHECK(l[0]->place.describe() == "cell 0, line 2");
+    const auto b = of_form(a, PrintedForm::bracket);
+    REQUIRE(b.size() == 3);
+    CHECK(values(*b[0]) == std::vector<double>{0.4419, 0.6515});
+    CHECK(b[0]->place.output);
+    CHECK(b[0]->place.describe() == "cell 1 (output), line 1");
+    CHECK(values(*b[1]) == std::vector<double>{1, 2});  // torch.Size([1, 2]): a shape, read as printed
+    CHECK(values(*b[2]) == std::vector<double>{1.5, 2.5});
+    CHECK(b[2]->place.line == 4);  // after the stream's two lines and the figure's one
+}
+
+TEST_CASE("hostile articles: refused in one line naming the file, or read whole in one pass", "[draft][hostile]") {
+    test::TempDir dir;
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir.file(name), std::ios::binary) << text;
+        return dir.file(name);
+    };
+    auto refusal = [](const std::string& path) {
+        try {
+            read_article(path);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    // a notebook that is not one; JSON broken; not even an object
+    CHECK(refusal(write("a.ipynb", "{\"cells\": 3}")).find("a.ipynb: cells: expected an array of cells, found") != std::string::npos);
+    CHECK(refusal(write("b.ipynb", "{\"cells\": [")).find("b.ipynb") != std::string::npos);
+    CHECK(refusal(write("c.ipynb", "[1, 2]")).find("c.ipynb: cells: expected a Jupyter notebook's cells") != std::string::npos);
+    CHECK(refusal(dir.file("missing.md")).find("missing.md") != std::string::npos);
+    // more numbers than any article prints
+    std::string dump;
+    for (int i = 0; i < 120000; ++i) dump += "0.5\n";
+    const std::string too_many = refusal(write("dump.txt", dump));
+    CHECK(too_many.find("dump.txt: line 100001: expected an article with at most 100000 printed arrays") != std::string::npos);
+    CHECK(too_many.find('\n') == std::string::npos);
+
+    // Each of these is ~10 MB and read in one pass (docs/drafting.md gives the times): no array, or the one array after it.
+    const std::size_t big = 10u << 20;
+    const std::string tail = "\n\\[ Z = \\begin{bmatrix} 1 & 2 \\end{bmatrix} \\]\n";
+    auto arrays_of = [&](const std::string& name, const std::string& body) {
+        const Article a = read_article(write(name, body + tail));
+        std::size_t n = 0;
+        for (const auto& x : a.arrays) n += x.form != PrintedForm::prose;
+        return std::make_pair(n, a.arrays.empty() ? std::vector<double>{} : values(a.arrays.back()));
+    };
+    const auto open_brackets = arrays_of("brackets.txt", std::string(big, '['));
+    CHECK(open_brackets.first == 1);
+    CHECK(open_brackets.second == std::vector<double>{1, 2});
+    std::string begins;
+    while (begins.size() < big) begins += "\\begin{bmatrix} x & ";  // never ended
+    CHECK(arrays_of("begins.tex", begins).second == std::vector<double>{1, 2});
+    std::string nested;
+    while (nested.size() < big / 2) nested += "<div><span>";
+    CHECK(arrays_of("nested.html", "<html><body>" + nested + std::string(big / 2, '<')).first <= 1);
+    std::string quotes;
+    while (quotes.size() < big) quotes += "[\"a ";
+    CHECK(arrays_of("quotes.md", quotes).second == std::vector<double>{1, 2});
+    std::string lists;
+    while (lists.size() < big) lists += "[x [";
+    CHECK(arrays_of("lists.md", lists).second == std::vector<double>{1, 2});
+    // numbers everywhere: refused at the first one too many, in one line
+    std::string noise(big, '\0');
+    for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 2654435761u) >> 13);
+    const std::string refused = refusal(write("noise.bin", noise));
+    CHECK(refused.find("noise.bin: line ") != std::string::npos);
+    CHECK(refused.find("found more") != std::string::npos);
+}
