@@ -1,0 +1,147 @@
+#include "draft/place.hpp"
+
+#include <cmath>
+
+#include "core/decimal.hpp"
+#include "trace/derived.hpp"
+#include "trace/trace.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// A 2-D view of a step: rows x cols, element (i, j) at offset + i·row_stride + j·col_stride; the row
+// and column axes' names ("" for a step of one axis) and the `at` that selects it.
+struct Slice {
+    json at = json::object();
+    std::size_t offset = 0, rows = 1, cols = 0, row_stride = 0, col_stride = 1;
+    std::string row_axis, col_axis;
+};
+
+bool is_head_axis(const std::string& axis) { return axis == "head" || axis == "kv_head"; }
+
+std::vector<Slice> slices_of(const Step& s) {
+    std::vector<Slice> out;
+    const Shape& sh = s.shape;
+    const auto& ax = s.axes;
+    if (sh.size() == 1) {
+        out.push_back({json::object(), 0, 1, sh[0], 0, 1, "", ax[0]});
+    } else if (sh.size() == 2) {
+        out.push_back({json::object(), 0, sh[0], sh[1], sh[1], 1, ax[0], ax[1]});
+    } else if (sh.size() == 3 && is_head_axis(ax[0])) {  // (head, query, key): a head's map
+        for (std::size_t h = 0; h < sh[0]; ++h) {
+            Slice sl{json::object(), h * sh[1] * sh[2], sh[1], sh[2], sh[2], 1, ax[1], ax[2]};
+            if (sh[0] > 1) sl.at[ax[0]] = h;
+            out.push_back(std::move(sl));
+        }
+    } else if (sh.size() == 3 && is_head_axis(ax[1])) {  // (query, head, d_head): a head's rows, or the heads side by side
+        for (std::size_t h = 0; h < sh[1]; ++h) {
+            Slice sl{json::object(), h * sh[2], sh[0], sh[2], sh[1] * sh[2], 1, ax[0], ax[2]};
+            if (sh[1] > 1) sl.at[ax[1]] = h;
+            out.push_back(std::move(sl));
+        }
+        if (sh[1] > 1) out.push_back({json::object(), 0, sh[0], sh[1] * sh[2], sh[1] * sh[2], 1, ax[0], ""});  // concatenated
+    }
+    return out;
+}
+
+// The numbers of `a` against `values` (row-major, as `a` prints them).
+void compare(const PrintedArray& a, const std::vector<float>& values, Placement& p) {
+    p.agree = p.total = 0;
+    p.max_error = 0;
+    std::size_t k = 0;
+    for (const auto& row : a.rows)
+        for (const auto& n : row) {
+            const float x = values[k++];
+            ++p.total;
+            if (agrees_at_precision(x, static_cast<float>(n.value), n.decimals)) ++p.agree;
+            p.max_error = std::max(p.max_error, std::fabs(static_cast<double>(x) - n.value));
+        }
+    p.computed.assign(values.begin(), values.end());
+}
+
+// The step an article's usual name for an array points to ("Q" the queries, "\\tilde{S}" the scaled
+// scores), as the last part of the step's name; "" when the name says nothing.
+std::string hinted_leaf(std::string name) {
+    std::string n;
+    for (char c : name)
+        if (c != '\\' && c != '{' && c != '}' && c != '^' && c != '_' && c != ' ' && c != '$') n += c;
+    if (n == "Q" || n == "q" || n == "Query" || n == "query") return "hook_q";
+    if (n == "K" || n == "k" || n == "Key" || n == "key") return "hook_k";
+    if (n == "V" || n == "v" || n == "Value" || n == "value") return "hook_v";
+    if (n == "S" || n == "QKT" || n == "QKtop" || n == "scores") return "hook_scores_raw";
+    if (n == "tildeS" || n == "S'" || n == "hatS") return "hook_scores_scaled";
+    if (n == "A" || n == "P" || n == "weights" || n == "alpha") return "hook_pattern";
+    if (n == "Z" || n == "O" || n == "output") return "hook_z";
+    return "";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return !tail.empty() && s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// On a tie in agreement, the nearer; on a tie in both, the step the array's name points to, else the earlier (kept).
+bool better(const Placement& a, const Placement& b, const std::string& hint) {
+    if (a.agree != b.agree) return a.agree > b.agree;
+    if (a.max_error != b.max_error) return a.max_error < b.max_error;
+    return ends_with(a.step, hint) && !ends_with(b.step, hint);
+}
+
+}  // namespace
+
+Placement place_array(const PrintedArray& a, const Trace& trace) {
+    Placement best;
+    if (a.elided || a.rows.empty()) return best;
+    const std::size_t pr = a.rows.size(), pc = a.rows[0].size();
+    for (const auto& r : a.rows)
+        if (r.size() != pc) return best;
+    const bool scalar = pr * pc == 1;
+    const std::string hint = hinted_leaf(a.name);
+    std::vector<float> buf;
+    for (const Step& s : trace.steps) {
+        if (s.recorded != Record::full || s.shape.empty() || s.axes.size() != s.shape.size()) continue;
+        if (!s.holds_values() && !is_derived(s)) continue;
+        const StepValues v = values_of(trace, s);
+        const float* x = v->ptr();
+        auto consider = [&](json at, auto value_at, std::size_t n) {
+            buf.resize(n);
+            for (std::size_t k = 0; k < n; ++k) buf[k] = value_at(k);
+            Placement p;
+            compare(a, buf, p);
+            p.step = s.name;
+            if (best.step.empty() || better(p, best, hint)) {
+                p.at = std::move(at);
+                best = std::move(p);
+            }
+        };
+        for (const Slice& sl : slices_of(s)) {
+            const float* base = x + sl.offset;
+            auto at_ij = [&](std::size_t i, std::size_t j) { return base[i * sl.row_stride + j * sl.col_stride]; };
+            if (!scalar && pr == sl.rows && pc == sl.cols)  // the whole slice
+                consider(sl.at, [&](std::size_t k) { return at_ij(k / pc, k % pc); }, pr * pc);
+            if (!scalar && pr == 1 && pc == sl.cols && sl.rows > 1 && !sl.row_axis.empty())  // a row
+                for (std::size_t i = 0; i < sl.rows; ++i) {
+                    json at = sl.at;
+                    at[sl.row_axis] = i;
+                    consider(at, [&](std::size_t k) { return at_ij(i, k); }, pc);
+                }
+            if (!scalar && pr == 1 && pc == sl.rows && sl.cols > 1 && !sl.col_axis.empty())  // a column
+                for (std::size_t j = 0; j < sl.cols; ++j) {
+                    json at = sl.at;
+                    at[sl.col_axis] = j;
+                    consider(at, [&](std::size_t k) { return at_ij(k, j); }, pc);
+                }
+            if (scalar && !sl.col_axis.empty())  // a cell
+                for (std::size_t i = 0; i < sl.rows; ++i)
+                    for (std::size_t j = 0; j < sl.cols; ++j) {
+                        json at = sl.at;
+                        if (!sl.row_axis.empty()) at[sl.row_axis] = i;
+                        at[sl.col_axis] = j;
+                        consider(at, [&](std::size_t) { return at_ij(i, j); }, 1);
+                    }
+        }
+    }
+    return best;
+}
+
+}  // namespace attntrace

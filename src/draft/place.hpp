@@ -1,0 +1,38 @@
+// Where a printed array stands in a run: the step and the selection (a whole
+// step or one head of it, a row, a column, a cell) whose values it prints,
+// found by value. For each array every step of the trace whose shape can
+// hold it is tried; the array's numbers are compared at the decimals each
+// was printed with (core/decimal.hpp's agrees_at_precision), and the
+// selection that agrees on the most numbers wins, the earliest step on a tie
+// (the scaled scores before the masked scores that equal them without a mask).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/json_field.hpp"
+#include "draft/printed.hpp"
+
+namespace attntrace {
+
+struct Trace;
+
+struct Placement {
+    std::string step;         // "" when nothing holds the array's shape
+    json at = json::object(); // a claim's `at`: {}, {"head": 1}, {"query": 2}, {"query": 2, "key": 0}
+    std::size_t agree = 0;    // numbers that agree at their printed decimals
+    std::size_t total = 0;    // numbers compared
+    double max_error = 0;     // the largest |computed - printed|
+    std::vector<double> computed;  // the selection's values, row-major, as the array prints them
+    bool whole() const { return total > 0 && agree == total; }
+};
+
+// The best placement of `a` in `trace` (every step recorded in full), or one
+// with an empty step when no selection has its shape. Prose numbers (1 x 1)
+// are placed on single cells only; an elided array is placed on nothing.
+Placement place_array(const PrintedArray& a, const Trace& trace);
+
+}  // namespace attntrace

@@ -1,0 +1,130 @@
+// A printed array placed on the step and selection whose values it prints
+// (draft/place.hpp), and how far the seed articles' drafts get toward their
+// hand-written lessons.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "draft/article.hpp"
+#include "draft/place.hpp"
+#include "evaluate/evaluate.hpp"
+#include "lesson/lesson.hpp"
+#include "support.hpp"
+
+using namespace attntrace;
+
+namespace {
+
+PrintedArray printed(std::vector<std::vector<double>> rows, int decimals, std::string name = "") {
+    PrintedArray a;
+    a.form = PrintedForm::latex;
+    a.name = std::move(name);
+    for (const auto& r : rows) {
+        a.rows.emplace_back();
+        for (double x : r) a.rows.back().push_back({x, decimals});
+    }
+    a.shape = {rows.size(), rows[0].size()};
+    return a;
+}
+
+void flatten(const nlohmann::json& v, std::vector<double>& out) {
+    if (v.is_array()) {
+        for (const auto& x : v) flatten(x, out);
+    } else if (v.is_number()) {
+        out.push_back(v.get<double>());
+    } else {
+        out.push_back(std::nan(""));  // "-inf" and the like: no printed number of ours equals it yet
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a printed array is placed where its numbers agree at their decimals: a step, a head, a row, a cell", "[draft]") {
+    const auto e = evaluate(read_lesson(test::lessons_dir() + "/003-3.1-ring-fell.json"));
+    const Trace& t = e->exact;
+    // the weights as the article prints them, 2 decimals: hook_pattern, whole
+    Placement p = place_array(printed({{0.45, 0.27, 0.27}, {0.19, 0.31, 0.51}, {0.23, 0.38, 0.38}}, 2, "A"), t);
+    CHECK(p.step == "blocks.0.attn.hook_pattern");
+    CHECK(p.at == nlohmann::json::object());
+    CHECK(p.whole());
+    CHECK(p.total == 9);
+    // the article's Z, from weights rounded to 2 decimals: placed on hook_z, where only 0.45, 0.19 and
+    // 0.23 agree with the exact weights' Z (1.27 0.45 0.55 1.37 / 1.71 0.19 0.61 2.13 / 1.38 0.23 0.77 1.92)
+    p = place_array(printed({{1.26, 0.45, 0.54, 1.35}, {1.72, 0.19, 0.62, 2.15}, {1.37, 0.23, 0.76, 1.90}}, 2, "Z"), t);
+    CHECK(p.step == "blocks.0.attn.hook_z");
+    CHECK_FALSE(p.whole());
+    CHECK(p.agree == 3);
+    CHECK(p.max_error < 0.03);
+    // one row, equal in Q's row 1 and K's row 2: the name breaks the tie
+    p = place_array(printed({{0, 1, 1, 0}}, 0, "K"), t);
+    CHECK(p.step == "blocks.0.attn.hook_k");
+    CHECK(p.at == nlohmann::json{{"key", 2}});
+    p = place_array(printed({{0, 1, 1, 0}}, 0, "Q"), t);
+    CHECK(p.step == "blocks.0.attn.hook_q");
+    CHECK(p.at == nlohmann::json{{"query", 1}});
+    // one number: a cell, 0.51 the weight of ring on fell
+    p = place_array(printed({{0.51}}, 2), t);
+    CHECK(p.step == "blocks.0.attn.hook_pattern");
+    CHECK(p.at == nlohmann::json{{"query", 1}, {"key", 2}});
+    // an elided array, or a shape no step has, is placed on nothing
+    PrintedArray elided = printed({{0.45, 0.27}}, 2);
+    elided.elided = true;
+    CHECK(place_array(elided, t).step.empty());
+    CHECK(place_array(printed({{1, 2, 3, 4, 5, 6, 7}}, 0), t).step.empty());
+}
+
+TEST_CASE("the seed articles read and placed against their hand-written lessons: a floor that only rises", "[draft][seeds]") {
+    // Of the hand lessons' claims on plain values, how many the article's reading finds as one printed
+    // array with the same numbers, and how many of those place_array puts on the claim's step and cells
+    // (issue 31 aims at 90% of both, with the drafted conventions; this is the reading and placing alone,
+    // on the hand lesson's run). The floors are what the code reaches: raise them as it reaches more.
+    constexpr std::size_t kReadFloor = 38, kPlacedFloor = 13;
+    const std::string seeds = test::source_dir() + "/../shared/seeds";
+    if (!std::filesystem::is_directory(seeds)) {
+        if (std::getenv("ATTNTRACE_REQUIRE_SEEDS")) FAIL("the seed articles are not at " << seeds);
+        WARN("no seed articles beside the repository (" << seeds << "): not measured");
+        return;
+    }
+    std::size_t claims = 0, read = 0, placed = 0;
+    for (const std::string& file : test::lesson_files()) {
+        const auto doc = nlohmann::json::parse(test::read_text(file));
+        if (!doc.contains("source") || !doc["source"].contains("document") || !doc.contains("claims")) continue;
+        const std::string article_path = seeds + "/" + doc["source"]["document"].get<std::string>();
+        if (!std::filesystem::exists(article_path)) continue;
+        const Article article = read_article(article_path);
+        const auto e = evaluate(read_lesson(file));
+        for (const auto& c : doc["claims"]) {
+            if (!c.contains("values") || c.contains("terms") || c.contains("reduce")) continue;
+            std::vector<double> want;
+            flatten(c["values"], want);
+            ++claims;
+            const PrintedArray* hit = nullptr;
+            for (const auto& a : article.arrays) {
+                std::vector<double> got;
+                for (const auto& r : a.rows)
+                    for (const auto& n : r) got.push_back(n.value);
+                if (got.size() != want.size()) continue;
+                bool same = true;
+                for (std::size_t i = 0; i < got.size() && same; ++i) same = std::fabs(got[i] - want[i]) < 1e-9;
+                if (same) {
+                    hit = &a;
+                    break;
+                }
+            }
+            if (!hit) continue;
+            ++read;
+            const Placement p = place_array(*hit, e->exact);
+            const auto at = c.contains("at") ? c["at"] : nlohmann::json::object();
+            if (p.step == c["step"].get<std::string>() && p.at == at) ++placed;
+        }
+    }
+    WARN("seed claims: " << claims << ", read as one printed array " << read << ", placed on the claim's step and cells "
+                         << placed);
+    CHECK(claims >= 90);
+    CHECK(read >= kReadFloor);
+    CHECK(placed >= kPlacedFloor);
+}
