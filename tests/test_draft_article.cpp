@@ -138,6 +138,18 @@ TEST_CASE("tables: Markdown and plain text rows, labels and header, bold and eli
     CHECK(t[1]->place.line == 10);
 }
 
+TEST_CASE("a mask's infinities as printed: -inf, a Unicode minus and infinity sign, LaTeX's -\\infty", "[draft]") {
+    const Article a = read("mask = [[0, -inf], [0, 0]]\n\\[ M = \\begin{bmatrix} 0 & -\\infty \\\\ 0 & 0 \\end{bmatrix} \\]\n"
+                           "row: [0, \xE2\x88\x92\xE2\x88\x9E]; infinite and inf are words\n",
+                           "markdown");
+    std::vector<std::vector<double>> got;
+    for (const auto& x : a.arrays)
+        if (x.form != PrintedForm::prose) got.push_back(values(x));
+    const double inf = HUGE_VAL;
+    CHECK(got == std::vector<std::vector<double>>{{0, -inf, 0, 0}, {0, -inf, 0, 0}, {0, -inf}});
+    CHECK(of_form(a, PrintedForm::prose).empty());
+}
+
 TEST_CASE("prose: percentages as fractions with two more decimals, section numbers and words' digits are no numbers", "[draft]") {
     const Article a = read("3.1.4 Step 4: ring attends 51% to fell and 0.19 to the; W1 has 3rd rows, 1e-3 and \\(12.5\\%\\).\n",
                            "text");

@@ -36,8 +36,10 @@ void flatten(const nlohmann::json& v, std::vector<double>& out) {
         for (const auto& x : v) flatten(x, out);
     } else if (v.is_number()) {
         out.push_back(v.get<double>());
+    } else if (v.is_string() && (v == "-inf" || v == "inf")) {
+        out.push_back(v == "-inf" ? -HUGE_VAL : HUGE_VAL);
     } else {
-        out.push_back(std::nan(""));  // "-inf" and the like: no printed number of ours equals it yet
+        out.push_back(std::nan(""));  // no printed number equals it
     }
 }
 
@@ -82,7 +84,7 @@ TEST_CASE("the seed articles read and placed against their hand-written lessons:
     // array with the same numbers, and how many of those place_array puts on the claim's step and cells
     // (issue 31 aims at 90% of both, with the drafted conventions; this is the reading and placing alone,
     // on the hand lesson's run). The floors are what the code reaches: raise them as it reaches more.
-    constexpr std::size_t kReadFloor = 38, kPlacedFloor = 13;
+    constexpr std::size_t kReadFloor = 39, kPlacedFloor = 14;
     const std::string seeds = test::source_dir() + "/../shared/seeds";
     if (!std::filesystem::is_directory(seeds)) {
         if (std::getenv("ATTNTRACE_REQUIRE_SEEDS")) FAIL("the seed articles are not at " << seeds);
@@ -109,7 +111,7 @@ TEST_CASE("the seed articles read and placed against their hand-written lessons:
                     for (const auto& n : r) got.push_back(n.value);
                 if (got.size() != want.size()) continue;
                 bool same = true;
-                for (std::size_t i = 0; i < got.size() && same; ++i) same = std::fabs(got[i] - want[i]) < 1e-9;
+                for (std::size_t i = 0; i < got.size() && same; ++i) same = got[i] == want[i] || std::fabs(got[i] - want[i]) < 1e-9;
                 if (same) {
                     hit = &a;
                     break;

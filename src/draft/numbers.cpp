@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <string>
 
 namespace attntrace {
@@ -21,6 +22,7 @@ bool may_start_number(std::string_view s, std::size_t i) {
     const char c = s[i];
     return is_digit(c) || c == '-' || c == '+' || c == '.' || s.substr(i, 3) == kUnicodeMinus;
 }
+// An infinity is read only with its sign ("-inf", "−∞", "-\\infty"): "inf" alone is a word more often.
 
 std::optional<NumberToken> read_number(std::string_view s, std::size_t i) {
     if (i >= s.size() || !may_start_number(s, i)) return std::nullopt;
@@ -37,6 +39,18 @@ std::optional<NumberToken> read_number(std::string_view s, std::size_t i) {
     } else if (s[k] == '-' || s[k] == '+') {
         if (s[k] == '-') ascii += '-';
         ++k;
+    }
+    // an infinity, as articles print a mask's blocked cells: "-inf", "−∞", "-\\infty", "+inf"
+    for (std::string_view inf : {"inf", "\xE2\x88\x9E", "\\infty"}) {
+        if (s.substr(k, inf.size()) != inf) continue;
+        const std::size_t e = k + inf.size();
+        if (e < s.size() && is_word(s[e])) break;  // "-infinite" is a word
+        NumberToken t;
+        t.begin = i;
+        t.end = e;
+        t.number.value = (!ascii.empty() && ascii[0] == '-') ? -HUGE_VAL : HUGE_VAL;
+        t.number.decimals = 0;
+        return t;
     }
     std::size_t int_digits = 0, frac_digits = 0;
     while (k < s.size() && is_digit(s[k]) && int_digits < kMaxDigits) ascii += s[k++], ++int_digits;

@@ -1,5 +1,6 @@
 // Numbers as articles print them: "0.45", "-1.0", "−0.5" (a Unicode minus),
-// ".5", "1e-3", "51%" and LaTeX's "51\%", each with the decimals it shows.
+// ".5", "1e-3", "51%" and LaTeX's "51\%", each with the decimals it shows;
+// a mask's "-inf", "−∞" and "-\infty".
 #pragma once
 
 #include <cstddef>
