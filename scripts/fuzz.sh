@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the lesson reader, the trace reader, the safetensors header reader and the tokenizers (WordPiece, byte-level BPE, SentencePiece) with libFuzzer (docs/fuzzing.md).
+# Fuzzes the lesson reader, the trace reader, the safetensors header reader, the tokenizers (WordPiece, byte-level BPE, SentencePiece) and the article reader (draft) with libFuzzer (docs/fuzzing.md).
 #   bash scripts/fuzz.sh [SECONDS] [BUILD_DIR]
 # One budget of SECONDS (default 240) of wall time shared by the targets, two
 # at a time (one per core): fuzz_lesson, whose input reaches the most code,
 # has one core for all of it; fuzz_trace, fuzz_safetensors, fuzz_wordpiece,
-# fuzz_bpe and fuzz_sentencepiece share the other, SECONDS / 5 each. Builds
+# fuzz_bpe, fuzz_sentencepiece and fuzz_article share the other, SECONDS / 6 each. Builds
 # them with clang (ASan + UBSan) in BUILD_DIR (default build-fuzz; a folder
 # already configured, as CI's sanitizer build, is used as it is), seeds each
 # with the committed inputs (lessons/, golden/, tests/bad-input/, the saved
@@ -19,7 +19,7 @@ build="${2:-build-fuzz}"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNTRACE_FUZZ=ON -DATTNTRACE_BUILD_TESTS=OFF >/dev/null
 fi
-cmake --build "$build" -j2 --target fuzz_lesson fuzz_trace fuzz_safetensors fuzz_wordpiece fuzz_bpe fuzz_sentencepiece
+cmake --build "$build" -j2 --target fuzz_lesson fuzz_trace fuzz_safetensors fuzz_wordpiece fuzz_bpe fuzz_sentencepiece fuzz_article
 
 mkdir -p "$build/artifacts"
 
@@ -44,6 +44,10 @@ fuzz_one() {
          cp tests/models/spm-nmt-nfkc/tokenizer.model "$build/seeds-sentencepiece/nmt-nfkc.model"
          seeds=("$build/seeds-sentencepiece" tests/fuzz-regressions/sentencepiece)
          max_len=262144 ;;
+    article) # the saved articles (a Markdown page, an HTML page, a notebook) and the repository's own Markdown;
+             # inputs up to 16 KiB: each is read as five formats, twice, and a page's worth reaches every scanner
+             seeds=(tests/fuzz-regressions/article docs)
+             max_len=16384 ;;
     *) seeds=(golden tests/fuzz-regressions/trace); [ -d tests/bad-trace ] && seeds+=(tests/bad-trace) ;;
   esac
   echo "fuzz: $target for ${budget}s, seeds: ${seeds[*]}"
@@ -69,7 +73,7 @@ fuzz_lane() {
 }
 
 # Two lanes: fuzz_lesson alone on one (when it is asked for), the rest on the other.
-targets=(${FUZZ_TARGETS:-lesson trace safetensors wordpiece bpe sentencepiece})
+targets=(${FUZZ_TARGETS:-lesson trace safetensors wordpiece bpe sentencepiece article})
 lane1=() lane2=()
 for target in "${targets[@]}"; do
   if [ "$target" = lesson ] || { [ ${#lane1[@]} -le ${#lane2[@]} ] && [[ " ${targets[*]} " != *" lesson "* ]]; }; then

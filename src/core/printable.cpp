@@ -46,6 +46,26 @@ bool invisible_format(char32_t u) {
 
 }  // namespace
 
+std::string valid_utf8(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        if (static_cast<unsigned char>(s[i]) < 0x80) {
+            out += s[i++];
+            continue;
+        }
+        const std::size_t n = utf8_length(s, i);
+        if (n == 0) {
+            out += "\xEF\xBF\xBD";
+            ++i;
+            continue;
+        }
+        out.append(s.substr(i, n));
+        i += n;
+    }
+    return out;
+}
+
 std::string printable(std::string_view s, bool keep_newlines) {
     std::string out;
     out.reserve(s.size());

@@ -28,4 +28,9 @@ namespace attntrace {
 // elsewhere whose own line breaks are wanted (an explanation).
 std::string printable(std::string_view s, bool keep_newlines = false);
 
+// `s` as valid UTF-8: each byte that is not part of a valid sequence (as
+// printable() judges them) replaced by U+FFFD, everything else kept. For text
+// that will be written into JSON, which must be UTF-8 (an article's quotes).
+std::string valid_utf8(std::string_view s);
+
 }  // namespace attntrace

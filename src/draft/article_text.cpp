@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include <nlohmann/json.hpp>
 
 #include "core/json_field.hpp"
@@ -20,7 +21,7 @@ std::string ArticlePlace::describe() const {
 void ArticleText::add_line(std::string_view line, const ArticlePlace& place) {
     starts_.push_back(text_.size());
     places_.push_back(place);
-    text_.append(line);
+    text_.append(valid_utf8(line));  // every quote, label and name taken from it is valid UTF-8, as JSON needs
     text_ += '\n';
 }
 

@@ -5,6 +5,7 @@
 // source and its code cells' text outputs (images and other binary outputs
 // are left out); a formula image's URL (codecogs and the like, as many blogs
 // write LaTeX) is followed by its decoded LaTeX. Every reader is one pass.
+// The text is valid UTF-8: a byte that is not becomes U+FFFD.
 #pragma once
 
 #include <cstddef>

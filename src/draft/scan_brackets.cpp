@@ -21,6 +21,7 @@ constexpr std::size_t kMaxStack = 8;
 struct Pair {
     std::size_t open = 0, close = 0;
     std::size_t numbers = 0, children = 0, levels = 1;
+    std::size_t child_levels = 0;  // the levels of its children, when all have the same; else marked not ok
     bool ok = true, elided = false;
     std::vector<std::string> notes;  // per child, the note after it ("← "The" attends ...")
 };
@@ -43,10 +44,11 @@ std::string note_label(std::string_view note) {
 }
 
 // The numbers of [open, close] read into rows: a list of lists' inner lists are rows, of a list its numbers one row.
-void read_rows(std::string_view s, const Pair& p, PrintedArray& a) {
+void read_rows(std::string_view s, const Pair& p, PrintedArray& a, std::vector<std::size_t>* rows_per_head = nullptr) {
     int depth = 0;
     bool fresh_line = false;
     std::vector<PrintedNumber> row;
+    std::size_t head_first_row = a.rows.size();
     for (std::size_t i = p.open; i <= p.close; ++i) {
         const char c = s[i];
         if (c == '[') {
@@ -57,6 +59,10 @@ void read_rows(std::string_view s, const Pair& p, PrintedArray& a) {
             if (static_cast<std::size_t>(depth) == p.levels || p.levels == 1) {
                 if (!row.empty() || p.levels == 1) a.rows.push_back(std::move(row));
                 row.clear();
+            }
+            if (p.levels == 3 && depth == 2 && rows_per_head) {  // a head's rows end
+                rows_per_head->push_back(a.rows.size() - head_first_row);
+                head_first_row = a.rows.size();
             }
             --depth;
             continue;
@@ -158,6 +164,8 @@ void scan_brackets(Scan& scan) {
                 if (parent.numbers) parent.ok = false;
                 if (!p.ok) parent.ok = false;
                 parent.children += 1;
+                if (parent.child_levels && parent.child_levels != p.levels) parent.ok = false;  // "[[[1]], [2]]": ragged depth
+                parent.child_levels = p.levels;
                 parent.levels = std::max(parent.levels, p.levels + 1);
                 parent.elided = parent.elided || p.elided;
                 parent.notes.emplace_back();
@@ -269,7 +277,8 @@ void scan_brackets(Scan& scan) {
             if (header.size() == first.numbers) a.col_labels = header;
             set_shape(a, 2);
         } else {
-            read_rows(s, first, a);
+            std::vector<std::size_t> rows_per_head;
+            read_rows(s, first, a, &rows_per_head);
             a.elided = first.elided;
             a.name = name_on_line(s, line_begin, first.open);
             if (first.levels == 2) {
@@ -278,9 +287,12 @@ void scan_brackets(Scan& scan) {
                 if (any && first.notes.size() == a.rows.size()) a.row_labels = first.notes;
             }
             set_shape(a, first.levels);
-            if (first.levels == 3 && !a.rows.empty()) {
-                const std::size_t per_head = std::max<std::size_t>(1, first.children);
-                a.shape = {per_head, a.rows.size() / per_head, a.rows[0].size()};
+            if (first.levels == 3 && !a.rows.empty()) {  // (heads, rows, cols) when every head has as many rows
+                const bool even = !rows_per_head.empty() &&
+                                  std::all_of(rows_per_head.begin(), rows_per_head.end(),
+                                              [&](std::size_t n) { return n == rows_per_head[0] && n > 0; });
+                if (even) a.shape = {rows_per_head.size(), rows_per_head[0], a.rows[0].size()};
+                else a.elided = true;  // not rectangular: no shape a step could have
             }
         }
         if (!a.rows.empty() && !scan.taken(first.open, arrays[j]->close + 1))

@@ -160,7 +160,8 @@ std::vector<std::vector<Cell>> read_body(std::string_view body) {
 // after another one (the second factor of a product).
 std::string name_before(std::string_view s, std::size_t begin, bool& after_matrix) {
     constexpr std::size_t kLookBack = 400;
-    const std::size_t from = begin > kLookBack ? begin - kLookBack : 0;
+    std::size_t from = begin > kLookBack ? begin - kLookBack : 0;
+    while (from < begin && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;  // a whole character first
     std::string_view seg = s.substr(from, begin - from);
     // the formula's start: a display or inline opener, a line break, or a "\quad" / "," between two formulas
     for (std::string_view opener : {"\\[", "\\(", "$$", "$", "\n", "\\quad", "\\qquad", ", "}) {
