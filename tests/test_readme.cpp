@@ -91,3 +91,27 @@ TEST_CASE("the README's trace excerpt is a step of the real export, as written",
     REQUIRE(r.status == 0);
     CHECK(r.out.find(text) != std::string::npos);
 }
+
+TEST_CASE("the README's drafted example is what draft and check print", "[docs][readme][draft]") {
+    const std::string readme = read_text(attntrace::test::source_dir() + "/README.md");
+    std::string drafted, checked;
+    for (const auto& block : fenced_blocks(readme, "")) {
+        std::string text;
+        for (const auto& l : block) text += l + "\n";
+        if (text.rfind("Drafted tiny.json from", 0) == 0) drafted = text;
+        if (text.rfind("tiny-attention  (", 0) == 0) checked = text;
+    }
+    REQUIRE(!drafted.empty());
+    REQUIRE(!checked.empty());
+    attntrace::test::TempDir dir;
+    fs::create_directory_symlink(attntrace::test::source_dir() + "/docs", dir.file("docs"));
+    const std::string cwd = fs::current_path().string();
+    fs::current_path(dir.path());
+    const auto d = run_cli({"draft", "docs/examples/draft/tiny-attention.md", "-o", "tiny.json"});
+    const auto c = run_cli({"check", "tiny.json"});
+    fs::current_path(cwd);
+    REQUIRE(d.status == 0);
+    CHECK(d.out == drafted);
+    CHECK(c.status == 0);
+    CHECK(c.out == checked);
+}

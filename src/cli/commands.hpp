@@ -49,6 +49,7 @@ void add_report_command(CLI::App& app, CliContext& cli);
 void add_explain_command(CLI::App& app, CliContext& cli);
 void add_compare_command(CLI::App& app, CliContext& cli);
 void add_decode_command(CLI::App& app, CliContext& cli);
+void add_draft_command(CLI::App& app, CliContext& cli);
 
 struct RandomSpec;
 // --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation, --norm (random and bench).

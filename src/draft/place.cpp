@@ -60,9 +60,9 @@ void compare(const PrintedArray& a, const std::vector<float>& values, Placement&
     p.computed.assign(values.begin(), values.end());
 }
 
-// The step an article's usual name for an array points to ("Q" the queries, "\\tilde{S}" the scaled
-// scores), as the last part of the step's name; "" when the name says nothing.
-std::string hinted_leaf(std::string name) {
+}  // namespace
+
+std::string step_hint(const std::string& name) {
     std::string n;
     for (char c : name)
         if (c != '\\' && c != '{' && c != '}' && c != '^' && c != '_' && c != ' ' && c != '$') n += c;
@@ -75,6 +75,8 @@ std::string hinted_leaf(std::string name) {
     if (n == "Z" || n == "O" || n == "output") return "hook_z";
     return "";
 }
+
+namespace {
 
 bool ends_with(const std::string& s, const std::string& tail) {
     return !tail.empty() && s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -96,7 +98,7 @@ Placement place_array(const PrintedArray& a, const Trace& trace) {
     for (const auto& r : a.rows)
         if (r.size() != pc) return best;
     const bool scalar = pr * pc == 1;
-    const std::string hint = hinted_leaf(a.name);
+    const std::string hint = step_hint(a.name);
     std::vector<float> buf;
     for (const Step& s : trace.steps) {
         if (s.recorded != Record::full || s.shape.empty() || s.axes.size() != s.shape.size()) continue;

@@ -35,4 +35,8 @@ struct Placement {
 // are placed on single cells only; an elided array is placed on nothing.
 Placement place_array(const PrintedArray& a, const Trace& trace);
 
+// The last part of the step an article's usual name for an array points to
+// ("Q": "hook_q", "\tilde{S}": "hook_scores_scaled", "A": "hook_pattern"); "" when the name says nothing.
+std::string step_hint(const std::string& name);
+
 }  // namespace attntrace

@@ -62,7 +62,7 @@ public:
                     "reads traces");
         f_.only_keys(doc_, "", {"format", "version", "id", "title", "source", "description", "tokens",
                                 "query_tokens", "token_ids", "memory_tokens", "config", "run", "inputs", "weights",
-                                "weights_seed", "given", "document_rounding", "claims", "batch"});
+                                "weights_seed", "given", "document_rounding", "claims", "batch", "unplaced"});
         header();
         tokens();
         config();
@@ -139,6 +139,14 @@ private:
             f_.fail("id", "letters, digits, '-', '_' or '.'", describe(doc_["id"]));
         lesson_.title = f_.string(f_.member(doc_, "", "title"), "title");
         if (auto* d = f_.optional(doc_, "description")) lesson_.description = f_.string(*d, "description");
+        // What `attntrace draft` could not place: for the author to read, nothing runs from it.
+        if (auto* u = f_.optional(doc_, "unplaced")) {
+            if (!u->is_array()) f_.fail("unplaced", "an array of the printed arrays a draft could not place", describe(*u));
+            for (std::size_t i = 0; i < u->size(); ++i)
+                if (!(*u)[i].is_object())
+                    f_.fail("unplaced[" + std::to_string(i) + "]", "an object (where, quote, nearest, agree, max_error)",
+                            describe((*u)[i]));
+        }
         // A private lesson (one's own model, notes not yet published) may leave its source out.
         const json* given_src = f_.optional(doc_, "source");
         if (!given_src) return;
