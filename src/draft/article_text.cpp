@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/printable.hpp"
+#include "core/utf8.hpp"
 #include <nlohmann/json.hpp>
 
 #include "core/json_field.hpp"
@@ -62,23 +63,10 @@ int hex_digit(char c) {
     return -1;
 }
 
-void append_utf8(std::string& out, std::uint32_t cp) {
+// A character reference's code point as UTF-8; one that is no character (NUL, a surrogate, past U+10FFFF) as U+FFFD.
+void append_reference(std::string& out, std::uint32_t cp) {
     if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    append_utf8(out, cp);
 }
 
 // An entity at s[i] == '&': appended decoded, and its length returned; 0 when it is none.
@@ -105,7 +93,7 @@ std::size_t decode_entity(std::string_view s, std::size_t i, std::string& out) {
             cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(d);
             if (cp > 0x10FFFF) cp = 0x110000;
         }
-        append_utf8(out, cp);
+        append_reference(out, cp);
         return semi + 1;
     }
     for (const auto& [name, text] : named)
