@@ -86,6 +86,17 @@ TEST_CASE("draft refuses in one line an article it cannot start from", "[draft][
     CHECK(r.status == 2);
     CHECK(r.err.find("noweights.md: expected W_Q, W_K and W_V printed as matrices of 2 rows") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    // weights no lesson can take (W_V one column wider than W_Q, and no config says d_v):
+    // refused in one line saying why, not a file that is no lesson
+    r = run_cli({"draft", write("badv.md", "Tokens: [\"a\", \"b\"]\n\n\\[ X = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix} \\]\n"
+                                           "\\[ W^Q = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix} \\quad "
+                                           "W^K = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix} \\quad "
+                                           "W^V = \\begin{bmatrix} 1 & 0 & 2 \\\\ 0 & 1 & 2 \\end{bmatrix} \\]\n"),
+                 "-o", dir.file("badv.json")});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("badv.md: expected printed X and weights that make a lesson that runs, found a lesson refused with") !=
+          std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir.file("badv.json")));
     r = run_cli({"draft", dir.file("missing.md")});
     CHECK(r.status == 2);
 }

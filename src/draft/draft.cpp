@@ -193,6 +193,7 @@ struct Scored {
     std::vector<Placement> placements;  // per candidate
     std::size_t agree = 0, total = 0;
     bool ran = false;
+    std::string error;  // why the lesson did not run, when it did not
 };
 
 // The lesson run, and each candidate placed on the exact run or, where the lesson rounds, the document run.
@@ -201,8 +202,9 @@ Scored score(const OrderedJson& lesson, const Article& art, const std::vector<st
     std::unique_ptr<Evaluation> e;
     try {
         e = evaluate(parse_lesson(lesson.dump(), "draft"));
-    } catch (const InputError&) {
-        return s;  // a convention the lesson cannot have (a transpose that does not fit): no numbers agree
+    } catch (const InputError& err) {
+        s.error = err.after_file();  // a convention the lesson cannot have (a transpose that does not fit): no numbers agree
+        return s;
     }
     s.ran = true;
     for (std::size_t i : candidates) {
@@ -353,6 +355,11 @@ Draft draft_lesson(const Article& art) {
                     best = std::move(r);
                 }
             }
+    if (!best.score.ran) {  // no convention gives a lesson that runs: say why, as the first one failed
+        const Refined first = refine(base_lesson(art, in, Conventions{}), art, candidates);
+        fail_field(art.file, "", "printed X and weights that make a lesson that runs",
+                   "a lesson refused with \"" + first.score.error + "\"");
+    }
     d.reasons.push_back("conventions: " + best.conventions.describe());
     for (auto& why : best.reasons) d.reasons.push_back(std::move(why));
     d.lesson = best.lesson;
