@@ -81,10 +81,13 @@ TEST_CASE("draft refuses in one line an article it cannot start from", "[draft][
     };
     auto r = run_cli({"draft", write("none.md", "Attention is a weighted average. Nothing printed.\n")});
     CHECK(r.status == 2);
-    CHECK(r.err.find("none.md: expected an article that prints its tokens' embeddings") != std::string::npos);
+    CHECK(r.err.find("none.md: expected an article that works an example: X and W_Q, W_K, W_V, or Q and K, or a score matrix, "
+                     "or attention weights, with numbers computed from them, found no array any run can start from") !=
+          std::string::npos);
     r = run_cli({"draft", write("noweights.md", "Tokens: [\"a\", \"b\"]\n\n\\[ X = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix} \\]\n")});
     CHECK(r.status == 2);
-    CHECK(r.err.find("noweights.md: expected W_Q, W_K and W_V printed as matrices of 2 rows") != std::string::npos);
+    // X alone: nothing computed from it is printed
+    CHECK(r.err.find("noweights.md: expected an article that works an example") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     // weights no lesson can take (W_V one column wider than W_Q, and no config says d_v):
     // refused in one line saying why, not a file that is no lesson
@@ -120,4 +123,100 @@ TEST_CASE("the ring-fell article drafted: its printed Q, K and V given, its Z ag
     const auto* a = claim_on(lesson, "blocks.0.attn.hook_pattern");
     REQUIRE(a);
     CHECK((*a)["expect"] == "agrees-from-given");
+}
+
+namespace {
+
+const std::string kTwoExamples = attntrace::test::source_dir() + "/docs/examples/draft/two-examples.md";
+
+const nlohmann::json* claim_at(const nlohmann::json& lesson, const std::string& step, const nlohmann::json& at) {
+    for (const auto& c : lesson["claims"])
+        if (c["step"] == step && c.value("at", nlohmann::json::object()) == at && !c.contains("of")) return &c;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("draft finds each worked example where it starts: a row of scores, a causal matrix with its V", "[draft]") {
+    const auto drafts = attntrace::draft_lessons(attntrace::read_article(kTwoExamples));
+    REQUIRE(drafts.size() == 2);
+    const auto one = nlohmann::json::parse(drafts[0].lesson.dump()), two = nlohmann::json::parse(drafts[1].lesson.dump());
+    INFO(one.dump(1) << two.dump(1));
+    // one printed row of scores: the run from the scaling, one query, no scaling (the row is printed scaled)
+    CHECK(one["run"]["from"] == "scale");
+    CHECK(one["given"]["blocks.0.attn.hook_scores_raw"] == nlohmann::json{{2.0, 1.0, 0.1}});
+    CHECK(one["query_tokens"].size() == 1);
+    REQUIRE(claim_on(one, "blocks.0.attn.hook_pattern"));
+    CHECK((*claim_on(one, "blocks.0.attn.hook_pattern"))["expect"] == "agrees");
+    // the causal matrix: the mask found by search, V given, the wrong row named and the right ones agreeing
+    CHECK(two["config"]["mask"] == "causal");
+    CHECK(two["config"]["scale"] == false);
+    CHECK(two["given"].contains("blocks.0.attn.hook_v"));
+    CHECK(two["tokens"] == nlohmann::json{"I", "saw", "it"});
+    REQUIRE(claim_on(two, "blocks.0.attn.hook_pattern"));
+    CHECK((*claim_on(two, "blocks.0.attn.hook_pattern"))["expect"] == "disagrees");
+    const std::string pattern = "blocks.0.attn.hook_pattern";
+    REQUIRE(claim_at(two, pattern, {{"query", 1}}));
+    CHECK((*claim_at(two, pattern, {{"query", 1}}))["expect"] == "disagrees");
+    CHECK((*claim_at(two, pattern, {{"query", 1}}))["values"] == nlohmann::json{0.27, 0.73, 0.0});
+    REQUIRE(claim_at(two, pattern, {{"query", 0}}));
+    CHECK((*claim_at(two, pattern, {{"query", 0}}))["expect"] == "agrees");
+    REQUIRE(claim_at(two, pattern, {{"query", 2}}));
+    CHECK((*claim_at(two, pattern, {{"query", 2}}))["expect"] == "agrees");
+    REQUIRE(claim_on(two, "blocks.0.attn.hook_z"));
+    CHECK((*claim_on(two, "blocks.0.attn.hook_z"))["expect"] == "agrees");
+}
+
+TEST_CASE("draft writes a lesson per example, or the one that the example flag names, and check takes them all", "[draft][cli]") {
+    attntrace::test::TempDir dir;
+    auto r = run_cli({"draft", kTwoExamples, "-o", dir.file("two.json")});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK_FALSE(std::filesystem::exists(dir.file("two.json")));
+    REQUIRE(std::filesystem::exists(dir.file("two-1.json")));
+    REQUIRE(std::filesystem::exists(dir.file("two-2.json")));
+    CHECK(r.out.find("2 worked examples in") != std::string::npos);
+    CHECK(r.out.find("Check them: attntrace check " + dir.file("two-1.json") + " " + dir.file("two-2.json")) != std::string::npos);
+    auto check = run_cli({"check", dir.file("two-1.json"), dir.file("two-2.json")});
+    INFO(check.out << check.err);
+    CHECK(check.status == 0);
+    CHECK(check.out.find("every verdict as its lesson expects") != std::string::npos);
+    // one example by its number, the same lesson as in the set
+    r = run_cli({"draft", kTwoExamples, "--example", "2", "-o", dir.file("second.json")});
+    REQUIRE(r.status == 0);
+    CHECK(attntrace::test::read_text(dir.file("second.json")) == attntrace::test::read_text(dir.file("two-2.json")));
+    // standard output takes one lesson: the first
+    r = run_cli({"draft", kTwoExamples});
+    REQUIRE(r.status == 0);
+    CHECK(nlohmann::json::parse(r.out) == nlohmann::json::parse(attntrace::test::read_text(dir.file("two-1.json"))));
+    // an example the article does not have: one line, exit 2, nothing written
+    r = run_cli({"draft", kTwoExamples, "--example", "3", "-o", dir.file("third.json")});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--example: expected an example of the article's 2 (1 to 2), found 3") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(std::filesystem::exists(dir.file("third.json")));
+}
+
+TEST_CASE("draft from printed Q, K and V: the run from the scores, the scaling found by search", "[draft]") {
+    attntrace::test::TempDir dir;
+    const std::string path = dir.file("qkv.md");
+    std::ofstream(path) << "Tokens: [\"x\", \"y\", \"z\"]\n\n"
+                           "Q = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]\n\n"
+                           "K = [[1.0, 1.0], [0.0, 2.0], [1.0, 0.0]]\n\n"
+                           "V = [[1.0, 2.0], [3.0, 0.0], [0.0, 1.0]]\n\n"
+                           "The weights, each score divided by the square root of 2 first:\n\n"
+                           "A = [[0.40, 0.20, 0.40], [0.28, 0.58, 0.14], [0.40, 0.40, 0.20]]\n\n"
+                           "Z = [[0.99, 1.20], [2.01, 0.71], [1.60, 1.00]]\n";
+    const auto drafts = attntrace::draft_lessons(attntrace::read_article(path));
+    REQUIRE(drafts.size() == 1);
+    const auto lesson = nlohmann::json::parse(drafts[0].lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["run"]["from"] == "scores");
+    CHECK(lesson["config"]["scale"] == true);
+    CHECK(lesson["given"].contains("blocks.0.attn.hook_q"));
+    REQUIRE(claim_on(lesson, "blocks.0.attn.hook_pattern"));
+    CHECK((*claim_on(lesson, "blocks.0.attn.hook_pattern"))["expect"] == "agrees");
+    REQUIRE(claim_on(lesson, "blocks.0.attn.hook_z"));
+    CHECK((*claim_on(lesson, "blocks.0.attn.hook_z"))["expect"] == "agrees");
+    CHECK(drafts[0].start == "the printed Q, K and V");
 }

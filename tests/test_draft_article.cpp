@@ -274,3 +274,23 @@ TEST_CASE("hostile articles: refused in one line naming the file, or read whole 
     CHECK(refused.find("noise.bin: line ") != std::string::npos);
     CHECK(refused.find("found more") != std::string::npos);
 }
+
+TEST_CASE("sizes the prose states: d_k, d_model and heads by the config's names, not a decimal or a comparison", "[draft]") {
+    const Article a = read("With d_k = 64 and d_{model}=512 over h = 8 heads; dk: 16. Not x == 3, d_k = 6.4, or hd = 2.\n", "text");
+    std::vector<std::pair<std::string, long>> got;
+    for (const auto& s : a.settings) got.emplace_back(s.name, s.value);
+    CHECK(got == std::vector<std::pair<std::string, long>>{{"d_k", 64}, {"d_model", 512}, {"heads", 8}, {"d_k", 16}});
+    CHECK(a.setting("d_k") == 64);
+    CHECK(a.setting("heads") == 8);
+    CHECK(a.setting("d_ff") == 0);
+}
+
+TEST_CASE("a vector after a caption (\"Example row: [...]\") is an array of its own, not a labelled table's row", "[draft]") {
+    const Article a = read("Example row: [2.1, 0.5]\nAfter softmax: [0.83, 0.17]\n\nthe [0.1, 0.2]\ncat [0.3, 0.4]\n", "text");
+    const auto arrays = of_form(a, PrintedForm::bracket);
+    REQUIRE(arrays.size() == 3);
+    CHECK(arrays[0]->name == "Example row");
+    CHECK(arrays[1]->name == "After softmax");
+    CHECK(arrays[1]->rows.size() == 1);
+    CHECK(arrays[2]->row_labels == std::vector<std::string>{"the", "cat"});
+}

@@ -1,5 +1,10 @@
 // attntrace draft ARTICLE: a lesson written from an article's printed numbers.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/error.hpp"
 
 #include "cli/commands.hpp"
 #include "draft/article.hpp"
@@ -14,6 +19,7 @@ void add_draft_command(CLI::App& app, CliContext& cli) {
     struct Opts {
         std::string article, out = "-";
         bool explain = false;
+        std::size_t example = 0;  // 0: every example
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand(
@@ -24,18 +30,37 @@ void add_draft_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("-o,--out", opts->out, "Lesson file to write ('-': standard output, the report then on standard error)");
     cmd->add_flag("--explain", opts->explain, "Say why each array was read as an input, a weight or a claim, and the "
                                                "conventions tried with how many printed numbers each run agreed with");
+    cmd->add_option("--example", opts->example,
+                    "Write only the Nth worked example's lesson (1 is the first); by default every example's, one lesson "
+                    "each: to OUT when the article has one, else OUT with -1, -2, ... before its extension. Standard "
+                    "output takes one lesson: the first, or the Nth")
+        ->check(CLI::PositiveNumber);
     cmd->footer("Example:\n  attntrace draft docs/examples/tiny-attention.md -o tiny.json --explain\n"
                 "  attntrace check tiny.json");
     cmd->callback([opts, &cli] {
-        const Draft d = draft_lesson(read_article(opts->article));
-        const std::string text = dump_readable(d.lesson);
+        std::vector<Draft> drafts = draft_lessons(read_article(opts->article));
+        if (opts->example > drafts.size())
+            fail_field("", "--example", fmt::format("an example of the article's {} (1 to {})", drafts.size(), drafts.size()),
+                       std::to_string(opts->example));
+        if (opts->example) drafts = {std::move(drafts[opts->example - 1])};
+        else if (opts->out == "-") drafts.resize(1);
+        std::vector<std::string> written;
         if (opts->out == "-") {
-            cli.out << text;
-            render_draft(cli.err, d, opts->article, "-", opts->explain);
+            written.push_back("-");
         } else {
-            write_file_atomic(opts->out, text);
-            render_draft(cli.out, d, opts->article, opts->out, opts->explain);
+            const std::filesystem::path out(opts->out);
+            for (std::size_t x = 0; x < drafts.size(); ++x)
+                written.push_back(drafts.size() == 1 ? opts->out
+                                                     : (out.parent_path() / (out.stem().string() + "-" + std::to_string(x + 1) +
+                                                                             out.extension().string())).string());
         }
+        // every lesson written before any report line, each file whole (written atomically)
+        for (std::size_t x = 0; x < drafts.size(); ++x) {
+            const std::string text = dump_readable(drafts[x].lesson);
+            if (written[x] == "-") cli.out << text;
+            else write_file_atomic(written[x], text);
+        }
+        render_drafts(opts->out == "-" ? cli.err : cli.out, drafts, opts->article, written, opts->explain);
         cli.status = 0;
     });
 }

@@ -41,7 +41,14 @@ Article read_article_text(std::string_view content, const std::string& file, con
     scan_prose(scan);
     out.arrays = std::move(scan).arrays();
     out.tokens = scan_tokens(text);
+    out.settings = scan_settings(text);
     return out;
+}
+
+long Article::setting(const std::string& name) const {
+    for (const auto& s : settings)
+        if (s.name == name) return s.value;
+    return 0;
 }
 
 Article read_article(const std::string& path) {

@@ -1,17 +1,16 @@
 #include "draft/draft.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "draft/place.hpp"
+#include "draft/start.hpp"
 #include "evaluate/evaluate.hpp"
 #include "lesson/lesson.hpp"
 #include "trace/json_text.hpp"
@@ -23,171 +22,10 @@ namespace {
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 // The given and rounding trials tried at most this many times each: a search that stays a few runs long.
 constexpr std::size_t kMaxTrials = 12;
-
-bool rectangular(const PrintedArray& a) {
-    if (a.rows.empty() || a.elided) return false;
-    for (const auto& r : a.rows)
-        if (r.size() != a.rows[0].size() || r.empty()) return false;
-    return true;
-}
-
-bool is_table(const PrintedArray& a) { return a.form != PrintedForm::prose && rectangular(a) && !a.operand; }
-
-// A name without markup: "W^{Q}" -> "WQ", "W_q" -> "Wq", "\tilde{S}" -> "tildeS".
-std::string bare(const std::string& name) {
-    std::string out;
-    for (char c : name)
-        if (std::isalnum(static_cast<unsigned char>(c))) out += c;
-    return out;
-}
-
-// 0, 1, 2 for a name of W_Q, W_K, W_V; -1 otherwise.
-int weight_role(const std::string& name) {
-    const std::string b = bare(name);
-    if (b.size() != 2 || (b[0] != 'W' && b[0] != 'w')) return -1;
-    switch (std::toupper(static_cast<unsigned char>(b[1]))) {
-        case 'Q': return 0;
-        case 'K': return 1;
-        case 'V': return 2;
-        default: return -1;
-    }
-}
-
-bool names_input(const std::string& name) {
-    const std::string b = bare(name);
-    return b == "X" || b == "E" || b == "x" || b == "Embeddings" || b == "embeddings" || b == "Embedding" || b == "H";
-}
-
-OrderedJson number_json(double v) {
-    if (std::isinf(v)) return v < 0 ? OrderedJson("-inf") : OrderedJson("inf");
-    return v;
-}
-
-// The array's numbers as a lesson writes them: a scalar, a vector or rows.
-OrderedJson values_json(const PrintedArray& a) {
-    if (a.rows.size() == 1 && a.rows[0].size() == 1) return number_json(a.rows[0][0].value);
-    auto row_json = [](const std::vector<PrintedNumber>& r) {
-        OrderedJson out = OrderedJson::array();
-        for (const auto& n : r) out.push_back(number_json(n.value));
-        return out;
-    };
-    if (a.rows.size() == 1) return row_json(a.rows[0]);
-    OrderedJson out = OrderedJson::array();
-    for (const auto& r : a.rows) out.push_back(row_json(r));
-    return out;
-}
-
-int decimals_of(const PrintedArray& a) {
-    int d = 0;
-    for (const auto& r : a.rows)
-        for (const auto& n : r)
-            if (std::isfinite(n.value)) d = std::max(d, n.decimals);
-    return std::min(d, 8);
-}
-
-struct Inputs {
-    std::vector<std::string> tokens;
-    std::size_t x = kNone;
-    std::array<std::size_t, 3> w{kNone, kNone, kNone};
-    std::size_t d_model = 0, d_k = 0;
-};
-
-Inputs choose_inputs(const Article& art, std::vector<std::string>& reasons) {
-    Inputs in;
-    // the token list most arrays have a row for: a quoted list, a quoted sentence, or an array's row labels
-    struct Candidate {
-        std::vector<std::string> words;
-        std::string from;
-    };
-    std::vector<Candidate> cands;
-    for (const auto& t : art.tokens)
-        cands.push_back({t.words, (t.sentence ? "the sentence at " : "the list at ") + t.place.describe()});
-    for (const auto& a : art.arrays)
-        if (is_table(a) && a.row_labels.size() >= 2 &&
-            std::none_of(a.row_labels.begin(), a.row_labels.end(), [](const std::string& l) { return l.empty(); }))
-            cands.push_back({a.row_labels, "the row labels at " + a.place.describe()});
-    std::size_t best = kNone, best_score = 0;
-    for (std::size_t c = 0; c < cands.size(); ++c) {
-        std::size_t score = 0;
-        for (const auto& a : art.arrays)
-            if (is_table(a) && a.rows.size() == cands[c].words.size()) score += 1 + (a.row_labels == cands[c].words ? 2 : 0);
-        if (score > best_score) best = c, best_score = score;
-    }
-    if (best == kNone) return in;
-    in.tokens = cands[best].words;
-    reasons.push_back(fmt::format("tokens: {} ({}; {} printed arrays have a row per token)", json(in.tokens).dump(),
-                                  cands[best].from, best_score));
-    const std::size_t T = in.tokens.size();
-    // X: the first array with a row per token, one named as an input first
-    for (int pass = 0; pass < 2 && in.x == kNone; ++pass)
-        for (std::size_t i = 0; i < art.arrays.size(); ++i) {
-            const auto& a = art.arrays[i];
-            if (!is_table(a) || a.rows.size() != T || a.rows[0].size() < 2) continue;
-            if (pass == 0 && !names_input(a.name)) continue;
-            in.x = i;
-            in.d_model = a.rows[0].size();
-            reasons.push_back(fmt::format("X: the {} x {} array at {}{}", T, in.d_model, a.place.describe(),
-                                          pass == 0 ? " (named " + a.name + ")" : " (the first with a row per token)"));
-            break;
-        }
-    if (in.x == kNone) return in;
-    // W_Q, W_K, W_V: d_model rows, by name, else the first three after X
-    std::vector<std::size_t> unnamed;
-    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
-        const auto& a = art.arrays[i];
-        if (i == in.x || !is_table(a) || a.rows.size() != in.d_model) continue;
-        const int role = weight_role(a.name);
-        if (role >= 0 && in.w[static_cast<std::size_t>(role)] == kNone) in.w[static_cast<std::size_t>(role)] = i;
-        else if (role < 0 && i > in.x) unnamed.push_back(i);
-    }
-    const char* names[] = {"W_Q", "W_K", "W_V"};
-    for (std::size_t r = 0, u = 0; r < 3; ++r) {
-        if (in.w[r] != kNone) {
-            reasons.push_back(fmt::format("{}: the array at {} (named {})", names[r], art.arrays[in.w[r]].place.describe(),
-                                          art.arrays[in.w[r]].name));
-        } else if (u < unnamed.size()) {
-            in.w[r] = unnamed[u++];
-            reasons.push_back(fmt::format("{}: the array at {} (the {} with d_model rows after X)", names[r],
-                                          art.arrays[in.w[r]].place.describe(), u == 1 ? "first" : u == 2 ? "second" : "third"));
-        }
-    }
-    if (in.w[0] != kNone) in.d_k = art.arrays[in.w[0]].rows[0].size();
-    return in;
-}
-
-struct Conventions {
-    bool scale = true;
-    std::string mask = "none";
-    bool transposed = false;
-    std::string describe() const {
-        return fmt::format("scaling {}, mask {}, weights {}", scale ? "by 1/sqrt(d_k)" : "off", mask,
-                           transposed ? "transposed (out_in)" : "as printed (in_out)");
-    }
-};
-
-std::string lesson_id(const std::string& file) {
-    std::string stem = std::filesystem::path(file).stem().string(), id;
-    for (char c : stem) id += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '-';
-    return id.empty() ? "draft" : id;
-}
-
-OrderedJson base_lesson(const Article& art, const Inputs& in, const Conventions& c) {
-    OrderedJson l = {{"format", "attntrace-lesson"}, {"version", 1}, {"id", lesson_id(art.file)},
-              {"title", "Drafted from " + std::filesystem::path(art.file).filename().string()},
-              {"source", {{"document", std::filesystem::path(art.file).filename().string()}}}};
-    l["tokens"] = in.tokens;
-    OrderedJson config = {{"d_model", in.d_model}, {"heads", 1}, {"mask", c.mask}, {"scale", c.scale}};
-    if (in.d_k && in.d_k != in.d_model) config["d_k"] = in.d_k;
-    if (c.transposed) config["weight_layout"] = "out_in";
-    l["config"] = config;
-    l["run"] = {{"from", "embed"}, {"to", "mix"}};
-    l["inputs"] = {{"X", values_json(art.arrays[in.x])}};
-    const char* names[] = {"W_Q", "W_K", "W_V"};
-    OrderedJson w = OrderedJson::object();
-    for (std::size_t r = 0; r < 3; ++r) w[names[r]] = values_json(art.arrays[in.w[r]]);
-    l["weights"] = w;
-    return l;
-}
+// An example's numbers are printed near its start: arrays further than this after it are another example's.
+constexpr std::size_t kMaxWindow = 48;
+// A table is split into its rows (a claim per row) when it has at most this many: a worked example's size.
+constexpr std::size_t kMaxSplit = 8;
 
 struct Scored {
     std::vector<Placement> placements;  // per candidate
@@ -196,12 +34,14 @@ struct Scored {
     std::string error;  // why the lesson did not run, when it did not
 };
 
+std::unique_ptr<Evaluation> run_lesson(const OrderedJson& lesson) { return evaluate(parse_lesson(lesson.dump(), "draft")); }
+
 // The lesson run, and each candidate placed on the exact run or, where the lesson rounds, the document run.
 Scored score(const OrderedJson& lesson, const Article& art, const std::vector<std::size_t>& candidates) {
     Scored s;
     std::unique_ptr<Evaluation> e;
     try {
-        e = evaluate(parse_lesson(lesson.dump(), "draft"));
+        e = run_lesson(lesson);
     } catch (const InputError& err) {
         s.error = err.after_file();  // a convention the lesson cannot have (a transpose that does not fit): no numbers agree
         return s;
@@ -220,12 +60,17 @@ Scored score(const OrderedJson& lesson, const Article& art, const std::vector<st
     return s;
 }
 
-
 // "blocks.0.attn.hook_scores_raw" -> "scores_raw": a claim's id when the article names nothing.
 std::string step_leaf(const std::string& step) {
     std::string leaf = step.substr(step.rfind('.') + 1);
     if (leaf.rfind("hook_", 0) == 0) leaf = leaf.substr(5);
     return leaf;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+    return out;
 }
 
 // A lesson refined from a base: the article's own chain (a printed step its formula does not give, given)
@@ -237,19 +82,20 @@ struct Refined {
     std::vector<std::string> reasons, steps;  // why each was kept; "given Q" for the trials' list
 };
 
-std::string join(const std::vector<std::string>& parts) {
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
-    return out;
-}
-
 Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::size_t>& candidates) {
     Refined r;
     r.score = score(lesson, art, candidates);
     r.lesson = std::move(lesson);
     if (!r.score.ran) return r;
-    std::size_t tries = 0;
-    for (std::size_t k = 0; k < candidates.size() && tries < kMaxTrials; ++k) {
+    // The article's chain: every printed step its formula does not give, given at once; then each taken back,
+    // the latest first, unless the printed numbers of the other steps agree less without it. What stays is
+    // the set the later numbers need (Q and K together, where neither alone gives a printed score).
+    struct Given {
+        std::string step;
+        std::size_t candidate;
+    };
+    std::vector<Given> givens;
+    for (std::size_t k = 0; k < candidates.size() && givens.size() < kMaxTrials; ++k) {
         const PrintedArray& a = art.arrays[candidates[k]];
         const Placement& p = r.score.placements[k];
         if (p.whole()) continue;
@@ -259,22 +105,71 @@ Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::si
                            : !p.step.empty() && p.at.empty() ? p.step : "";
         if (step.empty() || step.find(".attn.") == std::string::npos) continue;
         if (r.lesson.contains("given") && r.lesson["given"].contains(step)) continue;
+        if (std::any_of(givens.begin(), givens.end(), [&](const Given& g) { return g.step == step; })) continue;
+        givens.push_back({step, k});
+    }
+    // Each printed step: given, rounded at its printed decimals (the article right but its values rounded
+    // before the next step used them), or computed.
+    enum class Use { given, rounded, computed };
+    std::vector<Use> use(givens.size(), Use::given);
+    auto decimals = [&](std::size_t g) { return decimals_of(art.arrays[candidates[givens[g].candidate]]); };
+    auto with = [&](const std::vector<Use>& u) {
         OrderedJson trial = r.lesson;
-        trial["given"][step] = values_json(a);
-        ++tries;
-        const Scored s = score(trial, art, candidates);
-        // the gain in the other arrays: a given step's own array agrees with itself, which proves nothing
-        const std::size_t before = r.score.agree - r.score.placements[k].agree;
-        const std::size_t after = s.ran ? s.agree - s.placements[k].agree : 0;
-        if (s.ran && after > before) {
-            r.reasons.push_back(fmt::format("given {}: the array at {} ({} more printed numbers agree from it on)", step,
-                                            a.place.describe(), after - before));
-            r.steps.push_back("given " + step_leaf(step));
-            r.lesson = std::move(trial);
-            r.score = s;
+        for (std::size_t g = 0; g < givens.size(); ++g) {
+            if (u[g] == Use::given) trial["given"][givens[g].step] = values_json(art.arrays[candidates[givens[g].candidate]]);
+            if (u[g] == Use::rounded) trial["document_rounding"][givens[g].step] = decimals(g);
+        }
+        return trial;
+    };
+    // the printed numbers that agree outside the given steps: a given step's own arrays agree with it, which proves nothing
+    auto others = [&](const Scored& sc, const std::vector<Use>& u) {
+        std::size_t n = 0;
+        for (std::size_t j = 0; j < sc.placements.size(); ++j) {
+            bool given = false;
+            for (std::size_t g = 0; g < givens.size(); ++g) given = given || (u[g] == Use::given && sc.placements[j].step == givens[g].step);
+            if (!given) n += sc.placements[j].agree;
+        }
+        return n;
+    };
+    if (!givens.empty()) {
+        Scored all = score(with(use), art, candidates);
+        if (all.ran) {
+            std::vector<std::size_t> needed(givens.size(), 0);
+            for (std::size_t g = givens.size(); g-- > 0;) {
+                // over the same arrays (g's own left out of both): what g's printed values give the steps after it
+                const std::size_t have = others(all, use);
+                for (Use instead : {Use::computed, Use::rounded}) {
+                    std::vector<Use> trial = use;
+                    trial[g] = instead;
+                    const Scored t = score(with(trial), art, candidates);
+                    if (t.ran && others(t, use) >= have) {
+                        use = std::move(trial);
+                        all = t;
+                        break;
+                    }
+                    if (instead == Use::computed) needed[g] = have - std::min(have, t.ran ? others(t, use) : 0);
+                }
+            }
+            // kept when the printed numbers outside the given steps agree more than with nothing given or rounded
+            if (others(all, use) > others(r.score, use)) {
+                r.lesson = with(use);
+                r.score = all;
+                for (std::size_t g = 0; g < givens.size(); ++g) {
+                    const std::string where = art.arrays[candidates[givens[g].candidate]].place.describe();
+                    if (use[g] == Use::given) {
+                        r.reasons.push_back(fmt::format("given {}: the array at {} (without it, {} fewer printed numbers of other steps agree)",
+                                                        givens[g].step, where, needed[g]));
+                        r.steps.push_back("given " + step_leaf(givens[g].step));
+                    } else if (use[g] == Use::rounded) {
+                        r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} (the steps after it agree only so)",
+                                                        givens[g].step, decimals(g), where));
+                        r.steps.push_back(fmt::format("{} rounded to {}", step_leaf(givens[g].step), decimals(g)));
+                    }
+                }
+            }
         }
     }
-    tries = 0;
+    std::size_t tries = 0;
     for (std::size_t k = 0; k < candidates.size() && tries < kMaxTrials; ++k) {
         const Placement& p = r.score.placements[k];
         if (p.step.empty() || !p.whole() || !p.at.empty()) continue;
@@ -305,123 +200,345 @@ std::string unique_id(std::string base, std::map<std::string, int>& used) {
     return n == 0 ? id : id + "-" + std::to_string(n + 1);
 }
 
-}  // namespace
-
-Draft draft_lesson(const Article& art) {
-    Draft d;
-    const Inputs in = choose_inputs(art, d.reasons);
-    if (in.tokens.empty() || in.x == kNone)
-        fail_field(art.file, "", "an article that prints its tokens' embeddings (a matrix with a row per token)",
-                   in.tokens.empty() ? "no list of tokens that its arrays have a row for" : "no array with a row per token");
-    // The example X begins: the arrays after it, up to a new example (an array named and shaped as one
-    // before it but printing other numbers: the next section's Q), or another X.
+// One example: a start, the arrays after it that its run may print, and the best run found.
+struct Example {
+    Start start;
     std::vector<std::size_t> candidates;
-    std::size_t example_end = art.arrays.size();
-    for (std::size_t i = in.x + 1; i < art.arrays.size() && example_end == art.arrays.size(); ++i) {
-        const auto& a = art.arrays[i];
-        if (!is_table(a) || a.name.empty()) continue;
-        for (std::size_t j = in.x; j < i; ++j) {
-            const auto& b = art.arrays[j];
-            if (is_table(b) && bare(b.name) == bare(a.name) && b.shape == a.shape && b.rows != a.rows) {
-                example_end = i;
-                d.reasons.push_back(fmt::format("the example ends before {} ({} printed again with other numbers): {} arrays after it "
-                                                "are not drafted",
-                                                a.place.describe(), a.name, art.arrays.size() - i));
-                break;
-            }
+    std::vector<DraftTrial> trials;
+    std::vector<std::string> reasons;
+    Refined best;
+    std::vector<Placement> claims;      // per candidate: the placement claimed, or one with an empty step
+    // A table no selection holds whole, whose rows print different steps ("v_ring 0 0 2 2 / z_ring 1.72 ..."):
+    // each row placed on its own (the candidate's index, the row as an array, where it was placed).
+    struct RowClaim {
+        std::size_t candidate;
+        PrintedArray row;
+        Placement placement;
+    };
+    std::vector<RowClaim> row_claims;
+    std::size_t explained = 0;          // candidates claimed
+    std::string first_error;            // the first convention's refusal, when none ran
+};
+
+// The arrays an example starting at `s` may print: after its first input, not its inputs, not claimed by an
+// earlier example, up to where a named array is printed again with other numbers (the next example's Q).
+std::vector<std::size_t> window(const Article& art, const Start& s, const std::vector<bool>& used, std::vector<std::string>& reasons) {
+    std::vector<std::size_t> out;
+    const auto& A = art.arrays;
+    const std::size_t first = s.first();
+    for (std::size_t i = first + 1; i < A.size() && i <= first + kMaxWindow; ++i) {
+        const auto& a = A[i];
+        if (!is_table(a) || used[i] || std::find(s.inputs.begin(), s.inputs.end(), i) != s.inputs.end()) continue;
+        bool again = false;
+        for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)
+            again = is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && A[j].rows != a.rows;
+        if (again) {
+            reasons.push_back(fmt::format("the example ends before {} ({} printed again with other numbers)", a.place.describe(), a.name));
+            break;
+        }
+        out.push_back(i);
+    }
+    return out;
+}
+
+// An array no convention reproduces, claimed where its name or its form says it belongs (a printed A on the
+// weights, rows that sum to 1 on the weights): the check then says how far it is.
+std::string claimed_step(const PrintedArray& a) {
+    const std::string hint = step_hint(a.name);
+    if (!hint.empty()) return hint;
+    return sums_to_one(a) ? "hook_pattern" : "";
+}
+
+// The rows of an unexplained table, each placed on its own: claimed when most of its numbers agree.
+void split_rows(const PrintedArray& a, std::size_t k, const Evaluation& e, Example& ex) {
+    if (a.rows.size() < 2 || a.rows.size() > kMaxSplit) return;
+    for (std::size_t r = 0; r < a.rows.size(); ++r) {
+        PrintedArray row = a;
+        row.rows = {a.rows[r]};
+        row.shape = {a.rows[r].size()};
+        row.row_labels.clear();
+        if (r < a.row_labels.size() && !a.row_labels[r].empty()) row.name = a.row_labels[r];
+        Placement p = place_array(row, e.exact);
+        if (e.document) {
+            Placement q = place_array(row, *e.document);
+            if (q.agree > p.agree) p = std::move(q);
+        }
+        // every number: a row's few numbers agree with some row by chance more often than a table's
+        if (!p.step.empty() && p.total > 1 && p.whole()) ex.row_claims.push_back({k, std::move(row), std::move(p)});
+    }
+}
+
+Example search(const Article& art, Start start, const std::vector<bool>& used, const std::vector<bool>& starts_with_v) {
+    Example ex;
+    ex.start = std::move(start);
+    const Start& s = ex.start;
+    ex.reasons = s.reasons;
+    ex.candidates = window(art, s, used, ex.reasons);
+    bool have = false;
+    for (const Conventions& c : conventions_for(art, s)) {
+        Refined r = refine(base_lesson(art, s, c), art, ex.candidates);
+        ex.trials.push_back({c.describe(s.kind) + (r.steps.empty() ? "" : ", " + join(r.steps)), r.score.agree, r.score.total});
+        if (!r.score.ran && ex.first_error.empty()) ex.first_error = r.score.error;
+        // the most printed numbers agreeing; on a tie, the fewer steps taken from the article's chain and rounding
+        if (r.score.ran && (!have || r.score.agree > ex.best.score.agree ||
+                            (r.score.agree == ex.best.score.agree && r.steps.size() < ex.best.steps.size()))) {
+            r.conventions = c;
+            ex.best = std::move(r);
+            have = true;
         }
     }
-    for (std::size_t i = 0; i < example_end; ++i) {
-        const auto& a = art.arrays[i];
-        if (!is_table(a) || i == in.x || std::find(in.w.begin(), in.w.end(), i) != in.w.end()) continue;
-        candidates.push_back(i);
-    }
-    const bool have_weights = std::none_of(in.w.begin(), in.w.end(), [](std::size_t i) { return i == kNone; });
-    if (!have_weights)  // a draft runs the attention from X: an article that starts from the scores is not drafted yet
-        fail_field(art.file, "", fmt::format("W_Q, W_K and W_V printed as matrices of {} rows (d_model, X's width)", in.d_model),
-                   fmt::format("{} of them", std::count_if(in.w.begin(), in.w.end(), [](std::size_t i) { return i != kNone; })));
-    // The grid of conventions, each refined by the article's chain and rounding; the one under which the most
-    // printed numbers agree wins (the first on a tie).
-    Refined best;
-    for (bool transposed : {false, true})
-        for (const char* mask : {"none", "causal"})
-            for (bool scale : {true, false}) {
-                const Conventions c{scale, mask, transposed};
-                if (transposed && in.d_k != in.d_model) continue;  // out_in needs the square matrices printed
-                Refined r = refine(base_lesson(art, in, c), art, candidates);
-                d.trials.push_back({c.describe() + (r.steps.empty() ? "" : ", " + join(r.steps)), r.score.agree, r.score.total});
-                if (r.score.ran && (!best.score.ran || r.score.agree > best.score.agree)) {
-                    r.conventions = c;
-                    best = std::move(r);
-                }
-            }
-    if (!best.score.ran) {  // no convention gives a lesson that runs: say why, as the first one failed
-        const Refined first = refine(base_lesson(art, in, Conventions{}), art, candidates);
-        fail_field(art.file, "", "printed X and weights that make a lesson that runs",
-                   "a lesson refused with \"" + first.score.error + "\"");
-    }
-    d.reasons.push_back("conventions: " + best.conventions.describe());
-    for (auto& why : best.reasons) d.reasons.push_back(std::move(why));
-    d.lesson = best.lesson;
-    const Scored& best_score = best.score;
-    // One claim per array placed with at least half its numbers agreeing; the rest listed.
-    OrderedJson claims = OrderedJson::array(), unplaced = OrderedJson::array();
-    std::map<std::string, int> used;
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-        const PrintedArray& a = art.arrays[candidates[k]];
-        const Placement p = best_score.ran ? best_score.placements[k] : Placement{};
+    ex.claims.assign(ex.candidates.size(), Placement{});
+    if (!have) return ex;
+    std::unique_ptr<Evaluation> e = run_lesson(ex.best.lesson);
+    // Claimed by value anywhere in the window; by name or form only before the first array the run does not
+    // explain (an example is a chain: past an array it cannot explain, another example may have begun).
+    bool chain = true;
+    for (std::size_t k = 0; k < ex.candidates.size(); ++k) {
+        const std::size_t i = ex.candidates[k];
+        const Placement& p = ex.best.score.placements[k];
         if (!p.step.empty() && p.total > 0 && 2 * p.agree >= p.total) {
-            OrderedJson c = {{"id", unique_id(a.name.empty() ? step_leaf(p.step) : bare(a.name), used)}, {"step", p.step}};
-            if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
-            c["decimals"] = decimals_of(a);
-            c["values"] = values_json(a);
-            c["expect"] = "agrees";  // replaced below by the verdict the check gives
-            c["quote"] = a.quote;
-            c["note"] = "drafted from " + a.place.describe();
-            d.reasons.push_back(fmt::format("claim {}: the array at {} on {}{}: {} of {} printed numbers agree", c["id"].get<std::string>(),
-                                            a.place.describe(), p.step, p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total));
-            claims.push_back(std::move(c));
+            ex.claims[k] = p;
+        } else if (const std::string step = claimed_step(art.arrays[i]); chain && !step.empty() && !starts_with_v[i]) {
+            Placement q = place_array(art.arrays[i], e->exact, step);
+            if (!q.step.empty() && q.total == art.arrays[i].count()) ex.claims[k] = std::move(q);
+        }
+        if (ex.claims[k].step.empty()) split_rows(art.arrays[i], k, *e, ex);
+        const bool explained = !ex.claims[k].step.empty() ||
+                               std::any_of(ex.row_claims.begin(), ex.row_claims.end(), [&](const auto& r) { return r.candidate == k; });
+        ex.explained += explained;
+        chain = chain && explained;
+    }
+    return ex;
+}
+
+// A printed array some of whose numbers disagree, claimed again a row at a time (a vector: a cell at a
+// time), so that the check says which rows are right: up to kMaxSplit of them.
+
+void split_claim(const PrintedArray& a, const Placement& p, std::map<std::string, int>& ids, OrderedJson& claims) {
+    const bool by_row = a.rows.size() > 1;
+    const std::string& axis = by_row ? p.row_axis : p.col_axis;
+    const std::size_t n = by_row ? a.rows.size() : a.rows[0].size();
+    if (axis.empty() || n > kMaxSplit || (!by_row && n < 2)) return;
+    const std::string base = a.name.empty() ? step_leaf(p.step) : bare(a.name);
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool labelled = by_row && i < a.row_labels.size() && !a.row_labels[i].empty();
+        OrderedJson c = {{"id", unique_id(base + "-" + (labelled ? a.row_labels[i] : std::to_string(i + 1)), ids)}, {"step", p.step}};
+        OrderedJson at = OrderedJson::parse(p.at.dump());
+        at[axis] = i;
+        c["at"] = at;
+        PrintedArray part;
+        if (by_row) part.rows = {a.rows[i]};
+        else part.rows = {{a.rows[0][i]}};
+        c["decimals"] = decimals_of(part);
+        c["values"] = values_json(part);
+        c["expect"] = "agrees";
+        c["quote"] = a.quote;
+        c["note"] = fmt::format("{} {} of the array at {}", by_row ? "row" : "number", i + 1, a.place.describe());
+        claims.push_back(std::move(c));
+    }
+}
+
+void set_verdicts(Draft& d);
+
+// The lesson of an accepted example: its claims, each with the verdict the check gives.
+Draft write_example(const Article& art, Example& ex, const std::string& id, std::size_t text_end, std::vector<bool>& used) {
+    Draft d;
+    d.start = ex.start.describe();
+    d.reasons = std::move(ex.reasons);
+    d.reasons.push_back(fmt::format("starts from {}; conventions: {}", ex.start.describe(), ex.best.conventions.describe(ex.start.kind)));
+    for (auto& why : ex.best.reasons) d.reasons.push_back(std::move(why));
+    d.trials = std::move(ex.trials);
+    d.lesson = ex.best.lesson;
+    d.lesson["id"] = id;
+    for (std::size_t i : ex.start.inputs)
+        if (i != kNone) used[i] = true;
+    OrderedJson claims = OrderedJson::array();
+    std::map<std::string, int> ids;
+    struct Split {
+        std::size_t claim;
+        const PrintedArray* array;
+        Placement placement;
+    };
+    std::vector<Split> splits;  // claims to split into rows if the check finds them wrong
+    for (std::size_t k = 0; k < ex.candidates.size(); ++k) {
+        const Placement& p = ex.claims[k];
+        if (p.step.empty()) continue;
+        const PrintedArray& a = art.arrays[ex.candidates[k]];
+        used[ex.candidates[k]] = true;
+        OrderedJson c = {{"id", unique_id(a.name.empty() ? step_leaf(p.step) : bare(a.name), ids)}, {"step", p.step}};
+        if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
+        c["decimals"] = decimals_of(a);
+        c["values"] = values_json(a);
+        c["expect"] = "agrees";  // replaced below by the verdict the check gives
+        c["quote"] = a.quote;
+        c["note"] = "drafted from " + a.place.describe();
+        d.reasons.push_back(fmt::format("claim {}: the array at {} on {}{}: {} of {} printed numbers agree{}", c["id"].get<std::string>(),
+                                        a.place.describe(), p.step, p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total,
+                                        2 * p.agree >= p.total ? "" : " (placed by its name or form, not its numbers)"));
+        claims.push_back(std::move(c));
+        splits.push_back({claims.size() - 1, &a, p});
+        if (step_leaf(p.step) == "pattern" && (p.at.empty() || p.at.contains("head")) && sums_to_one(a)) {
+            OrderedJson sum = {{"id", unique_id("rows-sum-to-1", ids)}, {"step", p.step}};
+            if (!p.at.empty()) sum["at"] = OrderedJson::parse(p.at.dump());
+            sum["of"] = "row_sum";
+            sum["decimals"] = decimals_of(a);
+            sum["values"] = OrderedJson(std::vector<double>(a.rows.size(), 1.0));
+            sum["expect"] = "agrees";
+            sum["quote"] = a.quote;
+            sum["note"] = "printed as attention weights, each row summing to 1 (drafted from " + a.place.describe() + ")";
+            claims.push_back(std::move(sum));
+        }
+    }
+    for (const auto& rc : ex.row_claims) {
+        const Placement& p = rc.placement;
+        used[ex.candidates[rc.candidate]] = true;
+        OrderedJson c = {{"id", unique_id(rc.row.name.empty() ? step_leaf(p.step) : bare(rc.row.name), ids)}, {"step", p.step}};
+        if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
+        c["decimals"] = decimals_of(rc.row);
+        c["values"] = values_json(rc.row);
+        c["expect"] = "agrees";
+        c["quote"] = rc.row.quote;
+        c["note"] = "a row of the table drafted from " + rc.row.place.describe();
+        d.reasons.push_back(fmt::format("claim {}: a row of the table at {} on {}{}: {} of {} printed numbers agree",
+                                        c["id"].get<std::string>(), rc.row.place.describe(), p.step,
+                                        p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total));
+        claims.push_back(std::move(c));
+    }
+    std::unique_ptr<Evaluation> e = run_lesson(d.lesson);
+    // Printed weights given as the start: a claim that each row sums to 1, at the decimals where the printed rows do.
+    if (ex.start.kind == StartKind::weights) {
+        const PrintedArray& a = art.arrays[ex.start.inputs[0]];
+        int dec = decimals_of(a);
+        for (; dec > 0; --dec) {
+            bool all = true;
+            for (const auto& r : a.rows) {
+                double sum = 0;
+                for (const auto& n : r) sum += n.value;
+                all = all && std::fabs(sum - 1) < 0.5 * std::pow(10.0, -dec) - 1e-12;
+            }
+            if (all) break;
+        }
+        if (dec > 0)
+            claims.push_back({{"id", unique_id("rows-sum-to-1", ids)}, {"step", "blocks.0.attn.hook_pattern"}, {"of", "row_sum"},
+                              {"decimals", dec}, {"values", OrderedJson(std::vector<double>(a.rows.size(), 1.0))}, {"expect", "agrees"},
+                              {"quote", a.quote}, {"note", "attention weights: each row a distribution (drafted from " + a.place.describe() + ")"}});
+    }
+    // Prose numbers of two decimals or more, in this example's text, that a cell gives exactly as printed.
+    const std::size_t from_line = art.arrays[ex.start.first()].place.line;
+    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
+        const PrintedArray& a = art.arrays[i];
+        if (a.form != PrintedForm::prose || a.rows[0][0].decimals < 2 || used[i]) continue;
+        if (a.place.line < from_line || a.place.line >= text_end) continue;
+        const Placement p = place_array(a, e->exact);
+        // a number two steps print is no claim on either (in one step, its first cell of that value is claimed)
+        if (p.step.empty() || !p.whole() || p.whole_steps != 1) continue;
+        used[i] = true;
+        claims.push_back({{"id", unique_id(step_leaf(p.step) + "-line-" + std::to_string(a.place.line), ids)}, {"step", p.step},
+                          {"at", OrderedJson::parse(p.at.dump())}, {"decimals", a.rows[0][0].decimals}, {"values", a.rows[0][0].value},
+                          {"expect", "agrees"}, {"quote", a.quote}, {"note", "drafted from " + a.place.describe()}});
+    }
+    if (claims.empty()) return d;
+    d.lesson["claims"] = claims;
+    // A wrong array claimed again a row (a number) at a time, so that the check says which are right.
+    set_verdicts(d);
+    for (const Split& sp : splits)
+        if (d.lesson["claims"][sp.claim]["expect"] == "disagrees") split_claim(*sp.array, sp.placement, ids, d.lesson["claims"]);
+    return d;
+}
+
+// Each claim's expected verdict: the one the check gives.
+void set_verdicts(Draft& d) {
+    if (!d.lesson.contains("claims")) return;
+    try {
+        const auto e = run_lesson(d.lesson);
+        for (std::size_t k = 0; k < e->report.results.size() && k < d.lesson["claims"].size(); ++k)
+            d.lesson["claims"][k]["expect"] = std::string(verdict_name(e->report.results[k].verdict));
+        d.complete = true;
+    } catch (const InputError& err) {
+        d.reasons.push_back(std::string("the drafted lesson does not check: ") + err.what());
+    }
+}
+
+}  // namespace
+
+std::vector<Draft> draft_lessons(const Article& art) {
+    const std::vector<Start> starts = find_starts(art);
+    const std::size_t n = art.arrays.size();
+    std::vector<bool> used(n, false), starts_with_v(n, false);
+    for (const Start& s : starts)
+        if (s.has_v()) starts_with_v[s.inputs[0]] = true;
+    // Each start searched on its own first; then taken best first (the most printed numbers its run explains,
+    // the earlier on a tie), each searched again without what the ones taken before it explain.
+    std::vector<std::pair<std::size_t, std::size_t>> order;  // (numbers explained, start)
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+        const Example alone = search(art, starts[k], used, starts_with_v);
+        order.push_back({alone.best.score.ran ? alone.best.score.agree + alone.explained : 0, k});
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<Example> accepted;
+    std::string refusal;  // the first start's refusal when no convention of it ran
+    for (const auto& [explained, k] : order) {
+        Start s = starts[k];
+        // a V another example took is that example's: this one runs without it
+        if (s.has_v() && used[s.inputs.back()]) s.without_v();
+        if (std::any_of(s.inputs.begin(), s.inputs.end(), [&](std::size_t i) { return i != kNone && used[i]; })) continue;
+        Example ex = search(art, s, used, starts_with_v);
+        if (!ex.best.score.ran) {
+            if (refusal.empty()) refusal = ex.first_error;
             continue;
+        }
+        // an example is one when its run explains a printed array (or, from printed weights, states their sums)
+        if (ex.explained == 0 && s.kind != StartKind::weights) continue;
+        for (std::size_t i : s.inputs)
+            if (i != kNone) used[i] = true;
+        for (std::size_t k = 0; k < ex.candidates.size(); ++k)
+            if (!ex.claims[k].step.empty()) used[ex.candidates[k]] = true;
+        for (const auto& rc : ex.row_claims) used[ex.candidates[rc.candidate]] = true;
+        accepted.push_back(std::move(ex));
+    }
+    if (accepted.empty()) {
+        if (!refusal.empty())
+            fail_field(art.file, "", "printed X and weights that make a lesson that runs", "a lesson refused with \"" + refusal + "\"");
+        fail_field(art.file, "",
+                   "an article that works an example: X and W_Q, W_K, W_V, or Q and K, or a score matrix, or attention weights, "
+                   "with numbers computed from them",
+                   starts.empty() ? "no array any run can start from" : fmt::format("{} possible starts, none explaining a printed array", starts.size()));
+    }
+    std::sort(accepted.begin(), accepted.end(), [](const Example& a, const Example& b) { return a.start.first() < b.start.first(); });
+    // the claims again, in the order of the text, each marking what it takes
+    std::fill(used.begin(), used.end(), false);
+    std::vector<Draft> out;
+    const std::string base = accepted[0].best.lesson["id"].get<std::string>();
+    for (std::size_t x = 0; x < accepted.size(); ++x) {
+        const std::size_t text_end =
+            x + 1 < accepted.size() ? art.arrays[accepted[x + 1].start.first()].place.line : std::numeric_limits<std::size_t>::max();
+        out.push_back(write_example(art, accepted[x], accepted.size() == 1 ? base : fmt::format("{}-{}", base, x + 1), text_end, used));
+    }
+    // What no example explains: listed in the lesson of the example before it, with the nearest selection there.
+    std::vector<std::unique_ptr<Evaluation>> runs(out.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const PrintedArray& a = art.arrays[i];
+        if (used[i] || !is_table(a)) continue;
+        std::size_t x = 0;
+        while (x + 1 < accepted.size() && accepted[x + 1].start.first() <= i) ++x;
+        Draft& d = out[x];
+        Placement p;
+        try {
+            if (!runs[x]) runs[x] = run_lesson(d.lesson);
+            p = place_array(a, runs[x]->exact);
+        } catch (const InputError&) {
         }
         DraftUnplaced u{a.place.describe(), a.quote, p.step.empty() ? "" : p.step + (p.at.empty() ? "" : " " + p.at.dump()),
                         p.agree, p.total, p.max_error};
-        unplaced.push_back({{"where", u.where}, {"quote", u.quote}, {"nearest", u.nearest},
-                            {"agree", fmt::format("{} of {}", u.agree, u.total)}, {"max_error", u.max_error}});
+        if (!d.lesson.contains("unplaced")) d.lesson["unplaced"] = OrderedJson::array();
+        d.lesson["unplaced"].push_back({{"where", u.where}, {"quote", u.quote}, {"nearest", u.nearest},
+                                        {"agree", fmt::format("{} of {}", u.agree, u.total)}, {"max_error", u.max_error}});
         d.unplaced.push_back(std::move(u));
     }
-    // Prose numbers of two decimals or more that a cell gives exactly as printed ("ring attends 51% to fell").
-    if (best_score.ran) {
-        std::unique_ptr<Evaluation> e;
-        try {
-            e = evaluate(parse_lesson(d.lesson.dump(), "draft"));
-        } catch (const InputError&) {
-        }
-        for (std::size_t i = 0; e && i < art.arrays.size(); ++i) {
-            const PrintedArray& a = art.arrays[i];
-            if (a.form != PrintedForm::prose || a.rows[0][0].decimals < 2) continue;
-            const Placement p = place_array(a, e->exact);
-            if (p.step.empty() || !p.whole()) continue;
-            OrderedJson c = {{"id", unique_id(step_leaf(p.step) + "-line-" + std::to_string(a.place.line), used)}, {"step", p.step},
-                             {"at", OrderedJson::parse(p.at.dump())},
-                      {"decimals", a.rows[0][0].decimals}, {"values", a.rows[0][0].value}, {"expect", "agrees"},
-                      {"quote", a.quote}, {"note", "drafted from " + a.place.describe()}};
-            claims.push_back(std::move(c));
-        }
-    }
-    if (!claims.empty()) d.lesson["claims"] = claims;
-    if (!unplaced.empty()) d.lesson["unplaced"] = unplaced;
-    // Each claim's expected verdict: the one the check gives.
-    if (!claims.empty()) {
-        try {
-            const auto e = evaluate(parse_lesson(d.lesson.dump(), "draft"));
-            for (std::size_t k = 0; k < e->report.results.size() && k < d.lesson["claims"].size(); ++k)
-                d.lesson["claims"][k]["expect"] = std::string(verdict_name(e->report.results[k].verdict));
-            d.complete = true;
-        } catch (const InputError& err) {
-            d.reasons.push_back(std::string("the drafted lesson does not check: ") + err.what());
-        }
-    }
-    return d;
+    for (Draft& d : out) set_verdicts(d);
+    return out;
 }
+
+Draft draft_lesson(const Article& art) { return draft_lessons(art).front(); }
 
 }  // namespace attntrace

@@ -46,9 +46,13 @@ struct Draft {
     std::vector<DraftTrial> trials;       // the conventions tried, in the grid's order
     std::vector<DraftUnplaced> unplaced;  // also in lesson["unplaced"]
     bool complete = false;                // inputs and weights found: the lesson runs
+    std::string start;                    // what the run starts from ("the printed Q, K and V")
 };
 
-// Throws InputError naming the article when it prints nothing a lesson can start from.
+// A lesson per worked example, in the order of the text. Throws InputError
+// naming the article when it prints nothing a lesson can start from.
+std::vector<Draft> draft_lessons(const Article& article);
+// The first of them.
 Draft draft_lesson(const Article& article);
 
 }  // namespace attntrace

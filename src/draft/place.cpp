@@ -1,5 +1,6 @@
 #include "draft/place.hpp"
 
+#include <cctype>
 #include <cmath>
 
 #include "core/decimal.hpp"
@@ -66,6 +67,8 @@ std::string step_hint(const std::string& name) {
     std::string n;
     for (char c : name)
         if (c != '\\' && c != '{' && c != '}' && c != '^' && c != '_' && c != ' ' && c != '$') n += c;
+    // a head's array, "Z_1", "Q_2": its step's
+    while (n.size() > 1 && std::isdigit(static_cast<unsigned char>(n.back()))) n.pop_back();
     if (n == "Q" || n == "q" || n == "Query" || n == "query") return "hook_q";
     if (n == "K" || n == "k" || n == "Key" || n == "key") return "hook_k";
     if (n == "V" || n == "v" || n == "Value" || n == "value") return "hook_v";
@@ -91,7 +94,7 @@ bool better(const Placement& a, const Placement& b, const std::string& hint) {
 
 }  // namespace
 
-Placement place_array(const PrintedArray& a, const Trace& trace) {
+Placement place_array(const PrintedArray& a, const Trace& trace, const std::string& only) {
     Placement best;
     if (a.elided || a.rows.empty()) return best;
     const std::size_t pr = a.rows.size(), pc = a.rows[0].size();
@@ -100,17 +103,22 @@ Placement place_array(const PrintedArray& a, const Trace& trace) {
     const bool scalar = pr * pc == 1;
     const std::string hint = step_hint(a.name);
     std::vector<float> buf;
+    std::vector<std::string> whole_in;  // the steps with a selection it agrees with whole
     for (const Step& s : trace.steps) {
         if (s.recorded != Record::full || s.shape.empty() || s.axes.size() != s.shape.size()) continue;
         if (!s.holds_values() && !is_derived(s)) continue;
+        if (!only.empty() && !ends_with(s.name, only)) continue;
         const StepValues v = values_of(trace, s);
         const float* x = v->ptr();
-        auto consider = [&](json at, auto value_at, std::size_t n) {
+        auto consider = [&](json at, auto value_at, std::size_t n, const Slice& sl) {
             buf.resize(n);
             for (std::size_t k = 0; k < n; ++k) buf[k] = value_at(k);
             Placement p;
             compare(a, buf, p);
             p.step = s.name;
+            p.row_axis = sl.row_axis;
+            p.col_axis = sl.col_axis;
+            if (p.whole() && (whole_in.empty() || whole_in.back() != s.name)) whole_in.push_back(s.name);
             if (best.step.empty() || better(p, best, hint)) {
                 p.at = std::move(at);
                 best = std::move(p);
@@ -120,18 +128,18 @@ Placement place_array(const PrintedArray& a, const Trace& trace) {
             const float* base = x + sl.offset;
             auto at_ij = [&](std::size_t i, std::size_t j) { return base[i * sl.row_stride + j * sl.col_stride]; };
             if (!scalar && pr == sl.rows && pc == sl.cols)  // the whole slice
-                consider(sl.at, [&](std::size_t k) { return at_ij(k / pc, k % pc); }, pr * pc);
+                consider(sl.at, [&](std::size_t k) { return at_ij(k / pc, k % pc); }, pr * pc, sl);
             if (!scalar && pr == 1 && pc == sl.cols && sl.rows > 1 && !sl.row_axis.empty())  // a row
                 for (std::size_t i = 0; i < sl.rows; ++i) {
                     json at = sl.at;
                     at[sl.row_axis] = i;
-                    consider(at, [&](std::size_t k) { return at_ij(i, k); }, pc);
+                    consider(at, [&](std::size_t k) { return at_ij(i, k); }, pc, Slice{{}, 0, 1, 0, 0, 1, "", sl.col_axis});
                 }
             if (!scalar && pr == 1 && pc == sl.rows && sl.cols > 1 && !sl.col_axis.empty())  // a column
                 for (std::size_t j = 0; j < sl.cols; ++j) {
                     json at = sl.at;
                     at[sl.col_axis] = j;
-                    consider(at, [&](std::size_t k) { return at_ij(k, j); }, pc);
+                    consider(at, [&](std::size_t k) { return at_ij(k, j); }, pc, Slice{{}, 0, 1, 0, 0, 1, "", sl.row_axis});
                 }
             if (scalar && !sl.col_axis.empty())  // a cell
                 for (std::size_t i = 0; i < sl.rows; ++i)
@@ -139,10 +147,11 @@ Placement place_array(const PrintedArray& a, const Trace& trace) {
                         json at = sl.at;
                         if (!sl.row_axis.empty()) at[sl.row_axis] = i;
                         at[sl.col_axis] = j;
-                        consider(at, [&](std::size_t) { return at_ij(i, j); }, 1);
+                        consider(at, [&](std::size_t) { return at_ij(i, j); }, 1, Slice{});
                     }
         }
     }
+    best.whole_steps = whole_in.size();
     return best;
 }
 

@@ -27,13 +27,16 @@ struct Placement {
     std::size_t total = 0;    // numbers compared
     double max_error = 0;     // the largest |computed - printed|
     std::vector<double> computed;  // the selection's values, row-major, as the array prints them
+    std::string row_axis, col_axis;  // the selection's axes ("query", "key"; "" where it has none)
+    std::size_t whole_steps = 0;   // the steps with a selection every number of the array agrees with (1: the step is unambiguous)
     bool whole() const { return total > 0 && agree == total; }
 };
 
 // The best placement of `a` in `trace` (every step recorded in full), or one
 // with an empty step when no selection has its shape. Prose numbers (1 x 1)
 // are placed on single cells only; an elided array is placed on nothing.
-Placement place_array(const PrintedArray& a, const Trace& trace);
+// With `only`, the steps whose names end with it ("hook_pattern").
+Placement place_array(const PrintedArray& a, const Trace& trace, const std::string& only = "");
 
 // The last part of the step an article's usual name for an array points to
 // ("Q": "hook_q", "\tilde{S}": "hook_scores_scaled", "A": "hook_pattern"); "" when the name says nothing.

@@ -58,11 +58,22 @@ struct PrintedTokens {
     ArticlePlace place;
 };
 
+// A size the prose states: "d_k = 64", "d_model=512", "h = 8" (the name as a
+// lesson's config spells it: d_k, d_model, heads).
+struct PrintedSetting {
+    std::string name;
+    long value = 0;
+    ArticlePlace place;
+};
+
 struct Article {
     std::string file;
     std::string format;  // "markdown", "html", "notebook", "latex", "text"
     std::vector<PrintedArray> arrays;  // in the order of the text
     std::vector<PrintedTokens> tokens;
+    std::vector<PrintedSetting> settings;  // in the order of the text
+    // The first value the prose gives `name`, or 0.
+    long setting(const std::string& name) const;
 };
 
 }  // namespace attntrace

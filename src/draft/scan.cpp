@@ -234,3 +234,52 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
 }
 
 }  // namespace attntrace
+
+namespace attntrace {
+
+namespace {
+
+// The config name a written name stands for: d_k, d_model or heads; "" for any other.
+std::string setting_name(std::string_view w) {
+    std::string n;
+    for (char c : w)
+        if (c != '_' && c != '{' && c != '}' && c != '\\') n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (n == "dk" || n == "dhead" || n == "headdim" || n == "dq") return "d_k";
+    if (n == "dmodel" || n == "dembed" || n == "embeddim" || n == "hiddensize") return "d_model";
+    if (n == "h" || n == "heads" || n == "numheads" || n == "nheads" || n == "nhead") return "heads";
+    return "";
+}
+
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '{' || c == '}' || c == '\\'; }
+
+}  // namespace
+
+std::vector<PrintedSetting> scan_settings(const ArticleText& text) {
+    constexpr long kMaxSetting = 1L << 20;  // a size a worked example states; larger is a count of something else
+    const std::string_view s = text.text();
+    std::vector<PrintedSetting> out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '=' && s[i] != ':') continue;
+        // the name before: name characters, spaces between
+        std::size_t e = i;
+        while (e > 0 && s[e - 1] == ' ') --e;
+        std::size_t b = e;
+        while (b > 0 && e - b < 24 && name_char(s[b - 1])) --b;
+        if (b == e || (b > 0 && std::isalnum(static_cast<unsigned char>(s[b - 1])))) continue;
+        const std::string name = setting_name(s.substr(b, e - b));
+        if (name.empty()) continue;
+        // the integer after, not the start of a longer number
+        std::size_t k = i + 1;
+        if (s[i] == '=' && k < s.size() && s[k] == '=') continue;  // "=="
+        while (k < s.size() && s[k] == ' ') ++k;
+        std::size_t d = k;
+        long v = 0;
+        while (d < s.size() && std::isdigit(static_cast<unsigned char>(s[d])) && d - k < 8) v = v * 10 + (s[d++] - '0');
+        const bool decimal = d + 1 < s.size() && s[d] == '.' && std::isdigit(static_cast<unsigned char>(s[d + 1]));  // "6.4", not "16."
+        if (d == k || decimal || (d < s.size() && std::isdigit(static_cast<unsigned char>(s[d]))) || v <= 0 || v > kMaxSetting) continue;
+        out.push_back({name, v, text.place_of(b)});
+    }
+    return out;
+}
+
+}  // namespace attntrace

@@ -54,6 +54,8 @@ void scan_brackets(Scan& scan);
 void scan_tables(Scan& scan);
 void scan_prose(Scan& scan);
 std::vector<PrintedTokens> scan_tokens(const ArticleText& text);
+// "d_k = 64", "d_{model}=512", "dk: 64", "num_heads = 8": sizes the prose states, by the config's names.
+std::vector<PrintedSetting> scan_settings(const ArticleText& text);
 
 // Helpers the scanners share.
 std::string trim(std::string_view s);

@@ -250,7 +250,12 @@ void scan_brackets(Scan& scan) {
                 }
                 if (header.size() != first.numbers) l0.clear(), header.clear();
             }
-            if (short_label(l0)) {
+            // "Example row: [..]" is a caption, not a row's label: each such vector is an array of its own
+            auto caption = [&](std::size_t from, std::size_t to) {
+                const std::string raw = trim(s.substr(from, to - from));
+                return !raw.empty() && raw.back() == ':';
+            };
+            if (short_label(l0) && !caption(line_begin, first.open)) {
                 labels.push_back(l0);
                 while (j + 1 < arrays.size() && arrays[j + 1]->levels == 1 && arrays[j + 1]->numbers == first.numbers) {
                     const std::size_t next = arrays[j + 1]->open;
@@ -260,7 +265,7 @@ void scan_brackets(Scan& scan) {
                     if (next_line.first != this_line.first && next_line.first != this_line.second + 1) break;
                     const std::size_t from = std::max(arrays[j]->close + 1, next_line.first);
                     const std::string l = clean_label(s.substr(from, next - from));
-                    if (!short_label(l)) break;
+                    if (!short_label(l) || caption(from, next)) break;
                     labels.push_back(l);
                     ++j;
                 }

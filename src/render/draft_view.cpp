@@ -9,7 +9,8 @@
 
 namespace attntrace {
 
-void render_draft(std::ostream& out, const Draft& d, const std::string& article, const std::string& written, bool explain) {
+void render_draft(std::ostream& out, const Draft& d, const std::string& article, const std::string& written, bool explain,
+                  bool check_line) {
     const auto& claims = d.lesson.contains("claims") ? d.lesson["claims"] : OrderedJson::array();
     std::map<std::string, int> verdicts;
     for (const auto& c : claims) ++verdicts[c["expect"].get<std::string>()];
@@ -42,7 +43,21 @@ void render_draft(std::ostream& out, const Draft& d, const std::string& article,
         if (u.nearest.empty()) out << "      no step has its shape\n";
         else out << fmt::format("      nearest {}: {} of {} agree, max |error| {:.4g}\n", printable(u.nearest), u.agree, u.total, u.max_error);
     }
-    if (written != "-") out << fmt::format("\nCheck it: attntrace check {}\n", printable(written));
+    if (written != "-" && check_line) out << fmt::format("\nCheck it: attntrace check {}\n", printable(written));
+}
+
+void render_drafts(std::ostream& out, const std::vector<Draft>& drafts, const std::string& article,
+                   const std::vector<std::string>& written, bool explain) {
+    if (drafts.size() == 1) return render_draft(out, drafts[0], article, written[0], explain);
+    out << fmt::format("{} worked examples in {}, a lesson each.\n", drafts.size(), printable(article));
+    std::string all;
+    for (std::size_t x = 0; x < drafts.size(); ++x) {
+        out << fmt::format("\n== Example {} of {}: from {} ==\n", x + 1, drafts.size(), drafts[x].start);
+        render_draft(out, drafts[x], article, written[x], explain, false);
+        all += ' ';
+        all += printable(written[x]);
+    }
+    if (written[0] != "-") out << fmt::format("\nCheck them: attntrace check{}\n", all);
 }
 
 }  // namespace attntrace

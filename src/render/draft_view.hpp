@@ -6,12 +6,17 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "draft/draft.hpp"
 
 namespace attntrace {
 
-// `written`: where the lesson went ("-" for standard output).
-void render_draft(std::ostream& out, const Draft& d, const std::string& article, const std::string& written, bool explain);
+// `written`: where the lesson went ("-" for standard output). `check_line`: end with the command that checks it.
+void render_draft(std::ostream& out, const Draft& d, const std::string& article, const std::string& written, bool explain,
+                  bool check_line = true);
+// Several examples' lessons: a line for all, each example's report under its own heading, one command checking them all.
+void render_drafts(std::ostream& out, const std::vector<Draft>& drafts, const std::string& article,
+                   const std::vector<std::string>& written, bool explain);
 
 }  // namespace attntrace

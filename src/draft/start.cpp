@@ -1,0 +1,432 @@
+#include "draft/start.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "draft/place.hpp"
+
+namespace attntrace {
+
+namespace {
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+// Q, K and V of one example are printed close together: a K or V further than this many arrays after its Q is another's.
+constexpr std::size_t kTripleSpan = 6;
+
+bool rectangular(const PrintedArray& a) {
+    if (a.rows.empty() || a.elided) return false;
+    for (const auto& r : a.rows)
+        if (r.size() != a.rows[0].size() || r.empty()) return false;
+    return true;
+}
+
+// 0, 1, 2 for a name of W_Q, W_K, W_V; -1 otherwise.
+int weight_role(const std::string& name) {
+    const std::string b = bare(name);
+    if (b.size() != 2 || (b[0] != 'W' && b[0] != 'w')) return -1;
+    switch (std::toupper(static_cast<unsigned char>(b[1]))) {
+        case 'Q': return 0;
+        case 'K': return 1;
+        case 'V': return 2;
+        default: return -1;
+    }
+}
+
+bool names_input(const std::string& name) {
+    const std::string b = bare(name);
+    return b == "X" || b == "E" || b == "x" || b == "Embeddings" || b == "embeddings" || b == "Embedding" || b == "H";
+}
+
+OrderedJson number_json(double v) {
+    if (std::isinf(v)) return v < 0 ? OrderedJson("-inf") : OrderedJson("inf");
+    return v;
+}
+
+bool labelled(const std::vector<std::string>& labels, std::size_t n) {
+    return labels.size() == n && std::none_of(labels.begin(), labels.end(), [](const std::string& l) { return l.empty(); });
+}
+
+// Every number 0, or 0 and -inf (or huge negatives): a mask, printed to show which keys a query sees.
+bool mask_like(const PrintedArray& a) {
+    for (const auto& r : a.rows)
+        for (const auto& n : r)
+            if (n.value != 0 && !(n.value < -1e8) && n.value != 1) return false;
+    return true;
+}
+
+// A name an article gives a row of scores or weights ("Example row", "logits", "attention"), not a vector's (x_ring).
+bool names_scores(const std::string& name) {
+    std::string n;
+    for (char c : name) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* w : {"score", "row", "logit", "example", "attention", "weight", "similarit"})
+        if (n.find(w) != std::string::npos) return true;
+    return false;
+}
+
+// The token lists the article gives: quoted lists and sentences, and tables' row labels.
+struct TokenCandidate {
+    std::vector<std::string> words;
+    std::string from;
+    std::size_t line = 0;
+};
+
+std::vector<TokenCandidate> token_candidates(const Article& art) {
+    std::vector<TokenCandidate> out;
+    for (const auto& t : art.tokens)
+        out.push_back({t.words, (t.sentence ? "the sentence at " : "the list at ") + t.place.describe(), t.place.line});
+    for (const auto& a : art.arrays)
+        if (is_table(a) && a.row_labels.size() >= 2 && labelled(a.row_labels, a.row_labels.size()))
+            out.push_back({a.row_labels, "the row labels at " + a.place.describe(), a.place.line});
+    return out;
+}
+
+// The tokens of an example of n keys starting at array `at`: its own labels, else the nearest list of n words
+// given before it (after it, when none is), else t1 ... tn.
+std::vector<std::string> tokens_for(const Article& art, const PrintedArray& a, std::size_t n, std::string& from) {
+    if (a.rows.size() == n && labelled(a.row_labels, n)) return from = "its row labels", a.row_labels;
+    if (labelled(a.col_labels, n)) return from = "its column labels", a.col_labels;
+    // a list this many lines from the array is another passage's
+    constexpr std::size_t kTokensNear = 40;
+    const std::vector<TokenCandidate> cands = token_candidates(art);
+    const TokenCandidate* best = nullptr;
+    for (const auto& c : cands) {
+        if (c.words.size() != n || (c.line > a.place.line ? c.line - a.place.line : a.place.line - c.line) > kTokensNear) continue;
+        const bool before = c.line <= a.place.line;
+        const bool best_before = best && best->line <= a.place.line;
+        if (!best || (before && (!best_before || c.line > best->line)) || (!before && !best_before && c.line < best->line)) best = &c;
+    }
+    if (best) return from = best->from, best->words;
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(fmt::format("t{}", i + 1));
+    from = "none printed: t1 ...";
+    return out;
+}
+
+// The embeddings start: the token list most arrays have a row for, X (named, else the first with a row per
+// token), and the d_model-row arrays named W^Q, W^K, W^V (else the first three after X).
+Start embed_start(const Article& art, bool& found) {
+    Start s;
+    s.kind = StartKind::embed;
+    s.inputs = {kNone, kNone, kNone, kNone};
+    found = false;
+    const auto cands = token_candidates(art);
+    std::size_t best = kNone, best_score = 0;
+    for (std::size_t c = 0; c < cands.size(); ++c) {
+        std::size_t score = 0;
+        for (const auto& a : art.arrays)
+            if (is_table(a) && a.rows.size() == cands[c].words.size()) score += 1 + (a.row_labels == cands[c].words ? 2 : 0);
+        if (score > best_score) best = c, best_score = score;
+    }
+    if (best == kNone) return s;
+    s.tokens = cands[best].words;
+    const std::size_t T = s.tokens.size();
+    std::size_t x = kNone;
+    for (int pass = 0; pass < 2 && x == kNone; ++pass)
+        for (std::size_t i = 0; i < art.arrays.size(); ++i) {
+            const auto& a = art.arrays[i];
+            if (!is_table(a) || a.rows.size() != T || a.rows[0].size() < 2) continue;
+            if (pass == 0 && !names_input(a.name)) continue;
+            if (pass == 1 && (!step_hint(a.name).empty() || sums_to_one(a))) continue;  // a named Q or a matrix of weights is no X
+            x = i;
+            s.d_model = a.rows[0].size();
+            s.reasons.push_back(fmt::format("tokens: {} ({}; {} printed arrays have a row per token)", json(s.tokens).dump(),
+                                            cands[best].from, best_score));
+            s.reasons.push_back(fmt::format("X: the {} x {} array at {}{}", T, s.d_model, a.place.describe(),
+                                            pass == 0 ? " (named " + a.name + ")" : " (the first with a row per token)"));
+            break;
+        }
+    if (x == kNone) return s;
+    s.inputs[0] = x;
+    std::vector<std::size_t> unnamed;
+    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
+        const auto& a = art.arrays[i];
+        if (i == x || !is_table(a) || a.rows.size() != s.d_model) continue;
+        const int role = weight_role(a.name);
+        if (role >= 0 && s.inputs[1 + static_cast<std::size_t>(role)] == kNone) s.inputs[1 + static_cast<std::size_t>(role)] = i;
+        else if (role < 0 && i > x && step_hint(a.name).empty() && !sums_to_one(a)) unnamed.push_back(i);
+    }
+    const char* names[] = {"W_Q", "W_K", "W_V"};
+    for (std::size_t r = 0, u = 0; r < 3; ++r) {
+        std::size_t& w = s.inputs[1 + r];
+        if (w != kNone) {
+            s.reasons.push_back(fmt::format("{}: the array at {} (named {})", names[r], art.arrays[w].place.describe(), art.arrays[w].name));
+        } else if (u < unnamed.size()) {
+            w = unnamed[u++];
+            s.reasons.push_back(fmt::format("{}: the array at {} (the {} with d_model rows after X)", names[r],
+                                            art.arrays[w].place.describe(), u == 1 ? "first" : u == 2 ? "second" : "third"));
+        }
+    }
+    found = std::none_of(s.inputs.begin(), s.inputs.end(), [](std::size_t i) { return i == kNone; });
+    if (found) s.d_k = art.arrays[s.inputs[1]].rows[0].size() == s.d_model ? 0 : art.arrays[s.inputs[1]].rows[0].size();
+    return s;
+}
+
+// The V of an example whose scores or weights are at `at`: the next array named V with a row per key.
+std::size_t value_after(const Article& art, std::size_t at, std::size_t keys) {
+    for (std::size_t j = at + 1; j < art.arrays.size() && j <= at + kTripleSpan; ++j)
+        if (is_table(art.arrays[j]) && step_hint(art.arrays[j].name) == "hook_v" && art.arrays[j].rows.size() == keys) return j;
+    for (std::size_t j = at; j-- > 0 && at - j <= kTripleSpan;)
+        if (is_table(art.arrays[j]) && step_hint(art.arrays[j].name) == "hook_v" && art.arrays[j].rows.size() == keys) return j;
+    return kNone;
+}
+
+}  // namespace
+
+bool is_table(const PrintedArray& a) { return a.form != PrintedForm::prose && rectangular(a) && !a.operand; }
+
+std::string bare(const std::string& name) {
+    std::string out;
+    for (char c : name)
+        if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+    return out;
+}
+
+OrderedJson values_json(const PrintedArray& a) {
+    if (a.rows.size() == 1 && a.rows[0].size() == 1) return number_json(a.rows[0][0].value);
+    auto row_json = [](const std::vector<PrintedNumber>& r) {
+        OrderedJson out = OrderedJson::array();
+        for (const auto& n : r) out.push_back(number_json(n.value));
+        return out;
+    };
+    if (a.rows.size() == 1) return row_json(a.rows[0]);
+    OrderedJson out = OrderedJson::array();
+    for (const auto& r : a.rows) out.push_back(row_json(r));
+    return out;
+}
+
+int decimals_of(const PrintedArray& a) {
+    int d = 0;
+    for (const auto& r : a.rows)
+        for (const auto& n : r)
+            if (std::isfinite(n.value)) d = std::max(d, n.decimals);
+    return std::min(d, 8);
+}
+
+bool sums_to_one(const PrintedArray& a) {
+    if (!rectangular(a) || a.rows[0].size() < 2) return false;
+    for (const auto& r : a.rows) {
+        double sum = 0;
+        int decimals = 0;
+        for (const auto& n : r) {
+            if (!(n.value >= 0) || n.value > 1) return false;
+            sum += n.value;
+            decimals = std::max(decimals, n.decimals);
+        }
+        // weights rounded for print sum to 1 within a unit of their last place ([0.33, 0.33, 0.33] to 0.99);
+        // embeddings of small numbers do not, but for chance ([0.1, 0.5, 0.0, 0.2])
+        if (std::fabs(sum - 1) > std::pow(10.0, -decimals) + 1e-9) return false;
+    }
+    return true;
+}
+
+std::size_t Start::first() const {
+    std::size_t f = kNone;
+    for (std::size_t i : inputs) f = std::min(f, i);
+    return f;
+}
+
+bool Start::has_v() const {
+    return (kind == StartKind::qkv && inputs.size() > 2 && inputs[2] != kNone) ||
+           ((kind == StartKind::scores || kind == StartKind::weights) && inputs.size() > 1 && inputs[1] != kNone);
+}
+
+void Start::without_v() {
+    if (has_v()) inputs.back() = kNone;
+    if (kind == StartKind::scores || kind == StartKind::weights) {
+        reasons.erase(std::remove_if(reasons.begin(), reasons.end(), [](const std::string& r) { return r.rfind("V: ", 0) == 0; }),
+                      reasons.end());
+    }
+}
+
+std::string Start::describe() const {
+    switch (kind) {
+        case StartKind::embed: return "the embeddings X and the weights W_Q, W_K, W_V";
+        case StartKind::qkv: return has_v() ? "the printed Q, K and V" : "the printed Q and K";
+        case StartKind::scores: return has_v() ? "the printed scores (and V)" : "the printed scores";
+        case StartKind::weights: return has_v() ? "the printed attention weights (and V)" : "the printed attention weights";
+    }
+    return "";
+}
+
+std::string Conventions::describe(StartKind kind) const {
+    switch (kind) {
+        case StartKind::embed:
+            return fmt::format("scaling {}, mask {}, weights {}", scale ? "by 1/sqrt(d_k)" : "off", mask,
+                               transposed ? "transposed (out_in)" : "as printed (in_out)");
+        case StartKind::qkv:
+            return fmt::format("{} head{}, scaling {}, mask {}", heads, heads == 1 ? "" : "s", scale ? "by 1/sqrt(d_k)" : "off", mask);
+        case StartKind::scores:
+            return fmt::format("the scores given as {}{}, mask {}", given_at,
+                               given_at == "hook_scores_raw" ? (scale ? " then scaled by 1/sqrt(d_k)" : " and not scaled") : "", mask);
+        case StartKind::weights: return "the weights given as hook_pattern";
+    }
+    return "";
+}
+
+std::vector<Start> find_starts(const Article& art) {
+    std::vector<Start> out;
+    bool found = false;
+    Start e = embed_start(art, found);
+    if (found) out.push_back(std::move(e));
+    const auto& A = art.arrays;
+    for (std::size_t i = 0; i < A.size(); ++i) {
+        const PrintedArray& a = A[i];
+        if (!is_table(a)) continue;
+        const std::string hint = step_hint(a.name);
+        const std::size_t rows = a.rows.size(), cols = a.rows[0].size();
+        if (hint == "hook_q" && rows >= 2) {  // Q, then K of its shape and V of its rows, close after it
+            Start s;
+            s.kind = StartKind::qkv;
+            s.inputs = {i, kNone, kNone};
+            for (std::size_t j = i + 1; j < A.size() && j <= i + kTripleSpan; ++j) {
+                if (!is_table(A[j])) continue;
+                const std::string h = step_hint(A[j].name);
+                if (h == "hook_k" && s.inputs[1] == kNone && A[j].rows.size() == rows && A[j].rows[0].size() == cols) s.inputs[1] = j;
+                if (h == "hook_v" && s.inputs[2] == kNone && A[j].rows.size() == rows) s.inputs[2] = j;
+            }
+            if (s.inputs[1] == kNone) continue;
+            std::string from;
+            s.tokens = tokens_for(art, a, rows, from);
+            s.d_model = cols;
+            if (s.inputs[2] != kNone && A[s.inputs[2]].rows[0].size() != cols) s.inputs[2] = kNone;  // a V of another width: not run
+            s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+            s.reasons.push_back(fmt::format("Q, K{}: the arrays at {}, {}{} (named so)", s.has_v() ? " and V" : "", a.place.describe(),
+                                            A[s.inputs[1]].place.describe(), s.has_v() ? ", " + A[s.inputs[2]].place.describe() : ""));
+            out.push_back(std::move(s));
+            continue;
+        }
+        // scores or weights: a square matrix, or one row of one, of at least two keys
+        if (cols < 2 || (rows != 1 && rows != cols) || mask_like(a)) continue;
+        // not named as another step's (Q, V) or as an input (a printed "Embedding" row is no score)
+        if (!hint.empty() && hint != "hook_scores_raw" && hint != "hook_scores_scaled" && hint != "hook_pattern") continue;
+        if (!a.name.empty() && hint.empty() && !names_scores(a.name)) continue;
+        Start s;
+        const bool weights = sums_to_one(a);
+        if (hint == "hook_pattern" && !weights) continue;
+        s.kind = weights ? StartKind::weights : StartKind::scores;
+        s.inputs = {i, value_after(art, i, cols)};
+        std::string from;
+        s.tokens = tokens_for(art, a, cols, from);
+        if (rows == 1) s.query_tokens = {labelled(a.row_labels, 1) ? a.row_labels[0] : "row"};
+        s.d_model = s.has_v() ? A[s.inputs[1]].rows[0].size() : 0;
+        const long d_model = art.setting("d_model"), d_k = art.setting("d_k");
+        if (!s.d_model) s.d_model = d_model > 0 ? static_cast<std::size_t>(d_model) : d_k > 0 ? static_cast<std::size_t>(d_k) : cols;
+        if (d_k > 0 && static_cast<std::size_t>(d_k) != s.d_model) s.d_k = static_cast<std::size_t>(d_k);
+        s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+        s.reasons.push_back(fmt::format("{}: the {} x {} array at {}{}{}", weights ? "attention weights" : "scores", rows, cols,
+                                        a.place.describe(), a.name.empty() ? "" : " (named " + a.name + ")",
+                                        weights ? ", every row summing to 1" : ""));
+        if (s.has_v()) s.reasons.push_back("V: the array at " + A[s.inputs[1]].place.describe());
+        out.push_back(std::move(s));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Start& a, const Start& b) { return a.first() < b.first(); });
+    return out;
+}
+
+std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
+    std::vector<Conventions> out;
+    const std::size_t rows = art.arrays[s.inputs[0]].rows.size();
+    const std::vector<std::string> masks = s.query_tokens.empty() && rows >= 2 ? std::vector<std::string>{"none", "causal"}
+                                                                                : std::vector<std::string>{"none"};
+    switch (s.kind) {
+        case StartKind::embed:
+            for (bool transposed : {false, true})
+                for (const auto& mask : masks)
+                    for (bool scale : {true, false}) {
+                        if (transposed && s.d_k) continue;  // out_in needs the square matrices printed
+                        out.push_back({scale, mask, transposed, "", 1});
+                    }
+            break;
+        case StartKind::qkv: {
+            std::vector<std::size_t> heads{1};
+            const long h = art.setting("heads");
+            if (h > 1 && s.d_model % static_cast<std::size_t>(h) == 0) heads.push_back(static_cast<std::size_t>(h));
+            if (s.d_model % 2 == 0 && s.d_model >= 4 && std::find(heads.begin(), heads.end(), 2) == heads.end()) heads.push_back(2);
+            for (std::size_t n : heads)
+                for (const auto& mask : masks)
+                    for (bool scale : {true, false}) out.push_back({scale, mask, false, "", n});
+            break;
+        }
+        case StartKind::scores: {
+            // as named: scaled scores given after the scaling; raw ones before it, scaled or not
+            const bool scaled = step_hint(art.arrays[s.inputs[0]].name) == "hook_scores_scaled";
+            for (const auto& mask : masks) {
+                if (scaled) {
+                    out.push_back({true, mask, false, "hook_scores_scaled", 1});
+                } else {
+                    out.push_back({false, mask, false, "hook_scores_raw", 1});
+                    out.push_back({true, mask, false, "hook_scores_raw", 1});
+                }
+            }
+            break;
+        }
+        case StartKind::weights: out.push_back({true, "none", false, "hook_pattern", 1}); break;
+    }
+    return out;
+}
+
+namespace {
+
+std::string lesson_id(const std::string& file) {
+    std::string stem = std::filesystem::path(file).stem().string(), id;
+    for (char c : stem) id += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '-';
+    return id.empty() ? "draft" : id;
+}
+
+}  // namespace
+
+OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c) {
+    const std::string doc = std::filesystem::path(art.file).filename().string();
+    OrderedJson l = {{"format", "attntrace-lesson"}, {"version", 1}, {"id", lesson_id(art.file)},
+                     {"title", "Drafted from " + doc}, {"source", {{"document", doc}}}};
+    l["tokens"] = s.tokens;
+    if (!s.query_tokens.empty()) l["query_tokens"] = s.query_tokens;
+    OrderedJson config = {{"d_model", s.d_model}, {"heads", c.heads}, {"mask", c.mask}, {"scale", c.scale}};
+    if (s.d_k) config["d_k"] = s.d_k;
+    if (c.transposed) config["weight_layout"] = "out_in";
+    l["config"] = config;
+    const auto& A = art.arrays;
+    const std::string attn = "blocks.0.attn.";
+    switch (s.kind) {
+        case StartKind::embed: {
+            l["run"] = {{"from", "embed"}, {"to", "mix"}};
+            l["inputs"] = {{"X", values_json(A[s.inputs[0]])}};
+            OrderedJson w = OrderedJson::object();
+            const char* names[] = {"W_Q", "W_K", "W_V"};
+            for (std::size_t r = 0; r < 3; ++r) w[names[r]] = values_json(A[s.inputs[1 + r]]);
+            l["weights"] = w;
+            break;
+        }
+        case StartKind::qkv:
+            l["run"] = {{"from", "scores"}, {"to", s.has_v() ? "mix" : "softmax"}};
+            l["given"][attn + "hook_q"] = values_json(A[s.inputs[0]]);
+            l["given"][attn + "hook_k"] = values_json(A[s.inputs[1]]);
+            if (s.has_v()) l["given"][attn + "hook_v"] = values_json(A[s.inputs[2]]);
+            break;
+        case StartKind::scores: {
+            const bool raw = c.given_at == "hook_scores_raw";
+            l["run"] = {{"from", raw ? "scale" : "mask"}, {"to", s.has_v() ? "mix" : "softmax"}};
+            OrderedJson v = values_json(A[s.inputs[0]]);
+            if (A[s.inputs[0]].rows.size() == 1) v = OrderedJson::array({v});  // one query's row
+            l["given"][attn + c.given_at] = v;
+            if (s.has_v()) l["given"][attn + "hook_v"] = values_json(A[s.inputs[1]]);
+            break;
+        }
+        case StartKind::weights: {
+            l["run"] = {{"from", "mix"}, {"to", "mix"}};
+            OrderedJson v = values_json(A[s.inputs[0]]);
+            if (A[s.inputs[0]].rows.size() == 1) v = OrderedJson::array({v});
+            l["given"][attn + "hook_pattern"] = v;
+            if (s.has_v()) l["given"][attn + "hook_v"] = values_json(A[s.inputs[1]]);
+            break;
+        }
+    }
+    return l;
+}
+
+}  // namespace attntrace

@@ -1,0 +1,71 @@
+// Where a drafted example's run starts, and the conventions tried from there.
+//
+// An article's worked example starts wherever it stops giving numbers and
+// starts computing them: from the tokens' embeddings and the weights (X and
+// W_Q, W_K, W_V), from printed Q, K and V, from a printed score matrix, or
+// from printed attention weights (rows that sum to 1). Each is a `Start`:
+// the arrays the lesson reads as its inputs (or `given`), its tokens and
+// widths. `conventions_for` lists what the search tries from it; the base
+// lesson is the start under one convention, before the search adds the
+// article's own chain and rounding (draft.cpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "draft/printed.hpp"
+#include "trace/json_text.hpp"
+
+namespace attntrace {
+
+enum class StartKind {
+    embed,    // X and W_Q, W_K, W_V: the run from the embeddings
+    qkv,      // Q, K (and V) printed: the run from the scores
+    scores,   // a score matrix, or one row of it: the run from the scaling (or the mask)
+    weights,  // attention weights (rows summing to 1): the run from the mixing
+};
+
+struct Start {
+    StartKind kind = StartKind::embed;
+    // The arrays the lesson reads, by kind: X, W_Q, W_K, W_V | Q, K, V | S, V | A, V (V absent: npos).
+    std::vector<std::size_t> inputs;
+    std::vector<std::string> tokens;        // one per key
+    std::vector<std::string> query_tokens;  // set when the printed rows are not the tokens (one row of a matrix)
+    std::size_t d_model = 0, d_k = 0;       // d_k: 0 when it is d_model / heads
+    std::vector<std::string> reasons;       // why each input was read as it was
+    std::size_t first() const;              // the earliest input
+    bool has_v() const;
+    void without_v();                       // the run to the weights only
+    std::string describe() const;           // "X and the weights", "Q, K and V", ...
+};
+
+// One convention of the grid.
+struct Conventions {
+    bool scale = true;
+    std::string mask = "none";
+    bool transposed = false;       // embed: the weights as nn.Linear prints them (out_in)
+    std::string given_at;          // scores: the step the printed scores are given as ("hook_scores_raw", ...)
+    std::size_t heads = 1;         // qkv: the heads Q, K and V are split into
+    std::string describe(StartKind kind) const;
+};
+
+// Every start the article's arrays allow, in the order of the text (the
+// earliest input first): at most one from the embeddings, then each Q/K/V
+// triple, each score matrix and each matrix of weights.
+std::vector<Start> find_starts(const Article& art);
+
+// The conventions tried from `s`, the grid's first the one kept on a tie.
+std::vector<Conventions> conventions_for(const Article& art, const Start& s);
+
+// The lesson of `s` under `c`: tokens, config, run, inputs, weights and given.
+OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c);
+
+// Shared with the search.
+bool is_table(const PrintedArray& a);                 // rows of equal length, not elided, not a product's factor
+std::string bare(const std::string& name);            // "W^{Q}" -> "WQ"
+OrderedJson values_json(const PrintedArray& a);        // a scalar, a vector or rows, as a lesson writes them
+int decimals_of(const PrintedArray& a);                // the most decimals any of its numbers shows (at most 8)
+bool sums_to_one(const PrintedArray& a);               // every row non-negative and summing to 1 within its rounding
+
+}  // namespace attntrace
