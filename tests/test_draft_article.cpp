@@ -294,3 +294,14 @@ TEST_CASE("a vector after a caption (\"Example row: [...]\") is an array of its 
     CHECK(arrays[1]->rows.size() == 1);
     CHECK(arrays[2]->row_labels == std::vector<std::string>{"the", "cat"});
 }
+
+TEST_CASE("a formula's head names its matrix across an argument list: Z_1 = Attention(Q_1, K_1, V_1) = [..]", "[draft]") {
+    const Article a = read("\\[Z_1 = \\text{Attention}(Q_1, K_1, V_1) = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}\\]\n"
+                           "\\[ A = \\begin{bmatrix} 1 \\end{bmatrix}, B = \\begin{bmatrix} 2 \\end{bmatrix} \\]\n",
+                           "markdown");
+    const auto m = of_form(a, PrintedForm::latex);
+    REQUIRE(m.size() == 3);
+    CHECK(m[0]->name == "Z_1");
+    CHECK(m[1]->name == "A");
+    CHECK(m[2]->name == "B");
+}

@@ -63,7 +63,9 @@ void compare(const PrintedArray& a, const std::vector<float>& values, Placement&
 
 }  // namespace
 
-std::string step_hint(const std::string& name) {
+namespace {
+
+std::string hint_of(const std::string& name) {
     std::string n;
     for (char c : name)
         if (c != '\\' && c != '{' && c != '}' && c != '^' && c != '_' && c != ' ' && c != '$') n += c;
@@ -77,6 +79,16 @@ std::string step_hint(const std::string& name) {
     if (n == "A" || n == "P" || n == "weights" || n == "alpha") return "hook_pattern";
     if (n == "Z" || n == "O" || n == "output") return "hook_z";
     return "";
+}
+
+}  // namespace
+
+std::string step_hint(const std::string& name) {
+    const std::string whole = hint_of(name);
+    if (!whole.empty()) return whole;
+    // a token's row or the whole by another subscript: "v_{\text{ring}}", "Z_{ring}": the letter's step
+    const std::size_t sub = name.find('_');
+    return sub == std::string::npos || sub == 0 ? "" : hint_of(name.substr(0, sub));
 }
 
 namespace {
@@ -102,6 +114,9 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
         if (r.size() != pc) return best;
     const bool scalar = pr * pc == 1;
     const std::string hint = step_hint(a.name);
+    // "Z_2", "head 2": the head a name numbers from 1 (0 numbers the first too)
+    int head_hint = -1;
+    if (!a.name.empty() && std::isdigit(static_cast<unsigned char>(a.name.back()))) head_hint = std::max(0, a.name.back() - '0' - 1);
     std::vector<float> buf;
     std::vector<std::string> whole_in;  // the steps with a selection it agrees with whole
     for (const Step& s : trace.steps) {
@@ -119,7 +134,10 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
             p.row_axis = sl.row_axis;
             p.col_axis = sl.col_axis;
             if (p.whole() && (whole_in.empty() || whole_in.back() != s.name)) whole_in.push_back(s.name);
-            if (best.step.empty() || better(p, best, hint)) {
+            // placed by name (`only`): the head the name numbers ("Z_2": the second) before any number agreeing
+            const bool named_head = head_hint >= 0 && at.contains("head") && at["head"] == head_hint;
+            const bool best_named_head = head_hint >= 0 && best.at.contains("head") && best.at["head"] == head_hint;
+            if (best.step.empty() || (!only.empty() && named_head != best_named_head ? named_head : better(p, best, hint))) {
                 p.at = std::move(at);
                 best = std::move(p);
             }

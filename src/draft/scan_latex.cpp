@@ -164,9 +164,18 @@ std::string name_before(std::string_view s, std::size_t begin, bool& after_matri
     while (from < begin && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;  // a whole character first
     std::string_view seg = s.substr(from, begin - from);
     // the formula's start: a display or inline opener, a line break, or a "\quad" / "," between two formulas
-    for (std::string_view opener : {"\\[", "\\(", "$$", "$", "\n", "\\quad", "\\qquad", ", "}) {
+    for (std::string_view opener : {"\\[", "\\(", "$$", "$", "\n", "\\quad", "\\qquad"}) {
         const std::size_t at = seg.rfind(opener);
         if (at != std::string_view::npos) seg = seg.substr(at + opener.size());
+    }
+    // a comma outside brackets: "Attention(Q_1, K_1, V_1)" is one formula's argument list, not two formulas
+    for (std::size_t k = seg.size(), depth = 0; k-- > 0;) {
+        if (seg[k] == ')' || seg[k] == ']' || seg[k] == '}') ++depth;
+        else if ((seg[k] == '(' || seg[k] == '[' || seg[k] == '{') && depth > 0) --depth;
+        else if (depth == 0 && seg[k] == ',' && k + 1 < seg.size() && seg[k + 1] == ' ') {
+            seg = seg.substr(k + 2);
+            break;
+        }
     }
     std::string t = trim(seg);
     after_matrix = t.size() >= 5 && t.rfind("}") == t.size() - 1 && t.find("\\end{") != std::string::npos &&
