@@ -10,17 +10,14 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/safetensors.hpp"
+#include "model/config_bounds.hpp"
 #include "model/hf_model.hpp"
 
 namespace attntrace {
 
 namespace {
 
-// Bounds on config.json's sizes, checked before anything is sized by them:
-// far above BERT-large (1024, 16 heads, 24 layers, 4096, 512 positions, 30522).
-constexpr std::int64_t kMaxDModel = 1 << 16;
-constexpr std::int64_t kMaxPositions = 1 << 20;
-constexpr std::int64_t kMaxVocabSize = 1 << 24;
+// config_bounds.hpp's bounds are far above BERT-large (1024, 16 heads, 24 layers, 4096, 512 positions, 30522).
 
 }  // namespace
 

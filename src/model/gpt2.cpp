@@ -10,17 +10,14 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/safetensors.hpp"
+#include "model/config_bounds.hpp"
 #include "model/hf_model.hpp"
 
 namespace attntrace {
 
 namespace {
 
-// Bounds on config.json's sizes, checked before anything is sized by them:
-// far above GPT-2 XL (1600, 25 heads, 48 layers, 1024 positions, 50257).
-constexpr std::int64_t kMaxDModel = 1 << 16;
-constexpr std::int64_t kMaxPositions = 1 << 20;
-constexpr std::int64_t kMaxVocabSize = 1 << 24;
+// config_bounds.hpp's bounds are far above GPT-2 XL (1600, 25 heads, 48 layers, 1024 positions, 50257).
 
 // Columns [c0, c1) of a (rows, cols) matrix: c_attn's Q, K or V block.
 Tensor columns(const Tensor& m, std::size_t c0, std::size_t c1) {

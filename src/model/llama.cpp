@@ -10,17 +10,14 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/safetensors.hpp"
+#include "model/config_bounds.hpp"
 #include "model/hf_model.hpp"
 
 namespace attntrace {
 
 namespace {
 
-// Bounds on config.json's sizes, checked before anything is sized by them:
-// far above Llama 3 405B (16384, 128 heads, 126 layers, 131072 positions, 128256).
-constexpr std::int64_t kMaxDModel = 1 << 16;
-constexpr std::int64_t kMaxPositions = 1 << 24;
-constexpr std::int64_t kMaxVocabSize = 1 << 24;
+// config_bounds.hpp's bounds are far above Llama 3 405B (16384, 128 heads, 126 layers, 131072 positions, 128256).
 
 std::string type_title(const std::string& type) {
     return type == "llama" ? "Llama" : type == "mistral" ? "Mistral" : type == "qwen2" ? "Qwen2" : type;
@@ -38,7 +35,7 @@ LlamaConfig read_llama_config(const json& config, const std::string& file) {
     c.d_model = size("hidden_size", kMaxDModel);
     c.heads = size("num_attention_heads", kMaxDModel);
     c.layers = size("num_hidden_layers", static_cast<std::int64_t>(kMaxBlocks));
-    c.positions = size("max_position_embeddings", kMaxPositions);
+    c.positions = size("max_position_embeddings", kMaxRotaryPositions);
     c.vocab = size("vocab_size", kMaxVocabSize);
     c.d_ff = size("intermediate_size", 16 * kMaxDModel);
     c.kv_heads = c.heads;
@@ -87,7 +84,7 @@ LlamaConfig read_llama_config(const json& config, const std::string& file) {
     if (c.type == "qwen2")
         if (auto* u = f.optional(config, "use_sliding_window")) sliding = f.boolean(*u, "use_sliding_window");
     if (auto* w = f.optional(config, "sliding_window"); sliding && w && !w->is_null())
-        c.sliding_window = static_cast<std::size_t>(f.integer(*w, "sliding_window", 1, kMaxPositions));
+        c.sliding_window = static_cast<std::size_t>(f.integer(*w, "sliding_window", 1, kMaxRotaryPositions));
     return c;
 }
 

@@ -1,5 +1,7 @@
 #include "render/compare_view.hpp"
 
+#include "render/difference_text.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -11,14 +13,6 @@
 namespace attntrace {
 
 namespace {
-
-std::string error_text(double x) { return std::isinf(x) ? "inf" : x == 0 ? "0" : fmt::format("{:.4g}", x); }
-std::string value_text(float x) { return fmt::format("{}", x); }  // shortest round trip; -inf as "-inf"
-
-OrderedJson number_json(double x) {
-    if (std::isinf(x)) return x < 0 ? "-inf" : "inf";  // JSON has no infinity, as in traces
-    return x;
-}
 
 std::string setting_value(const std::optional<nlohmann::json>& v, const char* absent) {
     return v ? v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : absent;
@@ -39,8 +33,8 @@ std::string change_text(const StepChange& s) {
         case Change::changed: {
             const DiffCell &m = *s.diff.max_abs, &q = *s.diff.max_rel;
             return fmt::format("changed: {} of {} cells; max |Δ| {} at [{}] (A {}, B {}); max rel {} at [{}]{}",
-                               s.diff.beyond, s.diff.cells, error_text(m.abs), cell_labels(*s.a, m.index),
-                               value_text(m.a), value_text(m.b), error_text(q.rel), cell_labels(*s.a, q.index),
+                               s.diff.beyond, s.diff.cells, error_text(m.abs, 4), cell_labels(*s.a, m.index),
+                               value_text(m.a), value_text(m.b), error_text(q.rel, 4), cell_labels(*s.a, q.index),
                                source_note(s));
         }
         case Change::shape_changed:
@@ -61,10 +55,10 @@ OrderedJson cell_json(const std::optional<DiffCell>& c, const Step& s) {
         labels.push_back(k < s.labels.size() && c->index[k] < s.labels[k].size() ? s.labels[k][c->index[k]]
                                                                                   : std::to_string(c->index[k]));
     j["labels"] = labels;
-    j["a"] = number_json(c->a);
-    j["b"] = number_json(c->b);
-    j["abs"] = number_json(c->abs);
-    j["rel"] = number_json(c->rel);
+    j["a"] = difference_json(c->a);
+    j["b"] = difference_json(c->b);
+    j["abs"] = difference_json(c->abs);
+    j["rel"] = difference_json(c->rel);
     return j;
 }
 

@@ -2,6 +2,8 @@
 // as JSON (format "attntrace-diff", docs/diffing.md).
 #include "render/diff_view.hpp"
 
+#include "render/difference_text.hpp"
+
 #include "core/printable.hpp"
 
 #include <fmt/format.h>
@@ -17,23 +19,16 @@ namespace {
 // The --json report's shape (docs/diffing.md); bumped as trace-format.md says for traces.
 constexpr int kDiffReportVersion = 1;
 
-std::string error_text(double x) { return std::isinf(x) ? "inf" : x == 0 ? "0" : fmt::format("{:.3g}", x); }
-std::string value_text(float x) { return fmt::format("{}", x); }  // shortest round trip; -inf as "-inf"
 std::string index_text(const std::vector<std::size_t>& idx) { return fmt::format("[{}]", fmt::join(idx, ",")); }
-
-OrderedJson number_json(double x) {
-    if (std::isinf(x)) return x < 0 ? "-inf" : "inf";  // JSON has no infinity, as in traces
-    return x;
-}
 
 OrderedJson cell_json(const std::optional<DiffCell>& c) {
     if (!c) return nullptr;
     OrderedJson j;
     j["at"] = c->index;
-    j["a"] = number_json(c->a);
-    j["b"] = number_json(c->b);
-    j["abs"] = number_json(c->abs);
-    j["rel"] = number_json(c->rel);
+    j["a"] = difference_json(c->a);
+    j["b"] = difference_json(c->b);
+    j["abs"] = difference_json(c->abs);
+    j["rel"] = difference_json(c->rel);
     return j;
 }
 
@@ -73,8 +68,8 @@ std::string conclusion(const DiffReport& r) {
     const DiffCell& c = *s.first_beyond;
     return fmt::format("first divergence: {} at {}: A {}, B {}, |a - b| {} > {} ({} of {} cells beyond tolerance); "
                        "the steps after it inherit the error",
-                       s.name, index_text(c.index), value_text(c.a), value_text(c.b), error_text(c.abs),
-                       error_text(r.atol + r.rtol * std::fabs(static_cast<double>(c.a))), s.beyond, s.cells);
+                       s.name, index_text(c.index), value_text(c.a), value_text(c.b), error_text(c.abs, 3),
+                       error_text(r.atol + r.rtol * std::fabs(static_cast<double>(c.a)), 3), s.beyond, s.cells);
 }
 
 }  // namespace
@@ -86,8 +81,8 @@ void render_diff(std::ostream& out, const DiffReport& r) {
         std::vector<std::string> row{s.name, shape_text(s), "", "", "", "", "", "", verdict_text(s)};
         if (s.max_abs) {
             const DiffCell &m = *s.max_abs, &q = *s.max_rel;
-            row[2] = error_text(m.abs);
-            row[6] = error_text(q.rel);
+            row[2] = error_text(m.abs, 3);
+            row[6] = error_text(q.rel, 3);
             if (m.abs > 0) {  // where all cells are equal, "where" would say nothing
                 row[3] = index_text(m.index);
                 row[4] = value_text(m.a);
