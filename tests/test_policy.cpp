@@ -1,5 +1,6 @@
 // Trace policies: what a run keeps, what it streams, the memory it plans for,
 // and that streaming changes no number beyond a named tolerance.
+#include "trace/catalogue.hpp"
 #include "held_trace.hpp"
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -229,4 +230,35 @@ TEST_CASE("bad --trace and --max-memory values, and a run too big, exit 2 with o
     CHECK(t["trace"]["policy"] == "none");
     CHECK(t["trace"]["streamed_attention"] == true);
     CHECK(t["steps"].size() == 1);
+}
+
+TEST_CASE("a step's name read back as the catalogue writes it: its block and the template step it is an instance of",
+          "[policy]") {
+    using attntrace::read_catalogue_name;
+    CHECK(read_catalogue_name("blocks.3.cross_attn.hook_pattern").block == std::optional<std::size_t>(3));
+    CHECK(read_catalogue_name("blocks.3.cross_attn.hook_pattern").base == "blocks.0.attn.hook_pattern");
+    CHECK(read_catalogue_name("blocks.12.ln2.hook_normalized").base == "blocks.0.ln2.hook_normalized");
+    // every step of a two-block decoder's and a pre-norm stack's catalogues read back to its block and a
+    // template computing what it computes (its axes, which a trace from elsewhere is drawn with)
+    for (bool decoder : {false, true}) {
+        attntrace::Arch arch;
+        arch.blocks = 2;
+        arch.decoder = decoder;
+        arch.norm_first = !decoder;
+        for (const auto& def : attntrace::catalogue_for(arch).steps()) {
+            INFO(def.name);
+            const auto read = read_catalogue_name(def.name);
+            if (def.block < 0) continue;
+            CHECK(read.block == std::optional<std::size_t>(static_cast<std::size_t>(def.block)));
+            const attntrace::StepTemplate* t = attntrace::find_template(read.base);
+            REQUIRE(t);
+            CHECK(t->leaf == def.leaf);
+            CHECK(t->axes == def.axes);
+        }
+    }
+    // not the catalogue's: no block, its own name
+    CHECK_FALSE(read_catalogue_name("my_kernel.out").block);
+    CHECK(read_catalogue_name("my_kernel.out").base == "my_kernel.out");
+    CHECK_FALSE(read_catalogue_name("blocks.x.attn").block);
+    CHECK_FALSE(read_catalogue_name("blocks.3").block);
 }

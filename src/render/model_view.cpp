@@ -1,4 +1,4 @@
-// The end of a checkpoint's run: the final norm, the unembedding, the next tokens.
+// The end of a checkpoint's run drawn: the next tokens (evaluate/model_end.hpp computes them).
 #include "render/model_view.hpp"
 
 #include <fmt/format.h>
@@ -8,36 +8,6 @@
 #include "core/printable.hpp"
 
 namespace attntrace {
-
-namespace {
-
-// The lesson's last step: the logits of a causal model, the last block's output of an encoder.
-const std::string& output_step(const Lesson& lesson) {
-    const Catalogue& cat = lesson.catalogue();
-    return cat.at(cat.passes().back().out).name;
-}
-
-}  // namespace
-
-ModelEnd model_end(const Lesson& lesson, const Trace& trace, std::size_t k) {
-    ModelEnd end;
-    const std::string& name = output_step(lesson);
-    if (!lesson.config.arch.unembed) {
-        end.missing = "no head read (an encoder: its output is " + name + ")";
-        return end;
-    }
-    const Step* s = trace.find(name);
-    if (!s || s->recorded != Record::full || s->source == StepSource::not_computable) {
-        end.missing = fmt::format("the next tokens need {} in full; --trace {} keeps it {}", name,
-                                  trace.policy.describe(), s ? "only as a summary" : "not at all");
-        return end;
-    }
-    // the last row of the logits (T, V)
-    const std::size_t V = s->shape.back();
-    const StepValues logits = values_of(trace, *s);
-    end.top = next_tokens(logits->ptr() + logits->size() - V, V, k);
-    return end;
-}
 
 void render_model_end(std::ostream& out, const Lesson& lesson, const ModelEnd& end) {
     if (!lesson.config.arch.unembed) {

@@ -1,5 +1,7 @@
 #include "render/report.hpp"
 
+#include "trace/catalogue.hpp"
+
 #include "export/trace_export.hpp"
 #include "render/report_assets.hpp"
 #include "render/report_page.hpp"
@@ -87,14 +89,8 @@ void write_page(TextSink& out, const std::string& title, WriteData&& data) {
 // cross-attention: "blocks.3.cross_attn.hook_pattern" is the template's
 // "blocks.0.attn.hook_pattern"), when it has that step's rank.
 std::vector<std::string> axes_of(const std::string& name, std::size_t rank) {
-    std::string base = name;
-    if (base.rfind("blocks.", 0) == 0) {
-        const std::size_t dot = base.find('.', 7);
-        if (dot != std::string::npos) base = "blocks.0" + base.substr(dot);
-    }
-    if (const std::size_t c = base.find(".cross_attn."); c != std::string::npos) base.replace(c, 12, ".attn.");
     std::vector<std::string> axes;
-    if (const StepTemplate* t = find_template(base); t && t->axes.size() == rank)
+    if (const StepTemplate* t = find_template(read_catalogue_name(name).base); t && t->axes.size() == rank)
         for (Axis a : t->axes) axes.emplace_back(axis_name(a));
     else
         for (std::size_t k = 0; k < rank; ++k) axes.push_back("axis" + std::to_string(k));

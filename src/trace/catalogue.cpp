@@ -1,5 +1,7 @@
 #include "trace/catalogue.hpp"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include <map>
@@ -333,6 +335,33 @@ const Catalogue& catalogue_for(const Arch& arch) {
     auto& slot = made[arch];
     if (!slot) slot = std::make_unique<Catalogue>(arch);
     return *slot;
+}
+
+CatalogueName read_catalogue_name(std::string_view name) {
+    CatalogueName out{std::nullopt, std::string(name)};
+    constexpr std::string_view kBlocks = "blocks.";  // block_prefix's
+    if (!starts_with(name, kBlocks)) return out;
+    std::size_t i = kBlocks.size(), n = 0;
+    const std::size_t digits = i;
+    for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && i - digits < 9; ++i) n = n * 10 + std::size_t(name[i] - '0');
+    if (i == digits || i >= name.size() || name[i] != '.') return out;
+    out.block = n;
+    // renamed to block 0's, the step of a one-block catalogue of any layout (post- or pre-norm, encoder or
+    // decoder) that has that name: its template (a decoder's cross-attention is its attention's, ln2's
+    // pieces ln1's); a name no catalogue writes keeps block 0's name
+    const std::string zero = block_prefix(0) + std::string(name.substr(i + 1));
+    out.base = zero;
+    for (bool decoder : {false, true})
+        for (bool norm_first : {false, true}) {
+            Arch arch;
+            arch.decoder = decoder;
+            arch.norm_first = norm_first;
+            if (const StepDef* d = catalogue_for(arch).find(zero)) {
+                out.base = d->base;
+                return out;
+            }
+        }
+    return out;
 }
 
 const Catalogue& default_catalogue() { return catalogue_for(Arch{}); }

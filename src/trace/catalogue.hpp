@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -137,6 +138,18 @@ private:
 // A norm pass's weights' stem: "ln2" (ln2_gamma, ln2_beta), "embed_ln" for the embeddings' norm,
 // "ln_final" for the final norm.
 std::string norm_weight_stem(const Pass& p);
+
+// A step's name read back as the catalogue writes it, for a name met without
+// its catalogue (a trace from elsewhere, a --trace pattern): its block
+// ("blocks.3." -> 3) and a template step computing what it computes
+// ("blocks.3.cross_attn.hook_pattern" -> "blocks.0.attn.hook_pattern"), as
+// the catalogues themselves name it. A name outside the blocks keeps its own
+// name.
+struct CatalogueName {
+    std::optional<std::size_t> block;
+    std::string base;
+};
+CatalogueName read_catalogue_name(std::string_view name);
 
 // The catalogue of a model, generated once and kept for the program's life
 // (StepDef pointers into it stay valid). Thread-safe.

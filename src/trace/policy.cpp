@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "trace/catalogue.hpp"
 #include "trace/step_lookup.hpp"
 #include "trace/steps.hpp"
 
@@ -31,20 +32,6 @@ bool step_matches(std::string_view name, const std::vector<std::string>& pattern
     }
     return false;
 }
-
-namespace {
-
-// The block of a step name ("blocks.3.attn.hook_pattern" -> 3), or none.
-std::optional<std::size_t> block_of(std::string_view step) {
-    constexpr std::string_view kBlocks = "blocks.";
-    if (step.substr(0, kBlocks.size()) != kBlocks) return std::nullopt;
-    std::size_t n = 0, i = kBlocks.size();
-    if (i >= step.size() || !std::isdigit(static_cast<unsigned char>(step[i]))) return std::nullopt;
-    for (; i < step.size() && std::isdigit(static_cast<unsigned char>(step[i])); ++i) n = n * 10 + std::size_t(step[i] - '0');
-    return n;
-}
-
-}  // namespace
 
 std::vector<bool> parse_block_list(const std::string& text, std::size_t count, const std::string& origin) {
     std::vector<bool> keep(count, false);
@@ -76,7 +63,7 @@ std::vector<bool> parse_block_list(const std::string& text, std::size_t count, c
 
 Record TracePolicy::record_of(std::string_view step) const {
     if (!blocks.empty())
-        if (const auto b = block_of(step); b && (*b >= blocks.size() || !blocks[*b])) return Record::none;
+        if (const auto b = read_catalogue_name(step).block; b && (*b >= blocks.size() || !blocks[*b])) return Record::none;
     switch (kind) {
         case Kind::full: return Record::full;
         case Kind::summary: return Record::summary;
