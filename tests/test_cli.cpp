@@ -154,8 +154,8 @@ TEST_CASE("a --steps pattern that matches no step is an error, not an empty list
     auto r = run_cli({"run", "003-3.1-ring-fell", "--steps", "hook_patern"});
     CHECK(r.status == 2);
     CHECK(r.out.empty());
-    CHECK(r.err.find("--steps: expected a step's number, a stage, a name, a glob or a piece of a name matching a step "
-                     "of this lesson") != std::string::npos);
+    CHECK(r.err.find("--steps: expected a step's number, a name, a glob, a stage, a last part of a name or a word of a "
+                     "step's title, matching a step of this lesson") != std::string::npos);
     CHECK(r.err.find("found \"hook_patern\" (closest: blocks.0.attn.hook_pattern)") != std::string::npos);
 }
 

@@ -45,8 +45,9 @@ void add_compare_command(CLI::App& app, CliContext& cli) {
                     "(causal); null removes the field, so its default applies. Repeatable")
         ->required()
         ->allow_extra_args(false);
-    cmd->add_option("--step", opts->step, "Show this step in full (a name, a glob, or a last part such as "
-                                          "hook_pattern) instead of the first that changed");
+    cmd->add_option("--step", opts->step, "Show this step in full instead of the first that changed: a step as "
+                                          "`run --steps` names it (a name, a glob, a last part such as hook_pattern "
+                                          "or k, a stage, a word of a title); of several, the first");
     cmd->add_flag("--json", opts->json, "Print the comparison as JSON (format \"attntrace-compare\", see docs/compare.md)");
     cmd->add_option("--precision", opts->precision, "Decimals shown in the tables")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_flag("--full", opts->full, "Show big matrices whole (as run --full)");
@@ -67,15 +68,15 @@ void add_compare_command(CLI::App& app, CliContext& cli) {
         const Comparison c = compare_traces(run_lesson(pair.a), run_lesson(pair.b));
         std::optional<std::size_t> shown = c.first_change();
         if (!opts->step.empty()) {
-            shown = c.select(opts->step);
-            if (!shown) {
-                std::vector<std::string> names;
-                for (const auto& s : c.steps) names.push_back(s.name);
-                const std::vector<std::string> closest = closest_names(opts->step, names);
-                fail_file("--step", "a step of A or B (a name, a glob or a last part such as hook_pattern; see docs/steps.md)",
-                          fmt::format("\"{}\"{}", opts->step,
-                                      closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
-            }
+            // A pattern that picks several shows the first of them, in pipeline order.
+            const StepSelection picked = c.select(opts->step);
+            if (!picked.unknown.empty())
+                fail_file(
+                    "--step",
+                    "a step of A or B: a name, a glob, a last part (hook_pattern), a stage or a word of a step's title; "
+                    "see docs/steps.md",
+                    selection_found(picked));
+            shown = static_cast<std::size_t>(c.find(picked.names.front()) - c.steps.data());
         }
         if (opts->json) {
             cli.out << dump_readable(compare_to_json(pair, c, shown));

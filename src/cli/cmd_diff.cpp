@@ -68,8 +68,9 @@ void add_diff_command(CLI::App& app, CliContext& cli) {
         ->check(finite_nonnegative());
     cmd->add_option("--rtol", opts->diff.rtol, fmt::format("Relative tolerance, times |a| (default {})", kDiffRelTol))
         ->check(finite_nonnegative());
-    cmd->add_option("--step", opts->diff.steps, "Compare only this step (a name, a glob, or a last part such as "
-                                                "hook_pattern); repeat for more")
+    cmd->add_option("--step", opts->diff.steps, "Compare only this step, as `run --steps` names it (a name, a glob, "
+                                                "a last part such as hook_pattern or k, a piece of one such as "
+                                                "scores); repeat for more")
         ->allow_extra_args(false);
     cmd->add_flag("--json", opts->json, "Print the report as JSON (format \"attntrace-diff\", see docs/diffing.md)");
     cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o ours.json\n  attntrace diff ours.json mine.json\n"
@@ -79,19 +80,19 @@ void add_diff_command(CLI::App& app, CliContext& cli) {
         // A JSON trace, or a folder written by `export --npy` (its index.json and .npy files).
         const TraceData a = read_trace_or_npy(opts->a);
         const TraceData b = read_trace_or_npy(opts->b);
-        for (const auto& p : opts->diff.steps) {
-            bool any = false;
-            std::vector<std::string> names;
+        if (!opts->diff.steps.empty()) {
+            // The patterns picked as `run --steps` picks them, over A's and B's names (once each), and
+            // handed on as the names they picked.
+            std::vector<NamedStep> named;
             for (const TraceData* t : {&a, &b})
-                for (const auto& s : t->steps) {
-                    any = any || step_matches(s.name, {p});
-                    if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);  // A's and B's once
-                }
-            if (!any) {
-                const std::vector<std::string> closest = closest_names(p, names);
-                fail_file("--step", fmt::format("a step name or glob that names a step of {} or {}", a.file, b.file),
-                          fmt::format("\"{}\"{}", p, closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
-            }
+                for (const auto& s : t->steps)
+                    if (std::none_of(named.begin(), named.end(), [&](const NamedStep& n) { return n.name == s.name; }))
+                        named.push_back({s.name, nullptr});
+            const StepSelection picked = select_steps(named, opts->diff.steps);
+            if (!picked.unknown.empty())
+                fail_file("--step", fmt::format("a step name, glob or last part that names a step of {} or {}", a.file, b.file),
+                          selection_found(picked));
+            opts->diff.steps = picked.names;
         }
         const DiffReport r = diff_traces(a, b, opts->diff);
         if (r.steps.empty())

@@ -18,6 +18,7 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
         int precision = 4;
         bool full = false;
         std::string arithmetic = "exact";
+        std::string misplaced_step;  // --step given to explain
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand(
@@ -36,6 +37,9 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
     cmd->add_flag("--full", opts->full, "Every term of long sums (more than 16 terms show the first and last three)");
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document, as for run")
         ->check(CLI::IsMember({"exact", "document"}));
+    // Not an option of explain: the step is in the cell. Taken (and hidden from --help) only to say so in the
+    // one line every refusal has, rather than the parser's own.
+    cmd->add_option("--step,--steps", opts->misplaced_step)->group("");
     cmd->footer("Examples:\n  attntrace explain 003-3.1-ring-fell 'hook_pattern[0,ring,fell]'\n"
                 "  attntrace explain 003-3.1-ring-fell 'hook_scores_raw[h0,1,2]' 'hook_z[ring,h0,d1]' --precision 6\n"
                 "  attntrace random --tokens 6 -o r.json && attntrace explain r.json 'ln1.hook_normalized[t2,d0]' "
@@ -50,6 +54,9 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
             opts->cells.insert(opts->cells.begin(), opts->lesson);
             opts->lesson.clear();
         }
+        if (!opts->misplaced_step.empty())
+            fail_file("--step", "the step inside the cell: attntrace explain LESSON 'STEP[i,j]' (explain takes no --step)",
+                      "\"--step " + opts->misplaced_step + "\"");
         if (opts->cells.empty()) fail_file("explain", "a cell to explain (STEP[i,j])", "none");
         Lesson lesson = lesson_or_model(opts->lesson, opts->model, "explain");
         ProgressLine progress(cli, long_run(lesson));

@@ -106,12 +106,11 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     // A pattern that picks no step is a mistake, not an empty selection.
     const StepSelection picked = select_steps(trace, o.steps);
     if (!picked.unknown.empty())
-        fail_file(e->lesson.file,
-                  "--steps: expected a step's number, a stage, a name, a glob or a piece of a name matching a step of "
-                  "this lesson (`attntrace steps LESSON` lists them)" +
-                      (policy.kind == TracePolicy::Kind::full ? std::string() : " that --trace " + policy.describe() + " keeps") +
-                      ", found \"" + picked.unknown + "\"" +
-                      (picked.closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(picked.closest, ", "))));
+        fail_field(e->lesson.file, "--steps",
+                   "a step's number, a name, a glob, a stage, a last part of a name or a word of a step's title, "
+                   "matching a step of this lesson (`attntrace steps LESSON` lists them)" +
+                       (policy.kind == TracePolicy::Kind::full ? std::string() : " that --trace " + policy.describe() + " keeps"),
+                   selection_found(picked));
     if (every_value && !o.steps.empty()) {
         std::size_t floats = 0, steps = 0;
         for (const Step& s : trace.steps)
@@ -161,10 +160,13 @@ void add_run_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file (or --model DIR)");
     add_model_options(*cmd, opts->model);
     add_blocks_option(*cmd, opts->model);
-    cmd->add_option("--steps", opts->steps,
-                    "Only these steps (repeatable): a name or glob (hook_pattern, 'blocks.0.attn.*'; 'softmax.*' also "
-                    "takes the stage's output, hook_pattern), a stage (softmax: the row max through hook_pattern), the step's number in the output (14), or a piece of a name "
-                    "(pattern); `attntrace steps LESSON` lists them");
+    cmd->add_option("--steps,--step", opts->steps,
+                    "Only these steps (repeatable), the first way that picks any: the step's number in the output "
+                    "(14); a name or glob (blocks.0.attn.hook_pattern, 'blocks.0.attn.*'; 'softmax.*' also takes the "
+                    "stage's output, hook_pattern); a name's last part, hook_ optional (k: hook_k); a stage (softmax: "
+                    "the row max through hook_pattern), parts of names (ln1) or a piece of a last part (scores: the "
+                    "raw, scaled and masked scores); a word of the steps' titles (weights). `attntrace steps LESSON` "
+                    "lists them. --step is the same option, as compare and diff spell it");
     cmd->add_option("--precision", opts->precision, "Decimals shown in the tables")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_option("--arithmetic", opts->arithmetic,
                     "exact (default), or document: the steps the lesson names in document_rounding rounded as the "

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 
-#include "trace/policy.hpp"
 #include "trace/steps.hpp"
 
 namespace attntrace {
@@ -79,10 +78,10 @@ const StepChange* Comparison::find(const std::string& name) const {
     return nullptr;
 }
 
-std::optional<std::size_t> Comparison::select(const std::string& pattern) const {
-    for (std::size_t i = 0; i < steps.size(); ++i)
-        if (step_matches(steps[i].name, {pattern})) return i;
-    return std::nullopt;
+StepSelection Comparison::select(const std::string& pattern) const {
+    std::vector<NamedStep> named;
+    for (const StepChange& s : steps) named.push_back({s.name, s.a ? s.a->def : s.b ? s.b->def : nullptr});
+    return select_steps(named, {pattern});
 }
 
 Comparison compare_traces(Trace a_trace, Trace b_trace) {

@@ -13,6 +13,7 @@
 
 #include "core/tensor.hpp"
 #include "trace/diff.hpp"
+#include "trace/step_lookup.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace {
@@ -51,9 +52,9 @@ struct Comparison {
     // derived step's computed now); s.a (side A) or s.b must be set.
     StepValues values_a(const StepChange& s) const { return values_of(*a, *s.a); }
     StepValues values_b(const StepChange& s) const { return values_of(*b, *s.b); }
-    // The first step (in pipeline order) a name, glob or last part
-    // (step_matches) names; none when it names none.
-    std::optional<std::size_t> select(const std::string& pattern) const;
+    // The steps a pattern picks as `run --steps` picks them (select_steps,
+    // trace/step_lookup.hpp), over both sides' steps in pipeline order.
+    StepSelection select(const std::string& pattern) const;
 };
 
 // Takes the traces: the Comparison owns them.

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "trace/policy.hpp"
 
 namespace attntrace {
 
@@ -41,20 +40,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
         }
     }
     return row[b.size()];
-}
-
-// "softmax.*", "blocks.1.attn.softmax.*": a glob whose last part before
-// ".*" is a stage's name picks that stage's steps whose names the part before
-// it matches, its output among them (hook_pattern, which is not named
-// "softmax.hook_pattern"), besides what the glob matches by name.
-bool in_stage_glob(const Step& s, std::string_view p) {
-    if (!s.def || p.size() < 3 || p.substr(p.size() - 2) != ".*") return false;
-    const std::string_view head = p.substr(0, p.size() - 2);
-    const std::size_t dot = head.rfind('.');
-    const std::string_view stage = dot == std::string_view::npos ? head : head.substr(dot + 1);
-    if (stage_name(s.def->stage) != stage) return false;
-    if (dot == std::string_view::npos) return true;
-    return step_matches(s.name, {std::string(head.substr(0, dot)) + ".*"});
 }
 
 }  // namespace
@@ -106,39 +91,6 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
         if (out.size() == n) break;
         out.push_back(candidates[k]);
     }
-    return out;
-}
-
-StepSelection select_steps(const Trace& trace, const std::vector<std::string>& patterns) {
-    StepSelection out;
-    std::vector<bool> picked(trace.steps.size(), false);
-    for (const std::string& p : patterns) {
-        std::vector<std::size_t> hits;
-        const bool number = !p.empty() && p.size() < 10 && p.find_first_not_of("0123456789") == std::string::npos;
-        if (number) {
-            const std::size_t n = std::stoul(p);
-            if (n >= 1 && n <= trace.steps.size()) hits.push_back(n - 1);
-        }
-        // Each way of naming only when the one before it picked nothing.
-        auto pick = [&](auto&& matches) {
-            if (!hits.empty()) return;
-            for (std::size_t k = 0; k < trace.steps.size(); ++k)
-                if (matches(trace.steps[k])) hits.push_back(k);
-        };
-        pick([&](const Step& s) { return s.def && stage_name(s.def->stage) == p; });
-        pick([&](const Step& s) { return step_matches(s.name, {p}) || in_stage_glob(s, p); });
-        if (!number && !p.empty()) pick([&](const Step& s) { return s.name.find(p) != std::string::npos; });
-        if (hits.empty()) {
-            std::vector<std::string> names;
-            for (const Step& s : trace.steps) names.push_back(s.name);
-            out.unknown = p;
-            out.closest = closest_names(p, names);
-            return out;
-        }
-        for (std::size_t k : hits) picked[k] = true;
-    }
-    for (std::size_t k = 0; k < trace.steps.size(); ++k)
-        if (picked[k]) out.names.push_back(trace.steps[k].name);
     return out;
 }
 
