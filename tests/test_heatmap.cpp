@@ -188,8 +188,8 @@ TEST_CASE("the dense heatmap in colour: two query rows per line, 24-bit or 256 c
         // the grey of a masked cell (70, 70, 70): the 256-colour palette's nearest is grey 239 (78)... or 238 (68)
         CHECK(map.find(truecolor ? "\x1b[48;2;70;70;70m" : "\x1b[48;5;238m") != std::string::npos);
     }
-    // In 256 colours the ramp's darkest (a small weight) keeps its hue from the cube; only the masked grey is grey.
-    CHECK(attntrace::palette_256(attntrace::ramp(0.0)) < 232);
+    // In 256 colours the scale's darkest (a small weight) is a colour of the cube; only the masked grey is grey.
+    CHECK(attntrace::ramp_256(0.0) < 232);
     CHECK(attntrace::palette_256(attntrace::kMaskedGrey) >= 232);
     // COLORTERM says 24 bits; TERM=xterm-256color without it, 256 colours.
     auto t = run_cli({"--color", "always", "run", file, "--steps", "hook_pattern"}, {"COLORTERM=truecolor", "TERM=xterm-256color"});

@@ -29,11 +29,11 @@ constexpr std::size_t kRulerStep = 10;
 // is ignored rather than pool 64 tokens into 3 characters.
 constexpr std::size_t kMinMapColumns = 16;
 
-// A cell's colour: the ramp at its place on the scale; a mask's visible cell
-// the top of the ramp; a masked one grey.
-Rgb colour_of(const Pooled& v, const Scale& s, const HeatmapOptions& opt) {
-    if (!v) return kMaskedGrey;
-    return ramp(opt.mask ? 1.0 : s.norm(*v));
+// A cell's colour escape: the ramp at its place on the scale; a mask's
+// visible cell the top of the ramp; a masked one grey.
+std::string colour_of(const Pooled& v, bool background, const Scale& s, const HeatmapOptions& opt) {
+    if (!v) return colour_escape(kMaskedGrey, background, opt.style);
+    return scale_escape(opt.mask ? 1.0 : s.norm(*v), background, opt.style);
 }
 
 const char* shade_of(const Pooled& v, const Scale& s, const HeatmapOptions& opt) {
@@ -144,10 +144,10 @@ DenseMap draw_dense(const PooledMap& map, std::size_t rows, const Scale& scale, 
         // Escapes only where a colour changes from the character before.
         std::string fg, bg;
         for (std::size_t pc = 0; pc < pcols; ++pc) {
-            const std::string up = colour_escape(colour_of(cells[pr * pcols + pc], scale, opt), false, opt.style);
+            const std::string up = colour_of(cells[pr * pcols + pc], false, scale, opt);
             // An odd last row has no lower half: the terminal's own background.
             const std::string down = pr + 1 < prows
-                                         ? colour_escape(colour_of(cells[(pr + 1) * pcols + pc], scale, opt), true, opt.style)
+                                         ? colour_of(cells[(pr + 1) * pcols + pc], true, scale, opt)
                                          : std::string("\x1b[49m");
             if (up != fg) line += fg = up;
             if (down != bg) line += bg = down;
@@ -223,11 +223,11 @@ std::string dense_legend(const Scale& s, const HeatmapOptions& opt, std::size_t 
     const std::string pad = opt.indent + "        ";
     std::string scale_text;
     if (opt.mask) {
-        scale_text = opt.style.color ? colour_escape(ramp(1.0), true, opt.style) + "  \x1b[0m visible"
+        scale_text = opt.style.color ? scale_escape(1.0, true, opt.style) + "  \x1b[0m visible"
                                      : std::string(kShades[4]) + " visible";
     } else if (opt.style.color) {
         scale_text = legend_number(s.lo) + " ";
-        for (int i = 0; i <= 10; ++i) scale_text += colour_escape(ramp(i / 10.0), true, opt.style) + " ";
+        for (int i = 0; i <= 10; ++i) scale_text += scale_escape(i / 10.0, true, opt.style) + " ";
         scale_text += "\x1b[0m " + legend_number(s.hi);
     } else {
         const double lo = s.lo, span = static_cast<double>(s.hi) - lo;

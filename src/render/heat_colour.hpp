@@ -25,9 +25,22 @@ inline constexpr Rgb kMaskedGrey{70, 70, 70};
 
 // "ESC[48;2;R;G;Bm" (background) or "ESC[38;2;...m" (foreground); with
 // style.truecolor false the nearest of the 256-colour palette, "ESC[48;5;Nm".
+// For a fixed colour (the masked grey); a place on the scale: scale_escape.
 std::string colour_escape(Rgb c, bool background, const TermStyle& style);
 // The palette index (16..255) nearest to c: the 6x6x6 cube or the grey ramp.
 int palette_256(Rgb c);
+
+// The 256-colour scale: v in [0, 1] to one of ramp_256_steps() palette
+// indices in equal shares, each lighter than the one before, along the
+// ramp's hues, none a grey (heat_colour.cpp: why not the nearest to ramp(v)).
+int ramp_256(double v);
+int ramp_256_steps();
+// The RGB xterm shows for a palette index (16..255).
+Rgb palette_rgb(int index);
+// Place v of the scale as the terminal shows it: ramp(v) at 24 bits, else
+// the palette's ramp_256(v); and its escape, as colour_escape's.
+Rgb scale_colour(double v, const TermStyle& style);
+std::string scale_escape(double v, bool background, const TermStyle& style);
 
 // The colour scale of a map: weights and masks [0, 1]; scores their finite range.
 struct Scale {

@@ -29,10 +29,12 @@ std::size_t cell_width(bool mask) { return mask ? kMaskCellW : kCellW; }
 // Beyond what fixed decimals print in a few characters, numbers are compact ("3.4e+38").
 constexpr double kCompactFrom = 1e5;
 
-std::string on_colour(const std::string& text, Rgb c, const TermStyle& style) {
-    // black text on bright cells, white on dark ones
+// Text on the colour of place v on the scale.
+std::string on_colour(const std::string& text, double v, const TermStyle& style) {
+    // black text on bright cells, white on dark ones: the colour the terminal shows, at its depth
+    const Rgb c = scale_colour(v, style);
     const bool bright = 0.299 * c.r + 0.587 * c.g + 0.114 * c.b > 140;
-    return colour_escape(c, true, style) + (bright ? "\x1b[30m" : "\x1b[97m") + text + "\x1b[0m";
+    return scale_escape(v, true, style) + (bright ? "\x1b[30m" : "\x1b[97m") + text + "\x1b[0m";
 }
 
 std::string cell(float x, std::size_t r, std::size_t c, const Scale& s, const HeatmapOptions& opt) {
@@ -41,14 +43,14 @@ std::string cell(float x, std::size_t r, std::size_t c, const Scale& s, const He
     if (masked_cell(x, r, c, opt))
         return fmt::format("{}{:>{}}{}", color ? "\x1b[2m" : "", kBlocked, w, color ? "\x1b[0m" : "");
     if (opt.mask)  // a visible cell (M = 0): the top of the scale
-        return color ? on_colour(std::string(w, ' '), ramp(1.0), opt.style) : std::string(w - 1, ' ') + kShades[4];
+        return color ? on_colour(std::string(w, ' '), 1.0, opt.style) : std::string(w - 1, ' ') + kShades[4];
     // Fixed decimals, as the tables; a value too large for them in a cell ("3e+38") fits its six columns.
     std::string num = std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.0e}", x);
     if (num == "-0.00") num = "0.00";
     const double v = opt.mask ? 1.0 : s.norm(x);
     if (color) {
         const std::size_t n = display_width(num);
-        return on_colour(std::string(n < kCellW ? kCellW - n : 0, ' ') + num, ramp(v), opt.style);
+        return on_colour(std::string(n < kCellW ? kCellW - n : 0, ' ') + num, v, opt.style);
     }
     const std::size_t bin = std::min<std::size_t>(static_cast<std::size_t>(std::clamp(v, 0.0, 1.0) * 5), 4);
     const std::size_t n = display_width(num) + 1;
@@ -60,11 +62,11 @@ std::string legend(const Scale& s, const HeatmapOptions& opt) {
     const bool color = opt.style.color;
     std::vector<std::string> items;
     if (opt.mask) {
-        items.push_back((color ? on_colour("  ", ramp(1.0), opt.style) : std::string(kShades[4])) +
+        items.push_back((color ? on_colour("  ", 1.0, opt.style) : std::string(kShades[4])) +
                         (opt.keep_mask ? " 1 (visible)" : " 0 (visible)"));
     } else if (color) {
         std::string bar = legend_number(s.lo) + " ";
-        for (int i = 0; i <= 10; ++i) bar += on_colour(" ", ramp(i / 10.0), opt.style);
+        for (int i = 0; i <= 10; ++i) bar += on_colour(" ", i / 10.0, opt.style);
         items.push_back(bar + " " + legend_number(s.hi));
     } else {
         // In double: hi - lo of two floats near their limit (3e38 - -3e38) is no float.
@@ -133,44 +135,6 @@ std::string one_map(StepRows& v, std::size_t offset, std::size_t rows, std::size
 }
 
 }  // namespace
-
-Rgb ramp(double v) {
-    static constexpr std::array<Rgb, 5> anchors = {{{40, 20, 80}, {50, 80, 140}, {30, 140, 130}, {110, 190, 70}, {245, 225, 40}}};
-    v = std::clamp(v, 0.0, 1.0) * (anchors.size() - 1);
-    const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(v), anchors.size() - 2);
-    const double f = v - i;
-    auto mix = [&](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * f)); };
-    return {mix(anchors[i].r, anchors[i + 1].r), mix(anchors[i].g, anchors[i + 1].g), mix(anchors[i].b, anchors[i + 1].b)};
-}
-
-// A colour whose channels differ by at most this is neutral (a grey).
-constexpr int kNeutralSpread = 12;
-
-int palette_256(Rgb c) {
-    // xterm's 6x6x6 cube has the levels 0, 95, 135, 175, 215, 255; its grey ramp 8, 18, ..., 238.
-    static constexpr std::array<int, 6> levels = {0, 95, 135, 175, 215, 255};
-    auto nearest_level = [](int v) {
-        std::size_t best = 0;
-        for (std::size_t i = 1; i < levels.size(); ++i)
-            if (std::abs(levels[i] - v) < std::abs(levels[best] - v)) best = i;
-        return best;
-    };
-    auto dist = [&](int r, int g, int b) { return (r - c.r) * (r - c.r) + (g - c.g) * (g - c.g) + (b - c.b) * (b - c.b); };
-    const std::size_t r = nearest_level(c.r), g = nearest_level(c.g), b = nearest_level(c.b);
-    const int cube = 16 + static_cast<int>(36 * r + 6 * g + b);
-    const int cube_d = dist(levels[r], levels[g], levels[b]);
-    // The grey ramp only for a neutral colour: nearer in distance, a grey would
-    // take the hue from the ramp's dark purple and make it read as a masked cell.
-    const int spread = std::max({c.r, c.g, c.b}) - std::min({c.r, c.g, c.b});
-    if (spread > kNeutralSpread) return cube;
-    const int grey_i = std::clamp(((c.r + c.g + c.b) / 3 - 8 + 5) / 10, 0, 23), grey = 8 + 10 * grey_i;
-    return dist(grey, grey, grey) < cube_d ? 232 + grey_i : cube;
-}
-
-std::string colour_escape(Rgb c, bool background, const TermStyle& style) {
-    if (style.truecolor) return fmt::format("\x1b[{};2;{};{};{}m", background ? 48 : 38, c.r, c.g, c.b);
-    return fmt::format("\x1b[{};5;{}m", background ? 48 : 38, palette_256(c));
-}
 
 std::string legend_number(double x) {
     return std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
