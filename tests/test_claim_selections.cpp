@@ -242,6 +242,13 @@ TEST_CASE("wrong selections and precisions are refused in one line naming the fi
           "l.json: claims[0].at.query.to: expected a position at or after \"from\", query 2 (\"c\"), found query 0 (\"a\")");
     CHECK(refusal(claim("x", {{"sig", 7}, {"values", full}})) ==
           "l.json: claims[0].sig: expected an integer from 1 to 6, found 7");
+    // decimals past float32's: the refusal says what to write instead, one value or per value
+    CHECK(refusal(claim("x", {{"decimals", 10}, {"values", full}})) ==
+          "l.json: claims[0].decimals: expected an integer from 0 to 8 (float32 holds no more decimals; for more digits, "
+          "\"sig\": significant figures, up to 6), found 10");
+    CHECK(refusal(claim("x", {{"decimals", {2, 9, 2}}, {"values", full}})).find("claims[0].decimals[1]: expected an integer "
+                                                                                 "from 0 to 8 (float32 holds no more decimals; "
+                                                                                 "for more digits, \"sig\"") != std::string::npos);
     CHECK(refusal(claim("x", {{"sig", 2}, {"decimals", 2}, {"values", full}})) ==
           "l.json: claims[0]: expected either \"decimals\" or \"sig\", found both");
     CHECK(refusal(claim("x", {{"decimals", {2, 2}}, {"values", full}})) ==

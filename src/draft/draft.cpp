@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "draft/chain.hpp"
 #include "draft/place.hpp"
 #include "draft/start.hpp"
 #include "evaluate/evaluate.hpp"
@@ -20,175 +21,15 @@ namespace attntrace {
 namespace {
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-// The given and rounding trials tried at most this many times each: a search that stays a few runs long.
-constexpr std::size_t kMaxTrials = 12;
 // An example's numbers are printed near its start: arrays further than this after it are another example's.
 constexpr std::size_t kMaxWindow = 48;
 // A table is split into its rows (a claim per row) when it has at most this many: a worked example's size.
 constexpr std::size_t kMaxSplit = 8;
 
-struct Scored {
-    std::vector<Placement> placements;  // per candidate
-    std::size_t agree = 0, total = 0;
-    bool ran = false;
-    std::string error;  // why the lesson did not run, when it did not
-};
-
-std::unique_ptr<Evaluation> run_lesson(const OrderedJson& lesson) { return evaluate(parse_lesson(lesson.dump(), "draft")); }
-
-// The lesson run, and each candidate placed on the exact run or, where the lesson rounds, the document run.
-Scored score(const OrderedJson& lesson, const Article& art, const std::vector<std::size_t>& candidates) {
-    Scored s;
-    std::unique_ptr<Evaluation> e;
-    try {
-        e = run_lesson(lesson);
-    } catch (const InputError& err) {
-        s.error = err.after_file();  // a convention the lesson cannot have (a transpose that does not fit): no numbers agree
-        return s;
-    }
-    s.ran = true;
-    for (std::size_t i : candidates) {
-        Placement p = place_array(art.arrays[i], e->exact);
-        if (e->document) {
-            Placement q = place_array(art.arrays[i], *e->document);
-            if (q.agree > p.agree) p = std::move(q);
-        }
-        s.agree += p.agree;
-        s.total += p.total;
-        s.placements.push_back(std::move(p));
-    }
-    return s;
-}
-
-// "blocks.0.attn.hook_scores_raw" -> "scores_raw": a claim's id when the article names nothing.
-std::string step_leaf(const std::string& step) {
-    std::string leaf = step.substr(step.rfind('.') + 1);
-    if (leaf.rfind("hook_", 0) == 0) leaf = leaf.substr(5);
-    return leaf;
-}
-
 std::string join(const std::vector<std::string>& parts) {
     std::string out;
     for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
     return out;
-}
-
-// A lesson refined from a base: the article's own chain (a printed step its formula does not give, given)
-// and its rounding (a printed step rounded at its printed decimals), each kept when more printed numbers agree.
-struct Refined {
-    OrderedJson lesson;
-    Scored score;
-    Conventions conventions;
-    std::vector<std::string> reasons, steps;  // why each was kept; "given Q" for the trials' list
-};
-
-Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::size_t>& candidates) {
-    Refined r;
-    r.score = score(lesson, art, candidates);
-    r.lesson = std::move(lesson);
-    if (!r.score.ran) return r;
-    // The article's chain: every printed step its formula does not give, given at once; then each taken back,
-    // the latest first, unless the printed numbers of the other steps agree less without it. What stays is
-    // the set the later numbers need (Q and K together, where neither alone gives a printed score).
-    struct Given {
-        std::string step;
-        std::size_t candidate;
-    };
-    std::vector<Given> givens;
-    for (std::size_t k = 0; k < candidates.size() && givens.size() < kMaxTrials; ++k) {
-        const PrintedArray& a = art.arrays[candidates[k]];
-        const Placement& p = r.score.placements[k];
-        if (p.whole()) continue;
-        // the step its name points to (a printed Q that X·W^Q does not give), else the one it was placed on
-        // whole; never the input's own step (X is the input, not a step to give)
-        std::string step = !step_hint(a.name).empty() ? "blocks.0.attn." + step_hint(a.name)
-                           : !p.step.empty() && p.at.empty() ? p.step : "";
-        if (step.empty() || step.find(".attn.") == std::string::npos) continue;
-        if (r.lesson.contains("given") && r.lesson["given"].contains(step)) continue;
-        if (std::any_of(givens.begin(), givens.end(), [&](const Given& g) { return g.step == step; })) continue;
-        givens.push_back({step, k});
-    }
-    // Each printed step: given, rounded at its printed decimals (the article right but its values rounded
-    // before the next step used them), or computed.
-    enum class Use { given, rounded, computed };
-    std::vector<Use> use(givens.size(), Use::given);
-    auto decimals = [&](std::size_t g) { return decimals_of(art.arrays[candidates[givens[g].candidate]]); };
-    auto with = [&](const std::vector<Use>& u) {
-        OrderedJson trial = r.lesson;
-        for (std::size_t g = 0; g < givens.size(); ++g) {
-            if (u[g] == Use::given) trial["given"][givens[g].step] = values_json(art.arrays[candidates[givens[g].candidate]]);
-            if (u[g] == Use::rounded) trial["document_rounding"][givens[g].step] = decimals(g);
-        }
-        return trial;
-    };
-    // the printed numbers that agree outside the given steps: a given step's own arrays agree with it, which proves nothing
-    auto others = [&](const Scored& sc, const std::vector<Use>& u) {
-        std::size_t n = 0;
-        for (std::size_t j = 0; j < sc.placements.size(); ++j) {
-            bool given = false;
-            for (std::size_t g = 0; g < givens.size(); ++g) given = given || (u[g] == Use::given && sc.placements[j].step == givens[g].step);
-            if (!given) n += sc.placements[j].agree;
-        }
-        return n;
-    };
-    if (!givens.empty()) {
-        Scored all = score(with(use), art, candidates);
-        if (all.ran) {
-            std::vector<std::size_t> needed(givens.size(), 0);
-            for (std::size_t g = givens.size(); g-- > 0;) {
-                // over the same arrays (g's own left out of both): what g's printed values give the steps after it
-                const std::size_t have = others(all, use);
-                for (Use instead : {Use::computed, Use::rounded}) {
-                    std::vector<Use> trial = use;
-                    trial[g] = instead;
-                    const Scored t = score(with(trial), art, candidates);
-                    if (t.ran && others(t, use) >= have) {
-                        use = std::move(trial);
-                        all = t;
-                        break;
-                    }
-                    if (instead == Use::computed) needed[g] = have - std::min(have, t.ran ? others(t, use) : 0);
-                }
-            }
-            // kept when the printed numbers outside the given steps agree more than with nothing given or rounded
-            if (others(all, use) > others(r.score, use)) {
-                r.lesson = with(use);
-                r.score = all;
-                for (std::size_t g = 0; g < givens.size(); ++g) {
-                    const std::string where = art.arrays[candidates[givens[g].candidate]].place.describe();
-                    if (use[g] == Use::given) {
-                        r.reasons.push_back(fmt::format("given {}: the array at {} (without it, {} fewer printed numbers of other steps agree)",
-                                                        givens[g].step, where, needed[g]));
-                        r.steps.push_back("given " + step_leaf(givens[g].step));
-                    } else if (use[g] == Use::rounded) {
-                        r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} (the steps after it agree only so)",
-                                                        givens[g].step, decimals(g), where));
-                        r.steps.push_back(fmt::format("{} rounded to {}", step_leaf(givens[g].step), decimals(g)));
-                    }
-                }
-            }
-        }
-    }
-    std::size_t tries = 0;
-    for (std::size_t k = 0; k < candidates.size() && tries < kMaxTrials; ++k) {
-        const Placement& p = r.score.placements[k];
-        if (p.step.empty() || !p.whole() || !p.at.empty()) continue;
-        if (r.lesson.contains("document_rounding") && r.lesson["document_rounding"].contains(p.step)) continue;
-        if (r.lesson.contains("given") && r.lesson["given"].contains(p.step)) continue;
-        OrderedJson trial = r.lesson;
-        const int dec = decimals_of(art.arrays[candidates[k]]);
-        trial["document_rounding"][p.step] = dec;
-        ++tries;
-        const Scored s = score(trial, art, candidates);
-        if (s.ran && s.agree > r.score.agree) {
-            r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} ({} more printed numbers agree)",
-                                            p.step, dec, art.arrays[candidates[k]].place.describe(), s.agree - r.score.agree));
-            r.steps.push_back(fmt::format("{} rounded to {}", step_leaf(p.step), dec));
-            r.lesson = std::move(trial);
-            r.score = s;
-        }
-    }
-    return r;
 }
 
 std::string unique_id(std::string base, std::map<std::string, int>& used) {
@@ -207,6 +48,7 @@ struct Example {
     std::vector<DraftTrial> trials;
     std::vector<std::string> reasons;
     Refined best;
+    Conventions conventions;            // best's
     std::vector<Placement> claims;      // per candidate: the placement claimed, or one with an empty step
     // A table no selection holds whole, whose rows print different steps ("v_ring 0 0 2 2 / z_ring 1.72 ..."):
     // each row placed on its own (the candidate's index, the row as an array, where it was placed).
@@ -249,7 +91,7 @@ std::string claimed_step(const PrintedArray& a) {
     return sums_to_one(a) ? "hook_pattern" : "";
 }
 
-// The rows of an unexplained table, each placed on its own: claimed when most of its numbers agree.
+// The rows of an unexplained table, each placed on its own: claimed when every number of it agrees.
 void split_rows(const PrintedArray& a, std::size_t k, const Evaluation& e, Example& ex) {
     if (a.rows.size() < 2 || a.rows.size() > kMaxSplit) return;
     for (std::size_t r = 0; r < a.rows.size(); ++r) {
@@ -282,7 +124,7 @@ Example search(const Article& art, Start start, const std::vector<bool>& used, c
         // the most printed numbers agreeing; on a tie, the fewer steps taken from the article's chain and rounding
         if (r.score.ran && (!have || r.score.agree > ex.best.score.agree ||
                             (r.score.agree == ex.best.score.agree && r.steps.size() < ex.best.steps.size()))) {
-            r.conventions = c;
+            ex.conventions = c;
             ex.best = std::move(r);
             have = true;
         }
@@ -345,7 +187,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
     Draft d;
     d.start = ex.start.describe();
     d.reasons = std::move(ex.reasons);
-    d.reasons.push_back(fmt::format("starts from {}; conventions: {}", ex.start.describe(), ex.best.conventions.describe(ex.start.kind)));
+    d.reasons.push_back(fmt::format("starts from {}; conventions: {}", ex.start.describe(), ex.conventions.describe(ex.start.kind)));
     for (auto& why : ex.best.reasons) d.reasons.push_back(std::move(why));
     d.trials = std::move(ex.trials);
     d.lesson = ex.best.lesson;

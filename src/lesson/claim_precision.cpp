@@ -42,6 +42,18 @@ std::string expected_layout(const Shape& written) {
                        array_text(written));
 }
 
+// One count of digits, in its field's range. Decimals past kMaxDecimals are refused saying what to write
+// instead: float32 holds no more decimals, and a number that needs more digits is one to give in "sig".
+int digits(const Fields& f, const json& e, const std::string& path, const DigitsField& field) {
+    if (field.unit == Precision::Unit::decimals && e.is_number_integer() && e.get<std::int64_t>() > field.hi)
+        f.fail(path,
+               fmt::format("an integer from {} to {} (float32 holds no more decimals; for more digits, \"sig\": "
+                           "significant figures, up to {})",
+                           field.lo, field.hi, kMaxSignificant),
+               e.dump());
+    return static_cast<int>(f.integer(e, path, field.lo, field.hi));
+}
+
 }  // namespace
 
 void read_precision(const Fields& f, const json& v, const std::string& path, const Shape& written, Claim& c) {
@@ -52,7 +64,7 @@ void read_precision(const Fields& f, const json& v, const std::string& path, con
     const std::string p = join(path, field.name);
     const json& x = sig ? *sig : f.member(v, path, kDecimals.name);  // neither: "decimals" is missing
     if (!x.is_array()) {
-        c.precision = {field.unit, static_cast<int>(f.integer(x, p, field.lo, field.hi))};
+        c.precision = {field.unit, digits(f, x, p, field)};
         return;
     }
     const Shape given = f.tensor(x, p, false).shape;  // rectangular numbers; each an integer in range below
@@ -63,7 +75,7 @@ void read_precision(const Fields& f, const json& v, const std::string& path, con
     for (std::size_t i = 0; i < numel(given); ++i) {
         std::string cell = p;
         const json& e = element(x, given, i, cell);
-        c.cell_digits.insert(c.cell_digits.end(), repeat, static_cast<int>(f.integer(e, cell, field.lo, field.hi)));
+        c.cell_digits.insert(c.cell_digits.end(), repeat, digits(f, e, cell, field));
     }
     c.precision = {field.unit, *std::max_element(c.cell_digits.begin(), c.cell_digits.end())};
 }

@@ -1,0 +1,155 @@
+#include "draft/chain.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "draft/start.hpp"
+#include "lesson/lesson.hpp"
+
+namespace attntrace {
+
+std::unique_ptr<Evaluation> run_lesson(const OrderedJson& lesson) { return evaluate(parse_lesson(lesson.dump(), "draft")); }
+
+// The lesson run, and each candidate placed on the exact run or, where the lesson rounds, the document run.
+Scored score(const OrderedJson& lesson, const Article& art, const std::vector<std::size_t>& candidates) {
+    Scored s;
+    std::unique_ptr<Evaluation> e;
+    try {
+        e = run_lesson(lesson);
+    } catch (const InputError& err) {
+        s.error = err.after_file();  // a convention the lesson cannot have (a transpose that does not fit): no numbers agree
+        return s;
+    }
+    s.ran = true;
+    for (std::size_t i : candidates) {
+        Placement p = place_array(art.arrays[i], e->exact);
+        if (e->document) {
+            Placement q = place_array(art.arrays[i], *e->document);
+            if (q.agree > p.agree) p = std::move(q);
+        }
+        s.agree += p.agree;
+        s.total += p.total;
+        s.placements.push_back(std::move(p));
+    }
+    return s;
+}
+
+// "blocks.0.attn.hook_scores_raw" -> "scores_raw": a claim's id when the article names nothing.
+std::string step_leaf(const std::string& step) {
+    std::string leaf = step.substr(step.rfind('.') + 1);
+    if (leaf.rfind("hook_", 0) == 0) leaf = leaf.substr(5);
+    return leaf;
+}
+
+Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::size_t>& candidates) {
+    Refined r;
+    r.score = score(lesson, art, candidates);
+    r.lesson = std::move(lesson);
+    if (!r.score.ran) return r;
+    // The article's chain: every printed step its formula does not give, given at once; then each taken back,
+    // the latest first, unless the printed numbers of the other steps agree less without it. What stays is
+    // the set the later numbers need (Q and K together, where neither alone gives a printed score).
+    struct Given {
+        std::string step;
+        std::size_t candidate;
+    };
+    std::vector<Given> givens;
+    for (std::size_t k = 0; k < candidates.size() && givens.size() < kMaxChainTrials; ++k) {
+        const PrintedArray& a = art.arrays[candidates[k]];
+        const Placement& p = r.score.placements[k];
+        if (p.whole()) continue;
+        // the step its name points to (a printed Q that X·W^Q does not give), else the one it was placed on
+        // whole; never the input's own step (X is the input, not a step to give)
+        std::string step = !step_hint(a.name).empty() ? "blocks.0.attn." + step_hint(a.name)
+                           : !p.step.empty() && p.at.empty() ? p.step : "";
+        if (step.empty() || step.find(".attn.") == std::string::npos) continue;
+        if (r.lesson.contains("given") && r.lesson["given"].contains(step)) continue;
+        if (std::any_of(givens.begin(), givens.end(), [&](const Given& g) { return g.step == step; })) continue;
+        givens.push_back({step, k});
+    }
+    // Each printed step: given, rounded at its printed decimals (the article right but its values rounded
+    // before the next step used them), or computed.
+    enum class Use { given, rounded, computed };
+    std::vector<Use> use(givens.size(), Use::given);
+    auto decimals = [&](std::size_t g) { return decimals_of(art.arrays[candidates[givens[g].candidate]]); };
+    auto with = [&](const std::vector<Use>& u) {
+        OrderedJson trial = r.lesson;
+        for (std::size_t g = 0; g < givens.size(); ++g) {
+            if (u[g] == Use::given) trial["given"][givens[g].step] = values_json(art.arrays[candidates[givens[g].candidate]]);
+            if (u[g] == Use::rounded) trial["document_rounding"][givens[g].step] = decimals(g);
+        }
+        return trial;
+    };
+    // the printed numbers that agree outside the given steps: a given step's own arrays agree with it, which proves nothing
+    auto others = [&](const Scored& sc, const std::vector<Use>& u) {
+        std::size_t n = 0;
+        for (std::size_t j = 0; j < sc.placements.size(); ++j) {
+            bool given = false;
+            for (std::size_t g = 0; g < givens.size(); ++g) given = given || (u[g] == Use::given && sc.placements[j].step == givens[g].step);
+            if (!given) n += sc.placements[j].agree;
+        }
+        return n;
+    };
+    if (!givens.empty()) {
+        Scored all = score(with(use), art, candidates);
+        if (all.ran) {
+            std::vector<std::size_t> needed(givens.size(), 0);
+            for (std::size_t g = givens.size(); g-- > 0;) {
+                // over the same arrays (g's own left out of both): what g's printed values give the steps after it
+                const std::size_t have = others(all, use);
+                for (Use instead : {Use::computed, Use::rounded}) {
+                    std::vector<Use> trial = use;
+                    trial[g] = instead;
+                    const Scored t = score(with(trial), art, candidates);
+                    if (t.ran && others(t, use) >= have) {
+                        use = std::move(trial);
+                        all = t;
+                        break;
+                    }
+                    if (instead == Use::computed) needed[g] = have - std::min(have, t.ran ? others(t, use) : 0);
+                }
+            }
+            // kept when the printed numbers outside the given steps agree more than with nothing given or rounded
+            if (others(all, use) > others(r.score, use)) {
+                r.lesson = with(use);
+                r.score = all;
+                for (std::size_t g = 0; g < givens.size(); ++g) {
+                    const std::string where = art.arrays[candidates[givens[g].candidate]].place.describe();
+                    if (use[g] == Use::given) {
+                        r.reasons.push_back(fmt::format("given {}: the array at {} (without it, {} fewer printed numbers of other steps agree)",
+                                                        givens[g].step, where, needed[g]));
+                        r.steps.push_back("given " + step_leaf(givens[g].step));
+                    } else if (use[g] == Use::rounded) {
+                        r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} (the steps after it agree only so)",
+                                                        givens[g].step, decimals(g), where));
+                        r.steps.push_back(fmt::format("{} rounded to {}", step_leaf(givens[g].step), decimals(g)));
+                    }
+                }
+            }
+        }
+    }
+    std::size_t tries = 0;
+    for (std::size_t k = 0; k < candidates.size() && tries < kMaxChainTrials; ++k) {
+        const Placement& p = r.score.placements[k];
+        if (p.step.empty() || !p.whole() || !p.at.empty()) continue;
+        if (r.lesson.contains("document_rounding") && r.lesson["document_rounding"].contains(p.step)) continue;
+        if (r.lesson.contains("given") && r.lesson["given"].contains(p.step)) continue;
+        OrderedJson trial = r.lesson;
+        const int dec = decimals_of(art.arrays[candidates[k]]);
+        trial["document_rounding"][p.step] = dec;
+        ++tries;
+        const Scored s = score(trial, art, candidates);
+        if (s.ran && s.agree > r.score.agree) {
+            r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} ({} more printed numbers agree)",
+                                            p.step, dec, art.arrays[candidates[k]].place.describe(), s.agree - r.score.agree));
+            r.steps.push_back(fmt::format("{} rounded to {}", step_leaf(p.step), dec));
+            r.lesson = std::move(trial);
+            r.score = s;
+        }
+    }
+    return r;
+}
+
+}  // namespace attntrace
