@@ -17,7 +17,7 @@ constexpr std::array<int, 6> kCubeLevels = {0, 95, 135, 175, 215, 255};
 // The 256-colour scale, dark to light along the ramp's hues: navy, blue,
 // teal, green, yellow; cube colours only, so that no step is a grey (the
 // masked cells' colour). Each is lighter than the one before by relative
-// luminance and by luma alike (tests/test_heatmap.cpp computes it from the
+// luminance and by luma alike (tests/test_heat_scale.cpp computes it from the
 // palette). Rounding ramp(v) to the nearest palette colour instead is not
 // monotonic: the blue (50, 80, 140) and its neighbours round to the lilac 60
 // (95, 95, 135), lighter than the blues above it and close to the grey.

@@ -36,32 +36,14 @@ browse() {
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
-# Every lesson's page drawn two at a time (one Chromium per core; each has its own profile), then checked.
-draw_lesson() {
-  local lesson=$1 id html trace dom log
+for lesson in "$lessons"/*.json; do
   id=$(basename "$lesson" .json)
   html="$out/$id.html" trace="$work/$id.json" dom="$work/$id.dom" log="$work/$id.log"
   if ! "$attntrace" report "$lesson" -o "$html" || ! "$attntrace" export "$lesson" -o "$trace"; then
-    echo "attntrace report or export failed" >"$work/$id.failed"; return
+    fail "$id: attntrace report or export failed"; continue
   fi
-  mkdir -p "$work/home-$id"
-  HOME="$work/home-$id" timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run \
-    --user-data-dir="$work/profile-$id" --enable-logging=stderr --v=0 --dump-dom "file://$html" >"$dom" 2>"$log" ||
-    echo "chromium failed or timed out" >"$work/$id.failed"
-}
-running=0
-for lesson in "$lessons"/*.json; do
-  draw_lesson "$lesson" &
-  running=$((running + 1))
-  if [ "$running" -ge 2 ]; then wait -n; running=$((running - 1)); fi
-done
-wait
-
-for lesson in "$lessons"/*.json; do
-  id=$(basename "$lesson" .json)
-  html="$out/$id.html" trace="$work/$id.json" dom="$work/$id.dom" log="$work/$id.log"
-  if [ -f "$work/$id.failed" ]; then
-    fail "$id: $(cat "$work/$id.failed"):"; tail -5 "$log" >&2 2>/dev/null; continue
+  if ! browse --dump-dom "file://$html" >"$dom" 2>"$log"; then
+    fail "$id: chromium failed or timed out:"; tail -5 "$log" >&2; continue
   fi
   body=$(tr '\n' ' ' <"$dom" | grep -o '<body[^>]*>' | head -1)  # an error text may hold newlines
   [[ $body == *'data-rendered="ok"'* ]] || fail "$id: the script did not finish: $body"
