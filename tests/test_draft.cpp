@@ -195,6 +195,9 @@ TEST_CASE("draft writes a lesson per example, or the one that the example flag n
     CHECK(r.err.find("--example: expected an example of the article's 2 (1 to 2), found 3") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK_FALSE(std::filesystem::exists(dir.file("third.json")));
+    r = run_cli({"draft", kTwoExamples, "--example", "0"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--example: Value 0 not in range 1 to 100000") != std::string::npos);
 }
 
 TEST_CASE("draft from printed Q, K and V: the run from the scores, the scaling found by search", "[draft]") {

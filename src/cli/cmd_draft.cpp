@@ -7,8 +7,10 @@
 #include "core/error.hpp"
 
 #include "cli/commands.hpp"
+#include "cli/count_flags.hpp"
 #include "draft/article.hpp"
 #include "draft/draft.hpp"
+#include "draft/scan.hpp"
 #include "io/files.hpp"
 #include "render/draft_view.hpp"
 #include "trace/json_text.hpp"
@@ -34,7 +36,8 @@ void add_draft_command(CLI::App& app, CliContext& cli) {
                     "Write only the Nth worked example's lesson (1 is the first); by default every example's, one lesson "
                     "each: to OUT when the article has one, else OUT with -1, -2, ... before its extension. Standard "
                     "output takes one lesson: the first, or the Nth")
-        ->check(CLI::PositiveNumber);
+        ->check(non_negative())
+        ->check(CLI::Range(std::size_t{1}, kMaxPrintedArrays));  // no article has more examples than arrays
     cmd->footer("Example:\n  attntrace draft docs/examples/tiny-attention.md -o tiny.json --explain\n"
                 "  attntrace check tiny.json");
     cmd->callback([opts, &cli] {
