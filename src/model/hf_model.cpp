@@ -13,13 +13,16 @@
 #include "core/json_field.hpp"
 #include "core/memory.hpp"
 #include "io/safetensors.hpp"
-#include "model/bert.hpp"
-#include "model/gpt2.hpp"
-#include "model/llama.hpp"
+#include "model/family.hpp"
+#include "model/family_load.hpp"
 
 namespace attntrace {
 
-std::string known_model_types() { return "\"gpt2\", \"bert\", \"llama\", \"mistral\", \"qwen2\""; }
+std::string known_model_types() {
+    std::string out;
+    for (const Family& f : families()) out += (out.empty() ? "\"" : ", \"") + std::string(f.model_type) + "\"";
+    return out;
+}
 
 std::string HfModel::label(std::int64_t id) const {
     if (tokenizer) {
@@ -63,51 +66,34 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
     Fields f(config_path);
     f.object(config, "");
     const std::string type = f.string(f.member(config, "", "model_type"), "model_type");
+    const Family* fam = find_family(type);
+    if (!fam) f.fail("model_type", "a model type this attntrace maps (" + known_model_types() + ")", describe(config["model_type"]));
     HfModel m;
     m.dir = dir;
     m.model_type = type;
-    if (type == "bert") {
-        load_bert(m, config, config_path, input);  // its own tokenizer (WordPiece) and ids
-        return m;
-    }
-    m.tokenizer = Tokenizer::open(dir);
+    if (fam->tokenizer == TokenizerKind::wordpiece) m.wordpiece = WordPiece::open(dir);
+    else m.tokenizer = Tokenizer::open(dir);
 
     // The input's ids, before the weights: a wrong input costs no loading.
     std::vector<std::int64_t> ids = input.ids;
     if (input.text) {
-        if (!m.tokenizer)
-            fail_file(dir, "a tokenizer (tokenizer.model, tokenizer.json, or vocab.json and merges.txt) to read " + input.text_source,
+        if (!m.tokenizer && !m.wordpiece)
+            fail_file(dir, fmt::format("a tokenizer ({}) to read {}", fam->tokenizer_files, input.text_source),
                       "none in the folder (give --ids instead)");
-        ids = m.tokenizer->encode(*input.text, input.text_source);
+        ids = m.wordpiece ? m.wordpiece->encode(*input.text, input.text_source)
+                          : m.tokenizer->encode(*input.text, input.text_source);
         if (ids.empty()) fail_file(input.text_source, "a text of at least one token", "an empty text");
     }
     if (ids.empty()) fail_file(input.ids_source, "at least one token id", "none");
-
-    if (type == "gpt2") {
-        const Gpt2Config c = read_gpt2_config(config, config_path);
-        for (std::size_t i = 0; i < ids.size(); ++i)
-            if (ids[i] < 0 || ids[i] >= static_cast<std::int64_t>(c.vocab))
-                fail_field(input.text ? input.text_source : input.ids_source, fmt::format("[{}]", i),
-                           fmt::format("a token id below the vocabulary's {} (config.json's vocab_size)", c.vocab),
-                           fmt::format("{}", ids[i]));
-        if (ids.size() > c.positions)
-            fail_file(input.text ? input.text_source : input.ids_source,
-                      fmt::format("at most {} tokens (config.json's n_positions)", c.positions),
-                      fmt::format("{} tokens", ids.size()));
-        m.max_positions = c.positions;
-        m.positions_field = "n_positions";
-        const Checkpoint ckpt = Checkpoint::open(dir);
-        build_gpt2(m, c, ckpt, ids);
-    } else if (type == "llama" || type == "mistral" || type == "qwen2") {
-        const LlamaConfig c = read_llama_config(config, config_path);
-        check_ids(ids, input, c.vocab, c.positions, "max_position_embeddings");
-        m.max_positions = c.positions;
-        m.positions_field = "max_position_embeddings";
-        const Checkpoint ckpt = Checkpoint::open(dir);
-        build_llama(m, c, ckpt, ids);
-    } else {
-        f.fail("model_type", "a model type this attntrace maps (" + known_model_types() + ")", describe(config["model_type"]));
-    }
+    const ModelSizes sizes = read_family_config(*fam, config, config_path);
+    const char* positions_field = "";
+    for (const SizeField& s : fam->sizes)
+        if (s.size == Size::positions) positions_field = s.key;
+    check_ids(ids, input, sizes.vocab, sizes.positions, positions_field);
+    m.max_positions = sizes.positions;
+    m.positions_field = positions_field;
+    build_family(m, *fam, sizes, Checkpoint::open(dir), ids);
+    if (!m.lm_head()) return m;
     // The logits' vocab axis labelled by the pieces (␣ for a leading space), "#id" past the tokenizer's.
     const std::size_t V = m.lesson.inputs.at("embedding").shape.at(0);
     m.lesson.vocab.reserve(V);

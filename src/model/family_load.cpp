@@ -1,0 +1,176 @@
+// Any family's checkpoint as a lesson: its declaration's tensors checked,
+// budgeted and mapped onto the lesson's weights, the same way for all.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "core/error.hpp"
+#include "io/safetensors.hpp"
+#include "model/family.hpp"
+#include "model/family_load.hpp"
+#include "model/hf_model.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// Columns [c0, c1) of a (rows, cols) matrix, or entries of a vector: a fused tensor's part.
+Tensor columns(const Tensor& m, std::size_t c0, std::size_t c1) {
+    if (m.rank() == 1) {
+        Tensor out = Tensor::uninitialized({c1 - c0});
+        std::copy(m.ptr() + c0, m.ptr() + c1, out.ptr());
+        return out;
+    }
+    const std::size_t rows = m.shape[0], cols = m.shape[1];
+    Tensor out = Tensor::uninitialized({rows, c1 - c0});
+    for (std::size_t r = 0; r < rows; ++r)
+        std::copy(m.ptr() + r * cols + c0, m.ptr() + r * cols + c1, out.ptr() + r * (c1 - c0));
+    return out;
+}
+
+bool present(const TensorUse& u, const ModelSizes& z) {
+    switch (u.when) {
+        case TensorUse::When::always: return true;
+        case TensorUse::When::qkv_bias: return z.qkv_bias;
+        case TensorUse::When::o_bias: return z.o_bias;
+        case TensorUse::When::untied: return !z.tied;
+    }
+    return false;
+}
+
+std::string with_block(const char* pattern, std::size_t b) {
+    std::string s = pattern;
+    if (auto at = s.find("{b}"); at != std::string::npos) s.replace(at, 3, std::to_string(b));
+    return s;
+}
+
+// One checkpoint tensor as the run reads it: its name, stored shape, role and use.
+struct Read {
+    std::string tensor;
+    Shape shape;
+    std::string role;
+    const TensorUse* use;
+};
+
+// The lesson's value of part `part` of a tensor read whole: transposed from
+// nn.Linear's layout, then its columns split among the use's names.
+Tensor take(const Checkpoint& ck, const Read& r, std::size_t part) {
+    Tensor t = ck.get(r.tensor, r.shape, r.role);
+    if (r.use->layout == TensorUse::Layout::linear) t = transposed(t);
+    const std::size_t parts = r.use->into.size();
+    if (parts == 1) return t;
+    const std::size_t width = t.shape.back() / parts;
+    return columns(t, part * width, (part + 1) * width);
+}
+
+std::string title_of(const Family& fam, const ModelSizes& z, const std::string& dir) {
+    const bool grouped = [&] {
+        for (const SizeField& s : fam.sizes)
+            if (s.size == Size::kv_heads) return true;
+        return false;
+    }();
+    return grouped ? fmt::format("{} from {}: {} blocks, d_model {}, {} heads ({} K/V heads), vocabulary {}", fam.title, dir,
+                                 z.layers, z.d_model, z.heads, z.kv_heads, z.vocab)
+                   : fmt::format("{} from {}: {} blocks, d_model {}, {} heads, vocabulary {}", fam.title, dir, z.layers,
+                                 z.d_model, z.heads, z.vocab);
+}
+
+void configure(const Family& fam, const ModelSizes& z, Lesson& l) {
+    Config& cfg = l.config;
+    cfg.d_model = z.d_model;
+    cfg.heads = z.heads;
+    for (const SizeField& s : fam.sizes)
+        if (s.size == Size::kv_heads) cfg.kv_heads = z.kv_heads;
+    if (z.head_dim * z.heads != z.d_model) cfg.d_k = z.head_dim;
+    cfg.d_ff = z.d_ff;
+    cfg.mask = fam.mask;
+    cfg.activation = z.activation;
+    cfg.norm = fam.norm;
+    cfg.eps = z.eps;
+    cfg.positions.kind = fam.positions;
+    if (fam.positions == PositionKind::rope) {
+        cfg.positions.layout = RopeLayout::half;  // rotate_half
+        cfg.positions.base = z.rope_theta;
+    }
+    cfg.arch.blocks = z.layers;
+    cfg.arch.norm_first = fam.norm_first;
+    cfg.arch.embed_norm = fam.embed_norm;
+    cfg.arch.final_norm = fam.lm_head;
+    cfg.arch.unembed = fam.lm_head;  // lm_head, or the embedding when tied
+    cfg.unembed_tied = fam.lm_head && z.tied;
+    l.set_range(Stage::embed, fam.lm_head ? Stage::unembed : Stage::norm2);
+}
+
+}  // namespace
+
+void build_family(HfModel& m, const Family& fam, const ModelSizes& z, const Checkpoint& ck,
+                  const std::vector<std::int64_t>& ids) {
+    if (z.sliding_window && ids.size() > z.sliding_window)
+        fail_file(ck.where(),
+                  fmt::format("at most {} tokens (config.json's {}: a longer text's mask is not computed)", z.sliding_window,
+                              fam.window_key),
+                  fmt::format("{} tokens", ids.size()));
+    const std::string p = ck.has(fam.prefix_probe) ? fam.prefix : "";
+    auto read = [&](const TensorUse& u, const std::string& name, const std::string& role) {
+        Read r{u.name[0] == '/' ? std::string(u.name + 1) : name, {}, role, &u};
+        for (const Extent& e : u.shape) r.shape.push_back(e.times * z.of(e.size));
+        return r;
+    };
+    std::vector<Read> model;
+    for (const TensorUse& u : fam.model_tensors)
+        if (present(u, z)) model.push_back(read(u, p + u.name, u.role));
+    std::vector<std::vector<Read>> blocks(z.layers);
+    for (std::size_t b = 0; b < z.layers; ++b) {
+        const std::string path = p + with_block(fam.block_path, b);
+        for (const TensorUse& u : fam.block_tensors)
+            if (present(u, z)) blocks[b].push_back(read(u, path + u.name, fmt::format("block {}'s {}", b, u.role)));
+    }
+    // Every tensor present and of its shape, checked before any is converted;
+    // then what the run holds at once within --max-memory: the model's own
+    // tensors (held throughout), one block's float32 weights (converted when
+    // its passes run, lesson/weight_source.hpp) and the block's largest
+    // tensor read whole once more to be transposed or split. The plan adds the trace's
+    // bytes to it before the run.
+    std::size_t held = 0, block = 0, whole = 0;
+    auto check = [&](const Read& r) {
+        ck.expect(r.tensor, r.shape, r.role);
+        return numel(r.shape);  // the config's extents, each bounded above
+    };
+    for (const Read& r : model) held += check(r);
+    for (const auto& reads : blocks) {
+        std::size_t n = 0;
+        for (const Read& r : reads) {
+            n += check(r);
+            if (r.use->layout == TensorUse::Layout::linear || r.use->into.size() > 1) whole = std::max(whole, numel(r.shape));
+        }
+        block = std::max(block, n);
+    }
+    require_weight_budget(ck.where(), held + block + whole,
+                          ": the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split");
+
+    start_model_lesson(m, fam.model_type, title_of(fam, z, m.dir), ids);
+    Lesson& l = m.lesson;
+    configure(fam, z, l);
+    auto source = std::make_shared<WeightSource>();
+    auto shared = std::make_shared<const Checkpoint>(ck);
+    auto later = [&](const std::string& name, const Read& r, std::size_t part) {
+        source->add(name, numel(r.shape) / r.use->into.size(), [shared, r, part] { return take(*shared, r, part); });
+    };
+    for (const Read& r : model)
+        for (std::size_t i = 0; i < r.use->into.size(); ++i) {
+            const std::string name = r.use->into[i];
+            if (r.use->kind == TensorUse::Kind::input) l.inputs[name] = take(ck, r, i);
+            else if (r.use->kind == TensorUse::Kind::weight) l.weights[name] = take(ck, r, i);
+            else later(name, r, i);  // the unembedding: converted when it runs, after the blocks
+        }
+    // The blocks' weights: converted when their block's passes run.
+    for (std::size_t b = 0; b < z.layers; ++b) {
+        const std::string w = z.layers > 1 ? fmt::format("blocks.{}.", b) : std::string();
+        for (const Read& r : blocks[b])
+            for (std::size_t i = 0; i < r.use->into.size(); ++i) later(w + r.use->into[i], r, i);
+    }
+    l.weight_source = std::move(source);
+}
+
+}  // namespace attntrace
