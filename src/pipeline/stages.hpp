@@ -32,7 +32,7 @@ float rope_explain(Cell& c);
 // scores.cpp    S (NH, Tq, T)
 void scores_forward(Run& run);
 // The scores' product on queries i0..i0+n of head h (plan().fuse_attention:
-// softmax.cpp), the same numbers as scores_forward's: keys is K_g, g = kv_of(h),
+// softmax_fast.cpp), the same numbers as scores_forward's: keys is K_g, g = kv_of(h),
 // as pack_scores_keys packed it   q: (Tq, NH, hs)   s: (n, T), row stride T
 void pack_scores_keys(const Tensor& k, const Dims& d, std::size_t g, float* keys);
 void scores_block(const Tensor& q, const float* keys, const Dims& d, std::size_t h, std::size_t i0, std::size_t n,
@@ -72,14 +72,14 @@ DerivedOp mask_rows(const std::string& mask, std::size_t Tq, bool same_rows);
 void add_alibi_mask(const float* s, const float* bias, const float* mask, float* y, std::size_t NH, std::size_t plane);
 // softmax.cpp   A (NH, Tq, T) and internals
 void softmax_forward(Run& run);
-// Floats of scratch per thread of the fused attention (plan.fuse_attention), for the plan's peak.
+// Floats of scratch per thread of the fused attention (plan.fuse_attention, softmax_fast.cpp), for the plan's peak.
 std::size_t fused_attention_scratch_floats(const Dims& d);
 float softmax_explain(Cell& c);
 std::vector<CostTerm> softmax_cost(const CostQuery& q);
 // mix.cpp       Z (Tq, NH, hv)
 void mix_forward(Run& run);
 // Z's rows i0..i0+n of head h from their weights (plan().fuse_attention:
-// softmax.cpp), the same numbers as mix_forward's: values is V_g, g = kv_of(h),
+// softmax_fast.cpp), the same numbers as mix_forward's: values is V_g, g = kv_of(h),
 // as pack_mix_values packed it   a: (n, T), row stride T   z: (Tq, NH, hv)
 void pack_mix_values(const Tensor& v, const Dims& d, std::size_t g, float* values);
 void mix_block(const float* a, const float* values, const Dims& d, std::size_t h, std::size_t i0, std::size_t n,
