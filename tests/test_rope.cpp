@@ -160,15 +160,15 @@ TEST_CASE("the two RoPE layouts are the same rotation up to a permutation of hea
     auto perm = [&](std::size_t d) { return d % 2 == 0 ? d / 2 : d / 2 + hs / 2; };
     for (std::size_t v = 0; v < rows * heads; ++v)
         for (std::size_t d = 0; d < hs; ++d) xh[v * hs + perm(d)] = x[v * hs + d];
-    rope_rows(x.data(), yi.data(), rows, heads, hs, 4, 10000.0, true);
-    rope_rows(xh.data(), yh.data(), rows, heads, hs, 4, 10000.0, false);
+    rope_rows(x.data(), yi.data(), rows, heads, hs, hs, 4, 10000.0, true);
+    rope_rows(xh.data(), yh.data(), rows, heads, hs, hs, 4, 10000.0, false);
     for (std::size_t v = 0; v < rows * heads; ++v)
         for (std::size_t d = 0; d < hs; ++d) {
             INFO("vector " << v << " dim " << d);
             CHECK(yi[v * hs + d] == yh[v * hs + perm(d)]);  // bit for bit: the same operations
         }
     // Without the permutation the two conventions give different numbers: why the lesson must name one.
-    rope_rows(x.data(), yh.data(), rows, heads, hs, 4, 10000.0, false);
+    rope_rows(x.data(), yh.data(), rows, heads, hs, hs, 4, 10000.0, false);
     CHECK(std::memcmp(yi.data(), yh.data(), yi.size() * sizeof(float)) != 0);
 }
 
@@ -180,8 +180,8 @@ TEST_CASE("RoPE reads the head count from the tensor: K with fewer heads than Q"
                        y2(two.size());
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t e = 0; e < hs; ++e) two[r * 2 * hs + e] = two[r * 2 * hs + hs + e] = one[r * hs + e];
-    rope_rows(one.data(), y1.data(), rows, 1, hs, 0, 10000.0, false);
-    rope_rows(two.data(), y2.data(), rows, 2, hs, 0, 10000.0, false);
+    rope_rows(one.data(), y1.data(), rows, 1, hs, hs, 0, 10000.0, false);
+    rope_rows(two.data(), y2.data(), rows, 2, hs, hs, 0, 10000.0, false);
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t e = 0; e < hs; ++e) {
             CHECK(y1[r * hs + e] == y2[r * 2 * hs + e]);

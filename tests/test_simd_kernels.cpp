@@ -501,16 +501,18 @@ TEST_CASE("SIMD RoPE rotation equals rope_rows bit for bit, both layouts, heads 
         const std::size_t W = lanes_of(name);
         // hs is even (pairs): 2, the even lengths next to W and 2W + 3, and 128
         for (std::size_t hs : {std::size_t{2}, W - W % 2, W + 2, 2 * W + 4, std::size_t{128}})
-            for (bool interleaved : {false, true}) {
+            for (bool interleaved : {false, true})
+            for (std::size_t rotary : {hs, hs / 2 - hs / 2 % 2}) {  // every dimension, or about half (GPT-NeoX)
+                if (rotary == 0) continue;
                 const std::size_t rows = 5, heads = 3, pos0 = 7;
                 const double base = 10000.0;
                 auto x = values(rows * heads * hs, static_cast<std::uint32_t>(hs + 700));
                 std::vector<float> want(x.size()), got(x.size(), 7.0f), cos_d(hs), sin_d(hs);
                 std::vector<int> partner(hs);
-                INFO(name << " hs " << hs << (interleaved ? " interleaved" : " half"));
-                attntrace::rope_rows(x.data(), want.data(), rows, heads, hs, pos0, base, interleaved);
+                INFO(name << " hs " << hs << " rotary " << rotary << (interleaved ? " interleaved" : " half"));
+                attntrace::rope_rows(x.data(), want.data(), rows, heads, hs, rotary, pos0, base, interleaved);
                 for (std::size_t r = 0; r < rows; ++r) {
-                    attntrace::rope_row_tables(pos0 + r, hs, base, interleaved, cos_d.data(), sin_d.data(),
+                    attntrace::rope_row_tables(pos0 + r, hs, rotary, base, interleaved, cos_d.data(), sin_d.data(),
                                                partner.data());
                     attntrace::simd::RotatePairs{}(arch, x.data() + r * heads * hs, got.data() + r * heads * hs, heads,
                                                    hs, cos_d.data(), sin_d.data(), partner.data());

@@ -114,6 +114,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
         if (p.kind == PositionKind::rope) {
             pj["layout"] = std::string(rope_layout_name(p.layout));
             pj["base"] = p.base;
+            if (p.rotary_dims) pj["rotary_dims"] = p.rotary_dims;  // absent: every dimension rotated
         }
         if (p.kind == PositionKind::alibi && !p.slopes.empty()) pj["slopes"] = p.slopes;
         j["config"]["positions"] = std::move(pj);

@@ -326,8 +326,8 @@ void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gain{}, xhat, gamma, rows, C, out), gain_ref(xhat, gamma, rows, C, out));
 }
 
-void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
-                      double base, bool interleaved) {
+void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t rotary,
+                      std::size_t pos0, double base, bool interleaved) {
 #ifndef ATTNTRACE_SCALAR_ONLY
     if (isa() != Isa::ref) {
         // Per row: the angles as rope_rows computes them (its pass 1), spread to each dimension with
@@ -335,7 +335,7 @@ void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t he
         std::vector<float> cos_d(hs), sin_d(hs);
         std::vector<int> partner(hs);
         for (std::size_t r = 0; r < rows; ++r) {
-            rope_row_tables(pos0 + r, hs, base, interleaved, cos_d.data(), sin_d.data(), partner.data());
+            rope_row_tables(pos0 + r, hs, rotary, base, interleaved, cos_d.data(), sin_d.data(), partner.data());
             simd_call(simd::RotatePairs{}, x + r * heads * hs, y + r * heads * hs, heads, hs,
                       static_cast<const float*>(cos_d.data()), static_cast<const float*>(sin_d.data()),
                       static_cast<const int*>(partner.data()));
@@ -343,7 +343,7 @@ void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t he
         return;
     }
 #endif
-    rope_rows(x, y, rows, heads, hs, pos0, base, interleaved);
+    rope_rows(x, y, rows, heads, hs, rotary, pos0, base, interleaved);
 }
 
 }  // namespace attntrace

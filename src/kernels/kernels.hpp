@@ -103,7 +103,7 @@ void row_mean_square(const float* x, std::size_t rows, std::size_t C, float* ms)
 void divide_rows(const float* e, const float* s, std::size_t rows, std::size_t cols, float* out);
 void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out);
 // rope_rows (positions.hpp): the angles as there, the rotation vectorised (bit for bit)
-void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
-                      double base, bool interleaved);
+void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t rotary,
+                      std::size_t pos0, double base, bool interleaved);
 
 }  // namespace attntrace

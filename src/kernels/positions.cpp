@@ -34,35 +34,41 @@ CosSin rope_cos_sin(std::size_t p, std::size_t i, std::size_t hs, double base) {
     return {static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle))};
 }
 
-void rope_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
-               double base, bool interleaved) {
-    std::vector<CosSin> cs(hs / 2);
-    std::vector<RopePair> pairs(hs);
-    for (std::size_t d = 0; d < hs; ++d) pairs[d] = rope_pair(d, hs, interleaved);
+void rope_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t rotary,
+               std::size_t pos0, double base, bool interleaved) {
+    std::vector<CosSin> cs(rotary / 2);
+    std::vector<RopePair> pairs(rotary);
+    for (std::size_t d = 0; d < rotary; ++d) pairs[d] = rope_pair(d, rotary, interleaved);
     for (std::size_t r = 0; r < rows; ++r) {
-        // pass 1: cos and sin of p·θ_i for this row's position   (hs/2)
-        for (std::size_t i = 0; i < hs / 2; ++i) cs[i] = rope_cos_sin(pos0 + r, i, hs, base);
-        // pass 2: rotate each head's pairs   (heads, hs)
+        // pass 1: cos and sin of p·θ_i for this row's position   (rotary/2)
+        for (std::size_t i = 0; i < rotary / 2; ++i) cs[i] = rope_cos_sin(pos0 + r, i, rotary, base);
+        // pass 2: rotate each head's pairs, copy its dimensions past `rotary`   (heads, hs)
         for (std::size_t h = 0; h < heads; ++h) {
             const float* xh = x + (r * heads + h) * hs;
             float* yh = y + (r * heads + h) * hs;
-            for (std::size_t d = 0; d < hs; ++d) {
+            for (std::size_t d = 0; d < rotary; ++d) {
                 const RopePair& pr = pairs[d];
                 yh[d] = rope_rotate(xh[d], xh[pr.partner], cs[pr.i], pr.first);
             }
+            for (std::size_t d = rotary; d < hs; ++d) yh[d] = xh[d];
         }
     }
 }
 
-void rope_row_tables(std::size_t p, std::size_t hs, double base, bool interleaved, float* cos_d, float* sin_d,
-                     int* partner) {
-    std::vector<CosSin> cs(hs / 2);
-    for (std::size_t i = 0; i < hs / 2; ++i) cs[i] = rope_cos_sin(p, i, hs, base);  // as rope_rows' pass 1
-    for (std::size_t d = 0; d < hs; ++d) {
-        const RopePair pr = rope_pair(d, hs, interleaved);
+void rope_row_tables(std::size_t p, std::size_t hs, std::size_t rotary, double base, bool interleaved, float* cos_d,
+                     float* sin_d, int* partner) {
+    std::vector<CosSin> cs(rotary / 2);
+    for (std::size_t i = 0; i < rotary / 2; ++i) cs[i] = rope_cos_sin(p, i, rotary, base);  // as rope_rows' pass 1
+    for (std::size_t d = 0; d < rotary; ++d) {
+        const RopePair pr = rope_pair(d, rotary, interleaved);
         cos_d[d] = cs[pr.i].cos;
         sin_d[d] = pr.first ? -cs[pr.i].sin : cs[pr.i].sin;
         partner[d] = static_cast<int>(pr.partner);
+    }
+    for (std::size_t d = rotary; d < hs; ++d) {  // passed through: x·1 + x·0
+        cos_d[d] = 1.0f;
+        sin_d[d] = 0.0f;
+        partner[d] = static_cast<int>(d);
     }
 }
 

@@ -49,17 +49,22 @@ inline float rope_rotate(float x_d, float x_partner, CosSin cs, bool first) {
 }
 // x, y: (rows, heads, hs), row r at position pos0 + r. The head count comes
 // from the tensor (K may have fewer heads than Q). y must not alias x.
-void rope_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t pos0,
-               double base, bool interleaved);
+// Partial rotation (GPT-NeoX's rotary_pct): the first `rotary` dimensions of
+// each head are rotated as a head of that size would be (θ_i =
+// base^(-2i/rotary), pairs within them), the others copied; rotary = hs: all.
+void rope_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t rotary,
+               std::size_t pos0, double base, bool interleaved);
 
 // One row's angles spread to its dimensions, for a vectorised rotation
 // (kernels.hpp: rope_rotate_rows): for dimension d of a head, cos_d[d] = cos(p·θ_i),
 // sin_d[d] = -sin(p·θ_i) when d is its pair's first member and +sin when the
 // second, partner[d] its pair's other dimension, so that
 //   y[d] = x[d]·cos_d[d] + x[partner[d]]·sin_d[d]
-// equals rope_rotate() above bit for bit (a - b is a + (-b) exactly).   cos_d, sin_d, partner: (hs)
-void rope_row_tables(std::size_t p, std::size_t hs, double base, bool interleaved, float* cos_d, float* sin_d,
-                     int* partner);
+// equals rope_rotate() above bit for bit (a - b is a + (-b) exactly); a
+// dimension past `rotary` is its own partner with cos 1 and sin 0 (x·1 + x·0 = x,
+// for every finite x).   cos_d, sin_d, partner: (hs)
+void rope_row_tables(std::size_t p, std::size_t hs, std::size_t rotary, double base, bool interleaved, float* cos_d,
+                     float* sin_d, int* partner);
 
 // ALiBi's default slopes (Press et al. 2022): for NH a power of two the
 // geometric sequence 2^(-8(h+1)/NH); otherwise those of the closest lower

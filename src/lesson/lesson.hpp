@@ -69,6 +69,10 @@ struct Positions {
     PositionKind kind = PositionKind::none;
     RopeLayout layout = RopeLayout::half;  // rope
     double base = 10000.0;                 // rope: θ_i = base^(-2i/hs)
+    // rope: the first rotary_dims of each head rotated as a head of that size (θ_i =
+    // base^(-2i/rotary_dims)), the rest passed through (GPT-NeoX's rotary_pct); 0: all of them.
+    std::size_t rotary_dims = 0;
+    std::size_t rotated(std::size_t hs) const { return rotary_dims ? rotary_dims : hs; }
     std::vector<double> slopes;            // alibi: one per head; empty: the paper's defaults
     // Added to the residual stream at the embed stage (hook_pos_embed).
     bool additive() const { return kind == PositionKind::sinusoidal || kind == PositionKind::learned; }

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace attntrace {
@@ -35,7 +37,7 @@ Positions read_positions(const Fields& f, const json& v, const Dims& dims) {
 
     switch (p.kind) {
         case PositionKind::rope: {
-            f.only_keys(v, path, {"kind", "layout", "base"});
+            f.only_keys(v, path, {"kind", "layout", "base", "rotary_dims"});
             const std::string lp = join(path, "layout");
             const json& layout = f.member(v, path, "layout");
             const std::string l = f.string(layout, lp);
@@ -50,8 +52,17 @@ Positions read_positions(const Fields& f, const json& v, const Dims& dims) {
                     f.fail(join(path, "base"), fmt::format("a number above 1 and at most {:g}", kMaxRopeBase),
                            describe(*b));
             }
+            if (auto* r = f.optional(v, "rotary_dims")) {
+                // GPT-NeoX's rotary_pct: the first rotary_dims of each head rotated, in pairs
+                const std::string rp = join(path, "rotary_dims");
+                p.rotary_dims = static_cast<std::size_t>(f.integer(*r, rp, 2, static_cast<std::int64_t>(std::max<std::size_t>(dims.hs, 2))));
+                if (p.rotary_dims % 2 != 0)
+                    f.fail(rp, fmt::format("an even number from 2 to the head size {} (RoPE rotates pairs)", dims.hs),
+                           describe(*r));
+                if (p.rotary_dims == dims.hs) p.rotary_dims = 0;  // every dimension: the plain rotation
+            }
             // RoPE turns pairs of dimensions: an odd head size leaves one without a partner.
-            if (dims.hs % 2 != 0) {
+            if (dims.hs % 2 != 0 && !p.rotary_dims) {
                 const bool split = dims.NH * dims.hs == dims.C && dims.C % dims.NH == 0;  // no config.d_k
                 f.fail(split ? "config" : "config.d_k", "an even head size for RoPE (it rotates pairs of dimensions)",
                        split ? fmt::format("d_model {} / heads {} = {}", dims.C, dims.NH, dims.hs)

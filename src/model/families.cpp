@@ -212,9 +212,81 @@ Family llama_like(const char* type, const char* title) {
     return f;
 }
 
+// GPT-NeoX and Pythia (modeling_gpt_neox.py): pre-norm LayerNorm blocks
+// whose FFN reads the block's input beside the attention (use_parallel_residual:
+// X + attn(LN1(X)) + FFN(LN2(X))), rotary positions on the first rotary_pct of
+// each head in the half layout, Q, K and V fused head by head in
+// query_key_value, GELU (erf), a final LayerNorm and embed_out (untied).
+// nn.Linear weights, transposed.
+Family gpt_neox() {
+    Family f{};
+    f.model_type = "gpt_neox";
+    f.title = "GPT-NeoX";
+    f.tokenizer = TokenizerKind::pieces;
+    f.tokenizer_files = "tokenizer.json, or vocab.json and merges.txt";
+    f.sizes = {{S::d_model, "hidden_size", kMaxDModel},
+               {S::heads, "num_attention_heads", kMaxDModel},
+               {S::layers, "num_hidden_layers", kBlocks},
+               {S::positions, "max_position_embeddings", kMaxRotaryPositions},
+               {S::vocab, "vocab_size", kMaxVocabSize},
+               {S::d_ff, "intermediate_size", 16 * kMaxDModel}};
+    f.eps_key = "layer_norm_eps";
+    f.eps_absent = 1e-5;
+    f.activation = {"hidden_act", "gelu",
+                    {{"gelu", Activation::gelu}, {"gelu_new", Activation::gelu_tanh},
+                     {"gelu_pytorch_tanh", Activation::gelu_tanh}},
+                    "\"gelu\" (erf), \"gelu_new\" or \"gelu_pytorch_tanh\" (tanh)"};
+    f.kinds = {{"rope_scaling", "default", "\"default\" or rope_scaling null (scaled RoPE is not computed)"}};
+    f.rope_theta_key = "rotary_emb_base";
+    f.rotary_fraction_key = "rotary_pct";
+    f.rotary_fraction = 0.25;  // GPTNeoXConfig's default
+    f.parallel_key = "use_parallel_residual";
+    f.parallel = true;
+    f.tie_key = "tie_word_embeddings";
+    f.bias_key = "attention_bias";
+    f.biases = true;
+    f.positions = PositionKind::rope;
+    // GPTNeoXForCausalLM saves its body under "gpt_neox."; GPTNeoXModel without.
+    f.prefix_probe = "gpt_neox.embed_in.weight";
+    f.prefix = "gpt_neox.";
+    f.model_tensors = {
+        {"embed_in.weight", {{S::vocab}, {S::d_model}}, "token embeddings W_E, vocab_size x hidden_size", {"embedding"},
+         T::Layout::as_lesson, T::When::always, T::Kind::input},
+        {"final_layer_norm.weight", {{S::d_model}}, "the final LayerNorm's γ, hidden_size", {"ln_final_gamma"}},
+        {"final_layer_norm.bias", {{S::d_model}}, "the final LayerNorm's β, hidden_size", {"ln_final_beta"}},
+        {"/embed_out.weight", {{S::vocab}, {S::d_model}}, "the unembedding, vocab_size x hidden_size (tie_word_embeddings false)",
+         {"W_U"}, T::Layout::linear, T::When::untied, T::Kind::later},
+    };
+    f.block_path = "layers.{b}.";
+    const auto L = T::Layout::linear;
+    const auto as = T::Layout::as_lesson;
+    const auto always = T::When::always;
+    const auto weight = T::Kind::weight;
+    f.block_tensors = {
+        {"input_layernorm.weight", {{S::d_model}}, "LN1 γ, hidden_size", {"ln1_gamma"}},
+        {"input_layernorm.bias", {{S::d_model}}, "LN1 β, hidden_size", {"ln1_beta"}},
+        {"post_attention_layernorm.weight", {{S::d_model}}, "LN2 γ, hidden_size", {"ln2_gamma"}},
+        {"post_attention_layernorm.bias", {{S::d_model}}, "LN2 β, hidden_size", {"ln2_beta"}},
+        {"attention.query_key_value.weight", {{S::d_model, 3}, {S::d_model}},
+         "Q, K, V head by head (nn.Linear: 3·hidden_size x hidden_size)", {"W_Q", "W_K", "W_V"}, L, always, weight,
+         T::Split::per_head},
+        {"attention.query_key_value.bias", {{S::d_model, 3}}, "Q, K, V biases head by head, 3·hidden_size",
+         {"b_Q", "b_K", "b_V"}, as, T::When::qkv_bias, weight, T::Split::per_head},
+        {"attention.dense.weight", {{S::d_model}, {S::d_model}}, "W_O (nn.Linear: hidden_size x hidden_size)", {"W_O"}, L},
+        {"attention.dense.bias", {{S::d_model}}, "W_O's bias, hidden_size", {"b_O"}, as, T::When::o_bias},
+        {"mlp.dense_h_to_4h.weight", {{S::d_ff}, {S::d_model}}, "W_1 (nn.Linear: intermediate_size x hidden_size)",
+         {"W_1"}, L},
+        {"mlp.dense_h_to_4h.bias", {{S::d_ff}}, "W_1's bias, intermediate_size", {"b_1"}},
+        {"mlp.dense_4h_to_h.weight", {{S::d_model}, {S::d_ff}}, "W_2 (nn.Linear: hidden_size x intermediate_size)",
+         {"W_2"}, L},
+        {"mlp.dense_4h_to_h.bias", {{S::d_model}}, "W_2's bias, hidden_size", {"b_2"}},
+    };
+    return f;
+}
+
 std::vector<Family> declare() {
     std::vector<Family> all = {gpt2(), bert(), llama_like("llama", "Llama"), llama_like("mistral", "Mistral"),
-                               llama_like("qwen2", "Qwen2")};
+                               llama_like("qwen2", "Qwen2"), gpt_neox()};
     all[3].sliding = true;  // Mistral: a key further back than sliding_window is masked
     all[4].qkv_bias = true;  // Qwen2: q_proj, k_proj and v_proj with biases
     all[4].sliding_switch_key = "use_sliding_window";

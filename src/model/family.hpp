@@ -80,6 +80,10 @@ struct TensorUse {
     // A model tensor: a lesson input, a weight held throughout, or a weight
     // converted when its pass runs (the unembedding, after the blocks).
     enum class Kind { input, weight, later };
+    // How a fused tensor's output columns are shared among its names: in
+    // equal runs (GPT-2's c_attn: Q | K | V), or head by head (GPT-NeoX's
+    // query_key_value: for each head its Q, K and V columns, head_dim each).
+    enum class Split { runs, per_head };
     const char* name;            // after the checkpoint's prefix; "{b}" is the block's number
     std::vector<Extent> shape;   // as stored
     const char* role;            // what the model reads it as, for messages ("LN1 γ, n_embd")
@@ -87,6 +91,7 @@ struct TensorUse {
     Layout layout = Layout::as_lesson;
     When when = When::always;
     Kind kind = Kind::weight;    // a block's tensors are always converted with their block
+    Split split = Split::runs;
 };
 
 enum class TokenizerKind {
@@ -110,9 +115,14 @@ struct Family {
     std::vector<WordRule> words;
     std::vector<KindRule> kinds;
     const char* rope_theta_key = nullptr;  // rotary families
+    const char* rotary_fraction_key = nullptr;  // the share of each head rotated (GPT-NeoX's rotary_pct)
+    double rotary_fraction = 1.0;               // what an absent key means
+    const char* parallel_key = nullptr;    // a parallel residual or not (GPT-NeoX's use_parallel_residual)
+    bool parallel = false;                 // what an absent parallel_key means
     const char* tie_key = nullptr;         // absent from the family: `tied` as declared
     bool tied = false;
-    const char* bias_key = nullptr;        // true: Q, K, V and O with biases (Llama's attention_bias)
+    const char* bias_key = nullptr;        // Q, K, V and O with biases or not (Llama's, GPT-NeoX's attention_bias)
+    bool biases = false;                   // what an absent bias_key means
     bool qkv_bias = false;                 // Q, K and V always with biases (Qwen2)
     bool sliding = false;                  // a sliding window by default (Mistral)
     const char* sliding_switch_key = nullptr;  // turns it on (Qwen2's use_sliding_window)
@@ -147,6 +157,8 @@ struct ModelSizes {
     double eps = 0;
     Activation activation = Activation::gelu;
     double rope_theta = 10000;
+    std::size_t rotary_dims = 0;  // 0: every dimension of a head rotated
+    bool parallel = false;
     bool tied = false, qkv_bias = false, o_bias = false;
     std::size_t sliding_window = 0;  // 0: none
     std::size_t of(Size s) const;

@@ -135,14 +135,36 @@ ModelSizes read_family_config(const Family& fam, const json& config, const std::
             if (!(m.rope_theta > 1 && m.rope_theta <= 1e12))
                 f.fail(fam.rope_theta_key, "a number above 1, at most 1e12", describe(*t));
         }
+    if (fam.rotary_fraction_key) {
+        double share = fam.rotary_fraction;
+        if (const json* r = given(f, config, fam.rotary_fraction_key)) {
+            share = f.number(*r, fam.rotary_fraction_key);
+            if (!(share > 0 && share <= 1)) f.fail(fam.rotary_fraction_key, "a share of each head above 0, at most 1", describe(*r));
+        }
+        // as modeling_gpt_neox: int(head_size * rotary_pct) dimensions, which RoPE turns in pairs
+        const auto dims = static_cast<std::size_t>(static_cast<double>(m.head_dim) * share);
+        if (dims < 2 || dims % 2 != 0)
+            f.fail(fam.rotary_fraction_key,
+                   fmt::format("a share of the head size {} giving an even number of rotated dimensions", m.head_dim),
+                   fmt::format("{} ({} dimensions)",
+                               f.optional(config, fam.rotary_fraction_key)
+                                   ? describe(*f.optional(config, fam.rotary_fraction_key))
+                                   : fmt::format("none, so {:g}", fam.rotary_fraction),
+                               dims));
+        if (dims < m.head_dim) m.rotary_dims = dims;
+    }
+    m.parallel = fam.parallel;
+    if (fam.parallel_key)
+        if (const json* p = f.optional(config, fam.parallel_key)) m.parallel = f.boolean(*p, fam.parallel_key);
     read_rules(fam, f, config);
     read_activation(fam.activation, f, config, m);
     m.tied = fam.tied;
     if (fam.tie_key)
         if (const json* t = f.optional(config, fam.tie_key)) m.tied = f.boolean(*t, fam.tie_key);
-    m.qkv_bias = fam.qkv_bias;
+    m.qkv_bias = m.o_bias = fam.biases;
     if (fam.bias_key)
-        if (const json* b = f.optional(config, fam.bias_key); b && f.boolean(*b, fam.bias_key)) m.qkv_bias = m.o_bias = true;
+        if (const json* b = f.optional(config, fam.bias_key)) m.qkv_bias = m.o_bias = f.boolean(*b, fam.bias_key);
+    if (fam.qkv_bias) m.qkv_bias = true;
     bool sliding = fam.sliding;
     if (fam.sliding_switch_key)
         if (const json* u = f.optional(config, fam.sliding_switch_key)) sliding = f.boolean(*u, fam.sliding_switch_key);

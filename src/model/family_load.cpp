@@ -29,6 +29,17 @@ Tensor columns(const Tensor& m, std::size_t c0, std::size_t c1) {
     return out;
 }
 
+// The columns of part `part` of `parts` when each of `heads` heads holds its parts side by side.
+Tensor columns_of_heads(const Tensor& m, std::size_t heads, std::size_t part, std::size_t parts) {
+    const std::size_t cols = m.shape.back(), width = cols / (heads * parts), rows = m.rank() == 1 ? 1 : m.shape[0];
+    Tensor out = Tensor::uninitialized(m.rank() == 1 ? Shape{heads * width} : Shape{rows, heads * width});
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t h = 0; h < heads; ++h)
+            std::copy(m.ptr() + r * cols + (h * parts + part) * width, m.ptr() + r * cols + (h * parts + part + 1) * width,
+                      out.ptr() + r * heads * width + h * width);
+    return out;
+}
+
 bool present(const TensorUse& u, const ModelSizes& z) {
     switch (u.when) {
         case TensorUse::When::always: return true;
@@ -51,6 +62,7 @@ struct Read {
     Shape shape;
     std::string role;
     const TensorUse* use;
+    std::size_t heads = 0;  // for a split head by head
 };
 
 // The lesson's value of part `part` of a tensor read whole: transposed from
@@ -60,6 +72,7 @@ Tensor take(const Checkpoint& ck, const Read& r, std::size_t part) {
     if (r.use->layout == TensorUse::Layout::linear) t = transposed(t);
     const std::size_t parts = r.use->into.size();
     if (parts == 1) return t;
+    if (r.use->split == TensorUse::Split::per_head) return columns_of_heads(t, r.heads, part, parts);
     const std::size_t width = t.shape.back() / parts;
     return columns(t, part * width, (part + 1) * width);
 }
@@ -92,9 +105,11 @@ void configure(const Family& fam, const ModelSizes& z, Lesson& l) {
     if (fam.positions == PositionKind::rope) {
         cfg.positions.layout = RopeLayout::half;  // rotate_half
         cfg.positions.base = z.rope_theta;
+        cfg.positions.rotary_dims = z.rotary_dims;
     }
     cfg.arch.blocks = z.layers;
     cfg.arch.norm_first = fam.norm_first;
+    cfg.arch.parallel = z.parallel;
     cfg.arch.embed_norm = fam.embed_norm;
     cfg.arch.final_norm = fam.lm_head;
     cfg.arch.unembed = fam.lm_head;  // lm_head, or the embedding when tied
@@ -113,7 +128,7 @@ void build_family(HfModel& m, const Family& fam, const ModelSizes& z, const Chec
                   fmt::format("{} tokens", ids.size()));
     const std::string p = ck.has(fam.prefix_probe) ? fam.prefix : "";
     auto read = [&](const TensorUse& u, const std::string& name, const std::string& role) {
-        Read r{u.name[0] == '/' ? std::string(u.name + 1) : name, {}, role, &u};
+        Read r{u.name[0] == '/' ? std::string(u.name + 1) : name, {}, role, &u, z.heads};
         for (const Extent& e : u.shape) r.shape.push_back(e.times * z.of(e.size));
         return r;
     };

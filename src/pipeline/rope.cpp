@@ -20,13 +20,15 @@ void rotate(Run& run, const std::string& step, const std::string& input, std::si
     if (float* out = run.open(step, {{input, x}})) {
         const Shape& s = x->shape;  // (rows, heads, hs)
         const std::size_t row = s[1] * s[2];
-        rope_rotate_rows(x->ptr() + from * row, out + from * row, s[0] - from, s[1], s[2], pos0 + from, p.base,
-                         p.layout == RopeLayout::interleaved);
+        rope_rotate_rows(x->ptr() + from * row, out + from * row, s[0] - from, s[1], s[2], p.rotated(s[2]), pos0 + from,
+                         p.base, p.layout == RopeLayout::interleaved);
     }
     run.close();
     if (Step* s = run.recorded(step); s && s->source == StepSource::computed)
-        s->note = fmt::format("RoPE, {} layout ({}), base {:g}", rope_layout_name(p.layout),
-                              p.layout == RopeLayout::half ? "pairs d, d + hs/2" : "pairs 2i, 2i+1", p.base);
+        s->note = fmt::format("RoPE, {} layout ({}), base {:g}{}", rope_layout_name(p.layout),
+                              p.layout == RopeLayout::half ? "pairs d, d + hs/2" : "pairs 2i, 2i+1", p.base,
+                              p.rotary_dims ? fmt::format(", the first {} dimensions of each head rotated", p.rotary_dims)
+                                            : std::string());
 }
 
 }  // namespace
@@ -45,13 +47,20 @@ float rope_explain(Cell& c) {
     const Dims dims = c.dims();
     const bool is_q = c.leaf() == Leaf::rot_q;
     const Step& X = c.input(is_q ? Leaf::q : Leaf::k);
-    const std::size_t r = c.at[0], h = c.at[1], d = c.at[2], hs = X.shape[2];
+    const std::size_t r = c.at[0], h = c.at[1], d = c.at[2], rd = pos.rotated(X.shape[2]);
     const std::size_t p = is_q ? r + (dims.T - dims.Tq) : r;
     const bool interleaved = pos.layout == RopeLayout::interleaved;
-    const RopePair pr = rope_pair(d, hs, interleaved);
-    const CosSin cs = rope_cos_sin(p, pr.i, hs, pos.base);
     const char L = is_q ? 'q' : 'k';
     const std::string tok = Cell::label(c.step, 0, r), hn = Cell::label(c.step, 1, h);
+    if (d >= rd) {  // partial rotation: past the rotated dimensions, passed through
+        const float y = get(X, {r, h, d});
+        c.line("d{} is past the {} rotated dimensions of each head (config.positions.rotary_dims): passed through", d, rd);
+        c.line("{}'[d{}] = {}[d{}] = {}   (head {})", L, d, L, d, c.num(y), hn);
+        return y;
+    }
+    const std::size_t hs = rd;  // the rotation sees the rotated dimensions as its head
+    const RopePair pr = rope_pair(d, hs, interleaved);
+    const CosSin cs = rope_cos_sin(p, pr.i, hs, pos.base);
     c.line("{} {} sits at position p = {}", is_q ? "query" : "key", tok, p);
     c.line("{} layout: pairs {}; d{} pairs with d{}, its partner dimension (pair i = {}, d{} is its {} member)",
            rope_layout_name(pos.layout), interleaved ? "(2i, 2i+1)" : "(i, i + hs/2)", d, pr.partner, pr.i, d,

@@ -266,7 +266,9 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     if (const Positions& p = c.positions; p.kind != PositionKind::none)
         out << fmt::format("positions: {}{}\n", position_name(p.kind),
                            p.kind == PositionKind::rope
-                               ? fmt::format(" (layout {}, base {:g})", rope_layout_name(p.layout), p.base)
+                               ? fmt::format(" (layout {}, base {:g}{})", rope_layout_name(p.layout), p.base,
+                                             p.rotary_dims ? fmt::format(", first {} dimensions of each head", p.rotary_dims)
+                                                           : std::string())
                            : p.kind == PositionKind::alibi ? (p.slopes.empty() ? " (the paper's slopes)" : " (the lesson's slopes)")
                                                            : "");
     const Dims dims = lesson.dims();

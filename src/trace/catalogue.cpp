@@ -53,8 +53,8 @@ Stage template_stage(Stage s, bool is_default) {
 }  // namespace
 
 bool Arch::operator<(const Arch& o) const {
-    return std::tie(blocks, norm_first, decoder, embed_norm, final_norm, unembed) <
-           std::tie(o.blocks, o.norm_first, o.decoder, o.embed_norm, o.final_norm, o.unembed);
+    return std::tie(blocks, norm_first, decoder, parallel, embed_norm, final_norm, unembed) <
+           std::tie(o.blocks, o.norm_first, o.decoder, o.parallel, o.embed_norm, o.final_norm, o.unembed);
 }
 
 Catalogue::Catalogue(const Arch& arch) : arch_(arch) {
@@ -181,7 +181,8 @@ void Catalogue::add_block(int b, const std::string& in) {
         norm(Stage::norm2, add(Stage::add2, n1, ffn(n1), post), 2);
     } else if (!arch_.decoder) {
         const std::string r1 = add(Stage::add1, in, attention(false, norm(Stage::norm1, in, 1)), mid);
-        add(Stage::add2, r1, ffn(norm(Stage::norm2, r1, 2)), post);
+        // parallel residual: LN2 reads the block's input, beside the attention rather than after it
+        add(Stage::add2, r1, ffn(norm(Stage::norm2, arch_.parallel ? in : r1, 2)), post);
     } else if (!arch_.norm_first) {
         const std::string n1 = norm(Stage::norm1, add(Stage::add1, in, attention(false, in), mid), 1);
         const std::string n2 = norm(Stage::norm1, add(Stage::add1, n1, attention(true, n1), mid2), 2);

@@ -13,6 +13,8 @@
 //   encoder, pre-norm    x -> norm1 -> attn -> add1 -> norm2 -> ffn -> add2
 //   decoder, post-norm   x -> attn -> add1 -> norm1 -> cross -> add -> norm(ln2) -> ffn -> add2 -> norm(ln3)
 //   decoder, pre-norm    x -> norm1 -> attn -> add1 -> norm(ln2) -> cross -> add -> norm(ln3) -> ffn -> add2
+//   encoder, pre-norm, parallel residual (GPT-NeoX, config.parallel_residual):
+//                        x -> norm1 -> attn -> add1 (x + attn);  x -> norm2 -> ffn;  add2 (add1 + ffn)
 //
 // With an embedding norm (config.embed_norm, BERT) a norm pass runs between the
 // embeddings and block 0: embed.ln.* = LN(hook_resid_pre), and block 0 reads it.
@@ -39,6 +41,9 @@ struct Arch {
     std::size_t blocks = 1;
     bool norm_first = false;  // pre-norm: LN before each sub-block, none after the add
     bool decoder = false;     // causal self-attention, cross-attention over inputs.memory, FFN
+    // config.parallel_residual (pre-norm only): the FFN reads LN2 of the block's input, not of
+    // X + attn (GPT-NeoX, Pythia): X_post = (X + attn(LN1(X))) + FFN(LN2(X)).
+    bool parallel = false;
     // config.embed_norm: a LayerNorm of the embeddings' sum before block 0 (BERT's
     // embeddings.LayerNorm): steps embed.ln.*, weights embed_ln_gamma, embed_ln_beta.
     bool embed_norm = false;
@@ -47,7 +52,7 @@ struct Arch {
     bool final_norm = false;
     // config.unembed: the logits after the last block (and the final norm): step unembed (pos, vocab).
     bool unembed = false;
-    bool is_default() const { return blocks == 1 && !norm_first && !decoder && !embed_norm && !final_norm && !unembed; }
+    bool is_default() const { return blocks == 1 && !norm_first && !decoder && !parallel && !embed_norm && !final_norm && !unembed; }
     bool operator<(const Arch& o) const;
 };
 
