@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what attntrace needs on Debian 12, skipping what is already there.
 # Run as root (or with sudo). Safe to run again.
+#   --generators  also what tests/models' generators need to write the tiny
+#                 checkpoints and their float64 references again (never needed
+#                 to build or test: their outputs are committed)
 set -euo pipefail
 
 packages=(
@@ -16,6 +19,10 @@ packages=(
   clang libclang-rt-14-dev libomp-dev   # libFuzzer targets (scripts/fuzz.sh): clang's fuzzer runtime and OpenMP
   chromium                       # the HTML report's test opens every lesson's page in it, headless (ctest -R report_chromium)
 )
+if [ "${1:-}" = "--generators" ]; then
+  # PyTorch's forward in float64 is the reference each tiny checkpoint is held to
+  packages+=(python3-torch python3-numpy python3-sentencepiece)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
