@@ -187,8 +187,21 @@ TEST_CASE("a lesson that is not there, or not a file", "[bad-input]") {
     }
     SECTION("an unknown lesson id") {
         auto r = run_cli({"run", "no-such-lesson-id"});
-        require_one_line_error(r, {"no-such-lesson-id"});
+        require_one_line_error(r, {"no-such-lesson-id: expected a lesson id"});
         CHECK(r.out.empty());
+        CHECK(r.err.find("closest") == std::string::npos);  // near no id: nothing suggested
+    }
+    SECTION("a mistyped lesson id gets the nearest ids, as a mistyped step name does") {
+        // The id's last parts, without the article's number and section; a typo in the whole id.
+        for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+                 {"run", "ring-fell"}, {"check", "003-3.1-ring-fel"}, {"compare", "ring-fel", "--set", "scale=false"}}) {
+            INFO(args[0] << " " << args[1]);
+            auto r = run_cli(args);
+            require_one_line_error(r, {args[1] + ": expected a lesson id", "(closest: 003-3.1-ring-fell"});
+            CHECK(r.out.empty());
+        }
+        // A cost lesson's id (lessons/cost/) is a lesson id too.
+        require_one_line_error(run_cli({"check", "memory-tabel"}), {"(closest: 000-memory-table"});
     }
     SECTION("a directory given as the lesson") {
         fs::create_directory(dir.file("lesson.json"));
