@@ -172,6 +172,28 @@ TEST_CASE("usage errors: exit 2 with one line", "[bad-input]") {
     }
 }
 
+TEST_CASE("a text where the lesson goes beside --model is told to go after --text", "[bad-input][model]") {
+    const std::string model = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
+    TempDir dir;
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"run", "--model", model, "the ring fell"},
+             {"decode", "--model", model, "the ring fell"},
+             {"export", "--model", model, "the ring fell", "-o", dir.file("t.json")}}) {
+        INFO(args[0]);
+        auto r = run_cli(args);
+        require_one_line_error(r, {args[0] + ": expected a lesson or --model DIR, found both, \"the ring fell\" and --model DIR",
+                                   "pass it with --text"});
+        CHECK(r.out.empty());
+    }
+    CHECK(dir.entries().empty());
+    // With --text given, a lesson beside --model is the mistake: nothing says to pass --text.
+    auto both = run_cli({"run", "003-3.1-ring-fell", "--model", model, "--text", "the ring fell"});
+    require_one_line_error(both, {"run: expected a lesson or --model DIR, found both"});
+    CHECK(both.err.find("pass it with --text") == std::string::npos);
+    // And as the error says, the text after --text runs.
+    CHECK(run_cli({"run", "--model", model, "--text", "the ring fell"}).status == 0);
+}
+
 TEST_CASE("a lesson that is not there, or not a file", "[bad-input]") {
     TempDir dir;
     SECTION("a missing file") {
