@@ -62,17 +62,15 @@ private:
     std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
-}  // namespace
-
-int start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
-              const std::vector<std::string>& env) {
+// `program` with `argv_s` (its argv[0] first), standard input empty, its
+// output and errors to the files, and the environment with `env` in it.
+int spawn(const std::string& program, std::vector<std::string> argv_s, const std::string& out_path,
+          const std::string& err_path, const std::vector<std::string>& env) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> argv_s{ATTNTRACE_BINARY};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -88,11 +86,22 @@ int start_cli(const std::vector<std::string>& args, const std::string& out_path,
     for (auto& e : env_s) envp.push_back(e.data());
     envp.push_back(nullptr);
     pid_t pid = 0;
-    if (posix_spawn(&pid, ATTNTRACE_BINARY, &actions, nullptr, argv.data(), envp.data()) != 0)
-        throw std::runtime_error("cannot start " ATTNTRACE_BINARY);
+    const int failed = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
+    if (failed) throw std::runtime_error("cannot start " + program);
     return pid;
 }
+
+}  // namespace
+
+int start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
+              const std::vector<std::string>& env) {
+    std::vector<std::string> argv_s{ATTNTRACE_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    return spawn(ATTNTRACE_BINARY, std::move(argv_s), out_path, err_path, env);
+}
+
+std::string binary_path() { return ATTNTRACE_BINARY; }
 
 int wait_cli(int pid) {
     int wstatus = 0;
@@ -119,6 +128,15 @@ CliResult run_process(const std::vector<std::string>& args, const std::vector<st
     r.status = wait_cli(start_cli(args, out_path, err_path, env));
     r.out = stdout_path.empty() ? slurp_fd(out_path) : "";
     r.err = slurp_fd(err_path);
+    return r;
+}
+
+CliResult run_shell(const std::string& script, const std::vector<std::string>& env) {
+    TempDir io;
+    CliResult r;
+    r.status = wait_cli(spawn("/bin/sh", {"sh", "-c", script}, io.file("stdout"), io.file("stderr"), env));
+    r.out = slurp_fd(io.file("stdout"));
+    r.err = slurp_fd(io.file("stderr"));
     return r;
 }
 

@@ -39,6 +39,13 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::s
 CliResult run_process(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                       const std::string& stdout_path = "");
 
+// A command line as a user types it in a shell (/bin/sh -c SCRIPT), with the
+// same environment entries as run_process: the README's examples run so.
+CliResult run_shell(const std::string& script, const std::vector<std::string>& env = {});
+
+// The attntrace binary under test (in the build folder).
+std::string binary_path();
+
 // The binary started without waiting: returns the process id, for a test that
 // signals the run midway. wait_cli returns its exit status, or 128 + the
 // signal that ended it.

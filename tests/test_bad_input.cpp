@@ -172,6 +172,28 @@ TEST_CASE("usage errors: exit 2 with one line", "[bad-input]") {
     }
 }
 
+TEST_CASE("a text where the lesson goes beside --model is told to go after --text", "[bad-input][model]") {
+    const std::string model = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
+    TempDir dir;
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"run", "--model", model, "the ring fell"},
+             {"decode", "--model", model, "the ring fell"},
+             {"export", "--model", model, "the ring fell", "-o", dir.file("t.json")}}) {
+        INFO(args[0]);
+        auto r = run_cli(args);
+        require_one_line_error(r, {args[0] + ": expected a lesson or --model DIR, found both, \"the ring fell\" and --model DIR",
+                                   "pass it with --text"});
+        CHECK(r.out.empty());
+    }
+    CHECK(dir.entries().empty());
+    // With --text given, a lesson beside --model is the mistake: nothing says to pass --text.
+    auto both = run_cli({"run", "003-3.1-ring-fell", "--model", model, "--text", "the ring fell"});
+    require_one_line_error(both, {"run: expected a lesson or --model DIR, found both"});
+    CHECK(both.err.find("pass it with --text") == std::string::npos);
+    // And as the error says, the text after --text runs.
+    CHECK(run_cli({"run", "--model", model, "--text", "the ring fell"}).status == 0);
+}
+
 TEST_CASE("a lesson that is not there, or not a file", "[bad-input]") {
     TempDir dir;
     SECTION("a missing file") {
@@ -187,8 +209,21 @@ TEST_CASE("a lesson that is not there, or not a file", "[bad-input]") {
     }
     SECTION("an unknown lesson id") {
         auto r = run_cli({"run", "no-such-lesson-id"});
-        require_one_line_error(r, {"no-such-lesson-id"});
+        require_one_line_error(r, {"no-such-lesson-id: expected a lesson id"});
         CHECK(r.out.empty());
+        CHECK(r.err.find("closest") == std::string::npos);  // near no id: nothing suggested
+    }
+    SECTION("a mistyped lesson id gets the nearest ids, as a mistyped step name does") {
+        // The id's last parts, without the article's number and section; a typo in the whole id.
+        for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+                 {"run", "ring-fell"}, {"check", "003-3.1-ring-fel"}, {"compare", "ring-fel", "--set", "scale=false"}}) {
+            INFO(args[0] << " " << args[1]);
+            auto r = run_cli(args);
+            require_one_line_error(r, {args[1] + ": expected a lesson id", "(closest: 003-3.1-ring-fell"});
+            CHECK(r.out.empty());
+        }
+        // A cost lesson's id (lessons/cost/) is a lesson id too.
+        require_one_line_error(run_cli({"check", "memory-tabel"}), {"(closest: 000-memory-table"});
     }
     SECTION("a directory given as the lesson") {
         fs::create_directory(dir.file("lesson.json"));

@@ -349,3 +349,92 @@ TEST_CASE("a negative count or seed is refused as written, never wrapped to 2^64
     const auto zero = run_cli({"decode", "--model", gpt2, "--text", "the ring", "--generate", "0"});
     CHECK(zero.err == "attntrace: error: --generate: expected a count from 1 to 1024, found 0\n");
 }
+
+TEST_CASE("run tallies the claims only when there are claims: none for a checkpoint or a random lesson", "[cli]") {
+    const std::string gpt2 = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
+    const auto model = run_cli({"run", "--model", gpt2, "--text", "the ring fell"});
+    REQUIRE(model.status == 0);
+    CHECK(model.out.find("unembed") != std::string::npos);  // the run went to its end
+    CHECK(model.out.find("claims:") == std::string::npos);
+    attntrace::test::TempDir dir;
+    REQUIRE(run_cli({"random", "--tokens", "3", "--d-model", "4", "--heads", "1", "--d-ff", "8", "--seed", "1", "-o",
+                     dir.file("r.json")}).status == 0);
+    const auto random = run_cli({"run", dir.file("r.json")});
+    REQUIRE(random.status == 0);
+    CHECK(random.out.find("hook_pattern") != std::string::npos);
+    CHECK(random.out.find("claims:") == std::string::npos);
+    // A lesson on the same checkpoint that claims something is tallied.
+    const auto claimed = run_cli({"run", attntrace::test::source_dir() + "/docs/examples/model-lesson.json"});
+    REQUIRE(claimed.status == 0);
+    CHECK(claimed.out.find("\nclaims: 3 agree,") != std::string::npos);
+}
+
+namespace {
+
+// The lines of `text` from the one containing `start` up to, not including, the next line starting with
+// `next_start` (or to the end); "" when no line contains `start`.
+std::string lines_from(const std::string& text, const std::string& start, const std::string& next_start) {
+    const auto at = text.find(start);
+    if (at == std::string::npos) return "";
+    const auto from = text.rfind('\n', at) + 1;
+    const auto end = text.find("\n" + next_start, at);
+    return text.substr(from, end == std::string::npos ? std::string::npos : end + 1 - from);
+}
+
+}  // namespace
+
+TEST_CASE("a next-token claim on the wrong token says so first, and no equal numbers as its discrepancy", "[cli]") {
+    // docs/examples/model-lesson.json: next-10 claims that ␣10 comes next at p = 0.04. Its p is 0.04 (the
+    // number agrees); S is the top token, so the claim disagrees for the token alone.
+    const std::string example = attntrace::test::source_dir() + "/docs/examples/model-lesson.json";
+    const auto check = run_cli({"check", example});
+    REQUIRE(check.status == 0);
+    const std::string next10 = lines_from(check.out, "✗ next-10", "  ✓ ");
+    INFO(check.out);
+    REQUIRE(!next10.empty());
+    const std::string verdict = next10.substr(0, next10.find('\n'));
+    CHECK(verdict.find("not the top token: 'S' comes next") != std::string::npos);
+    CHECK(verdict.find("max |Δ|") == std::string::npos);
+    // what differs, then the probability said to agree, not shown as "printed 0.04 / right 0.04"
+    const auto token = next10.find("the top next token is 'S'");
+    const auto probability = next10.find("its probability agrees: printed 0.04, computed 0.0392");
+    CHECK(token != std::string::npos);
+    CHECK(probability != std::string::npos);
+    CHECK(token < probability);
+    CHECK(next10.find("right") == std::string::npos);
+    // A claim whose number is off still shows the printed and the right numbers.
+    CHECK(lines_from(check.out, "✗ head2-fell-misprint", "  ✓ ").find("printed 0.95\n      right   1.00") != std::string::npos);
+
+    SECTION("the wrong token with a wrong probability: both, the token first") {
+        attntrace::test::TempDir dir;
+        json doc = json::parse(attntrace::test::read_text(example));
+        doc["model"]["dir"] = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
+        doc["claims"][4]["values"] = 0.5;
+        attntrace::test::write_text(dir.file("lesson.json"), doc.dump());
+        const auto r = run_cli({"check", dir.file("lesson.json")});
+        REQUIRE(r.status == 0);  // still the expected disagreement
+        const std::string both = lines_from(r.out, "✗ next-10", "  ✓ ");
+        CHECK(both.find("not the top token: 'S' comes next; max |Δ| 0.46") != std::string::npos);
+        const auto token = both.find("the top next token is 'S'");
+        const auto numbers = both.find("printed 0.50\n      right   0.04");
+        CHECK(token != std::string::npos);
+        CHECK(numbers != std::string::npos);
+        CHECK(token < numbers);
+        CHECK(both.find("its probability agrees") == std::string::npos);
+    }
+    SECTION("run shows the claim the same way: the token first, no deviation for an agreeing number") {
+        const auto run = run_cli({"run", example, "--steps", "unembed"});
+        REQUIRE(run.status == 0);
+        const std::string claim = lines_from(run.out, "claim next-10", "    ");
+        INFO(run.out);
+        CHECK(claim.find("disagrees, not the top token: 'S' comes next") != std::string::npos);
+        const std::string details = lines_from(run.out, "claim next-10", "\n");  // up to the blank line after it
+        const auto token = details.find("the top next token is 'S'");
+        const auto printed = details.find("printed (2 dp): 0.04");
+        CHECK(token != std::string::npos);
+        CHECK(printed != std::string::npos);
+        CHECK(token < printed);
+        CHECK(details.find("(its probability agrees; the token is what differs)") != std::string::npos);
+        CHECK(details.find("largest deviation") == std::string::npos);
+    }
+}

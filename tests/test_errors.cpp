@@ -71,7 +71,7 @@ TEST_CASE("the lesson reader's refusals carry file, path, expected, found and ki
     CHECK(e.path() == "config.d_modle");
     CHECK(e.kind() == ErrorKind::unknown_field);
     CHECK(e.expected().rfind("one of the known fields (d_model, heads", 0) == 0);
-    CHECK(e.found() == "an unknown field");
+    CHECK(e.found() == "an unknown field (closest: d_model)");  // the typo's correction, as a step name's
 
     e = error_of([&] { read_lesson(kTests + "/bad-input/missing-d-model.json"); });
     CHECK(e.path() == "config.d_model");

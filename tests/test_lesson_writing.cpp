@@ -29,16 +29,16 @@ std::string error_of(const json& doc) { return attntrace::test::lesson_refusal(d
 
 }  // namespace
 
-TEST_CASE("closest_names: a typo finds its step, a far name finds nothing, the nearest come first", "[steps]") {
+TEST_CASE("closest_steps: a typo finds its step, a far name finds nothing, the nearest come first", "[steps]") {
     std::vector<std::string> names;
     for (const StepDef& d : default_catalogue().steps()) names.push_back(d.name);
-    CHECK(closest_names("hook_patern", names) == std::vector<std::string>{"blocks.0.attn.hook_pattern"});
-    CHECK(closest_names("blocks.0.attn.hook_patern", names).front() == "blocks.0.attn.hook_pattern");
-    CHECK(closest_names("blocks.0.attn.hook_q", names).front() == "blocks.0.attn.hook_q");
-    CHECK(closest_names("completely_unrelated_words", names).empty());
-    CHECK(closest_names("", names).empty());
-    CHECK(closest_names(std::string(5000, 'x'), names).empty());  // too long to compare: no suggestion, no delay
-    const auto three = closest_names("hook_k", names);
+    CHECK(closest_steps("hook_patern", names) == std::vector<std::string>{"blocks.0.attn.hook_pattern"});
+    CHECK(closest_steps("blocks.0.attn.hook_patern", names).front() == "blocks.0.attn.hook_pattern");
+    CHECK(closest_steps("blocks.0.attn.hook_q", names).front() == "blocks.0.attn.hook_q");
+    CHECK(closest_steps("completely_unrelated_words", names).empty());
+    CHECK(closest_steps("", names).empty());
+    CHECK(closest_steps(std::string(5000, 'x'), names).empty());  // too long to compare: no suggestion, no delay
+    const auto three = closest_steps("hook_k", names);
     CHECK(three.size() <= 3);
     REQUIRE(!three.empty());
     CHECK(three.front() == "blocks.0.attn.hook_k");  // distance 0 on the last part

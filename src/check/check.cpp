@@ -166,10 +166,10 @@ ClaimResult check_next_token(const Claim& c, const Trace& exact, const Trace* do
     }
     judge(r, exact, step, std::move(rounded));
     if (top != c.token) {
-        auto label = [&](std::size_t v) { return step.labels.size() > 1 && v < step.labels[1].size() ? step.labels[1][v] : std::to_string(v); };
         r.verdict = Verdict::disagrees;
-        r.reason = fmt::format("the top next token is '{}' (#{}, p = {:.4f}), not '{}' (#{}, p = {:.4f})", label(top), top,
-                               p[top], label(c.token), c.token, p[c.token]);
+        r.top_token = top;
+        r.reason = fmt::format("the top next token is '{}' (#{}, p = {:.4f}), not '{}' (#{}, p = {:.4f})",
+                               vocab_label(step, top), top, p[top], vocab_label(step, c.token), c.token, p[c.token]);
     }
     return r;
 }
@@ -191,6 +191,10 @@ Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values
     return claim.kind == Claim::Kind::reduced ? reduce(region, claim.reduction, overflow) : region;
 }
 
+std::string vocab_label(const Step& step, std::size_t v) {
+    return step.labels.size() > 1 && v < step.labels[1].size() ? step.labels[1][v] : std::to_string(v);
+}
+
 std::string describe_at(const Claim& claim, const Step& step) {
     auto label = [&](std::size_t k, std::size_t i) {
         return k < step.labels.size() && i < step.labels[k].size() ? "'" + step.labels[k][i] + "'" : std::to_string(i);
@@ -209,11 +213,8 @@ std::string describe_at(const Claim& claim, const Step& step) {
     }
     if (claim.kind == Claim::Kind::reduced) out += (out.empty() ? "" : ", ") + reduction_words(claim.reduction);
     if (claim.kind == Claim::Kind::terms) out += (out.empty() ? "" : ", ") + std::string("its terms and their sum");
-    if (claim.kind == Claim::Kind::next_token) {
-        const std::size_t v = claim.token;
-        const std::string piece = step.labels.size() > 1 && v < step.labels[1].size() ? step.labels[1][v] : std::to_string(v);
-        out += (out.empty() ? "" : ", ") + fmt::format("the next token '{}' and its probability", piece);
-    }
+    if (claim.kind == Claim::Kind::next_token)
+        out += (out.empty() ? "" : ", ") + fmt::format("the next token '{}' and its probability", vocab_label(step, claim.token));
     return out;
 }
 

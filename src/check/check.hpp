@@ -36,6 +36,9 @@ struct ClaimResult {
     std::size_t cells_off = 0;   // how many printed numbers disagree (exact)
     std::string reason;          // not checkable: why; shape claims: the shapes
     std::string rests_on;        // agrees_from_given: the given step upstream that its formula does not give
+    // A next_token claim whose token is not the top one: the top one (a vocabulary id). It disagrees for
+    // that, whatever its probability (cells_off says whether the probability is off too).
+    std::optional<std::size_t> top_token;
     bool as_expected() const { return verdict == claim.expect; }
 };
 
@@ -56,6 +59,10 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
 // is then +-inf); check_claims refuses the lesson for it.
 Tensor select_claimed(const Claim& claim, const Step& step, const Tensor& values,
                       std::optional<std::size_t>* overflow = nullptr);
+
+// A vocabulary entry of the logits (step unembed) as its piece ("␣fell"), or
+// its id when the step has no such labels.
+std::string vocab_label(const Step& step, std::size_t v);
 
 // "row 'ring' (query 1), head h0": the claim's `at` in words.
 std::string describe_at(const Claim& claim, const Step& step);

@@ -54,10 +54,21 @@ void fit_policy(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson
     require_policy_steps(policy, lesson.recorded_step_names(), "--trace");
 }
 
-Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
+bool runs_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
     const bool model = m.given() || m.text || !m.ids.empty();
-    if (model == !lesson.empty()) fail_file(command, "a lesson or --model DIR", lesson.empty() ? "neither" : "both");
-    return model ? std::move(load_model_option(m).lesson) : read_any_lesson(lesson);
+    if (model == !lesson.empty()) {
+        if (lesson.empty()) fail_file(command, "a lesson or --model DIR", "neither");
+        // `--model DIR "the ring fell"`: the text where a lesson goes, --text forgotten.
+        if (m.given() && !m.text && m.ids.empty())
+            fail_file(command, "a lesson or --model DIR",
+                      fmt::format("both, \"{}\" and --model DIR (to run a text on the model, pass it with --text)", lesson));
+        fail_file(command, "a lesson or --model DIR", "both");
+    }
+    return model;
+}
+
+Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
+    return runs_model(lesson, m, command) ? std::move(load_model_option(m).lesson) : read_any_lesson(lesson);
 }
 
 HfModel load_model_option(const ModelOptions& m) {
@@ -87,10 +98,8 @@ HfModel load_model_option(const ModelOptions& m) {
 
 int run_lesson_command(CliContext& cli, const RunOptions& o) {
     TracePolicy policy = parse_trace_policy(o.trace, "--trace");
-    if ((o.model.given() || o.model.text || !o.model.ids.empty()) == !o.lesson.empty())
-        fail_file("run", "a lesson or --model DIR", o.lesson.empty() ? "neither" : "both");
     std::optional<HfModel> model;
-    if (o.model.given() || o.model.text || !o.model.ids.empty()) model = load_model_option(o.model);
+    if (runs_model(o.lesson, o.model, "run")) model = load_model_option(o.model);
     Lesson lesson = model ? std::move(model->lesson) : read_any_lesson(o.lesson);
     fit_policy(policy, o.model, lesson);
     // --json and --full write every value: held to --max-output as export is, refused before the run. With

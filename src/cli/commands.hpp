@@ -78,9 +78,12 @@ struct TracePolicy;
 // --blocks), and each --trace step name or glob held to its steps (exit 2 naming --trace, with the closest).
 void fit_policy(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson);
 // The lesson a command runs: `lesson` (an id or a path) or, with --model, the
-// checkpoint's blocks as a lesson; exactly one of them (else exit 2).
+// checkpoint's blocks as a lesson; exactly one of them (else exit 2, and a
+// text given where the lesson goes beside --model is told to go after --text).
+// runs_model: whether it is the checkpoint, the same refusals.
 struct Lesson;
 Lesson lesson_or_model(const std::string& lesson, const ModelOptions& m, const std::string& command);
+bool runs_model(const std::string& lesson, const ModelOptions& m, const std::string& command);
 
 // --max-output SIZE (export, run): `what` says which outputs it bounds.
 void add_max_output_option(CLI::App& cmd, std::string& max_output, const std::string& what);

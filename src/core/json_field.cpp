@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "core/closest.hpp"
 #include "core/error.hpp"
 #include "core/file_kind.hpp"
 #include "core/json_parse.hpp"
@@ -88,10 +89,9 @@ void Fields::only_keys(const json& obj, const std::string& path,
         bool ok = false;
         for (const char* a : allowed) ok = ok || it.key() == a;
         if (!ok) {
-            std::string list;
-            for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-            fail(join(path, it.key()), "one of the known fields (" + list + ")", "an unknown field",
-                 ErrorKind::unknown_field);
+            const std::vector<std::string> names(allowed.begin(), allowed.end());
+            fail(join(path, it.key()), fmt::format("one of the known fields ({})", fmt::join(names, ", ")),
+                 "an unknown field" + closest_note(closest_names(it.key(), names)), ErrorKind::unknown_field);
         }
     }
 }

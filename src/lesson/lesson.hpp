@@ -324,7 +324,8 @@ Lesson parse_lesson(const std::string& text, const std::string& file);
 
 // Where lessons live: lessons_dir() in io/data_dir.hpp ($ATTNTRACE_LESSONS,
 // else an installed share/attntrace/lessons, else the source tree's lessons/).
-// "003-ring-fell" -> "<lessons_dir>/003-ring-fell.json"; a path is returned as is.
+// "003-ring-fell" -> "<lessons_dir>/003-ring-fell.json"; a path is returned as
+// is. An id that is no lesson is refused, with the nearest ids.
 std::string resolve_lesson(const std::string& name_or_path);
 std::vector<std::string> list_lesson_files();
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/closest.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/npy.hpp"
@@ -408,12 +409,14 @@ private:
         if (w) f_.object(*w, "weights");
         const std::vector<WeightUse> uses = weight_uses(lesson_.config);
         if (w) {
+            std::vector<std::string> names;
+            for (const WeightUse& u : uses) names.push_back(u.name);
             for (auto it = w->begin(); it != w->end(); ++it)
-                if (std::none_of(uses.begin(), uses.end(), [&](const WeightUse& u) { return u.name == it.key(); }))
+                if (std::find(names.begin(), names.end(), it.key()) == names.end())
                     f_.fail(join("weights", it.key()),
                             lesson_.config.arch.blocks > 1 ? "a weight name blocks.i.NAME, i < config.blocks, NAME one of " + weight_list()
                                                            : "a weight name (" + weight_list() + ")",
-                            "an unknown field", ErrorKind::unknown_field);
+                            "an unknown field" + closest_note(closest_names(it.key(), names)), ErrorKind::unknown_field);
         }
         // Every weight weights_seed will generate, checked as a whole before any
         // is: a model over the budget (64 blocks under --max-memory 2G) is
@@ -718,6 +721,11 @@ Lesson read_lesson(const std::string& path) {
 
 JsonLimits lesson_json_limits() { return kLessonLimits; }
 
+// Lesson ids as a typo is held to them: by any run of their dash-separated
+// parts ("ring-fell" to 003-3.1-ring-fell), since the parts that name the
+// example come after the article's number and section.
+constexpr NameParts kLessonIdParts{'-', true, ""};
+
 std::string resolve_lesson(const std::string& name_or_path) {
     namespace fs = std::filesystem;
     if (fs::exists(name_or_path) || name_or_path.find('/') != std::string::npos ||
@@ -726,7 +734,17 @@ std::string resolve_lesson(const std::string& name_or_path) {
     const fs::path direct = fs::path(lessons_dir()) / (name_or_path + ".json");
     // Cost lessons (docs/cost.md) live in lessons/cost/.
     const fs::path cost = fs::path(lessons_dir()) / "cost" / (name_or_path + ".json");
-    return (!fs::exists(direct) && fs::exists(cost) ? cost : direct).string();
+    if (fs::exists(direct)) return direct.string();
+    if (fs::exists(cost)) return cost.string();
+    // An id that is none: the nearest ids, as a mistyped step name gets its nearest names.
+    std::vector<std::string> ids;
+    std::error_code ec;
+    for (const fs::path& dir : {fs::path(lessons_dir()), fs::path(lessons_dir()) / "cost"})
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.path().extension() == ".json") ids.push_back(e.path().stem().string());
+    std::sort(ids.begin(), ids.end());
+    fail_file(name_or_path, "a lesson id (`attntrace list` lists them) or a lesson file",
+              "no lesson of that id in " + lessons_dir() + closest_note(closest_names(name_or_path, ids, 3, kLessonIdParts)));
 }
 
 std::vector<std::string> list_lesson_files() {

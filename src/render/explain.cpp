@@ -68,11 +68,10 @@ CellRef parse_cell(const Trace& trace, std::string_view text) {
         for (const auto& def : step_catalogue()) known = known || step_matches(def.name, {name});
         std::vector<std::string> names;
         for (const Step& s : trace.steps) names.push_back(s.name);
-        const std::vector<std::string> closest = closest_names(name, names);
         throw InputError(known ? fmt::format("explain: expected a step this lesson computes, found \"{}\" (its stage "
                                              "does not run in this lesson)", name)
                                : fmt::format("explain: expected a step name (see docs/steps.md), found \"{}\"{}", name,
-                                             closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
+                                             closest_note(closest_steps(name, names))));
     }
     if (matches.size() > 1) {
         std::string names;

@@ -118,14 +118,25 @@ std::string_view verdict_colour(Verdict v) {
 // lesson rounds a step upstream of it, as the article did).
 bool rounding_moves(const ClaimResult& r) { return r.document.size() && r.document.data != r.computed.data; }
 
+// A next-token claim's token is not the top one: "not the top token: 'S' comes next".
+std::string wrong_token(const ClaimResult& r, const Step& step) {
+    return fmt::format("not the top token: '{}' comes next", printable(vocab_label(step, *r.top_token)));
+}
+
+// The claim's printed numbers are off (not only its token): a next-token
+// claim naming the wrong token may print that token's probability right.
+bool values_off(const ClaimResult& r) { return !r.top_token || r.cells_off > 0; }
+
 void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int precision, const TermStyle& style) {
     const Claim& c = r.claim;
     const std::size_t w = style.width;
     const std::string colour(verdict_colour(r.verdict));
-    out << fmt::format("    {} claim {}{}: {}{}\n", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
+    out << fmt::format("    {} claim {}{}: {}{}{}\n", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
                        claim_where(c, step), styled(verdict_name(r.verdict), colour, style),
+                       r.top_token ? ", " + wrong_token(r, step) : "",
                        r.as_expected() ? "" : fmt::format("  [lesson expects {}]", verdict_name(c.expect)));
     if (!c.quote.empty()) out << wrap_hanging(fmt::format("\"{}\"", printable(c.quote)), w, "      article: ");
+    if (r.top_token) out << wrap_text(printable(r.reason), w, "      ", "      ");  // what differs, before the numbers
     if (c.kind == Claim::Kind::shape) {
         out << wrap_text(printable(r.reason) + " (the extents the config implies)", w, "      ", "      ");
         return;
@@ -143,10 +154,12 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
         out << fmt::format("      computed:       {}\n", numbers(r.computed, shown, c.kind == Claim::Kind::terms));
         if (r.verdict == Verdict::agrees_when_rounded || (r.verdict == Verdict::disagrees && rounding_moves(r)))
             out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, shown, c.kind == Claim::Kind::terms));
-        if (r.verdict == Verdict::disagrees || r.verdict == Verdict::agrees_when_rounded)
+        if ((r.verdict == Verdict::disagrees && values_off(r)) || r.verdict == Verdict::agrees_when_rounded)
             out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
                                as_printed(r.computed, c));  // at the claim's own precision
-        if (!r.reason.empty()) out << wrap_text(printable(r.reason), w, "      ", "      ");  // a next token's top
+        else if (r.verdict == Verdict::disagrees)
+            out << "      (its probability agrees; the token is what differs)\n";
+        if (!r.reason.empty() && !r.top_token) out << wrap_text(printable(r.reason), w, "      ", "      ");
     } else {
         out << wrap_text(printable(r.reason), w, "      ", "      ");
     }
@@ -380,6 +393,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
             if (r.claim.step == s.name) render_claim(out, r, s, view.precision, view.style);
     }
     for (const auto& w : trace.warnings) out << "\n" << wrap_hanging(printable(w), view.style.width, "warning: ");
+    if (report.results.empty()) return;  // nothing claimed (a checkpoint, a random lesson): no tally of nothing
     out << "\n"
         << wrap_hanging(fmt::format("{}, {} agree when rounded as printed, {} disagree, {} not checkable{}",
                                     agree_counts(report), report.count(Verdict::agrees_when_rounded),
@@ -396,18 +410,27 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
         const Step* step = trace.find(c.step);
         std::string where = step ? claim_where(c, *step) : "";
         const bool agreed = r.verdict == Verdict::agrees || r.verdict == Verdict::agrees_from_given;
-        std::string dev = r.computed.size() && !agreed ? fmt::format("  max |Δ| {:.3g}", r.max_deviation) : "";
+        // What differs, the token first: a value's deviation only when a value is off.
+        std::string differs = r.top_token ? "  " + wrong_token(r, *step) : "";
+        if (r.computed.size() && !agreed && values_off(r))
+            differs += fmt::format("{}max |Δ| {:.3g}", r.top_token ? "; " : "  ", r.max_deviation);
         std::string basis = r.basis == Basis::given ? "  (against the given values)" : "";
         const std::string colour(verdict_colour(r.verdict));
         out << fmt::format("  {} {:<18} {} {}{}{}{}\n", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
                            styled(fmt::format("{:<20}", verdict_name(r.verdict)), colour, style),
-                           printable(c.step) + where, dev, basis,
+                           printable(c.step) + where, differs, basis,
                            r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
         if (r.verdict == Verdict::disagrees && r.computed.size()) {
-            out << fmt::format("      printed {}\n      right   {}\n", as_printed(c.values, c), as_printed(r.computed, c));
-            if (rounding_moves(r))  // the lesson rounds as the article did, and the claim still disagrees
-                out << fmt::format("      rounded {}   (with the article's rounding)\n", as_printed(r.document, c));
-            if (!r.reason.empty()) out << wrap_text(printable(r.reason), style.width, "      ", "      ");
+            if (r.top_token) out << wrap_text(printable(r.reason), style.width, "      ", "      ");
+            if (values_off(r)) {
+                out << fmt::format("      printed {}\n      right   {}\n", as_printed(c.values, c), as_printed(r.computed, c));
+                if (rounding_moves(r))  // the lesson rounds as the article did, and the claim still disagrees
+                    out << fmt::format("      rounded {}   (with the article's rounding)\n", as_printed(r.document, c));
+            } else {
+                out << fmt::format("      its probability agrees: printed {}, computed {}\n", as_printed(c.values, c),
+                                   numbers(r.computed, computed_precision(c, 0)));
+            }
+            if (!r.top_token && !r.reason.empty()) out << wrap_text(printable(r.reason), style.width, "      ", "      ");
         } else if (r.verdict == Verdict::agrees_from_given) {
             out << fmt::format("      from    {}   (given by the lesson; its formula gives other values)\n",
                                printable(r.rests_on));

@@ -23,7 +23,8 @@ struct RunView {
 };
 
 // Each step: title, formula, shape, token-labelled values, explanation, and
-// the article's claims beside the computed values.
+// the article's claims beside the computed values; then the claims' tally
+// (none when the lesson claims nothing: a checkpoint, a random lesson).
 void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
                 const RunView& view);
 

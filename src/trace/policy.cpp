@@ -123,10 +123,8 @@ void require_policy_steps(const TracePolicy& policy, const std::vector<std::stri
         const auto& tmpl = step_catalogue();
         if (std::any_of(tmpl.begin(), tmpl.end(), [&](const StepDef& d) { return step_matches(d.name, {pattern}); }))
             continue;
-        const std::vector<std::string> closest = closest_names(pattern, steps);
         fail_file(origin, std::string(kPolicyExpected) + " of this lesson (`attntrace steps LESSON` lists them)",
-                  fmt::format("\"{}\"{}", pattern,
-                              closest.empty() ? "" : fmt::format(" (closest: {})", fmt::join(closest, ", "))));
+                  fmt::format("\"{}\"{}", pattern, closest_note(closest_steps(pattern, steps))));
     }
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/closest.hpp"
 #include "trace/catalogue.hpp"
 #include "trace/trace.hpp"
 
@@ -20,18 +21,17 @@ struct StepLookup {
     std::vector<std::string> closest;         // nothing matched: the nearest names, best first
 };
 
-// Names longer than this get no suggestions (the distance is quadratic in the length).
-inline constexpr std::size_t kMaxSuggestedNameLength = 200;
-
 // `suggest`, when set, picks the steps worth suggesting (those a lesson records).
 StepLookup lookup_step(const Catalogue& catalogue, std::string_view name,
                        const std::function<bool(const StepDef&)>& suggest = {});
 
-// The at most `n` candidates nearest to `name` by edit distance (on the whole
-// name, or on its last dotted part against theirs), within a third of the
-// name's length (at least 2 edits); best first, ties in the candidates' order.
-std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& candidates,
-                                       std::size_t n = 3);
+// Step names as closest_names (core/closest.hpp) holds a typo to them: by
+// their last dotted parts, "hook_" optional ("patern": hook_pattern).
+inline constexpr NameParts kStepNameParts{'.', false, "hook_"};
+inline std::vector<std::string> closest_steps(std::string_view name, const std::vector<std::string>& candidates,
+                                              std::size_t n = 3) {
+    return closest_names(name, candidates, n, kStepNameParts);
+}
 
 // What `run --steps` (and compare's and diff's --step) picks, each pattern in
 // turn, by the first of these ways of naming that picks anything:

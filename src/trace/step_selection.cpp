@@ -130,7 +130,7 @@ StepSelection select_steps(const std::vector<NamedStep>& steps, const std::vecto
         });
         if (hits.empty()) {
             out.unknown = p;
-            out.closest = closest_names(p, candidates(steps));
+            out.closest = closest_steps(p, candidates(steps));
             return out;
         }
         for (std::size_t k : hits) picked[k] = true;
@@ -148,8 +148,7 @@ StepSelection select_steps(const Trace& trace, const std::vector<std::string>& p
 
 std::string selection_found(const StepSelection& s) {
     if (s.number) return fmt::format("\"{}\" (steps are numbered 1 to {})", s.unknown, s.count);
-    if (s.closest.empty()) return fmt::format("\"{}\"", s.unknown);
-    return fmt::format("\"{}\" (closest: {})", s.unknown, fmt::join(s.closest, ", "));
+    return fmt::format("\"{}\"{}", s.unknown, closest_note(s.closest));
 }
 
 }  // namespace attntrace

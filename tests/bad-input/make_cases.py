@@ -99,9 +99,9 @@ def rename(obj, old, new):
     obj.update(items)
 
 
-mod("unknown-top-field.json", lambda d: rename(d, "description", "descripton"), ["descripton", "unknown"])
+mod("unknown-top-field.json", lambda d: rename(d, "description", "descripton"), ["descripton", "unknown", "closest: description"])
 mod("unknown-config-d-modle.json", lambda d: rename(d["config"], "d_model", "d_modle"),
-    ["config.d_modle", "unknown"])
+    ["config.d_modle", "unknown field (closest: d_model)"])
 mod("unknown-source-field.json", lambda d: d["source"].__setitem__("author", "someone"),
     ["source.author", "unknown"])
 mod("unknown-weight-name.json", lambda d: rename(d["weights"], "W_V", "W_X"), ["weights.W_X", "unknown"])
@@ -116,7 +116,7 @@ mod("claim-step-typo.json", lambda d: d["claims"][7].__setitem__("step", "blocks
 mod("claim-step-short-typo.json", lambda d: d["claims"][7].__setitem__("step", "hook_scores_scald"),
     ["claims[7].step", "\"hook_scores_scald\"", "closest: blocks.0.attn.hook_scores_scaled"])
 mod("unknown-claim-field.json", lambda d: rename(d["claims"][2], "decimals", "decimal"),
-    ["claims[2].decimal", "unknown"])
+    ["claims[2].decimal", "unknown field (closest: decimals)"])
 mod("unknown-generator-field.json",
     lambda d: d["weights"].__setitem__("W_Q", {"generate": "normal", "seed": 1, "mean": 0}),
     ["weights.W_Q.mean", "unknown"])

@@ -66,6 +66,20 @@ for lesson in "$lessons"/*.json; do
   echo "$id: ${#steps[@]} steps and $claims claims drawn"
 done
 
+# A next-token claim on the wrong token (docs/examples/model-lesson.json's next-10, whose probability is
+# printed right): its row says the token differs first, with no deviation shown as the discrepancy.
+model_page="$out/model-lesson.html"
+if "$attntrace" report "$lessons/../docs/examples/model-lesson.json" -o "$model_page" &&
+   browse --dump-dom "file://$model_page" >"$work/model-lesson.dom" 2>"$work/model-lesson.log"; then
+  row=$(tr '\n' ' ' <"$work/model-lesson.dom" | grep -o '<tr [^>]*data-claim="next-10".*' | sed 's#</tr>.*##')
+  [[ $row == *"the top next token is 'S'"*"its probability agrees; the token is what differs"* ]] ||
+    fail "model-lesson: next-10 does not say first that the token differs: ${row:0:400}"
+  [[ $row != *"largest deviation"* ]] || fail "model-lesson: next-10 shows a deviation for its agreeing probability"
+  echo "model-lesson: a wrong next token said first"
+else
+  fail "model-lesson: attntrace report or chromium failed"
+fi
+
 # What a reader does, on pages with elided matrices and with two heads:
 # interact.js, run after the page's script, records the outcome on <body>.
 here=$(dirname "$0")

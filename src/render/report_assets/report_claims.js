@@ -46,6 +46,12 @@
     const [over, op] = of.split("_");
     return `${over === "col" ? "column" : "row"} ${REDUCED[op] || op}`;
   }
+  // A next-token claim's token: its piece from the logits' vocab labels, else its id.
+  function vocabLabel(claim, steps) {
+    const step = steps.get(claim.step);
+    const vocab = step ? step.axes.indexOf("vocab") : -1;
+    return vocab >= 0 && step.labels[vocab] ? `'${step.labels[vocab][claim.token]}'` : `#${claim.token}`;
+  }
   function where(claim, steps) {
     const step = steps.get(claim.step);
     return Object.entries(claim.at || {}).map(([axis, i]) => {
@@ -75,12 +81,18 @@
         const d = digitsOf(c);
         const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : Math.max(PRECISION, d.most + 2);
         printed = [lines(c.printed, asPrinted(c)), c.of === "terms" ? el("div", { class: "muted" }, "(its terms, then their sum)")
+          : c.of === "next_token" ? el("div", { class: "muted" }, `(the probability that ${vocabLabel(c, steps)} comes next)`)
           : c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
         computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
+        // A next token that is not the top one disagrees for the token, whatever its probability: said first.
+        const wrongToken = c.of === "next_token" && c.verdict === "disagrees" && c.reason;
+        if (wrongToken) computed.unshift(el("div", {}, c.reason));
         if ((c.verdict === "agrees-when-rounded" || c.verdict === "disagrees") && c.document_arithmetic)
           computed.push(el("div", { class: "muted" }, "with the article's rounding:"), lines(c.document_arithmetic, p));
-        if (typeof c.max_deviation === "number" && c.verdict !== "agrees")
+        if (typeof c.max_deviation === "number" && c.verdict !== "agrees" && !(wrongToken && c.cells_off === 0))
           computed.push(el("div", { class: "muted" }, `largest deviation ${c.max_deviation.toPrecision(4)} (${c.cells_off} cells off)`));
+        else if (wrongToken)
+          computed.push(el("div", { class: "muted" }, "(its probability agrees; the token is what differs)"));
       }
       const article = el("td", {}, c.quote ? el("blockquote", {}, `“${c.quote}”`) : null,
         c.note ? el("div", { class: "muted" }, c.note) : null,
