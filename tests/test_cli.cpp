@@ -52,7 +52,7 @@ TEST_CASE("check exits 1 when a verdict differs from the lesson's expectation", 
     attntrace::test::write_text(dir.file("lesson.json"), text);
     auto r = run_cli({"check", dir.file("lesson.json")});
     CHECK(r.status == 1);
-    CHECK(r.out.find("UNEXPECTED (lesson expects disagrees)") != std::string::npos);
+    CHECK(attntrace::test::unwrapped(r.out).find("UNEXPECTED (lesson expects disagrees)") != std::string::npos);
 }
 
 TEST_CASE("check --format json gives a verdict, the printed and the computed values per claim", "[cli]") {
