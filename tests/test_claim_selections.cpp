@@ -360,8 +360,10 @@ TEST_CASE("the export carries the new fields and verdicts, and check prints the 
     CHECK(k.status == 0);
     CHECK(k.out.find("printed 0.25 0.25 0.50 | 0.130 0.380 0.500 | 0.25 0.25 0.50\n") != std::string::npos);
     CHECK(k.out.find("right   0.25 0.25 0.50 | 0.125 0.375 0.500 | 0.25 0.25 0.50\n") != std::string::npos);
-    CHECK(k.out.find("blocks.0.attn.hook_pattern (key ['a' 'c'], column maxima)") != std::string::npos);
-    CHECK(k.out.find("blocks.0.attn.hook_pattern (row sums)") != std::string::npos);
+    // The step and what the claim selects, wrapped under the step's column at 80 columns.
+    const std::string rows = attntrace::test::unwrapped(k.out);
+    CHECK(rows.find("blocks.0.attn.hook_pattern (key ['a' 'c'], column maxima)") != std::string::npos);
+    CHECK(rows.find("blocks.0.attn.hook_pattern (row sums)") != std::string::npos);
     const auto v = attntrace::test::run_cli({"--color", "never", "run", dir.file("l.json"), "--steps", "hook_pattern"});
     CHECK(v.out.find("printed (2-3 dp): 0.25 0.25 0.50 | 0.130 0.380 0.500 | 0.25 0.25 0.50\n") != std::string::npos);
     CHECK(v.out.find("printed (2 sig): 0.13\n") != std::string::npos);

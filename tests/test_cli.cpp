@@ -52,7 +52,7 @@ TEST_CASE("check exits 1 when a verdict differs from the lesson's expectation", 
     attntrace::test::write_text(dir.file("lesson.json"), text);
     auto r = run_cli({"check", dir.file("lesson.json")});
     CHECK(r.status == 1);
-    CHECK(r.out.find("UNEXPECTED (lesson expects disagrees)") != std::string::npos);
+    CHECK(attntrace::test::unwrapped(r.out).find("UNEXPECTED (lesson expects disagrees)") != std::string::npos);
 }
 
 TEST_CASE("check --format json gives a verdict, the printed and the computed values per claim", "[cli]") {
@@ -392,12 +392,14 @@ TEST_CASE("a next-token claim on the wrong token says so first, and no equal num
     const std::string next10 = lines_from(check.out, "✗ next-10", "  ✓ ");
     INFO(check.out);
     REQUIRE(!next10.empty());
-    const std::string verdict = next10.substr(0, next10.find('\n'));
+    // the verdict (its lines wrapped to the width) up to the reason
+    const std::string flat = attntrace::test::unwrapped(next10);
+    const std::string verdict = flat.substr(0, flat.find("the top next token"));
     CHECK(verdict.find("not the top token: 'S' comes next") != std::string::npos);
     CHECK(verdict.find("max |Δ|") == std::string::npos);
     // what differs, then the probability said to agree, not shown as "printed 0.04 / right 0.04"
-    const auto token = next10.find("the top next token is 'S'");
-    const auto probability = next10.find("its probability agrees: printed 0.04, computed 0.0392");
+    const auto token = flat.find("the top next token is 'S'");
+    const auto probability = flat.find("its probability agrees: printed 0.04, computed 0.0392");
     CHECK(token != std::string::npos);
     CHECK(probability != std::string::npos);
     CHECK(token < probability);
@@ -414,7 +416,7 @@ TEST_CASE("a next-token claim on the wrong token says so first, and no equal num
         const auto r = run_cli({"check", dir.file("lesson.json")});
         REQUIRE(r.status == 0);  // still the expected disagreement
         const std::string both = lines_from(r.out, "✗ next-10", "  ✓ ");
-        CHECK(both.find("not the top token: 'S' comes next; max |Δ| 0.46") != std::string::npos);
+        CHECK(attntrace::test::unwrapped(both).find("not the top token: 'S' comes next; max |Δ| 0.46") != std::string::npos);
         const auto token = both.find("the top next token is 'S'");
         const auto numbers = both.find("printed 0.50\n      right   0.04");
         CHECK(token != std::string::npos);
@@ -425,9 +427,9 @@ TEST_CASE("a next-token claim on the wrong token says so first, and no equal num
     SECTION("run shows the claim the same way: the token first, no deviation for an agreeing number") {
         const auto run = run_cli({"run", example, "--steps", "unembed"});
         REQUIRE(run.status == 0);
-        const std::string claim = lines_from(run.out, "claim next-10", "    ");
+        const std::string claim = lines_from(run.out, "claim next-10", "      article:");  // its header, wrapped
         INFO(run.out);
-        CHECK(claim.find("disagrees, not the top token: 'S' comes next") != std::string::npos);
+        CHECK(attntrace::test::unwrapped(claim).find("disagrees, not the top token: 'S' comes next") != std::string::npos);
         const std::string details = lines_from(run.out, "claim next-10", "\n");  // up to the blank line after it
         const auto token = details.find("the top next token is 'S'");
         const auto printed = details.find("printed (2 dp): 0.04");

@@ -125,7 +125,7 @@ TEST_CASE("attntrace decode refuses a lesson it cannot decode in one line, and c
     CHECK(r.err.find("not causal") != std::string::npos);
     auto c = run_cli({"check", "002-causal-decode"});
     CHECK(c.status == 0);
-    CHECK(c.out.find("kv-cache decode     matches") != std::string::npos);
+    CHECK(c.out.find("kv-cache decode    matches") != std::string::npos);
     auto j = run_cli({"check", "002-causal-decode", "--format", "json"});
     REQUIRE(j.status == 0);
     auto doc = nlohmann::json::parse(j.out);

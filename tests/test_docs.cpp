@@ -82,7 +82,8 @@ TEST_CASE("the README's table of lessons gives each lesson's real verdict counts
         }
         auto r = attntrace::test::run_cli({"check", file});
         REQUIRE(r.status == 0);
-        auto summary = r.out.substr(r.out.rfind("lessons: "));
+        const std::string out = attntrace::test::unwrapped(r.out);  // the summary wrapped to 80 columns
+        auto summary = out.substr(out.rfind("lessons: "));
         std::string expected = std::to_string(cells[0]) + " agree, " + std::to_string(cells[1]) +
                                " agree only from the article's given values, " + std::to_string(cells[2]) +
                                " agree when rounded as printed, " + std::to_string(cells[3]) + " disagree, " +

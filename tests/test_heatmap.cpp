@@ -398,7 +398,8 @@ TEST_CASE("a pooled map of 3 heads of 700 x 700 is each block's max or mean on t
             const std::string map = attntrace::format_heatmap(t, {"head", "query", "key"}, {}, o);
             omp_set_num_threads(before);
             REQUIRE(map.substr(0, map.find("    legend:")) == expected);
-            CHECK(map.find("≤" + attntrace::legend_number(hi)) != std::string::npos);  // the scale up to the finite maximum
+            CHECK(map.find("≤" + attntrace::legend_number(hi, attntrace::Scale{lo, hi})) !=
+                  std::string::npos);  // the scale up to the finite maximum
         }
     }
 }

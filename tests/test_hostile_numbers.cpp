@@ -90,10 +90,16 @@ TEST_CASE("heatmap legends and cells near float32's limit are compact numbers, n
         const std::string legend = map.substr(map.find("legend:"));
         CHECK(legend.find("inf") == legend.find("-inf (masked)") + 1);  // the only inf: the masked cells' entry
         CHECK(!std::regex_search(map, std::regex("[0-9]{7}")));       // no 39-digit fixed-point number
-        CHECK(legend.find("3e+38") != std::string::npos);
+        // One format for the legend's bounds, one for the cells: scientific for all, 1 and 0 included.
+        CHECK(legend.find("3.0e+38") != std::string::npos);
+        CHECK(legend.find("cells in scientific notation") != std::string::npos);
+        CHECK(map.find("1e+00") != std::string::npos);
+        CHECK(map.find("0e+00") != std::string::npos);
+        CHECK(map.find("1.00") == std::string::npos);
         if (!colour) {
-            CHECK(legend.find("≤3e+38") != std::string::npos);
+            CHECK(legend.find("≤3.0e+38") != std::string::npos);
             CHECK(legend.find("<-1.8e+38") != std::string::npos);  // the first fifth of [-3e38, 3e38]
+            CHECK(legend.find("<6.0e+37") != std::string::npos);   // not "6e+37": every bound with 2 digits
             CHECK(map.find("█3e+38") != std::string::npos);        // a cell: six columns, as every other
         }
     }
@@ -103,6 +109,8 @@ TEST_CASE("heatmap legends and cells near float32's limit are compact numbers, n
     attntrace::HeatmapOptions opt;
     const std::string map = attntrace::format_heatmap(w, {"query", "key"}, {{"q"}, {"a", "b"}}, opt);
     CHECK(map.find("' ' <0.20  ░ <0.40  ▒ <0.60  ▓ <0.80  █ ≤1.00") != std::string::npos);
+    CHECK(map.find("cells to 2 decimals") != std::string::npos);
+    CHECK(map.find("e+") == std::string::npos);
 }
 
 TEST_CASE("tables and claims near float32's limit print in scientific notation, as numpy does past 1e8", "[hostile]") {

@@ -14,6 +14,7 @@
 #include "render/cost_check.hpp"
 #include "render/decode_text.hpp"
 #include "render/text.hpp"
+#include "render/wrap.hpp"
 #include "export/trace_export.hpp"
 
 namespace attntrace {
@@ -66,7 +67,7 @@ void add_check_command(CLI::App& app, CliContext& cli) {
                 for (const auto& r : c.cost_report.results)
                     if (!r.claim.answer) ++counts[static_cast<int>(r.verdict)];
                 if (opts->format == "json") out.push_back(cost_check_json(*c.cost, c.cost_report));
-                else render_cost_check(cli.out, *c.cost, c.cost_report);
+                else render_cost_check(cli.out, *c.cost, c.cost_report, terminal_style(cli.color, cli.host).width);
                 continue;
             }
             const auto& e = c.eval;
@@ -87,7 +88,7 @@ void add_check_command(CLI::App& app, CliContext& cli) {
                 out.push_back(std::move(entry));
             } else {
                 render_check(cli.out, e->lesson, e->exact, e->report, terminal_style(cli.color, cli.host));
-                render_decode_check(cli.out, c.decode);
+                render_decode_check(cli.out, c.decode, terminal_style(cli.color, cli.host).width);
             }
         }
         if (opts->format == "json") {
@@ -98,12 +99,15 @@ void add_check_command(CLI::App& app, CliContext& cli) {
             cli.out << dump_readable(doc);
         } else {
             auto n = [&](Verdict v) { return counts[static_cast<int>(v)]; };
-            cli.out << fmt::format("\n{} lessons: {} agree, {} agree only from the article's given values, {} agree "
-                                   "when rounded as printed, {} disagree, {} not checkable{}; {}\n",
-                                   checked.size(), n(Verdict::agrees), n(Verdict::agrees_from_given),
-                                   n(Verdict::agrees_when_rounded), n(Verdict::disagrees), n(Verdict::not_checkable),
-                                   given_note(all),
-                                   ok ? "every verdict as its lesson expects" : "SOME VERDICTS ARE NOT AS EXPECTED");
+            cli.out << "\n"
+                    << wrap_text(fmt::format("{} lessons: {} agree, {} agree only from the article's given values, {} "
+                                             "agree when rounded as printed, {} disagree, {} not checkable{}; {}",
+                                             checked.size(), n(Verdict::agrees), n(Verdict::agrees_from_given),
+                                             n(Verdict::agrees_when_rounded), n(Verdict::disagrees),
+                                             n(Verdict::not_checkable), given_note(all),
+                                             unbroken(ok ? "every verdict as its lesson expects"
+                                                         : "SOME VERDICTS ARE NOT AS EXPECTED")),
+                                 terminal_style(cli.color, cli.host).width, "", "    ");
         }
         cli.status = ok ? 0 : 1;
     });

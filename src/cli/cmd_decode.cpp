@@ -6,6 +6,7 @@
 #include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_flags.hpp"
+#include "cli/terminal.hpp"
 #include "core/error.hpp"
 #include "decode/generate.hpp"
 #include "model/hf_model.hpp"
@@ -49,7 +50,7 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
             HfModel m = load_model_option(opts->model);
             const Generation g = generate(m, *opts->generate, opts->model.top_k);
             if (opts->json) cli.out << dump_readable(generation_json(m, g));
-            else render_generation(cli.out, m, g);
+            else render_generation(cli.out, m, g, terminal_style(cli.color, cli.host).width);
             cli.status = 0;
             return;
         }
@@ -59,7 +60,7 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
             fail_file(e->lesson.file, "a lesson a KV cache can decode (causal self-attention from qkv to mix)",
                       "one where " + r.why_not);
         if (opts->json) cli.out << dump_readable(decode_json(e->lesson, r, true));
-        else render_decode(cli.out, e->lesson, r, opts->precision);
+        else render_decode(cli.out, e->lesson, r, opts->precision, terminal_style(cli.color, cli.host).width);
         cli.status = r.matches() ? 0 : 1;
     });
 }

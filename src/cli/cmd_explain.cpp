@@ -5,6 +5,7 @@
 #include "evaluate/evaluate.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/terminal.hpp"
 #include "core/printable.hpp"
 #include "render/explain.hpp"
 
@@ -72,7 +73,9 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
         // The explanation's labels and tokens are printable already (Cell::label);
         // the whole is escaped again, its own line breaks kept, for anything else.
         for (std::size_t i = 0; i < cells.size(); ++i)
-            cli.out << (i ? "\n" : "") << printable(explain_cell(e->lesson, trace, cells[i], o).text, true);
+            cli.out << (i ? "\n" : "")
+                    << printable(explain_cell(e->lesson, trace, cells[i], o, terminal_style(cli.color, cli.host).width).text,
+                                 true);
         cli.status = 0;
     });
 }

@@ -157,7 +157,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     SinkStream out(bounded);
     render_run(out, e->lesson, trace, e->report, view);
     if (model || e->lesson.config.arch.unembed)
-        render_model_end(out, e->lesson, model_end(e->lesson, trace, o.model.top_k));
+        render_model_end(out, e->lesson, model_end(e->lesson, trace, o.model.top_k), view.style.width);
     out.flush();
     return 0;
 }

@@ -89,7 +89,8 @@ void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait) {
     if (!r.model_type.empty())
         out << "\nEach stage summed over the blocks (row block: the whole stack), converting its weights from the\n"
                "checkpoint as a run does.";
-    out << "\nLeft: each stage inside the block (fresh buffers: page faults count); attn*: scores, scale, mask,\n"
+    out << "\nTimes in ms to 2 decimals, GFLOP/s to 1, GFLOP and BLAS/ours to 2 (every column one fixed format).\n"
+           "Left: each stage inside the block (fresh buffers: page faults count); attn*: scores, scale, mask,\n"
            "softmax and mix fused, streamed over key blocks. Right (first policy): the stage's matrix products\n"
            "alone on warm buffers, GFLOP/s of our kernels and of OpenBLAS; BLAS/ours is OpenBLAS's time over\n"
            "ours (1.00: as fast; above: faster than OpenBLAS).\n";

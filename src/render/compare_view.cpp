@@ -9,6 +9,7 @@
 #include "core/printable.hpp"
 #include "render/matrix.hpp"
 #include "render/text.hpp"
+#include "render/wrap.hpp"
 
 namespace attntrace {
 
@@ -26,22 +27,41 @@ std::string source_note(const StepChange& s) {
     return "";
 }
 
-// One line of the step list, after the name.
-std::string change_text(const StepChange& s) {
+// The step list's one format for its differences and one for its values.
+struct ListFormat {
+    ErrorFormat errors;
+    ValueFormat values;
+    explicit ListFormat(const Comparison& c) {
+        for (const auto& s : c.steps)
+            if (s.change == Change::changed) {
+                errors.add(s.diff.max_abs->abs);
+                errors.add(s.diff.max_rel->rel);
+                values.add(s.diff.max_abs->a);
+                values.add(s.diff.max_abs->b);
+            }
+    }
+};
+
+// One line of the step list, after the name: printable (its labels and notes come from the lesson).
+std::string change_text(const StepChange& s, const ListFormat& f) {
     switch (s.change) {
         case Change::unchanged: return "unchanged" + source_note(s);
         case Change::changed: {
             const DiffCell &m = *s.diff.max_abs, &q = *s.diff.max_rel;
-            return fmt::format("changed: {} of {} cells; max |Δ| {} at [{}] (A {}, B {}); max rel {} at [{}]{}",
-                               s.diff.beyond, s.diff.cells, error_text(m.abs, 4), cell_labels(*s.a, m.index),
-                               value_text(m.a), value_text(m.b), error_text(q.rel, 4), cell_labels(*s.a, q.index),
+            // Each part one word for the wrapping: "max |Δ| 0.2387 at [h0, the, ring]", "(A 0.6, B 0.3)".
+            return fmt::format("changed: {} of {} cells; {} {}; {}{}", s.diff.beyond, s.diff.cells,
+                               unbroken(fmt::format("max |Δ| {} at [{}]", f.errors(m.abs),
+                                                    printable(cell_labels(*s.a, m.index)))),
+                               unbroken(fmt::format("(A {}, B {})", f.values(m.a), f.values(m.b))),
+                               unbroken(fmt::format("max rel {} at [{}]", f.errors(q.rel),
+                                                    printable(cell_labels(*s.a, q.index)))),
                                source_note(s));
         }
         case Change::shape_changed:
             return fmt::format("shape changed: A {}, B {}", shape_str(s.a->shape), shape_str(s.b->shape));
         case Change::only_a: return "only in A";
         case Change::only_b: return "only in B";
-        case Change::not_computable: return s.note;
+        case Change::not_computable: return printable(s.note);
     }
     return "?";
 }
@@ -62,6 +82,9 @@ OrderedJson cell_json(const std::optional<DiffCell>& c, const Step& s) {
     return j;
 }
 
+// The room a step's line keeps beside the names' column; a narrower width continues it 6 columns in.
+constexpr std::size_t kLeastRoom = 24;
+
 const Change kOrder[] = {Change::unchanged,  Change::changed, Change::shape_changed,
                          Change::only_a,     Change::only_b,  Change::not_computable};
 
@@ -77,7 +100,8 @@ void render_values(std::ostream& out, const char* caption, const Step& s, const 
     table.precision = view.precision;
     table.full = view.full;
     table.width = view.style.width;
-    out << caption << "\n" << format_tensor(t, s.axes, s.labels, table);
+    out << wrap_text(std::string_view(caption).substr(2), view.style.width, "  ", "    ")  // caption: "  A [3x3]:"
+        << format_tensor(t, s.axes, s.labels, table);
     if (heat && view.heatmap && heatmapped(s)) {
         HeatmapOptions h;
         h.style = view.style;
@@ -96,17 +120,21 @@ void render_shown(std::ostream& out, const LessonPair& pair, const Comparison& c
     const Step& any = s.a ? *s.a : *s.b;
     std::string axes;
     for (std::size_t k = 0; k < any.axes.size(); ++k) axes += (k ? " x " : "") + any.axes[k];
-    out << fmt::format("\n── {} — {}  [{}: {}]{}\n", printable(s.name), any.def ? any.def->title : "", change_name(s.change),
-                       axes, chosen ? "" : "  (the first step that changed; --step NAME shows another)");
-    if (any.def) out << "    " << any.def->formula << "\n";
+    const std::size_t width = view.style.width;
+    out << "\n"
+        << wrap_text(fmt::format("── {} — {}  {}{}", printable(s.name), any.def ? any.def->title : "",
+                                 unbroken(fmt::format("[{}: {}]", change_name(s.change), axes)),
+                                 chosen ? "" : "  (the first step that changed; --step NAME shows another)"),
+                     width, "", "   ");
+    if (any.def) out << wrap_text(any.def->formula, width, "    ", "      ");
     const std::string a_caption = fmt::format("  A{}:", s.a ? " [" + shape_str(s.a->shape) + "]" : "");
     const std::string b_caption = fmt::format("  B{} ({}):", s.b ? " [" + shape_str(s.b->shape) + "]" : "", printable(pair.sets));
     const std::optional<StepValues> a = has_values(s.a) ? std::optional<StepValues>(c.values_a(s)) : std::nullopt;
     const std::optional<StepValues> b = has_values(s.b) ? std::optional<StepValues>(c.values_b(s)) : std::nullopt;
     if (a) render_values(out, a_caption.c_str(), *s.a, **a, view, true);
-    else out << a_caption << " " << (s.a ? printable(s.a->note) : "not recorded") << "\n";
+    else out << wrap_hanging(s.a ? printable(s.a->note) : "not recorded", width, a_caption + " ");
     if (b) render_values(out, b_caption.c_str(), *s.b, **b, view, true);
-    else out << b_caption << " " << (s.b ? printable(s.b->note) : "not recorded") << "\n";
+    else out << wrap_hanging(s.b ? printable(s.b->note) : "not recorded", width, b_caption + " ");
     if (a && b && (s.change == Change::changed || s.change == Change::unchanged))
         render_values(out, "  B - A (0 where equal; inf where one side is masked):", *s.a, delta(**a, **b), view, false);
 }
@@ -116,20 +144,31 @@ void render_shown(std::ostream& out, const LessonPair& pair, const Comparison& c
 void render_compare(std::ostream& out, const LessonPair& pair, const Comparison& c, std::optional<std::size_t> shown,
                     bool chosen, const CompareView& view) {
     // The lesson's text and the --set arguments, printable (core/printable.hpp).
-    out << fmt::format("attntrace compare · {} — {}\n", printable(pair.a.id), printable(pair.a.title));
-    out << fmt::format("A: {}\nB: {}\n", printable(pair.a.file), printable(pair.b_label));
+    const std::size_t width = view.style.width;
+    out << wrap_text(fmt::format("attntrace compare · {} — {}", printable(pair.a.id), printable(pair.a.title)), width, "",
+                     "    ");
+    out << wrap_hanging(printable(pair.a.file), width, "A: ") << wrap_hanging(printable(pair.b_label), width, "B: ");
     out << "\nsettings (A → B):\n";
     std::size_t w = 0;
     for (const auto& s : pair.settings) w = std::max(w, printable(s.path).size());
     for (const auto& s : pair.settings)
         out << fmt::format("  {:<{}}  {} → {}\n", printable(s.path), w, setting_value(s.before, "(not set: the default)"),
                            setting_value(s.after, "(removed: the default)"));
-    out << fmt::format("\nsteps in pipeline order (A records {}, B {}; unchanged means equal in every cell):\n",
-                       c.steps.size() - c.count(Change::only_b), c.steps.size() - c.count(Change::only_a));
+    const ListFormat format(c);
+    out << "\n"
+        << wrap_text(fmt::format("steps in pipeline order (A records {}, B {}; unchanged means equal in every cell):",
+                                 c.steps.size() - c.count(Change::only_b), c.steps.size() - c.count(Change::only_a)),
+                     width, "", "  ");
     w = 0;
     for (const auto& s : c.steps) w = std::max(w, printable(s.name).size());
-    for (const auto& s : c.steps) out << fmt::format("  {:<{}}  {}\n", printable(s.name), w, printable(change_text(s)));
-    out << "\n" << counts_text(c) << "\n";
+    for (const auto& s : c.steps)
+        out << wrap_text(change_text(s, format), width, fmt::format("  {:<{}}  ", printable(s.name), w),
+                         std::string(width && w + 4 + kLeastRoom > width ? 6 : w + 4, ' '));
+    if (c.count(Change::changed))  // the list's legend: its numbers' formats
+        out << wrap_text(
+            fmt::format("(max |Δ| and max rel {}; A and B {})", format.errors.caption(), format.values.caption()), width,
+            "", " ");
+    out << "\n" << wrap_text(counts_text(c), width, "", "    ");
     if (shown) render_shown(out, pair, c, c.steps[*shown], chosen, view);
     else out << "\nno step changed: B computes every step of A, equal in every cell\n";
 }

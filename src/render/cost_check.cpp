@@ -6,6 +6,7 @@
 
 #include "core/printable.hpp"
 #include "render/text.hpp"
+#include "render/wrap.hpp"
 
 namespace attntrace {
 
@@ -20,30 +21,37 @@ std::string amount(double v, const CostClaim& c, int extra) {
 
 }  // namespace
 
-void render_cost_check(std::ostream& out, const CostLesson& lesson, const CostCheckReport& report) {
+void render_cost_check(std::ostream& out, const CostLesson& lesson, const CostCheckReport& report, std::size_t width) {
     std::size_t answers = 0;
     for (const auto& r : report.results) answers += r.claim.answer;
     out << fmt::format("{}  ({} claims{}, cost)\n", printable(lesson.id), report.results.size() - answers,
                        answers ? fmt::format(", {} answers", answers) : "");
     for (const auto& r : report.results) {
         const CostClaim& c = r.claim;
-        std::string what = fmt::format("{} ({})", cost_quantity_name(c.quantity), describe_spec(c.spec));
-        if (c.over) what = fmt::format("{} / the same with {}", what, describe_spec(*c.over));
+        std::string what = fmt::format("{} ({})", cost_quantity_name(c.quantity), unbroken_items(describe_spec(c.spec)));
+        if (c.over) what = fmt::format("{} / the same with {}", what, unbroken_items(describe_spec(*c.over)));
         if (c.answer) {
-            out << fmt::format("  = {:<18} {:<20} {} = {}\n", printable(c.id), "answer", what, amount(r.exact, c, 2));
+            out << check_row(fmt::format("  = {:<18} {:<20} ", printable(c.id), "answer"),
+                             fmt::format("{} = {}", what, unbroken(amount(r.exact, c, 2))), width);
             continue;
         }
-        out << fmt::format("  {} {:<18} {:<20} {}{}\n", verdict_mark(r.verdict), printable(c.id), verdict_name(r.verdict), what,
-                           r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
+        out << check_row(
+            fmt::format("  {} {:<18} {:<20} ", verdict_mark(r.verdict), printable(c.id), verdict_name(r.verdict)),
+            what + (r.as_expected() ? "" : unexpected_text(c.expect)), width);
         if (r.verdict == Verdict::agrees) continue;
-        out << fmt::format("      printed {}\n", amount(c.value, c, 0));
+        // Each amount with its unit one word for the wrapping.
+        out << wrap_hanging(unbroken(amount(c.value, c, 0)), width, "      printed ");
         if (r.verdict == Verdict::agrees_when_rounded)
-            out << fmt::format("      exact   {}; with the article's rounded intermediate {}\n", amount(r.exact, c, 2),
-                               amount(*r.document, c, 2));
+            out << wrap_hanging(fmt::format("{}; with the article's rounded intermediate {}", unbroken(amount(r.exact, c, 2)),
+                                            unbroken(amount(*r.document, c, 2))),
+                                width, "      exact   ");
         else
-            out << fmt::format("      right   {}  (|Δ| {:.3g}{})\n", amount(r.exact, c, 2), std::fabs(r.exact - c.value),
-                               r.document ? fmt::format("; with the rounded intermediate {}", amount(*r.document, c, 2))
-                                          : "");
+            out << wrap_hanging(fmt::format("{}  ({}{})", unbroken(amount(r.exact, c, 2)),
+                                            unbroken(fmt::format("|Δ| {:.3g}", std::fabs(r.exact - c.value))),
+                                            r.document ? fmt::format("; with the rounded intermediate {}",
+                                                                     unbroken(amount(*r.document, c, 2)))
+                                                       : ""),
+                                width, "      right   ");
     }
 }
 

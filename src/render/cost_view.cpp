@@ -68,19 +68,27 @@ void render_cost(std::ostream& out, const CostReport& r) {
                        s.d_ff ? fmt::format(" · d_ff {} ({})", s.d_ff, activation_name(s.activation)) : "",
                        s.layers, s.batch, dt, window_text(s),
                        s.window_size ? fmt::format(", w = {}", s.window_size) : "");
-    out << "one layer, one sequence\n";
+    // The FLOPs in one format: whole numbers (grouped, as the elements) while every one is below 1e8, else
+    // every one in scientific notation.
+    constexpr double kFlopsFixedBelow = 1e8;
+    bool flops_scientific = false;
+    for (const auto& row : r.rows) flops_scientific = flops_scientific || row.flops >= kFlopsFixedBelow;
+    auto flops_text = [&](double f) { return flops_scientific ? fmt::format("{:.2e}", f) : grouped(f); };
+    out << fmt::format("one layer, one sequence (FLOPs {})\n",
+                       flops_scientific ? "in scientific notation, 3 significant digits" : "exact");
     // Columns as wide as their widest entry, in display columns (Kᵀ, ⊙ and √ are one each, several bytes).
-    std::size_t step_w = 4, shape_w = 5, elements_w = 8;
+    std::size_t step_w = 4, shape_w = 5, elements_w = 8, flops_w = 10;
     for (const auto& row : r.rows) {
         step_w = std::max(step_w, columns(row.step));
         shape_w = std::max(shape_w, columns(row.shape));
         elements_w = std::max(elements_w, grouped(row.elements).size());
+        flops_w = std::max(flops_w, flops_text(row.flops).size());
     }
     out << "  " << left(std::string("step"), step_w) << " " << left(std::string("shape"), shape_w) << " "
-        << fmt::format("{:>{}} {:>10}\n", "elements", elements_w, "FLOPs");
+        << fmt::format("{:>{}} {:>{}}\n", "elements", elements_w, "FLOPs", flops_w);
     for (const auto& row : r.rows)
         out << "  " << left(row.step, step_w) << " " << left(row.shape, shape_w) << " "
-            << fmt::format("{:>{}} {:>10.3g}\n", grouped(row.elements), elements_w, row.flops);
+            << fmt::format("{:>{}} {:>{}}\n", grouped(row.elements), elements_w, flops_text(row.flops), flops_w);
     const double full_bytes = r.scores_per_matrix * double(dtype_bytes(s.dtype));
     out << fmt::format("\nattention matrix, one head, one layer: {} x {} = {} entries ({:.3g}); {} at {}\n", s.tokens,
                        s.tokens, grouped(r.scores_per_matrix), r.scores_per_matrix, both_units(full_bytes), dt);

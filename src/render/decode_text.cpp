@@ -3,16 +3,21 @@
 #include <fmt/format.h>
 
 #include "core/printable.hpp"
+#include "render/matrix.hpp"
+#include "render/text.hpp"
+#include "render/wrap.hpp"
 
 namespace attntrace {
 
 namespace {
 
-// One head's row: "[0.1234, -0.5678]".
-std::string row(const float* x, std::size_t n, int precision) {
-    std::string out = "[";
+// One head's row, after its label ("      k ["): "0.1234, -0.5678]" and what
+// follows, wrapped at the numbers under the first one.
+std::string row(std::string_view label, const float* x, std::size_t n, int precision, std::size_t width,
+                std::string_view after = "") {
+    std::string out;
     for (std::size_t i = 0; i < n; ++i) out += fmt::format("{}{:.{}f}", i ? ", " : "", x[i], precision);
-    return out + "]";
+    return wrap_hanging(out + "]" + std::string(after), width, label);
 }
 
 std::string verdict_line(const DecodeReport& r) {
@@ -23,54 +28,70 @@ std::string verdict_line(const DecodeReport& r) {
 
 }  // namespace
 
-void render_decode(std::ostream& out, const Lesson& lesson, const DecodeReport& r, int precision) {
+void render_decode(std::ostream& out, const Lesson& lesson, const DecodeReport& r, int precision, std::size_t width) {
     // The lesson's id and tokens, printable (core/printable.hpp).
-    out << fmt::format("attntrace · {} — decoding with a KV cache, one token at a time\n", printable(lesson.id));
+    out << wrap_text(fmt::format("attntrace · {} — decoding with a KV cache, one token at a time", printable(lesson.id)),
+                     width, "", "    ");
     if (!r.applicable) {
-        out << "not applicable: " << printable(r.why_not) << "\n";
+        out << wrap_hanging(printable(r.why_not), width, "not applicable: ");
         return;
     }
-    out << "Each step projects the new token alone, appends its k and v to the cache, and attends from its query "
-           "over the cache. Nothing is masked: the cache holds only the past.\n";
+    out << wrap_text("Each step projects the new token alone, appends its k and v to the cache, and attends from its "
+                     "query over the cache. Nothing is masked: the cache holds only the past.",
+                     width, "", "");
     for (const DecodeStep& s : r.steps) {
         // hv: the value heads' width (config.d_v; = hs unless the lesson sets it)
         const std::size_t NH = s.q.shape[0], hs = s.q.shape[1], hv = s.v.shape[1], KVH = s.k.shape[0], n = s.t + 1;
-        out << (hv == hs ? fmt::format("\nt = {} \"{}\"  cache: {} token{} (K and V: {} x {} x {} each)\n", s.t,
-                                       printable(s.token), n, n == 1 ? "" : "s", n, KVH, hs)
-                         : fmt::format("\nt = {} \"{}\"  cache: {} token{} (K: {} x {} x {}, V: {} x {} x {})\n", s.t,
-                                       printable(s.token), n, n == 1 ? "" : "s", n, KVH, hs, n, KVH, hv));
+        out << "\n"
+            << wrap_text(hv == hs ? fmt::format("t = {} \"{}\"  cache: {} token{} (K and V: {} x {} x {} each)", s.t,
+                                                printable(s.token), n, n == 1 ? "" : "s", n, KVH, hs)
+                                  : fmt::format("t = {} \"{}\"  cache: {} token{} (K: {} x {} x {}, V: {} x {} x {})", s.t,
+                                                printable(s.token), n, n == 1 ? "" : "s", n, KVH, hs, n, KVH, hv),
+                         width, "", "    ");
         for (std::size_t h = 0; h < NH; ++h) {
             const std::size_t g = h / (NH / KVH);
-            out << fmt::format("  h{}  q {}\n", h, row(s.q.ptr() + h * hs, hs, precision));
+            out << row(fmt::format("  h{}  q [", h), s.q.ptr() + h * hs, hs, precision, width);
             if (h % (NH / KVH) == 0) {
-                out << fmt::format("      k {}  (appended to K cache head {})\n", row(s.k.ptr() + g * hs, hs, precision), g);
-                out << fmt::format("      v {}\n", row(s.v.ptr() + g * hv, hv, precision));
+                out << row("      k [", s.k.ptr() + g * hs, hs, precision, width,
+                           fmt::format("  (appended to K cache head {})", g));
+                out << row("      v [", s.v.ptr() + g * hv, hv, precision, width);
             }
-            std::string weights;
+            std::string weights;  // each key's token and weight one word for the wrapping
             for (std::size_t j = 0; j < n; ++j)
-                weights += fmt::format("{}{} {:.{}f}", j ? "  " : "", printable(lesson.tokens[j]), s.pattern.data[h * n + j], precision);
-            out << fmt::format("      weights  {}\n", weights);
-            out << fmt::format("      z {}\n", row(s.z.ptr() + h * hv, hv, precision));
+                weights += (j ? "  " : "") + unbroken(fmt::format("{} {:.{}f}", printable(lesson.tokens[j]),
+                                                                  s.pattern.data[h * n + j], precision));
+            out << wrap_hanging(weights, width, "      weights  ");
+            out << row("      z [", s.z.ptr() + h * hv, hv, precision, width);
         }
-        out << fmt::format("  vs row \"{}\" of the causal run: max |Δ| k,v {:.2g}  weights {:.2g}  z {:.2g}  other rows {:.2g}{}\n",
-                           printable(s.token), s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows,
-                           s.future_weight == 0 ? "" : fmt::format("  WEIGHT {:.3g} ON A LATER TOKEN", s.future_weight));
+        out << wrap_text(fmt::format("vs row \"{}\" of the causal run: {}  {}  {}  {}{}", printable(s.token),
+                                     unbroken(fmt::format("max |Δ| k,v {:.2g}", s.dev_k)),
+                                     unbroken(fmt::format("weights {:.2g}", s.dev_pattern)),
+                                     unbroken(fmt::format("z {:.2g}", s.dev_z)),
+                                     unbroken(fmt::format("other rows {:.2g}", s.dev_rows)),
+                                     s.future_weight == 0
+                                         ? ""
+                                         : fmt::format("  WEIGHT {:.3g} ON A LATER TOKEN", s.future_weight)),
+                         width, "  ", "    ");
     }
-    out << fmt::format("\n{}: {}.\n", r.matches() ? "matches" : "DOES NOT MATCH", verdict_line(r));
+    out << "\n"
+        << wrap_text(fmt::format("{}: {}.", r.matches() ? "matches" : "DOES NOT MATCH", verdict_line(r)), width, "", "");
     if (r.attentions > 1)
-        out << fmt::format("The rows shown are block 0's self-attention; every attention of the model ({} in all, one "
-                           "cache each) and every row after it were decoded and compared the same way.\n",
-                           r.attentions);
-    out << fmt::format("The caches end with {} floats (T x KVH x (hs + hv) per self-attention; a cross-attention's hold the "
-                       "memory's, projected once): each step reuses the past keys and values instead of projecting "
-                       "every token again.\n",
-                       r.cache_floats);
+        out << wrap_text(fmt::format("The rows shown are block 0's self-attention; every attention of the model ({} in all, "
+                                     "one cache each) and every row after it were decoded and compared the same way.",
+                                     r.attentions),
+                         width, "", "");
+    out << wrap_text(fmt::format("The caches end with {} floats (T x KVH x (hs + hv) per self-attention; a "
+                                 "cross-attention's hold the memory's, projected once): each step reuses the past keys "
+                                 "and values instead of projecting every token again.",
+                                 r.cache_floats),
+                     width, "", "");
 }
 
-void render_decode_check(std::ostream& out, const DecodeReport& r) {
+void render_decode_check(std::ostream& out, const DecodeReport& r, std::size_t width) {
     if (!r.applicable) return;
-    out << fmt::format("  {} kv-cache decode     {:<20} {}\n", r.matches() ? "✓" : "✗",
-                       r.matches() ? "matches" : "DOES NOT MATCH", verdict_line(r));
+    out << check_row(fmt::format("  {} {:<18} {:<20} ", r.matches() ? "✓" : "✗", "kv-cache decode",  // the claims' columns
+                                 r.matches() ? "matches" : "DOES NOT MATCH"),
+                     verdict_line(r), width);
 }
 
 OrderedJson decode_json(const Lesson& lesson, const DecodeReport& r, bool with_values) {

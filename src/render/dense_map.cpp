@@ -221,23 +221,24 @@ std::string dense_heads(const std::vector<PooledMap>& heads, std::size_t rows, c
 
 std::string dense_legend(const Scale& s, const HeatmapOptions& opt, std::size_t pool) {
     const std::string pad = opt.indent + "        ";
-    std::string scale_text;
+    std::vector<std::string> items;  // each a mark and what it stands for, wrapped between items
     if (opt.mask) {
-        scale_text = opt.style.color ? scale_escape(1.0, true, opt.style) + "  \x1b[0m visible"
-                                     : std::string(kShades[4]) + " visible";
+        items.push_back(opt.style.color ? scale_escape(1.0, true, opt.style) + "  \x1b[0m visible"
+                                        : std::string(kShades[4]) + " visible");
     } else if (opt.style.color) {
-        scale_text = legend_number(s.lo) + " ";
-        for (int i = 0; i <= 10; ++i) scale_text += scale_escape(i / 10.0, true, opt.style) + " ";
-        scale_text += "\x1b[0m " + legend_number(s.hi);
+        std::string bar = legend_number(s.lo, s) + " ";
+        for (int i = 0; i <= 10; ++i) bar += scale_escape(i / 10.0, true, opt.style) + " ";
+        items.push_back(bar + "\x1b[0m " + legend_number(s.hi, s));
     } else {
         const double lo = s.lo, span = static_cast<double>(s.hi) - lo;
         for (std::size_t i = 0; i < kShades.size(); ++i)
-            scale_text += fmt::format("{}{}{}{}", i ? "  " : "", i ? kShades[i] : "' '", i + 1 < kShades.size() ? " <" : " ≤",
-                                      legend_number(lo + span * static_cast<double>(i + 1) / 5.0));
+            items.push_back(fmt::format("{}{}{}", i ? kShades[i] : "' '", i + 1 < kShades.size() ? " <" : " ≤",
+                                        legend_number(lo + span * static_cast<double>(i + 1) / 5.0, s)));
     }
-    const std::string masked = opt.style.color ? colour_escape(kMaskedGrey, true, opt.style) + "  \x1b[0m masked"
-                                               : std::string(kMaskedDot) + " masked";
-    std::string out = opt.indent + "legend:  " + scale_text + "  " + masked + "\n";
+    items.push_back(opt.style.color ? colour_escape(kMaskedGrey, true, opt.style) + "  \x1b[0m masked"
+                                    : std::string(kMaskedDot) + " masked");
+    const std::string first = opt.indent + "legend:  ";
+    std::string out = wrap_items(items, "  ", opt.style.width, first, std::string(display_width(first), ' '));
     std::string layout;
     if (pool > 1)
         layout = fmt::format("pooled to the width: each character the {} of {} x {} cells{}", opt.pool == Pooling::max ? "max" : "mean",

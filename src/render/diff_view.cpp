@@ -77,16 +77,25 @@ std::string conclusion(const DiffReport& r) {
 void render_diff(std::ostream& out, const DiffReport& r) {
     std::vector<std::vector<std::string>> rows{
         {"step", "shape", "max |a-b|", "at", "a", "b", "max rel", "at", "verdict"}};
+    // One format for the table's differences, one for its values.
+    ErrorFormat errors;
+    ValueFormat values;
+    for (const auto& s : r.steps)
+        if (s.max_abs) {
+            errors.add(s.max_abs->abs);
+            errors.add(s.max_rel->rel);
+            if (s.max_abs->abs > 0) values.add(s.max_abs->a), values.add(s.max_abs->b);
+        }
     for (const auto& s : r.steps) {
         std::vector<std::string> row{s.name, shape_text(s), "", "", "", "", "", "", verdict_text(s)};
         if (s.max_abs) {
             const DiffCell &m = *s.max_abs, &q = *s.max_rel;
-            row[2] = error_text(m.abs, 3);
-            row[6] = error_text(q.rel, 3);
+            row[2] = errors(m.abs);
+            row[6] = errors(q.rel);
             if (m.abs > 0) {  // where all cells are equal, "where" would say nothing
                 row[3] = index_text(m.index);
-                row[4] = value_text(m.a);
-                row[5] = value_text(m.b);
+                row[4] = values(m.a);
+                row[5] = values(m.b);
             }
             if (q.rel > 0) row[7] = index_text(q.index);
         }
@@ -99,8 +108,8 @@ void render_diff(std::ostream& out, const DiffReport& r) {
     for (const auto& row : rows)
         for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
     out << fmt::format("A (reference): {}\nB:             {}\n", printable(r.file_a), printable(r.file_b));
-    out << fmt::format("a cell of B diverges when |a - b| > atol + rtol·|a|, atol = {}, rtol = {}\n\n", r.atol,
-                       r.rtol);
+    out << fmt::format("a cell of B diverges when |a - b| > atol + rtol·|a|, atol = {}, rtol = {}\n", r.atol, r.rtol);
+    out << fmt::format("max |a-b| and max rel {}; a and b {}\n\n", errors.caption(), values.caption());
     for (const auto& row : rows) {
         std::string line;
         for (std::size_t c = 0; c + 1 < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);

@@ -11,6 +11,7 @@
 #include "core/printable.hpp"
 #include "pipeline/operation.hpp"
 #include "render/matrix.hpp"
+#include "render/wrap.hpp"
 #include "trace/policy.hpp"
 #include "trace/step_lookup.hpp"
 
@@ -95,14 +96,29 @@ CellRef parse_cell(const Trace& trace, std::string_view text) {
     return cell;
 }
 
-Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt) {
+namespace {
+Explanation explained(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt);
+}  // namespace
+
+Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt,
+                         std::size_t width) {
+    // A line too wide continues 4 columns past its own indentation: under the sum it extends, not beside it.
+    constexpr std::size_t kContinuationIndent = 4;
+    Explanation e = explained(lesson, trace, cell, opt);
+    e.text = wrap_lines(e.text, width, kContinuationIndent);
+    return e;
+}
+
+namespace {
+
+Explanation explained(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt) {
     const Step* found = trace.find(cell.step);
     if (!found) throw std::logic_error("attntrace: explain_cell: the trace has no step " + cell.step);
     const Step& s = *found;
     // A batch: sequences never see each other, so the cell is explained within
     // its sequence, from that sequence's own trace, tokens and padding mask.
     if (const auto seq = sequence_cell(lesson, trace, s, cell.at)) {
-        Explanation e = explain_cell(seq->lesson, seq->trace, CellRef{s.name, seq->at}, opt);
+        Explanation e = explained(seq->lesson, seq->trace, CellRef{s.name, seq->at}, opt);
         std::string tokens;
         for (const auto& t : seq->lesson.tokens) (tokens += tokens.empty() ? "" : " ") += printable(t);
         e.text = fmt::format("sequence b{} of the batch: {}\n", seq->b, tokens) + e.text;
@@ -114,7 +130,8 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
         where += fmt::format("{}{} {}", k ? ", " : "", s.axes[k], Cell::label(s, k, cell.at[k]));
     std::string idx;
     for (std::size_t k = 0; k < cell.at.size(); ++k) idx += fmt::format("{}{}", k ? "," : "", Cell::label(s, k, cell.at[k]));
-    c.out = fmt::format("{}[{}] — {}   ({})\n", s.name, idx, s.def ? s.def->title : "", where);
+    // What the cell is one word for the wrapping (wrap_lines): on the next line whole when the line is full.
+    c.out = fmt::format("{}[{}] — {}   {}\n", s.name, idx, s.def ? s.def->title : "", unbroken(fmt::format("({})", where)));
     if (s.def) c.line("{}", formula_of(s));
     Explanation e;
     if (s.source == StepSource::not_computable) {
@@ -145,5 +162,7 @@ Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef
     e.text = c.out;
     return e;
 }
+
+}  // namespace
 
 }  // namespace attntrace

@@ -40,7 +40,9 @@ struct Explanation {
 };
 
 // Explains `cell` of `trace` (the trace it was parsed from, or one with the
-// same steps); logic_error when the trace has no such step.
-Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt);
+// same steps); logic_error when the trace has no such step. Lines wider than
+// `width` display columns are wrapped at spaces (0: none is).
+Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt,
+                         std::size_t width = 0);
 
 }  // namespace attntrace

@@ -4,34 +4,60 @@
 
 #include "core/printable.hpp"
 #include "render/model_view.hpp"
+#include "render/wrap.hpp"
 
 namespace attntrace {
 
-void render_generation(std::ostream& out, const HfModel& m, const Generation& g) {
-    out << fmt::format("attntrace · {} — {} tokens generated greedily with the KV cache after a prompt of {}\n",
-                       printable(m.dir), g.tokens.size(), g.prompt.size());
-    out << "Each token is the argmax of the last position's logits; it is then run through every block as one new "
-           "row, its keys and values appended to the caches.\n";
+namespace {
+
+// Decoded text, its own line breaks kept: its first line after `label`,
+// each line wrapped to the width.
+std::string text_lines(const std::string& text, std::size_t width, std::string_view label) {
+    std::string out;
+    for (std::size_t start = 0;;) {
+        const std::size_t end = text.find('\n', start);
+        const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        out += start == 0 ? wrap_hanging(line, width, label) : wrap_text(line, width, "", "");
+        if (end == std::string::npos) return out;
+        start = end + 1;
+    }
+}
+
+}  // namespace
+
+void render_generation(std::ostream& out, const HfModel& m, const Generation& g, std::size_t width) {
+    out << wrap_text(fmt::format("attntrace · {} — {} tokens generated greedily with the KV cache after a prompt of {}",
+                                 printable(m.dir), g.tokens.size(), g.prompt.size()),
+                     width, "", "    ");
+    out << wrap_text("Each token is the argmax of the last position's logits; it is then run through every block as one "
+                     "new row, its keys and values appended to the caches.",
+                     width, "", "");
     for (const GeneratedToken& t : g.tokens) {
-        out << fmt::format("\nt = {}  '{}'  id {}  logit {:.4f}  p {:.4f}\n", t.t, printable(m.label(t.chosen.id)),
-                           t.chosen.id, t.chosen.logit, t.chosen.probability);
+        out << "\n"
+            << wrap_text(fmt::format("t = {}  '{}'  {}  {}  {}", t.t, printable(m.label(t.chosen.id)),
+                                     unbroken(fmt::format("id {}", t.chosen.id)),
+                                     unbroken(fmt::format("logit {:.4f}", t.chosen.logit)),
+                                     unbroken(fmt::format("p {:.4f}", t.chosen.probability))),
+                         width, "", "    ");
         render_top_tokens(out, m.lesson, t.top);
         // Its window: the token run as one new row; block 0's weights from its query over the cache.
         const DecodeStep& w = t.window;
         if (w.pattern.size() == 0) continue;
         const std::size_t NH = w.pattern.shape[0], n = w.pattern.shape[1];
-        out << fmt::format("    then run as one row against the caches ({} tokens); block 0's weights from it:\n", n);
+        out << wrap_text(fmt::format("then run as one row against the caches ({} tokens); block 0's weights from it:", n),
+                         width, "    ", "      ");
         for (std::size_t h = 0; h < NH; ++h) {
-            std::string weights;
+            std::string weights;  // each key's token and weight one word for the wrapping
             for (std::size_t j = 0; j < n; ++j)
-                weights += fmt::format("{}{} {:.4f}", j ? "  " : "", printable(m.label(g.ids_at(j))), w.pattern.data[h * n + j]);
-            out << fmt::format("      h{}  {}\n", h, weights);
+                weights += (j ? "  " : "") +
+                           unbroken(fmt::format("{} {:.4f}", printable(m.label(g.ids_at(j))), w.pattern.data[h * n + j]));
+            out << wrap_hanging(weights, width, fmt::format("      h{}  ", h));
         }
     }
-    out << "\ntext: " << printable(g.text) << "\n";
+    out << "\n" << wrap_hanging(printable(g.text), width, "text: ");
     if (!g.decoded.empty() || !g.continuation.empty()) {
-        out << "decoded: " << printable(g.decoded, true) << "\n";
-        out << "continuation: " << printable(g.continuation, true) << "\n";
+        out << text_lines(printable(g.decoded, true), width, "decoded: ");
+        out << text_lines(printable(g.continuation, true), width, "continuation: ");
     }
 }
 

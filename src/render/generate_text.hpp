@@ -3,6 +3,7 @@
 // the same as JSON (format attntrace-generate, docs/decode.md).
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 
 #include "decode/generate.hpp"
@@ -10,7 +11,8 @@
 
 namespace attntrace {
 
-void render_generation(std::ostream& out, const HfModel& m, const Generation& g);
+// Wrapped to `width` display columns (0: not wrapped).
+void render_generation(std::ostream& out, const HfModel& m, const Generation& g, std::size_t width = 0);
 OrderedJson generation_json(const HfModel& m, const Generation& g);
 
 }  // namespace attntrace

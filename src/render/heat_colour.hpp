@@ -48,9 +48,12 @@ struct Scale {
     double norm(float x) const { return hi > lo ? (static_cast<double>(x) - lo) / (static_cast<double>(hi) - lo) : 1.0; }
 };
 
-// A legend's bound: as a cell shows it ("0.20"), or, beyond what fixed
-// decimals print in a few characters, with 3 significant digits ("3.4e+38").
-std::string legend_number(double x);
+// A legend's bound x, written as every bound of scale s: two decimals
+// ("0.20"), or, when the scale reaches beyond what fixed decimals print in a
+// few characters (1e5), all in scientific notation with 2 significant digits
+// ("3.4e+38", "1.0e+00"): one format for the legend.
+std::string legend_number(double x, const Scale& s);
+bool legend_scientific(const Scale& s);
 
 // Whether cell (r, c) of a (rows, cols) map is masked: its value -inf, a
 // mask's 0 when the mask multiplies the weights, or blocked by opt.blocked.

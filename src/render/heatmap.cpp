@@ -37,15 +37,17 @@ std::string on_colour(const std::string& text, double v, const TermStyle& style)
     return scale_escape(v, true, style) + (bright ? "\x1b[30m" : "\x1b[97m") + text + "\x1b[0m";
 }
 
-std::string cell(float x, std::size_t r, std::size_t c, const Scale& s, const HeatmapOptions& opt) {
+// `compact`: every number of the map in scientific notation (one reaches kCompactFrom).
+std::string cell(float x, std::size_t r, std::size_t c, const Scale& s, const HeatmapOptions& opt, bool compact) {
     const bool color = opt.style.color;
     const std::size_t w = cell_width(opt.mask);
     if (masked_cell(x, r, c, opt))
         return fmt::format("{}{:>{}}{}", color ? "\x1b[2m" : "", kBlocked, w, color ? "\x1b[0m" : "");
     if (opt.mask)  // a visible cell (M = 0): the top of the scale
         return color ? on_colour(std::string(w, ' '), 1.0, opt.style) : std::string(w - 1, ' ') + kShades[4];
-    // Fixed decimals, as the tables; a value too large for them in a cell ("3e+38") fits its six columns.
-    std::string num = std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.0e}", x);
+    // Fixed decimals, as the tables; when a value is too large for them in a cell, every cell in scientific
+    // notation ("3e+38", "1e+00"): six columns, one format for the map.
+    std::string num = compact ? fmt::format("{:.0e}", x) : fmt::format("{:.2f}", x);
     if (num == "-0.00") num = "0.00";
     const double v = opt.mask ? 1.0 : s.norm(x);
     if (color) {
@@ -57,25 +59,26 @@ std::string cell(float x, std::size_t r, std::size_t c, const Scale& s, const He
     return std::string(kShades[bin]) + std::string(n < kCellW ? kCellW - n : 0, ' ') + num;
 }
 
-// The legend's items, wrapped to the width.
-std::string legend(const Scale& s, const HeatmapOptions& opt) {
+// The legend's items, wrapped to the width; the last says how the cells write their numbers.
+std::string legend(const Scale& s, const HeatmapOptions& opt, bool compact) {
     const bool color = opt.style.color;
     std::vector<std::string> items;
     if (opt.mask) {
         items.push_back((color ? on_colour("  ", 1.0, opt.style) : std::string(kShades[4])) +
                         (opt.keep_mask ? " 1 (visible)" : " 0 (visible)"));
     } else if (color) {
-        std::string bar = legend_number(s.lo) + " ";
+        std::string bar = legend_number(s.lo, s) + " ";
         for (int i = 0; i <= 10; ++i) bar += on_colour(" ", i / 10.0, opt.style);
-        items.push_back(bar + " " + legend_number(s.hi));
+        items.push_back(bar + " " + legend_number(s.hi, s));
     } else {
         // In double: hi - lo of two floats near their limit (3e38 - -3e38) is no float.
         const double lo = s.lo, span = static_cast<double>(s.hi) - lo;
         for (std::size_t i = 0; i < kShades.size(); ++i)
             items.push_back(fmt::format("{}{}{}", i ? kShades[i] : "' '", i + 1 < kShades.size() ? " <" : " ≤",
-                                        legend_number(lo + span * static_cast<double>(i + 1) / 5.0)));
+                                        legend_number(lo + span * static_cast<double>(i + 1) / 5.0, s)));
     }
     items.push_back(std::string(kBlocked) + (opt.mask && opt.keep_mask ? " 0 (masked: weight zeroed)" : " -inf (masked)"));
+    if (!opt.mask) items.push_back(compact ? "cells in scientific notation, 1 significant digit" : "cells to 2 decimals");
     std::string out = opt.indent + "legend:", line = out;
     for (const auto& item : items) {
         const std::size_t w = display_width(line) + 2 + display_width(item);
@@ -90,7 +93,8 @@ std::string legend(const Scale& s, const HeatmapOptions& opt) {
 }
 
 std::string one_map(StepRows& v, std::size_t offset, std::size_t rows, std::size_t cols, const std::vector<std::string>* rl,
-                    const std::vector<std::string>* cl, const Scale& sc, const HeatmapOptions& opt, bool summarize) {
+                    const std::vector<std::string>* cl, const Scale& sc, const HeatmapOptions& opt, bool summarize,
+                    bool compact) {
     // Labels are the lesson's tokens: printable, so that they cannot move the cursor or break a row.
     auto lab = [](const std::vector<std::string>* l, std::size_t i) {
         return l && i < l->size() ? printable((*l)[i]) : std::string();
@@ -127,7 +131,7 @@ std::string one_map(StepRows& v, std::size_t offset, std::size_t rows, std::size
         const float* row = v.span(offset + r * cols, cols);
         for (auto c : cix) {
             out += ' ';
-            out += c == kGap ? std::string("...") : cell(row[c], r, c, sc, opt);
+            out += c == kGap ? std::string("...") : cell(row[c], r, c, sc, opt, compact);
         }
         out += "\n";
     }
@@ -136,8 +140,12 @@ std::string one_map(StepRows& v, std::size_t offset, std::size_t rows, std::size
 
 }  // namespace
 
-std::string legend_number(double x) {
-    return std::fabs(x) < kCompactFrom ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
+bool legend_scientific(const Scale& s) { return std::max(std::fabs(double(s.lo)), std::fabs(double(s.hi))) >= kCompactFrom; }
+
+std::string legend_number(double x, const Scale& s) {
+    if (legend_scientific(s)) return fmt::format("{:.1e}", x);
+    const std::string out = fmt::format("{:.2f}", x);
+    return out == "-0.00" ? "0.00" : out;
 }
 
 bool draws_dense(std::size_t cols, std::size_t label_w, const HeatmapOptions& opt) {
@@ -244,8 +252,17 @@ std::string format_heatmap(StepRows& t, const std::vector<std::string>& /*axes: 
         sc.hi = range.empty() ? 1 : range.hi;
     }
     if (side_by_side) return dense_heads(pooled, R, captions, sc, o) + dense_legend(sc, o, 1);
+    // The cells' one format: scientific for all when a number shown reaches kCompactFrom.
+    bool compact = false;
+    for (std::size_t h : shown)
+        for (std::size_t r : shown_indices(R, o.edge_items, summarize))
+            if (!dense && !o.mask && h != kGap && r != kGap) {
+                const float* row = t.span(h * R * C + r * C, C);
+                for (std::size_t c = 0; c < C; ++c)
+                    compact = compact || (std::isfinite(row[c]) && std::fabs(row[c]) >= kCompactFrom);
+            }
     auto map = [&](std::size_t h, const std::vector<std::string>* rl, const std::vector<std::string>* cl) {
-        return dense ? draw_dense(pooled[h], R, sc, o).text : one_map(t, h * R * C, R, C, rl, cl, sc, o, summarize);
+        return dense ? draw_dense(pooled[h], R, sc, o).text : one_map(t, h * R * C, R, C, rl, cl, sc, o, summarize, compact);
     };
     std::string out;
     if (t.rank() == 2) {
@@ -260,7 +277,7 @@ std::string format_heatmap(StepRows& t, const std::vector<std::string>& /*axes: 
             out += map(h, lab(1), lab(2));
         }
     }
-    return out + (dense ? dense_legend(sc, o, pooled[0].pool) : legend(sc, o));
+    return out + (dense ? dense_legend(sc, o, pooled[0].pool) : legend(sc, o, compact));
 }
 
 }  // namespace attntrace

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/printable.hpp"
+#include "render/wrap.hpp"
 
 namespace attntrace {
 
@@ -32,26 +33,33 @@ std::string pad_left(const std::string& s, std::size_t w) {
     return n >= w ? s : std::string(w - n, ' ') + s;
 }
 
+// Row r of a slice's values, cell c at [c · col_stride]; valid until the next row is read.
+const float* slice_row(StepRows& v, const Slice& s, std::size_t r) {
+    return v.span(s.offset + r * s.row_stride, (s.cols - 1) * s.col_stride + 1);
+}
+
+// Scientific when a value of the rows shown reaches kScientificFrom (core/decimal.hpp), as numpy has it.
+Notation slice_notation(StepRows& v, const Slice& s, const TableOptions& opt, bool summarize) {
+    for (auto r : shown_indices(s.rows, opt.edge_items, summarize)) {
+        if (r == kGap) continue;
+        const float* p = slice_row(v, s, r);
+        for (std::size_t c = 0; c < s.cols; ++c)
+            if (notation_for(&p[c * s.col_stride], 1) == Notation::scientific) return Notation::scientific;
+    }
+    return Notation::fixed;
+}
+
 // The slice's table, a line at a time: only the rows shown are read (a
 // derived step's computed for those rows alone), and no more than a line of
 // text is held, so that --full writes a table of any size in bounded memory.
-void write_slice(std::ostream& os, StepRows& v, const Slice& s, const TableOptions& opt, bool summarize) {
+// Every cell in `notation`, the whole table's.
+void write_slice(std::ostream& os, StepRows& v, const Slice& s, const TableOptions& opt, bool summarize, Notation notation) {
     auto rows = shown_indices(s.rows, opt.edge_items, summarize);
     auto cols = shown_indices(s.cols, opt.edge_items, summarize);
-    // Row r's values, cell c at [c · col_stride]; valid until the next row is read.
-    auto row = [&](std::size_t r) { return v.span(s.offset + r * s.row_stride, (s.cols - 1) * s.col_stride + 1); };
+    auto row = [&](std::size_t r) { return slice_row(v, s, r); };
     std::size_t label_w = 3;  // room for the "..." row
     for (auto r : rows)
         if (r != kGap) label_w = std::max(label_w, display_width(label(s.row_labels, r)));
-    // One notation for the slice, as numpy has it: scientific once a shown
-    // value reaches kScientificFrom (core/decimal.hpp).
-    Notation notation = Notation::fixed;
-    for (auto r : rows) {
-        if (r == kGap) continue;
-        const float* p = row(r);
-        for (std::size_t c = 0; c < s.cols && notation == Notation::fixed; ++c)
-            notation = notation_for(&p[c * s.col_stride], 1);
-    }
     const bool blocks = opt.blocked.fits(s.rows, s.cols);
     const auto cell = [&](const float* p, std::size_t r, std::size_t c) {
         if (blocks && opt.blocked.at(r, c)) return std::string(kBlockedMark);
@@ -155,31 +163,50 @@ void write_tensor(std::ostream& os, StepRows& t, const std::vector<std::string>&
     }
     const bool summarize = !opt.full && t.size() > opt.threshold;
     const Shape& shape = t.shape();
+    // The tables to draw: one, or (rank 3) one per head shown, each with its caption ("head h0").
+    std::vector<std::pair<std::string, Slice>> tables;
+    static const std::vector<std::string> none{""};
     switch (t.rank()) {
         case 0: os << opt.indent << format_number(*t.span(0, 1), opt.precision) << '\n'; return;
-        case 1: {
-            static const std::vector<std::string> none{""};
-            return write_slice(os, t, {0, 1, shape[0], 0, 1, &none, lab(0)}, opt, summarize);
+        case 1: tables.push_back({"", {0, 1, shape[0], 0, 1, &none, lab(0)}}); break;
+        case 2: tables.push_back({"", {0, shape[0], shape[1], shape[1], 1, lab(0), lab(1)}}); break;
+        default: {
+            // Rank 3: one table per head. Axis k is the head axis; the other two, in order, are rows and columns.
+            std::size_t k = std::find(axes.begin(), axes.end(), "head") - axes.begin();
+            if (k >= 3) k = std::find(axes.begin(), axes.end(), "kv_head") - axes.begin();  // K and V
+            if (k >= 3) k = 0;
+            const std::size_t stride[3] = {shape[1] * shape[2], shape[2], 1};
+            std::size_t r = k == 0 ? 1 : 0, c = k == 2 ? 1 : 2;
+            for (std::size_t h : shown_indices(shape[k], opt.edge_items, summarize)) {
+                if (h == kGap) {
+                    tables.push_back({fmt::format("... ({} heads not shown; --full shows them)",
+                                                  shape[k] - 2 * opt.edge_items),
+                                      {0, 0, 0, 0, 0, nullptr, nullptr}});
+                    continue;
+                }
+                tables.push_back({shape[k] > 1 ? (k < axes.size() && axes[k] == "kv_head" ? "kv_head " : "head ") +
+                                                     (lab(k) ? label(lab(k), h) : std::to_string(h))
+                                               : "",
+                                  {h * stride[k], shape[r], shape[c], stride[r], stride[c], lab(r), lab(c)}});
+            }
         }
-        case 2: return write_slice(os, t, {0, shape[0], shape[1], shape[1], 1, lab(0), lab(1)}, opt, summarize);
-        default: break;
     }
-    // Rank 3: one table per head. Axis k is the head axis; the other two, in order, are rows and columns.
-    std::size_t k = std::find(axes.begin(), axes.end(), "head") - axes.begin();
-    if (k >= 3) k = std::find(axes.begin(), axes.end(), "kv_head") - axes.begin();  // K and V
-    if (k >= 3) k = 0;
-    const std::size_t stride[3] = {shape[1] * shape[2], shape[2], 1};
-    std::size_t r = k == 0 ? 1 : 0, c = k == 2 ? 1 : 2;
-    for (std::size_t h : shown_indices(shape[k], opt.edge_items, summarize)) {
-        if (h == kGap) {
-            os << opt.indent << fmt::format("... ({} heads not shown; --full shows them)\n", shape[k] - 2 * opt.edge_items);
-            continue;
-        }
-        if (shape[k] > 1)
-            os << opt.indent << (k < axes.size() && axes[k] == "kv_head" ? "kv_head " : "head ")
-               << (lab(k) ? label(lab(k), h) : std::to_string(h)) << '\n';
-        write_slice(os, t, {h * stride[k], shape[r], shape[c], stride[r], stride[c], lab(r), lab(c)}, opt, summarize);
+    // One notation for the step's every table, said above them.
+    Notation notation = Notation::fixed;
+    for (const auto& [caption, slice] : tables)
+        if (slice.rows && notation == Notation::fixed) notation = slice_notation(t, slice, opt, summarize);
+    if (opt.caption) os << wrap_text(notation_caption(notation, opt.precision), opt.width, opt.indent, opt.indent + "  ");
+    for (const auto& [caption, slice] : tables) {
+        if (!caption.empty()) os << opt.indent << caption << '\n';
+        if (slice.rows) write_slice(os, t, slice, opt, summarize, notation);
     }
+}
+
+std::string notation_caption(Notation notation, int precision) {
+    if (notation == Notation::scientific)
+        return fmt::format("values in scientific notation, {} significant digits (one reaches 1e8)", precision + 1);
+    return precision == 0 ? "values rounded to whole numbers"
+                          : fmt::format("values to {} decimal{}", precision, precision == 1 ? "" : "s");
 }
 
 }  // namespace attntrace

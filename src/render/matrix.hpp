@@ -42,10 +42,14 @@ struct TableOptions {
     bool full = false;
     std::string indent = "    ";
     Blocked blocked;  // cells shown as "×" (the weights beside their mask)
+    bool caption = true;  // the values' format said above the table (notation_caption)
 };
 
 // Formats `t` (rank 0..3) with per-axis labels. A rank-3 tensor is shown as
-// one table per slice of its `head` axis, captioned "head h0".
+// one table per slice of its `head` axis, captioned "head h0". One format for
+// every cell: `precision` decimals, or, when a value shown reaches
+// kScientificFrom (core/decimal.hpp), scientific notation for all; the
+// caption above the tables says which (notation_caption).
 std::string format_tensor(const Tensor& t, const std::vector<std::string>& axes,
                           const std::vector<std::vector<std::string>>& labels, const TableOptions& opt);
 
@@ -56,6 +60,10 @@ void write_tensor(std::ostream& os, StepRows& t, const std::vector<std::string>&
                   const std::vector<std::vector<std::string>>& labels, const TableOptions& opt);
 
 // format_number (one number as the tables show it): core/decimal.hpp.
+
+// What a table says of its numbers: "values to 4 decimals", or "values in
+// scientific notation, 5 significant digits (one reaches 1e8)".
+std::string notation_caption(Notation notation, int precision);
 
 // Terminal columns a UTF-8 string takes: one per code point (no wide glyphs
 // here), none for ANSI colour escapes.

@@ -6,20 +6,26 @@
 #include <nlohmann/json.hpp>
 
 #include "core/printable.hpp"
+#include "render/wrap.hpp"
 
 namespace attntrace {
 
-void render_model_end(std::ostream& out, const Lesson& lesson, const ModelEnd& end) {
+void render_model_end(std::ostream& out, const Lesson& lesson, const ModelEnd& end, std::size_t width) {
     if (!lesson.config.arch.unembed) {
         // BERT: not causal, so no next token; the pooler and the masked-LM head are not read.
-        out << fmt::format("\n── the output: {}\n", output_step(lesson));
-        out << "    the last block's output is the model's: one vector per token, each having seen every token.\n"
-               "    Not causal: no next-token table. The pooler and the masked-LM head are not computed.\n";
+        out << "\n" << wrap_text(fmt::format("── the output: {}", output_step(lesson)), width, "", "   ");
+        out << wrap_text("the last block's output is the model's: one vector per token, each having seen every token.",
+                         width, "    ", "    ")
+            << wrap_text("Not causal: no next-token table. The pooler and the masked-LM head are not computed.", width,
+                         "    ", "    ");
         return;
     }
     const std::string after = printable(lesson.tokens.back());
-    out << fmt::format("\n── the next token after '{}': p = softmax(unembed['{}']), over the {} entries of the vocabulary\n",
-                       after, after, lesson.dims().V);
+    out << "\n"
+        << wrap_text(fmt::format("── the next token after '{}': p = softmax(unembed['{}']), over the {} entries of the "
+                                 "vocabulary",
+                                 after, after, lesson.dims().V),
+                     width, "", "   ");
     if (end.top.empty()) {
         out << "    not computed: " << end.missing << "\n";
         return;

@@ -14,7 +14,8 @@
 namespace attntrace {
 
 // "── the next token after ...: softmax(unembed[last])" and the top-k table.
-void render_model_end(std::ostream& out, const Lesson& lesson, const ModelEnd& end);
+// Wrapped to `width` display columns (0: not wrapped).
+void render_model_end(std::ostream& out, const Lesson& lesson, const ModelEnd& end, std::size_t width = 0);
 // The same as JSON: {"next_tokens": [{"id", "token", "logit", "probability"}]}.
 OrderedJson model_end_json(const Lesson& lesson, const ModelEnd& end);
 // The top-k table ("rank token id logit p") and its JSON: [{"id", "token", "logit", "probability"}],

@@ -56,6 +56,47 @@ std::string as_printed(const Tensor& t, const Claim& c) {
     return numbers(t, [&](std::size_t i) { return c.precision_at(i); }, c.kind == Claim::Kind::terms);
 }
 
+// Values as numbers() writes them, after a label ("      computed:       "),
+// wrapped to the width at numbers: all rows on one line when they fit, else
+// as many whole rows to a line as fit with the " |" that ends them, the same
+// number on every line (a matrix's rows one under the other); a row longer
+// than a line broken between its numbers. Continuation lines under the first
+// number; a number is never broken. `after`: words that follow the values
+// ("   (with the article's rounding)").
+std::string number_lines(std::string_view label, const std::string& values, std::size_t width,
+                         std::string_view after = "") {
+    std::vector<std::string> rows;
+    for (std::size_t start = 0;;) {
+        const std::size_t bar = values.find(" | ", start);
+        rows.push_back(values.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+        if (bar == std::string::npos) break;
+        start = bar + 3;
+    }
+    const std::size_t room = width > display_width(label) ? width - display_width(label) : 0;
+    // Whether k rows to a line fit: each line's rows, " | " between them, and " |" after all but the last line's.
+    auto fits = [&](std::size_t k) {
+        for (std::size_t i = 0; i < rows.size(); i += k) {
+            std::size_t w = 0;
+            for (std::size_t j = i; j < std::min(rows.size(), i + k); ++j) w += display_width(rows[j]) + (j > i ? 3 : 0);
+            if (w + (i + k < rows.size() ? 2 : 0) > room) return false;
+        }
+        return true;
+    };
+    std::size_t per_line = width == 0 ? rows.size() : 0;
+    for (std::size_t k = rows.size(); k >= 1 && per_line == 0; --k)
+        if (fits(k)) per_line = k;
+    if (per_line == 0) return wrap_hanging(values + std::string(after), width, label);  // broken between numbers
+    const std::string pad(display_width(label), ' ');
+    std::string out;
+    for (std::size_t i = 0; i < rows.size(); i += per_line) {
+        std::string group;
+        for (std::size_t j = i; j < std::min(rows.size(), i + per_line); ++j) group += (j > i ? " | " : "") + rows[j];
+        if (i + per_line < rows.size()) out += std::string(i ? std::string_view(pad) : label) + group + " |\n";
+        else out += wrap_text(unbroken(group) + std::string(after), width, i ? std::string_view(pad) : label, pad);
+    }
+    return out;
+}
+
 // "2 dp", "2-3 dp", "5 sig": the claim's precision in a header.
 std::string precision_text(const Claim& c) {
     int lo = c.precision.digits;
@@ -77,7 +118,7 @@ Precision computed_precision(const Claim& c, int view_precision) {
 // printable() here, where it reaches the output: core/printable.hpp.
 std::string claim_where(const Claim& c, const Step& step) {
     std::string at = describe_at(c, step);
-    return at.empty() ? "" : " (" + printable(at) + ")";
+    return at.empty() ? "" : unbroken_items(fmt::format(" ({})", printable(at)));  // broken only between its items
 }
 
 // Tokens joined by spaces, each printable; a long list as its first
@@ -131,10 +172,12 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
     const Claim& c = r.claim;
     const std::size_t w = style.width;
     const std::string colour(verdict_colour(r.verdict));
-    out << fmt::format("    {} claim {}{}: {}{}{}\n", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
-                       claim_where(c, step), styled(verdict_name(r.verdict), colour, style),
-                       r.top_token ? ", " + wrong_token(r, step) : "",
-                       r.as_expected() ? "" : fmt::format("  [lesson expects {}]", verdict_name(c.expect)));
+    out << wrap_text(fmt::format("{} claim {}{}: {}{}{}", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
+                                 claim_where(c, step), styled(verdict_name(r.verdict), colour, style),
+                                 r.top_token ? ", " + wrong_token(r, step) : "",
+                                 r.as_expected() ? "" : "  " + unbroken(fmt::format("[lesson expects {}]",
+                                                                                    verdict_name(c.expect)))),
+                     w, "    ", "      ");
     if (!c.quote.empty()) out << wrap_hanging(fmt::format("\"{}\"", printable(c.quote)), w, "      article: ");
     if (r.top_token) out << wrap_text(printable(r.reason), w, "      ", "      ");  // what differs, before the numbers
     if (c.kind == Claim::Kind::shape) {
@@ -148,15 +191,16 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
         out << wrap_hanging(fmt::format("(agrees only from the article's given values: computed from {}, which the "
                                         "lesson gives and its formula does not)", printable(r.rests_on)),
                             w, "      ");
-    out << fmt::format("      printed ({}): {}\n", precision_text(c), as_printed(c.values, c));
+    out << number_lines(fmt::format("      printed ({}): ", precision_text(c)), as_printed(c.values, c), w);
     if (r.computed.size()) {
         const Precision shown = computed_precision(c, precision);
-        out << fmt::format("      computed:       {}\n", numbers(r.computed, shown, c.kind == Claim::Kind::terms));
+        out << number_lines("      computed:       ", numbers(r.computed, shown, c.kind == Claim::Kind::terms), w);
         if (r.verdict == Verdict::agrees_when_rounded || (r.verdict == Verdict::disagrees && rounding_moves(r)))
-            out << fmt::format("      with the article's rounding: {}\n", numbers(r.document, shown, c.kind == Claim::Kind::terms));
+            out << number_lines("      with the article's rounding: ",
+                                numbers(r.document, shown, c.kind == Claim::Kind::terms), w);
         if ((r.verdict == Verdict::disagrees && values_off(r)) || r.verdict == Verdict::agrees_when_rounded)
-            out << fmt::format("      largest deviation {:.4g}; right values: {}\n", r.max_deviation,
-                               as_printed(r.computed, c));  // at the claim's own precision
+            out << number_lines(fmt::format("      largest deviation {:.4g}; right values: ", r.max_deviation),
+                                as_printed(r.computed, c), w);  // at the claim's own precision
         else if (r.verdict == Verdict::disagrees)
             out << "      (its probability agrees; the token is what differs)\n";
         if (!r.reason.empty() && !r.top_token) out << wrap_text(printable(r.reason), w, "      ", "      ");
@@ -170,17 +214,23 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
 // top-left corner of its last two axes.
 void render_summary(std::ostream& out, const Step& s, const TableOptions& table) {
     const StepSummary& m = *s.summary;
-    out << fmt::format("    summary: min {}  max {}  mean {}{}\n", format_number(float(m.min), table.precision),
-                       format_number(float(m.max), table.precision), format_number(float(m.mean), table.precision),
-                       m.neg_inf ? fmt::format("  ({} cells -inf)", m.neg_inf) : "");
     const std::size_t n = m.row_sums.size(), shown = std::min<std::size_t>(n, 6);
-    const Notation notation = notation_for(m.row_sums.data.data(), shown);
+    // One format for its statistics and row sums, said after them.
+    const float stats[3] = {float(m.min), float(m.max), float(m.mean)};
+    const Notation notation = notation_for(stats, 3) == Notation::scientific ? Notation::scientific
+                                                                             : notation_for(m.row_sums.data.data(), shown);
+    out << wrap_text(fmt::format("{}  {}  {}{}  ({})", unbroken("min " + format_number(stats[0], table.precision, notation)),
+                                 unbroken("max " + format_number(stats[1], table.precision, notation)),
+                                 unbroken("mean " + format_number(stats[2], table.precision, notation)),
+                                 m.neg_inf ? unbroken(fmt::format("  ({} cells -inf)", m.neg_inf)) : "",
+                                 notation_caption(notation, table.precision)),
+                     table.width, "    summary: ", "      ");
     std::string sums;
     for (std::size_t i = 0; i < shown; ++i) {
         if (i) sums += ' ';
         sums += format_number(m.row_sums.data[i], table.precision, notation);
     }
-    out << fmt::format("    row sums ({} of {}): {}{}\n", shown, n, sums, shown < n ? " ..." : "");
+    out << number_lines(fmt::format("    row sums ({} of {}): ", shown, n), sums + (shown < n ? " ..." : ""), table.width);
     // The corner keeps the last two axes (or the one) with their first labels.
     const std::size_t r = s.axes.size();
     std::vector<std::string> axes(s.axes.end() - std::min<std::size_t>(r, m.corner.rank()), s.axes.end());
@@ -194,9 +244,11 @@ std::string kv_groups(const Dims& d) {
     const std::size_t group = d.NH / d.KVH;
     std::string out;
     for (std::size_t g = 0; g < d.KVH; ++g)
-        out += fmt::format("{}{} read{} kv{}", g ? " · " : "",
-                           group == 1 ? fmt::format("h{}", g) : fmt::format("h{}..h{}", g * group, g * group + group - 1),
-                           group == 1 ? "s" : "", g);
+        out += (g ? " · " : "") +  // each group one word for the wrapping
+               unbroken(fmt::format("{} read{} kv{}",
+                                    group == 1 ? fmt::format("h{}", g)
+                                               : fmt::format("h{}..h{}", g * group, g * group + group - 1),
+                                    group == 1 ? "s" : "", g));
     return out;
 }
 
@@ -213,6 +265,19 @@ std::string given_note(const CheckReport& report) {
     std::size_t n = 0;
     for (const auto& r : report.results) n += r.basis == Basis::given && r.verdict == Verdict::agrees;
     return n ? fmt::format(" ({} of the agreements only check the article against its own given values)", n) : "";
+}
+
+std::string check_row(std::string_view prefix, std::string_view rest, std::size_t width) {
+    // Under the column `rest` begins in ("  ✓ ", an 18-column id, a 20-column verdict: 44; a longer id's row
+    // continues there too), unless that leaves it too little room.
+    constexpr std::size_t kRestColumn = 4 + 18 + 1 + 20 + 1, kLeastRoom = 24, kNarrowIndent = 6;
+    const std::size_t col = std::min(display_width(prefix), kRestColumn);
+    const std::size_t indent = width && col + kLeastRoom > width ? kNarrowIndent : col;
+    return wrap_text(rest, width, prefix, std::string(indent, ' '));
+}
+
+std::string unexpected_text(Verdict expected) {
+    return "  UNEXPECTED " + unbroken(fmt::format("(lesson expects {})", verdict_name(expected)));
 }
 
 std::string agree_counts(const CheckReport& report) {
@@ -247,7 +312,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                             view.style.width, "tokens: ");
     else  // a batch: each sequence padded to T; the steps print one table per sequence
         for (std::size_t b = 0; b < trace.sequence_tokens.size(); ++b)
-            out << fmt::format("{} b{}: {}\n", b ? "      " : "batch:", b, token_line(trace.sequence_tokens[b]));
+            out << wrap_hanging(token_line(trace.sequence_tokens[b]), view.style.width,
+                                fmt::format("{} b{}: ", b ? "      " : "batch:", b));
     std::vector<std::string> config_items = {fmt::format("d_model {}", c.d_model), fmt::format("heads {}", c.heads),
                                              c.dk() == c.dv() ? fmt::format("d_head {}", c.dk())
                                                               : fmt::format("d_k {} · d_v {}", c.dk(), c.dv()),
@@ -258,41 +324,54 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
     if (c.norm != NormKind::layernorm) config_items.emplace_back(norm_name(c.norm));
     config_items.push_back(fmt::format("eps {:g}", c.eps));
     out << wrap_items(config_items, " · ", view.style.width, "", "    ");
+    const std::size_t width = view.style.width;
     if (c.variance == Variance::unbiased)
-        out << "LayerNorm: unbiased variance, Σ(x - μ)² / (C - 1) as torch.var, not nn.LayerNorm's / C (config.variance)\n";
+        out << wrap_hanging("unbiased variance, Σ(x - μ)² / (C - 1) as torch.var, not nn.LayerNorm's / C (config.variance)",
+                            width, "LayerNorm: ");
     if (c.norm_steps_all)
-        out << "LayerNorm: every piece a step, x - μ and (x - μ)² too (config.norm_steps \"all\")\n";
+        out << wrap_hanging("every piece a step, x - μ and (x - μ)² too (config.norm_steps \"all\")", width, "LayerNorm: ");
     if (c.normalizer != Normalizer::softmax || !c.max_shift)
-        out << "weights A: "
-            << (c.normalizer == Normalizer::sum    ? "each masked score over its row's sum, no exp (config.normalizer \"sum\")"
-                : c.normalizer == Normalizer::none ? "the masked scores themselves (config.normalizer \"none\")"
-                                                   : "softmax without its max shift, exp of the scores as they are (config.max_shift false)")
-            << "\n";
+        out << wrap_hanging(
+            c.normalizer == Normalizer::sum    ? "each masked score over its row's sum, no exp (config.normalizer \"sum\")"
+            : c.normalizer == Normalizer::none ? "the masked scores themselves (config.normalizer \"none\")"
+                                               : "softmax without its max shift, exp of the scores as they are "
+                                                 "(config.max_shift false)",
+            width, "weights A: ");
     if (c.mask_at == MaskAt::raw)
-        out << "mask: added to the raw scores, which are then scaled: (S + M) / s (config.mask_at \"raw\")\n";
+        out << wrap_hanging("added to the raw scores, which are then scaled: (S + M) / s (config.mask_at \"raw\")", width,
+                            "mask: ");
     if (c.mask_at == MaskAt::weights)
-        out << "mask: zeroes the weights after the normaliser, which saw every key; rows "
-            << (c.renormalize ? "renormalised (config.mask_at \"weights\", config.renormalize)\n"
-                              : "not renormalised (config.mask_at \"weights\")\n");
+        out << wrap_hanging(std::string("zeroes the weights after the normaliser, which saw every key; rows ") +
+                                (c.renormalize ? "renormalised (config.mask_at \"weights\", config.renormalize)"
+                                               : "not renormalised (config.mask_at \"weights\")"),
+                            width, "mask: ");
     if (c.weight_layout == WeightLayout::out_in)
-        out << "weights: as nn.Linear's weight, d_out x d_in, applied as x·Wᵀ (config.weight_layout \"out_in\")\n";
+        out << wrap_hanging("as nn.Linear's weight, d_out x d_in, applied as x·Wᵀ (config.weight_layout \"out_in\")", width,
+                            "weights: ");
     if (const Positions& p = c.positions; p.kind != PositionKind::none)
-        out << fmt::format("positions: {}{}\n", position_name(p.kind),
-                           p.kind == PositionKind::rope
-                               ? fmt::format(" (layout {}, base {:g}{})", rope_layout_name(p.layout), p.base,
-                                             p.rotary_dims ? fmt::format(", first {} dimensions of each head", p.rotary_dims)
-                                                           : std::string())
-                           : p.kind == PositionKind::alibi ? (p.slopes.empty() ? " (the paper's slopes)" : " (the lesson's slopes)")
-                                                           : "");
+        out << wrap_hanging(fmt::format("{}{}", position_name(p.kind),
+                                        p.kind == PositionKind::rope
+                                            ? fmt::format(" (layout {}, base {:g}{})", rope_layout_name(p.layout), p.base,
+                                                          p.rotary_dims
+                                                              ? fmt::format(", first {} dimensions of each head", p.rotary_dims)
+                                                              : std::string())
+                                        : p.kind == PositionKind::alibi
+                                            ? (p.slopes.empty() ? " (the paper's slopes)" : " (the lesson's slopes)")
+                                            : ""),
+                            width, "positions: ");
     const Dims dims = lesson.dims();
     if (dims.KVH != dims.NH)
-        out << fmt::format("K/V heads {} ({}): {}\n", dims.KVH, dims.KVH == 1 ? "multi-query" : "grouped-query",
-                           kv_groups(dims));
+        out << wrap_hanging(kv_groups(dims), width,
+                            fmt::format("K/V heads {} ({}): ", dims.KVH, dims.KVH == 1 ? "multi-query" : "grouped-query"));
     out << fmt::format("stages {} → {}\n", stage_name(lesson.from), stage_name(lesson.to));
     if (trace.policy.kind != TracePolicy::Kind::full || !trace.policy.blocks.empty())
-        out << fmt::format("trace policy {}{}: {} of the steps kept{}\n", trace.policy.describe(),
-                           trace.policy.blocks.empty() ? "" : " (" + trace.policy.describe_blocks() + ")", trace.steps.size(),
-                           trace.streamed_attention ? "; attention streamed over key blocks (no T x T matrix held)" : "");
+        out << wrap_text(fmt::format("trace policy {}{}: {} of the steps kept{}", trace.policy.describe(),
+                                     trace.policy.blocks.empty() ? "" : " (" + trace.policy.describe_blocks() + ")",
+                                     trace.steps.size(),
+                                     trace.streamed_attention
+                                         ? "; attention streamed over key blocks (no T x T matrix held)"
+                                         : ""),
+                         width, "", "    ");
     if (!lesson.description.empty()) out << "\n" << wrap_text(printable(lesson.description), view.style.width, "", "");
 
     TableOptions table;
@@ -352,16 +431,19 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         if (!view.steps.empty() && !step_matches(s.name, view.steps)) continue;
         std::string axes;
         for (std::size_t k = 0; k < s.axes.size(); ++k) axes += (k ? " x " : "") + s.axes[k];
-        // The heading bold on a terminal, wrapped (its shape on the next line) when the width is short.
-        std::string heading = wrap_items({fmt::format("── {}/{} {} — {}", n, trace.steps.size(), printable(s.name),
-                                                      s.def ? s.def->title : ""),
-                                          fmt::format("[{}{}]", shape_str(s.shape), axes.empty() ? "" : ": " + axes)},
-                                         "  ", view.style.width, "", "   ");
+        // The heading bold on a terminal, wrapped when the width is short: its shape on the next line, and
+        // its title broken at spaces only when it is wider than a line itself.
+        const std::string title = fmt::format("── {}/{} {} — {}", n, trace.steps.size(), printable(s.name),
+                                              s.def ? s.def->title : "");
+        const std::string shape = unbroken(fmt::format("[{}{}]", shape_str(s.shape), axes.empty() ? "" : ": " + axes));
+        std::string heading = wrap_text(
+            fmt::format("{}  {}", display_width(title) <= view.style.width ? unbroken(title) : title, shape),
+            view.style.width, "", "   ");
         heading.pop_back();
         out << "\n" << styled(heading, kHeading, view.style) << "\n";
         if (s.def) out << wrap_text(formula_of(s), view.style.width, "    ", "      ");
         if (dims.KVH != dims.NH && (computes(s, Leaf::scores_raw) || computes(s, Leaf::z)))
-            out << "    K/V heads read: " << kv_groups(dims) << "\n";
+            out << wrap_hanging(kv_groups(dims), view.style.width, "    K/V heads read: ");
         switch (s.source) {
             case StepSource::not_computable:
                 out << wrap_hanging(printable(s.note), view.style.width, "    not computable: ");
@@ -411,29 +493,32 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
         std::string where = step ? claim_where(c, *step) : "";
         const bool agreed = r.verdict == Verdict::agrees || r.verdict == Verdict::agrees_from_given;
         // What differs, the token first: a value's deviation only when a value is off.
-        std::string differs = r.top_token ? "  " + wrong_token(r, *step) : "";
+        std::string differs = r.top_token ? "  " + unbroken(wrong_token(r, *step)) : "";
         if (r.computed.size() && !agreed && values_off(r))
-            differs += fmt::format("{}max |Δ| {:.3g}", r.top_token ? "; " : "  ", r.max_deviation);
-        std::string basis = r.basis == Basis::given ? "  (against the given values)" : "";
+            differs += (r.top_token ? "; " : "  ") + unbroken(fmt::format("max |Δ| {:.3g}", r.max_deviation));
+        std::string basis = r.basis == Basis::given ? "  " + unbroken("(against the given values)") : "";
         const std::string colour(verdict_colour(r.verdict));
-        out << fmt::format("  {} {:<18} {} {}{}{}{}\n", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
-                           styled(fmt::format("{:<20}", verdict_name(r.verdict)), colour, style),
-                           printable(c.step) + where, differs, basis,
-                           r.as_expected() ? "" : fmt::format("  UNEXPECTED (lesson expects {})", verdict_name(c.expect)));
+        out << check_row(fmt::format("  {} {:<18} {} ", styled(verdict_mark(r.verdict), colour, style), printable(c.id),
+                                     styled(fmt::format("{:<20}", verdict_name(r.verdict)), colour, style)),
+                         printable(c.step) + where + differs + basis + (r.as_expected() ? "" : unexpected_text(c.expect)),
+                         style.width);
         if (r.verdict == Verdict::disagrees && r.computed.size()) {
             if (r.top_token) out << wrap_text(printable(r.reason), style.width, "      ", "      ");
             if (values_off(r)) {
-                out << fmt::format("      printed {}\n      right   {}\n", as_printed(c.values, c), as_printed(r.computed, c));
+                out << number_lines("      printed ", as_printed(c.values, c), style.width)
+                    << number_lines("      right   ", as_printed(r.computed, c), style.width);
                 if (rounding_moves(r))  // the lesson rounds as the article did, and the claim still disagrees
-                    out << fmt::format("      rounded {}   (with the article's rounding)\n", as_printed(r.document, c));
+                    out << number_lines("      rounded ", as_printed(r.document, c), style.width,
+                                        "   (with the article's rounding)");
             } else {
-                out << fmt::format("      its probability agrees: printed {}, computed {}\n", as_printed(c.values, c),
-                                   numbers(r.computed, computed_precision(c, 0)));
+                out << wrap_text(fmt::format("its probability agrees: printed {}, computed {}", as_printed(c.values, c),
+                                             numbers(r.computed, computed_precision(c, 0))),
+                                 style.width, "      ", "      ");
             }
             if (!r.top_token && !r.reason.empty()) out << wrap_text(printable(r.reason), style.width, "      ", "      ");
         } else if (r.verdict == Verdict::agrees_from_given) {
-            out << fmt::format("      from    {}   (given by the lesson; its formula gives other values)\n",
-                               printable(r.rests_on));
+            out << wrap_hanging(printable(r.rests_on) + "   (given by the lesson; its formula gives other values)",
+                                style.width, "      from    ");
         } else if (r.verdict == Verdict::disagrees)
             out << wrap_text(printable(r.reason), style.width, "      ", "      ");
     }

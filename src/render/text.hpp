@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "check/check.hpp"
@@ -34,6 +35,13 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
                   const TermStyle& style = {});
 
 std::string_view verdict_mark(Verdict v);
+// A row of check's table: `prefix` (the mark, the claim's id and its verdict
+// in their columns), then `rest` wrapped to the width under the column it
+// begins in (6 columns in when that column leaves too little room; on the
+// next line when a long id leaves no room for its first word).
+std::string check_row(std::string_view prefix, std::string_view rest, std::size_t width);
+// "  UNEXPECTED (lesson expects agrees)", its parenthesis one word for the wrapping: a row's last words.
+std::string unexpected_text(Verdict expected);
 // "3 agree, 2 agree only from the article's given values": the summary lines' first counts.
 std::string agree_counts(const CheckReport& report);
 
