@@ -58,7 +58,7 @@
     if (trace.diff)
       h.append(el("p", { class: "diff-legend" }, el("span", { class: "swatch diff-equal" }, "0"), " equal ",
         el("span", { class: "swatch diff-within" }, "≈"), " within tolerance ",
-        el("span", { class: "swatch diff-beyond" }, ""), ` beyond it: ${fmt(diffScale.lo)} (pale) to ${fmt(diffScale.hi)} (dark), ` +
+        el("span", { class: "swatch diff-beyond" }, "\u00a0"), ` beyond it: ${fmt(diffScale.lo)} (pale) to ${fmt(diffScale.hi)} (dark), ` +
         "the same scale in every step"));
     // a large trace: what the page keeps of it (report_page.hpp)
     if (trace.page && trace.page.kept) h.append(el("p", { class: "banner", id: "page-kept" }, withCode(trace.page.kept)));
