@@ -239,9 +239,53 @@ TEST_CASE("report A B draws |A - B| per step and names where B first diverges", 
     }
     REQUIRE_FALSE(first.empty());  // the document run rounds some step away from the exact one
     CHECK(data["diff"]["first_divergence"] == first);
+    // each cell's verdict beside its |A - B| (1: beyond 1e-4 + 1e-4·|a|), and the page's one scale:
+    // the tolerance and the largest |A - B| of every step
+    double largest = 0;
+    std::size_t beyond = 0;
+    for (std::size_t i = 0; i < ja["steps"].size(); ++i) {
+        const json &sa = ja["steps"][i], &sb = jb["steps"][i], &sd = data["steps"][i];
+        INFO(sa["name"]);
+        const auto fa = sa["values"].flatten(), fb = sb["values"].flatten(), fd = sd["values"].flatten();
+        REQUIRE(sd.contains("beyond"));
+        const auto off = sd["beyond"].flatten();
+        REQUIRE(off.size() == fa.size());
+        for (auto it = fa.begin(); it != fa.end(); ++it) {
+            if (!it->is_number()) continue;
+            const double va = it->get<double>(), d = std::fabs(va - fb[it.key()].get<double>());
+            largest = std::max(largest, fd[it.key()].get<double>());
+            const bool far = d > 1e-4 + 1e-4 * std::fabs(va);
+            beyond += far;
+            CHECK(off[it.key()].get<double>() == (far ? 1.0 : 0.0));
+        }
+    }
+    CHECK(beyond > 0);
+    CHECK(data["diff"]["atol"] == 1e-4);
+    CHECK(data["diff"]["rtol"] == 1e-4);
+    CHECK(data["diff"]["largest"].get<double>() == Approx(largest));
     CHECK(data["lesson"]["description"].get<std::string>().find("first divergence: " + first) != std::string::npos);
     // not a trace: one line, exit 2
     auto r = run_cli({"report", a, dir.file("missing"), "-o", page + "2"});
     CHECK(r.status == 2);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("a model's page holds the next tokens the run computed, as run --json prints them", "[report][model]") {
+    TempDir dir;
+    const std::string model = attntrace::test::source_dir() + "/tests/models/tiny-gpt2", text = "the ring fell and the";
+    REQUIRE(run_cli({"report", "--model", model, "--text", text, "-o", dir.file("m.html")}).status == 0);
+    auto run = run_cli({"run", "--model", model, "--text", text, "--json"});
+    REQUIRE(run.status == 0);
+    const json page = json::parse(embedded_data(read_text(dir.file("m.html"))));
+    const json want = json::parse(run.out)["model"]["next_tokens"];
+    REQUIRE(want.size() == 10);  // run's default --top-k
+    CHECK(page["model"]["next_tokens"] == want);
+    // an export drawn as a page keeps them too
+    REQUIRE(run_cli({"export", "--model", model, "--text", text, "-o", dir.file("t.json")}).status == 0);
+    REQUIRE(run_cli({"report", dir.file("t.json"), "-o", dir.file("t.html")}).status == 0);
+    CHECK(json::parse(embedded_data(read_text(dir.file("t.html"))))["model"]["next_tokens"] == want);
+    // an encoder has no next token: its page has no table
+    REQUIRE(run_cli({"report", "--model", attntrace::test::source_dir() + "/tests/models/tiny-bert", "--text", "the ring fell",
+                     "-o", dir.file("b.html")}).status == 0);
+    CHECK_FALSE(json::parse(embedded_data(read_text(dir.file("b.html")))).contains("model"));
 }

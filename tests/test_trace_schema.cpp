@@ -6,6 +6,7 @@
 #include <valijson/validator.hpp>
 
 #include "core/json_field.hpp"
+#include "evaluate/model_end.hpp"
 #include "support.hpp"
 
 namespace {
@@ -123,5 +124,7 @@ TEST_CASE("a checkpoint's exported trace (export --model) validates too", "[trac
     auto r = attntrace::test::run_cli({"export", "--model", attntrace::test::source_dir() + "/tests/models/tiny-gpt2",
                                        "--text", "the ring fell", "-o", dir.file("trace.json")});
     REQUIRE(r.status == 0);
-    CHECK(schema_errors(json::parse(attntrace::test::read_text(dir.file("trace.json")))) == "");
+    const json doc = json::parse(attntrace::test::read_text(dir.file("trace.json")));
+    CHECK(schema_errors(doc) == "");
+    CHECK(doc["model"]["next_tokens"].size() == attntrace::kNextTokensShown);  // a head: its next tokens
 }

@@ -10,6 +10,7 @@
 
 #include "check/output_size.hpp"
 #include "cli/cli.hpp"
+#include "evaluate/model_end.hpp"
 
 namespace CLI {
 class App;
@@ -60,7 +61,7 @@ struct ModelOptions {
     std::string dir;
     std::optional<std::string> text;
     std::string ids;  // "1,2,3"
-    std::size_t top_k = 10;
+    std::size_t top_k = kNextTokensShown;
     std::optional<std::string> blocks;  // --blocks "0,5-7" (run, export, report); absent: every block
     bool given() const { return !dir.empty(); }
 };

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "evaluate/model_end.hpp"
+
 namespace attntrace {
 
 namespace {
@@ -170,6 +172,8 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
         for (const auto& r : report->results) claims.push_back(claim_json(r));
     j["claims"] = std::move(claims);
     j["warnings"] = trace.warnings;
+    // a run with a head: its next tokens as run computes them (absent otherwise: other traces are unchanged)
+    if (lesson.config.arch.unembed) j["model"] = model_end_json(lesson, model_end(lesson, trace, kNextTokensShown));
     return j;
 }
 

@@ -46,25 +46,4 @@ void render_top_tokens(std::ostream& out, const Lesson& lesson, const std::vecto
     }
 }
 
-OrderedJson next_tokens_json(const Lesson& lesson, const std::vector<NextToken>& top) {
-    OrderedJson j = OrderedJson::array();
-    for (const auto& t : top)
-        j.push_back({{"id", t.id}, {"token", lesson.vocab_label(t.id)}, {"logit", t.logit}, {"probability", t.probability}});
-    return j;
-}
-
-OrderedJson model_end_json(const Lesson& lesson, const ModelEnd& end) {
-    OrderedJson j;
-    if (!lesson.config.arch.unembed) {
-        j["output"] = end.missing;
-        return j;
-    }
-    if (end.top.empty()) {
-        j["not_computed"] = end.missing;
-        return j;
-    }
-    j["next_tokens"] = next_tokens_json(lesson, end.top);
-    return j;
-}
-
 }  // namespace attntrace

@@ -16,11 +16,9 @@ namespace attntrace {
 // "── the next token after ...: softmax(unembed[last])" and the top-k table.
 // Wrapped to `width` display columns (0: not wrapped).
 void render_model_end(std::ostream& out, const Lesson& lesson, const ModelEnd& end, std::size_t width = 0);
-// The same as JSON: {"next_tokens": [{"id", "token", "logit", "probability"}]}.
-OrderedJson model_end_json(const Lesson& lesson, const ModelEnd& end);
-// The top-k table ("rank token id logit p") and its JSON: [{"id", "token", "logit", "probability"}],
-// tokens labelled as the lesson's vocab axis (Lesson::vocab_label).
+// The top-k table ("rank token id logit p"), tokens labelled as the lesson's
+// vocab axis (Lesson::vocab_label). Their JSON (model_end_json,
+// next_tokens_json) is evaluate/model_end.hpp's: the export writes it too.
 void render_top_tokens(std::ostream& out, const Lesson& lesson, const std::vector<NextToken>& top);
-OrderedJson next_tokens_json(const Lesson& lesson, const std::vector<NextToken>& top);
 
 }  // namespace attntrace

@@ -8,6 +8,7 @@
 #include "trace/steps.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -183,11 +184,15 @@ std::string index_text(const std::vector<std::size_t>& idx) {
 }  // namespace
 
 void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& b, const DiffReport& r) {
-    // The page of A's steps, each replaced by |A - B| (or no values, with the reason).
+    // The page of A's steps, each replaced by |A - B| (or no values, with the reason), with
+    // each cell's verdict under the diff's tolerances (`beyond`: 1 where it diverges) and the
+    // largest finite |A - B| of the page: the one scale the page colours every step on.
     TraceData d;
     d.file = r.file_a + " vs " + r.file_b;
     d.lesson_id = "diff";
     std::vector<std::string> notes;
+    std::vector<Tensor> beyond;
+    double largest = 0;
     for (const StepDiff& sd : r.steps) {
         const auto find = [&](const TraceData& t) {
             return std::find_if(t.steps.begin(), t.steps.end(), [&](const TraceStepData& s) { return s.name == sd.name; });
@@ -195,7 +200,17 @@ void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& 
         TraceStepData s;
         s.name = sd.name;
         s.shape = sd.shape_a;
-        s.values = abs_difference(*find(a), *find(b));
+        const TraceStepData &sa = *find(a), &sb = *find(b);
+        s.values = abs_difference(sa, sb);
+        Tensor off;
+        if (s.values.size()) {
+            off = Tensor(s.values.shape);
+            for (std::size_t i = 0; i < off.size(); ++i) {
+                off.data[i] = cell_diverges(sa.values.data[i], sb.values.data[i], r.atol, r.rtol) ? 1.0f : 0.0f;
+                if (std::isfinite(s.values.data[i])) largest = std::max(largest, double(s.values.data[i]));
+            }
+        }
+        beyond.push_back(std::move(off));
         std::string note = verdict_name(sd.verdict);
         if (sd.verdict == StepVerdict::shape_mismatch) note += ": B's shape differs";
         else if (!sd.note.empty()) note += ": " + sd.note;
@@ -210,16 +225,26 @@ void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& 
     const std::string first = r.first_divergence ? r.steps[*r.first_divergence].name : std::string();
     page["lesson"]["title"] = "A vs B: " + r.file_a + " and " + r.file_b;
     page["lesson"]["description"] =
-        fmt::format("Each step is |A − B|, cell by cell, coloured against the step's largest difference. A cell "
-                    "diverges when |a − b| > {:g} + {:g}·|a|. {} {} of {} steps compared; first divergence: {}.{}{}",
-                    r.atol, r.rtol, first.empty() ? "B matches A everywhere." : "B diverges.", r.compared(),
+        fmt::format("Each step is |A − B|, cell by cell, on one scale for every step: white where A and B hold the "
+                    "same float, green where they differ within the tolerance (float32 noise: |a − b| ≤ {:g} + "
+                    "{:g}·|a|), red where they diverge, from pale at {:g} to dark at the page's largest difference "
+                    "({:.3g}; logarithmic). {} {} of {} steps compared; first divergence: {}.{}{}",
+                    r.atol, r.rtol, r.atol, largest, first.empty() ? "B matches A everywhere." : "B diverges.", r.compared(),
                     r.steps.size(), first.empty() ? "none" : first,
                     r.only_a.empty() ? "" : fmt::format(" Only in A: {}.", fmt::join(r.only_a, ", ")),
                     r.only_b.empty() ? "" : fmt::format(" Only in B: {}.", fmt::join(r.only_b, ", ")));
-    page["diff"] = {{"a", r.file_a}, {"b", r.file_b}, {"first_divergence", first}};
+    page["diff"] = {{"a", r.file_a}, {"b", r.file_b},     {"first_divergence", first},
+                    {"atol", r.atol},   {"rtol", r.rtol},   {"largest", largest}};
     for (std::size_t i = 0; i < notes.size(); ++i) {
-        page["steps"][i]["note"] = notes[i];
-        page["steps"][i]["title"] = "|A − B|";
+        OrderedJson& sj = page["steps"][i];
+        sj["note"] = notes[i];
+        sj["title"] = "|A − B|";
+        // each cell's verdict beside its |A - B|, pooled as the values were (a block diverges when a cell does)
+        if (!beyond[i].size() || !sj.contains("values") || sj["values"].is_null()) continue;
+        if (sj.contains("pooled"))
+            sj["beyond"] = tensor_to_json(pool(beyond[i], sj["pooled"]["block"].get<std::vector<std::size_t>>(), PoolOp::max));
+        else
+            sj["beyond"] = tensor_to_json(beyond[i]);
     }
     write_page(out, "A vs B", [&](TextSink& data) { write_readable(page, data); });
 }
@@ -252,7 +277,7 @@ void write_trace_report_html(TextSink& out, const TraceData& trace, const nlohma
                 for (const char* key : {"title", "stage", "formula", "explain", "inputs", "note", "axes"})
                     if (from[i].contains(key) && from[i].value("name", "") == page["steps"][i]["name"])
                         page["steps"][i][key] = OrderedJson::parse(from[i][key].dump());
-            for (const char* key : {"claims", "config", "run", "warnings"})
+            for (const char* key : {"claims", "config", "run", "warnings", "model"})
                 if (doc->contains(key)) page[key] = OrderedJson::parse((*doc)[key].dump());
         }
     }

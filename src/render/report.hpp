@@ -30,9 +30,10 @@ void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, 
 void write_trace_report_html(TextSink& out, const TraceData& trace, const nlohmann::json* doc);
 
 // The page of two traces compared (`attntrace report A B`): per step matched
-// by name, |A - B| as a heatmap scaled to the step's largest difference, its
-// verdict under the diff's tolerances, the largest difference and where;
-// the first step where B diverges named at the top.
+// by name, |A - B| as a heatmap on one scale for the whole page (equal cells,
+// cells within the diff's tolerances and cells beyond them drawn apart; each
+// cell's verdict written beside its value), the step's verdict, the largest
+// difference and where; the first step where B diverges named at the top.
 void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& b, const DiffReport& report);
 
 // The id of the <script type="application/json"> element holding the trace.

@@ -7,12 +7,14 @@
 # verdict, the script finished (body data-rendered="ok") with no error
 # recorded (body data-errors), and Chromium's log shows no console message
 # (the page logs nothing; an uncaught error or a refused fetch would show).
-# Then saves screenshots of three pages in OUT_DIR (the HTML stays there too).
+# Then a model's page (report --model: its next-token table, as run computes
+# it), and screenshots at 500 and 1400 px in OUT_DIR (the HTML stays there too).
 set -uo pipefail
 
 attntrace=$1 lessons=$2 out=$3
-# Pages photographed: one head, two heads, a causal mask.
-screenshot_lessons=(003-3.1-ring-fell 003-3.3-multi-head 004-causal-mask-example)
+# Pages photographed at 1280 px (two heads, a causal mask); the flagship lesson's, a 64-token
+# causal lesson's and a model's at 500 and 1400 px, with other generated pages (the end).
+screenshot_lessons=(003-3.3-multi-head 004-causal-mask-example)
 min_png_bytes=20000  # a blank 1280x2000 page compresses to ~10 KB; a drawn one is ~150 KB or more
 
 browser=$(command -v chromium || command -v chromium-browser || true)
@@ -113,17 +115,49 @@ for id in decoder2 decoder40 causal64 bert512; do
   [[ $body != *data-errors* ]] || fail "$id: errors recorded by the page: ${body:0:300}"
   if grep -E ':CONSOLE[:(]|Uncaught' "$work/$id.log" >&2; then fail "$id: console messages (above)"; fi
   drawn=$(grep -o 'data-drawn-ms="[0-9]*"' <<<"$body" | grep -o '[0-9]*')
-  # measured, not asserted: the page's own time to the end of drawing, and chromium's whole run (start-up included)
-  echo "$id: page $(stat -c %s "$html") bytes, drawn ${drawn:-?} ms after navigation start, chromium --dump-dom ${wall_ms} ms in all"
+  first=$(grep -o 'data-first-frame-ms="[0-9]*"' <<<"$body" | grep -o '[0-9]*')
+  # measured, not asserted: after navigation start, the page's script done and its first screen laid out
+  # with its canvases painted; and chromium's whole run (start-up included)
+  echo "$id: page $(stat -c %s "$html") bytes, script done ${drawn:-?} ms and first screen ${first:-?} ms" \
+       "after navigation start, chromium --dump-dom ${wall_ms} ms in all"
+  # a canvas is painted when it is scrolled to: a copy paints them all (as printing does) for the checks below
+  awk -v f="$here/paint_all.js" '/^<\/body>$/ { print "<script>"; while ((getline l < f) > 0) print l; print "</script>" } { print }' \
+    "$html" >"$work/$id.painted.html"
+  browse --dump-dom "file://$work/$id.painted.html" >"$work/$id.painted.dom" 2>/dev/null || fail "$id: chromium failed (painted copy)"
+  painted=$(tr '\n' ' ' <"$work/$id.painted.dom" | grep -o '<body[^>]*>' | head -1 | grep -o 'data-painted="[^"]*"')
+  [[ $painted =~ data-painted=\"([0-9]+)\ of\ ([0-9]+)\" ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] ||
+    fail "$id: not every canvas painted when asked ($painted)"
 done
 # every step's section on the 512-token page, and the banner saying what the page keeps
 grep -q '<p class="banner" id="page-kept">' "$work/bert512.dom" || fail "bert512: no banner saying what the page keeps"
 [ "$(grep -o '<section [^>]*data-step=' "$work/bert512.dom" | wc -l)" -ge 30 ] || fail "bert512: step sections missing"
 grep -q '<canvas [^>]*data-rows="256" data-cols="256"' "$work/bert512.dom" || fail "bert512: no pooled 256 x 256 canvas"
 # above 32 tokens the attention is a canvas, not a table
-grep -q '<canvas [^>]*class="heatmap" data-rows="64" data-cols="64"' "$work/causal64.dom" || fail "causal64: no 64 x 64 canvas"
+grep -q '<canvas [^>]*class="heatmap"[^>]*data-rows="64" data-cols="64"' "$work/causal64.dom" || fail "causal64: no 64 x 64 canvas"
+# Canvas axes: each attention canvas, painted, marks its rows and columns with positions every k tokens
+# of the trace's tokens (a pooled map's 256 cells of 512 tokens: positions up to 511, not cell numbers)
+python3 - "$work/causal64.painted.dom" 64 "$work/bert512.painted.dom" 512 <<'PY' || fail "canvas axes: positions missing or wrong (above)"
+import re, sys
+ok = True
+for dom, tokens in zip(sys.argv[1::2], map(int, sys.argv[2::2])):
+    canvases = re.findall(r'<canvas [^>]*class="heatmap"[^>]*>', open(dom, encoding="utf-8").read())
+    attn = [c for c in canvases if 'aria-label="hook_pattern:' in c]
+    for c in attn or [None]:
+        a = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', c or ""))
+        for axis in ("row", "col"):
+            marks = [int(m) for m in a.get(axis + "-marks", "").split()]
+            step = marks[1] - marks[0] if len(marks) > 1 else 0
+            good = (a.get(axis + "-axis") == "positions" and marks and marks[0] == 0 and step > 0
+                    and marks == list(range(0, tokens, step)))
+            if not good:
+                print(dom, axis, a.get(axis + "-axis"), marks, "expected positions 0, k, 2k, ... below", tokens)
+                ok = False
+    print(f"{dom.split('/')[-1]}: {len(attn)} attention canvases, axes every",
+          [int(x) for x in re.findall(r'data-row-marks="0 (\d+)', attn[0])] if attn else "-", "of", tokens, "tokens")
+sys.exit(0 if ok else 1)
+PY
 # decoder40: the canvases of cross-attention have no masked cell, those of causal self-attention some
-python3 - "$work/decoder40.dom" <<'PY' || fail "decoder40: masked cells in cross-attention canvases, or none in self-attention"
+python3 - "$work/decoder40.painted.dom" <<'PY' || fail "decoder40: masked cells in cross-attention canvases, or none in self-attention"
 import re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
 masked = {}
@@ -165,6 +199,15 @@ read -r cross self <<<"$counts"
 # causal64: every one of the 4 query heads drawn (GQA: 2 K/V heads), with the K/V head each reads
 heads=$(grep -o 'head h[0-9]* · reads K/V head kv[0-9]' "$work/causal64.dom" | sort -u | wc -l)
 [ "$heads" -eq 4 ] || fail "causal64: $heads of 4 heads drawn with their K/V head"
+# causal64's head view starts with its first head alone on (64 tokens: every head at once is a tangle);
+# decoder2's (6 tokens) with every head on
+for case in "causal64 true false false false" "decoder2 true true"; do
+  read -r id want <<<"$case"
+  got=$(python3 -c 'import re, sys
+heads = re.search(r"<div class=\"heads\">(.*?)</div>", open(sys.argv[1], encoding="utf-8").read(), re.S)
+print(" ".join(re.findall(r"aria-pressed=\"(\w+)\"[^>]*data-head=", heads.group(1)) if heads else []))' "$work/$id.dom")
+  [ "$got" = "$want" ] || fail "$id: the head view's heads on at first: '$got', expected '$want'"
+done
 # a lesson's description heads its page
 grep -q '<p class="description">' "$work/003-3.1-ring-fell.dom" || fail "003-3.1-ring-fell: the description is not shown"
 echo "decoder2, causal64: every attention drawn with its own mask; every head of a GQA lesson shown"
@@ -203,8 +246,77 @@ done
 grep -q 'data-step="my_kernel.out"' "$work/t-minimal.json.dom" || fail "t-minimal.json: its own step is not drawn"
 echo "traces drawn: an export, an .npy folder and a minimal trace"
 
+# A diff's page (report A B): one scale for every step. B is A with a cell of one step moved by 0.5, one
+# of another by 0.01 (both beyond the tolerance) and one of a third by 1e-6 (float noise, within it):
+# the 0.01 is paler than the 0.5 (each step against its own largest would draw both darkest), the
+# noise is drawn as within the tolerance, and untouched cells as equal.
+"$attntrace" export "$lessons/003-3.1-ring-fell.json" -o "$work/diff-a.json" || fail "export for the diff page failed"
+python3 - "$work/diff-a.json" "$work/diff-b.json" <<'PY' || fail "diff page: could not write B"
+import json, sys
+t = json.load(open(sys.argv[1], encoding="utf-8"))
+def first_number(v):  # the path to the first finite number of a nested list
+    if isinstance(v, list):
+        for i, x in enumerate(v):
+            p = first_number(x)
+            if p is not None: return [i] + p
+        return None
+    return [] if isinstance(v, (int, float)) else None
+moved = 0
+for step, by in zip([s for s in t["steps"] if s.get("values") is not None and first_number(s["values"]) is not None], (0.5, 0.01, 1e-6)):
+    path, v = first_number(step["values"]), step["values"]
+    for i in path[:-1]: v = v[i]
+    v[path[-1]] += by
+    moved += 1
+json.dump(t, open(sys.argv[2], "w", encoding="utf-8"))
+sys.exit(0 if moved == 3 else 1)
+PY
+"$attntrace" report "$work/diff-a.json" "$work/diff-b.json" -o "$out/diff.html" || fail "report A B failed"
+browse --dump-dom "file://$out/diff.html" >"$work/diff.dom" 2>"$work/diff.log" || fail "diff: chromium failed"
+if grep -E ':CONSOLE[:(]|Uncaught' "$work/diff.log" >&2; then fail "diff: console messages (above)"; fi
+python3 - "$work/diff.dom" <<'PY' || fail "diff page: not one scale, or equal and within-tolerance cells not drawn apart (above)"
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+body = re.search(r'<body[^>]*>', dom).group(0)
+steps = re.split(r'(?=<section class="step)', dom)[1:]
+def cells(sec, kind):
+    return re.findall(r'<td title="[^"]*" class="diff-%s"(?: style="([^"]*)")?>' % kind, sec)
+beyond = [cells(s, "beyond") for s in steps]
+shades = [float(re.search(r'rgba\(var\(--diverges\), ([0-9.]+)\)', c[0]).group(1)) for c in beyond if c]
+within = sum(len(cells(s, "within")) for s in steps)
+equal = sum(len(cells(s, "equal")) for s in steps)
+print("diff page: beyond shades", shades, "within cells", within, "equal cells", equal)
+ok = 'data-rendered="ok"' in body and "data-errors" not in body
+sys.exit(0 if ok and len(shades) == 2 and shades[1] < shades[0] and within == 1 and equal > 10 else 1)
+PY
+
+# A model's page (report --model): its next-token table is the one run computes (run --json's
+# model.next_tokens, the same 10 tokens in the same order), drawn as its own section.
+models=$(dirname "$lessons")/tests/models
+text="the ring fell and the"
+if "$attntrace" report --model "$models/tiny-gpt2" --text "$text" -o "$out/model.html" &&
+   "$attntrace" run --model "$models/tiny-gpt2" --text "$text" --json >"$work/model-run.json"; then
+  browse --dump-dom "file://$out/model.html" >"$work/model.dom" 2>"$work/model.log" || fail "model: chromium failed"
+  body=$(tr '\n' ' ' <"$work/model.dom" | grep -o '<body[^>]*>' | head -1)
+  [[ $body == *'data-rendered="ok"'* && $body != *data-errors* ]] || fail "model: the page did not draw cleanly: ${body:0:300}"
+  if grep -E ':CONSOLE[:(]|Uncaught' "$work/model.log" >&2; then fail "model: console messages (above)"; fi
+  python3 - "$work/model.dom" "$work/model-run.json" <<'PY' || fail "model: the next-token table is not run's (above)"
+import json, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+want = [t["id"] for t in json.load(open(sys.argv[2], encoding="utf-8"))["model"]["next_tokens"]]
+sec = re.search(r'<section class="next-token" id="next-token">(.*?)</section>', dom, re.S)
+got = [int(x) for x in re.findall(r'<tr data-token-id="(\d+)"', sec.group(1))] if sec else None
+fmt = re.findall(r'<table class="matrix next-tokens" data-format="(\w+)"><caption class="num-format">numbers: ([^<]*)<', dom)
+print("model: next tokens drawn", got, "run's", want, "format", fmt)
+sys.exit(0 if sec and got == want and len(want) == 10 and fmt else 1)
+PY
+  grep -q '<a href="#next-token">Next token</a>' "$work/model.dom" || fail "model: no link to the next-token section"
+else
+  fail "model: attntrace report --model or run --model failed"
+fi
+
 # Screenshots of the report at a phone's width and a wide screen's.
-for id in causal64 decoder2 bert512; do
+cp "$out/003-3.1-ring-fell.html" "$out/flagship.html"
+for id in flagship causal64 model decoder2 bert512; do
   for width in 500 1400; do
     png="$out/$id-$width.png"
     browse --screenshot="$png" --window-size=$width,2400 "file://$out/$id.html" >/dev/null 2>&1 || fail "screenshot at $width px failed"

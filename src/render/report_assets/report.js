@@ -56,6 +56,61 @@
   }
   const exact = (x) => (x === "-inf" ? "-inf" : String(x));  // the JSON's shortest round-trip text
 
+  // One number format for a whole table, said in its caption: fixed decimals
+  // (at least p) when the table's range allows them (its smallest nonzero |x|
+  // keeps 2 significant digits within MAX_DECIMALS decimals, its largest is
+  // below FIXED_BELOW), else scientific notation with p significant digits in
+  // every cell. Never 3.268e-7 beside 0.00001689 beside 0.0000.
+  const MAX_DECIMALS = 6, FIXED_BELOW = 1e6;
+  function numberFormat(nums, p = PRECISION) {
+    let lo = Infinity, hi = 0;
+    for (const x of nums)
+      if (typeof x === "number" && Number.isFinite(x) && x !== 0) {
+        const a = Math.abs(x);
+        if (a < lo) lo = a;
+        if (a > hi) hi = a;
+      }
+    const decimals = hi === 0 ? p : Math.max(p, 1 - Math.floor(Math.log10(lo)));
+    const other = (x) => (typeof x === "number" ? String(x) : fmt(x));  // inf, NaN: as they are
+    if (hi < FIXED_BELOW && decimals <= Math.max(p, MAX_DECIMALS))
+      return { kind: "fixed", caption: `${decimals} decimals`,
+               text: (x) => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(decimals) : other(x)) };
+    return { kind: "scientific", caption: `scientific notation, ${p} significant digits (|values| ${lo.toExponential(1)} to ${hi.toExponential(1)})`,
+             text: (x) => (typeof x === "number" && Number.isFinite(x) ? x.toExponential(p - 1) : other(x)) };
+  }
+
+  // ---- a diff page (report A B): each cell's |A − B| as one of three kinds, and the
+  // cells beyond tolerance on one logarithmic scale for the whole page (trace.diff.scale:
+  // from the diff's atol, palest, to the page's largest difference, darkest), so that
+  // float noise in a matching step stays pale where a real divergence is dark.
+  // `beyond` (the page's per-cell record, 1: |a − b| > atol + rtol·|a|) decides
+  // within and beyond; a cell without it (a pooled map) is within when ≤ atol.
+  const DIFF_WORDS = { equal: "equal: the same float in A and B", within: "within the float32 tolerance",
+                       beyond: "beyond the tolerance: diverges" };
+  function diffKind(v, beyond) {
+    if (v === 0) return "equal";
+    if (typeof v !== "number" || !Number.isFinite(v)) return "beyond";  // "inf": -inf against a number
+    if (beyond === 0 || beyond === 1) return beyond ? "beyond" : "within";
+    return v <= diffScale.lo ? "within" : "beyond";
+  }
+  // The page's scale, set by render() before anything is drawn (report_main.js).
+  const diffScale = { lo: 1e-4, hi: 1 };
+  // A beyond cell's shade in [MIN_SHADE, 1]: log(|A − B| / lo) against log(hi / lo).
+  const MIN_SHADE = 0.2;
+  function diffShade(v) {
+    if (typeof v !== "number" || !Number.isFinite(v)) return 1;
+    const { lo, hi } = diffScale, t = hi > lo ? Math.log(Math.max(v, lo) / lo) / Math.log(hi / lo) : 1;
+    return MIN_SHADE + (1 - MIN_SHADE) * Math.max(0, Math.min(1, t));
+  }
+
+  // Text with `code` spans (a lesson's description, the page's banner, notes) as
+  // text nodes and <code> elements: never parsed as HTML.
+  function withCode(text) {
+    const parts = String(text).split("`");
+    if (parts.length % 2 === 0) parts.splice(-2, 2, `${parts[parts.length - 2]}\`${parts[parts.length - 1]}`);  // an unpaired `
+    return parts.map((part, k) => (k % 2 ? el("code", {}, part) : part));
+  }
+
   // Indices to show out of n, with -1 where the middle is elided.
   function shown(n, max, all) {
     if (all || n <= max) return [...Array(n).keys()];
@@ -79,27 +134,44 @@
   }
 
   // ---- one matrix (rank 0..3) as token-labelled tables
-  // opts.heat: colour cells by value in [0, 1]; opts.masked(s, i, j): cell blocked by the mask.
+  // opts.heat: colour cells by value in [0, 1]; opts.masked(s, i, j): cell blocked by the mask;
+  // opts.diff: a diff page's |A − B| (diffKind: equal, within tolerance, beyond; one scale for the page).
+  // Every table of one matrix shares one number format (numberFormat), said in each table's caption.
   function matrixBlock(step, values, all, opts = {}) {
     const block = el("div", { class: "matrix-block" });
     const shape = step.shape, axes = step.axes, labels = step.labels;
     const short = step.name.split(".").pop();
-    const cell = (v, where, masked) => {
-      const td = el("td", { title: `${short}[${where.join(", ")}] = ${exact(v)}${masked ? " (masked: -inf before softmax)" : ""}` },
-                    fmt(v));
+    let format = null;  // made only when a table is drawn: a canvas shows no numbers
+    const numbersOf = () => format || (format = numberFormat(flat(values)));
+    const cell = (v, where, masked, beyond) => {
+      const kind = opts.diff ? diffKind(v, beyond) : null;
+      const td = el("td", { title: `${short}[${where.join(", ")}] = ${exact(v)}${masked ? " (masked: -inf before softmax)" : ""}` +
+                                   (kind ? ` (${DIFF_WORDS[kind]})` : "") },
+                    numbersOf().text(v));
       if (v === "-inf") td.className = "neg-inf";
       if (masked) td.className = "masked";
-      else if (opts.heat && typeof v === "number") {
-        const x = opts.scale ? v / opts.scale : v;  // a diff's |A − B| against its step's largest
-        td.style.background = `rgba(var(--heat), ${Math.max(0, Math.min(1, x)).toFixed(3)})`;
+      else if (kind) {
+        td.className = `diff-${kind}`;
+        if (kind === "beyond") {
+          const x = diffShade(v);
+          td.style.background = `rgba(var(--diverges), ${x.toFixed(3)})`;
+          if (x > 0.55) td.style.color = "#fff";
+        }
+      } else if (opts.heat && typeof v === "number") {
+        const x = Math.max(0, Math.min(1, v));
+        td.style.background = `rgba(var(--heat), ${x.toFixed(3)})`;
         if (x > 0.55) td.style.color = "#fff";
       }
       return td;
     };
-    const table = (rows, cols, rowAxis, colAxis, get, prefix, masked) => {
+    // get(i, j): the value; beyondAt(i, j): a diff's cell beyond tolerance (null: no such record)
+    const table = (rows, cols, rowAxis, colAxis, get, prefix, masked, beyondAt) => {
       if (rowAxis !== null && useCanvas(rows, cols))  // too large to read as numbers: a canvas heatmap
         return canvasHeatmap({ rows, cols, get, masked, rowLabels: labels[rowAxis], colLabels: labels[colAxis], name: short,
-                               signed: !opts.heat, scale: opts.scale,
+                               rowAxis: axes[rowAxis], colAxis: axes[colAxis], signed: !opts.heat && !opts.diff,
+                               rowBlock: pooledBlock(step, rowAxis), rowTokens: pooledFrom(step, rowAxis, rows),
+                               colBlock: pooledBlock(step, colAxis), colTokens: pooledFrom(step, colAxis, cols),
+                               diff: opts.diff ? { beyondAt } : null,
                                where: (i, j) => [...prefix, labels[rowAxis][i], labels[colAxis][j]].join(", ") });
       const rl = rowAxis === null ? null : labels[rowAxis], cl = labels[colAxis];
       const corner = rowAxis === null ? "" : `${axes[rowAxis]} \\ ${axes[colAxis]}`;
@@ -112,24 +184,28 @@
                   cs.map((j) => {
                     if (j < 0) return el("td", { class: "gap" }, "…");
                     const where = [...prefix, ...(rl ? [rl[i]] : []), cl[j]];
-                    return cell(get(i, j), where, masked && masked(i, j));
+                    return cell(get(i, j), where, masked && masked(i, j), beyondAt ? beyondAt(i, j) : null);
                   }));
       });
-      return el("table", { class: "matrix" + (opts.heat ? " heat" : "") }, el("thead", {}, head), el("tbody", {}, body));
+      return el("table", { class: "matrix" + (opts.heat ? " heat" : "") + (opts.diff ? " diff" : ""), "data-format": numbersOf().kind },
+                el("caption", { class: "num-format" }, `numbers: ${numbersOf().caption}`),
+                el("thead", {}, head), el("tbody", {}, body));
     };
+    const beyond = opts.diff && opts.diff.beyond ? opts.diff.beyond : null;  // shaped as the values
     if (shape.length === 0) {
-      block.append(el("table", { class: "matrix" }, el("tbody", {}, el("tr", {}, cell(values, [])))));
+      block.append(el("table", { class: "matrix" }, el("caption", { class: "num-format" }, `numbers: ${numbersOf().caption}`),
+                      el("tbody", {}, el("tr", {}, cell(values, [], false, beyond)))));
     } else if (shape.length === 1) {
-      block.append(table(1, shape[0], null, 0, (i, j) => values[j], []));
+      block.append(table(1, shape[0], null, 0, (i, j) => values[j], [], null, beyond && ((i, j) => beyond[j])));
     } else if (shape.length === 2) {
-      block.append(table(shape[0], shape[1], 0, 1, (i, j) => values[i][j], []));
+      block.append(table(shape[0], shape[1], 0, 1, (i, j) => values[i][j], [], null, beyond && ((i, j) => beyond[i][j])));
     } else {
       // One table per head (or per index of the first axis), as the terminal shows it.
       let k = headAxis(axes);
-      const [r, c] = [0, 1, 2].filter((a) => a !== k), get = slicer(values, k);
+      const [r, c] = [0, 1, 2].filter((a) => a !== k), get = slicer(values, k), getBeyond = beyond && slicer(beyond, k);
       // attention weights: every head (GQA's groups are what the lesson teaches), each with its K/V head
       // every slice when it is a heatmap (attention weights, or any canvas): compact, and the heads are the point
-      const every = opts.heat || useCanvas(shape[r], shape[c]);
+      const every = opts.heat || opts.diff || useCanvas(shape[r], shape[c]);
       for (const s of shown(shape[k], every ? shape[k] : MAX_SLICES, all)) {
         if (s < 0) {
           block.append(el("div", { class: "slice gap" }, `… ${shape[k] - MAX_SLICES} more ${axes[k]} slices`));
@@ -138,11 +214,17 @@
         const masked = opts.masked && k === 0 ? (i, j) => opts.masked(s, i, j) : null;
         const group = opts.kvOf && axes[k] === "head" ? ` · reads K/V head kv${opts.kvOf[s]}` : "";
         block.append(el("div", { class: "slice", "data-slice": s }, el("p", { class: "slice-caption" }, `${axes[k]} ${labels[k][s]}${group}`),
-                        table(shape[r], shape[c], r, c, (i, j) => get(s, i, j), [labels[k][s]], masked)));
+                        table(shape[r], shape[c], r, c, (i, j) => get(s, i, j), [labels[k][s]], masked,
+                              getBeyond && ((i, j) => getBeyond(s, i, j)))));
       }
     }
     return block;
   }
+
+  // Tokens per cell along axis k of a step the page keeps pooled (1 otherwise).
+  const pooledBlock = (step, k) => (step.pooled && step.pooled.block ? step.pooled.block[k] || 1 : 1);
+  // The tokens along axis k before pooling (n, the cells, otherwise).
+  const pooledFrom = (step, k, n) => (step.pooled && step.pooled.from_shape ? step.pooled.from_shape[k] || n : n);
 
   // Whether matrixBlock elides anything: the same axes and limits it uses.
   // A matrix past CANVAS_ABOVE is a canvas: it elides nothing.
@@ -151,7 +233,7 @@
     if (s.length <= 1) return (s[0] || 0) > MAX_COLS;
     if (s.length === 2) return !useCanvas(s[0], s[1]) && (s[0] > MAX_ROWS || s[1] > MAX_COLS);
     const k = headAxis(step.axes), [r, c] = [0, 1, 2].filter((a) => a !== k);
-    return (!opts.heat && !useCanvas(s[r], s[c]) && s[k] > MAX_SLICES) || (!useCanvas(s[r], s[c]) && (s[r] > MAX_ROWS || s[c] > MAX_COLS));
+    return (!opts.heat && !opts.diff && !useCanvas(s[r], s[c]) && s[k] > MAX_SLICES) || (!useCanvas(s[r], s[c]) && (s[r] > MAX_ROWS || s[c] > MAX_COLS));
   }
 
   // A matrix with its "show all" toggle when it is elided.
@@ -207,6 +289,9 @@
 
   const headColour = (h, n) => `hsl(${Math.round((360 * h) / Math.max(n, 1) + 210) % 360}, 70%, 42%)`;
   const MAX_LINES = 40000;  // beyond this many query-key-head lines the view says so instead of drawing
+  // Past this many tokens, every head's lines at once are a tangle (64 tokens: a 1.5k-px-tall
+  // knot of 4 colours): the view starts with the first head alone on.
+  const ALL_HEADS_UP_TO = 16;
 
   // ---- the head view: queries left, keys right, a line per pair with opacity = weight
   function headView(step, masked) {
@@ -223,23 +308,35 @@
     const height = TOP + ROW * Math.max(tq, t);
     const pic = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
                              "aria-label": "attention of each query token to each key token" });
-    const groups = [];
+    // A head's lines are made when it is first shown, a line's weight (its <title>) when the
+    // pointer first reaches it: 64 tokens are 16k lines, whose layout took a second.
+    const groups = [], filled = new Set();
     for (let h = 0; h < nh; ++h) {
       const g = svg("g", { "data-head": h, stroke: headColour(h, nh), "stroke-width": 2 });
-      for (let i = 0; i < tq; ++i)
-        for (let j = 0; j < t; ++j) {
-          const w = A[h][i][j];
-          if (typeof w !== "number" || w <= 0 || masked(h, i, j)) continue;
-          const line = svg("line", { x1: XL + 6, y1: TOP + ROW * i - 4, x2: XR - 6, y2: TOP + ROW * j - 4,
-                                     "stroke-opacity": w.toFixed(4), "data-q": i, "data-k": j });
-          const tip = svg("title", {});
-          tip.textContent = `${step.labels[0][h]}: ${ql[i]} → ${kl[j]} = ${exact(w)}`;
-          line.append(tip);
-          g.append(line);
-        }
       groups.push(g);
       pic.append(g);
     }
+    const show = (h, on) => {
+      if (on && !filled.has(h)) {
+        filled.add(h);
+        for (let i = 0; i < tq; ++i)
+          for (let j = 0; j < t; ++j) {
+            const w = A[h][i][j];
+            if (typeof w !== "number" || w <= 0 || masked(h, i, j)) continue;
+            groups[h].append(svg("line", { x1: XL + 6, y1: TOP + ROW * i - 4, x2: XR - 6, y2: TOP + ROW * j - 4,
+                                           "stroke-opacity": w.toFixed(4), "data-q": i, "data-k": j }));
+          }
+      }
+      groups[h].style.display = on ? "" : "none";
+    };
+    pic.addEventListener("mouseover", (e) => {
+      const line = e.target;
+      if (line.tagName !== "line" || line.firstChild) return;
+      const h = Number(line.parentNode.dataset.head), i = Number(line.dataset.q), j = Number(line.dataset.k);
+      const tip = svg("title", {});
+      tip.textContent = `${step.labels[0][h]}: ${ql[i]} → ${kl[j]} = ${exact(A[h][i][j])}`;
+      line.append(tip);
+    });
     // A token hovered shows only its lines; a token clicked keeps them until it is clicked again.
     let pinned = null;
     const focus = (attr, idx, on) => {
@@ -261,21 +358,23 @@
     };
     ql.forEach((q, i) => pic.append(token(XL, TOP + ROW * i, q, "end", "q", i)));
     kl.forEach((k, j) => pic.append(token(XR, TOP + ROW * j, k, "start", "k", j)));
-    // Heads: every one shown, each in its colour; each button toggles one, "all" and "none" every one.
+    // Heads: each in its colour, every one on (the first alone past ALL_HEADS_UP_TO tokens);
+    // each button toggles one, "all" and "none" every one.
+    const oneHead = nh > 1 && Math.max(tq, t) > ALL_HEADS_UP_TO;
     const heads = el("div", { class: "heads" }, "Heads: ");
     const setAll = (on) => groups.forEach((g, h) => {
-      g.style.display = on ? "" : "none";
+      show(h, on);
       heads.querySelector(`button[data-head="${h}"]`).setAttribute("aria-pressed", String(on));
     });
     groups.forEach((g, h) => {
-      const on = true;
-      g.style.display = on ? "" : "none";
+      const on = !oneHead || h === 0;
+      show(h, on);
       const b = el("button", { type: "button", "aria-pressed": String(on), style: `border-color: ${headColour(h, nh)}`,
                                "data-head": h }, step.labels[0][h]);
       b.addEventListener("click", () => {
         const now = b.getAttribute("aria-pressed") !== "true";
         b.setAttribute("aria-pressed", String(now));
-        g.style.display = now ? "" : "none";
+        show(h, now);
       });
       heads.append(b);
     });
@@ -284,9 +383,12 @@
                    el("button", { type: "button", class: "none", onclick: () => setAll(false) }, "none"));
     // the model view opens one head: that head alone on
     view.selectOnly = (only) => groups.forEach((g, h) => {
-      g.style.display = h === only ? "" : "none";
+      show(h, h === only);
       heads.querySelector(`button[data-head="${h}"]`).setAttribute("aria-pressed", String(h === only));
     });
+    if (oneHead)
+      view.append(el("p", { class: "note one-head" }, `${Math.max(tq, t)} tokens: ${step.labels[0][0]} alone is on at first, ` +
+        `as ${nh} heads' lines at once are too many to follow; click a head (or "all") to add it.`));
     view.append(heads, pic);
     return view;
   }
@@ -309,17 +411,17 @@
     sec.append(el("p", { class: "shape" }, `shape ${shape} · `, el("span", { class: "badge" }, step.source),
       step.rounded_to !== undefined ? ` · rounded to ${step.rounded_to} decimals` : "",
       step.inputs && step.inputs.length ? ` · from ${step.inputs.join(", ")}` : ""));
-    if (step.note) sec.append(el("p", { class: "note" }, step.note));
+    if (step.note) sec.append(el("p", { class: "note" }, withCode(step.note)));
     if (step.pooled) sec.append(pooledNote(step));
     const isPattern = step.name.endsWith("hook_pattern") && !trace.diff;
-    // two traces compared: |A − B| coloured against the step's largest difference
-    const largest = trace.diff && step.values ? flat(step.values).reduce((m, v) => (typeof v === "number" && v > m ? v : m), 0) : 0;
-    const diffOpts = trace.diff ? { heat: true, scale: largest > 0 ? largest : 1 } : {};
+    // two traces compared: |A − B| on the page's one scale, equal and within-tolerance cells apart
+    const diffOpts = trace.diff ? { diff: { beyond: step.beyond || null } } : {};
     if (trace.diff && trace.diff.first_divergence === step.name)
       sec.classList.add("first-divergence"), sec.querySelector("h2").append(el("span", { class: "badge diverges" }, "first divergence"));
     if (step.summary) {
       const m = step.summary;
-      sec.append(el("p", { class: "note" }, `summary only: min ${fmt(m.min)}, max ${fmt(m.max)}, mean ${fmt(m.mean)}` +
+      const f = numberFormat([m.min, m.max, m.mean]);
+      sec.append(el("p", { class: "note" }, `summary only: min ${f.text(m.min)}, max ${f.text(m.max)}, mean ${f.text(m.mean)}` +
         (m.neg_inf ? `, ${m.neg_inf} cells −inf` : "")));
     } else if (step.values !== null && step.values !== undefined) {
       for (const b of sequences(trace)) {  // a batch: one table per sequence, with its tokens

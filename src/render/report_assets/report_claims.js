@@ -79,7 +79,10 @@
         computed = c.reason || "";
       } else {
         const d = digitsOf(c);
-        const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : Math.max(PRECISION, d.most + 2);
+        // ours: two digits more than printed, one format for the claim's numbers (fixed, else scientific)
+        const f = numberFormat(flat([c.computed, c.document_arithmetic === undefined ? [] : c.document_arithmetic]),
+                               Math.max(PRECISION, d.most + 2));
+        const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : (v) => f.text(v);
         printed = [lines(c.printed, asPrinted(c)), c.of === "terms" ? el("div", { class: "muted" }, "(its terms, then their sum)")
           : c.of === "next_token" ? el("div", { class: "muted" }, `(the probability that ${vocabLabel(c, steps)} comes next)`)
           : c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
@@ -95,7 +98,7 @@
           computed.push(el("div", { class: "muted" }, "(its probability agrees; the token is what differs)"));
       }
       const article = el("td", {}, c.quote ? el("blockquote", {}, `“${c.quote}”`) : null,
-        c.note ? el("div", { class: "muted" }, c.note) : null,
+        c.note ? el("div", { class: "muted" }, withCode(c.note)) : null,
         c.basis === "given" ? el("div", { class: "muted" }, "checked against the lesson's given values: the article's consistency with itself") : null,
         c.rests_on ? el("div", { class: "muted" }, `agrees only from the article's given values: computed from ${c.rests_on}, which the lesson gives and its formula does not`) : null);
       return el("tr", { id: `claim-${c.id}`, "data-claim": c.id, "data-verdict": c.verdict },
@@ -105,6 +108,8 @@
         verdictCell(c), article);
     });
     sec.append(el("table", { class: "claims" },
+      el("caption", { class: "num-format" }, "numbers: printed as the article writes them; computed to two digits more " +
+        "than printed, each claim's in one format (fixed decimals, or scientific notation when they are too small for that)"),
       el("thead", {}, el("tr", {}, ["claim", "step", "printed", "computed", "verdict", "article"].map((h) => el("th", {}, h)))),
       el("tbody", {}, rows)));
     return sec;

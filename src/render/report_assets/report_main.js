@@ -18,6 +18,24 @@
     return div;
   }
 
+  // A config field's value in words: positions and scale objects as a reader says them.
+  function configWords(key, v) {
+    if (key === "scale" && typeof v === "boolean") return v ? "÷ √d_head" : "none";
+    if (v === null || typeof v !== "object") return String(v);
+    if (key === "positions" && typeof v.kind === "string") {
+      const kind = { learned: "learned", sinusoidal: "sinusoidal", rope: "RoPE", alibi: "ALiBi" }[v.kind] || v.kind;
+      const more = [v.layout ? `${v.layout} layout` : null, v.base !== undefined ? `base ${v.base}` : null,
+                    Array.isArray(v.slopes) ? `slopes ${v.slopes.join(", ")}` : null].filter(Boolean);
+      return more.length ? `${kind} (${more.join(", ")})` : kind;
+    }
+    if (key === "scale") {
+      if (v.divide_by === "sqrt_dk") return "÷ √d_head";
+      if (v.divide_by !== undefined) return `÷ ${v.divide_by}`;
+      if (v.multiply_by !== undefined) return `× ${v.multiply_by}`;
+    }
+    return Object.entries(v).map(([k, x]) => `${k} ${Array.isArray(x) ? x.join(", ") : typeof x === "object" ? JSON.stringify(x) : x}`).join(", ");
+  }
+
   const MANY_STEPS = 24;  // a longer list of steps starts folded (the pipeline links to them too)
   function header(trace) {
     const l = trace.lesson, c = trace.config, src = l.source || {};
@@ -35,19 +53,26 @@
                                                    toks.map((t) => el("span", {}, t))))
         : tokenList("tokens ", trace.tokens));
     if (trace.query_tokens) h.append(tokenList("queries ", trace.query_tokens));
-    if (l.description) h.append(el("p", { class: "description" }, l.description));
+    if (l.description) h.append(el("p", { class: "description" }, withCode(l.description)));
+    // a diff: the page's one scale, in swatches
+    if (trace.diff)
+      h.append(el("p", { class: "diff-legend" }, el("span", { class: "swatch diff-equal" }, "0"), " equal ",
+        el("span", { class: "swatch diff-within" }, "≈"), " within tolerance ",
+        el("span", { class: "swatch diff-beyond" }, "\u00a0"), ` beyond it: ${fmt(diffScale.lo)} (pale) to ${fmt(diffScale.hi)} (dark), ` +
+        "the same scale in every step"));
     // a large trace: what the page keeps of it (report_page.hpp)
-    if (trace.page && trace.page.kept) h.append(el("p", { class: "banner", id: "page-kept" }, trace.page.kept));
-    // the config without fields that mean nothing here: no d_ff without an FFN, K/V heads only when they differ
+    if (trace.page && trace.page.kept) h.append(el("p", { class: "banner", id: "page-kept" }, withCode(trace.page.kept)));
+    // the config without fields that mean nothing here: no d_ff without an FFN, K/V heads only when they differ;
+    // each field a name over its value, wrapping to the width (every one shown at 500 px)
     const shownConfig = Object.entries(c).filter(([k, v]) => !(k === "d_ff" && v === 0) && !(k === "kv_heads" && v === c.heads));
-    h.append(el("div", { class: "config-wrap" }, el("table", { class: "config" }, el("tbody", {},
-      el("tr", {}, shownConfig.map(([k]) => el("th", {}, k))),
-      el("tr", {}, shownConfig.map(([, v]) => el("td", { class: "mono" }, typeof v === "object" ? JSON.stringify(v) : String(v))))))));
+    h.append(el("dl", { class: "config" }, shownConfig.map(([k, v]) =>
+      el("div", { "data-key": k }, el("dt", {}, k), el("dd", { class: "mono" }, configWords(k, v))))));
     if (trace.claims.length) h.append(el("p", {}, `${trace.claims.length} claim${trace.claims.length === 1 ? "" : "s"}: `, Object.keys(MARK).filter((v) => counts[v]).map((v) =>
       el("span", { class: `v-${v}` }, `${MARK[v]} ${counts[v]} ${v}  `))));
     if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
     h.append(el("nav", { class: "contents" }, el("p", { class: "overviews" }, trace.diff ? null : el("a", { href: "#pipeline" }, "Pipeline"),
-      attentionPatterns(trace).length ? [" · ", el("a", { href: "#model-view" }, "Model view")] : null),
+      attentionPatterns(trace).length ? [" · ", el("a", { href: "#model-view" }, "Model view")] : null,
+      trace.model ? [" · ", el("a", { href: "#next-token" }, "Next token")] : null),
       el("b", {}, "Steps"), el("details", MANY_STEPS < trace.steps.length ? {} : { open: "" },
         el("summary", {}, `${trace.steps.length} steps`), el("ol", {},
       trace.steps.map((s) => el("li", {}, el("a", { href: `#step-${s.name}` }, s.name))),
@@ -63,8 +88,12 @@
     const trace = JSON.parse(document.getElementById("trace").textContent);
     const steps = new Map(trace.steps.map((s) => [s.name, s]));
     const main = document.getElementById("report");
+    if (trace.diff) {  // one scale for every step's |A − B|: from the diff's atol to the page's largest difference
+      diffScale.lo = trace.diff.atol > 0 ? trace.diff.atol : 1e-7;
+      diffScale.hi = Math.max(trace.diff.largest || 0, 10 * diffScale.lo);
+    }
     main.append(header(trace));
-    for (const view of [pipelineView(trace), modelView(trace, steps)]) if (view) main.append(view);
+    for (const view of [pipelineView(trace), modelView(trace, steps), nextTokenSection(trace)]) if (view) main.append(view);
     // every attention's weights, in pipeline order: blocks.0.attn, blocks.0.cross_attn, blocks.1.attn, ...
     for (const pattern of trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.values && !trace.diff))
       for (const b of sequences(trace)) {  // a batch: the heatmaps and head view of each sequence
@@ -73,6 +102,12 @@
       }
     trace.steps.forEach((s, i) => main.append(stepSection(s, i, trace.steps.length, trace, steps)));
     main.append(claimsSection(trace, steps));
+    // the canvases of the first screen painted before the first frame is (the layout this needs is
+    // the frame's own); the rest as they are scrolled to
+    requestAnimationFrame(() => {
+      paintVisible();
+      document.body.dataset.firstFrameMs = String(Math.round(performance.now()));
+    });
   }
 
   try {
@@ -82,6 +117,7 @@
     throw e;
   } finally {
     document.body.dataset.rendered = errors.length ? "errors" : "ok";
-    // ms from the start of the page's loading to the end of drawing (the report test prints it)
+    // ms from the start of the page's loading to the end of the script (the report test prints it, and
+    // firstFrameMs: the first screen laid out, its canvases painted)
     document.body.dataset.drawnMs = String(Math.round(performance.now()));
   }

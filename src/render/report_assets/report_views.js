@@ -45,11 +45,14 @@
       const masked = maskTest(trace, b === null ? steps : seqSteps(trace, b), prefix), kv = kvOf(steps, prefix);
       const thumb = (h) => {
         const get = (i, j) => p.values[h][i][j];
-        const image = cellImage(tq, tk, get, (i, j) => masked(h, i, j), colourScale(tq, tk, get).scale);
         const c = el("canvas", { width: THUMB, height: THUMB });
-        const ctx = c.getContext("2d");
-        ctx.imageSmoothingEnabled = tq > THUMB || tk > THUMB;  // shrinking: average; growing: sharp cells
-        ctx.drawImage(image, 0, 0, THUMB, THUMB);
+        whenSeen(c, () => {  // painted when it comes near the screen (report_canvas.js)
+          const scale = colourScale(tq, tk, get).scale;
+          const image = cellImage(tq, tk, get, (i, j) => masked(h, i, j), (v) => heatRGB(v, scale));
+          const ctx = c.getContext("2d");
+          ctx.imageSmoothingEnabled = tq > THUMB || tk > THUMB;  // shrinking: average; growing: sharp cells
+          ctx.drawImage(image, 0, 0, THUMB, THUMB);
+        });
         return el("button", { type: "button", class: "thumb", "data-attention": prefix, "data-head": h,
                               title: `${attentionTitle(prefix)}, head ${p.labels[0][h]}${kv ? ` (K/V head kv${kv[h]})` : ""}: open its head view`,
                               onclick: () => openHead(prefix, h, b) }, c, el("span", {}, p.labels[0][h]));
@@ -142,6 +145,9 @@
     return words.join(" · ");
   }
 
+  // The blocks a trace records: "0–11", or "5, 7" when they are not consecutive (run --blocks)
+  const blockRange = (bs) => (bs.every((b, k) => b === bs[0] + k) ? `${bs[0]}–${bs[bs.length - 1]}` : bs.join(", "));
+
   function pipelineView(trace) {
     if (trace.diff || !trace.steps.length) return null;
     const byBlock = new Map();  // block ("before", "after": outside the blocks) -> step names, in order
@@ -161,7 +167,8 @@
                                              stageRow(byBlock.get("before"), trace).row));
     blocks.forEach((b, k) => {
       const { row, boxes } = stageRow(byBlock.get(b), trace);
-      const title = `Block ${b}${blocks.length > 1 ? ` of ${blocks.length}` : ""}`, words = blockWords(boxes);
+      // 0-based, as the step names count: "block 1 (of blocks 0–2)"
+      const title = `block ${b}${blocks.length > 1 ? ` (of blocks ${blockRange(blocks)})` : ""}`, words = blockWords(boxes);
       if (k === 0) sec.append(el("div", { class: "pipe-block", "data-block": b }, el("h3", {}, title),
                                  words ? el("p", { class: "note" }, words) : null, row));
       else sec.append(el("details", { class: "pipe-block", "data-block": b },
@@ -169,5 +176,31 @@
     });
     if (byBlock.has("after")) sec.append(el("div", { class: "pipe-block" }, el("h3", {}, "After the blocks"),
                                             stageRow(byBlock.get("after"), trace).row));
+    return sec;
+  }
+
+  // ---- the next token: the table the run computed from the last row of the logits
+  // (the export's "model" field, evaluate/model_end.hpp), drawn as it is; nothing computed here
+  function nextTokenSection(trace) {
+    const m = trace.model;
+    if (!m || trace.diff) return null;
+    const after = trace.tokens.length ? trace.tokens[trace.tokens.length - 1] : "";
+    const logits = trace.steps.length ? trace.steps[trace.steps.length - 1].name : "the logits";
+    const sec = el("section", { class: "next-token", id: "next-token" }, el("h2", {}, "Next token"));
+    if (m.output) sec.append(el("p", { class: "note" }, `No next token: ${m.output}.`));
+    if (m.not_computed) sec.append(el("p", { class: "note" }, `Not computed: ${m.not_computed}.`));
+    if (!Array.isArray(m.next_tokens)) return sec;
+    const rows = m.next_tokens, f = numberFormat(rows.flatMap((t) => [t.logit, t.probability]));
+    sec.append(el("p", { class: "note" }, `After “${after}”: p = softmax of the last row of the logits (`,
+      el("a", { href: `#step-${logits}` }, el("code", {}, logits)), "), over the whole vocabulary; the ",
+      `${rows.length} most likely tokens, as `, el("code", {}, "attntrace run"), " prints them."));
+    sec.append(el("table", { class: "matrix next-tokens", "data-format": f.kind },
+      el("caption", { class: "num-format" }, `numbers: ${f.caption}`),
+      el("thead", {}, el("tr", {}, ["rank", "token", "id", "logit", "p", ""].map((h) => el("th", {}, h)))),
+      el("tbody", {}, rows.map((t, k) => el("tr", { "data-token-id": t.id },
+        el("th", {}, String(k + 1)), el("td", { class: "token" }, t.token), el("td", {}, String(t.id)),
+        el("td", { title: `logit ${exact(t.logit)}` }, f.text(t.logit)),
+        el("td", { title: `p ${exact(t.probability)}` }, f.text(t.probability)),
+        el("td", { class: "bar" }, el("span", { style: `width: ${(100 * Math.max(0, Math.min(1, t.probability))).toFixed(1)}%` })))))));
     return sec;
   }
