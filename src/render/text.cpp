@@ -369,7 +369,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                                      trace.policy.blocks.empty() ? "" : " (" + trace.policy.describe_blocks() + ")",
                                      trace.steps.size(),
                                      trace.streamed_attention
-                                         ? "; attention streamed over key blocks (no T x T matrix held)"
+                                         ? "; attention streamed over key blocks (no " + unbroken("T x T") + " matrix held)"
                                          : ""),
                          width, "", "    ");
     if (!lesson.description.empty()) out << "\n" << wrap_text(printable(lesson.description), view.style.width, "", "");
