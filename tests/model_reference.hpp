@@ -1,5 +1,6 @@
 // What the tests of checkpoint folders (test_hf_*) share: a reference.json's
-// nested arrays read flat, a tensor's largest gap to them, ids as the input.
+// nested arrays read flat, a tensor's largest gap to them, ids as the input,
+// a folder copied to be broken.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -7,11 +8,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/tensor.hpp"
 #include "model/hf_model.hpp"
+#include "support.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace::test {
@@ -54,6 +58,12 @@ inline Tensor last_row_of(const Trace& trace, const std::string& step) {
     Tensor out({cols});
     std::copy(s->held().ptr() + s->held().size() - cols, s->held().ptr() + s->held().size(), out.ptr());
     return out;
+}
+
+// Every file of a checkpoint folder copied into `to`, for a test to break one.
+inline void copy_model(const std::string& from, const TempDir& to) {
+    namespace fs = std::filesystem;
+    for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), fs::path(to.path()) / e.path().filename());
 }
 
 }  // namespace attntrace::test

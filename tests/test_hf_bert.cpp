@@ -52,9 +52,6 @@ std::vector<std::int64_t> ids_of(const nlohmann::json& ids) {
     return out;
 }
 
-void copy_model(const std::string& from, const TempDir& to) {
-    for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), fs::path(to.path()) / e.path().filename());
-}
 
 // Whether `doc` validates against docs/trace.schema.json.
 bool valid_trace(const nlohmann::json& doc) {

@@ -51,9 +51,6 @@ const nlohmann::json& reference() {
 }
 
 
-void copy_model(const std::string& from, const TempDir& to) {
-    for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), fs::path(to.path()) / e.path().filename());
-}
 
 // Rewrites a safetensors file's header (renaming or reshaping a tensor), the data kept.
 void edit_header(const std::string& file, const std::function<void(nlohmann::json&)>& edit) {

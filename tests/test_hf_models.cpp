@@ -78,9 +78,6 @@ std::string refusal_of_file(const std::string& bytes) {
 }
 
 // A copy of the tiny model's folder, for a test to break one file of.
-void copy_model(const std::string& from, const TempDir& to) {
-    for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), fs::path(to.path()) / e.path().filename());
-}
 
 // A refusal comes at once; a FIFO opened for reading instead waits for a
 // writer. Past this, the guard below opens the FIFO itself so that such a

@@ -16,7 +16,6 @@
 
 using namespace attntrace;
 using namespace attntrace::test;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -39,7 +38,7 @@ const nlohmann::json& reference() {
 
 // A copy of tiny-neox with its config.json edited.
 std::string with_config(const TempDir& d, const std::function<void(nlohmann::json&)>& edit) {
-    for (const auto& e : fs::directory_iterator(tiny())) fs::copy_file(e.path(), fs::path(d.path()) / e.path().filename());
+    copy_model(tiny(), d);
     auto cfg = nlohmann::json::parse(read_text(d.file("config.json")));
     edit(cfg);
     write_text(d.file("config.json"), cfg.dump());
