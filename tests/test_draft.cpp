@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -73,6 +74,40 @@ TEST_CASE("draft is deterministic, writes to standard output with its report on 
     CHECK(a.err.find("Drafted a lesson from") != std::string::npos);
 }
 
+TEST_CASE("an article that states shapes and no numbers: a lesson at its sizes, a wrong shape found, the batch left out",
+          "[draft][cli]") {
+    attntrace::test::TempDir dir;
+    const std::string article = dir.file("shapes.md");
+    std::ofstream(article) << "# Shapes\n\n```python\nbatch_size, seq_len, d_model = 2, 6, 32\nnum_heads = 4\n"
+                              "Q = x @ W_q  # (batch, num_heads, seq_len, d_k)\n"
+                              "scores = Q @ K.transpose(-2, -1)  # (batch, num_heads, seq_len, d_k)\n"  // wrong: keys, not d_k
+                              "weights = scores.softmax(-1)  # (batch, num_heads, seq_len, seq_len)\n"
+                              "print(out.shape)\n```\n\n```\ntorch.Size([2, 4, 6, 8])\n```\n";
+    const auto r = run_cli({"draft", article, "-o", dir.file("shapes.json"), "--explain"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const auto lesson = nlohmann::json::parse(attntrace::test::read_text(dir.file("shapes.json")));
+    CHECK(lesson["config"]["d_model"] == 32);
+    CHECK(lesson["config"]["heads"] == 4);
+    CHECK(lesson["tokens"].size() == 6);
+    std::map<std::string, nlohmann::json> by_step;
+    for (const auto& c : lesson["claims"]) by_step[c["step"].get<std::string>()] = c;
+    REQUIRE(by_step.count("blocks.0.attn.hook_q"));
+    CHECK(by_step["blocks.0.attn.hook_q"]["shape"] == nlohmann::json{{"head", 4}, {"query", 6}, {"d_head", 8}});
+    CHECK(by_step["blocks.0.attn.hook_q"]["expect"] == "agrees");
+    // d_k (8) where the keys (6) are: the check says so
+    CHECK(by_step["blocks.0.attn.hook_scores_raw"]["shape"] == nlohmann::json{{"head", 4}, {"query", 6}, {"key", 8}});
+    CHECK(by_step["blocks.0.attn.hook_scores_raw"]["expect"] == "disagrees");
+    CHECK(by_step["blocks.0.attn.hook_pattern"]["expect"] == "agrees");
+    CHECK(by_step["blocks.0.attn.hook_z"]["shape"] == nlohmann::json{{"head", 4}, {"query", 6}, {"d_head", 8}});
+    CHECK(by_step["blocks.0.attn.hook_z"]["note"].get<std::string>().find("batch axis (2) is not traced") != std::string::npos);
+    CHECK((r.out + r.err).find("seq_len = 6") != std::string::npos);  // the explanation names where each size came from
+    const auto check = run_cli({"check", dir.file("shapes.json")});
+    INFO(check.out);
+    CHECK(check.status == 0);
+    CHECK(check.out.find("computed: head=4, key=6, query=6") != std::string::npos);
+}
+
 TEST_CASE("draft refuses in one line an article it cannot start from", "[draft][cli]") {
     attntrace::test::TempDir dir;
     auto write = [&](const std::string& name, const std::string& text) {
@@ -82,7 +117,8 @@ TEST_CASE("draft refuses in one line an article it cannot start from", "[draft][
     auto r = run_cli({"draft", write("none.md", "Attention is a weighted average. Nothing printed.\n")});
     CHECK(r.status == 2);
     CHECK(r.err.find("none.md: expected an article that works an example: X and W_Q, W_K, W_V, or Q and K, or a score matrix, "
-                     "or attention weights, with numbers computed from them, found no array any run can start from") !=
+                     "or attention weights, with numbers computed from them, or that states its arrays' shapes, found no array any run "
+                     "can start from") !=
           std::string::npos);
     r = run_cli({"draft", write("noweights.md", "Tokens: [\"a\", \"b\"]\n\n\\[ X = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix} \\]\n")});
     CHECK(r.status == 2);

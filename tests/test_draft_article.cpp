@@ -195,7 +195,7 @@ TEST_CASE("HTML: tables, <pre>, KaTeX read once from its TeX, entities, a formul
 TEST_CASE("a notebook: Markdown cells, code outputs by cell, binary outputs left out", "[draft]") {
     const std::string nb = R"nb({"cells": [
         {"cell_type": "markdown", "source": ["# Attention\n", "$$A = \\begin{bmatrix} 0.5 & 0.5 \\end{bmatrix}$$"]},
-        {"cell_type": "code", "source": "print(q @ k.T)", "outputs": [
+        {"cell_type": "code", "source": "print(q @ k.T)\nprint(q.shape)", "outputs": [
             {"output_type": "stream", "name": "stdout", "text": ["tensor([[0.4419, 0.6515]])\n", "torch.Size([1, 2])\n"]},
             {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVQI12NgAAIAAAUAAeImBZsAAAAASUVORK5CYII=",
                                                      "text/plain": ["<Figure size 640x480 with 1 Axes>"]}},
@@ -208,13 +208,17 @@ TEST_CASE("a notebook: Markdown cells, code outputs by cell, binary outputs left
     CHECK(l[0]->place.cell == 0);
     CHECK(l[0]->place.describe() == "cell 0, line 2");
     const auto b = of_form(a, PrintedForm::bracket);
-    REQUIRE(b.size() == 3);
+    REQUIRE(b.size() == 2);
     CHECK(values(*b[0]) == std::vector<double>{0.4419, 0.6515});
     CHECK(b[0]->place.output);
     CHECK(b[0]->place.describe() == "cell 1 (output), line 1");
-    CHECK(values(*b[1]) == std::vector<double>{1, 2});  // torch.Size([1, 2]): a shape, read as printed
-    CHECK(values(*b[2]) == std::vector<double>{1.5, 2.5});
-    CHECK(b[2]->place.line == 4);  // after the stream's two lines and the figure's one
+    CHECK(values(*b[1]) == std::vector<double>{1.5, 2.5});
+    CHECK(b[1]->place.line == 4);  // after the stream's two lines and the figure's one
+    // torch.Size([1, 2]): a shape, the one the print of q.shape above it asks for, not an array of two numbers
+    REQUIRE(a.shapes.size() == 1);
+    CHECK(a.shapes[0].name == "q");
+    CHECK(a.shapes[0].dims == std::vector<std::string>{"1", "2"});
+    CHECK(a.shapes[0].place.describe() == "cell 1 (output), line 2");
 }
 
 TEST_CASE("hostile articles: refused in one line naming the file, or read whole in one pass", "[draft][hostile]") {
@@ -267,6 +271,12 @@ TEST_CASE("hostile articles: refused in one line naming the file, or read whole 
     std::string lists;
     while (lists.size() < big) lists += "[x [";
     CHECK(arrays_of("lists.md", lists).second == std::vector<double>{1, 2});
+    // shapes never closed, on one line and on many: each look bounded, the matrix after them read
+    std::string sizes, shaped;
+    while (sizes.size() < big) sizes += "torch.Size([n, x shape (a, ";
+    CHECK(arrays_of("sizes.txt", sizes).second == std::vector<double>{1, 2});
+    while (shaped.size() < big) shaped += "Q: [B, T\nprint(x.shape)\n# (  \\in \\mathbb{R}^{n \\times ";
+    CHECK(arrays_of("shaped.txt", shaped).second == std::vector<double>{1, 2});
     // numbers everywhere: refused at the first one too many, in one line
     std::string noise(big, '\0');
     for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 2654435761u) >> 13);
@@ -283,6 +293,46 @@ TEST_CASE("sizes the prose states: d_k, d_model and heads by the config's names,
     CHECK(a.setting("d_k") == 64);
     CHECK(a.setting("heads") == 8);
     CHECK(a.setting("d_ff") == 0);
+}
+
+TEST_CASE("shapes stated for named arrays: listings, code comments, prose, LaTeX, printed torch.Size and numpy tuples",
+          "[draft]") {
+    const Article a = read(
+        "batch_size, seq_len, d_model = 2, 10, 64\n"                          // a tuple assignment: three sizes
+        "h = 8  # heads\n"
+        "X of shape [B, T, D] goes in.\n"                                     // prose: the name before \"of shape\"
+        "Q: [B, H, T, D_h]\n"                                                 // a listing
+        "weights: [B, H, T, T]  # After softmax\n"                            // a listing with its note
+        "scores = torch.matmul(Q, K.transpose(-2, -1))  # (batch, n, n)\n"   // a code line's comment
+        "    V: torch.Tensor,  # (batch, n, d_v)\n"                           // an annotation's comment
+        "The output tensor of shape (batch, n, d_v) is returned.\n"          // generic words skipped back to the name
+        "Then $K \\in \\mathbb{R}^{n \\times d_{\\text{model}}}$ holds the keys.\n"  // LaTeX
+        "print(attn.shape)\n"
+        "torch.Size([2, 8, 10, 10])\n"                                        // printed below its print
+        "print(out.shape)\n"
+        "(2, 10, 64)\n"                                                       // numpy's tuple
+        "n = scores.shape[0]\n",                                              // indexing: no shape
+        "text");
+    std::vector<std::pair<std::string, std::vector<std::string>>> got;
+    for (const auto& s : a.shapes) got.emplace_back(s.name, s.dims);
+    using Dims = std::vector<std::string>;
+    CHECK(got == std::vector<std::pair<std::string, Dims>>{{"X", {"B", "T", "D"}},
+                                                           {"Q", {"B", "H", "T", "D_h"}},
+                                                           {"weights", {"B", "H", "T", "T"}},
+                                                           {"scores", {"batch", "n", "n"}},
+                                                           {"V", {"batch", "n", "d_v"}},
+                                                           {"output", {"batch", "n", "d_v"}},
+                                                           {"K", {"n", "d_model"}},
+                                                           {"attn", {"2", "8", "10", "10"}},
+                                                           {"out", {"2", "10", "64"}}});
+    REQUIRE(a.shapes.size() == 9);
+    CHECK(a.shapes[2].note == "After softmax");
+    CHECK(a.shapes[7].place.line == 11);
+    // the printed shapes are no arrays of numbers
+    CHECK(of_form(a, PrintedForm::bracket).empty());
+    std::vector<std::pair<std::string, long>> sizes;
+    for (const auto& s : a.sizes) sizes.emplace_back(s.name, s.value);
+    CHECK(sizes == std::vector<std::pair<std::string, long>>{{"batch_size", 2}, {"seq_len", 10}, {"d_model", 64}, {"h", 8}});
 }
 
 TEST_CASE("a vector after a caption (\"Example row: [...]\") is an array of its own, not a labelled table's row", "[draft]") {

@@ -35,6 +35,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     out.format = format;
     const ArticleText text = article_text(content, format, file);
     Scan scan(text, file);
+    out.shapes = scan_shapes(scan);
     scan_latex(scan);
     scan_brackets(scan);
     scan_tables(scan);
@@ -42,6 +43,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     out.arrays = std::move(scan).arrays();
     out.tokens = scan_tokens(text);
     out.settings = scan_settings(text);
+    out.sizes = scan_sizes(text);
     return out;
 }
 

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "draft/chain.hpp"
 #include "draft/place.hpp"
+#include "draft/shapes.hpp"
 #include "draft/start.hpp"
 #include "evaluate/evaluate.hpp"
 #include "lesson/lesson.hpp"
@@ -338,12 +339,18 @@ std::vector<Draft> draft_lessons(const Article& art) {
         for (const auto& rc : ex.row_claims) used[ex.candidates[rc.candidate]] = true;
         accepted.push_back(std::move(ex));
     }
+    // The shapes it states: a lesson of their own, beside the worked examples (or the article's only one).
+    std::optional<Draft> shapes = draft_shapes(art, lesson_id(art.file) + (accepted.empty() ? "" : "-shapes"));
+    if (accepted.empty() && shapes) {
+        set_verdicts(*shapes);
+        return {std::move(*shapes)};
+    }
     if (accepted.empty()) {
         if (!refusal.empty())
             fail_field(art.file, "", "printed X and weights that make a lesson that runs", "a lesson refused with \"" + refusal + "\"");
         fail_field(art.file, "",
                    "an article that works an example: X and W_Q, W_K, W_V, or Q and K, or a score matrix, or attention weights, "
-                   "with numbers computed from them",
+                   "with numbers computed from them, or that states its arrays' shapes",
                    starts.empty() ? "no array any run can start from" : fmt::format("{} possible starts, none explaining a printed array", starts.size()));
     }
     std::sort(accepted.begin(), accepted.end(), [](const Example& a, const Example& b) { return a.start.first() < b.start.first(); });
@@ -377,6 +384,7 @@ std::vector<Draft> draft_lessons(const Article& art) {
                                         {"agree", fmt::format("{} of {}", u.agree, u.total)}, {"max_error", u.max_error}});
         d.unplaced.push_back(std::move(u));
     }
+    if (shapes) out.push_back(std::move(*shapes));
     for (Draft& d : out) set_verdicts(d);
     return out;
 }

@@ -66,12 +66,34 @@ struct PrintedSetting {
     ArticlePlace place;
 };
 
+// A shape the text states for a named array: "Q: [B, H, T, D_h]", a code
+// line's comment ("scores = Q @ K.T  # (batch, n, n)"), "X of shape
+// [B, T, D]", "Q \in \mathbb{R}^{n \times d_k}", a printed torch.Size([2, 10, 64])
+// or numpy's (2, 10, 64) after a print of `x.shape`.
+struct PrintedShape {
+    std::string name;               // the array's name as written ("Q", "attention_weights", "Output")
+    std::vector<std::string> dims;  // each a size's name ("B", "d_k", "D/H") or a number ("10"), as written
+    std::string note;               // the words after it on its line ("After softmax"), or ""
+    ArticlePlace place;
+    std::string quote;              // its line, as written (a bounded excerpt)
+};
+
+// A size the text assigns a name: "seq_len = 10", "batch_size, seq_len, d_model = 2, 10, 64",
+// "num_heads=8", "d_{model} = 512" (the name without LaTeX's braces and backslashes).
+struct PrintedSize {
+    std::string name;
+    long value = 0;
+    ArticlePlace place;
+};
+
 struct Article {
     std::string file;
     std::string format;  // "markdown", "html", "notebook", "latex", "text"
     std::vector<PrintedArray> arrays;  // in the order of the text
     std::vector<PrintedTokens> tokens;
     std::vector<PrintedSetting> settings;  // in the order of the text
+    std::vector<PrintedShape> shapes;      // in the order of the text
+    std::vector<PrintedSize> sizes;        // in the order of the text
     // The first value the prose gives `name`, or 0.
     long setting(const std::string& name) const;
 };

@@ -49,6 +49,11 @@ inline constexpr std::size_t kMaxPrintedNumbers = 1 << 16;
 // at the first one too many, so that what it holds stays bounded.
 inline constexpr std::size_t kMaxPrintedArrays = 100000;
 
+// Shapes stated for named arrays (printed.hpp), their bytes taken: a
+// torch.Size([2, 10, 64]) is a shape, not an array of three numbers.
+std::vector<PrintedShape> scan_shapes(Scan& scan);
+// "name = 64" and "a, b, c = 2, 10, 64": the sizes the text assigns.
+std::vector<PrintedSize> scan_sizes(const ArticleText& text);
 void scan_latex(Scan& scan);
 void scan_brackets(Scan& scan);
 void scan_tables(Scan& scan);

@@ -370,15 +370,11 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
     return out;
 }
 
-namespace {
-
 std::string lesson_id(const std::string& file) {
     std::string stem = std::filesystem::path(file).stem().string(), id;
     for (char c : stem) id += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '-';
     return id.empty() ? "draft" : id;
 }
-
-}  // namespace
 
 OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c) {
     const std::string doc = std::filesystem::path(art.file).filename().string();

@@ -62,6 +62,7 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s);
 OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c);
 
 // Shared with the search.
+std::string lesson_id(const std::string& file);       // the article's file name as a lesson id
 bool is_table(const PrintedArray& a);                 // rows of equal length, not elided, not a product's factor
 std::string bare(const std::string& name);            // "W^{Q}" -> "WQ"
 OrderedJson values_json(const PrintedArray& a);        // a scalar, a vector or rows, as a lesson writes them
