@@ -70,7 +70,7 @@ TEST_CASE("agrees-from-given in check, run, the summary lines and the JSON, and 
     CHECK(r.out.find("agrees-from-given") != std::string::npos);
     CHECK(r.out.find("from    blocks.0.attn.hook_q") != std::string::npos);
     CHECK(attntrace::test::unwrapped(r.out).find(
-              "1 lessons: 0 agree, 1 agree only from the article's given values, 0 agree when rounded") != std::string::npos);
+              "1 lesson: 0 agree, 1 agree only from the article's given values, 0 agree when rounded") != std::string::npos);
 
     doc["claims"][0]["expect"] = "agrees-from-given";
     attntrace::test::write_text(dir.file("expected.json"), doc.dump());

@@ -100,9 +100,9 @@ void add_check_command(CLI::App& app, CliContext& cli) {
         } else {
             auto n = [&](Verdict v) { return counts[static_cast<int>(v)]; };
             cli.out << "\n"
-                    << wrap_text(fmt::format("{} lessons: {} agree, {} agree only from the article's given values, {} "
+                    << wrap_text(fmt::format("{} lesson{}: {} agree, {} agree only from the article's given values, {} "
                                              "agree when rounded as printed, {} disagree, {} not checkable{}; {}",
-                                             checked.size(), n(Verdict::agrees), n(Verdict::agrees_from_given),
+                                             checked.size(), checked.size() == 1 ? "" : "s", n(Verdict::agrees), n(Verdict::agrees_from_given),
                                              n(Verdict::agrees_when_rounded), n(Verdict::disagrees),
                                              n(Verdict::not_checkable), given_note(all),
                                              unbroken(ok ? "every verdict as its lesson expects"
