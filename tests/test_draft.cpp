@@ -74,6 +74,42 @@ TEST_CASE("draft is deterministic, writes to standard output with its report on 
     CHECK(a.err.find("Drafted a lesson from") != std::string::npos);
 }
 
+TEST_CASE("a whole encoder block drafted: W^O, Add and Norm, the FFN by their printed weights, a wrong norm row found",
+          "[draft][cli]") {
+    attntrace::test::TempDir dir;
+    const std::string article = attntrace::test::source_dir() + "/docs/examples/draft/encoder-block.md";
+    const auto r = run_cli({"draft", article, "-o", dir.file("block.json")});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const auto lesson = nlohmann::json::parse(attntrace::test::read_text(dir.file("block.json")));
+    CHECK(lesson["run"]["to"] == "norm2");
+    CHECK(lesson["config"]["d_ff"] == 6);
+    CHECK(lesson["config"]["activation"] == "relu");
+    CHECK(lesson["weights"]["W_O"][0] == nlohmann::json{0.5, 0, 0, 0.5});
+    CHECK(lesson["weights"]["b_1"] == nlohmann::json{0, 0.5, 0, 0, -0.5, 0});
+    CHECK(lesson["weights"]["ln1_gamma"] == nlohmann::json{{"generate", "ones"}});  // none printed: nn.LayerNorm's initial γ
+    for (const char* step : {"blocks.0.hook_attn_out", "blocks.0.hook_resid_mid", "blocks.0.mlp.hook_post", "blocks.0.hook_mlp_out"}) {
+        const auto* c = claim_on(lesson, step);
+        REQUIRE(c);
+        CHECK((*c)["expect"] == "agrees");
+    }
+    // the first norm's output, named LN1, printed with one wrong number: claimed again a row at a time
+    const auto* ln1 = claim_on(lesson, "blocks.0.ln1.hook_normalized");
+    REQUIRE(ln1);
+    CHECK((*ln1)["expect"] == "disagrees");
+    std::size_t wrong_rows = 0;
+    for (const auto& c : lesson["claims"])
+        if (c["step"] == "blocks.0.ln1.hook_normalized" && c.contains("at") && c["expect"] == "disagrees") {
+            ++wrong_rows;
+            CHECK(c["at"] == nlohmann::json{{"pos", 1}});
+        }
+    CHECK(wrong_rows == 1);
+    const auto check = run_cli({"check", dir.file("block.json")});
+    INFO(check.out);
+    CHECK(check.status == 0);
+    CHECK(check.out.find("right   -1.12 1.61 -0.36 -0.13") != std::string::npos);
+}
+
 TEST_CASE("an article that states shapes and no numbers: a lesson at its sizes, a wrong shape found, the batch left out",
           "[draft][cli]") {
     attntrace::test::TempDir dir;

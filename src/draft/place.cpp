@@ -78,6 +78,8 @@ std::string hint_of(const std::string& name) {
     if (n == "tildeS" || n == "S'" || n == "hatS") return "hook_scores_scaled";
     if (n == "A" || n == "P" || n == "weights" || n == "alpha") return "hook_pattern";
     if (n == "Z" || n == "O" || n == "output") return "hook_z";
+    if (n == "LN" || n == "LN1" || n == "LN2" || n == "LayerNorm" || n == "norm" || n == "Norm" || n == "normalized")
+        return "hook_normalized";  // the LayerNorm's output, after γ and β (equal to x̂ when γ = 1, β = 0)
     return "";
 }
 

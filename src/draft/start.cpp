@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -107,6 +108,62 @@ std::vector<std::string> tokens_for(const Article& art, const PrintedArray& a, s
     return out;
 }
 
+// The lesson weight a name gives a block's later weight ("W^O" W_O, "W_1", "b_2", "\gamma", "γ_2" ln2_gamma), or "".
+std::string later_role(const std::string& name) {
+    std::string n;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const std::string_view rest = std::string_view(name).substr(i);
+        if (rest.rfind("\xCE\xB3", 0) == 0) n += "gamma", ++i;  // γ
+        else if (rest.rfind("\xCE\xB2", 0) == 0) n += "beta", ++i;  // β
+        else if (std::isalnum(static_cast<unsigned char>(name[i]))) n += static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    }
+    if (n == "wo") return "W_O";
+    if (n == "bo") return "b_O";
+    if (n == "w1") return "W_1";
+    if (n == "b1") return "b_1";
+    if (n == "w2") return "W_2";
+    if (n == "b2") return "b_2";
+    if (n == "gamma" || n == "gamma1") return "ln1_gamma";
+    if (n == "beta" || n == "beta1") return "ln1_beta";
+    if (n == "gamma2") return "ln2_gamma";
+    if (n == "beta2") return "ln2_beta";
+    return "";
+}
+
+// The block's later weights printed by name after X, each the first of its name with the shape its role takes:
+// W^O heads·d_k x d_model; W_1 d_model x d_ff, W_2 d_ff x d_model; a bias or a gain a vector of its width.
+void later_weights(const Article& art, Start& s) {
+    const std::size_t x = s.inputs[0];
+    const std::size_t inner = s.d_k ? s.d_k : s.d_model;
+    std::map<std::string, std::size_t> found;
+    for (std::size_t i = x + 1; i < art.arrays.size(); ++i) {
+        const auto& a = art.arrays[i];
+        const std::string role = later_role(a.name);
+        if (role.empty() || found.count(role) || !is_table(a)) continue;
+        const std::size_t rows = a.rows.size(), cols = a.rows[0].size();
+        const bool vector = rows == 1;
+        bool fits = false;
+        if (role == "W_O") fits = rows == inner && cols == s.d_model;
+        else if (role == "W_1") fits = rows == s.d_model && cols >= 1 && !vector;
+        else if (role == "W_2") fits = cols == s.d_model && !vector;
+        else if (role == "b_1") fits = vector;
+        else fits = vector && cols == s.d_model;  // b_O, b_2, the gains and biases of the norms
+        if (fits) found[role] = i;
+    }
+    if (!found.count("W_O")) return;  // the block goes on from the attention's output: without W^O, no further
+    const bool ffn = found.count("W_1") && found.count("W_2") && art.arrays[found["W_2"]].rows.size() == art.arrays[found["W_1"]].rows[0].size() &&
+                     (!found.count("b_1") || art.arrays[found["b_1"]].rows[0].size() == art.arrays[found["W_1"]].rows[0].size());
+    for (const char* role : {"W_O", "b_O", "ln1_gamma", "ln1_beta", "W_1", "b_1", "W_2", "b_2", "ln2_gamma", "ln2_beta"}) {
+        if (!found.count(role)) continue;
+        const std::string r = role;
+        if (!ffn && (r == "W_1" || r == "b_1" || r == "W_2" || r == "b_2" || r.rfind("ln2", 0) == 0)) continue;
+        s.inputs.push_back(found[r]);
+        s.later.push_back(r);
+        s.reasons.push_back(fmt::format("{}: the array at {} (named {})", r, art.arrays[found[r]].place.describe(), art.arrays[found[r]].name));
+    }
+    if (ffn) s.d_ff = art.arrays[found["W_1"]].rows[0].size();
+}
+
 // The embeddings start: the token list most arrays have a row for, X (named, else the first with a row per
 // token), and the d_model-row arrays named W^Q, W^K, W^V (else the first three after X).
 Start embed_start(const Article& art, bool& found) {
@@ -163,6 +220,7 @@ Start embed_start(const Article& art, bool& found) {
     }
     found = std::none_of(s.inputs.begin(), s.inputs.end(), [](std::size_t i) { return i == kNone; });
     if (found) s.d_k = art.arrays[s.inputs[1]].rows[0].size() == s.d_model ? 0 : art.arrays[s.inputs[1]].rows[0].size();
+    if (found) later_weights(art, s);
     return s;
 }
 
@@ -256,8 +314,9 @@ std::string Start::describe() const {
 std::string Conventions::describe(StartKind kind) const {
     switch (kind) {
         case StartKind::embed:
-            return fmt::format("scaling {}, mask {}, weights {}", scale ? "by 1/sqrt(d_k)" : "off", mask,
-                               transposed ? "transposed (out_in)" : "as printed (in_out)");
+            return fmt::format("scaling {}, mask {}, weights {}{}", scale ? "by 1/sqrt(d_k)" : "off", mask,
+                               transposed ? "transposed (out_in)" : "as printed (in_out)",
+                               activation.empty() ? "" : ", activation " + activation);
         case StartKind::qkv:
             return fmt::format("{} head{}, scaling {}, mask {}", heads, heads == 1 ? "" : "s", scale ? "by 1/sqrt(d_k)" : "off", mask);
         case StartKind::scores:
@@ -339,7 +398,10 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
                 for (const auto& mask : masks)
                     for (bool scale : {true, false}) {
                         if (transposed && s.d_k) continue;  // out_in needs the square matrices printed
-                        out.push_back({scale, mask, transposed, "", 1});
+                        for (const char* act : {"relu", "gelu"}) {
+                            if (!s.d_ff && std::string(act) != "relu") continue;
+                            out.push_back({scale, mask, transposed, "", 1, s.d_ff ? act : ""});
+                        }
                     }
             break;
         case StartKind::qkv: {
@@ -395,6 +457,23 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             OrderedJson w = OrderedJson::object();
             const char* names[] = {"W_Q", "W_K", "W_V"};
             for (std::size_t r = 0; r < 3; ++r) w[names[r]] = values_json(A[s.inputs[1 + r]]);
+            // the block's later weights: through Add & Norm (post-norm, as the original transformer), and the FFN
+            for (std::size_t k = 0; k < s.later.size(); ++k) w[s.later[k]] = values_json(A[s.inputs[4 + k]]);
+            if (!s.later.empty()) {
+                l["run"]["to"] = s.d_ff ? "norm2" : "norm1";
+                for (const char* n : {"ln1", "ln2"}) {
+                    if (!s.d_ff && std::string(n) == "ln2") continue;
+                    // one γ and β printed for both norms: the second's too; none printed: nn.LayerNorm's initial ones
+                    const std::string g = std::string(n) + "_gamma", b = std::string(n) + "_beta";
+                    if (!w.contains(g)) w[g] = w.contains("ln1_gamma") ? w["ln1_gamma"] : OrderedJson{{"generate", "ones"}};
+                    if (!w.contains(b)) w[b] = w.contains("ln1_beta") ? w["ln1_beta"] : OrderedJson{{"generate", "zeros"}};
+                }
+                if (s.d_ff) {
+                    config["d_ff"] = s.d_ff;
+                    config["activation"] = c.activation.empty() ? "relu" : c.activation;
+                    l["config"] = config;
+                }
+            }
             l["weights"] = w;
             break;
         }

@@ -33,7 +33,12 @@ struct Start {
     std::vector<std::string> tokens;        // one per key
     std::vector<std::string> query_tokens;  // set when the printed rows are not the tokens (one row of a matrix)
     std::size_t d_model = 0, d_k = 0;       // d_k: 0 when it is d_model / heads
+    // embed: the block's later weights printed by name (W^O, W_1, b_1, W_2, b_2, γ, β), their arrays
+    // inputs[4...], in this order; the run goes on through Add & Norm (and the FFN when W_1 and W_2 are printed)
+    std::vector<std::string> later;
+    std::size_t d_ff = 0;                   // W_1's columns, when printed
     std::vector<std::string> reasons;       // why each input was read as it was
+
     std::size_t first() const;              // the earliest input
     bool has_v() const;
     void without_v();                       // the run to the weights only
@@ -47,6 +52,7 @@ struct Conventions {
     bool transposed = false;       // embed: the weights as nn.Linear prints them (out_in)
     std::string given_at;          // scores: the step the printed scores are given as ("hook_scores_raw", ...)
     std::size_t heads = 1;         // qkv: the heads Q, K and V are split into
+    std::string activation;        // embed with a printed FFN: "relu" or "gelu"
     std::string describe(StartKind kind) const;
 };
 
