@@ -110,6 +110,32 @@ TEST_CASE("a whole encoder block drafted: W^O, Add and Norm, the FFN by their pr
     CHECK(check.out.find("right   -1.12 1.61 -0.36 -0.13") != std::string::npos);
 }
 
+TEST_CASE("sinusoidal positions found by search: the PE table placed, X = E + PE, a wrong score found", "[draft][cli]") {
+    attntrace::test::TempDir dir;
+    const std::string article = attntrace::test::source_dir() + "/docs/examples/draft/positions.md";
+    const auto r = run_cli({"draft", article, "-o", dir.file("pe.json"), "--explain"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const auto lesson = nlohmann::json::parse(attntrace::test::read_text(dir.file("pe.json")));
+    CHECK(lesson["config"]["positions"] == "sinusoidal");
+    CHECK(lesson["inputs"]["X"][3] == nlohmann::json{1, 0, 0, 0});  // E, the embeddings: the positions are added by the run
+    const auto* pe = claim_on(lesson, "hook_pos_embed");
+    REQUIRE(pe);  // the table under "pos": its first column the positions, not numbers
+    CHECK((*pe)["expect"] == "agrees");
+    CHECK((*pe)["values"].size() == 4);
+    CHECK((*pe)["values"][0].size() == 4);
+    CHECK((*claim_on(lesson, "blocks.0.hook_resid_pre"))["expect"] == "agrees");
+    CHECK((*claim_on(lesson, "blocks.0.attn.hook_pattern"))["expect"] == "agrees");
+    // 3.82 printed where 3.28 is computed: the last row of the scores is the wrong one
+    bool last_row_wrong = false;
+    for (const auto& c : lesson["claims"])
+        last_row_wrong = last_row_wrong || (c["step"] == "blocks.0.attn.hook_scores_raw" && c.value("at", nlohmann::json()) == nlohmann::json{{"query", 3}} &&
+                                            c["expect"] == "disagrees");
+    CHECK(last_row_wrong);
+    CHECK((r.out + r.err).find("sinusoidal positions") != std::string::npos);  // the convention tried, and how many agreed
+    CHECK(run_cli({"check", dir.file("pe.json")}).status == 0);
+}
+
 TEST_CASE("an article that states shapes and no numbers: a lesson at its sizes, a wrong shape found, the batch left out",
           "[draft][cli]") {
     attntrace::test::TempDir dir;

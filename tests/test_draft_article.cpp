@@ -138,6 +138,19 @@ TEST_CASE("tables: Markdown and plain text rows, labels and header, bold and eli
     CHECK(t[1]->place.line == 10);
 }
 
+TEST_CASE("a table whose first column counts positions under pos: the rows' labels, not numbers", "[draft]") {
+    const Article a = read("| pos | PE0 | PE1 |\n|---|---|---|\n| 0 | 0.00 | 1.00 |\n| 1 | 0.84 | 0.54 |\n\n"
+                           "| x | a | b |\n|---|---|---|\n| 0 | 0.5 | 1.5 |\n| 1 | 2.5 | 3.5 |\n",
+                           "markdown");
+    const auto t = of_form(a, PrintedForm::table);
+    REQUIRE(t.size() == 2);
+    CHECK(t[0]->shape == Shape{2, 2});
+    CHECK(t[0]->row_labels == std::vector<std::string>{"0", "1"});
+    CHECK(t[0]->col_labels == std::vector<std::string>{"PE0", "PE1"});
+    CHECK(values(*t[0]) == std::vector<double>{0, 1, 0.84, 0.54});
+    CHECK(t[1]->shape == Shape{2, 3});  // under another header, a column of numbers like the others
+}
+
 TEST_CASE("a mask's infinities as printed: -inf, a Unicode minus and infinity sign, LaTeX's -\\infty", "[draft]") {
     const Article a = read("mask = [[0, -inf], [0, 0]]\n\\[ M = \\begin{bmatrix} 0 & -\\infty \\\\ 0 & 0 \\end{bmatrix} \\]\n"
                            "row: [0, \xE2\x88\x92\xE2\x88\x9E]; infinite and inf are words\n",

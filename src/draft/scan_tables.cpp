@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "draft/numbers.hpp"
 #include "draft/scan.hpp"
 
@@ -55,6 +57,15 @@ bool separator_row(const std::vector<std::string>& cells) {
     return !cells.empty() && std::all_of(cells.begin(), cells.end(), [](const std::string& c) {
         return !c.empty() && c.find_first_not_of("-: ") == std::string::npos;
     });
+}
+
+// A header over a column of positions: "pos", "position", "#", "i", "t", "index".
+bool index_word(const std::string& w) {
+    std::string l;
+    for (char c : w) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* x : {"pos", "position", "p", "#", "i", "t", "index", "idx", "step", "row"})
+        if (l == x) return true;
+    return false;
 }
 
 Row pipe_row(const std::vector<std::string>& cells) {
@@ -116,6 +127,21 @@ void scan_tables(Scan& scan) {
             a.elided = a.elided || r.elided;
         }
         if (!labelled) a.row_labels.clear();
+        // a first column of positions under "pos" (0, 1, 2, ... or from 1): the rows' labels, not numbers
+        if (!labelled && header.size() == a.rows[0].size() && a.rows[0].size() >= 2 && index_word(header[0])) {
+            bool counting = true;
+            const double from = a.rows[0][0].value;
+            for (std::size_t i = 0; i < a.rows.size() && counting; ++i)
+                counting = a.rows[i].size() == a.rows[0].size() && a.rows[i][0].decimals == 0 &&
+                           a.rows[i][0].value == from + static_cast<double>(i) && (from == 0 || from == 1);
+            if (counting) {
+                a.row_labels.clear();
+                for (auto& r : a.rows) {
+                    a.row_labels.push_back(fmt::format("{}", r[0].value));
+                    r.erase(r.begin());
+                }
+            }
+        }
         if (header.size() >= a.rows[0].size()) a.col_labels.assign(header.end() - static_cast<std::ptrdiff_t>(a.rows[0].size()), header.end());
         set_shape(a, 2);
         scan.add(run.front().begin, run.back().end, std::move(a));

@@ -314,9 +314,9 @@ std::string Start::describe() const {
 std::string Conventions::describe(StartKind kind) const {
     switch (kind) {
         case StartKind::embed:
-            return fmt::format("scaling {}, mask {}, weights {}{}", scale ? "by 1/sqrt(d_k)" : "off", mask,
+            return fmt::format("scaling {}, mask {}, weights {}{}{}", scale ? "by 1/sqrt(d_k)" : "off", mask,
                                transposed ? "transposed (out_in)" : "as printed (in_out)",
-                               activation.empty() ? "" : ", activation " + activation);
+                               activation.empty() ? "" : ", activation " + activation, sinusoidal ? ", sinusoidal positions" : "");
         case StartKind::qkv:
             return fmt::format("{} head{}, scaling {}, mask {}", heads, heads == 1 ? "" : "s", scale ? "by 1/sqrt(d_k)" : "off", mask);
         case StartKind::scores:
@@ -400,7 +400,10 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
                         if (transposed && s.d_k) continue;  // out_in needs the square matrices printed
                         for (const char* act : {"relu", "gelu"}) {
                             if (!s.d_ff && std::string(act) != "relu") continue;
-                            out.push_back({scale, mask, transposed, "", 1, s.d_ff ? act : ""});
+                            for (bool sinusoidal : {false, true}) {
+                                if (sinusoidal && s.d_model % 2) continue;  // PE pairs the dimensions
+                                out.push_back({scale, mask, transposed, "", 1, s.d_ff ? act : "", sinusoidal});
+                            }
                         }
                     }
             break;
@@ -447,6 +450,7 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
     OrderedJson config = {{"d_model", s.d_model}, {"heads", c.heads}, {"mask", c.mask}, {"scale", c.scale}};
     if (s.d_k) config["d_k"] = s.d_k;
     if (c.transposed) config["weight_layout"] = "out_in";
+    if (c.sinusoidal) config["positions"] = "sinusoidal";
     l["config"] = config;
     const auto& A = art.arrays;
     const std::string attn = "blocks.0.attn.";

@@ -53,6 +53,7 @@ struct Conventions {
     std::string given_at;          // scores: the step the printed scores are given as ("hook_scores_raw", ...)
     std::size_t heads = 1;         // qkv: the heads Q, K and V are split into
     std::string activation;        // embed with a printed FFN: "relu" or "gelu"
+    bool sinusoidal = false;       // embed: sinusoidal positions added to X (X + PE enters the block)
     std::string describe(StartKind kind) const;
 };
 
