@@ -136,6 +136,36 @@ TEST_CASE("sinusoidal positions found by search: the PE table placed, X = E + PE
     CHECK(run_cli({"check", dir.file("pe.json")}).status == 0);
 }
 
+TEST_CASE("two heads from the embeddings: W^Q split by search, each head's weights placed on its head", "[draft]") {
+    const std::string md =
+        "Tokens: [\"we\", \"read\", \"books\"]\n\n"
+        "X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]\n\n"
+        "$$W^Q = \\begin{bmatrix} 1 & 0 & 1 & 0 \\\\ 0 & 1 & 0 & 0 \\\\ 0 & 0 & 0 & 1 \\\\ 1 & 0 & 0 & 1 \\end{bmatrix}$$\n"
+        "$$W^K = \\begin{bmatrix} 0 & 1 & 0 & 1 \\\\ 1 & 0 & 1 & 0 \\\\ 0 & 0 & 1 & 0 \\\\ 0 & 1 & 0 & 0 \\end{bmatrix}$$\n"
+        "$$W^V = \\begin{bmatrix} 1 & 0 & 0 & 1 \\\\ 0 & 2 & 0 & 0 \\\\ 0 & 0 & 1 & 0 \\\\ 1 & 0 & 0 & 0 \\end{bmatrix}$$\n\n"
+        "Each head takes two columns. Head 1's scores and weights:\n\n"
+        "S_1 = [[0, 1, 1], [1, 2, 2], [1, 2, 2]]\n\n"
+        "A_1 = [[0.20, 0.40, 0.40], [0.20, 0.40, 0.40], [0.20, 0.40, 0.40]]\n\n"
+        "Head 2:\n\n"
+        "A_2 = [[0.40, 0.20, 0.40], [0.40, 0.20, 0.40], [0.33, 0.33, 0.33]]\n\n"
+        "The heads side by side:\n\n"
+        "Z = [[1.00, 1.60, 0.40, 0.80], [1.00, 1.60, 0.40, 0.80], [1.00, 1.60, 0.33, 0.67]]\n";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "heads.md", "markdown"));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["config"]["heads"] == 2);
+    std::map<std::string, nlohmann::json> by_id;
+    for (const auto& c : lesson["claims"]) by_id[c["id"].get<std::string>()] = c;
+    REQUIRE(by_id.count("A1"));
+    CHECK(by_id["A1"]["at"] == nlohmann::json{{"head", 0}});
+    CHECK(by_id["A1"]["expect"] == "agrees");
+    REQUIRE(by_id.count("A2"));
+    CHECK(by_id["A2"]["at"] == nlohmann::json{{"head", 1}});
+    CHECK(by_id["S1"]["step"] == "blocks.0.attn.hook_scores_raw");
+    CHECK(by_id["Z"]["step"] == "blocks.0.attn.hook_z");
+    CHECK(by_id["Z"]["expect"] == "agrees");
+}
+
 TEST_CASE("an article that states shapes and no numbers: a lesson at its sizes, a wrong shape found, the batch left out",
           "[draft][cli]") {
     attntrace::test::TempDir dir;

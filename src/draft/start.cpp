@@ -314,7 +314,8 @@ std::string Start::describe() const {
 std::string Conventions::describe(StartKind kind) const {
     switch (kind) {
         case StartKind::embed:
-            return fmt::format("scaling {}, mask {}, weights {}{}{}", scale ? "by 1/sqrt(d_k)" : "off", mask,
+            return fmt::format("{}scaling {}, mask {}, weights {}{}{}", heads == 1 ? "" : fmt::format("{} heads, ", heads),
+                               scale ? "by 1/sqrt(d_k)" : "off", mask,
                                transposed ? "transposed (out_in)" : "as printed (in_out)",
                                activation.empty() ? "" : ", activation " + activation, sinusoidal ? ", sinusoidal positions" : "");
         case StartKind::qkv:
@@ -393,20 +394,28 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
     const std::vector<std::string> masks = s.query_tokens.empty() && rows >= 2 ? std::vector<std::string>{"none", "causal"}
                                                                                 : std::vector<std::string>{"none"};
     switch (s.kind) {
-        case StartKind::embed:
-            for (bool transposed : {false, true})
-                for (const auto& mask : masks)
-                    for (bool scale : {true, false}) {
-                        if (transposed && s.d_k) continue;  // out_in needs the square matrices printed
-                        for (const char* act : {"relu", "gelu"}) {
-                            if (!s.d_ff && std::string(act) != "relu") continue;
-                            for (bool sinusoidal : {false, true}) {
-                                if (sinusoidal && s.d_model % 2) continue;  // PE pairs the dimensions
-                                out.push_back({scale, mask, transposed, "", 1, s.d_ff ? act : "", sinusoidal});
+        case StartKind::embed: {
+            // one head, two, or as many as the prose states: W^Q's columns split into equal heads
+            const std::size_t width = s.d_k ? s.d_k : s.d_model;
+            std::vector<std::size_t> heads{1};
+            const long h = art.setting("heads");
+            for (std::size_t n : {std::size_t{2}, static_cast<std::size_t>(std::max(h, 1L))})
+                if (n > 1 && width % n == 0 && width / n >= 1 && std::find(heads.begin(), heads.end(), n) == heads.end()) heads.push_back(n);
+            for (std::size_t n : heads)
+                for (bool transposed : {false, true})
+                    for (const auto& mask : masks)
+                        for (bool scale : {true, false}) {
+                            if (transposed && s.d_k) continue;  // out_in needs the square matrices printed
+                            for (const char* act : {"relu", "gelu"}) {
+                                if (!s.d_ff && std::string(act) != "relu") continue;
+                                for (bool sinusoidal : {false, true}) {
+                                    if (sinusoidal && s.d_model % 2) continue;  // PE pairs the dimensions
+                                    out.push_back({scale, mask, transposed, "", n, s.d_ff ? act : "", sinusoidal});
+                                }
                             }
                         }
-                    }
             break;
+        }
         case StartKind::qkv: {
             std::vector<std::size_t> heads{1};
             const long h = art.setting("heads");
@@ -448,7 +457,7 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
     l["tokens"] = s.tokens;
     if (!s.query_tokens.empty()) l["query_tokens"] = s.query_tokens;
     OrderedJson config = {{"d_model", s.d_model}, {"heads", c.heads}, {"mask", c.mask}, {"scale", c.scale}};
-    if (s.d_k) config["d_k"] = s.d_k;
+    if (s.d_k) config["d_k"] = s.kind == StartKind::embed ? s.d_k / c.heads : s.d_k;  // embed: W^Q's columns over the heads
     if (c.transposed) config["weight_layout"] = "out_in";
     if (c.sinusoidal) config["positions"] = "sinusoidal";
     l["config"] = config;
