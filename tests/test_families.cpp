@@ -57,10 +57,12 @@ nlohmann::json config_of(const Family& f, Switches on) {
 }
 
 bool present(const TensorUse& u, const Family& f, Switches on) {
+    // without a bias switch in config.json, the family's own (Phi: always with biases)
+    const bool biases = f.bias_key ? on.biases : f.biases;
     switch (u.when) {
         case TensorUse::When::always: return true;
-        case TensorUse::When::qkv_bias: return f.qkv_bias || on.biases;
-        case TensorUse::When::o_bias: return on.biases;
+        case TensorUse::When::qkv_bias: return f.qkv_bias || biases;
+        case TensorUse::When::o_bias: return biases;
         case TensorUse::When::untied: return on.untied;
     }
     return false;
@@ -135,6 +137,7 @@ TEST_CASE("a checkpoint made from each family declaration alone loads and runs t
             CHECK(m.model_type == f.model_type);
             CHECK(m.lesson.config.arch.blocks == small(Size::layers));
             CHECK(m.lm_head() == f.lm_head);
+            CHECK(m.lesson.config.arch.shared_norm == (f.shared_norm && f.parallel));  // no key turns them off in these configs
             // Every matrix and norm γ the pipeline reads for this config comes from the checkpoint
             // (a missing one would run on the lesson's default); a bias or β may be absent (zeros:
             // a family without biases), held by the float64 tests of each family.

@@ -120,11 +120,15 @@ TEST_CASE("the schema rejects a trace with a step missing its values or a bad ve
 }
 
 TEST_CASE("a checkpoint's exported trace (export --model) validates too", "[trace][schema]") {
-    attntrace::test::TempDir dir;
-    auto r = attntrace::test::run_cli({"export", "--model", attntrace::test::source_dir() + "/tests/models/tiny-gpt2",
-                                       "--text", "the ring fell", "-o", dir.file("trace.json")});
-    REQUIRE(r.status == 0);
-    const json doc = json::parse(attntrace::test::read_text(dir.file("trace.json")));
-    CHECK(schema_errors(doc) == "");
-    CHECK(doc["model"]["next_tokens"].size() == attntrace::kNextTokensShown);  // a head: its next tokens
+    // GPT-2's, and Phi's (one norm per block, a bias on the logits)
+    for (const char* folder : {"tiny-gpt2", "tiny-phi"}) {
+        INFO(folder);
+        attntrace::test::TempDir dir;
+        auto r = attntrace::test::run_cli({"export", "--model", attntrace::test::source_dir() + "/tests/models/" + folder,
+                                           "--text", "the ring fell", "-o", dir.file("trace.json")});
+        REQUIRE(r.status == 0);
+        const json doc = json::parse(attntrace::test::read_text(dir.file("trace.json")));
+        CHECK(schema_errors(doc) == "");
+        CHECK(doc["model"]["next_tokens"].size() == attntrace::kNextTokensShown);  // a head: its next tokens
+    }
 }

@@ -89,7 +89,7 @@ void read_widths(const Fields& f, const json& c, Config& cfg) {
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
     f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_k", "d_v", "d_ff", "mask", "scale", "activation", "norm", "eps",
-                               "positions", "blocks", "norm_first", "parallel_residual", "embed_norm", "final_norm", "unembed", "block", "weight_layout",
+                               "positions", "blocks", "norm_first", "parallel_residual", "shared_norm", "embed_norm", "final_norm", "unembed", "block", "weight_layout",
                                "normalizer", "max_shift", "variance", "mask_at", "renormalize", "norm_steps"});
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
@@ -173,6 +173,7 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
         cfg.arch.blocks = static_cast<std::size_t>(f.integer(*b, "config.blocks", 1, kMaxBlocks));
     if (auto* n = f.optional(c, "norm_first")) cfg.arch.norm_first = f.boolean(*n, "config.norm_first");
     if (auto* n = f.optional(c, "parallel_residual")) cfg.arch.parallel = f.boolean(*n, "config.parallel_residual");
+    if (auto* n = f.optional(c, "shared_norm")) cfg.arch.shared_norm = f.boolean(*n, "config.shared_norm");
     if (auto* n = f.optional(c, "embed_norm")) cfg.arch.embed_norm = f.boolean(*n, "config.embed_norm");
     if (auto* n = f.optional(c, "final_norm")) cfg.arch.final_norm = f.boolean(*n, "config.final_norm");
     if (auto* u = f.optional(c, "unembed")) {
@@ -195,6 +196,9 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
         f.fail("config.parallel_residual", "config.parallel_residual only with config.norm_first true in an encoder block "
                "(the FFN's norm reads the block's input beside the attention)",
                cfg.arch.decoder ? "config.block \"decoder\"" : "config.norm_first false");
+    if (cfg.arch.shared_norm && !cfg.arch.parallel)
+        f.fail("config.shared_norm", "config.shared_norm only with config.parallel_residual true (the FFN reads LN1's "
+               "output beside the attention)", "config.parallel_residual false");
     Dims d;
     d.T = tokens.size();
     d.Tq = queries;

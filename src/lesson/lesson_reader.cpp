@@ -446,7 +446,7 @@ private:
             std::string path = join("weights", use.name);
             const json* v = w ? f_.optional(*w, use.name.c_str()) : nullptr;
             if (!weight_applies(spec, lesson_.config)) {
-                if (v) f_.fail(path, "a weight this config uses", fmt::format("{} ({})", use.name, weight_use(spec)));
+                if (v) f_.fail(path, "a weight this config uses", fmt::format("{} ({})", use.name, weight_use(spec, lesson_.config)));
                 continue;
             }
             if (v) {

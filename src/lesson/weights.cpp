@@ -45,13 +45,14 @@ const std::vector<WeightSpec> kWeights = {
 };
 
 // The model's weights outside its blocks, never prefixed: the embeddings' norm (config.embed_norm),
-// the final norm (config.final_norm) and the unembedding (config.unembed "W_U").
+// the final norm (config.final_norm) and the unembedding (config.unembed "W_U"; its bias b_U with either kind).
 const std::vector<WeightSpec> kModelWeights = {
     {"embed_ln_gamma", Stage::norm1, {A::d_model}, Fill::ones},
     {"embed_ln_beta", Stage::norm1, {A::d_model}, Fill::zeros},
     {"ln_final_gamma", Stage::norm1, {A::d_model}, Fill::ones},
     {"ln_final_beta", Stage::norm1, {A::d_model}, Fill::zeros},
     {"W_U", Stage::unembed, {A::d_model, A::vocab}, Fill::normal},
+    {"b_U", Stage::unembed, {A::vocab}, Fill::zeros},  // the logits' bias (Phi's lm_head.bias)
 };
 bool embed_only(std::string_view n) { return n.substr(0, 9) == "embed_ln_"; }
 bool final_only(std::string_view n) { return n.substr(0, 9) == "ln_final_"; }
@@ -60,6 +61,7 @@ bool ends_with(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 bool decoder_only(std::string_view n) { return n.substr(0, 6) == "cross." || n.substr(0, 4) == "ln3_"; }
+bool second_norm(std::string_view n) { return n.substr(0, 4) == "ln2_"; }
 
 
 // The extent a projection's heads give, and its names: "kv_heads·head_size"
@@ -143,17 +145,21 @@ bool weight_applies(const WeightSpec& w, const Config& c) {
     if (embed_only(n) && !c.arch.embed_norm) return false;
     if (final_only(n) && !c.arch.final_norm) return false;
     if (n == "W_U") return c.arch.unembed && !c.unembed_tied;
+    if (n == "b_U") return c.arch.unembed;
+    if (second_norm(n) && c.arch.shared_norm) return false;  // the block's one norm is LN1
     if (n == "W_3" || n == "b_3") return c.activation == Activation::swiglu;
     if (ends_with(n, "_beta")) return c.norm == NormKind::layernorm;
     return true;
 }
 
-const char* weight_use(const WeightSpec& w) {
+const char* weight_use(const WeightSpec& w, const Config& c) {
     const std::string_view n = w.name;
+    if (second_norm(n) && c.arch.shared_norm) return "not with config.shared_norm: the block's one norm is LN1";
     if (decoder_only(n)) return "only with config.block \"decoder\"";
     if (embed_only(n)) return "only with config.embed_norm (β: and config.norm \"layernorm\")";
     if (final_only(n)) return "only with config.final_norm (β: and config.norm \"layernorm\")";
     if (n == "W_U") return "only with config.unembed \"W_U\"";
+    if (n == "b_U") return "only with config.unembed";
     if (n == "W_3" || n == "b_3") return "only with config.activation \"swiglu\"";
     if (ends_with(n, "_beta")) return "RMSNorm has no β: only with config.norm \"layernorm\"";
     return "always";

@@ -6,11 +6,12 @@
 //   b_Q (NH·hs)  b_K (KVH·hs)  b_V (KVH·hv)  b_O (C)   absent: zero (the articles write Q = X·W^Q)
 //   ln1_gamma, ln1_beta (C)      absent: LayerNorm's output is not computable
 //   W_1 (C, F), b_1 (F), W_2 (F, C), b_2 (C)
-//   ln2_gamma, ln2_beta (C)      (no β with RMSNorm)
+//   ln2_gamma, ln2_beta (C)      (no β with RMSNorm; none with config.shared_norm: the FFN reads LN1)
 //   W_3 (C, F), b_3 (F)          SwiGLU's second (linear) branch
 //   cross.W_Q ... cross.b_O, ln3_gamma, ln3_beta   a decoder block's cross-attention and third norm
-//   embed_ln_gamma, embed_ln_beta (C)   ln_final_gamma, ln_final_beta (C)   W_U (C, V)
+//   embed_ln_gamma, embed_ln_beta (C)   ln_final_gamma, ln_final_beta (C)   W_U (C, V)   b_U (V)
 //                                the model's, never prefixed: the embeddings' norm, the final norm, the unembedding
+//                                and its bias (absent: none, as GPT-2's and Llama's heads)
 //   in a stack of N > 1 blocks each is named per block: blocks.1.W_Q, blocks.1.cross.W_K, ...
 #pragma once
 
@@ -59,9 +60,10 @@ struct WeightUse {
 // Every weight the model has, applicable to the config or not, block by block.
 std::vector<WeightUse> weight_uses(const Config& c);
 // Whether a config reads this weight (W_3, b_3: SwiGLU only; ln*_beta:
-// LayerNorm only), and in words when it does.
+// LayerNorm only; ln2_*: not with a shared norm), and in words when it does
+// (or, for a weight the config's shared norm leaves out, why not).
 bool weight_applies(const WeightSpec& w, const Config& c);
-const char* weight_use(const WeightSpec& w);
+const char* weight_use(const WeightSpec& w, const Config& c);
 const WeightSpec* find_weight(const std::string& name);
 std::string weight_list();
 

@@ -284,9 +284,84 @@ Family gpt_neox() {
     return f;
 }
 
+// Phi: Phi-1, Phi-1.5 and Phi-2 (modeling_phi.py, PhiForCausalLM): pre-norm
+// blocks with ONE LayerNorm whose output both the attention and the MLP read
+// beside each other (X + attn(LN1(X)) + FFN(LN1(X)): the parallel residual
+// with a shared norm), rotary positions on the first partial_rotary_factor of
+// each head in the half layout, Q, K, V and the output projection `dense`
+// with biases, grouped-query attention when num_key_value_heads says so,
+// fc1 -> gelu_new -> fc2, a final LayerNorm and lm_head with a weight and a
+// bias (the bias stays when the weight is tied). nn.Linear weights, transposed.
+Family phi() {
+    Family f{};
+    f.model_type = "phi";
+    f.title = "Phi";
+    f.tokenizer = TokenizerKind::pieces;
+    f.tokenizer_files = "tokenizer.json, or vocab.json and merges.txt";
+    f.sizes = {{S::d_model, "hidden_size", kMaxDModel},
+               {S::heads, "num_attention_heads", kMaxDModel},
+               {S::layers, "num_hidden_layers", kBlocks},
+               {S::positions, "max_position_embeddings", kMaxRotaryPositions},
+               {S::vocab, "vocab_size", kMaxVocabSize},
+               {S::d_ff, "intermediate_size", 16 * kMaxDModel},
+               {S::kv_heads, "num_key_value_heads", kMaxDModel, A::heads}};
+    f.eps_key = "layer_norm_eps";
+    f.eps_absent = 1e-5;
+    f.activation = {"hidden_act", "gelu_new",
+                    {{"gelu_new", Activation::gelu_tanh}, {"gelu_pytorch_tanh", Activation::gelu_tanh},
+                     {"gelu", Activation::gelu}},
+                    "\"gelu_new\" or \"gelu_pytorch_tanh\" (tanh), or \"gelu\" (erf)"};
+    // Q and K normalised after their projections are not computed.
+    f.flags = {{"qk_layernorm", false, "false (no LayerNorm of Q and K after their projections)"}};
+    f.kinds = {{"rope_scaling", "default", "\"default\" or rope_scaling null (scaled RoPE is not computed)"}};
+    f.rope_theta_key = "rope_theta";
+    f.rotary_fraction_key = "partial_rotary_factor";
+    f.rotary_fraction = 0.5;  // PhiConfig's default (Phi-2's config says 0.4)
+    f.parallel = true;
+    f.shared_norm = true;
+    f.tie_key = "tie_word_embeddings";
+    f.biases = true;  // q_proj, k_proj, v_proj and dense always have theirs
+    f.positions = PositionKind::rope;
+    // PhiForCausalLM saves its body under "model."; PhiModel without.
+    f.prefix_probe = "model.embed_tokens.weight";
+    f.prefix = "model.";
+    f.model_tensors = {
+        {"embed_tokens.weight", {{S::vocab}, {S::d_model}}, "token embeddings W_E, vocab_size x hidden_size", {"embedding"},
+         T::Layout::as_lesson, T::When::always, T::Kind::input},
+        {"final_layernorm.weight", {{S::d_model}}, "the final LayerNorm's γ, hidden_size", {"ln_final_gamma"}},
+        {"final_layernorm.bias", {{S::d_model}}, "the final LayerNorm's β, hidden_size", {"ln_final_beta"}},
+        {"/lm_head.weight", {{S::vocab}, {S::d_model}}, "the unembedding, vocab_size x hidden_size (tie_word_embeddings false)",
+         {"W_U"}, T::Layout::linear, T::When::untied, T::Kind::later},
+        {"/lm_head.bias", {{S::vocab}}, "the logits' bias b_U, vocab_size", {"b_U"}, T::Layout::as_lesson, T::When::always,
+         T::Kind::later},
+    };
+    f.block_path = "layers.{b}.";
+    const auto L = T::Layout::linear;
+    const auto bias = T::Layout::as_lesson;
+    f.block_tensors = {
+        {"input_layernorm.weight", {{S::d_model}}, "LN1 γ (the block's one norm), hidden_size", {"ln1_gamma"}},
+        {"input_layernorm.bias", {{S::d_model}}, "LN1 β, hidden_size", {"ln1_beta"}},
+        {"self_attn.q_proj.weight", {{S::q_width}, {S::d_model}}, "W_Q (nn.Linear: heads·head_dim x hidden_size)", {"W_Q"}, L},
+        {"self_attn.q_proj.bias", {{S::q_width}}, "b_Q, heads·head_dim", {"b_Q"}, bias, T::When::qkv_bias},
+        {"self_attn.k_proj.weight", {{S::kv_width}, {S::d_model}}, "W_K (nn.Linear: kv_heads·head_dim x hidden_size)",
+         {"W_K"}, L},
+        {"self_attn.k_proj.bias", {{S::kv_width}}, "b_K, kv_heads·head_dim", {"b_K"}, bias, T::When::qkv_bias},
+        {"self_attn.v_proj.weight", {{S::kv_width}, {S::d_model}}, "W_V (nn.Linear: kv_heads·head_dim x hidden_size)",
+         {"W_V"}, L},
+        {"self_attn.v_proj.bias", {{S::kv_width}}, "b_V, kv_heads·head_dim", {"b_V"}, bias, T::When::qkv_bias},
+        {"self_attn.dense.weight", {{S::d_model}, {S::q_width}}, "W_O (nn.Linear: hidden_size x heads·head_dim)", {"W_O"}, L},
+        {"self_attn.dense.bias", {{S::d_model}}, "b_O, hidden_size", {"b_O"}, bias, T::When::o_bias},
+        {"mlp.fc1.weight", {{S::d_ff}, {S::d_model}}, "W_1 (nn.Linear: intermediate_size x hidden_size)", {"W_1"}, L},
+        {"mlp.fc1.bias", {{S::d_ff}}, "W_1's bias, intermediate_size", {"b_1"}},
+        {"mlp.fc2.weight", {{S::d_model}, {S::d_ff}}, "W_2 (nn.Linear: hidden_size x intermediate_size)", {"W_2"}, L},
+        {"mlp.fc2.bias", {{S::d_model}}, "W_2's bias, hidden_size", {"b_2"}},
+    };
+    return f;
+}
+
 std::vector<Family> declare() {
     std::vector<Family> all = {gpt2(), bert(), llama_like("llama", "Llama"), llama_like("mistral", "Mistral"),
-                               llama_like("qwen2", "Qwen2"), gpt_neox()};
+                               llama_like("qwen2", "Qwen2"), gpt_neox(), phi()};
     all[3].sliding = true;  // Mistral: a key further back than sliding_window is masked
     all[4].qkv_bias = true;  // Qwen2: q_proj, k_proj and v_proj with biases
     all[4].sliding_switch_key = "use_sliding_window";

@@ -133,6 +133,9 @@ struct Family {
     PositionKind positions = PositionKind::learned;  // learned, or rope in the half layout
     MaskKind mask = MaskKind::causal;
     bool norm_first = true;
+    // With the parallel residual, one norm per block read by both the attention and the FFN
+    // (Phi's input_layernorm): no ln2 weights, the FFN reads LN1 (config.shared_norm).
+    bool shared_norm = false;
     bool embed_norm = false;
     bool lm_head = true;  // a final norm and the logits; false: the output is the last block's
 

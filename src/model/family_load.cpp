@@ -110,6 +110,7 @@ void configure(const Family& fam, const ModelSizes& z, Lesson& l) {
     cfg.arch.blocks = z.layers;
     cfg.arch.norm_first = fam.norm_first;
     cfg.arch.parallel = z.parallel;
+    cfg.arch.shared_norm = z.parallel && fam.shared_norm;
     cfg.arch.embed_norm = fam.embed_norm;
     cfg.arch.final_norm = fam.lm_head;
     cfg.arch.unembed = fam.lm_head;  // lm_head, or the embedding when tied

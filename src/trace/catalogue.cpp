@@ -53,8 +53,8 @@ Stage template_stage(Stage s, bool is_default) {
 }  // namespace
 
 bool Arch::operator<(const Arch& o) const {
-    return std::tie(blocks, norm_first, decoder, parallel, embed_norm, final_norm, unembed) <
-           std::tie(o.blocks, o.norm_first, o.decoder, o.parallel, o.embed_norm, o.final_norm, o.unembed);
+    return std::tie(blocks, norm_first, decoder, parallel, shared_norm, embed_norm, final_norm, unembed) <
+           std::tie(o.blocks, o.norm_first, o.decoder, o.parallel, o.shared_norm, o.embed_norm, o.final_norm, o.unembed);
 }
 
 Catalogue::Catalogue(const Arch& arch) : arch_(arch) {
@@ -180,9 +180,11 @@ void Catalogue::add_block(int b, const std::string& in) {
         const std::string n1 = norm(Stage::norm1, add(Stage::add1, in, attention(false, in), mid), 1);
         norm(Stage::norm2, add(Stage::add2, n1, ffn(n1), post), 2);
     } else if (!arch_.decoder) {
-        const std::string r1 = add(Stage::add1, in, attention(false, norm(Stage::norm1, in, 1)), mid);
-        // parallel residual: LN2 reads the block's input, beside the attention rather than after it
-        add(Stage::add2, r1, ffn(norm(Stage::norm2, arch_.parallel ? in : r1, 2)), post);
+        const std::string n1 = norm(Stage::norm1, in, 1);
+        const std::string r1 = add(Stage::add1, in, attention(false, n1), mid);
+        // parallel residual: LN2 reads the block's input, beside the attention rather than after it;
+        // with a shared norm there is no LN2, the FFN reads LN1's output as the attention did
+        add(Stage::add2, r1, ffn(arch_.shared_norm ? n1 : norm(Stage::norm2, arch_.parallel ? in : r1, 2)), post);
     } else if (!arch_.norm_first) {
         const std::string n1 = norm(Stage::norm1, add(Stage::add1, in, attention(false, in), mid), 1);
         const std::string n2 = norm(Stage::norm1, add(Stage::add1, n1, attention(true, n1), mid2), 2);
@@ -226,6 +228,8 @@ void Catalogue::add_pass(Pass p, Wiring w) {
                 replace_all(d.title, "LayerNorm 1", which("LayerNorm"));
                 replace_all(d.title, "RMSNorm 1", which("RMSNorm"));
                 if (block_output && t.leaf == Leaf::ln_normalized) d.title = "Block output";
+                if (arch_.shared_norm && p.norm_index == 1 && t.leaf == Leaf::ln_normalized)
+                    d.explain += " The block's one norm (config.shared_norm): the attention and the FFN both read it.";
             } else if (p.stage == Stage::unembed) {
                 d.formula = fmt::format("logits = {}·W_U", symbol(w.x, static_cast<int>(arch_.blocks) - 1));
             } else if (p.stage == Stage::ffn) {

@@ -15,13 +15,15 @@
 //   decoder, pre-norm    x -> norm1 -> attn -> add1 -> norm(ln2) -> cross -> add -> norm(ln3) -> ffn -> add2
 //   encoder, pre-norm, parallel residual (GPT-NeoX, config.parallel_residual):
 //                        x -> norm1 -> attn -> add1 (x + attn);  x -> norm2 -> ffn;  add2 (add1 + ffn)
+//   the same with one norm per block (Phi-2, config.shared_norm):
+//                        x -> norm1 -> attn -> add1 (x + attn);  norm1 -> ffn;  add2 (add1 + ffn)
 //
 // With an embedding norm (config.embed_norm, BERT) a norm pass runs between the
 // embeddings and block 0: embed.ln.* = LN(hook_resid_pre), and block 0 reads it.
 //
 // The model's end (config.final_norm, config.unembed: GPT-2, the Llama family):
 // after the last block a norm pass, ln_final.* = LN_f(the last block's output),
-// then the unembedding, unembed = LN_f·W_U (the logits, one row per token).
+// then the unembedding, unembed = LN_f·W_U (the logits, one row per token; + b_U with weights.b_U).
 #pragma once
 
 #include <cstddef>
@@ -44,6 +46,9 @@ struct Arch {
     // config.parallel_residual (pre-norm only): the FFN reads LN2 of the block's input, not of
     // X + attn (GPT-NeoX, Pythia): X_post = (X + attn(LN1(X))) + FFN(LN2(X)).
     bool parallel = false;
+    // config.shared_norm (with parallel only): one norm per block, the FFN reading LN1's output
+    // beside the attention (Phi-2): X_post = (X + attn(LN1(X))) + FFN(LN1(X)); no ln2 pass.
+    bool shared_norm = false;
     // config.embed_norm: a LayerNorm of the embeddings' sum before block 0 (BERT's
     // embeddings.LayerNorm): steps embed.ln.*, weights embed_ln_gamma, embed_ln_beta.
     bool embed_norm = false;
@@ -52,7 +57,7 @@ struct Arch {
     bool final_norm = false;
     // config.unembed: the logits after the last block (and the final norm): step unembed (pos, vocab).
     bool unembed = false;
-    bool is_default() const { return blocks == 1 && !norm_first && !decoder && !parallel && !embed_norm && !final_norm && !unembed; }
+    bool is_default() const { return blocks == 1 && !norm_first && !decoder && !parallel && !shared_norm && !embed_norm && !final_norm && !unembed; }
     bool operator<(const Arch& o) const;
 };
 
