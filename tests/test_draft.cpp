@@ -166,6 +166,34 @@ TEST_CASE("two heads from the embeddings: W^Q split by search, each head's weigh
     CHECK(by_id["Z"]["expect"] == "agrees");
 }
 
+TEST_CASE("a sentence saying how a token attends: its row of the weights, or the cells it names, each checked", "[draft]") {
+    std::string md = attntrace::test::read_text(attntrace::test::source_dir() + "/docs/examples/draft/encoder-block.md");
+    const std::string after = "Each row mixes the value vectors:";
+    REQUIRE(md.find(after) != std::string::npos);
+    md.insert(md.find(after),
+              "So \u201clike\u201d attends 45% to \u201ctea\u201d, 27% to itself and 28% to \u201cI\u201d,\n"  // I: 27% computed
+              "while \"tea\" attends 67% to \"like\".\n\n");
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "block.md", "markdown"));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson["claims"].dump(1));
+    const nlohmann::json* row = nullptr;
+    const nlohmann::json* cell = nullptr;
+    for (const auto& c : lesson["claims"]) {
+        if (c["id"] == "like-attends") row = &c;
+        if (c["id"] == "tea-attends-like") cell = &c;
+    }
+    REQUIRE(row);
+    CHECK((*row)["step"] == "blocks.0.attn.hook_pattern");
+    CHECK((*row)["at"] == nlohmann::json{{"query", 1}});
+    CHECK((*row)["values"] == nlohmann::json{0.28, 0.27, 0.45});  // in the keys' order, as the sentence named them
+    CHECK((*row)["decimals"] == 2);
+    CHECK((*row)["expect"] == "disagrees");
+    REQUIRE(cell);
+    CHECK((*cell)["at"] == nlohmann::json{{"query", 2}, {"key", 1}});
+    CHECK((*cell)["values"] == 0.67);
+    CHECK((*cell)["expect"] == "agrees");
+}
+
 TEST_CASE("an article that states shapes and no numbers: a lesson at its sizes, a wrong shape found, the batch left out",
           "[draft][cli]") {
     attntrace::test::TempDir dir;

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "draft/chain.hpp"
 #include "draft/place.hpp"
+#include "draft/prose_rows.hpp"
 #include "draft/shapes.hpp"
 #include "draft/start.hpp"
 #include "evaluate/evaluate.hpp"
@@ -266,8 +267,39 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
                               {"decimals", dec}, {"values", OrderedJson(std::vector<double>(a.rows.size(), 1.0))}, {"expect", "agrees"},
                               {"quote", a.quote}, {"note", "attention weights: each row a distribution (drafted from " + a.place.describe() + ")"}});
     }
-    // Prose numbers of two decimals or more, in this example's text, that a cell gives exactly as printed.
     const std::size_t from_line = art.arrays[ex.start.first()].place.line;
+    // Sentences that say how a token attends ("ring" attends 51% to "fell", 31% to itself): a claim on its row
+    // of the weights when they name every key at one precision, else on each cell they name. One head's only:
+    // a sentence does not say which head it means.
+    if (d.lesson["config"].value("heads", 1) == 1 && !d.lesson.contains("query_tokens")) {
+        const auto tokens = d.lesson["tokens"].get<std::vector<std::string>>();
+        for (const ProseRow& r : prose_rows(art, tokens, from_line, text_end, used)) {
+            for (std::size_t i : r.arrays) used[i] = true;
+            const std::string base = fmt::format("{}-attends", tokens[r.query]);
+            const bool whole = r.keys.size() == tokens.size() &&
+                               std::all_of(r.numbers.begin(), r.numbers.end(), [&](const PrintedNumber& n) { return n.decimals == r.numbers[0].decimals; });
+            const std::string where = r.first->place.describe();
+            if (whole) {
+                std::vector<double> row(tokens.size());
+                for (std::size_t k = 0; k < r.keys.size(); ++k) row[r.keys[k]] = r.numbers[k].value;
+                claims.push_back({{"id", unique_id(base, ids)}, {"step", "blocks.0.attn.hook_pattern"}, {"at", {{"query", r.query}}},
+                                  {"decimals", r.numbers[0].decimals}, {"values", row}, {"expect", "agrees"}, {"quote", r.first->quote},
+                                  {"note", "how " + tokens[r.query] + " attends to each token, in words (drafted from " + where + ")"}});
+                d.reasons.push_back(fmt::format("claim {}: the sentence at {} gives {}'s row of the weights", claims.back()["id"].get<std::string>(),
+                                                where, tokens[r.query]));
+                continue;
+            }
+            for (std::size_t k = 0; k < r.keys.size(); ++k) {
+                claims.push_back({{"id", unique_id(base + "-" + tokens[r.keys[k]], ids)}, {"step", "blocks.0.attn.hook_pattern"},
+                                  {"at", {{"query", r.query}, {"key", r.keys[k]}}}, {"decimals", r.numbers[k].decimals},
+                                  {"values", r.numbers[k].value}, {"expect", "agrees"}, {"quote", r.first->quote},
+                                  {"note", "how much " + tokens[r.query] + " attends to " + tokens[r.keys[k]] + ", in words (drafted from " + where + ")"}});
+                d.reasons.push_back(fmt::format("claim {}: the sentence at {} says how much {} attends to {}", claims.back()["id"].get<std::string>(),
+                                                where, tokens[r.query], tokens[r.keys[k]]));
+            }
+        }
+    }
+    // Prose numbers of two decimals or more, in this example's text, that a cell gives exactly as printed.
     for (std::size_t i = 0; i < art.arrays.size(); ++i) {
         const PrintedArray& a = art.arrays[i];
         if (a.form != PrintedForm::prose || a.rows[0][0].decimals < 2 || used[i]) continue;

@@ -1,0 +1,143 @@
+#include "draft/prose_rows.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <optional>
+
+namespace attntrace {
+
+namespace {
+
+// A word or a number of a sentence, in order; punctuation and quotes between them dropped.
+struct Item {
+    std::string word;                    // lowercased; "" for a number
+    std::optional<PrintedNumber> number;
+};
+
+bool word_byte(unsigned char c) { return std::isalnum(c) || c == '_' || c == '[' || c == ']' || c == '<' || c == '>'; }
+
+std::vector<Item> items_of(const std::string& s) {
+    std::vector<Item> out;
+    for (std::size_t i = 0; i < s.size();) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (std::isdigit(c)) {
+            std::size_t j = i;
+            double v = 0;
+            int decimals = 0;
+            while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])) && j - i < 12) v = v * 10 + (s[j++] - '0');
+            if (j + 1 < s.size() && s[j] == '.' && std::isdigit(static_cast<unsigned char>(s[j + 1]))) {
+                ++j;
+                double scale = 0.1;
+                while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])) && decimals < 12) {
+                    v += (s[j++] - '0') * scale;
+                    scale /= 10;
+                    ++decimals;
+                }
+            }
+            const bool percent = j < s.size() && s[j] == '%';
+            if (percent) ++j, v /= 100, decimals += 2;
+            // a digit inside a word ("W1", "3rd") is no number
+            if (j < s.size() && std::isalpha(static_cast<unsigned char>(s[j]))) {
+                while (j < s.size() && word_byte(static_cast<unsigned char>(s[j]))) ++j;
+                i = j;
+                continue;
+            }
+            out.push_back({"", PrintedNumber{v, decimals}});
+            i = j;
+        } else if (word_byte(c)) {
+            std::size_t j = i;
+            std::string w;
+            while (j < s.size() && (word_byte(static_cast<unsigned char>(s[j])) || s[j] == '\'')) w += static_cast<char>(std::tolower(static_cast<unsigned char>(s[j++])));
+            out.push_back({w, std::nullopt});
+            i = j;
+        } else {
+            ++i;
+        }
+    }
+    return out;
+}
+
+bool same(const PrintedNumber& a, const PrintedNumber& b) { return a.decimals == b.decimals && std::fabs(a.value - b.value) < 1e-12; }
+
+}  // namespace
+
+std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::string>& tokens, std::size_t from_line,
+                                 std::size_t to_line, const std::vector<bool>& used) {
+    // each token once: a word written twice among the tokens names no one key
+    std::map<std::string, std::size_t> index;
+    std::map<std::string, int> count;
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        std::string w;
+        for (char c : tokens[t]) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        index[w] = t;
+        ++count[w];
+    }
+    auto token_of = [&](const std::string& w) -> std::optional<std::size_t> {
+        const auto it = index.find(w);
+        if (it == index.end() || count[w] != 1) return std::nullopt;
+        return it->second;
+    };
+    std::vector<ProseRow> out;
+    // the prose numbers of each line, in order
+    std::map<std::pair<std::size_t, int>, std::vector<std::size_t>> lines;
+    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
+        const PrintedArray& a = art.arrays[i];
+        if (a.form != PrintedForm::prose || used[i] || a.place.line < from_line || a.place.line >= to_line) continue;
+        lines[{a.place.line, a.place.cell}].push_back(i);
+    }
+    for (const auto& [where, arrays] : lines) {
+        const PrintedArray& first = art.arrays[arrays.front()];
+        const std::vector<Item> items = items_of(first.quote);
+        // the line's numbers as the prose scanner read them, matched in order
+        std::vector<std::optional<std::size_t>> array_of(items.size());
+        std::size_t next = 0;
+        for (std::size_t k = 0; k < items.size() && next < arrays.size(); ++k)
+            if (items[k].number && same(*items[k].number, art.arrays[arrays[next]].rows[0][0])) array_of[k] = arrays[next++];
+        ProseRow row;
+        row.first = &first;
+        std::optional<std::size_t> query;
+        std::vector<std::pair<std::size_t, std::size_t>> pending;  // (item, key) with "itself" as the query, later
+        bool any_number = false;
+        constexpr std::size_t kItself = static_cast<std::size_t>(-1);
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            if (!items[k].number) {
+                // the query: the last token named before the first number, unless that number is its own ("cat (30%)")
+                if (!any_number)
+                    if (auto t = token_of(items[k].word); t && !(k + 1 < items.size() && items[k + 1].number)) query = t;
+                continue;
+            }
+            any_number = true;
+            if (!array_of[k]) continue;
+            const PrintedNumber& n = *items[k].number;
+            if (n.value < 0 || n.value > 1) continue;  // a weight: a share of the row
+            std::optional<std::size_t> key;
+            const auto key_word = [&](const std::string& w) -> std::optional<std::size_t> {
+                if (w == "itself") return kItself;
+                return token_of(w);
+            };
+            if (k + 2 < items.size() && !items[k + 1].number && !items[k + 2].number &&
+                (items[k + 1].word == "to" || items[k + 1].word == "on" || items[k + 1].word == "for" || items[k + 1].word == "towards"))
+                key = key_word(items[k + 2].word);  // "51% to fell"
+            if (!key && k >= 1 && !items[k - 1].number) key = key_word(items[k - 1].word);  // "cat (30%)", "cat: 0.30"
+            if (!key) continue;
+            pending.push_back({k, *key});
+        }
+        if (!query || pending.size() < 1) continue;
+        for (const auto& [k, key] : pending) {
+            row.keys.push_back(key == kItself ? *query : key);
+            row.numbers.push_back(*items[k].number);
+            row.arrays.push_back(*array_of[k]);
+        }
+        // one number per key: a key named twice is no row
+        std::vector<std::size_t> keys = row.keys;
+        std::sort(keys.begin(), keys.end());
+        if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) continue;
+        row.query = *query;
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+}  // namespace attntrace
