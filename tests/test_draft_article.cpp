@@ -138,6 +138,34 @@ TEST_CASE("tables: Markdown and plain text rows, labels and header, bold and eli
     CHECK(t[1]->place.line == 10);
 }
 
+TEST_CASE("printed tensors as a REPL or a notebook shows them: 1. and 0.  are numbers, the print above names them", "[draft]") {
+    const Article a = read(">>> print(scores)\n"
+                           "tensor([[1., 5., 2.],\n"
+                           "        [2., 2., 3.]], grad_fn=<UnsafeViewBackward0>)\n"
+                           "In [4]: weights.detach()\n"
+                           "tensor([[0.0996, 0.7361, 0.1643]])\n"
+                           "Attention weights:\n"
+                           "array([[1.  , 0.5 ],\n"
+                           "       [0.25, 0.  ]])\n"
+                           "print(x + y)\n"  // an expression names no one array
+                           "[[1, 2]]\n"
+                           "The score is 5. Then 3.1.4 is a section.\n",
+                           "text");
+    const auto b = of_form(a, PrintedForm::bracket);
+    REQUIRE(b.size() == 4);
+    CHECK(b[0]->name == "scores");
+    CHECK(values(*b[0]) == std::vector<double>{1, 5, 2, 2, 2, 3});
+    CHECK(decimals(*b[0]) == std::vector<int>{0, 0, 0, 0, 0, 0});
+    CHECK(b[1]->name == "weights");
+    CHECK(b[2]->name == "Attention weights");
+    CHECK(values(*b[2]) == std::vector<double>{1, 0.5, 0.25, 0});
+    CHECK(b[3]->name.empty());
+    // a sentence's "5." is the number 5; "3.1.4" is none
+    const auto p = of_form(a, PrintedForm::prose);
+    REQUIRE(p.size() == 1);
+    CHECK(values(*p[0]) == std::vector<double>{5});
+}
+
 TEST_CASE("a table whose first column counts positions under pos: the rows' labels, not numbers", "[draft]") {
     const Article a = read("| pos | PE0 | PE1 |\n|---|---|---|\n| 0 | 0.00 | 1.00 |\n| 1 | 0.84 | 0.54 |\n\n"
                            "| x | a | b |\n|---|---|---|\n| 0 | 0.5 | 1.5 |\n| 1 | 2.5 | 3.5 |\n",

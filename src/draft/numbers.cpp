@@ -59,6 +59,10 @@ std::optional<NumberToken> read_number(std::string_view s, std::size_t i) {
         while (k < s.size() && is_digit(s[k]) && frac_digits < kMaxDigits) ascii += s[k++], ++frac_digits;
     }
     if (int_digits + frac_digits == 0 || int_digits + frac_digits >= kMaxDigits) return std::nullopt;
+    // numpy's and torch's "1." and "0.  ": a float printed without decimals, its point part of it
+    if (frac_digits == 0 && k < s.size() && s[k] == '.' && (k + 1 == s.size() || s[k + 1] == ',' || s[k + 1] == ']' ||
+                                                           s[k + 1] == ' ' || s[k + 1] == '\n' || s[k + 1] == ')'))
+        ++k;
     int exponent = 0;
     if (k + 1 < s.size() && (s[k] == 'e' || s[k] == 'E')) {
         std::size_t e = k + 1;

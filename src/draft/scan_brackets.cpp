@@ -83,6 +83,35 @@ void read_rows(std::string_view s, const Pair& p, PrintedArray& a, std::vector<s
     }
 }
 
+// What the line above an array printed alone on its lines calls it: a REPL's or a notebook cell's last
+// statement ("print(x)", ">>> q", "In [3]: weights", "display(A)"), or a caption ending in ':'
+// ("Attention weights:"); "" for anything else. Looks at one line only.
+std::string name_above(std::string_view s, std::size_t line_begin) {
+    if (line_begin < 2) return "";
+    const std::size_t end = line_begin - 1;  // the '\n' ending the line above
+    const std::size_t begin = s.rfind('\n', end - 1) == std::string_view::npos ? 0 : s.rfind('\n', end - 1) + 1;
+    if (end - begin > 200) return "";
+    std::string line = trim(s.substr(begin, end - begin));
+    for (std::string_view prompt : {">>> ", "In [", "... "}) {
+        if (line.rfind(prompt, 0) != 0) continue;
+        line = prompt == "In [" && line.find("]:") != std::string::npos ? trim(line.substr(line.find("]:") + 2))
+                                                                        : trim(line.substr(prompt.size()));
+    }
+    if (!line.empty() && line.back() == ':' && line.size() <= 41 && line.find_first_of("()=[]{}") == std::string::npos)
+        return trim(line.substr(0, line.size() - 1));  // a caption
+    for (std::string_view call : {"print(", "display("})
+        if (line.rfind(call, 0) == 0 && line.back() == ')') line = trim(line.substr(call.size(), line.size() - call.size() - 1));
+    // one identifier (a trailing ".detach()" or ".numpy()" is no other array)
+    std::size_t k = 0;
+    while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_')) ++k;
+    if (k == 0 || std::isdigit(static_cast<unsigned char>(line[0]))) return "";
+    const std::string rest = line.substr(k);
+    if (!rest.empty() && rest.rfind(".detach()", 0) != 0 && rest.rfind(".numpy()", 0) != 0 && rest.rfind(".round(", 0) != 0 &&
+        rest.rfind(".data", 0) != 0)
+        return "";
+    return line.substr(0, k);
+}
+
 // What the text calls an array, from the words before it on its line: the last word before
 // "=" ("x = np.array([" -> "x", "row 2 of Q \\(=[" -> "Q"), or up to three words before ":" ("Example row: [").
 std::string name_on_line(std::string_view s, std::size_t line_begin, std::size_t open) {
@@ -132,6 +161,16 @@ void scan_brackets(Scan& scan) {
                 if (!stack.empty()) stack.back().ok = false;
                 ++index_depth;
                 continue;
+            }
+            // a notebook's prompt saved as text, "In [4]:" or "Out[4]:": no array
+            if (stack.empty() && ((i >= 3 && s.substr(i - 3, 3) == "In ") || (i >= 3 && s.substr(i - 3, 3) == "Out"))) {
+                std::size_t k = i + 1;
+                while (k < s.size() && k - i < 8 && (std::isdigit(static_cast<unsigned char>(s[k])) || s[k] == ' ')) ++k;
+                if (k + 1 < s.size() && s[k] == ']' && s[k + 1] == ':') {
+                    scan.take(i - 3, k + 2);  // nor its number a prose one
+                    ++index_depth;
+                    continue;
+                }
             }
             if (stack.size() >= kMaxStack) {
                 ++overflow;
@@ -286,6 +325,9 @@ void scan_brackets(Scan& scan) {
             read_rows(s, first, a, &rows_per_head);
             a.elided = first.elided;
             a.name = name_on_line(s, line_begin, first.open);
+            if (a.name.empty() && trim(s.substr(line_begin, first.open - line_begin)).find_first_not_of("tensorarray(.") ==
+                                      std::string::npos)
+                a.name = name_above(s, line_begin);
             if (first.levels == 2) {
                 bool any = false;
                 for (const auto& n : first.notes) any = any || !n.empty();
