@@ -10,7 +10,7 @@
     const draw = (all) => {
       const idx = shown(tokens.length, MAX_TOKENS, all);
       div.replaceChildren(el("b", {}, title), ...idx.map((i) => (i < 0 ? el("span", { class: "gap" }, `… ${tokens.length - MAX_TOKENS} more …`)
-                                                                    : el("span", {}, tokens[i]))));
+                                                                    : tokenCell("span", {}, tokens[i]))));
       if (tokens.length > MAX_TOKENS)
         div.append(el("button", { type: "button", onclick: () => draw(!all) }, all ? "show fewer" : `show all ${tokens.length}`));
     };
