@@ -97,7 +97,8 @@
   function numberFormat(nums, p = PRECISION, weights = false) {
     if (weights && nums.every((x) => typeof x !== "number" || (x >= 0 && x <= 1))) {
       const least = Math.pow(10, -p), below = least / 2, tiny = `<${least.toFixed(p)}`;
-      return { kind: "fixed", caption: `${p} decimals; a weight below ${below.toFixed(p + 1)} but not 0 is written ${tiny}`,
+      const some = nums.some((x) => typeof x === "number" && x > 0 && x < below);
+      return { kind: "fixed", caption: `${p} decimals${some ? `; ${tiny}: a weight that is not 0 but rounds to it` : ""}`,
                text: (x) => (typeof x === "number" ? (x > 0 && x < below ? tiny : x.toFixed(p)) : fmt(x)) };
     }
     let lo = Infinity, hi = 0;
@@ -341,7 +342,11 @@
       view.append(el("p", { class: "note" }, `Too many lines to draw (${nh} × ${tq} × ${t}); see the heatmaps.`));
       return view;
     }
-    const ROW = 24, TOP = 16, XL = 190, XR = 470, width = 660;
+    // Each side as wide as its longest token (13 px monospace: 8 px a character), the lines 280 px across:
+    // short tokens ("t23") keep the picture within a phone's width, unscaled.
+    const ROW = 24, TOP = 16, CHAR = 8, PAD = 12, SPAN = 280;
+    const room = (labels) => PAD + CHAR * Math.max(3, ...labels.map((l) => [...String(l)].length));
+    const XL = room(ql), XR = XL + SPAN, width = XR + room(kl);
     const height = TOP + ROW * Math.max(tq, t);
     const pic = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
                              "aria-label": "attention of each query token to each key token" });
