@@ -275,7 +275,8 @@ TEST_CASE("bench --model times a checkpoint's stack stage by stage, says what it
     CHECK(j["stages"][10]["flops"].get<double>() == 2 * 2 * 2 * 5.0 * 32 * 64);
     CHECK(j["runs"][1]["streamed_attention"] == true);
     // as text: the model, its blocks and tokens; a Llama's stack has its rope stage and SwiGLU's third product
-    r = run_process({"--threads", "1", "bench", "--model", llama, "--ids", "1,262,265", "--repeat", "1"});
+    r = run_process({"--threads", "1", "bench", "--model", llama, "--ids", "1,262,265", "--repeat", "1"},
+                    {"COLUMNS=99999"});  // its first line unwrapped (80 columns: test_text_width)
     REQUIRE(r.status == 0);
     CHECK(r.out.rfind("attntrace bench --model " + llama + ": model llama, 2 blocks, 3 tokens, d_model=48 heads=4 kv_heads=2 "
                       "d_ff=96 mask causal swiglu pre-norm |", 0) == 0);

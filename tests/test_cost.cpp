@@ -279,25 +279,31 @@ TEST_CASE("a SwiGLU FFN counts its three matrices: 3 x 2·n·C·F FLOPs, against
     CHECK(ffn_flops(estimate_cost(s)) == 3.0 * 2 * 100 * 64 * 172);
 
     using attntrace::test::run_cli;
-    auto r = run_cli({"cost", "--tokens", "4K", "--d-model", "4096", "--heads", "32", "--kv-heads", "8", "--layers", "32",
-                      "--d-ff", "14336", "--activation", "swiglu", "--dtype", "bf16"});
-    REQUIRE(r.status == 0);
-    CHECK(r.out.find("FFN (SiLU(X·W_1) ⊙ X·W_3)·W_2") != std::string::npos);
-    CHECK(r.out.find("KV cache") != std::string::npos);
-    CHECK(r.out.find("128 KiB") != std::string::npos);  // per token, 32 layers
-    // The table's columns line up: every row's elements end in the same display column as the header's.
-    std::istringstream lines(r.out);
-    std::vector<std::size_t> ends;
-    for (std::string line; std::getline(lines, line) && line.rfind("attention matrix", 0) != 0;) {
-        const auto at = line.find("elements");
-        if (at != std::string::npos) ends.push_back(attntrace::display_width(line.substr(0, at + 8)));
-        else if (!ends.empty() && line.rfind("  ", 0) == 0) {
-            const auto last_digit = line.find_last_of("0123456789", line.rfind(' ', line.find_last_not_of(' ') - 1));
-            ends.push_back(attntrace::display_width(line.substr(0, last_digit + 1)));
+    // At 80 columns (each step's shape folded under it) and unwrapped (the shapes a column).
+    for (const std::string columns : {"COLUMNS=80", "COLUMNS=99999"}) {
+        INFO(columns);
+        auto r = run_cli({"cost", "--tokens", "4K", "--d-model", "4096", "--heads", "32", "--kv-heads", "8", "--layers",
+                          "32", "--d-ff", "14336", "--activation", "swiglu", "--dtype", "bf16"},
+                         {columns});
+        REQUIRE(r.status == 0);
+        CHECK(r.out.find("FFN (SiLU(X·W_1) ⊙ X·W_3)·W_2") != std::string::npos);
+        CHECK(r.out.find("KV cache") != std::string::npos);
+        CHECK(r.out.find("128 KiB") != std::string::npos);  // per token, 32 layers
+        // The table's columns line up: every row's elements end in the same display column as the header's.
+        std::istringstream lines(r.out);
+        std::vector<std::size_t> ends;
+        for (std::string line; std::getline(lines, line) && line.rfind("attention matrix", 0) != 0;) {
+            const auto at = line.find("elements");
+            if (line.rfind("      shape ", 0) == 0) continue;  // a shape folded under its step
+            if (at != std::string::npos) ends.push_back(attntrace::display_width(line.substr(0, at + 8)));
+            else if (!ends.empty() && line.rfind("  ", 0) == 0) {
+                const auto last_digit = line.find_last_of("0123456789", line.rfind(' ', line.find_last_not_of(' ') - 1));
+                ends.push_back(attntrace::display_width(line.substr(0, last_digit + 1)));
+            }
         }
+        REQUIRE(ends.size() == 9);  // the header and 8 rows, the K, V row among them
+        for (std::size_t e : ends) CHECK(e == ends.front());
     }
-    REQUIRE(ends.size() == 9);  // the header and 8 rows, the K, V row among them
-    for (std::size_t e : ends) CHECK(e == ends.front());
     auto j = nlohmann::json::parse(run_cli({"cost", "--d-model", "4096", "--heads", "32", "--layers", "32", "--dtype",
                                             "fp16", "--json"}).out);
     CHECK(j["kv_cache_token_bytes"].get<double>() == 512.0 * 1024);

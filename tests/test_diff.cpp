@@ -24,6 +24,9 @@ using nlohmann::json;
 
 namespace {
 
+// A terminal wide enough that nothing wraps: a test of what a line says reads it whole (80 columns: test_text_width).
+const std::string kWide = "COLUMNS=99999";
+
 constexpr float kInf = std::numeric_limits<float>::infinity();
 const std::string kLesson = "003-3.1-ring-fell";
 const std::string kPattern = "blocks.0.attn.hook_pattern";
@@ -244,7 +247,7 @@ TEST_CASE("diff names the first diverging step and its cell, and --atol above th
     const std::string b = dir.file("b.json");
     write_text(b, doc.dump(1));
 
-    auto r = run_cli({"diff", a, b});
+    auto r = run_cli({"diff", a, b}, {kWide});
     INFO(r.out << r.err);
     CHECK(r.status == 1);
     CHECK(r.err.empty());
@@ -286,13 +289,13 @@ TEST_CASE("diff reads an engineer's minimal trace: format, version, a couple of 
                                  {"values", (*find_step(doc, name))["values"]}});
     write_text(dir.file("mine.json"), mine.dump());
 
-    auto r = run_cli({"diff", full, dir.file("mine.json")});
+    auto r = run_cli({"diff", full, dir.file("mine.json")}, {kWide});
     INFO(r.out << r.err);
     CHECK(r.status == 0);
     CHECK(r.out.find("only in A (13): ") != std::string::npos);
     CHECK(lines_of(r.out).back().rfind("all 2 compared steps match", 0) == 0);
     // the other way round: the minimal trace as the reference
-    r = run_cli({"diff", dir.file("mine.json"), full});
+    r = run_cli({"diff", dir.file("mine.json"), full}, {kWide});
     CHECK(r.status == 0);
     CHECK(r.out.find("only in B (13): ") != std::string::npos);
 
@@ -303,7 +306,7 @@ TEST_CASE("diff reads an engineer's minimal trace: format, version, a couple of 
         for (const auto& row : q["values"]) rows.push_back(row[0]);  // one head: (3, 1, 4) -> (3, 4)
         q["values"] = rows;
         write_text(dir.file("mine.json"), mine.dump());
-        r = run_cli({"diff", full, dir.file("mine.json")});
+        r = run_cli({"diff", full, dir.file("mine.json")}, {kWide});
         CHECK(r.status == 1);
         CHECK(r.out.find("3x1x4 vs 3x4") != std::string::npos);
         CHECK(lines_of(r.out).back().rfind("first divergence: blocks.0.attn.hook_q: A's shape is 3x1x4, B's 3x4 "
@@ -386,7 +389,7 @@ TEST_CASE("docs/diffing.md and README.md show the whole example script and the o
 
     TempDir dir;
     REQUIRE(run_cli({"export", src + "/docs/examples/mine-lesson.json", "-o", dir.file("ours.json")}).status == 0);
-    auto r = run_cli({"diff", dir.file("ours.json"), src + "/docs/examples/mine.json"});
+    auto r = run_cli({"diff", dir.file("ours.json"), src + "/docs/examples/mine.json"}, {kWide});
     REQUIRE(r.status == 1);
     // Each step line's name and verdict, and the last line up to the cell: the same in the doc's sample.
     // (The digits may differ in the last place between the SIMD and the scalar build.)

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -332,7 +333,9 @@ TEST_CASE("draft writes a lesson per example, or the one that the example flag n
     REQUIRE(std::filesystem::exists(dir.file("two-1.json")));
     REQUIRE(std::filesystem::exists(dir.file("two-2.json")));
     CHECK(r.out.find("2 worked examples in") != std::string::npos);
-    CHECK(r.out.find("Check them: attntrace check " + dir.file("two-1.json") + " " + dir.file("two-2.json")) != std::string::npos);
+    // the command as the shell reads it: a line broken with " \\" joined to the next
+    const std::string joined = std::regex_replace(r.out, std::regex(" \\\\\n +"), " ");
+    CHECK(joined.find("Check them: attntrace check " + dir.file("two-1.json") + " " + dir.file("two-2.json")) != std::string::npos);
     auto check = run_cli({"check", dir.file("two-1.json"), dir.file("two-2.json")});
     INFO(check.out << check.err);
     CHECK(check.status == 0);

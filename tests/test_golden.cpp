@@ -40,11 +40,12 @@ TEST_CASE("a perturbed golden value fails with the step, the cell, both values a
 
     auto r = run_cli({"golden", id}, {"ATTNTRACE_GOLDEN=" + dir.path()});
     CHECK(r.status == 1);
-    CHECK(r.out.find("step blocks.0.attn.hook_pattern[0,1,2]") != std::string::npos);
-    CHECK(r.out.find("attntrace golden --update " + id) != std::string::npos);
-    CHECK(r.out.find("computed 0.50648") != std::string::npos);
-    CHECK(r.out.find("golden value 0.51648") != std::string::npos);
-    CHECK(r.out.find("MISMATCH") != std::string::npos);
+    const std::string out = attntrace::test::unwrapped(r.out);  // wrapped to 80 columns: read as one line
+    CHECK(out.find("step blocks.0.attn.hook_pattern[0,1,2]") != std::string::npos);
+    CHECK(out.find("attntrace golden --update " + id) != std::string::npos);
+    CHECK(out.find("computed 0.50648") != std::string::npos);
+    CHECK(out.find("golden value 0.51648") != std::string::npos);
+    CHECK(out.find("MISMATCH") != std::string::npos);
 }
 
 TEST_CASE("golden --update writes goldens only where told, and refuses a lesson that fails to load", "[golden]") {

@@ -248,8 +248,7 @@ TEST_CASE("prose is wrapped to the width at spaces, long token lists are elided 
     auto h = run_cli({"run", "--help"});
     REQUIRE(h.status == 0);
     std::istringstream help(h.out);
-    for (std::string line; std::getline(help, line);) {
-        if (line.rfind("  attntrace ", 0) == 0) continue;  // the examples: commands stay whole, to be copied
+    for (std::string line; std::getline(help, line);) {  // the examples too: broken with " \\", copied whole
         INFO(line);
         CHECK(attntrace::display_width(line) <= 80);
     }

@@ -275,6 +275,33 @@ TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next
     CHECK(r.err.find("model.safetensors: expected weights whose float32 values fit in 105.0 KiB (--max-memory): the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split, found 110.0 KiB of them") != std::string::npos);
 }
 
+TEST_CASE("a piece of a control character is labelled visibly: \\x08 for backspace, never the raw byte") {
+    // Byte-level BPE has a piece for every byte, the 32 C0 controls and DEL among them: drawn raw they are an
+    // empty box in a browser and a command to a terminal. The labels keep ␣, ↵ and ⇥ and escape the others as
+    // core/printable.hpp does.
+    attntrace::ModelInput in;
+    in.text = std::string("the\bring\tfell\r\n");
+    const attntrace::HfModel m = attntrace::load_hf_model(tiny(), in);
+    auto raw_control = [](const std::string& s) {
+        return std::any_of(s.begin(), s.end(), [](char c) { return (c >= 0 && c < 0x20) || c == 0x7f; });
+    };
+    for (const auto& label : m.lesson.vocab) {
+        INFO(label);
+        CHECK_FALSE(raw_control(label));
+        CHECK_FALSE(label.empty());
+    }
+    CHECK(m.lesson.vocab_label(196) == "\\x08");  // the backspace's piece (GPT-2 spells it U+0108)
+    CHECK(m.tokenizer->piece(196) == "\xC4\x88");
+    CHECK(m.lesson.tokens == std::vector<std::string>{"the", "\\x08", "r", "ing", "⇥", "f", "e", "ll", "\\r", "↵"});
+    // the same labels in run's tokens line and in the report's data, whose script draws them as text
+    const auto r = run_cli({"run", "--model", tiny(), "--text", *in.text, "--steps", "1"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("tokens: the \\x08 r ing ⇥ f e ll \\r ↵\n") != std::string::npos);
+    TempDir d;
+    REQUIRE(run_cli({"export", "--model", tiny(), "--text", *in.text, "-o", d.file("t.json")}).status == 0);
+    CHECK(nlohmann::json::parse(read_text(d.file("t.json")))["tokens"][1] == "\\x08");
+}
+
 TEST_CASE("broken safetensors files are refused on their header, naming the file, the tensor and the field") {
     const std::string ok = R"({"a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})";
     CHECK(refusal_of_file(st_bytes(ok, 16)) == "(accepted)");

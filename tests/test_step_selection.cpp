@@ -190,7 +190,7 @@ TEST_CASE("attntrace steps lists what run numbers and shows, and run --steps N s
     const auto list = run_cli({"steps", "003-3.1-ring-fell"});
     REQUIRE(list.status == 0);
     CHECK(list.out.find("15 steps, stages embed → mix") != std::string::npos);
-    CHECK(list.out.find("blocks.0.attn.hook_pattern          softmax  1x3x3        head x query x key") != std::string::npos);
+    CHECK(list.out.find("blocks.0.attn.hook_pattern          softmax  1x3x3  head x query x key") != std::string::npos);
     const auto all = run_cli({"--color", "never", "run", "003-3.1-ring-fell"});
     const std::vector<std::string> order = shown(all.out);
     REQUIRE(order.size() == 15);

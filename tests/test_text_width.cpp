@@ -1,25 +1,32 @@
-// Text views at 80 columns (a pipe's width): every line of run, check,
-// explain and decode fits 80 display columns for every lesson, and the
-// wrapping only moves line breaks: the text is the one printed at a width
-// nothing wraps at, and no number is split across two lines. And numbers in a
-// table have one format: fixed decimals, or scientific notation for every
-// cell when the range needs it, said above the table.
+// Text views at 80 columns (a pipe's width): every line of every command
+// (run, check, explain, decode, steps, draft, diff, compare, cost, list,
+// golden, bench, every --help) fits 80 display columns, and the wrapping only
+// moves line breaks: the text is the one printed at a width nothing wraps at,
+// and no number is split across two lines; a table too wide folds columns
+// under its rows, its numbers all there and whole. And numbers in a table have
+// one format: fixed decimals, or scientific notation for every cell when the
+// range needs it, said above the table.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/tensor.hpp"
 #include "evaluate/evaluate.hpp"
 #include "model/model_lesson.hpp"
+#include "render/bench_view.hpp"
+#include "trace/policy.hpp"
 #include "render/heatmap.hpp"
 #include "render/matrix.hpp"
+#include "render/text_table.hpp"
 #include "render/wrap.hpp"
 #include "support.hpp"
 
@@ -55,16 +62,41 @@ std::string without_spaces(const std::string& text) {
     return out;
 }
 
+// How the narrow text may differ from the wide one besides its line breaks.
+enum class Layout {
+    same,       // only line breaks and the spaces at them
+    continued,  // commands broken with the shell's " \" continuation (--help's examples)
+    folded,     // a table's columns folded under its rows: the same numbers, in another order
+};
+
+std::string sorted(std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    std::string out;
+    for (const auto& x : v) out += x + " ";
+    return out;
+}
+
+std::string without_continuations(std::string text) {
+    for (std::size_t at; (at = text.find(" \\\n")) != std::string::npos;) text.erase(at, 2);
+    return text;
+}
+
 // Every line within the width, no glue character left, and the same text and
-// numbers as printed unwrapped.
-void check_wrapped(const std::string& narrow, const std::string& wide) {
+// numbers as printed unwrapped (folded: the same numbers, each whole).
+void check_wrapped(const std::string& narrow, const std::string& wide, Layout layout = Layout::same) {
     for (const auto& line : lines_of(narrow)) {
         INFO(line);
         CHECK(attntrace::display_width(line) <= kPipeWidth);
     }
     CHECK(narrow.find(attntrace::kNoBreak) == std::string::npos);
-    CHECK(without_spaces(narrow) == without_spaces(wide));
-    CHECK(numbers_in(narrow) == numbers_in(wide));
+    CHECK(wide.find(attntrace::kNoBreak) == std::string::npos);
+    if (layout == Layout::folded) {
+        CHECK(sorted(numbers_in(narrow)) == sorted(numbers_in(wide)));
+        return;
+    }
+    const std::string text = layout == Layout::continued ? without_continuations(narrow) : narrow;
+    CHECK(without_spaces(text) == without_spaces(wide));
+    CHECK(numbers_in(text) == numbers_in(wide));
 }
 
 // A run's claims: each header line ("    ✓ claim ...") and the lines under it
@@ -167,6 +199,213 @@ TEST_CASE("a checkpoint's run, decode and generation fit 80 columns, and the wra
     }
 }
 
+TEST_CASE("steps, draft, diff, compare, cost, list, golden and every help text fit 80 columns, no number split",
+          "[cli]") {
+    const std::string src = attntrace::test::source_dir();
+    attntrace::test::TempDir dir;
+    // A command's standard output and error at 80 columns and unwrapped.
+    auto both = [](const std::vector<std::string>& args, Layout layout, const std::vector<std::string>& env = {}) {
+        INFO(fmt::format("{}", fmt::join(args, " ")));
+        std::vector<std::string> wide_env = env;
+        wide_env.push_back(kUnwrapped);
+        const auto n = run_cli(args, env), w = run_cli(args, wide_env);
+        CHECK(n.status == w.status);
+        CHECK(n.status != 2);  // no refusal: the views are what is under test
+        check_wrapped(n.out, w.out, layout);
+        check_wrapped(n.err, w.err, layout);
+        return n;
+    };
+    for (const auto& lesson : attntrace::test::lesson_files()) {
+        // the steps' table: its axes wrap under their column when the names are long
+        const auto r = both({"steps", lesson}, Layout::same);
+        CHECK(r.out.find("  1  ") != std::string::npos);
+    }
+    both({"list"}, Layout::same);
+    both({"golden"}, Layout::same);
+    // A golden that differs: its lines name the step, the values and the command that rewrites it.
+    const std::string golden = dir.file("golden");
+    std::filesystem::create_directory(golden);
+    std::filesystem::copy_file(src + "/golden/003-3.1-ring-fell.json", golden + "/003-3.1-ring-fell.json");
+    {
+        std::string text = attntrace::test::read_text(golden + "/003-3.1-ring-fell.json");
+        const std::size_t at = text.find("0.5064804");
+        REQUIRE(at != std::string::npos);
+        text.replace(at, 9, "0.5164804");
+        std::ofstream(golden + "/003-3.1-ring-fell.json") << text;
+    }
+    const auto g = both({"golden", "003-3.1-ring-fell"}, Layout::same, {"ATTNTRACE_GOLDEN=" + golden});
+    CHECK(g.status == 1);
+    CHECK(g.out.find("    (if intended: attntrace golden --update 003-3.1-ring-fell)\n") != std::string::npos);
+
+    // draft: its report on standard output, or on standard error beside the lesson on standard output (JSON, not
+    // a view: its lines are data); the claims fold their positions and notes under them.
+    for (const char* article : {"tiny-attention.md", "two-examples.md"}) {
+        const std::string path = src + "/docs/examples/draft/" + article;
+        both({"draft", path, "-o", dir.file("drafted.json"), "--explain"}, Layout::folded);
+        both({"draft", path, "-o", dir.file("drafted.json")}, Layout::folded);
+        const auto n = run_cli({"draft", path, "--explain"}), w = run_cli({"draft", path, "--explain"}, {kUnwrapped});
+        REQUIRE(n.status == 0);
+        check_wrapped(n.err, w.err, Layout::folded);
+        CHECK(n.out == w.out);
+    }
+
+    // diff: a table of nine columns folds where and what each step's largest error is under it.
+    REQUIRE(run_cli({"export", src + "/docs/examples/mine-lesson.json", "-o", dir.file("ours.json")}).status == 0);
+    REQUIRE(run_cli({"export", "003-3.1-ring-fell", "-o", dir.file("ring.json")}).status == 0);
+    const auto d = both({"diff", dir.file("ours.json"), src + "/docs/examples/mine.json"}, Layout::folded);
+    CHECK(d.out.find("\nblocks.0.attn.hook_scores_scaled  2x4x4  9.86e-01   2.93e-01  DIVERGES\n"
+                     "    32 of 32 cells beyond tolerance, max |a-b| at [0,1,1], a ") != std::string::npos);
+    both({"diff", dir.file("ours.json"), src + "/docs/examples/mine.json", "--step", "blocks.0.attn.*"}, Layout::folded);
+    both({"diff", dir.file("ring.json"), dir.file("ring.json")}, Layout::folded);
+
+    for (const char* lesson : {"003-3.1-ring-fell", "001-cross-attention", "002-gqa-groups", "003-stacked-blocks"})
+        both({"compare", lesson, "--set", "scale=false"}, Layout::same);
+    both({"compare", "003-3.1-ring-fell", "--set", "config.mask=causal", "--step", "hook_pattern"}, Layout::same);
+
+    // cost: the steps' shapes fold under them
+    both({"cost", "--tokens", "8", "--d-model", "4", "--heads", "1"}, Layout::folded);
+    both({"cost", "--tokens", "512"}, Layout::folded);
+    both({"cost", "--tokens", "32K", "--d-model", "4096", "--heads", "32", "--kv-heads", "8", "--d-ff", "14336",
+          "--activation", "swiglu", "--layers", "32", "--batch", "8", "--dtype", "bf16", "--attention", "causal-window",
+          "--window", "4096"},
+         Layout::folded);
+
+    // --help of the program and of every command: the examples broken with " \" between an option and the next
+    both({"--help"}, Layout::continued);
+    for (const char* c : {"run", "steps", "explain", "compare", "draft", "list", "check", "decode", "export", "diff", "cost",
+                          "report", "golden", "random", "bench"}) {
+        const auto h = both({c, "--help"}, Layout::continued);
+        CHECK(h.status == 0);
+    }
+    const auto h = run_cli({"cost", "--help"});
+    CHECK(h.out.find("  attntrace cost --tokens 4K --d-model 4096 --heads 32 --kv-heads 8 \\\n"
+                     "      --layers 32 --d-ff 14336 --activation swiglu --dtype bf16\n") != std::string::npos);
+    // the command so broken still runs: the shell joins its lines
+    const auto shell = attntrace::test::run_shell(
+        "'" + attntrace::test::binary_path() + "' cost --tokens 4K --d-model 4096 --heads 32 --kv-heads 8 \\\n"
+        "      --layers 32 --d-ff 14336 --activation swiglu --dtype bf16");
+    CHECK(shell.status == 0);
+    CHECK(shell.out.find("d_ff 14336 (swiglu)") != std::string::npos);
+}
+
+TEST_CASE("bench's report fits 80 columns: its products a table of their own when beside the stages is too wide",
+          "[cli]") {
+    // A report as bench makes it (the numbers made up: the view is under test, not the timing).
+    attntrace::BenchReport r;
+    r.spec.tokens = 512;
+    r.spec.d_model = 768;
+    r.spec.heads = 12;
+    r.spec.d_ff = 3072;
+    r.model_type = "gpt2";
+    r.model_dir = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
+    r.threads = 2;
+    r.repeat = 3;
+    r.kernels = "avx2";
+    r.peak_gflops = 97.25;
+    r.micro_kernel_gflops = 45.5;
+    r.have_blas = true;
+    r.blocking.tile = {6, 16};
+    r.blocking.blocking = {1024, 714, 96};
+    r.blocking.derived = true;
+    r.blocking.caches.source = "sysfs";
+    r.blocking.caches.l1d = {32 << 10, 8, 1};
+    r.blocking.caches.l2 = {512 << 10, 8, 1};
+    r.blocking.caches.l3 = {32 << 20, 16, 2};
+    for (const char* policy : {"full", "none"}) {
+        attntrace::PolicyTimings run;
+        run.policy = attntrace::parse_trace_policy(policy, "--trace");
+        run.streamed_attention = std::string(policy) == "none";
+        run.estimated_peak = 23456789;
+        double t = 1e-3;
+        for (const char* stage : {"embed", "qkv", "scores", "softmax", "mix", "out", "ffn", "block"}) {
+            attntrace::StageTiming s;
+            s.name = stage;
+            s.median = t, s.min = 0.9 * t, s.max = 1.2 * t;
+            t *= 1.7;
+            if (std::string(stage) == "qkv" || std::string(stage) == "ffn") {
+                s.flops = 2.0 * 64 * 768 * 2304;
+                s.kernel_median = 0.5 * s.median;
+                s.blas_median = 0.6 * s.median;
+            }
+            run.stages.push_back(s);
+        }
+        r.runs.push_back(run);
+    }
+    std::ostringstream narrow, wide;
+    attntrace::render_bench(narrow, r, true, kPipeWidth);
+    attntrace::render_bench(wide, r, true, 0);
+    INFO(narrow.str());
+    check_wrapped(narrow.str(), wide.str(), Layout::folded);
+    auto first_row = [](const std::string& text, const std::string& stage) {
+        for (const auto& line : lines_of(text))
+            if (line.rfind(stage + " ", 0) == 0) return line;
+        return std::string();
+    };
+    CHECK(first_row(wide.str(), "stage").find("GFLOP  |  ") != std::string::npos);
+    const std::string below = "\nthe stages' matrix products alone (GFLOP/s):\nstage ";
+    REQUIRE(narrow.str().find(below) != std::string::npos);
+    const auto products = lines_of(narrow.str().substr(narrow.str().find(below) + 1));
+    REQUIRE(products.size() > 4);
+    CHECK(products[2].rfind("qkv ", 0) == 0);  // the stages with products alone
+    CHECK(products[3].rfind("ffn ", 0) == 0);
+    CHECK(products[4].empty());
+    CHECK(first_row(wide.str(), "qkv").find('|') != std::string::npos);  // the products beside the stages
+    CHECK(first_row(narrow.str(), "qkv").find('|') == std::string::npos);  // below them
+
+    // The real command, as a process (bench sets the allocator's thresholds): every line within 80 columns.
+    const auto b = attntrace::test::run_process({"--threads", "1", "bench", "--tokens", "16", "--d-model", "16", "--heads",
+                                                  "2", "--d-ff", "32", "--repeat", "1", "--trace", "full", "--trace", "none"});
+    REQUIRE(b.status == 0);
+    for (const auto& line : lines_of(b.out)) {
+        INFO(line);
+        CHECK(attntrace::display_width(line) <= kPipeWidth);
+    }
+}
+
+TEST_CASE("a table too wide folds its folding columns under each row, else wraps its last column under itself",
+          "[cli]") {
+    using attntrace::TextColumn;
+    const std::vector<TextColumn> columns{{"name"}, {"where", false, true, "at"}, {"value", true}, {"note"}};
+    const std::vector<std::vector<std::string>> rows{{"alpha", "[0,1]", "0.25", "a short note"},
+                                                     {"beta", "", "12.50", "a note long enough to wrap under itself"}};
+    // Wide: every column on its row, the numbers right-aligned.
+    CHECK(attntrace::format_text_table(columns, rows, 0) ==
+          "name   where  value  note\n"
+          "alpha  [0,1]   0.25  a short note\n"
+          "beta          12.50  a note long enough to wrap under itself\n");
+    // 48 columns: the note keeps 16 or more beside the others and takes two lines: it wraps under itself.
+    CHECK(attntrace::format_text_table(columns, rows, 48) ==
+          "name   where  value  note\n"
+          "alpha  [0,1]   0.25  a short note\n"
+          "beta          12.50  a note long enough to wrap\n"
+          "                     under itself\n");
+    // 40: beside all three the note would take three lines; "where" folds under its row as "at ...", none for
+    // an empty cell, and the note wraps in the room left.
+    CHECK(attntrace::format_text_table(columns, rows, 40) ==
+          "name   value  note\n"
+          "alpha   0.25  a short note\n"
+          "    at [0,1]\n"
+          "beta   12.50  a note long enough to wrap\n"
+          "              under itself\n");
+    // A table with nothing to fold wraps its last column however many lines it takes.
+    const std::vector<TextColumn> plain{{"name"}, {"value", true}, {"note"}};
+    CHECK(attntrace::format_text_table(plain, {{"alpha", "0.25", "a short note"}, {"beta", "12.50", rows[1][3]}}, 30) ==
+          "name   value  note\n"
+          "alpha   0.25  a short note\n"
+          "beta   12.50  a note long\n"
+          "              enough to wrap\n"
+          "              under itself\n");
+    CHECK(attntrace::table_fits(columns, rows, 60));
+    CHECK_FALSE(attntrace::table_fits(columns, rows, 59));
+    // A command broken between words, an option with its value, "&&" before the next command.
+    CHECK(attntrace::wrap_command("attntrace run x.json --steps hook_pattern", 30, "  ", "      ") ==
+          "  attntrace run x.json \\\n      --steps hook_pattern\n");
+    CHECK(attntrace::wrap_command("attntrace export a -o t.json && attntrace report t.json", 40, "", "  ") ==
+          "attntrace export a -o t.json && \\\n  attntrace report t.json\n");
+    CHECK(attntrace::wrap_command("attntrace run --text \"the ring fell\" x", 26, "", "  ") ==
+          "attntrace run \\\n  --text \"the ring fell\" x\n");
+}
+
 TEST_CASE("a row of numbers wraps whole rows under its first number, a long row between numbers", "[cli]") {
     // "computed:" beside three rows too wide for one line: one row a line, each ending in its " |".
     auto r = narrow_run({"run", "003-3.1-ring-fell", "--steps", "hook_z"});
@@ -257,7 +496,7 @@ TEST_CASE("diff, compare and cost write each column of numbers in one format, an
     const std::string src = attntrace::test::source_dir();
     REQUIRE(run_cli({"export", src + "/docs/examples/mine-lesson.json", "-o", dir.file("ours.json")}).status == 0);
     // diff's differences range from 1e-7 to 1: scientific for every one, the matching steps' 0 too.
-    const auto d = run_cli({"diff", dir.file("ours.json"), src + "/docs/examples/mine.json"});
+    const auto d = run_cli({"diff", dir.file("ours.json"), src + "/docs/examples/mine.json"}, {kUnwrapped});
     REQUIRE(d.status == 1);
     INFO(d.out);
     CHECK(d.out.find("max |a-b| and max rel in scientific notation, 3 significant digits") != std::string::npos);
@@ -285,8 +524,8 @@ TEST_CASE("diff, compare and cost write each column of numbers in one format, an
     CHECK(found == 16);  // 8 changed steps, two each
 
     // cost's FLOPs: exact while all are below 1e8, else every one scientific.
-    const auto small = run_cli({"cost", "--tokens", "8", "--d-model", "4", "--heads", "1"});
-    const auto big = run_cli({"cost", "--tokens", "512"});
+    const auto small = run_cli({"cost", "--tokens", "8", "--d-model", "4", "--heads", "1"}, {kUnwrapped});
+    const auto big = run_cli({"cost", "--tokens", "512"}, {kUnwrapped});
     REQUIRE(small.status == 0);
     REQUIRE(big.status == 0);
     CHECK(small.out.find("one layer, one sequence (FLOPs exact)") != std::string::npos);

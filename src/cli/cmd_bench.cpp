@@ -13,6 +13,7 @@
 #include "core/memory.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/terminal.hpp"
 #include "render/bench_view.hpp"
 #include "trace/json_text.hpp"
 
@@ -25,7 +26,7 @@ void print_bench(CliContext& cli, const BenchReport& r, bool json) {
         cli.out << dump_readable(bench_json(r));
     } else {
         const char* wait = std::getenv("OMP_WAIT_POLICY");
-        render_bench(cli.out, r, wait && std::string(wait) == "PASSIVE");
+        render_bench(cli.out, r, wait && std::string(wait) == "PASSIVE", terminal_style(cli.color, cli.host).width);
     }
     cli.status = 0;
 }

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_flags.hpp"
+#include "cli/terminal.hpp"
 #include "core/error.hpp"
 #include "cost/cost.hpp"
 #include "render/cost_view.hpp"
@@ -101,7 +102,7 @@ void add_cost_command(CLI::App& app, CliContext& cli) {
         if (opts->json) {
             cli.out << dump_terminal_safe(cost_json(r), 2) << "\n";
         } else {
-            render_cost(cli.out, r);
+            render_cost(cli.out, r, terminal_style(cli.color, cli.host).width);
         }
         cli.status = 0;
     });

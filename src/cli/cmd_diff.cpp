@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/terminal.hpp"
 #include "trace/step_lookup.hpp"
 #include "core/error.hpp"
 #include "export/npy_export.hpp"
@@ -103,7 +104,7 @@ void add_diff_command(CLI::App& app, CliContext& cli) {
             fail_file(a.file, fmt::format("a step with values in both this and {}", b.file),
                       fmt::format("{} in common but each kept as a summary or not computable on one side", r.steps.size()));
         if (opts->json) cli.out << dump_readable(diff_json(r));
-        else render_diff(cli.out, r);
+        else render_diff(cli.out, r, terminal_style(cli.color, cli.host).width);
         cli.status = r.first_divergence ? 1 : 0;
     });
 }

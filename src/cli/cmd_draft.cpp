@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_flags.hpp"
+#include "cli/terminal.hpp"
 #include "draft/article.hpp"
 #include "draft/draft.hpp"
 #include "draft/scan.hpp"
@@ -63,7 +64,8 @@ void add_draft_command(CLI::App& app, CliContext& cli) {
             if (written[x] == "-") cli.out << text;
             else write_file_atomic(written[x], text);
         }
-        render_drafts(opts->out == "-" ? cli.err : cli.out, drafts, opts->article, written, opts->explain);
+        render_drafts(opts->out == "-" ? cli.err : cli.out, drafts, opts->article, written, opts->explain,
+                      terminal_style(cli.color, cli.host).width);
         cli.status = 0;
     });
 }

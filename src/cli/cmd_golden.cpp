@@ -1,6 +1,7 @@
 // attntrace golden [LESSON...] [--update]: compare the lessons' traces with
 // golden/, or (only with --update) rewrite them.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <ostream>
@@ -10,6 +11,8 @@
 #include "model/model_lesson.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/terminal.hpp"
+#include "render/wrap.hpp"
 #include "export/trace_export.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
@@ -101,7 +104,19 @@ void add_golden_command(CLI::App& app, CliContext& cli) {
             // Compared as it would be written, so the text form is under test too.
             TraceData fresh = parse_trace(parse_json_text(golden_text(*e), "(computed)"), "(computed)");
             auto diffs = compare_traces(golden, fresh, "attntrace golden --update " + e->lesson.id);
-            for (const auto& d : diffs) cli.out << printable(d) << "\n";  // step names from the golden file
+            // Step names from the golden file: printable. Wrapped to the width, "step NAME[i,j]:" and the
+            // command to rewrite it each kept whole.
+            const std::size_t width = terminal_style(cli.color, cli.host).width;
+            for (const auto& d : diffs) {
+                std::string line = printable(d);
+                auto glue = [&line](std::size_t from, std::size_t to) {
+                    line = line.substr(0, from) + unbroken(line.substr(from, to - from)) + line.substr(to);
+                };
+                if (const std::size_t at = line.find(" (if intended: "); at != std::string::npos) glue(at + 1, line.size());
+                if (const std::size_t at = line.find(": step "); at != std::string::npos)
+                    glue(at + 2, std::min(line.find(": ", at + 2), line.size()));
+                cli.out << wrap_text(line, width, "", "    ");
+            }
             cli.out << fmt::format("{} {}\n", diffs.empty() ? "ok      " : "MISMATCH", printable(path));
             ok = ok && diffs.empty();
         }

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/terminal.hpp"
 #include "model/model_lesson.hpp"
 #include "render/step_list.hpp"
 
@@ -14,7 +15,7 @@ void add_steps_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("lesson", *lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file")->required();
     cmd->footer("Example:\n  attntrace steps 003-3.1-ring-fell\n  attntrace run 003-3.1-ring-fell --steps 14");
     cmd->callback([lesson, &cli] {
-        render_step_list(cli.out, read_any_lesson(*lesson));
+        render_step_list(cli.out, read_any_lesson(*lesson), terminal_style(cli.color, cli.host).width);
         cli.status = 0;
     });
 }

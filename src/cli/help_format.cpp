@@ -1,8 +1,10 @@
 // --help to the width: CLI11's formatter with its descriptions (the app's,
 // each option's, each subcommand's) broken at spaces to the terminal's width,
 // 80 in a pipe. CLI11 2.1 indents what follows a '\n' in a description to the
-// option column, so the wrapped lines line up under the first. Footers (the
-// examples) are left as written: a command cut in two cannot be copied.
+// option column, so the wrapped lines line up under the first. In footers, an
+// example command ("  attntrace ...") is broken between its words with the
+// shell's " \\" continuation, so that it is still copied whole; a note after
+// it ("   (an .npy folder ...)") goes on the next line; prose is wrapped.
 #include <CLI/CLI.hpp>
 
 #include <sstream>
@@ -13,6 +15,9 @@
 namespace attntrace {
 
 namespace {
+
+// How an example command begins in a footer.
+constexpr std::string_view kExample = "  attntrace ";
 
 // Below this many columns for a description, words stack one per line: keep at least this many.
 constexpr std::size_t kMinDescriptionWidth = 30;
@@ -27,6 +32,29 @@ public:
     }
     std::string make_option_desc(const CLI::Option* opt) const override {
         return strip_newline(wrap_lines(opt->get_description(), description_width()));
+    }
+    std::string make_footer(const CLI::App* app) const override {
+        const std::string footer = app->get_footer();
+        if (footer.empty()) return footer;
+        std::string out;
+        std::size_t start = 0;
+        while (start < footer.size()) {
+            std::size_t end = footer.find('\n', start);
+            if (end == std::string::npos) end = footer.size();
+            const std::string_view line = std::string_view(footer).substr(start, end - start);
+            if (line.rfind(kExample, 0) == 0) {
+                // "  attntrace report X -o Y   (what X is)": the command, then its note under it
+                const std::size_t note = line.find("   (");
+                out += wrap_command(line.substr(2, note == std::string_view::npos ? line.npos : note - 2), width_, "  ",
+                                    "      ");
+                if (note != std::string_view::npos) out += wrap_text(line.substr(note + 3), width_, "      ", "       ");
+            } else {
+                const std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
+                out += wrap_text(line.substr(indent), width_, line.substr(0, indent), std::string(indent, ' '));
+            }
+            start = end + 1;
+        }
+        return out;
     }
     std::string make_subcommand(const CLI::App* sub) const override {
         std::stringstream out;

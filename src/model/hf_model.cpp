@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/json_field.hpp"
 #include "core/memory.hpp"
+#include "core/printable.hpp"
 #include "io/safetensors.hpp"
 #include "model/family.hpp"
 #include "model/family_load.hpp"
@@ -25,13 +26,15 @@ std::string known_model_types() {
 }
 
 std::string HfModel::label(std::int64_t id) const {
+    // A piece's control characters (byte-level BPE has a piece for each of the 32 C0 controls) escaped as
+    // core/printable.hpp escapes them, "\x08": a label drawn raw would be an empty box, or act on a terminal.
     if (tokenizer) {
         const std::string p = tokenizer->shown(id);
-        if (!p.empty()) return p;
+        if (!p.empty()) return printable(p);
     }
     if (wordpiece) {
         const std::string& p = wordpiece->piece(id);  // as the vocabulary spells it: "##ing", "[CLS]"
-        if (!p.empty()) return p;
+        if (!p.empty()) return printable(p);
     }
     return fmt::format("#{}", id);
 }

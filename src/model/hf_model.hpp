@@ -48,7 +48,8 @@ struct HfModel {
     // The most tokens the model reads (a prompt and what decode --generate adds), and config.json's field for it.
     std::size_t max_positions = 0;
     std::string positions_field;
-    // A token id as shown: its piece (the leading space as ␣), else "#id".
+    // A token id as shown: its piece (the leading space as ␣, a newline ↵, a
+    // tab ⇥, another control character escaped: \x08, \u0085), else "#id".
     std::string label(std::int64_t id) const;
 };
 

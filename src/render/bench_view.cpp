@@ -9,16 +9,21 @@
 
 #include "core/memory.hpp"
 #include "lesson/lesson.hpp"
+#include "render/text_table.hpp"
+#include "render/wrap.hpp"
 
 namespace attntrace {
 
 namespace {
 
-void print_stages(std::ostream& out, const BenchReport& r, const PolicyTimings& run, bool products) {
-    out << fmt::format("{:<8} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7}", "stage", "median ms", "min ms", "max ms",
-                       "GFLOP/s", "% peak", "GFLOP");
-    if (products) out << fmt::format(" | {:>8} {:>9} {:>9}", "kernel", "OpenBLAS", "BLAS/ours");
-    out << "\n";
+// The stages' columns, then, for the first policy, the products' behind a "|".
+const std::vector<TextColumn> kStageColumns{{"stage"},          {"median ms", true}, {"min ms", true}, {"max ms", true},
+                                            {"GFLOP/s", true},  {"% peak", true},    {"GFLOP", true}};
+const std::vector<TextColumn> kProductColumns{{"kernel", true}, {"OpenBLAS", true}, {"BLAS/ours", true}};
+
+// Each stage's row: its timings, then the products' cells.
+std::vector<std::vector<std::string>> stage_rows(const BenchReport& r, const PolicyTimings& run) {
+    std::vector<std::vector<std::string>> rows;
     for (const auto& t : run.stages) {
         if (t.median == 0 && t.name != "block") continue;
         std::string gf = "-", pk = "-", gflop = "-", kern = "-", blas = "-", ratio = "-";
@@ -34,66 +39,123 @@ void print_stages(std::ostream& out, const BenchReport& r, const PolicyTimings& 
             ratio = fmt::format("{:.2f}", t.blas_median / t.kernel_median);  // 1: as fast as OpenBLAS
         }
         const std::string name = t.name == "mix" && run.streamed_attention ? "attn*" : t.name;
-        out << fmt::format("{:<8} {:>10.2f} {:>8.2f} {:>8.2f} {:>8} {:>7} {:>7}", name, 1e3 * t.median,
-                           1e3 * t.min, 1e3 * t.max, gf, pk, gflop);
-        if (products) out << fmt::format(" | {:>8} {:>9} {:>9}", kern, blas, ratio);
-        out << "\n";
+        rows.push_back({name, fmt::format("{:.2f}", 1e3 * t.median), fmt::format("{:.2f}", 1e3 * t.min),
+                        fmt::format("{:.2f}", 1e3 * t.max), gf, pk, gflop, "|", kern, blas, ratio});
     }
+    return rows;
+}
+
+// The stages' table; with `products`, their columns beside it behind a "|", or when that is wider than
+// `width` a table of their own below (the stages with products: name, then the products' columns). Returns whether
+// they were put below.
+bool print_stages(std::ostream& out, const BenchReport& r, const PolicyTimings& run, bool products, std::size_t width) {
+    const auto rows = stage_rows(r, run);
+    auto pick = [&](std::size_t from, std::size_t to) {
+        std::vector<std::vector<std::string>> picked;
+        for (const auto& row : rows) {
+            if (std::all_of(row.begin() + from, row.begin() + to, [](const std::string& c) { return c == "-"; })) continue;
+            picked.push_back({row[0]});
+            picked.back().insert(picked.back().end(), row.begin() + from, row.begin() + to);
+        }
+        return picked;
+    };
+    std::vector<TextColumn> all = kStageColumns;
+    all.push_back({"|"});
+    all.insert(all.end(), kProductColumns.begin(), kProductColumns.end());
+    std::vector<std::vector<std::string>> stage_only;
+    for (const auto& row : rows) stage_only.emplace_back(row.begin(), row.begin() + 7);
+    if (!products) {
+        out << format_text_table(kStageColumns, stage_only, width, "", 2);
+        return false;
+    }
+    if (table_fits(all, rows, width, "", 2)) {
+        out << format_text_table(all, rows, width, "", 2);
+        return false;
+    }
+    out << format_text_table(kStageColumns, stage_only, width, "", 2);
+    std::vector<TextColumn> below{{"stage"}};
+    below.insert(below.end(), kProductColumns.begin(), kProductColumns.end());
+    out << "the stages' matrix products alone (GFLOP/s):\n" << format_text_table(below, pick(8, 11), width, "", 2);
+    return true;
 }
 
 }  // namespace
 
-void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait) {
+void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait, std::size_t width) {
     const auto& s = r.spec;
+    // "mask causal", "threads 2", "kc 1024": a name stays on the line of its value
     const std::string model = fmt::format("{}{}{}", s.arch.blocks > 1 ? fmt::format(" blocks={}", s.arch.blocks) : "",
                                           s.arch.norm_first ? " pre-norm" : "", s.arch.decoder ? " decoder" : "");
-    const std::string shape = fmt::format("d_model={} heads={}{} d_ff={} mask {} {}", s.d_model, s.heads,
+    const std::string shape = fmt::format("d_model={} heads={}{} d_ff={} {} {}", s.d_model, s.heads,
                                           s.kv_heads ? fmt::format(" kv_heads={}", s.kv_heads) : "", s.d_ff,
-                                          mask_name(s.mask_kind()), activation_name(s.activation));
+                                          unbroken(fmt::format("mask {}", mask_name(s.mask_kind()))),
+                                          activation_name(s.activation));
+    std::string head;
     if (r.model_type.empty())
-        out << fmt::format("attntrace bench: T={} {}{}", s.tokens, shape, model);
+        head = fmt::format("attntrace bench: T={} {}{}", s.tokens, shape, model);
     else  // what was benched: the checkpoint's type, its blocks and the tokens it read
-        out << fmt::format("attntrace bench --model {}: model {}, {} blocks, {} tokens, {}{}", r.model_dir, r.model_type,
-                           s.arch.blocks, s.tokens, shape, s.arch.norm_first ? " pre-norm" : " post-norm");
-    out << fmt::format(" | threads {} | kernels {} | {} repeats after a warm-up (median, min, max), freed buffers reused "
-                       "between runs\n",
-                       r.threads, r.kernels, r.repeat);
+        head = fmt::format("attntrace bench --model {}: {}, {}, {}, {}{}", r.model_dir, unbroken("model " + r.model_type),
+                           unbroken(fmt::format("{} blocks", s.arch.blocks)), unbroken(fmt::format("{} tokens", s.tokens)),
+                           shape, s.arch.norm_first ? " pre-norm" : " post-norm");
+    out << wrap_text(fmt::format("{} | {} | {} | {} after a warm-up (median, min, max), freed buffers reused between runs",
+                                 head, unbroken(fmt::format("threads {}", r.threads)),
+                                 unbroken(fmt::format("kernels {}", r.kernels)),
+                                 unbroken(fmt::format("{} repeats", r.repeat))),
+                     width, "", "    ");
     if (r.threads > 1 && r.have_blas && !passive_wait)
-        out << "note: OpenMP's and OpenBLAS's threads spin against each other on busy cores (docs/performance.md): for the "
-               "comparison, run with OMP_WAIT_POLICY=PASSIVE\n";
-    out << fmt::format("FMA peak measured now: {:.1f} GFLOP/s on {} thread(s){}\n", r.peak_gflops, r.threads,
-                       r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
-                                          "compare)");
-    out << "GEMM blocking: " << describe_blocking(r.blocking) << "\n";
+        out << wrap_text("note: OpenMP's and OpenBLAS's threads spin against each other on busy cores "
+                         "(docs/performance.md): for the comparison, run with OMP_WAIT_POLICY=PASSIVE",
+                         width, "", "      ");
+    out << wrap_text(fmt::format("FMA peak measured now: {} on {}{}", unbroken(fmt::format("{:.1f} GFLOP/s", r.peak_gflops)),
+                                 unbroken(fmt::format("{} thread(s)", r.threads)),
+                                 r.have_blas ? "" : "   (no OpenBLAS in this build: install libopenblas-dev and rebuild to "
+                                                    "compare)"),
+                     width, "", "    ");
+    out << wrap_text("GEMM blocking: " + unbroken_items(describe_blocking(r.blocking)), width, "", "    ");
     if (r.micro_kernel_gflops > 0) {
         // The peak was measured on r.threads threads, the micro-kernel on one: compare with one thread's share.
         const double one = r.peak_gflops / std::max(1, r.threads);
-        out << fmt::format("GEMM micro-kernel alone ({}x{} tile, kc {}, packed blocks in cache, 1 thread): {:.1f} GFLOP/s{}\n",
-                           r.blocking.tile.mr, r.blocking.tile.nr, r.blocking.blocking.kc, r.micro_kernel_gflops,
-                           one > 0 ? fmt::format(", {:.0f}% of one thread's peak", 100 * r.micro_kernel_gflops / one) : "");
+        out << wrap_text(fmt::format("GEMM micro-kernel alone ({}x{} tile, {}, packed blocks in cache, {}: {}{}",
+                                     r.blocking.tile.mr, r.blocking.tile.nr,
+                                     unbroken(fmt::format("kc {}", r.blocking.blocking.kc)), unbroken("1 thread)"),
+                                     unbroken(fmt::format("{:.1f} GFLOP/s", r.micro_kernel_gflops)),
+                                     one > 0 ? fmt::format(", {:.0f}% of one thread's peak", 100 * r.micro_kernel_gflops / one)
+                                             : ""),
+                         width, "", "    ");
     }
+    bool below = false;
     for (std::size_t k = 0; k < r.runs.size(); ++k) {
         const auto& run = r.runs[k];
-        out << fmt::format("\ntrace {}{} (estimated peak memory {})\n", run.policy.describe(),
-                           run.streamed_attention ? ", attention streamed over key blocks" : "",
-                           human_bytes(run.estimated_peak));
-        print_stages(out, r, run, k == 0);
+        out << "\n"
+            << wrap_text(fmt::format("trace {}{} (estimated peak memory {})", run.policy.describe(),
+                                     run.streamed_attention ? ", attention streamed over key blocks" : "",
+                                     unbroken(human_bytes(run.estimated_peak))),
+                         width, "", "    ");
+        below = print_stages(out, r, run, k == 0, width) || below;
     }
     if (r.runs.size() > 1) {
         const double base = r.runs[0].stages.back().median;
-        out << "\nblock median against trace " << r.runs[0].policy.describe() << ":";
+        std::string ratios;
         for (std::size_t k = 1; k < r.runs.size(); ++k)
-            out << fmt::format("  {} {:.3f}", r.runs[k].policy.describe(), r.runs[k].stages.back().median / base);
-        out << "\n";
+            ratios += fmt::format("  {}", unbroken(fmt::format("{} {:.3f}", r.runs[k].policy.describe(),
+                                                                r.runs[k].stages.back().median / base)));
+        out << "\n" << wrap_text("block median against trace " + r.runs[0].policy.describe() + ":" + ratios, width, "", "    ");
     }
+    out << "\n";
     if (!r.model_type.empty())
-        out << "\nEach stage summed over the blocks (row block: the whole stack), converting its weights from the\n"
-               "checkpoint as a run does.";
-    out << "\nTimes in ms to 2 decimals, GFLOP/s to 1, GFLOP and BLAS/ours to 2 (every column one fixed format).\n"
-           "Left: each stage inside the block (fresh buffers: page faults count); attn*: scores, scale, mask,\n"
-           "softmax and mix fused, streamed over key blocks. Right (first policy): the stage's matrix products\n"
-           "alone on warm buffers, GFLOP/s of our kernels and of OpenBLAS; BLAS/ours is OpenBLAS's time over\n"
-           "ours (1.00: as fast; above: faster than OpenBLAS).\n";
+        out << wrap_text("Each stage summed over the blocks (row block: the whole stack), converting its weights from the "
+                         "checkpoint as a run does.",
+                         width, "", "");
+    out << wrap_text("Times in ms to 2 decimals, GFLOP/s to 1, GFLOP and BLAS/ours to 2 (every column one fixed format).",
+                     width, "", "")
+        << wrap_text(std::string(below ? "The stages' tables" : "Left") +
+                         ": each stage inside the block (fresh buffers: page faults count); attn*: scores, scale, mask, "
+                         "softmax and mix fused, streamed over key blocks. " +
+                         (below ? "The products' table" : "Right") +
+                         " (first policy): the stage's matrix products alone on warm buffers, GFLOP/s of our kernels and "
+                         "of OpenBLAS; BLAS/ours is OpenBLAS's time over ours (1.00: as fast; above: faster than "
+                         "OpenBLAS).",
+                     width, "", "");
 }
 
 OrderedJson bench_json(const BenchReport& r) {

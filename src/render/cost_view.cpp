@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "render/text_table.hpp"
+#include "render/wrap.hpp"
+
 namespace attntrace {
 
 namespace {
@@ -34,7 +37,7 @@ std::string both_units(double bytes) {
 }
 
 // Display columns of UTF-8 text (one per code point: ᵀ, √, ⊙ are one each).
-std::size_t columns(const std::string& s) {
+std::size_t columns_of(const std::string& s) {
     std::size_t n = 0;
     for (unsigned char c : s) n += (c & 0xC0) != 0x80;
     return n;
@@ -42,7 +45,7 @@ std::size_t columns(const std::string& s) {
 
 // s padded with spaces to `w` display columns.
 std::string left(const std::string& s, std::size_t w) {
-    const std::size_t n = columns(s);
+    const std::size_t n = columns_of(s);
     return n >= w ? s : s + std::string(w - n, ' ');
 }
 
@@ -58,16 +61,20 @@ const char* window_text(const CostSpec& s) {
 
 }  // namespace
 
-void render_cost(std::ostream& out, const CostReport& r) {
+void render_cost(std::ostream& out, const CostReport& r, std::size_t width) {
     const CostSpec& s = r.spec;
     const char* dt = dtype_name(s.dtype);
-    out << fmt::format("attention cost · n = {} tokens · d_model {} · {} head(s) (hs {}){}{} · {} layer(s) · batch {} · "
-                       "{} · {}{}\n\n",
-                       s.tokens, s.d_model, s.heads, r.head_size,
-                       s.kv_heads && s.kv_heads != s.heads ? fmt::format(", {} K/V heads", s.kv_heads) : "",
-                       s.d_ff ? fmt::format(" · d_ff {} ({})", s.d_ff, activation_name(s.activation)) : "",
-                       s.layers, s.batch, dt, window_text(s),
-                       s.window_size ? fmt::format(", w = {}", s.window_size) : "");
+    std::vector<std::string> spec{
+        fmt::format("n = {} tokens", s.tokens), fmt::format("d_model {}", s.d_model),
+        fmt::format("{} head(s) (hs {}){}", s.heads, r.head_size,
+                    s.kv_heads && s.kv_heads != s.heads ? fmt::format(", {} K/V heads", s.kv_heads) : "")};
+    if (s.d_ff) spec.push_back(fmt::format("d_ff {} ({})", s.d_ff, activation_name(s.activation)));
+    spec.push_back(fmt::format("{} layer(s)", s.layers));
+    spec.push_back(fmt::format("batch {}", s.batch));
+    spec.push_back(dt);
+    spec.push_back(fmt::format("{}{}", window_text(s), s.window_size ? fmt::format(", w = {}", s.window_size) : ""));
+    for (auto& item : spec) item = unbroken_items(item);  // lines break only between items, or after a comma
+    out << wrap_items(spec, " · ", width, "attention cost · ", "    ") << "\n";
     // The FLOPs in one format: whole numbers (grouped, as the elements) while every one is below 1e8, else
     // every one in scientific notation.
     constexpr double kFlopsFixedBelow = 1e8;
@@ -76,35 +83,31 @@ void render_cost(std::ostream& out, const CostReport& r) {
     auto flops_text = [&](double f) { return flops_scientific ? fmt::format("{:.2e}", f) : grouped(f); };
     out << fmt::format("one layer, one sequence (FLOPs {})\n",
                        flops_scientific ? "in scientific notation, 3 significant digits" : "exact");
-    // Columns as wide as their widest entry, in display columns (Kᵀ, ⊙ and √ are one each, several bytes).
-    std::size_t step_w = 4, shape_w = 5, elements_w = 8, flops_w = 10;
-    for (const auto& row : r.rows) {
-        step_w = std::max(step_w, columns(row.step));
-        shape_w = std::max(shape_w, columns(row.shape));
-        elements_w = std::max(elements_w, grouped(row.elements).size());
-        flops_w = std::max(flops_w, flops_text(row.flops).size());
-    }
-    out << "  " << left(std::string("step"), step_w) << " " << left(std::string("shape"), shape_w) << " "
-        << fmt::format("{:>{}} {:>{}}\n", "elements", elements_w, "FLOPs", flops_w);
-    for (const auto& row : r.rows)
-        out << "  " << left(row.step, step_w) << " " << left(row.shape, shape_w) << " "
-            << fmt::format("{:>{}} {:>{}}\n", grouped(row.elements), elements_w, flops_text(row.flops), flops_w);
+    // Each step's shape under it when the table is wider than the width.
+    const std::vector<TextColumn> columns{{"step"}, {"shape", false, true, "shape"}, {"elements", true}, {"FLOPs", true}};
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& row : r.rows) rows.push_back({row.step, row.shape, grouped(row.elements), flops_text(row.flops)});
+    out << format_text_table(columns, rows, width, "  ");
     const double full_bytes = r.scores_per_matrix * double(dtype_bytes(s.dtype));
-    out << fmt::format("\nattention matrix, one head, one layer: {} x {} = {} entries ({:.3g}); {} at {}\n", s.tokens,
-                       s.tokens, grouped(r.scores_per_matrix), r.scores_per_matrix, both_units(full_bytes), dt);
+    out << "\n"
+        << wrap_text(fmt::format("attention matrix, one head, one layer: {} x {} = {} entries ({:.3g}); {} at {}", s.tokens,
+                                 s.tokens, grouped(r.scores_per_matrix), r.scores_per_matrix, unbroken(both_units(full_bytes)), dt),
+                     width, "", "    ");
     if (r.scores_needed != r.scores_per_matrix)
-        out << fmt::format("  of which queries see {} ({:.3g}): {:.4g}x fewer{}\n", grouped(r.scores_needed),
-                           r.scores_needed, r.scores_per_matrix / r.scores_needed,
-                           r.matrix_bytes < full_bytes ? "; stored as (n, w): " + both_units(r.matrix_bytes)
-                                                       : std::string("; still stored n x n"));
+        out << wrap_text(fmt::format("of which queries see {} ({:.3g}): {:.4g}x fewer{}", grouped(r.scores_needed),
+                                     r.scores_needed, r.scores_per_matrix / r.scores_needed,
+                                     r.matrix_bytes < full_bytes ? "; stored as (n, w): " + unbroken(both_units(r.matrix_bytes))
+                                                                 : std::string("; still stored n x n")),
+                         width, "  ", "    ");
     const bool windowed = r.matrix_bytes < full_bytes;
     const double model = windowed ? r.model_scores_needed : r.model_scores;
-    out << fmt::format("every head, layer and sequence: {} x {} x {} matrices = {} scores ({:.3g}){}; {} at {}\n",
-                       s.heads, s.layers, s.batch, grouped(model), model,
-                       !windowed && r.model_scores_needed != r.model_scores
-                           ? fmt::format(", {:.3g} of them seen", r.model_scores_needed)
-                           : "",
-                       both_units(r.model_matrix_bytes), dt);
+    out << wrap_text(fmt::format("every head, layer and sequence: {} x {} x {} matrices = {} scores ({:.3g}){}; {} at {}",
+                                 s.heads, s.layers, s.batch, grouped(model), model,
+                                 !windowed && r.model_scores_needed != r.model_scores
+                                     ? fmt::format(", {:.3g} of them seen", r.model_scores_needed)
+                                     : "",
+                                 unbroken(both_units(r.model_matrix_bytes)), dt),
+                     width, "", "    ");
     out << fmt::format("\nmemory of one layer's attention, one sequence, at {}:\n", dt);
     const std::vector<std::pair<std::string, double>> memory = {
         {"attntrace --trace full (float32: scores, weights, mask)", r.full_trace_bytes},
@@ -112,11 +115,14 @@ void render_cost(std::ostream& out, const CostReport& r) {
         {"scores and weights materialized (a plain implementation)", r.materialized_bytes},
         {"streamed: online softmax over key blocks (--trace none)", r.streaming_bytes}};
     std::size_t label_w = 0;  // one column for both lists, so their sizes line up
-    for (const auto& [what, bytes] : memory) label_w = std::max(label_w, columns(what));
+    for (const auto& [what, bytes] : memory) label_w = std::max(label_w, columns_of(what));
     for (const auto& [what, bytes] : memory) out << "  " << left(what, label_w) << " " << both_units(bytes) << "\n";
     const std::uint64_t kvh = s.kv_heads ? s.kv_heads : s.heads;
-    out << fmt::format("\nKV cache (generation: K and V of every earlier token), 2 x {} K/V head(s) x {} x {} bytes:\n",
-                       kvh, r.head_size, dtype_bytes(s.dtype));
+    out << "\n"
+        << wrap_text(fmt::format("KV cache (generation: K and V of every earlier token), {}:",
+                                 unbroken(fmt::format("2 x {} K/V head(s) x {} x {} bytes", kvh, r.head_size,
+                                                      dtype_bytes(s.dtype)))),
+                     width, "", "    ");
     const std::vector<std::pair<std::string, double>> kv = {
         {"per token, one layer", r.kv_token_layer_bytes},
         {fmt::format("per token, {} layer(s)", s.layers), r.kv_token_bytes},

@@ -5,6 +5,8 @@
 #include "render/difference_text.hpp"
 
 #include "core/printable.hpp"
+#include "render/text_table.hpp"
+#include "render/wrap.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -47,8 +49,12 @@ std::string verdict_text(const StepDiff& s) {
     return "?";
 }
 
-// The last line: where B first goes wrong, or that it never does.
-std::string conclusion(const DiffReport& r) {
+// The last line: where B first goes wrong, or that it never does. `shown`: to
+// be printed, wrapped: the step's name printable (core/printable.hpp) and each
+// value kept on the line of its name ("B 0.33599478").
+std::string conclusion(const DiffReport& r, bool shown = false) {
+    auto g = [shown](std::string s) { return shown ? unbroken(s) : s; };
+    auto name = [shown](const std::string& n) { return shown ? printable(n) : n; };
     if (!r.first_divergence) {
         const std::size_t n = r.compared(), skipped = r.steps.size() - n;
         return fmt::format("{} (|a - b| <= {} + {}·|a| in every cell){}",
@@ -63,20 +69,27 @@ std::string conclusion(const DiffReport& r) {
                                                    "see docs/steps.md", numel(s.shape_a), shape_str(s.shape_a))
                                      : "each step's shape is in docs/steps.md";
         return fmt::format("first divergence: {}: A's shape is {}, B's {} ({}); the steps after it inherit the error",
-                           s.name, shape_str(s.shape_a), shape_str(s.shape_b), hint);
+                           name(s.name), shape_str(s.shape_a), shape_str(s.shape_b), hint);
     }
     const DiffCell& c = *s.first_beyond;
-    return fmt::format("first divergence: {} at {}: A {}, B {}, |a - b| {} > {} ({} of {} cells beyond tolerance); "
+    return fmt::format("first divergence: {} at {}: {}, {}, {} ({} of {} cells beyond tolerance); "
                        "the steps after it inherit the error",
-                       s.name, index_text(c.index), value_text(c.a), value_text(c.b), error_text(c.abs, 3),
-                       error_text(r.atol + r.rtol * std::fabs(static_cast<double>(c.a)), 3), s.beyond, s.cells);
+                       name(s.name), index_text(c.index), g("A " + value_text(c.a)), g("B " + value_text(c.b)),
+                       g(fmt::format("|a - b| {} > {}", error_text(c.abs, 3),
+                                     error_text(r.atol + r.rtol * std::fabs(static_cast<double>(c.a)), 3))),
+                       s.beyond, s.cells);
 }
 
 }  // namespace
 
-void render_diff(std::ostream& out, const DiffReport& r) {
-    std::vector<std::vector<std::string>> rows{
-        {"step", "shape", "max |a-b|", "at", "a", "b", "max rel", "at", "verdict"}};
+void render_diff(std::ostream& out, const DiffReport& r, std::size_t width) {
+    // Where and what the largest errors are fold under their step when the table is too wide.
+    std::vector<TextColumn> columns{{"step"},    {"shape"},
+                                    {"max |a-b|"}, {"at", false, true, "max |a-b| at"},
+                                    {"a", false, true, "a"}, {"b", false, true, "b"},
+                                    {"max rel"}, {"at", false, true, "max rel at"},
+                                    {"verdict"}};
+    std::vector<std::vector<std::string>> rows;
     // One format for the table's differences, one for its values.
     ErrorFormat errors;
     ValueFormat values;
@@ -99,26 +112,36 @@ void render_diff(std::ostream& out, const DiffReport& r) {
             }
             if (q.rel > 0) row[7] = index_text(q.index);
         }
+        // Step names and notes come from the traces: printable (core/printable.hpp).
+        for (auto& cell : row) cell = printable(cell);
         rows.push_back(std::move(row));
     }
-    // Step names and notes come from the traces: printable (core/printable.hpp).
-    for (auto& row : rows)
-        for (auto& cell : row) cell = printable(cell);
-    std::vector<std::size_t> width(rows[0].size(), 0);
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    out << fmt::format("A (reference): {}\nB:             {}\n", printable(r.file_a), printable(r.file_b));
-    out << fmt::format("a cell of B diverges when |a - b| > atol + rtol·|a|, atol = {}, rtol = {}\n", r.atol, r.rtol);
-    out << fmt::format("max |a-b| and max rel {}; a and b {}\n\n", errors.caption(), values.caption());
-    for (const auto& row : rows) {
-        std::string line;
-        for (std::size_t c = 0; c + 1 < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);
-        out << line << row.back() << "\n";
+    if (!table_fits(columns, rows, width)) {
+        // Folded: "DIVERGES" in the table, how many cells first under it, then where the largest errors are.
+        columns.insert(columns.begin() + 3, TextColumn("cells", false, true));
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const StepDiff& s = r.steps[k];
+            const bool diverges = s.verdict == StepVerdict::diverges;
+            rows[k].insert(rows[k].begin() + 3, diverges ? fmt::format("{} of {} cells beyond tolerance", s.beyond, s.cells) : "");
+            if (diverges) rows[k].back() = "DIVERGES";
+        }
     }
+    out << wrap_hanging(printable(r.file_a), width, "A (reference): ") << wrap_hanging(printable(r.file_b), width, "B:             ");
+    out << wrap_text(fmt::format("a cell of B diverges when {}, {}, {}", unbroken("|a - b| > atol + rtol·|a|"),
+                                 unbroken(fmt::format("atol = {}", r.atol)), unbroken(fmt::format("rtol = {}", r.rtol))),
+                     width, "", "    ");
+    out << wrap_text(fmt::format("max |a-b| and max rel {}; a and b {}", errors.caption(), values.caption()), width, "",
+                     "    ")
+        << "\n";
+    out << format_text_table(columns, rows, width);
     if (!r.only_a.empty() || !r.only_b.empty()) out << "\n";
-    if (!r.only_a.empty()) out << printable(fmt::format("only in A ({}): {}", r.only_a.size(), fmt::join(r.only_a, ", "))) << "\n";
-    if (!r.only_b.empty()) out << printable(fmt::format("only in B ({}): {}", r.only_b.size(), fmt::join(r.only_b, ", "))) << "\n";
-    out << "\n" << printable(conclusion(r)) << "\n";
+    if (!r.only_a.empty())
+        out << wrap_text(printable(fmt::format("only in A ({}): {}", r.only_a.size(), fmt::join(r.only_a, ", "))), width, "",
+                         "    ");
+    if (!r.only_b.empty())
+        out << wrap_text(printable(fmt::format("only in B ({}): {}", r.only_b.size(), fmt::join(r.only_b, ", "))), width, "",
+                         "    ");
+    out << "\n" << wrap_text(conclusion(r, true), width, "", "    ");
 }
 
 OrderedJson diff_json(const DiffReport& r) {

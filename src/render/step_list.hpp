@@ -2,12 +2,14 @@
 // them, with their stage, shape and axes, from the lesson alone (nothing runs).
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 
 #include "lesson/lesson.hpp"
 
 namespace attntrace {
 
-void render_step_list(std::ostream& out, const Lesson& lesson);
+// `width`: display columns (0: no limit); the axes wrap under their column, as each line fits.
+void render_step_list(std::ostream& out, const Lesson& lesson, std::size_t width);
 
 }  // namespace attntrace

@@ -138,6 +138,71 @@ std::string wrap_hanging(std::string_view text, std::size_t width, std::string_v
     return wrap_text(text, width, first, std::string(display_width(first), ' '));
 }
 
+namespace {
+
+// A command's words: split at spaces outside single and double quotes.
+std::vector<std::string_view> shell_words(std::string_view command) {
+    std::vector<std::string_view> words;
+    std::size_t start = std::string_view::npos;
+    char quote = 0;
+    for (std::size_t i = 0; i <= command.size(); ++i) {
+        const char c = i < command.size() ? command[i] : ' ';
+        if (quote) {
+            if (c == quote) quote = 0;
+        } else if (c == ' ') {
+            if (start != std::string_view::npos) words.push_back(command.substr(start, i - start));
+            start = std::string_view::npos;
+            continue;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        }
+        if (start == std::string_view::npos) start = i;
+    }
+    if (start != std::string_view::npos) words.push_back(command.substr(start));  // an unclosed quote: to the end
+    return words;
+}
+
+}  // namespace
+
+std::string wrap_command(std::string_view command, std::size_t width, std::string_view first, std::string_view rest) {
+    // An option stays on the line of its value: "--layers 32", "-o gqa.json", "--text \"the ring fell\"".
+    std::vector<std::string> words;
+    for (std::string_view w : shell_words(command)) {
+        const bool value = !words.empty() && words.back()[0] == '-' && words.back().find(' ') == std::string::npos &&
+                           w[0] != '-' && w != "&&" && w != "|" && w != ">";
+        if (value) words.back().append(" ").append(w);
+        else words.emplace_back(w);
+    }
+    constexpr std::string_view kJoin = " \\";  // the shell's line continuation
+    std::string out(first);
+    std::size_t col = display_width(first);
+    bool empty_line = true;
+    for (std::size_t k = 0; k < words.size(); ++k) {
+        const std::size_t w = display_width(words[k]);
+        // room for this word, and for the continuation unless it is the last
+        const std::size_t need = (empty_line ? 0 : 1) + w + (k + 1 < words.size() ? kJoin.size() : 0);
+        bool wrap = width && !empty_line && col + need > width;
+        // after "&&", the next command on a line of its own when it does not fit on this one
+        if (width && !wrap && !empty_line && k > 0 && words[k - 1] == "&&") {
+            std::size_t next = col;
+            for (std::size_t j = k; j < words.size() && words[j] != "&&"; ++j) next += 1 + display_width(words[j]);
+            wrap = next > width;
+        }
+        if (wrap) {
+            out += kJoin;
+            out += "\n";
+            out += rest;
+            col = display_width(rest);
+            empty_line = true;
+        }
+        if (!empty_line) out += ' ', ++col;
+        out += words[k];
+        col += w;
+        empty_line = false;
+    }
+    return out + "\n";
+}
+
 std::string wrap_lines(std::string_view text, std::size_t width, std::size_t extra) {
     std::string out;
     std::size_t pos = 0;

@@ -41,6 +41,12 @@ std::string wrap_items(const std::vector<std::string>& items, std::string_view s
 // The same with `rest` as many spaces as `first` is wide: "    note: ..." continues under "...".
 std::string wrap_hanging(std::string_view text, std::size_t width, std::string_view first);
 
+// A shell command to the width, to be copied whole: broken at the spaces
+// between its words (never inside quotes), each broken line ending in " \"
+// so that the shell joins the lines again; after a "&&" first when the command
+// after it does not fit. A word longer than a line stays whole.
+std::string wrap_command(std::string_view command, std::size_t width, std::string_view first, std::string_view rest);
+
 // Every line of `text` wider than `width` wrapped at spaces, its
 // continuation lines indented `extra` columns past its own indentation; the
 // lines that fit are kept as written (a kNoBreak written as a space). For

@@ -170,6 +170,8 @@ self_ = [n for a, v in masked.items() if "cross_attn" not in a for n in v]
 print("decoder40 canvases: cross-attention masked cells", cross, "self-attention", self_)
 sys.exit(0 if cross and self_ and max(cross) == 0 and min(self_) > 0 else 1)
 PY
+# decoder2: its memory listed under its tokens, what the cross-attention's keys are
+grep -q '<b>memory (what cross-attention reads) </b><span>m0</span>' "$work/decoder2.dom" || fail "decoder2: its memory tokens are not listed"
 # decoder2: four attention sections, blocks 0 and 1, self and cross
 for a in blocks.0.attn blocks.0.cross_attn blocks.1.attn blocks.1.cross_attn; do
   grep -q "<section [^>]*id=\"attention-$a\"" "$work/decoder2.dom" || fail "decoder2: no attention section for $a"
@@ -310,8 +312,44 @@ print("model: next tokens drawn", got, "run's", want, "format", fmt)
 sys.exit(0 if sec and got == want and len(want) == 10 and fmt else 1)
 PY
   grep -q '<a href="#next-token">Next token</a>' "$work/model.dom" || fail "model: no link to the next-token section"
+  # Its attention tables in one fixed format, as the terminal's: a trained model's weights reach 1e-10, which
+  # put every cell in scientific notation; a weight that rounds to 0 but is not 0 is written <0.0001.
+  python3 - "$work/model.dom" <<'PY' || fail "model: attention tables not in fixed decimals (above)"
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+tables = [t for sec in re.findall(r'<section class="attention".*?</section>', dom, re.S)
+          for t in re.findall(r'<table class="matrix heat"(.*?)</table>', sec, re.S)]
+cells = [c for t in tables for c in re.findall(r'<td [^>]*>([^<]*)</td>', t)]
+formats = {re.search(r'data-format="(\w+)"', t).group(1) for t in tables}
+captions = set(re.findall(r'<caption class="num-format">numbers: ([^<]*)<', "".join(tables)))
+bad = [c for c in cells if not re.fullmatch(r"[01]\.[0-9]{4}|&lt;0\.0001", c)]
+print("model: attention tables", len(tables), "formats", formats, "captions", captions, "cells", len(cells),
+      "written <0.0001:", cells.count("&lt;0.0001"), "others:", bad[:5])
+said = all("&lt;0.0001" not in t or "&lt;0.0001: a weight that is not 0 but rounds to it" in t for t in tables)
+sys.exit(0 if tables and formats == {"fixed"} and not bad and cells.count("&lt;0.0001") > 0 and said else 1)
+PY
 else
   fail "model: attntrace report --model or run --model failed"
+fi
+
+# Vocabulary pieces of control characters (byte-level BPE has one per byte): drawn as escapes (\x08) or
+# marks (⇥ ↵), never raw (an empty box), each with a hover saying what it stands for.
+if "$attntrace" report --model "$models/tiny-gpt2" --text $'the\bring\tfell\n' -o "$out/model-controls.html"; then
+  browse --dump-dom "file://$out/model-controls.html" >"$work/model-controls.dom" 2>/dev/null || fail "model-controls: chromium failed"
+  python3 - "$work/model-controls.dom" <<'PY' || fail "model-controls: a control character drawn raw, or without its hover (above)"
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+chips = re.search(r'<div class="tokens">(.*?)</div>', dom, re.S).group(1)
+tokens = [(html.unescape(t or ""), html.unescape(x)) for t, x in re.findall(r'<span(?: title="([^"]*)")?>([^<]*)</span>', chips)]
+text = re.sub(r"<script.*?</script>", "", dom, flags=re.S)
+raw = [hex(ord(c)) for c in text if (ord(c) < 0x20 and c not in "\n\t\r") or 0x7f <= ord(c) <= 0x9f]
+print("model-controls: tokens", tokens, "raw controls in the page:", raw[:5])
+want = {"\\x08": "U+0008 BS (backspace), a control character", "⇥": "a tab", "↵": "a newline"}
+ok = all(any(x == k and v in t for t, x in tokens) for k, v in want.items()) and not raw
+sys.exit(0 if ok else 1)
+PY
+else
+  fail "model-controls: attntrace report --model failed"
 fi
 
 # Screenshots of the report at a phone's width and a wide screen's.

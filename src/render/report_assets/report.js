@@ -44,6 +44,34 @@
     return e;
   }
 
+  // ---- a token as the page shows it: the tokenizer's marks (␣ a space, ↵ a newline, ⇥ a tab) and
+  // core/printable.hpp's escapes (\x08, \r: a control character, or a byte that is no whole UTF-8
+  // character; \u0085: a C1 control or a bidirectional mark), never a raw control (an empty box).
+  // tokenTitle(label): what each mark and escape in it stands for, for the hover; null when none.
+  const TOKEN_MARKS = { "␣": "a space", "↵": "a newline", "⇥": "a tab" };
+  const C0_NAMES = ["NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS (backspace)", "HT", "LF", "VT",
+                    "FF (form feed)", "CR (carriage return)", "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK",
+                    "SYN", "ETB", "CAN", "EM", "SUB", "ESC (escape)", "FS", "GS", "RS", "US"];
+  function escapeMeaning(hex, byte) {
+    const code = parseInt(hex, 16), u = `U+${hex.toUpperCase().padStart(4, "0")}`;
+    if (byte && code >= 0x80) return `the byte 0x${hex.toUpperCase()}: part of a UTF-8 character cut between tokens`;
+    if (code < 0x20) return `${u} ${C0_NAMES[code]}, a control character`;
+    if (code === 0x7f) return `${u} DEL, a control character`;
+    if (code >= 0x80 && code <= 0x9f) return `${u}, a C1 control character`;
+    return `${u}, an invisible formatting character`;
+  }
+  function tokenTitle(label) {
+    if (typeof label !== "string") return null;
+    const meanings = new Map();
+    for (const [mark, what] of Object.entries(TOKEN_MARKS)) if (label.includes(mark)) meanings.set(mark, what);
+    for (const m of label.matchAll(/\\x([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\r/g))
+      meanings.set(m[0], escapeMeaning(m[1] || m[2] || "0d", m[1] !== undefined));
+    if (!meanings.size) return null;
+    return `“${label}”: ${[...meanings].map(([k, v]) => `${k} is ${v}`).join("; ")}`;
+  }
+  // A token label as an element's text, with its hover.
+  const tokenCell = (tag, attrs, label) => el(tag, { ...attrs, title: tokenTitle(label) }, label);
+
   // ---- numbers: JSON numbers, or "-inf" for a blocked cell
   const PRECISION = 4;  // as the terminal's run view
   const MAX_ROWS = 16, MAX_COLS = 12, MAX_SLICES = 4;  // beyond these, elided until "show all"
@@ -61,8 +89,18 @@
   // keeps 2 significant digits within MAX_DECIMALS decimals, its largest is
   // below FIXED_BELOW), else scientific notation with p significant digits in
   // every cell. Never 3.268e-7 beside 0.00001689 beside 0.0000.
+  // Attention weights (`weights`: every value in [0, 1], what a share of a row
+  // is read as) keep p decimals whatever their range: a trained model's weights
+  // reach 1e-10, which would put a whole table in scientific notation; a weight
+  // that is not 0 but rounds to it is written "<0.0001", its exact value on hover.
   const MAX_DECIMALS = 6, FIXED_BELOW = 1e6;
-  function numberFormat(nums, p = PRECISION) {
+  function numberFormat(nums, p = PRECISION, weights = false) {
+    if (weights && nums.every((x) => typeof x !== "number" || (x >= 0 && x <= 1))) {
+      const least = Math.pow(10, -p), below = least / 2, tiny = `<${least.toFixed(p)}`;
+      const some = nums.some((x) => typeof x === "number" && x > 0 && x < below);
+      return { kind: "fixed", caption: `${p} decimals${some ? `; ${tiny}: a weight that is not 0 but rounds to it` : ""}`,
+               text: (x) => (typeof x === "number" ? (x > 0 && x < below ? tiny : x.toFixed(p)) : fmt(x)) };
+    }
     let lo = Infinity, hi = 0;
     for (const x of nums)
       if (typeof x === "number" && Number.isFinite(x) && x !== 0) {
@@ -142,7 +180,7 @@
     const shape = step.shape, axes = step.axes, labels = step.labels;
     const short = step.name.split(".").pop();
     let format = null;  // made only when a table is drawn: a canvas shows no numbers
-    const numbersOf = () => format || (format = numberFormat(flat(values)));
+    const numbersOf = () => format || (format = numberFormat(flat(values), PRECISION, !!opts.heat));
     const cell = (v, where, masked, beyond) => {
       const kind = opts.diff ? diffKind(v, beyond) : null;
       const td = el("td", { title: `${short}[${where.join(", ")}] = ${exact(v)}${masked ? " (masked: -inf before softmax)" : ""}` +
@@ -177,10 +215,10 @@
       const corner = rowAxis === null ? "" : `${axes[rowAxis]} \\ ${axes[colAxis]}`;
       const cs = shown(cols, MAX_COLS, all), rs = rowAxis === null ? [0] : shown(rows, MAX_ROWS, all);
       const head = el("tr", {}, el("th", { class: "corner" }, corner),
-                      cs.map((j) => (j < 0 ? el("th", { class: "gap" }, "…") : el("th", {}, cl[j]))));
+                      cs.map((j) => (j < 0 ? el("th", { class: "gap" }, "…") : tokenCell("th", {}, cl[j]))));
       const body = rs.map((i) => {
         if (i < 0) return el("tr", {}, el("th", { class: "gap" }, "⋮"), cs.map(() => el("td", { class: "gap" }, "⋮")));
-        return el("tr", {}, el("th", {}, rl ? rl[i] : ""),
+        return el("tr", {}, rl ? tokenCell("th", {}, rl[i]) : el("th", {}, ""),
                   cs.map((j) => {
                     if (j < 0) return el("td", { class: "gap" }, "…");
                     const where = [...prefix, ...(rl ? [rl[i]] : []), cl[j]];
@@ -304,7 +342,11 @@
       view.append(el("p", { class: "note" }, `Too many lines to draw (${nh} × ${tq} × ${t}); see the heatmaps.`));
       return view;
     }
-    const ROW = 24, TOP = 16, XL = 190, XR = 470, width = 660;
+    // Each side as wide as its longest token (13 px monospace: 8 px a character), the lines 280 px across:
+    // short tokens ("t23") keep the picture within a phone's width, unscaled.
+    const ROW = 24, TOP = 16, CHAR = 8, PAD = 12, SPAN = 280;
+    const room = (labels) => PAD + CHAR * Math.max(3, ...labels.map((l) => [...String(l)].length));
+    const XL = room(ql), XR = XL + SPAN, width = XR + room(kl);
     const height = TOP + ROW * Math.max(tq, t);
     const pic = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
                              "aria-label": "attention of each query token to each key token" });
@@ -346,6 +388,8 @@
     const token = (x, y, text, anchor, attr, idx) => {
       const e = svg("text", { x, y, "text-anchor": anchor, "data-token": `${attr}${idx}` });
       e.textContent = text;
+      const what = tokenTitle(text);
+      if (what) e.append(Object.assign(svg("title", {}), { textContent: what }));
       e.addEventListener("mouseenter", () => { e.classList.add("on"); if (!pinned) focus(attr, idx, true); });
       e.addEventListener("mouseleave", () => { if (pinned !== e) e.classList.remove("on"); if (!pinned) focus(attr, idx, false); });
       e.addEventListener("click", () => {

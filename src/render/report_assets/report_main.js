@@ -10,7 +10,7 @@
     const draw = (all) => {
       const idx = shown(tokens.length, MAX_TOKENS, all);
       div.replaceChildren(el("b", {}, title), ...idx.map((i) => (i < 0 ? el("span", { class: "gap" }, `… ${tokens.length - MAX_TOKENS} more …`)
-                                                                    : el("span", {}, tokens[i]))));
+                                                                    : tokenCell("span", {}, tokens[i]))));
       if (tokens.length > MAX_TOKENS)
         div.append(el("button", { type: "button", onclick: () => draw(!all) }, all ? "show fewer" : `show all ${tokens.length}`));
     };
@@ -53,6 +53,9 @@
                                                    toks.map((t) => el("span", {}, t))))
         : tokenList("tokens ", trace.tokens));
     if (trace.query_tokens) h.append(tokenList("queries ", trace.query_tokens));
+    // a decoder: the memory its cross-attention reads (the keys of its first cross-attention's weights)
+    const cross = trace.steps.find((s) => s.name.endsWith("cross_attn.hook_pattern") && s.labels && s.labels.length === 3);
+    if (cross && !trace.batch) h.append(tokenList("memory (what cross-attention reads) ", cross.labels[2]));
     if (l.description) h.append(el("p", { class: "description" }, withCode(l.description)));
     // a diff: the page's one scale, in swatches
     if (trace.diff)

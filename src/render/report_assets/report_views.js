@@ -198,7 +198,7 @@
       el("caption", { class: "num-format" }, `numbers: ${f.caption}`),
       el("thead", {}, el("tr", {}, ["rank", "token", "id", "logit", "p", ""].map((h) => el("th", {}, h)))),
       el("tbody", {}, rows.map((t, k) => el("tr", { "data-token-id": t.id },
-        el("th", {}, String(k + 1)), el("td", { class: "token" }, t.token), el("td", {}, String(t.id)),
+        el("th", {}, String(k + 1)), tokenCell("td", { class: "token" }, t.token), el("td", {}, String(t.id)),
         el("td", { title: `logit ${exact(t.logit)}` }, f.text(t.logit)),
         el("td", { title: `p ${exact(t.probability)}` }, f.text(t.probability)),
         el("td", { class: "bar" }, el("span", { style: `width: ${(100 * Math.max(0, Math.min(1, t.probability))).toFixed(1)}%` })))))));
