@@ -255,8 +255,8 @@ TEST_CASE("wrong selections and precisions are refused in one line naming the fi
           "l.json: claims[0].decimals: expected one integer, an array of 3 (one per row of values) or a 3x3 array "
           "(one per value), found an array of 2");
     CHECK(refusal(claim("x", {{"of", "col_median"}, {"decimals", 2}, {"values", {1, 1, 1}}})) ==
-          "l.json: claims[0].of: expected \"values\", \"terms\", \"next_token\", or row_ or col_ with sum, min, max, mean or std (\"row_sum\", "
-          "\"col_max\"), found string \"col_median\"");
+          "l.json: claims[0].of: expected \"values\", \"terms\", \"next_token\", or row_, col_ or all_ with sum, min, max, mean, std or "
+          "std_unbiased (\"row_sum\", \"col_max\", \"all_mean\"), found string \"col_median\"");
     for (const json& c : {claim("x", {{"at", {{"query", {}}}}, {"decimals", 2}, {"values", full}}),
                           claim("x", {{"at", {{"key", "z"}}}, {"decimals", 2}, {"values", full}}),
                           claim("x", {{"sig", {{1, 1, 1}, {1, 0, 1}, {1, 1, 1}}}, {"values", full}})}) {
@@ -305,6 +305,49 @@ TEST_CASE("of: each reduction of rows and of columns against the hand-computed n
                                          {"values", std::round(sample_b * 1e4) / 1e4}, {"expect", "disagrees"}})}));
     CHECK(s->report.results[0].verdict == Verdict::disagrees);
     require_near(computed(s->report.results[0]), {population_std(kWeights[1])});
+}
+
+TEST_CASE("of: the whole region to one number, and the standard deviation with Bessel correction", "[claims]") {
+    // The weights' cells: 0.25 0.25 0.5 / 0.125 0.375 0.5 / 0.25 0.25 0.5, total 3 (three rows of 1), largest 0.5.
+    std::vector<double> all;
+    for (const auto& r : kWeights) all.insert(all.end(), r.begin(), r.end());
+    double mean = 0, sq = 0;
+    for (double x : all) mean += x / 9;
+    for (double x : all) sq += (x - mean) * (x - mean);
+    const double sample_b = std::sqrt(42.0 / 576 / 2);  // row b ÷ (n - 1): √(42/576 / 2) = 0.190941
+    CHECK(sample_b == Approx(0.190941).margin(1e-6));
+    const auto e = run(json::array({claim("total", {{"of", "all_sum"}, {"decimals", 4}, {"values", 3.0}}),
+                                    claim("largest", {{"of", "all_max"}, {"decimals", 4}, {"values", 0.5}}),
+                                    claim("smallest-of-b-c", {{"at", {{"query", {"b", "c"}}}}, {"of", "all_min"}, {"decimals", 4},
+                                                              {"values", 0.125}}),
+                                    claim("spread", {{"of", "all_std"}, {"decimals", 4}, {"values", std::round(std::sqrt(sq / 9) * 1e4) / 1e4}}),
+                                    claim("spread-1", {{"of", "all_std_unbiased"}, {"decimals", 4},
+                                                       {"values", std::round(std::sqrt(sq / 8) * 1e4) / 1e4}}),
+                                    claim("torch-std-b", {{"at", {{"query", "b"}}}, {"of", "row_std_unbiased"}, {"decimals", 4},
+                                                          {"values", std::round(sample_b * 1e4) / 1e4}}),
+                                    claim("torch-std-cols", {{"of", "col_std_unbiased"}, {"decimals", 4},
+                                                             {"values", {std::round(std::sqrt(0.0625 / 24 * 2 / 2) * 1e4) / 1e4, 0.0722, 0}},
+                                                             {"expect", "disagrees"}})}));
+    REQUIRE(e->report.results.size() == 7);
+    for (std::size_t i = 0; i < 6; ++i) {
+        INFO(e->report.results[i].claim.id);
+        CHECK(e->report.results[i].verdict == Verdict::agrees);
+    }
+    require_near(computed(e->report.results[0]), {3.0});
+    require_near(computed(e->report.results[3]), {std::sqrt(sq / 9)});
+    require_near(computed(e->report.results[4]), {std::sqrt(sq / 8)});
+    require_near(computed(e->report.results[5]), {sample_b});
+    // by hand, column a (0.25, 0.125, 0.25): mean 5/24, Σ(x - μ)² = 2·(1/24)² + (2/24)² = 6/576, ÷ 2 = 0.0541266
+    require_near(computed(e->report.results[6]), {std::sqrt(6.0 / 576 / 2), std::sqrt(6.0 / 576 / 2), 0.0});
+    CHECK(e->report.results[6].verdict == Verdict::disagrees);  // its first number is not the column's
+    // over one cell Bessel's std divides by zero: refused in one line naming the claim's field
+    try {
+        run(json::array({claim("one", {{"at", {{"query", "a"}, {"key", "a"}}}, {"of", "all_std_unbiased"}, {"decimals", 4}, {"values", 0}})}));
+        FAIL("a std_unbiased of one cell was accepted");
+    } catch (const InputError& err) {
+        CHECK(std::string(err.what()) ==
+              "claims.json: claims[0].of: expected all_std_unbiased of at least two cells (it divides by n - 1), found a single value");
+    }
 }
 
 TEST_CASE("reductions over masked scores: -inf cells give -inf sums, minima and means, an infinite std", "[claims]") {

@@ -232,7 +232,10 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
                            fmt::format("{} of {} within float32 (|x| <= 3.4e38)", reduction_words(c.reduction), s.name),
                            fmt::format("{} for {} {} (float32 overflow of finite values)",
                                        t.data[*overflow] > 0 ? "+inf" : "-inf",
-                                       c.reduction.over == Reduction::Over::row ? "row" : "column", *overflow));
+                                       c.reduction.over == Reduction::Over::row      ? "row"
+                                       : c.reduction.over == Reduction::Over::column ? "column"
+                                                                                     : "cell",
+                                       *overflow));
             return t;
         };
         const Step* step = exact.find(c.step);

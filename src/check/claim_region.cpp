@@ -36,7 +36,8 @@ double reduce_cells(const float* first, std::size_t n, std::size_t stride, Reduc
     if (!finite) return INFINITY;  // std of a row with -inf: unbounded (as the limit of ever larger spreads)
     double squares = 0.0;
     for (std::size_t j = 0; j < n; ++j) squares += (first[j * stride] - mean) * (first[j * stride] - mean);
-    return std::sqrt(squares / static_cast<double>(n));  // population: ÷ n, not n - 1
+    // population ÷ n (numpy's default), or Bessel's ÷ (n - 1) (torch's .std() default; n >= 2, the reader's rule)
+    return std::sqrt(squares / static_cast<double>(op == Reduction::Op::std_unbiased ? n - 1 : n));
 }
 
 }  // namespace
@@ -76,6 +77,13 @@ Tensor claimed_region(const Claim& claim, const Step& step, const Tensor& values
 }
 
 Tensor reduce(const Tensor& region, Reduction r, std::optional<std::size_t>* overflow) {
+    if (r.over == Reduction::Over::all) {  // every cell of the region, one number (shape ())
+        Tensor out(Shape{});
+        const double v = reduce_cells(region.data.data(), region.size(), 1, r.op);
+        out.data[0] = static_cast<float>(v);
+        if (overflow && !*overflow && std::isfinite(v) && !std::isfinite(out.data[0])) *overflow = 0;
+        return out;
+    }
     // region as (outer, n, inner): n cells reduced, inner = 1 for rows.
     const std::size_t axis = region.rank() - (r.over == Reduction::Over::row ? 1 : 2);
     const std::size_t n = region.shape[axis];
@@ -95,7 +103,11 @@ Tensor reduce(const Tensor& region, Reduction r, std::optional<std::size_t>* ove
 }
 
 std::string reduction_words(Reduction r) {
-    constexpr std::array<const char*, 5> kPlural = {"sums", "minima", "maxima", "means", "standard deviations"};
+    constexpr std::array<const char*, 6> kPlural = {"sums", "minima", "maxima", "means", "standard deviations",
+                                                     "standard deviations (÷ n - 1)"};
+    constexpr std::array<const char*, 6> kOne = {"sum", "minimum", "maximum", "mean", "standard deviation",
+                                                 "standard deviation (÷ n - 1)"};
+    if (r.over == Reduction::Over::all) return fmt::format("the region's {}", kOne[static_cast<int>(r.op)]);
     return fmt::format("{} {}", r.over == Reduction::Over::row ? "row" : "column", kPlural[static_cast<int>(r.op)]);
 }
 

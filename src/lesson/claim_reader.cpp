@@ -36,10 +36,22 @@ std::optional<Axis> claim_axis(const Dims& dims, const StepDef& def, const std::
 // The region's shape once reduced: without its last axis (rows) or the one
 // before it (columns).
 void reduce_region(const Fields& f, Shape& region, Reduction r, const std::string& path) {
+    if (r.over == Reduction::Over::all) {  // the whole region, one number
+        std::size_t cells = 1;
+        for (std::size_t e : region) cells *= e;
+        if (r.op == Reduction::Op::std_unbiased && cells < 2)
+            f.fail(path, "all_std_unbiased of at least two cells (it divides by n - 1)", "a single value");
+        region.clear();
+        return;
+    }
     const bool row = r.over == Reduction::Over::row;
     if (region.size() < (row ? 1u : 2u))
         f.fail(path, fmt::format("{} of a step with {} left after \"at\"", reduction_name(r), row ? "rows" : "columns"),
                region.empty() ? "a single value" : "a single row");
+    const std::size_t n = region[region.size() - (row ? 1 : 2)];
+    if (r.op == Reduction::Op::std_unbiased && n < 2)
+        f.fail(path, fmt::format("{} over at least two cells (it divides by n - 1)", reduction_name(r)),
+               fmt::format("{} of one cell", row ? "rows" : "columns"));
     region.erase(region.end() - (row ? 1 : 2));
 }
 
@@ -212,8 +224,8 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
         if (s == "next_token") return read_next_token_claim(ctx, v, path, *def, free_axes, std::move(c));
         if (s != "values" && !reduction)
             f_.fail(join(path, "of"),
-                    "\"values\", \"terms\", \"next_token\", or row_ or col_ with sum, min, max, mean or std "
-                    "(\"row_sum\", \"col_max\")",
+                    "\"values\", \"terms\", \"next_token\", or row_, col_ or all_ with sum, min, max, mean, std or "
+                    "std_unbiased (\"row_sum\", \"col_max\", \"all_mean\")",
                     describe(*of));
         if (reduction) {
             c.kind = Claim::Kind::reduced;

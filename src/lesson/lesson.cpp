@@ -22,8 +22,8 @@ std::optional<Verdict> verdict_from_name(std::string_view s) {
 }
 
 namespace {
-constexpr std::array<std::string_view, 5> kReduceOps = {"sum", "min", "max", "mean", "std"};
-constexpr std::array<std::string_view, 2> kReduceOver = {"row", "col"};
+constexpr std::array<std::string_view, 6> kReduceOps = {"sum", "min", "max", "mean", "std", "std_unbiased"};
+constexpr std::array<std::string_view, 3> kReduceOver = {"row", "col", "all"};
 }  // namespace
 
 std::string reduction_name(Reduction r) {

@@ -173,13 +173,14 @@ struct Source {
 // Claims: `of`): "row_sum" (each row sums to 1), "col_max", ... A row is the
 // selected region's last axis, a column its axis before that.
 struct Reduction {
-    enum class Op : std::uint8_t { sum, min, max, mean, std };  // std: population, Σ(x - μ)² / n, as numpy's default
-    enum class Over : std::uint8_t { row, column };
+    // std: population, Σ(x - μ)² / n, as numpy's default; std_unbiased: ÷ (n - 1), Bessel's, torch's .std() default
+    enum class Op : std::uint8_t { sum, min, max, mean, std, std_unbiased };
+    enum class Over : std::uint8_t { row, column, all };  // all: the whole region to one number
     Op op = Op::sum;
     Over over = Over::row;
     bool operator==(const Reduction&) const = default;
 };
-std::string reduction_name(Reduction r);  // "row_sum", "col_std"
+std::string reduction_name(Reduction r);  // "row_sum", "col_std", "all_max", "row_std_unbiased"
 std::optional<Reduction> reduction_from_name(std::string_view s);
 
 // What the article prints for one step, at its printed precision.

@@ -286,7 +286,7 @@ mod("claim-at-index-out-of-range.json", lambda d: d["claims"][5].__setitem__("at
     ["claims[5].at.query"])
 mod("claim-at-index-negative.json", lambda d: d["claims"][3].__setitem__("at", {"key": -1}), ["claims[3].at.key"])
 mod("claim-of-unknown.json", lambda d: d["claims"][7].__setitem__("of", "row_median"),
-    ["claims[7].of", "row_ or col_ with sum, min, max, mean or std", "string \"row_median\""])
+    ["claims[7].of", "row_, col_ or all_ with sum, min, max, mean, std or std_unbiased", "string \"row_median\""])
 mod("claim-of-not-a-string.json", lambda d: d["claims"][7].__setitem__("of", 3), ["claims[7].of", "a string"])
 mod("claim-of-row-max-of-one-value.json",
     lambda d: (d["claims"][5].__setitem__("at", {"head": 0, "query": 1, "key": 2}), d["claims"][5].__setitem__("of", "row_max")),

@@ -40,10 +40,14 @@
       return d.sig ? sigText(v, n) : fmt(v, n);
     };
   }
-  // "row sums", "column maxima": a claim's reduction (of) in words
-  const REDUCED = { sum: "sums", min: "minima", max: "maxima", mean: "means", std: "standard deviations" };
+  // "row sums", "column maxima", "the region's mean": a claim's reduction (of) in words
+  const REDUCED = { sum: "sums", min: "minima", max: "maxima", mean: "means", std: "standard deviations",
+                    std_unbiased: "standard deviations (÷ n - 1)" };
+  const REDUCED_ONE = { sum: "sum", min: "minimum", max: "maximum", mean: "mean", std: "standard deviation",
+                        std_unbiased: "standard deviation (÷ n - 1)" };
   function reducedWords(of) {
-    const [over, op] = of.split("_");
+    const over = of.slice(0, of.indexOf("_")), op = of.slice(of.indexOf("_") + 1);
+    if (over === "all") return `the region's ${REDUCED_ONE[op] || op}`;
     return `${over === "col" ? "column" : "row"} ${REDUCED[op] || op}`;
   }
   // A next-token claim's token: its piece from the logits' vocab labels, else its id.
