@@ -5,10 +5,31 @@
 #include "cli/commands.hpp"
 #include "cli/count_flags.hpp"
 #include "io/files.hpp"
+#include "lesson/config_fields.hpp"
 #include "lesson/random_lesson.hpp"
 #include "trace/trace_json.hpp"
 
 namespace attntrace {
+
+namespace {
+
+// An option's values from the config field table's spellings: "relu|gelu|..." and the map CLI11 checks against.
+std::string spelling_choices(std::span<const Spelling> s) {
+    std::string out;
+    for (const Spelling& e : s) {
+        if (!out.empty()) out += '|';
+        out += e.name;
+    }
+    return out;
+}
+template <class E>
+std::map<std::string, E> spelling_map(std::span<const Spelling> s) {
+    std::map<std::string, E> out;
+    for (const Spelling& e : s) out.emplace(e.name, static_cast<E>(e.value));
+    return out;
+}
+
+}  // namespace
 
 void add_random_options(CLI::App& cmd, RandomSpec& spec) {
     // Defaults shown in --help are this command's (bench starts from BERT-base).
@@ -29,20 +50,16 @@ void add_random_options(CLI::App& cmd, RandomSpec& spec) {
     cmd.add_option("--d-ff", spec.d_ff, "FFN hidden width (F)")->capture_default_str()->check(non_negative())->check(CLI::Range(1, 1 << 18));
     cmd.add_option("--seed", spec.seed, "Seed of X and of every weight")->capture_default_str()->check(non_negative());
     cmd.add_option_function<std::string>(
-           "--mask", [&spec](const std::string& m) { spec.mask = m == "causal" ? MaskKind::causal : MaskKind::none; },
+           "--mask", [&spec](const std::string& m) { spec.mask = static_cast<MaskKind>(*spelling_value(mask_kinds(), m)); },
            "none or causal (default: causal with --decoder, whose self-attention is causal; else none)")
         ->option_text("none|causal")
         ->check(CLI::IsMember({"none", "causal"}));
     cmd.add_option("--activation", spec.activation, "relu (default), gelu (erf), gelu_tanh or swiglu")
-        ->option_text("relu|gelu|gelu_tanh|swiglu")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, Activation>{{"relu", Activation::relu},
-                                                                               {"gelu", Activation::gelu},
-                                                                               {"gelu_tanh", Activation::gelu_tanh},
-                                                                               {"swiglu", Activation::swiglu}}));
+        ->option_text(spelling_choices(activations()))
+        ->transform(CLI::CheckedTransformer(spelling_map<Activation>(activations())));
     cmd.add_option("--norm", spec.norm, "layernorm (default) or rmsnorm")
-        ->option_text("layernorm|rmsnorm")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, NormKind>{{"layernorm", NormKind::layernorm},
-                                                                             {"rmsnorm", NormKind::rmsnorm}}));
+        ->option_text(spelling_choices(norm_kinds()))
+        ->transform(CLI::CheckedTransformer(spelling_map<NormKind>(norm_kinds())));
     cmd.add_option("--blocks", spec.arch.blocks, "Blocks stacked (steps blocks.i.*)")
         ->capture_default_str()
         ->check(non_negative())

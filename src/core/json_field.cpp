@@ -85,14 +85,16 @@ void Fields::fail(const std::string& path, const std::string& expected, const st
 
 void Fields::only_keys(const json& obj, const std::string& path,
                        std::initializer_list<const char*> allowed) const {
+    only_keys(obj, path, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void Fields::only_keys(const json& obj, const std::string& path, const std::vector<std::string>& names) const {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
         bool ok = false;
-        for (const char* a : allowed) ok = ok || it.key() == a;
-        if (!ok) {
-            const std::vector<std::string> names(allowed.begin(), allowed.end());
+        for (const std::string& a : names) ok = ok || it.key() == a;
+        if (!ok)
             fail(join(path, it.key()), fmt::format("one of the known fields ({})", fmt::join(names, ", ")),
                  "an unknown field" + closest_note(closest_names(it.key(), names)), ErrorKind::unknown_field);
-        }
     }
 }
 

@@ -68,6 +68,7 @@ public:
     // The object at path must have only these keys.
     void only_keys(const json& obj, const std::string& path,
                    std::initializer_list<const char*> allowed) const;
+    void only_keys(const json& obj, const std::string& path, const std::vector<std::string>& allowed) const;
     const json& object(const json& v, const std::string& path) const;
     const json& member(const json& obj, const std::string& path, const char* key) const;  // required
     const json* optional(const json& obj, const char* key) const;

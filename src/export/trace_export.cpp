@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "evaluate/model_end.hpp"
+#include "lesson/config_fields.hpp"
 
 namespace attntrace {
 
@@ -99,15 +100,18 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
                    {"mask", std::string(mask_name(c.mask))}, {"scale", scale_json(c.scale)},
                    {"activation", std::string(activation_name(c.activation))}, {"eps", c.eps}};
     if (c.norm != NormKind::layernorm) j["config"]["norm"] = std::string(norm_name(c.norm));  // absent: LayerNorm
-    if (c.weight_layout == WeightLayout::out_in) j["config"]["weight_layout"] = "out_in";     // absent: in_out
-    if (c.normalizer != Normalizer::softmax)  // absent: softmax
-        j["config"]["normalizer"] = c.normalizer == Normalizer::sum ? "sum" : "none";
+    // The fields below are written only when they differ from their defaults, in their table's spellings
+    // (config_fields.cpp): traces of lessons that do not use them are unchanged.
+    auto spelled = [&](const char* field, int value) {
+        j["config"][field] = std::string(spelling_name(config_field(field).spellings, value));
+    };
+    if (c.weight_layout != WeightLayout::in_out) spelled("weight_layout", static_cast<int>(c.weight_layout));
+    if (c.normalizer != Normalizer::softmax) spelled("normalizer", static_cast<int>(c.normalizer));
     if (!c.max_shift) j["config"]["max_shift"] = false;  // absent: true
-    if (c.mask_at != MaskAt::scaled)                     // absent: scaled
-        j["config"]["mask_at"] = c.mask_at == MaskAt::raw ? "raw" : "weights";
+    if (c.mask_at != MaskAt::scaled) spelled("mask_at", static_cast<int>(c.mask_at));
     if (c.renormalize) j["config"]["renormalize"] = true;  // absent: false
-    if (c.norm_steps_all) j["config"]["norm_steps"] = "all";  // absent: fused
-    if (c.variance == Variance::unbiased) j["config"]["variance"] = "unbiased";  // absent: biased
+    if (c.norm_steps_all) spelled("norm_steps", 1);      // absent: fused
+    if (c.variance != Variance::biased) spelled("variance", static_cast<int>(c.variance));
     if (c.dv() != c.dk()) j["config"]["d_v"] = c.dv();  // absent: d_v = d_head (the query/key width d_k)
     if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged
         const Positions& p = c.positions;

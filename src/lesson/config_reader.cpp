@@ -1,16 +1,35 @@
-// config: d_model, heads, K/V heads, the heads' widths d_k and d_v, d_ff, mask, scale, activation, norm, eps,
-// weight_layout, normalizer, max_shift, mask_at, renormalize, positions, and the model: blocks, norm_first, embed_norm, block.
+// config: reads and validates a lesson's config. The fields, their spellings and defaults are
+// config_fields.cpp's table; the checks between fields (norm_steps "all" only with LayerNorm, ...) are here.
 #include "lesson/config_reader.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "lesson/config_fields.hpp"
 #include "lesson/mask_reader.hpp"
 #include "lesson/positions_reader.hpp"
 
 namespace attntrace {
 
 namespace {
+
+// An enumerated field's value (config_fields.cpp's spellings), nullopt when the
+// field is absent; any other string is refused listing the spellings.
+std::optional<int> read_spelling(const Fields& f, const json& c, const char* name) {
+    const json* x = f.optional(c, name);
+    if (!x) return std::nullopt;
+    const ConfigField& field = config_field(name);
+    const std::string path = join("config", name);
+    // config.unembed is refused listing its spellings whatever it is; the others say they take a string
+    if (!x->is_string() && field.name == "unembed") f.fail(path, spellings_expected(field.spellings), describe(*x));
+    if (auto v = spelling_value(field.spellings, f.string(*x, path))) return v;
+    f.fail(path, spellings_expected(field.spellings), describe(*x));
+}
+
+template <class E>
+void read_enum(const Fields& f, const json& c, const char* name, E& out) {
+    if (auto v = read_spelling(f, c, name)) out = static_cast<E>(*v);
+}
 
 // config.scale: true, false, or one of {"divide_by": x | "sqrt_dk"}, {"multiply_by": x}.
 Scaling read_scale(const Fields& f, const json& v) {
@@ -44,12 +63,7 @@ Scaling read_scale(const Fields& f, const json& v) {
 // config.mask_at ("scaled", "raw", "weights") and config.renormalize (only with "weights").
 void read_mask_placement(const Fields& f, const json& c, Config& cfg) {
     if (auto* m = f.optional(c, "mask_at")) {
-        auto s = f.string(*m, "config.mask_at");
-        if (s == "scaled") cfg.mask_at = MaskAt::scaled;
-        else if (s == "raw") cfg.mask_at = MaskAt::raw;
-        else if (s == "weights") cfg.mask_at = MaskAt::weights;
-        else f.fail("config.mask_at", "\"scaled\" (S/√d_k + M), \"raw\" ((S + M)/√d_k) or \"weights\" (softmax, then zeroed)",
-                    describe(*m));
+        read_enum(f, c, "mask_at", cfg.mask_at);
         // ALiBi's bias is defined on the scaled scores, beside the mask.
         if (cfg.mask_at != MaskAt::scaled && cfg.positions.kind == PositionKind::alibi)
             f.fail("config.mask_at", "\"scaled\" or no field with ALiBi (its bias is added to the scaled scores with the mask)",
@@ -88,9 +102,7 @@ void read_widths(const Fields& f, const json& c, Config& cfg) {
 
 Config read_config(const Fields& f, const json& cv, const std::vector<std::string>& tokens, std::size_t queries) {
     const json& c = f.object(cv, "config");
-    f.only_keys(c, "config", {"d_model", "heads", "kv_heads", "d_k", "d_v", "d_ff", "mask", "scale", "activation", "norm", "eps",
-                               "positions", "blocks", "norm_first", "parallel_residual", "shared_norm", "embed_norm", "final_norm", "unembed", "block", "weight_layout",
-                               "normalizer", "max_shift", "variance", "mask_at", "renormalize", "norm_steps"});
+    f.only_keys(c, "config", config_field_names());
     Config cfg;
     cfg.d_model = static_cast<std::size_t>(f.integer(f.member(c, "config", "d_model"), "config.d_model", 1, kMaxDModel));
     if (auto* h = f.optional(c, "heads"))
@@ -107,20 +119,8 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
         cfg.d_ff = static_cast<std::size_t>(f.integer(*d, "config.d_ff", 1, kMaxDff));
     if (auto* m = f.optional(c, "mask")) read_mask(f, *m, tokens, queries, cfg);
     if (auto* s = f.optional(c, "scale")) cfg.scale = read_scale(f, *s);
-    if (auto* a = f.optional(c, "activation")) {
-        auto s = f.string(*a, "config.activation");
-        if (s == "relu") cfg.activation = Activation::relu;
-        else if (s == "gelu") cfg.activation = Activation::gelu;
-        else if (s == "gelu_tanh") cfg.activation = Activation::gelu_tanh;
-        else if (s == "swiglu") cfg.activation = Activation::swiglu;
-        else f.fail("config.activation", "\"relu\", \"gelu\", \"gelu_tanh\" or \"swiglu\"", describe(*a));
-    }
-    if (auto* n = f.optional(c, "norm")) {
-        auto s = f.string(*n, "config.norm");
-        if (s == "layernorm") cfg.norm = NormKind::layernorm;
-        else if (s == "rmsnorm") cfg.norm = NormKind::rmsnorm;
-        else f.fail("config.norm", "\"layernorm\" or \"rmsnorm\"", describe(*n));
-    }
+    read_enum(f, c, "activation", cfg.activation);
+    read_enum(f, c, "norm", cfg.norm);
     if (auto* e = f.optional(c, "eps")) {
         cfg.eps = f.number(*e, "config.eps");
         // kMinEps..kMaxEps (lesson.hpp); 0 itself is a textbook's LayerNorm (a
@@ -128,46 +128,27 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
         if (cfg.eps != 0 && (cfg.eps < kMinEps || cfg.eps > kMaxEps))
             f.fail("config.eps", fmt::format("0 or a number from {:g} to {:g}", kMinEps, kMaxEps), describe(*e));
     }
-    if (auto* v = f.optional(c, "variance")) {
-        auto s = f.string(*v, "config.variance");
-        if (s == "biased") cfg.variance = Variance::biased;
-        else if (s == "unbiased") cfg.variance = Variance::unbiased;
-        else f.fail("config.variance", "\"biased\" (÷ C, nn.LayerNorm's) or \"unbiased\" (÷ (C - 1), torch.var's)", describe(*v));
+    if (f.optional(c, "variance")) {
+        read_enum(f, c, "variance", cfg.variance);
         if (cfg.variance == Variance::unbiased && cfg.norm == NormKind::rmsnorm)
             f.fail("config.variance", "\"biased\" or no field with config.norm \"rmsnorm\" (RMSNorm has no variance)",
                    "\"unbiased\"");
         if (cfg.variance == Variance::unbiased && cfg.d_model < 2)
             f.fail("config.variance", "\"biased\" with d_model = 1 (C - 1 = 0 values to divide by)", "\"unbiased\"");
     }
-    if (auto* n = f.optional(c, "norm_steps")) {
-        auto s = f.string(*n, "config.norm_steps");
-        if (s == "all") cfg.norm_steps_all = true;
-        else if (s != "fused")
-            f.fail("config.norm_steps", "\"fused\" (the default) or \"all\" (LayerNorm's x - μ and (x - μ)² as steps too)",
-                   describe(*n));
+    if (auto all = read_spelling(f, c, "norm_steps")) {
+        cfg.norm_steps_all = *all == 1;
         if (cfg.norm_steps_all && cfg.norm == NormKind::rmsnorm)
             f.fail("config.norm_steps", "\"fused\" or no field with config.norm \"rmsnorm\" (RMSNorm subtracts no mean)",
                    "\"all\"");
     }
-    if (auto* l = f.optional(c, "weight_layout")) {
-        auto s = f.string(*l, "config.weight_layout");
-        if (s == "in_out") cfg.weight_layout = WeightLayout::in_out;
-        else if (s == "out_in") cfg.weight_layout = WeightLayout::out_in;
-        else f.fail("config.weight_layout", "\"in_out\" (x·W, d_in x d_out) or \"out_in\" (x·Wᵀ, nn.Linear's d_out x d_in)",
-                    describe(*l));
-    }
-    if (auto* n = f.optional(c, "normalizer")) {
-        auto s = f.string(*n, "config.normalizer");
-        if (s == "softmax") cfg.normalizer = Normalizer::softmax;
-        else if (s == "sum") cfg.normalizer = Normalizer::sum;
-        else if (s == "none") cfg.normalizer = Normalizer::none;
-        else f.fail("config.normalizer", "\"softmax\", \"sum\" (s / Σ s) or \"none\"", describe(*n));
-    }
+    read_enum(f, c, "weight_layout", cfg.weight_layout);
+    read_enum(f, c, "normalizer", cfg.normalizer);
     if (auto* m = f.optional(c, "max_shift")) {
         cfg.max_shift = f.boolean(*m, "config.max_shift");
         if (cfg.normalizer != Normalizer::softmax)
             f.fail("config.max_shift", "config.max_shift only with config.normalizer \"softmax\" (there is no exp to guard)",
-                   fmt::format("config.normalizer \"{}\"", cfg.normalizer == Normalizer::sum ? "sum" : "none"));
+                   fmt::format("config.normalizer \"{}\"", spelling_of(normalizers(), cfg.normalizer)));
     }
     if (auto* b = f.optional(c, "blocks"))
         cfg.arch.blocks = static_cast<std::size_t>(f.integer(*b, "config.blocks", 1, kMaxBlocks));
@@ -176,19 +157,13 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     if (auto* n = f.optional(c, "shared_norm")) cfg.arch.shared_norm = f.boolean(*n, "config.shared_norm");
     if (auto* n = f.optional(c, "embed_norm")) cfg.arch.embed_norm = f.boolean(*n, "config.embed_norm");
     if (auto* n = f.optional(c, "final_norm")) cfg.arch.final_norm = f.boolean(*n, "config.final_norm");
-    if (auto* u = f.optional(c, "unembed")) {
+    if (auto tied = read_spelling(f, c, "unembed")) {
         // the logits after the last block: x·W_U, or x·W_Eᵀ with the embedding table tied
-        auto s = u->is_string() ? f.string(*u, "config.unembed") : std::string();
-        if (s == "tied") cfg.unembed_tied = true;
-        else if (s != "W_U")
-            f.fail("config.unembed", "\"W_U\" (logits = x·W_U, weights.W_U d_model x vocab) or \"tied\" (x·W_Eᵀ, the "
-                   "embedding table inputs.embedding)", describe(*u));
+        cfg.unembed_tied = *tied == 1;
         cfg.arch.unembed = true;
     }
-    if (auto* b = f.optional(c, "block")) {
-        auto s = f.string(*b, "config.block");
-        if (s == "decoder") cfg.arch.decoder = true;
-        else if (s != "encoder") f.fail("config.block", "\"encoder\" or \"decoder\"", describe(*b));
+    if (auto decoder = read_spelling(f, c, "block")) {
+        cfg.arch.decoder = *decoder == 1;
         // A decoder's self-attention is causal unless the lesson says otherwise.
         if (cfg.arch.decoder && !f.optional(c, "mask")) cfg.mask = MaskKind::causal;
     }

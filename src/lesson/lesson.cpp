@@ -67,28 +67,8 @@ std::string Lesson::vocab_label(std::int64_t id) const {
     return fmt::format("#{}", id);
 }
 
-std::string_view mask_name(MaskKind m) {
-    switch (m) {
-        case MaskKind::causal: return "causal";
-        case MaskKind::window: return "window";
-        case MaskKind::global_local: return "global_local";
-        case MaskKind::block_sparse: return "block_sparse";
-        case MaskKind::padding: return "padding";
-        case MaskKind::custom: return "custom";
-        case MaskKind::none: break;
-    }
-    return "none";
-}
-std::string_view activation_name(Activation a) {
-    switch (a) {
-        case Activation::relu: return "relu";
-        case Activation::gelu: return "gelu";
-        case Activation::gelu_tanh: return "gelu_tanh";
-        case Activation::swiglu: return "swiglu";
-    }
-    return "relu";
-}
-std::string_view norm_name(NormKind n) { return n == NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
+// mask_name, activation_name, norm_name, position_name, config_records and
+// config_records_when read the config field table (config_fields.cpp).
 
 Config cross_attention_config(Config c) {
     c.mask = MaskKind::none;
@@ -97,56 +77,6 @@ Config cross_attention_config(Config c) {
     return c;
 }
 
-bool config_records(const Config& c, Leaf leaf) {
-    switch (leaf) {
-        case Leaf::ln_mean:
-        case Leaf::ln_var: return c.norm == NormKind::layernorm;
-        case Leaf::ln_centred:
-        case Leaf::ln_sq_dev: return c.norm == NormKind::layernorm && c.norm_steps_all;
-        case Leaf::ln_mean_square: return c.norm == NormKind::rmsnorm;
-        case Leaf::mlp_pre_linear: return c.activation == Activation::swiglu;
-        case Leaf::scale_factor: return c.scale.recorded;
-        case Leaf::row_max:
-        case Leaf::shifted: return c.normalizer == Normalizer::softmax && c.max_shift;
-        case Leaf::exp:
-        case Leaf::row_sum: return c.normalizer == Normalizer::softmax;
-        case Leaf::score_sum: return c.normalizer == Normalizer::sum;
-        case Leaf::scores_scaled: return c.mask_at != MaskAt::raw;
-        case Leaf::scores_masked: return c.mask_at == MaskAt::raw;
-        case Leaf::pattern_unmasked: return c.mask_at == MaskAt::weights;
-        case Leaf::pattern_zeroed:
-        case Leaf::zeroed_sum: return c.mask_at == MaskAt::weights && c.renormalize;
-        default: return true;
-    }
-}
-
-std::string_view config_records_when(Leaf leaf) {
-    switch (leaf) {
-        case Leaf::ln_mean:
-        case Leaf::ln_var: return "config.norm \"layernorm\"";
-        case Leaf::ln_centred:
-        case Leaf::ln_sq_dev: return "config.norm_steps \"all\" (with LayerNorm)";
-        case Leaf::ln_mean_square: return "config.norm \"rmsnorm\"";
-        case Leaf::mlp_pre_linear: return "config.activation \"swiglu\"";
-        case Leaf::scale_factor: return "config.scale written as an object ({\"divide_by\": \"sqrt_dk\"}, ...)";
-        case Leaf::row_max:
-        case Leaf::shifted: return "config.normalizer \"softmax\" with its max shift (config.max_shift true, the default)";
-        case Leaf::exp:
-        case Leaf::row_sum: return "config.normalizer \"softmax\" (the default)";
-        case Leaf::score_sum: return "config.normalizer \"sum\"";
-        case Leaf::scores_scaled: return "config.mask_at \"scaled\" or \"weights\" (with \"raw\" the masked scores are scaled: hook_attn_scores)";
-        case Leaf::scores_masked: return "config.mask_at \"raw\"";
-        case Leaf::pattern_unmasked: return "config.mask_at \"weights\"";
-        case Leaf::pattern_zeroed:
-        case Leaf::zeroed_sum: return "config.mask_at \"weights\" with config.renormalize true";
-        default: return "";
-    }
-}
-
-std::string_view position_name(PositionKind k) {
-    constexpr std::array<std::string_view, 5> kNames = {"none", "sinusoidal", "learned", "rope", "alibi"};
-    return kNames[static_cast<int>(k)];
-}
 std::string_view position_step_kind(Leaf leaf) {
     switch (leaf) {
         case Leaf::pos_embed: return "sinusoidal or learned";

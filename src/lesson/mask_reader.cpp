@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "lesson/config_fields.hpp"
+
 namespace attntrace {
 
 namespace {
@@ -88,8 +90,10 @@ void read_mask(const Fields& f, const json& v, const std::vector<std::string>& t
                            "padding or custom)";
     if (v.is_string()) {
         const auto s = v.get<std::string>();
-        if (s == "none") cfg.mask = MaskKind::none;
-        else if (s == "causal") cfg.mask = MaskKind::causal;
+        // a string names a kind without fields: "none" or "causal" (config_fields.cpp's spellings)
+        const auto k = spelling_value(mask_kinds(), s);
+        if (k && (*k == static_cast<int>(MaskKind::none) || *k == static_cast<int>(MaskKind::causal)))
+            cfg.mask = static_cast<MaskKind>(*k);
         else f.fail(path, expected, describe(v));
         return;
     }

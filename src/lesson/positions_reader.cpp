@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lesson/config_fields.hpp"
+
 namespace attntrace {
 
 Positions read_positions(const Fields& f, const json& v, const Dims& dims) {
@@ -27,11 +29,8 @@ Positions read_positions(const Fields& f, const json& v, const Dims& dims) {
         f.fail(path, kinds, describe(v));
     }
     const std::string kind_path = v.is_object() ? join(path, "kind") : path;
-    if (kind == "none") p.kind = PositionKind::none;
-    else if (kind == "sinusoidal") p.kind = PositionKind::sinusoidal;
-    else if (kind == "learned") p.kind = PositionKind::learned;
-    else if (kind == "rope" && v.is_object()) p.kind = PositionKind::rope;
-    else if (kind == "alibi" && v.is_object()) p.kind = PositionKind::alibi;
+    // the kinds' spellings: config_fields.cpp ("rope" and "alibi" alone were refused above)
+    if (auto k = spelling_value(position_kinds(), kind)) p.kind = static_cast<PositionKind>(*k);
     else f.fail(kind_path, kinds, describe(v.is_object() ? v["kind"] : v));
     if (!v.is_object()) return p;
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "lesson/config_fields.hpp"
+
 namespace attntrace {
 
 nlohmann::ordered_json random_lesson_json(const RandomSpec& s) {
@@ -37,7 +39,7 @@ nlohmann::ordered_json random_lesson_json(const RandomSpec& s) {
     if (s.kv_heads) j["config"]["kv_heads"] = s.kv_heads;
     if (a.blocks > 1) j["config"]["blocks"] = a.blocks;
     if (a.norm_first) j["config"]["norm_first"] = true;
-    if (a.decoder) j["config"]["block"] = "decoder";
+    if (a.decoder) j["config"]["block"] = std::string(spelling_name(config_field("block").spellings, 1));
     j["inputs"] = {{"X", {{"generate", "normal"}, {"seed", s.seed}, {"std", 1.0}}}};
     if (a.decoder) j["inputs"]["memory"] = {{"generate", "normal"}, {"seed", s.seed + 1}, {"std", 1.0}};
     j["weights_seed"] = s.seed;
