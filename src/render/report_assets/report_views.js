@@ -90,7 +90,9 @@
   function stageOf(name, trace) {
     const m = name.match(/^blocks\.(\d+)\.(.*)$/), rest = m ? m[2] : name, leaf = rest.split(".").pop();
     const block = m ? Number(m[1]) : null;
-    const normName = trace.config.norm === "rmsnorm" ? "RMSNorm" : "LayerNorm";
+    // the trace's config writes norm only when it is not LayerNorm; a kind this page does not know by
+    // its display name is shown by its spelling, never as LayerNorm
+    const normName = !trace.config.norm ? "LayerNorm" : ({ rmsnorm: "RMSNorm" }[trace.config.norm] || trace.config.norm);
     if (/^ln(\d+|_final)?\./.test(rest)) return { block, part: "norm", label: normName };
     if (rest.startsWith("mlp.")) return { block, part: "ffn", label: "FFN" };
     const part = rest.startsWith("cross_attn.") || leaf === "hook_cross_attn_out" ? "cross"
