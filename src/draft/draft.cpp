@@ -34,15 +34,6 @@ std::string join(const std::vector<std::string>& parts) {
     return out;
 }
 
-std::string unique_id(std::string base, std::map<std::string, int>& used) {
-    std::string id;
-    for (char c : base)
-        if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') id += c;
-    if (id.empty()) id = "array";
-    const int n = used[id]++;
-    return n == 0 ? id : id + "-" + std::to_string(n + 1);
-}
-
 // One example: a start, the arrays after it that its run may print, and the best run found.
 struct Example {
     Start start;
@@ -166,7 +157,7 @@ void split_claim(const PrintedArray& a, const Placement& p, std::map<std::string
     const std::string base = a.name.empty() ? step_leaf(p.step) : bare(a.name);
     for (std::size_t i = 0; i < n; ++i) {
         const bool labelled = by_row && i < a.row_labels.size() && !a.row_labels[i].empty();
-        OrderedJson c = {{"id", unique_id(base + "-" + (labelled ? a.row_labels[i] : std::to_string(i + 1)), ids)}, {"step", p.step}};
+        OrderedJson c = {{"id", claim_id(base + "-" + (labelled ? a.row_labels[i] : std::to_string(i + 1)), ids)}, {"step", p.step}};
         OrderedJson at = OrderedJson::parse(p.at.dump());
         at[axis] = i;
         c["at"] = at;
@@ -209,7 +200,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         if (p.step.empty()) continue;
         const PrintedArray& a = art.arrays[ex.candidates[k]];
         used[ex.candidates[k]] = true;
-        OrderedJson c = {{"id", unique_id(a.name.empty() ? step_leaf(p.step) : bare(a.name), ids)}, {"step", p.step}};
+        OrderedJson c = {{"id", claim_id(a.name.empty() ? step_leaf(p.step) : bare(a.name), ids)}, {"step", p.step}};
         if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
         c["decimals"] = decimals_of(a);
         c["values"] = values_json(a);
@@ -222,7 +213,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         claims.push_back(std::move(c));
         splits.push_back({claims.size() - 1, &a, p});
         if (step_leaf(p.step) == "pattern" && (p.at.empty() || p.at.contains("head")) && sums_to_one(a)) {
-            OrderedJson sum = {{"id", unique_id("rows-sum-to-1", ids)}, {"step", p.step}};
+            OrderedJson sum = {{"id", claim_id("rows-sum-to-1", ids)}, {"step", p.step}};
             if (!p.at.empty()) sum["at"] = OrderedJson::parse(p.at.dump());
             sum["of"] = "row_sum";
             sum["decimals"] = decimals_of(a);
@@ -236,7 +227,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
     for (const auto& rc : ex.row_claims) {
         const Placement& p = rc.placement;
         used[ex.candidates[rc.candidate]] = true;
-        OrderedJson c = {{"id", unique_id(rc.row.name.empty() ? step_leaf(p.step) : bare(rc.row.name), ids)}, {"step", p.step}};
+        OrderedJson c = {{"id", claim_id(rc.row.name.empty() ? step_leaf(p.step) : bare(rc.row.name), ids)}, {"step", p.step}};
         if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
         c["decimals"] = decimals_of(rc.row);
         c["values"] = values_json(rc.row);
@@ -263,7 +254,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
             if (all) break;
         }
         if (dec > 0)
-            claims.push_back({{"id", unique_id("rows-sum-to-1", ids)}, {"step", "blocks.0.attn.hook_pattern"}, {"of", "row_sum"},
+            claims.push_back({{"id", claim_id("rows-sum-to-1", ids)}, {"step", "blocks.0.attn.hook_pattern"}, {"of", "row_sum"},
                               {"decimals", dec}, {"values", OrderedJson(std::vector<double>(a.rows.size(), 1.0))}, {"expect", "agrees"},
                               {"quote", a.quote}, {"note", "attention weights: each row a distribution (drafted from " + a.place.describe() + ")"}});
     }
@@ -282,7 +273,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
             if (whole) {
                 std::vector<double> row(tokens.size());
                 for (std::size_t k = 0; k < r.keys.size(); ++k) row[r.keys[k]] = r.numbers[k].value;
-                claims.push_back({{"id", unique_id(base, ids)}, {"step", "blocks.0.attn.hook_pattern"}, {"at", {{"query", r.query}}},
+                claims.push_back({{"id", claim_id(base, ids)}, {"step", "blocks.0.attn.hook_pattern"}, {"at", {{"query", r.query}}},
                                   {"decimals", r.numbers[0].decimals}, {"values", row}, {"expect", "agrees"}, {"quote", r.first->quote},
                                   {"note", "how " + tokens[r.query] + " attends to each token, in words (drafted from " + where + ")"}});
                 d.reasons.push_back(fmt::format("claim {}: the sentence at {} gives {}'s row of the weights", claims.back()["id"].get<std::string>(),
@@ -290,7 +281,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
                 continue;
             }
             for (std::size_t k = 0; k < r.keys.size(); ++k) {
-                claims.push_back({{"id", unique_id(base + "-" + tokens[r.keys[k]], ids)}, {"step", "blocks.0.attn.hook_pattern"},
+                claims.push_back({{"id", claim_id(base + "-" + tokens[r.keys[k]], ids)}, {"step", "blocks.0.attn.hook_pattern"},
                                   {"at", {{"query", r.query}, {"key", r.keys[k]}}}, {"decimals", r.numbers[k].decimals},
                                   {"values", r.numbers[k].value}, {"expect", "agrees"}, {"quote", r.first->quote},
                                   {"note", "how much " + tokens[r.query] + " attends to " + tokens[r.keys[k]] + ", in words (drafted from " + where + ")"}});
@@ -308,7 +299,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         // a number two steps print is no claim on either (in one step, its first cell of that value is claimed)
         if (p.step.empty() || !p.whole() || p.whole_steps != 1) continue;
         used[i] = true;
-        claims.push_back({{"id", unique_id(step_leaf(p.step) + "-line-" + std::to_string(a.place.line), ids)}, {"step", p.step},
+        claims.push_back({{"id", claim_id(step_leaf(p.step) + "-line-" + std::to_string(a.place.line), ids)}, {"step", p.step},
                           {"at", OrderedJson::parse(p.at.dump())}, {"decimals", a.rows[0][0].decimals}, {"values", a.rows[0][0].value},
                           {"expect", "agrees"}, {"quote", a.quote}, {"note", "drafted from " + a.place.describe()}});
     }

@@ -167,15 +167,6 @@ std::string dims_text(const std::vector<std::string>& dims) {
     return "(" + s + ")";
 }
 
-std::string unique_id(std::string base, std::map<std::string, int>& used) {
-    std::string id;
-    for (char c : base)
-        if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') id += c;
-    if (id.empty()) id = "shape";
-    const int n = used[id]++;
-    return n == 0 ? id : id + "-" + std::to_string(n + 1);
-}
-
 }  // namespace
 
 std::optional<Draft> draft_shapes(const Article& art, const std::string& id) {
@@ -345,7 +336,7 @@ std::optional<Draft> draft_shapes(const Article& art, const std::string& id) {
         if (shape.empty()) continue;
         std::string as;
         for (const auto& r : read) as += (as.empty() ? "" : ", ") + r;
-        OrderedJson c = {{"id", unique_id(st.shape->name + "-shape", ids)}, {"step", st.step}, {"shape", shape}, {"expect", "agrees"},
+        OrderedJson c = {{"id", claim_id(st.shape->name + "-shape", ids)}, {"step", st.step}, {"shape", shape}, {"expect", "agrees"},
                          {"quote", st.shape->quote},
                          {"note", fmt::format("drafted from {}: the article's {} read as ({}).{}", st.shape->place.describe(),
                                               dims_text(st.shape->dims), as, left)}};

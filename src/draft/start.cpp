@@ -444,6 +444,15 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
     return out;
 }
 
+std::string claim_id(const std::string& base, std::map<std::string, int>& used) {
+    std::string id;
+    for (char c : base)
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') id += c;
+    if (id.empty()) id = "array";
+    const int n = used[id]++;
+    return n == 0 ? id : id + "-" + std::to_string(n + 1);
+}
+
 std::string lesson_id(const std::string& file) {
     std::string stem = std::filesystem::path(file).stem().string(), id;
     for (char c : stem) id += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '-';

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,8 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
 
 // Shared with the search.
 std::string lesson_id(const std::string& file);       // the article's file name as a lesson id
+// A claim id from `base` (letters, digits, '-' and '_' kept; "array" when none), "-2", "-3" ... after its first use.
+std::string claim_id(const std::string& base, std::map<std::string, int>& used);
 bool is_table(const PrintedArray& a);                 // rows of equal length, not elided, not a product's factor
 std::string bare(const std::string& name);            // "W^{Q}" -> "WQ"
 OrderedJson values_json(const PrintedArray& a);        // a scalar, a vector or rows, as a lesson writes them
