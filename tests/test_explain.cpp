@@ -237,3 +237,19 @@ TEST_CASE("the README's explain capture is what explain prints", "[explain][docs
     REQUIRE(r.status == 0);
     CHECK(r.out == shown);
 }
+
+TEST_CASE("the FFN's explanation names the norm it reads: LN1 after the attention, LN2 before it or beside it",
+          "[explain][cli]") {
+    // post-norm (the original block): the FFN reads LayerNorm 1's output, in block 1 as in block 0
+    const auto post = run_cli({"explain", "003-stacked-blocks", "blocks.1.mlp.hook_pre[ring,f0]"});
+    INFO(post.out << post.err);
+    REQUIRE(post.status == 0);
+    CHECK(post.out.find("Σ_c LN1[ring,c]") != std::string::npos);
+    // a parallel (pre-norm) block: LN2 reads the block's input and the FFN reads LN2
+    const auto parallel = run_cli({"explain", "conv-parallel-residual-partial-rope", "mlp.hook_pre[ring,f0]"});
+    INFO(parallel.out << parallel.err);
+    REQUIRE(parallel.status == 0);
+    CHECK(parallel.out.find("Σ_c LN2[ring,c]") != std::string::npos);
+    CHECK(parallel.out.find("LN2[ring,d0]") != std::string::npos);
+    CHECK(parallel.out.find("LN1[") == std::string::npos);
+}

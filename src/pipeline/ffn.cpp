@@ -5,6 +5,7 @@
 #include "kernels/activations.hpp"
 #include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
+#include "trace/stream_symbol.hpp"
 
 namespace attntrace {
 
@@ -120,10 +121,12 @@ float ffn_explain(Cell& c) {
         const Step& X = c.input(c.pass().x);
         const Tensor& W = c.weight(w);
         const Tensor* B = c.optional_weight(b);
-        c.line("{}[{},f{}] = Σ_c LN1[{},c] · {} + {}[{}]{}", linear_branch ? "U" : "H", tok, col, tok,
+        // what the FFN reads: LN1 after the attention (post-norm), LN2 (pre-norm, parallel), LN1 (a shared norm)
+        const std::string xs = stream_symbol(c.lesson.catalogue().at(c.pass().x).name, c.pass().block);
+        c.line("{}[{},f{}] = Σ_c {}[{},c] · {} + {}[{}]{}", linear_branch ? "U" : "H", tok, col, xs, tok,
                c.weight_entry(w, "c", std::to_string(col)), b, col, linear_branch ? "   (SwiGLU's linear branch)" : "");
         return write_dot(
-            c, d.C, [&](std::size_t k) { return fmt::format("LN1[{},d{}]", tok, k); },
+            c, d.C, [&](std::size_t k) { return fmt::format("{}[{},d{}]", xs, tok, k); },
             [&](std::size_t k) { return get(X, {t, k}); }, [&](std::size_t k) { return c.weight_entry(w, k, col); },
             [&](std::size_t k) { return W.data[k * d.F + col]; }, b.c_str(), B ? &B->data[col] : nullptr);
     }

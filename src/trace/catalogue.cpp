@@ -1,4 +1,5 @@
 #include "trace/catalogue.hpp"
+#include "trace/stream_symbol.hpp"
 
 #include <cctype>
 
@@ -23,9 +24,9 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 
 std::string block_prefix(int b) { return fmt::format("blocks.{}.", b); }
 
-// A stream's symbol in the formulas of block b: its input is X whatever
-// computed it (the embeddings, or the block before).
-std::string symbol(const std::string& name, int b) {
+}  // namespace
+
+std::string stream_symbol(const std::string& name, int b) {
     if (name == "embed.ln.hook_normalized") return "LN_emb";  // block 0's input under config.embed_norm
     if (name == "ln_final.hook_normalized") return "LN_f";
     const std::string prefix = block_prefix(b);
@@ -41,6 +42,8 @@ std::string symbol(const std::string& name, int b) {
     if (starts_with(tail, "ln") && tail.size() > 2) return "LN" + tail.substr(2, 1);
     return tail;
 }
+
+namespace {
 
 // The template a pass copies: the norm and add passes of generated models
 // all follow norm1's and add1's wording, renumbered.
@@ -212,7 +215,7 @@ void Catalogue::add_pass(Pass p, Wiring w) {
             const int b = p.block;
             if (p.stage == Stage::add1 || p.stage == Stage::add2) {
                 d.name = w.out;
-                d.formula = fmt::format("{} = {} + {}", symbol(w.out, b), symbol(w.residual, b), symbol(w.update, b));
+                d.formula = fmt::format("{} = {} + {}", stream_symbol(w.out, b), stream_symbol(w.residual, b), stream_symbol(w.update, b));
                 d.title = w.update == block_prefix(b) + "hook_mlp_out" ? "Residual add (FFN)"
                           : w.update == block_prefix(b) + "hook_cross_attn_out" ? "Residual add (cross-attention)"
                                                                                  : "Residual add (self-attention)";
@@ -220,7 +223,7 @@ void Catalogue::add_pass(Pass p, Wiring w) {
                 d.name = w.out + std::string(tn.substr(std::string_view("blocks.0.ln1.").size()));
                 const bool final = p.norm_index == kFinalNorm;
                 // The final norm reads the last block's output (X_post, or its last norm's LN2/LN3).
-                replace_all(d.formula, "X_mid", symbol(w.x, final ? static_cast<int>(arch_.blocks) - 1 : b));
+                replace_all(d.formula, "X_mid", stream_symbol(w.x, final ? static_cast<int>(arch_.blocks) - 1 : b));
                 const auto which = [&](const char* kind) {
                     if (final) return fmt::format("Final {}", kind);
                     return p.norm_index ? fmt::format("{} {}", kind, p.norm_index) : fmt::format("Embedding {}", kind);
@@ -231,16 +234,16 @@ void Catalogue::add_pass(Pass p, Wiring w) {
                 if (arch_.shared_norm && p.norm_index == 1 && t.leaf == Leaf::ln_normalized)
                     d.explain += " The block's one norm (config.shared_norm): the attention and the FFN both read it.";
             } else if (p.stage == Stage::unembed) {
-                d.formula = fmt::format("logits = {}·W_U", symbol(w.x, static_cast<int>(arch_.blocks) - 1));
+                d.formula = fmt::format("logits = {}·W_U", stream_symbol(w.x, static_cast<int>(arch_.blocks) - 1));
             } else if (p.stage == Stage::ffn) {
                 replace_all(d.name, "blocks.0.mlp.", w.mlp);
                 replace_all(d.name, "blocks.0.hook_mlp_out", w.mlp_out);
-                replace_all(d.formula, "LN1", symbol(w.x, b));
+                replace_all(d.formula, "LN1", stream_symbol(w.x, b));
             } else {  // qkv .. out
                 replace_all(d.name, "blocks.0.attn.", w.attn);
                 replace_all(d.name, "blocks.0.hook_attn_out", w.attn_out);
                 const bool kv = t.leaf == Leaf::k || t.leaf == Leaf::v;
-                replace_all(d.formula, "X·", (p.cross && kv ? std::string("M") : symbol(w.x, b)) + "·");
+                replace_all(d.formula, "X·", (p.cross && kv ? std::string("M") : stream_symbol(w.x, b)) + "·");
                 if (p.cross) {
                     d.title = "Cross-attention: " + d.title;
                     if (kv) d.explain += " In cross-attention they come from the encoder's output M (inputs.memory).";
