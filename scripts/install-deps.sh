@@ -8,6 +8,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make                 # build
+  ninja-build                    # CI's generator (.ci/run): schedules every target's files together, where make waits for each layer's slowest file
   ccache                         # compiler cache: CI's builds share objects and rebuild only what changed
   libxtensor-dev xtl-dev libxsimd-dev   # tensors, SIMD
   libfmt-dev libcli11-dev nlohmann-json3-dev

@@ -23,6 +23,9 @@
 
 using namespace attntrace;
 
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_attention_windows {
+
 namespace {
 
 const double kEps = std::numeric_limits<float>::epsilon();
@@ -190,3 +193,5 @@ TEST_CASE("a window lesson streams under --trace none and its Z agrees with the 
             REQUIRE(std::fabs(double(a.data[i]) - b.data[i]) <= kStreamedRelTol * (1.0 + std::fabs(a.data[i])));
     }
 }
+
+}  // namespace test_attention_windows

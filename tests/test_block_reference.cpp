@@ -21,6 +21,9 @@
 #include "reference_block.hpp"
 
 using namespace attntrace;
+
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_block_reference {
 namespace ref = attntrace::reference;
 
 namespace {
@@ -382,3 +385,5 @@ TEST_CASE("the reference itself: one head, T = 2, worked by hand") {
     CHECK(o.resid_post(1, 1) == Approx(0.999989).epsilon(1e-5));
     CHECK(o.ln2.var(1) == Approx(0.999978).epsilon(1e-5));
 }
+
+}  // namespace test_block_reference

@@ -20,6 +20,9 @@
 using namespace attntrace;
 using nlohmann::json;
 
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_claim_terms {
+
 namespace {
 
 constexpr std::size_t kT = 3, kC = 4, kHeads = 2, kHs = kC / kHeads, kFF = 3;
@@ -295,3 +298,5 @@ TEST_CASE("a terms claim on a given step with no formula is not checkable, sayin
     CHECK(r.verdict == Verdict::not_checkable);
     CHECK(r.reason == "the lesson gives blocks.0.attn.hook_scores_raw and its formula could not be computed: it has no terms");
 }
+
+}  // namespace test_claim_terms

@@ -21,6 +21,9 @@
 
 using namespace attntrace;
 using namespace attntrace::test;
+
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_hf_llama {
 namespace fs = std::filesystem;
 
 namespace {
@@ -350,3 +353,5 @@ TEST_CASE("a TemplateProcessing special token whose id names no piece is refused
                           Catch::Contains("expected the id of a piece of model.vocab or added_tokens, found ") &&
                           Catch::Contains("which names none"));
 }
+
+}  // namespace test_hf_llama

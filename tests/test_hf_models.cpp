@@ -28,6 +28,9 @@
 
 using namespace attntrace;
 using namespace attntrace::test;
+
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_hf_models {
 namespace fs = std::filesystem;
 
 namespace {
@@ -525,3 +528,5 @@ TEST_CASE("a tensor is converted with its file's pages dropped as it goes: the f
     INFO("resident before " << before << ", peak " << peak << ", allowed " << allowed);
     CHECK(peak <= allowed);
 }
+
+}  // namespace test_hf_models

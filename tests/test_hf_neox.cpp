@@ -17,6 +17,9 @@
 using namespace attntrace;
 using namespace attntrace::test;
 
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_hf_neox {
+
 namespace {
 
 // float32 against the float64 forward, the tolerances of tests/test_hf_models.cpp's GPT-2 of the
@@ -121,3 +124,5 @@ TEST_CASE("lessons take config.parallel_residual and config.positions.rotary_dim
         "positions": {"kind": "rope", "layout": "half", "rotary_dims": 3}}})")
               .find("config.positions.rotary_dims: expected an even number from 2 to the head size 4") != std::string::npos);
 }
+
+}  // namespace test_hf_neox

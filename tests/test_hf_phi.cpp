@@ -19,6 +19,9 @@
 using namespace attntrace;
 using namespace attntrace::test;
 
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_hf_phi {
+
 namespace {
 
 // float32 against the float64 forward, the tolerances of tests/test_hf_neox.cpp (a model of the
@@ -264,3 +267,5 @@ TEST_CASE("weights.b_U: added to every row of the logits after the product, with
     CHECK(lesson_refusal(no_head.dump()).find("weights.b_U: expected a weight this config uses, found b_U (only with config.unembed)") !=
           std::string::npos);
 }
+
+}  // namespace test_hf_phi

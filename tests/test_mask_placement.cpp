@@ -27,6 +27,9 @@
 using namespace attntrace;
 using nlohmann::json;
 
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_mask_placement {
+
 namespace {
 
 // Renormalising the zeroed weights against adding -inf before the softmax:
@@ -203,3 +206,5 @@ TEST_CASE("explain recomputes every step of each mask placement as the run does"
         attntrace::test::require_recomputed(*e, k.cells);
     }
 }
+
+}  // namespace test_mask_placement

@@ -16,6 +16,9 @@
 #include "trace/catalogue.hpp"
 
 using namespace attntrace;
+
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_models {
 namespace ref = attntrace::reference;
 using attntrace::test::run_cli;
 
@@ -286,3 +289,5 @@ TEST_CASE("attntrace runs, explains and compares the new models end to end", "[m
     CHECK(p.status == 0);
     CHECK_THAT(p.out, Catch::Contains("blocks.1.hook_resid_post"));
 }
+
+}  // namespace test_models

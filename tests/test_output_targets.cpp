@@ -35,6 +35,9 @@ using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
 
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_output_targets {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -389,3 +392,5 @@ TEST_CASE("two writers racing to one new folder: the later one replaces the earl
         CHECK(temporaries(dir.path()).empty());
     }
 }
+
+}  // namespace test_output_targets

@@ -18,6 +18,9 @@ using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using nlohmann::json;
 
+// One namespace per test file: the default build compiles the tests a batch of files at a time.
+namespace test_report_page {
+
 namespace {
 
 // The pooled cell [a][b][c] of a rank-3 tensor by blocks (bh, bq, bk), by its definition:
@@ -152,3 +155,5 @@ TEST_CASE("a large trace's page keeps its attention maps pooled and its other la
     constexpr double kEstimateTolerance = 0.25;  // as output_size's: an estimate for refusing absurd outputs
     CHECK(std::abs(estimate - actual) <= kEstimateTolerance * actual);
 }
+
+}  // namespace test_report_page
