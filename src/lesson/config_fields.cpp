@@ -29,8 +29,8 @@ constexpr std::array kActivations = {
     Spelling{v(Activation::swiglu), "swiglu", "", "a gated FFN: SiLU(x·W_1 + b_1) ⊙ (x·W_3 + b_3) (LLaMA's)"},
 };
 constexpr std::array kNormKinds = {
-    Spelling{v(NormKind::layernorm), "layernorm", "", "(x - μ) / √(σ² + eps) · γ + β (nn.LayerNorm)"},
-    Spelling{v(NormKind::rmsnorm), "rmsnorm", "", "x / √(mean(x²) + eps) · γ (torch.nn.RMSNorm)"},
+    Spelling{v(NormKind::layernorm), "layernorm", "", "(x - μ) / √(σ² + eps) · γ + β (nn.LayerNorm)", "LayerNorm"},
+    Spelling{v(NormKind::rmsnorm), "rmsnorm", "", "x / √(mean(x²) + eps) · γ (torch.nn.RMSNorm)", "RMSNorm"},
 };
 constexpr std::array kWeightLayouts = {
     Spelling{v(WeightLayout::in_out), "in_out", "x·W, d_in x d_out", "matrices as the articles write them, applied as x·W"},
@@ -54,8 +54,8 @@ constexpr std::array kPositionKinds = {
     Spelling{v(PositionKind::none), "none", "", "no positional encoding"},
     Spelling{v(PositionKind::sinusoidal), "sinusoidal", "", "sin/cos rows added to X at the embed stage"},
     Spelling{v(PositionKind::learned), "learned", "", "rows of the lesson's table inputs.positions added to X"},
-    Spelling{v(PositionKind::rope), "rope", "", "an object: Q and K rotated by position"},
-    Spelling{v(PositionKind::alibi), "alibi", "", "an object: a linear bias on the scaled scores"},
+    Spelling{v(PositionKind::rope), "rope", "", "an object: Q and K rotated by position", "RoPE"},
+    Spelling{v(PositionKind::alibi), "alibi", "", "an object: a linear bias on the scaled scores", "ALiBi"},
 };
 constexpr std::array kNormStepKinds = {
     Spelling{0, "fused", "the default", "LayerNorm's μ, σ², σ and x̂ as steps"},
