@@ -55,6 +55,7 @@ const ConfigField& config_field(std::string_view name);
 std::span<const Spelling> mask_kinds();      // MaskKind: "none", "causal", then the object kinds
 std::span<const Spelling> activations();     // Activation
 std::span<const Spelling> norm_kinds();      // NormKind
+std::string_view norm_display_name(NormKind n);  // "RMSNorm": its display name (its spelling when it has none)
 std::span<const Spelling> weight_layouts();  // WeightLayout
 std::span<const Spelling> normalizers();     // Normalizer
 std::span<const Spelling> variances();       // Variance
