@@ -38,7 +38,7 @@ inline const std::vector<double>& interesting_numbers() {
 // names, axis names, and text a terminal or a file system cares about.
 inline const std::vector<std::string>& interesting_strings() {
     static const std::vector<std::string> v = {
-        "attntrace-lesson", "attntrace-cost-lesson", "none", "causal", "relu", "gelu", "gelu_tanh", "swiglu",
+        "attntrace-lesson", "attntrace-cost-lesson", "none", "causal", "relu", "gelu", "gelu_tanh", "swiglu", "dyt",
         "layernorm", "rmsnorm", "rope", "alibi", "sinusoidal", "learned", "half", "interleaved", "normal", "zeros",
         "ones", "identity", "window", "global_local", "block_sparse", "padding", "custom", "first", "last", "both",
         "neither", "agrees", "disagrees", "agrees_when_rounded", "not_checkable", "row_sum", "values", "-inf", "inf",

@@ -13,6 +13,8 @@
 //   X_mid = X + attn_out;             LN1 = LayerNorm(X_mid)      (biased variance, eps inside √)
 //   FFN = act(LN1·W_1 + b_1)·W_2 + b_2   act: ReLU, or GELU x·Φ(x) (erf form)
 //   X_mid2 = LN1 + FFN;               X_out = LayerNorm(X_mid2)
+//   (with `dyt` both norms are DyT instead, Zhu et al. 2025's definition:
+//    DyT(x) = γ ⊙ tanh(α·x) + β, α one number per norm, no statistic of the row)
 //
 // Every intermediate the trace records is kept, with the trace's shapes.
 // Checked once against torch 1.13.1 (Debian's python3-torch), in float64, with
@@ -44,6 +46,7 @@ struct BlockWeights {
     Mat W_Q, W_K, W_V, W_O;  // (C, NH·hs) twice, (C, NH·hv), (NH·hv, C): (C, C) when heads split C
     Vec b_Q, b_K, b_V, b_O;  // (NH·hs) twice, (NH·hv), (C)
     Vec ln1_gamma, ln1_beta, ln2_gamma, ln2_beta;  // (C)
+    double ln1_alpha = 0, ln2_alpha = 0;           // DyT's α (cfg.dyt)
     Mat W_1;                 // (C, F)
     Vec b_1;                 // (F)
     Mat W_2;                 // (F, C)
@@ -63,6 +66,7 @@ struct BlockConfig {
     bool mask_raw = false;    // config.mask_at "raw": (S + M) / s
     bool mask_weights = false;  // config.mask_at "weights": softmax over every key, then zeroed (M of 1 and 0) ...
     bool renormalize = false;   // ... and divided by what is left of each row
+    bool dyt = false;           // the norms are DyT, not LayerNorm
 };
 
 struct LayerNormOut {
@@ -134,6 +138,20 @@ inline LayerNormOut layer_norm(const Mat& x, const Vec& gamma, const Vec& beta, 
             o.normalized(r, c) = gamma(c) * o.standardized(r, c) + beta(c);
         }
     }
+    return o;
+}
+
+// DyT: standardized = tanh(α·x), normalized = γ ⊙ tanh(α·x) + β; no mean, variance or scale.
+inline LayerNormOut dyt_norm(const Mat& x, double alpha, const Vec& gamma, const Vec& beta) {
+    const std::size_t R = x.shape(0), C = x.shape(1);
+    LayerNormOut o;
+    o.standardized = xt::zeros<double>({R, C});
+    o.normalized = xt::zeros<double>({R, C});
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t c = 0; c < C; ++c) {
+            o.standardized(r, c) = std::tanh(alpha * x(r, c));
+            o.normalized(r, c) = gamma(c) * o.standardized(r, c) + beta(c);
+        }
     return o;
 }
 
@@ -236,7 +254,8 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
     o.resid_mid = xt::zeros<double>({T, C});
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t c = 0; c < C; ++c) o.resid_mid(i, c) = X(i, c) + o.attn_out(i, c);
-    o.ln1 = layer_norm(o.resid_mid, w.ln1_gamma, w.ln1_beta, cfg.eps);
+    o.ln1 = cfg.dyt ? dyt_norm(o.resid_mid, w.ln1_alpha, w.ln1_gamma, w.ln1_beta)
+                    : layer_norm(o.resid_mid, w.ln1_gamma, w.ln1_beta, cfg.eps);
 
     o.mlp_pre = linear(o.ln1.normalized, w.W_1, w.b_1);
     o.mlp_post = o.mlp_pre;
@@ -249,7 +268,8 @@ inline BlockOut encoder_block(const Mat& X, const BlockWeights& w, const BlockCo
     o.resid_post = xt::zeros<double>({T, C});
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t c = 0; c < C; ++c) o.resid_post(i, c) = o.ln1.normalized(i, c) + o.mlp_out(i, c);
-    o.ln2 = layer_norm(o.resid_post, w.ln2_gamma, w.ln2_beta, cfg.eps);
+    o.ln2 = cfg.dyt ? dyt_norm(o.resid_post, w.ln2_alpha, w.ln2_gamma, w.ln2_beta)
+                    : layer_norm(o.resid_post, w.ln2_gamma, w.ln2_beta, cfg.eps);
     return o;
 }
 

@@ -87,6 +87,8 @@ std::string lesson_json(const Size& s, bool causal, bool gelu, std::uint64_t see
           {"ln2_beta", normal(10, 0.5)}}},
     };
     j["config"].update(extra);
+    // DyT's α, one number per norm: apart from each other and from the generated 0.5
+    if (extra.value("norm", "") == "dyt") j["weights"].update({{"ln1_alpha", nlohmann::json::array({0.75})}, {"ln2_alpha", nlohmann::json::array({1.6})}});
     return j.dump();
 }
 
@@ -133,6 +135,11 @@ std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson)
     bw.W_2 = to_mat(w("W_2"));
     bw.b_2 = to_vec(w("b_2"));
     ref::BlockConfig cfg;
+    cfg.dyt = lesson.config.norm == NormKind::dyt;
+    if (cfg.dyt) {
+        bw.ln1_alpha = w("ln1_alpha").data.at(0);
+        bw.ln2_alpha = w("ln2_alpha").data.at(0);
+    }
     cfg.heads = lesson.config.heads;
     cfg.causal = lesson.config.mask == MaskKind::causal;
     const Scaling& sc = lesson.config.scale;
@@ -185,6 +192,11 @@ std::map<std::string, std::vector<double>> reference_steps(const Lesson& lesson)
     m[b + "hook_attn_out"] = flat(o.attn_out);
     m[b + "hook_resid_mid"] = flat(o.resid_mid);
     for (auto [prefix, ln] : {std::pair{b + "ln1.", &o.ln1}, std::pair{b + "ln2.", &o.ln2}}) {
+        if (cfg.dyt) {  // no statistic of the row: tanh(α·x) and the output alone
+            m[prefix + "hook_standardized"] = flat(ln->standardized);
+            m[prefix + "hook_normalized"] = flat(ln->normalized);
+            continue;
+        }
         m[prefix + "hook_mean"] = flat(ln->mean);
         if (lesson.config.norm_steps_all) {
             m[prefix + "hook_centred"] = flat(ln->centred);
@@ -332,6 +344,15 @@ TEST_CASE("the block matches the double-precision reference with LayerNorm's eve
             const std::uint64_t k = seed++;  // one seed per size, read before it moves on
             check_against_reference(s, k % 2 == 0, k % 3 == 0, k, true, extra);
         }
+}
+
+TEST_CASE("the block matches the double-precision reference with DyT for its norms") {
+    // γ ⊙ tanh(α·x) + β in double, α apart in each norm; nothing of the row's statistics recorded
+    std::uint64_t seed = 91;
+    for (const Size& s : kSizes) {
+        const std::uint64_t k = seed++;  // one seed per size, read before it moves on
+        check_against_reference(s, k % 2 == 0, k % 3 == 0, k, true, {{"norm", "dyt"}});
+    }
 }
 
 TEST_CASE("the block matches the double-precision reference with projection widths of their own (d_k, d_v)") {

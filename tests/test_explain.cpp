@@ -113,8 +113,8 @@ TEST_CASE("explain recomputes every cell's value as the trace holds it, for ever
         INFO(def.name);
         CHECK(explained.count(def.name) == 1);
     }
-    // Generated catalogues: pre-norm decoder stacks (cross-attention, ln3, every block) and RMSNorm in them.
-    for (NormKind norm : {NormKind::layernorm, NormKind::rmsnorm}) {
+    // Generated catalogues: pre-norm decoder stacks (cross-attention, ln3, every block), RMSNorm and DyT in them.
+    for (NormKind norm : {NormKind::layernorm, NormKind::rmsnorm, NormKind::dyt}) {
         const Arch arch{2, true, true};
         auto e = random_eval(Activation::gelu, norm, arch);
         auto names = explain_all(*e);

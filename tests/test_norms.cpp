@@ -1,6 +1,7 @@
-// RMSNorm, GELU's tanh approximation and SwiGLU: hand-computed values, the
-// invariants that define them, the pipeline end to end (materialised and
-// chunked FFN alike), explain, and the lesson fields they bring.
+// RMSNorm, DyT, GELU's tanh approximation and SwiGLU: hand-computed values,
+// the invariants that define them, the pipeline end to end (materialised and
+// chunked FFN alike), explain, and the lesson fields they bring. DyT's whole
+// block is held to a float64 reference in test_block_reference.cpp.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -45,6 +46,26 @@ TEST_CASE("RMSNorm of a row by hand: no mean, divided by its root mean square", 
     for (int c = 0; c < 4; ++c) CHECK(out[c] == Approx(gamma[c] * x[c] / std::sqrt(7.5 + 1e-5)).epsilon(kTol));
 }
 
+TEST_CASE("DyT of a row by hand: tanh of alpha times each number alone, then gamma and beta", "[norms]") {
+    const float x[5] = {-40, -1, 0, 0.5f, 3}, gamma[5] = {1, 2, 1, -1, 0.5f}, beta[5] = {0, 0, 0.25f, 0, 1};
+    const float alpha = 0.5f;  // the paper's α₀
+    float t[5], out[5];
+    dyt_tanh_ref(x, alpha, t, 5);
+    affine_ref(t, gamma, beta, 1, 5, out);
+    for (int c = 0; c < 5; ++c) {
+        INFO(c);
+        CHECK(t[c] == Approx(std::tanh(0.5 * x[c])).margin(kTol));
+        CHECK(out[c] == Approx(gamma[c] * std::tanh(0.5 * x[c]) + beta[c]).margin(kTol));
+    }
+    CHECK(t[0] == -1.0f);  // tanh(-20) is -1 in float: a large number saturates, nothing divides it
+    CHECK(t[2] == 0.0f);
+    // no statistic of the row: each number's x̂ is the same whatever the others are
+    const float alone = x[3];
+    float t_alone;
+    dyt_tanh_ref(&alone, alpha, &t_alone, 1);
+    CHECK(t_alone == t[3]);
+}
+
 TEST_CASE("GELU's tanh approximation: torch's values, and within 1e-3 of the exact GELU", "[norms]") {
     const float x[5] = {-3, -1, 0, 1, 2};
     float t[5], e[5];
@@ -82,6 +103,27 @@ TEST_CASE("an RMSNorm block records the mean square and no mean or variance, and
         const double sigma = std::sqrt(ms / 8 + 1e-5);
         for (std::size_t c = 0; c < 8; ++c) CHECK(out.data[t * 8 + c] == Approx(mid.data[t * 8 + c] / sigma).epsilon(1e-5));
     }
+}
+
+TEST_CASE("a DyT block records tanh(alpha x) and its output, no statistic of the row, each norm its own alpha",
+          "[norms]") {
+    auto doc = small_lesson("relu", "dyt");
+    doc["weights"] = {{"ln1_alpha", nlohmann::json::array({0.9})}, {"ln1_beta", {{"generate", "normal"}, {"seed", 5}, {"std", 0.5}}}};
+    auto e = eval(doc);
+    for (const char* name : {"blocks.0.ln1.hook_standardized", "blocks.0.ln1.hook_normalized", "blocks.0.ln2.hook_normalized"})
+        CHECK(e->exact.find(name));
+    for (const char* name : {"blocks.0.ln1.hook_mean", "blocks.0.ln1.hook_var", "blocks.0.ln1.hook_mean_square",
+                             "blocks.0.ln1.hook_scale", "blocks.0.ln2.hook_scale"})
+        CHECK(!e->exact.find(name));
+    CHECK(formula_of(*e->exact.find("blocks.0.ln1.hook_standardized")).find("tanh(α·x") != std::string::npos);
+    // ln1 = γ ⊙ tanh(0.9·x) + β from resid_mid (γ = 1 generated, β given); ln2's α is the generated 0.5
+    const Tensor& mid = e->exact.find("blocks.0.hook_resid_mid")->held();
+    const Tensor& out = e->exact.find("blocks.0.ln1.hook_normalized")->held();
+    const Tensor& beta = e->lesson.weights.at("ln1_beta");
+    CHECK(e->lesson.weights.at("ln2_alpha").shape == Shape{1});
+    CHECK(e->lesson.weights.at("ln2_alpha").data[0] == 0.5f);
+    for (std::size_t i = 0; i < 5 * 8; ++i)
+        CHECK(out.data[i] == Approx(std::tanh(0.9 * mid.data[i]) + beta.data[i % 8]).margin(kTol));
 }
 
 TEST_CASE("RMSNorm equals LayerNorm on rows of mean zero", "[norms]") {
@@ -123,6 +165,16 @@ TEST_CASE("explain writes out the new steps and lands on the trace's values", "[
         CHECK(r.status == 0);
         CHECK(r.out.find("✓ (the same)") != std::string::npos);
     }
+    doc["config"]["norm"] = "dyt";
+    attntrace::test::write_text(dir.file("d.json"), doc.dump());
+    for (const char* cell : {"ln1.hook_standardized[b,d3]", "ln2.hook_normalized[e,d7]"}) {
+        auto r = run_cli({"explain", dir.file("d.json"), cell});
+        INFO(cell << "\n" << r.out << r.err);
+        CHECK(r.status == 0);
+        CHECK(r.out.find("tanh(") != std::string::npos);
+        CHECK(r.out.find("✓ (the same)") != std::string::npos);
+    }
+    doc["config"]["norm"] = "rmsnorm";
     doc["config"]["activation"] = "gelu_tanh";
     attntrace::test::write_text(dir.file("g.json"), doc.dump());
     auto g = run_cli({"explain", dir.file("g.json"), "mlp.hook_post[a,f0]"});
@@ -153,6 +205,19 @@ TEST_CASE("lesson fields of RMSNorm and SwiGLU are checked", "[norms][bad-input]
     auto act = base;
     act["config"]["activation"] = "silu";
     refused(act, {"config.activation", "\"swiglu\"", "silu"});
+    // DyT's α: only with DyT, one number; DyT has no variance and no mean
+    auto alpha = base;
+    alpha["weights"] = {{"ln1_alpha", nlohmann::json::array({0.5})}};
+    refused(alpha, {"weights.ln1_alpha", "only with config.norm \"dyt\""});
+    auto dyt = small_lesson("relu", "dyt");
+    dyt["weights"] = {{"ln2_alpha", nlohmann::json::array({0.5, 0.5})}};
+    refused(dyt, {"weights.ln2_alpha", "array", "found"});
+    dyt.erase("weights");
+    dyt["config"]["variance"] = "unbiased";
+    refused(dyt, {"config.variance", "DyT has no variance"});
+    dyt["config"].erase("variance");
+    dyt["config"]["norm_steps"] = "all";
+    refused(dyt, {"config.norm_steps", "DyT subtracts no mean"});
 }
 
 TEST_CASE("compare switches LayerNorm for RMSNorm and names the steps each one records", "[norms][compare][cli]") {
@@ -168,6 +233,14 @@ TEST_CASE("compare switches LayerNorm for RMSNorm and names the steps each one r
     CHECK(status["blocks.0.ln1.hook_mean_square"] == "only-in-b");
     CHECK(status["blocks.0.hook_resid_mid"] == "unchanged");  // before the first norm
     CHECK(status["blocks.0.ln1.hook_normalized"] == "changed");
+    auto d = run_cli({"compare", dir.file("n.json"), "--set", "norm=dyt", "--json"});
+    INFO(d.err);
+    REQUIRE(d.status == 0);
+    status.clear();
+    const auto dyt = nlohmann::json::parse(d.out);
+    for (const auto& s : dyt["steps"]) status[s["name"].get<std::string>()] = s["change"].get<std::string>();
+    CHECK(status["blocks.0.ln1.hook_scale"] == "only-in-a");
+    CHECK(status["blocks.0.ln1.hook_standardized"] == "changed");
 }
 
 TEST_CASE("config.variance unbiased: LayerNorm divides the squared deviations by C - 1, as torch.var", "[norms]") {

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluate/evaluate.hpp"
+#include "lesson/config_fields.hpp"
 #include "render/report.hpp"
+#include "render/report_assets.hpp"
 #include "support.hpp"
 
 using attntrace::test::read_text;
@@ -19,13 +21,12 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kDataOpen = "<script type=\"application/json\" id=\"trace\">";
-
-// The text of the page's data element.
-std::string embedded_data(const std::string& html) {
-    auto start = html.find(kDataOpen);
+// The text of the page's data element (`id` "vocabulary": the words its views draw with).
+std::string embedded_data(const std::string& html, const std::string& id = "trace") {
+    const std::string open = "<script type=\"application/json\" id=\"" + id + "\">";
+    auto start = html.find(open);
     REQUIRE(start != std::string::npos);
-    start += kDataOpen.size();
+    start += open.size();
     auto end = html.find("</script>", start);
     REQUIRE(end != std::string::npos);
     return html.substr(start, end - start);
@@ -73,9 +74,9 @@ TEST_CASE("the report loads nothing: no URL, no external script, style or image"
             CHECK(html.find(pattern) == std::string::npos);
         // The page forbids every fetch itself: a stray URL would be refused by the browser.
         CHECK(html.find("content=\"default-src 'none';") != std::string::npos);
-        // Two scripts (the data, the code), each closed once.
-        CHECK(occurrences(html, "<script") == 2);
-        CHECK(occurrences(html, "</script>") == 2);
+        // Three scripts (the data, the vocabulary, the code), each closed once.
+        CHECK(occurrences(html, "<script") == 3);
+        CHECK(occurrences(html, "</script>") == 3);
     }
 }
 
@@ -89,11 +90,54 @@ TEST_CASE("text in a lesson cannot close the report's script element or inject m
     std::string html;
     attntrace::StringSink sink(html);
     attntrace::write_report_html(sink, e->lesson, e->exact, e->report);
-    CHECK(occurrences(html, "</script>") == 2);
+    CHECK(occurrences(html, "</script>") == 3);
     CHECK(html.find("<!--") == std::string::npos);
     CHECK(html.find("<title>attntrace: &lt;/script&gt;&lt;script&gt;alert(1)") != std::string::npos);
     const json data = json::parse(embedded_data(html));
     CHECK(data["lesson"]["title"].get<std::string>().rfind("</script><script>alert(1)</script><!-- & \"quoted\"", 0) == 0);
+}
+
+TEST_CASE("the page draws with the tables words: boxes from the step table, norm and position names from the config table",
+          "[report]") {
+    const json vocabulary = json::parse(attntrace::report_vocabulary().dump());
+    // each norm kind the config table spells, by the name it declares for it
+    json norms = json::object();
+    for (const attntrace::Spelling& s : attntrace::norm_kinds()) norms[std::string(s.name)] = std::string(s.display);
+    CHECK(vocabulary["norms"] == norms);
+    CHECK(vocabulary["norms"]["rmsnorm"] == "RMSNorm");
+    CHECK(vocabulary["norm_default"] == "layernorm");  // what an export leaves unwritten (trace_export.cpp)
+    json positions = json::object();
+    for (const attntrace::Spelling& s : attntrace::position_kinds())
+        positions[std::string(s.name)] = std::string(s.display.empty() ? s.name : s.display);
+    CHECK(vocabulary["positions"] == positions);
+    CHECK(vocabulary["positions"]["alibi"] == "ALiBi");
+    // the script keeps no word of its own: none of the labels is written in it
+    const std::string_view script = attntrace::report_js();
+    std::vector<std::string> words;
+    for (const auto& [tail, label] : vocabulary["boxes"].items())
+        if (label.get<std::string>().find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
+            words.push_back(label.get<std::string>());  // "Q, K, V", "mix A·V", "RoPE": not a plain identifier
+    for (const auto& [kind, name] : norms.items()) words.push_back(name.get<std::string>());
+    words.push_back(positions["rope"].get<std::string>());
+    REQUIRE(words.size() > 8);
+    for (const std::string& w : words) {
+        INFO(w);
+        CHECK(script.find("\"" + w + "\"") == std::string_view::npos);
+    }
+    // every page carries it, and every step of every lesson has a box in it (a norm's: its kind's name)
+    for (const auto& lesson : attntrace::test::lesson_files()) {
+        INFO(lesson);
+        TempDir dir;
+        REQUIRE(run_cli({"report", lesson, "-o", dir.file("r.html")}).status == 0);
+        const std::string html = read_text(dir.file("r.html"));
+        CHECK(json::parse(embedded_data(html, attntrace::kReportVocabularyId)) == vocabulary);
+        for (const auto& step : json::parse(embedded_data(html))["steps"]) {
+            const std::string name = step["name"].get<std::string>(), tail = name.substr(name.rfind('.') + 1);
+            const bool norm = name.find(".ln") != std::string::npos || name.rfind("ln", 0) == 0;
+            INFO(name);
+            CHECK((norm || vocabulary["boxes"].contains(tail)));
+        }
+    }
 }
 
 TEST_CASE("report with a bad lesson exits 2 with one line and leaves no file", "[report]") {

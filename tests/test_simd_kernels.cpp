@@ -496,6 +496,22 @@ TEST_CASE("SIMD RMSNorm passes (x / σ per row, γ ⊙ x̂) equal divide_rows_re
     });
 }
 
+TEST_CASE("SIMD DyT tanh(alpha x) equals dyt_tanh_ref bit for bit at every lane edge", "[simd]") {
+    for_each_arch([&](auto arch, const char* name) {
+        for (std::size_t n : lane_lengths(name)) {
+            auto x = values(n, static_cast<std::uint32_t>(n + 700));
+            for (auto& v : x) v *= 12.0f;  // [-12, 12]: tanh saturates at both ends
+            for (float alpha : {0.5f, 1.7f, -0.3f}) {
+                std::vector<float> want(n), got(n, 7.0f);
+                INFO(name << " n " << n << " alpha " << alpha);
+                attntrace::dyt_tanh_ref(x.data(), alpha, want.data(), n);
+                attntrace::simd::DytTanh{}(arch, x.data(), alpha, got.data(), n);
+                CHECK(got == want);
+            }
+        }
+    });
+}
+
 TEST_CASE("SIMD RoPE rotation equals rope_rows bit for bit, both layouts, heads around the lane edges", "[simd]") {
     for_each_arch([&](auto arch, const char* name) {
         const std::size_t W = lanes_of(name);

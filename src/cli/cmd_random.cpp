@@ -57,7 +57,8 @@ void add_random_options(CLI::App& cmd, RandomSpec& spec) {
     cmd.add_option("--activation", spec.activation, "relu (default), gelu (erf), gelu_tanh or swiglu")
         ->option_text(spelling_choices(activations()))
         ->transform(CLI::CheckedTransformer(spelling_map<Activation>(activations())));
-    cmd.add_option("--norm", spec.norm, "layernorm (default) or rmsnorm")
+    cmd.add_option("--norm", spec.norm, "The kind of every norm pass, as config.norm (default " +
+                                            std::string(norm_name(RandomSpec{}.norm)) + ")")
         ->option_text(spelling_choices(norm_kinds()))
         ->transform(CLI::CheckedTransformer(spelling_map<NormKind>(norm_kinds())));
     cmd.add_option("--blocks", spec.arch.blocks, "Blocks stacked (steps blocks.i.*)")

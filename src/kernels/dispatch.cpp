@@ -325,6 +325,9 @@ void divide_rows(const float* e, const float* s, std::size_t rows, std::size_t c
 void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gain{}, xhat, gamma, rows, C, out), gain_ref(xhat, gamma, rows, C, out));
 }
+void dyt_tanh(const float* x, float alpha, float* y, std::size_t n) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::DytTanh{}, x, alpha, y, n), dyt_tanh_ref(x, alpha, y, n));
+}
 
 void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t rotary,
                       std::size_t pos0, double base, bool interleaved) {

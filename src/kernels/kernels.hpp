@@ -102,6 +102,8 @@ void row_mean_square(const float* x, std::size_t rows, std::size_t C, float* ms)
 // RMSNorm's x̂ = x / σ and γ ⊙ x̂ (and softmax's e / s): divide_rows_ref, gain_ref
 void divide_rows(const float* e, const float* s, std::size_t rows, std::size_t cols, float* out);
 void gain(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out);
+// DyT's x̂ = tanh(α·x) (dyt_tanh_ref, bit for bit)                        x, y: (n)
+void dyt_tanh(const float* x, float alpha, float* y, std::size_t n);
 // rope_rows (positions.hpp): the angles as there, the rotation vectorised (bit for bit)
 void rope_rotate_rows(const float* x, float* y, std::size_t rows, std::size_t heads, std::size_t hs, std::size_t rotary,
                       std::size_t pos0, double base, bool interleaved);

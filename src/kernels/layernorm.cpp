@@ -64,6 +64,10 @@ void gain_ref(const float* xhat, const float* gamma, std::size_t rows, std::size
         for (std::size_t c = 0; c < C; ++c) out[i * C + c] = gamma[c] * xhat[i * C + c];
 }
 
+void dyt_tanh_ref(const float* x, float alpha, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = std::tanh(alpha * x[i]);
+}
+
 void layernorm_stats_ref(const float* x, std::size_t rows, std::size_t C, float eps, float* mean, float* var,
                          float* sigma) {
     row_mean_ref(x, rows, C, mean);          // pass 1

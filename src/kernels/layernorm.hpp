@@ -46,5 +46,9 @@ void row_mean_square_ref(const float* x, std::size_t rows, std::size_t C, float*
 void gain_ref(const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out);
 void affine_ref(const float* xhat, const float* gamma, const float* beta, std::size_t rows, std::size_t C,
                 float* out);
+// DyT (Dynamic Tanh, config.norm "dyt"): no statistics, each number squashed
+// on its own, x̂ = tanh(α·x) (α·x one float product, then std::tanh), and
+// out = γ ⊙ x̂ + β by affine_ref.   x, y: (n)
+void dyt_tanh_ref(const float* x, float alpha, float* y, std::size_t n);
 
 }  // namespace attntrace

@@ -29,8 +29,9 @@ constexpr std::array kActivations = {
     Spelling{v(Activation::swiglu), "swiglu", "", "a gated FFN: SiLU(x·W_1 + b_1) ⊙ (x·W_3 + b_3) (LLaMA's)"},
 };
 constexpr std::array kNormKinds = {
-    Spelling{v(NormKind::layernorm), "layernorm", "", "(x - μ) / √(σ² + eps) · γ + β (nn.LayerNorm)"},
-    Spelling{v(NormKind::rmsnorm), "rmsnorm", "", "x / √(mean(x²) + eps) · γ (torch.nn.RMSNorm)"},
+    Spelling{v(NormKind::layernorm), "layernorm", "", "(x - μ) / √(σ² + eps) · γ + β (nn.LayerNorm)", "LayerNorm"},
+    Spelling{v(NormKind::rmsnorm), "rmsnorm", "", "x / √(mean(x²) + eps) · γ (torch.nn.RMSNorm)", "RMSNorm"},
+    Spelling{v(NormKind::dyt), "dyt", "", "γ ⊙ tanh(α·x) + β, α one learned number, no statistics (DyT)", "DyT"},
 };
 constexpr std::array kWeightLayouts = {
     Spelling{v(WeightLayout::in_out), "in_out", "x·W, d_in x d_out", "matrices as the articles write them, applied as x·W"},
@@ -54,8 +55,8 @@ constexpr std::array kPositionKinds = {
     Spelling{v(PositionKind::none), "none", "", "no positional encoding"},
     Spelling{v(PositionKind::sinusoidal), "sinusoidal", "", "sin/cos rows added to X at the embed stage"},
     Spelling{v(PositionKind::learned), "learned", "", "rows of the lesson's table inputs.positions added to X"},
-    Spelling{v(PositionKind::rope), "rope", "", "an object: Q and K rotated by position"},
-    Spelling{v(PositionKind::alibi), "alibi", "", "an object: a linear bias on the scaled scores"},
+    Spelling{v(PositionKind::rope), "rope", "", "an object: Q and K rotated by position", "RoPE"},
+    Spelling{v(PositionKind::alibi), "alibi", "", "an object: a linear bias on the scaled scores", "ALiBi"},
 };
 constexpr std::array kNormStepKinds = {
     Spelling{0, "fused", "the default", "LayerNorm's μ, σ², σ and x̂ as steps"},
@@ -73,10 +74,12 @@ constexpr std::array kUnembedKinds = {
 // The steps each field's values add or remove (config_records).
 bool layernorm(const Config& c) { return c.norm == NormKind::layernorm; }
 bool rmsnorm(const Config& c) { return c.norm == NormKind::rmsnorm; }
+bool row_statistics(const Config& c) { return c.norm != NormKind::dyt; }
 constexpr std::array kNormSteps = {
     ConfigStep{Leaf::ln_mean, layernorm, "config.norm \"layernorm\""},
     ConfigStep{Leaf::ln_var, layernorm, "config.norm \"layernorm\""},
     ConfigStep{Leaf::ln_mean_square, rmsnorm, "config.norm \"rmsnorm\""},
+    ConfigStep{Leaf::ln_scale, row_statistics, "config.norm \"layernorm\" or \"rmsnorm\" (DyT divides by nothing)"},
 };
 bool all_norm_steps(const Config& c) { return c.norm == NormKind::layernorm && c.norm_steps_all; }
 constexpr std::array kNormStepsSteps = {
@@ -219,6 +222,11 @@ std::string_view config_records_when(Leaf leaf) {
 std::string_view mask_name(MaskKind m) { return spelling_of(config_table::kMaskKinds, m); }
 std::string_view activation_name(Activation a) { return spelling_of(config_table::kActivations, a); }
 std::string_view norm_name(NormKind n) { return spelling_of(config_table::kNormKinds, n); }
+std::string_view norm_display_name(NormKind n) {
+    for (const Spelling& s : config_table::kNormKinds)
+        if (s.value == static_cast<int>(n)) return s.display.empty() ? s.name : s.display;
+    return norm_name(n);
+}
 std::string_view position_name(PositionKind k) { return spelling_of(config_table::kPositionKinds, k); }
 
 }  // namespace attntrace

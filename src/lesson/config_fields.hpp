@@ -17,13 +17,15 @@
 namespace attntrace {
 
 // One spelling of an enumerated value: the enum's value (as int), its JSON
-// text, the short note an error message puts beside it (may be empty) and its
-// one-line meaning.
+// text, the short note an error message puts beside it (may be empty), its
+// one-line meaning and the name a view gives it (a norm kind's "RMSNorm" in
+// the report's pipeline; empty: the views write its spelling).
 struct Spelling {
     int value;
     std::string_view name;
     std::string_view hint;
     std::string_view meaning;
+    std::string_view display = {};
 };
 
 // A step a config value adds (or removes), when, and the words a message
@@ -53,6 +55,7 @@ const ConfigField& config_field(std::string_view name);
 std::span<const Spelling> mask_kinds();      // MaskKind: "none", "causal", then the object kinds
 std::span<const Spelling> activations();     // Activation
 std::span<const Spelling> norm_kinds();      // NormKind
+std::string_view norm_display_name(NormKind n);  // "RMSNorm": its display name (its spelling when it has none)
 std::span<const Spelling> weight_layouts();  // WeightLayout
 std::span<const Spelling> normalizers();     // Normalizer
 std::span<const Spelling> variances();       // Variance

@@ -130,16 +130,20 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     }
     if (f.optional(c, "variance")) {
         read_enum(f, c, "variance", cfg.variance);
-        if (cfg.variance == Variance::unbiased && cfg.norm == NormKind::rmsnorm)
-            f.fail("config.variance", "\"biased\" or no field with config.norm \"rmsnorm\" (RMSNorm has no variance)",
+        if (cfg.variance == Variance::unbiased && cfg.norm != NormKind::layernorm)
+            f.fail("config.variance",
+                   fmt::format("\"biased\" or no field with config.norm \"{}\" ({} has no variance)", norm_name(cfg.norm),
+                               norm_display_name(cfg.norm)),
                    "\"unbiased\"");
         if (cfg.variance == Variance::unbiased && cfg.d_model < 2)
             f.fail("config.variance", "\"biased\" with d_model = 1 (C - 1 = 0 values to divide by)", "\"unbiased\"");
     }
     if (auto all = read_spelling(f, c, "norm_steps")) {
         cfg.norm_steps_all = *all == 1;
-        if (cfg.norm_steps_all && cfg.norm == NormKind::rmsnorm)
-            f.fail("config.norm_steps", "\"fused\" or no field with config.norm \"rmsnorm\" (RMSNorm subtracts no mean)",
+        if (cfg.norm_steps_all && cfg.norm != NormKind::layernorm)
+            f.fail("config.norm_steps",
+                   fmt::format("\"fused\" or no field with config.norm \"{}\" ({} subtracts no mean)", norm_name(cfg.norm),
+                               norm_display_name(cfg.norm)),
                    "\"all\"");
     }
     read_enum(f, c, "weight_layout", cfg.weight_layout);

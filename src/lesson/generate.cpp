@@ -27,6 +27,9 @@ Tensor generate(Fill fill, const Shape& shape, std::uint64_t seed, double std_de
         case Fill::ones:
             for (float& x : t.data) x = 1.0f;
             break;
+        case Fill::half:
+            for (float& x : t.data) x = 0.5f;
+            break;
         case Fill::identity: {
             std::size_t n = shape.empty() ? 0 : shape[0];
             for (std::size_t i = 0; i < n; ++i) t.data[i * n + i] = 1.0f;

@@ -11,7 +11,8 @@
 
 namespace attntrace {
 
-enum class Fill { normal, zeros, ones, identity };
+// half: 0.5 everywhere, DyT's α₀ (the value its paper and code start α at).
+enum class Fill { normal, zeros, ones, identity, half };
 
 // normal: N(0, std^2) from `seed`; identity: square matrices only (checked by the caller).
 Tensor generate(Fill fill, const Shape& shape, std::uint64_t seed, double std_dev);

@@ -26,7 +26,9 @@ inline constexpr int kLessonFormatVersion = 1;
 // pipeline/mask_pattern.hpp builds the pattern).
 enum class MaskKind { none, causal, window, global_local, block_sparse, padding, custom };
 enum class Activation { relu, gelu, gelu_tanh, swiglu };
-enum class NormKind { layernorm, rmsnorm };
+// dyt: Dynamic Tanh (Zhu, Chen, He, LeCun and Liu 2025, "Transformers without
+// Normalization"): γ ⊙ tanh(α·x) + β, no statistics of the row at all.
+enum class NormKind { layernorm, rmsnorm, dyt };
 // config.weight_layout: how a lesson writes a projection's matrix. in_out is
 // d_in x d_out, applied as x·W (the articles); out_in is d_out x d_in,
 // applied as x·Wᵀ (nn.Linear's weight as PyTorch prints it). The reader
@@ -131,7 +133,7 @@ struct Config {
     MaskSpec mask_spec;  // the fields of an object mask
     Scaling scale;  // S / √hs by default; none shows why it exists
     Activation activation = Activation::relu;  // swiglu: a gated FFN with a third matrix W_3
-    NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm)
+    NormKind norm = NormKind::layernorm;       // rmsnorm: no mean, no β (torch.nn.RMSNorm); dyt: tanh(α·x), no statistics
     double eps = 1e-5;  // LayerNorm's and RMSNorm's, inside the square root, as PyTorch (kMinEps..kMaxEps, or 0)
     WeightLayout weight_layout = WeightLayout::in_out;  // how the lesson wrote its matrices
     Normalizer normalizer = Normalizer::softmax;

@@ -23,6 +23,7 @@ const std::vector<WeightSpec> kWeights = {
     {"b_O", Stage::out, {A::d_model}, Fill::zeros},
     {"ln1_gamma", Stage::norm1, {A::d_model}, Fill::ones},
     {"ln1_beta", Stage::norm1, {A::d_model}, Fill::zeros},
+    {"ln1_alpha", Stage::norm1, {}, Fill::half},  // DyT's α: one number, shape (1)
     {"W_1", Stage::ffn, {A::d_model, A::d_ff}, Fill::normal},
     {"b_1", Stage::ffn, {A::d_ff}, Fill::zeros},
     {"W_2", Stage::ffn, {A::d_ff, A::d_model}, Fill::normal},
@@ -31,6 +32,7 @@ const std::vector<WeightSpec> kWeights = {
     {"b_3", Stage::ffn, {A::d_ff}, Fill::zeros},
     {"ln2_gamma", Stage::norm2, {A::d_model}, Fill::ones},
     {"ln2_beta", Stage::norm2, {A::d_model}, Fill::zeros},
+    {"ln2_alpha", Stage::norm2, {}, Fill::half},  // DyT's α: one number, shape (1)
     // A decoder block's cross-attention (K and V project inputs.memory) and its third norm.
     {"cross.W_Q", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, H::q},
     {"cross.W_K", Stage::qkv, {A::d_model, A::d_model}, Fill::normal, H::k},
@@ -42,6 +44,7 @@ const std::vector<WeightSpec> kWeights = {
     {"cross.b_O", Stage::out, {A::d_model}, Fill::zeros},
     {"ln3_gamma", Stage::norm2, {A::d_model}, Fill::ones},
     {"ln3_beta", Stage::norm2, {A::d_model}, Fill::zeros},
+    {"ln3_alpha", Stage::norm2, {}, Fill::half},  // DyT's α: one number, shape (1)
 };
 
 // The model's weights outside its blocks, never prefixed: the embeddings' norm (config.embed_norm),
@@ -49,8 +52,10 @@ const std::vector<WeightSpec> kWeights = {
 const std::vector<WeightSpec> kModelWeights = {
     {"embed_ln_gamma", Stage::norm1, {A::d_model}, Fill::ones},
     {"embed_ln_beta", Stage::norm1, {A::d_model}, Fill::zeros},
+    {"embed_ln_alpha", Stage::norm1, {}, Fill::half},
     {"ln_final_gamma", Stage::norm1, {A::d_model}, Fill::ones},
     {"ln_final_beta", Stage::norm1, {A::d_model}, Fill::zeros},
+    {"ln_final_alpha", Stage::norm1, {}, Fill::half},
     {"W_U", Stage::unembed, {A::d_model, A::vocab}, Fill::normal},
     {"b_U", Stage::unembed, {A::vocab}, Fill::zeros},  // the logits' bias (Phi's lm_head.bias)
 };
@@ -87,6 +92,7 @@ std::size_t heads_axis(const WeightSpec& w) { return w.heads == H::o && w.axes.s
 }  // namespace
 
 Shape WeightSpec::shape(const Dims& d) const {
+    if (axes.empty()) return {1};  // one number (DyT's α), stored as torch stores it: shape (1)
     Shape s;
     for (Axis a : axes) s.push_back(d.extent(a));
     // b_O is d_model wide: W_O's heads are its input
@@ -111,6 +117,7 @@ std::string WeightSpec::shape_text(const Dims& d) const { return shape_text(d, W
 // (every extent is d_model); with fewer K/V heads, or widths of their own
 // (config.d_k, d_v), the projection's extent is spelled out with its numbers.
 std::string WeightSpec::shape_text(const Dims& d, WeightLayout layout) const {
+    if (axes.empty()) return "one number";
     const bool even = d.hs == d.hv && d.NH * d.hs == d.C;
     const bool spelt = heads != H::none && !(heads == H::o && axes.size() == 1) &&
                        (!even || ((heads == H::k || heads == H::v) && d.KVH != d.NH));
@@ -148,7 +155,8 @@ bool weight_applies(const WeightSpec& w, const Config& c) {
     if (n == "b_U") return c.arch.unembed;
     if (second_norm(n) && c.arch.shared_norm) return false;  // the block's one norm is LN1
     if (n == "W_3" || n == "b_3") return c.activation == Activation::swiglu;
-    if (ends_with(n, "_beta")) return c.norm == NormKind::layernorm;
+    if (ends_with(n, "_alpha")) return c.norm == NormKind::dyt;
+    if (ends_with(n, "_beta")) return c.norm != NormKind::rmsnorm;
     return true;
 }
 
@@ -156,12 +164,13 @@ const char* weight_use(const WeightSpec& w, const Config& c) {
     const std::string_view n = w.name;
     if (second_norm(n) && c.arch.shared_norm) return "not with config.shared_norm: the block's one norm is LN1";
     if (decoder_only(n)) return "only with config.block \"decoder\"";
-    if (embed_only(n)) return "only with config.embed_norm (β: and config.norm \"layernorm\")";
-    if (final_only(n)) return "only with config.final_norm (β: and config.norm \"layernorm\")";
+    if (embed_only(n)) return "only with config.embed_norm (β: and not RMSNorm; α: and config.norm \"dyt\")";
+    if (final_only(n)) return "only with config.final_norm (β: and not RMSNorm; α: and config.norm \"dyt\")";
     if (n == "W_U") return "only with config.unembed \"W_U\"";
     if (n == "b_U") return "only with config.unembed";
     if (n == "W_3" || n == "b_3") return "only with config.activation \"swiglu\"";
-    if (ends_with(n, "_beta")) return "RMSNorm has no β: only with config.norm \"layernorm\"";
+    if (ends_with(n, "_alpha")) return "only DyT has α: only with config.norm \"dyt\"";
+    if (ends_with(n, "_beta")) return "RMSNorm has no β: only with config.norm \"layernorm\" or \"dyt\"";
     return "always";
 }
 

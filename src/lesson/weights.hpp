@@ -7,6 +7,7 @@
 //   ln1_gamma, ln1_beta (C)      absent: LayerNorm's output is not computable
 //   W_1 (C, F), b_1 (F), W_2 (F, C), b_2 (C)
 //   ln2_gamma, ln2_beta (C)      (no β with RMSNorm; none with config.shared_norm: the FFN reads LN1)
+//   ln1_alpha, ln2_alpha (1)     DyT's α (config.norm "dyt" only; each norm has its own, embed_ln_alpha, ...)
 //   W_3 (C, F), b_3 (F)          SwiGLU's second (linear) branch
 //   cross.W_Q ... cross.b_O, ln3_gamma, ln3_beta   a decoder block's cross-attention and third norm
 //   embed_ln_gamma, embed_ln_beta (C)   ln_final_gamma, ln_final_beta (C)   W_U (C, V)   b_U (V)
@@ -29,7 +30,7 @@ struct WeightSpec {
     const char* name;
     Stage stage;             // the stage that reads it
     std::vector<Axis> axes;  // (d_in, d_out) for a matrix, (d_out) for a vector
-    Fill init;               // what weights_seed generates: normal for matrices (std 1/√d_in), else 0 or 1
+    Fill init;               // what weights_seed generates: normal for matrices (std 1/√d_in), else 0 or 1 (DyT's α: 0.5)
     // Which projection's heads an extent counts: Q's output NH·hs, K's KVH·hs,
     // V's KVH·hv (the last extent), W_O's input NH·hv (the first); none: the axes'.
     enum class Heads : std::uint8_t { none, q, k, v, o };
@@ -60,7 +61,7 @@ struct WeightUse {
 // Every weight the model has, applicable to the config or not, block by block.
 std::vector<WeightUse> weight_uses(const Config& c);
 // Whether a config reads this weight (W_3, b_3: SwiGLU only; ln*_beta:
-// LayerNorm only; ln2_*: not with a shared norm), and in words when it does
+// not RMSNorm; ln*_alpha: DyT only; ln2_*: not with a shared norm), and in words when it does
 // (or, for a weight the config's shared norm leaves out, why not).
 bool weight_applies(const WeightSpec& w, const Config& c);
 const char* weight_use(const WeightSpec& w, const Config& c);

@@ -1,4 +1,4 @@
-// Operation norm (stages norm1 and norm2): LayerNorm (or RMSNorm) of each token's row
+// Operation norm (stages norm1 and norm2): LayerNorm (or RMSNorm, or DyT) of each token's row
 // (also the embeddings' norm under config.embed_norm: steps embed.ln.*, weights embed_ln_*)
 // (every norm pass: its input and prefix come from the pass, catalogue.hpp).
 #include <cmath>
@@ -18,12 +18,13 @@ namespace {
 
 // The norm pass's steps, and its weights' paths (ln: "ln2", the weights' name before the pass's prefix).
 struct LnSteps {
-    std::string mean, centred, sq_dev, var, mean_square, scale, standardized, normalized, gamma, beta;
+    std::string mean, centred, sq_dev, var, mean_square, scale, standardized, normalized, gamma, beta, alpha;
     LnSteps(const Run& run, const std::string& ln)
         : mean(run.name(Leaf::ln_mean)), centred(run.name(Leaf::ln_centred)), sq_dev(run.name(Leaf::ln_sq_dev)),
           var(run.name(Leaf::ln_var)), mean_square(run.name(Leaf::ln_mean_square)),
           scale(run.name(Leaf::ln_scale)), standardized(run.name(Leaf::ln_standardized)),
-          normalized(run.name(Leaf::ln_normalized)), gamma(run.wpath(ln + "_gamma")), beta(run.wpath(ln + "_beta")) {}
+          normalized(run.name(Leaf::ln_normalized)), gamma(run.wpath(ln + "_gamma")), beta(run.wpath(ln + "_beta")),
+          alpha(run.wpath(ln + "_alpha")) {}
 };
 
 // config.eps may be 0 (a textbook's LayerNorm): a row whose deviations are
@@ -64,6 +65,31 @@ void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
     // γ ⊙ x̂
     if (float* out = run.open(st.normalized, {{st.standardized, xhat}, {st.gamma, gamma}}))
         gain(xhat->ptr(), gamma->ptr(), d.P, d.C, out);
+    run.close();
+}
+
+// DyT (Dynamic Tanh, Zhu, Chen, He, LeCun and Liu 2025): no statistics of the
+// row; each number squashed on its own by tanh, its slope α one learned number.
+// x: (P, C)   α: (1)   x̂ = tanh(α·x), γ ⊙ x̂ + β: (P, C)
+constexpr const char* kDytFormula = "x̂[i,c] = tanh(α·x[i,c])   (DyT: α one learned number, no mean, no σ)";
+constexpr const char* kDytMeaning =
+    "Each number squashed into (-1, 1) on its own: DyT computes no statistic of the row, so rows keep their "
+    "own scale and a large value saturates near ±1.";
+void dyt(Run& run, const std::string& in, const std::string& ln) {
+    const Dims& d = run.dims();
+    const LnSteps st(run, ln);
+    const Tensor* x = run.value(in);
+    const Tensor* alpha = run.weight(ln + "_alpha");
+    if (float* t = run.open(st.standardized, {{in, x}, {st.alpha, alpha}}))
+        dyt_tanh(x->ptr(), alpha->data[0], t, d.P * d.C);
+    run.close();
+    run.set_formula(st.standardized, kDytFormula, kDytMeaning);
+    const Tensor* t = run.value(st.standardized);
+    const Tensor* gamma = run.weight(ln + "_gamma");
+    const Tensor* beta = run.weight(ln + "_beta");
+    // γ ⊙ x̂ + β
+    if (float* out = run.open(st.normalized, {{st.standardized, t}, {st.gamma, gamma}, {st.beta, beta}}))
+        affine_ref(t->ptr(), gamma->ptr(), beta->ptr(), d.P, d.C, out);
     run.close();
 }
 
@@ -121,6 +147,7 @@ void layernorm(Run& run, const std::string& in, const std::string& ln) {
     const Tensor* beta = run.weight(ln + "_beta");
     const float eps = static_cast<float>(run.lesson().config.eps);
     if (run.lesson().config.norm == NormKind::rmsnorm) return rmsnorm(run, in, ln);
+    if (run.lesson().config.norm == NormKind::dyt) return dyt(run, in, ln);
     const bool unbiased = run.lesson().config.variance == Variance::unbiased;
     if (run.lesson().config.norm_steps_all) return layernorm_as_taught(run, in, ln);
     if (!unbiased && !run.intervenes({st.mean, st.var, st.scale, st.standardized})) {
@@ -205,6 +232,26 @@ float rmsnorm_explain(Cell& c, const Step& X, const std::string& ln) {
     return r;
 }
 
+// ln*.hook_standardized and hook_normalized of a DyT at (t, c): tanh(α·x), γ ⊙ x̂ + β.
+float dyt_explain(Cell& c, const Step& X, const std::string& ln) {
+    const std::size_t t = c.at[0], col = c.at[1];
+    const std::string tok = Cell::label(c.step, 0, t);
+    const float x = get(X, {t, col}), a = c.weight(ln + "_alpha").data[0];
+    if (c.leaf() == Leaf::ln_standardized) {
+        const float r = std::tanh(a * x);  // dyt_tanh_ref
+        c.line("x̂ = tanh(α · {}[{},d{}]) = tanh({} · {}) = tanh({}) = {}   (DyT: no mean, no σ)", X.name, tok, col,
+               c.num(a), c.num(x), c.num(a * x), c.num(r));
+        return r;
+    }
+    const float xhat = get(c.input(Leaf::ln_standardized), {t, col});
+    const float g = c.weight(ln + "_gamma").data[col], b = c.weight(ln + "_beta").data[col];
+    c.line("1. x̂ = tanh(α · x) = tanh({} · {}) = {}   (DyT: each number on its own, no statistic of the row)",
+           c.num(a), c.num(x), c.num(xhat));
+    const float r = g * xhat + b;  // affine_ref
+    c.line("2. γ[d{}] · x̂ + β[d{}] = {} · {} + {} = {}", col, col, c.num(g), c.num(xhat), c.num(b), c.num(r));
+    return r;
+}
+
 }  // namespace
 
 void norm_forward(Run& run) {
@@ -221,6 +268,7 @@ float norm_explain(Cell& c) {
     const Leaf leaf = c.leaf();
     const std::string& xname = X.name;
     if (c.lesson.config.norm == NormKind::rmsnorm) return rmsnorm_explain(c, X, ln);
+    if (c.lesson.config.norm == NormKind::dyt) return dyt_explain(c, X, ln);
     if (leaf == Leaf::ln_mean) {
         double sum = 0.0;  // double, as row_mean_ref (see kernels/layernorm.hpp)
         for (std::size_t k = 0; k < C; ++k) sum += get(X, {t, k});

@@ -20,7 +20,7 @@
 //   mix             mix.cpp       hook_z
 //   out             out_proj.cpp  hook_attn_out
 //   add1, add2      residual.cpp  hook_resid_mid, hook_resid_post
-//   norm1, norm2    layernorm.cpp ln*.hook_mean .. hook_normalized (LayerNorm or RMSNorm; embed.ln.* too)
+//   norm1, norm2    layernorm.cpp ln*.hook_mean .. hook_normalized (LayerNorm, RMSNorm or DyT; embed.ln.* too)
 //   ffn             ffn.cpp       mlp.hook_pre .. hook_mlp_out
 //   unembed         unembed.cpp   unembed (the logits; the final norm before it is a norm pass, ln_final.*)
 #pragma once

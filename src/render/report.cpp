@@ -3,6 +3,7 @@
 #include "trace/catalogue.hpp"
 
 #include "export/trace_export.hpp"
+#include "lesson/config_fields.hpp"
 #include "render/report_assets.hpp"
 #include "render/report_page.hpp"
 #include "trace/steps.hpp"
@@ -81,6 +82,10 @@ void write_page(TextSink& out, const std::string& title, WriteData&& data) {
     out.write("\">\n");
     ScriptSafeSink safe(out);
     data(safe);
+    out.write("</script>\n<script type=\"application/json\" id=\"");
+    out.write(kReportVocabularyId);
+    out.write("\">\n");
+    write_readable(report_vocabulary(), safe);
     out.write("</script>\n<script>\n");
     out.write(report_js());
     out.write("</script>\n</body>\n</html>\n");
@@ -182,6 +187,27 @@ std::string index_text(const std::vector<std::size_t>& idx) {
 }
 
 }  // namespace
+
+OrderedJson report_vocabulary() {
+    OrderedJson boxes = OrderedJson::object();
+    const auto box = [&](const std::string& name, Leaf leaf) {
+        if (const std::string_view label = pipeline_box(leaf); !label.empty())
+            boxes[name.substr(name.rfind('.') + 1)] = std::string(label);  // "hook_q", "unembed"
+    };
+    for (const StepTemplate& t : step_templates()) box(t.name, t.leaf);
+    Arch decoder;  // the names only a decoder block writes: hook_cross_attn_out, hook_resid_mid2
+    decoder.decoder = true;
+    for (const StepDef& d : catalogue_for(decoder).steps()) box(d.name, d.leaf);
+    const auto names = [](std::span<const Spelling> kinds) {
+        OrderedJson out = OrderedJson::object();
+        for (const Spelling& s : kinds) out[std::string(s.name)] = std::string(s.display.empty() ? s.name : s.display);
+        return out;
+    };
+    return {{"boxes", boxes},
+            {"norms", names(norm_kinds())},
+            {"norm_default", std::string(norm_name(Config{}.norm))},
+            {"positions", names(position_kinds())}};
+}
 
 void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& b, const DiffReport& r) {
     // The page of A's steps, each replaced by |A - B| (or no values, with the reason), with

@@ -39,4 +39,15 @@ void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& 
 // The id of the <script type="application/json"> element holding the trace.
 inline constexpr const char* kReportDataId = "trace";
 
+// The words the page's pipeline view draws with, taken from the tables that
+// declare them (the page's script has none of its own): `boxes`, the last
+// part of each step name a catalogue writes -> its box (trace/steps.hpp's
+// pipeline_box; a norm's steps are left out: their box is the norm kind's);
+// `norms`, each norm kind's spelling -> its display name
+// (lesson/config_fields.hpp); `norm_default`, the kind of a trace whose
+// config does not write `norm`; `positions`, each positional encoding's
+// spelling -> its display name ("RoPE"). Every page holds it, in the element below.
+OrderedJson report_vocabulary();
+inline constexpr const char* kReportVocabularyId = "vocabulary";
+
 }  // namespace attntrace

@@ -241,6 +241,37 @@ bool writes_terms(Leaf leaf) {
     }
 }
 
+std::string_view pipeline_box(Leaf leaf) {
+    switch (leaf) {
+        case Leaf::embed: return "embed";
+        case Leaf::pos_embed: return "positions";
+        case Leaf::token_type_embed: return "token_type_embed";
+        case Leaf::resid_pre: return "input x";
+        case Leaf::q: case Leaf::k: case Leaf::v: case Leaf::kv_head: return "Q, K, V";
+        case Leaf::rot_q: case Leaf::rot_k: return "RoPE";
+        case Leaf::scores_raw: return "scores Q·Kᵀ";
+        case Leaf::scale_factor: return "scale_factor";
+        case Leaf::scores_scaled: return "scale";
+        case Leaf::mask: case Leaf::attn_scores: return "mask";
+        case Leaf::alibi_slopes: return "alibi_slopes";
+        case Leaf::alibi: return "alibi";
+        case Leaf::scores_masked: return "scores_masked";
+        case Leaf::row_max: case Leaf::shifted: case Leaf::exp: case Leaf::row_sum: case Leaf::pattern: return "softmax";
+        case Leaf::score_sum: return "score_sum";
+        case Leaf::pattern_unmasked: return "pattern_unmasked";
+        case Leaf::pattern_zeroed: return "pattern_zeroed";
+        case Leaf::zeroed_sum: return "zeroed_sum";
+        case Leaf::z: return "mix A·V";
+        case Leaf::attn_out: return "W^O";
+        case Leaf::resid_mid: case Leaf::resid_post: return "add";
+        case Leaf::ln_mean: case Leaf::ln_centred: case Leaf::ln_sq_dev: case Leaf::ln_var: case Leaf::ln_mean_square:
+        case Leaf::ln_scale: case Leaf::ln_standardized: case Leaf::ln_normalized: return "";
+        case Leaf::mlp_pre: case Leaf::mlp_pre_linear: case Leaf::mlp_post: case Leaf::mlp_out: return "FFN";
+        case Leaf::logits: return "unembed";
+    }
+    return "";
+}
+
 std::string_view stage_name(Stage s) { return kStageNames[static_cast<int>(s)]; }
 
 std::optional<Stage> stage_from_name(std::string_view name) {

@@ -143,6 +143,14 @@ struct StepDef {
 // (render/text.cpp) and what the plan counts for them (pipeline/plan.cpp) ask this.
 bool drawn_as_map(Leaf leaf);
 
+// The box a step is drawn in by the report's pipeline view (consecutive
+// steps of one label share a box): "Q, K, V", "softmax", "FFN", ... The page
+// has no table of its own: the report writes these labels into it
+// (render/report.hpp, report_vocabulary). The norm's steps answer "": their
+// box is named by the lesson's norm kind (lesson/config_fields.hpp, the
+// kind's display name).
+std::string_view pipeline_box(Leaf leaf);
+
 // The template, in the order one post-norm encoder block records it.
 const std::vector<StepTemplate>& step_templates();
 const StepTemplate* find_template(std::string_view name);

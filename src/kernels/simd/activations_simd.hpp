@@ -1,5 +1,6 @@
-// The FFN's activations and RMSNorm's element-wise passes with xsimd: GELU's
-// tanh form, SwiGLU's gated SiLU, a row divided by its own number, the gain.
+// The FFN's activations and the norms' element-wise passes with xsimd: GELU's
+// tanh form, SwiGLU's gated SiLU, a row divided by its own number, the gain,
+// DyT's tanh(α·x).
 // Same operations in the same order as their _ref twins (no fused
 // multiply-add: the build sets -ffp-contract=off), so the row passes are
 // identical; the activations differ only where xsimd::tanh and xsimd::exp
@@ -8,6 +9,8 @@
 // element's value does not depend on where it falls in the array (a decoded
 // row gets the numbers of the same row in the whole run).
 #pragma once
+
+#include <cmath>
 
 #include <xsimd/xsimd.hpp>
 
@@ -109,6 +112,18 @@ void Gain::operator()(Arch, const float* xhat, const float* gamma, std::size_t r
                 (B::load_unaligned(gamma + c) * B::load_unaligned(hi + c)).store_unaligned(oi + c);
             for (std::size_t c = full; c < C; ++c) oi[c] = gamma[c] * hi[c];  // tail
         }
+    });
+}
+
+template <class Arch>
+void DytTanh::operator()(Arch, const float* x, float alpha, float* y, std::size_t n) const {
+    using B = xsimd::batch<float, Arch>;
+    // y = tanh(α·x): the product in registers, then std::tanh of each lane, as dyt_tanh_ref (bit for bit)
+    activation_detail::map1<Arch>(x, y, n, [alpha](B v) {
+        alignas(64) float lanes[B::size];
+        (B(alpha) * v).store_aligned(lanes);
+        for (float& t : lanes) t = std::tanh(t);
+        return B::load_aligned(lanes);
     });
 }
 

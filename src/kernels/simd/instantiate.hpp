@@ -47,6 +47,7 @@
                                                                 std::size_t, float*) const;                      \
     template void attntrace::simd::Gain::operator()<ARCH>(ARCH, const float*, const float*, std::size_t,          \
                                                           std::size_t, float*) const;                            \
+    template void attntrace::simd::DytTanh::operator()<ARCH>(ARCH, const float*, float, float*, std::size_t) const; \
     template void attntrace::simd::RotatePairs::operator()<ARCH>(ARCH, const float*, float*, std::size_t,         \
                                                                  std::size_t, const float*, const float*,        \
                                                                  const int*) const;                              \

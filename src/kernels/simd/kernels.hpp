@@ -180,6 +180,12 @@ struct Gain {
     template <class Arch>
     void operator()(Arch, const float* xhat, const float* gamma, std::size_t rows, std::size_t C, float* out) const;
 };
+// See dyt_tanh_ref (layernorm.hpp): bit for bit. α·x in registers, tanh std::tanh's lane by lane (xsimd::tanh
+// differs from it by a few ulp), the array split over the threads.
+struct DytTanh {
+    template <class Arch>
+    void operator()(Arch, const float* x, float alpha, float* y, std::size_t n) const;
+};
 // RoPE's rotation of one row (rope_rows in positions.hpp, bit for bit), its
 // angles given: x, y: (heads, hs)   cos_d, sin_d, partner: (hs), where for
 // dimension d of a head cos_d[d] = cos(p·θ_i), sin_d[d] = -sin for the

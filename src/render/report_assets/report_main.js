@@ -23,7 +23,7 @@
     if (key === "scale" && typeof v === "boolean") return v ? "÷ √d_head" : "none";
     if (v === null || typeof v !== "object") return String(v);
     if (key === "positions" && typeof v.kind === "string") {
-      const kind = { learned: "learned", sinusoidal: "sinusoidal", rope: "RoPE", alibi: "ALiBi" }[v.kind] || v.kind;
+      const kind = VOCABULARY.positions[v.kind] || v.kind;  // its display name, from the config table (report_views.js)
       const more = [v.layout ? `${v.layout} layout` : null, v.base !== undefined ? `base ${v.base}` : null,
                     Array.isArray(v.slopes) ? `slopes ${v.slopes.join(", ")}` : null].filter(Boolean);
       return more.length ? `${kind} (${more.join(", ")})` : kind;

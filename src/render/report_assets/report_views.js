@@ -78,27 +78,26 @@
   }
 
   // ---- the pipeline: a step's box, from its name alone
-  const LEAF_STAGE = {
-    hook_q: "Q, K, V", hook_k: "Q, K, V", hook_v: "Q, K, V", hook_kv_head: "Q, K, V",
-    hook_rot_q: "RoPE", hook_rot_k: "RoPE", hook_scores_raw: "scores Q·Kᵀ", hook_scores_scaled: "scale",
-    hook_mask: "mask", hook_attn_scores: "mask", hook_pattern: "softmax", hook_z: "mix A·V",
-    hook_attn_out: "W^O", hook_cross_attn_out: "W^O", hook_mlp_out: "FFN",
-    hook_resid_pre: "input x", hook_resid_mid: "add", hook_resid_mid2: "add", hook_resid_post: "add",
-    hook_embed: "embed", hook_pos_embed: "positions",
-  };
+  // The words come from the tables that declare them, written into the page by
+  // the report (render/report.hpp, report_vocabulary): `boxes`, a step name's
+  // last part -> its box (trace/steps.hpp, pipeline_box); `norms` and `positions`, a
+  // norm kind's or positional encoding's spelling -> its display name
+  // (lesson/config_fields.cpp; the header's config line reads `positions`). None are kept here.
+  const VOCABULARY = JSON.parse(document.getElementById("vocabulary").textContent);
   // { block, part: attn | cross | ffn | norm | resid | model, label } of a step name
   function stageOf(name, trace) {
     const m = name.match(/^blocks\.(\d+)\.(.*)$/), rest = m ? m[2] : name, leaf = rest.split(".").pop();
     const block = m ? Number(m[1]) : null;
-    // the trace's config writes norm only when it is not LayerNorm; a kind this page does not know by
-    // its display name is shown by its spelling, never as LayerNorm
-    const normName = !trace.config.norm ? "LayerNorm" : ({ rmsnorm: "RMSNorm" }[trace.config.norm] || trace.config.norm);
-    if (/^ln(\d+|_final)?\./.test(rest)) return { block, part: "norm", label: normName };
-    if (rest.startsWith("mlp.")) return { block, part: "ffn", label: "FFN" };
+    // the trace's config writes norm only when it is not the default kind; a kind the vocabulary does not
+    // name (a trace of another attntrace) is shown by its spelling
+    const norm = trace.config.norm || VOCABULARY.norm_default;
+    if (/^ln(\d+|_final)?\./.test(rest)) return { block, part: "norm", label: VOCABULARY.norms[norm] || norm };
+    if (rest.startsWith("mlp.")) return { block, part: "ffn", label: VOCABULARY.boxes[leaf] || VOCABULARY.boxes.hook_mlp_out };
     const part = rest.startsWith("cross_attn.") || leaf === "hook_cross_attn_out" ? "cross"
       : rest.startsWith("attn.") || leaf === "hook_attn_out" ? "attn"
       : leaf === "hook_mlp_out" ? "ffn" : m ? "resid" : "model";
-    const label = rest.includes(".softmax.") ? "softmax" : LEAF_STAGE[leaf] || leaf.replace(/^hook_/, "");
+    // a name no catalogue writes (another implementation's trace): its own last part
+    const label = VOCABULARY.boxes[leaf] || leaf.replace(/^hook_/, "");
     return { block, part, label };
   }
   const PART_NAME = { attn: "self-attention", cross: "cross-attention", ffn: "feed-forward" };
@@ -143,7 +142,7 @@
     if (first("cross") >= 0) words.push("decoder block: self-attention, cross-attention, feed-forward");
     if (norm >= 0) words.push(norm < attn ? "pre-norm: normalised before each sub-block" : "post-norm: add, then normalise");
     if (first("ffn") < 0) words.push("no feed-forward");
-    if (boxes.some((b) => b.label === "RoPE")) words.push("RoPE rotates Q and K");
+    if (boxes.some((b) => b.label === VOCABULARY.boxes.hook_rot_q)) words.push("RoPE rotates Q and K");
     return words.join(" · ");
   }
 
