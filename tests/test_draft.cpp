@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <regex>
 
@@ -381,4 +382,54 @@ TEST_CASE("draft from printed Q, K and V: the run from the scores, the scaling f
     REQUIRE(claim_on(lesson, "blocks.0.attn.hook_z"));
     CHECK((*claim_on(lesson, "blocks.0.attn.hook_z"))["expect"] == "agrees");
     CHECK(drafts[0].start == "the printed Q, K and V");
+}
+
+TEST_CASE("masks drawn five ways: each kind and size found by search, the row drawn wrong found", "[draft][cli]") {
+    const std::string article = attntrace::test::source_dir() + "/docs/examples/draft/masks.md";
+    const auto drafts = attntrace::draft_lessons(attntrace::read_article(article));
+    REQUIRE(drafts.size() == 5);
+    // each example's mask as the search finds it, and the query whose drawn row is wrong
+    const std::pair<nlohmann::json, int> expected[] = {
+        {"causal", 2},
+        {{{"kind", "padding"}, {"pad_token", "<pad>"}}, 3},
+        {{{"kind", "window"}, {"window", 3}}, 5},
+        {{{"kind", "global_local"}, {"window", 3}, {"global", {1, 5}}}, 3},
+        {{{"kind", "block_sparse"}, {"block", 2}, {"summary", "first"}}, 5},
+    };
+    for (std::size_t x = 0; x < drafts.size(); ++x) {
+        INFO("example " << x + 1);
+        const auto lesson = nlohmann::json::parse(drafts[x].lesson.dump());
+        CHECK(lesson["config"]["mask"] == expected[x].first);
+        std::size_t wrong = 0, right = 0;
+        for (const auto& c : lesson["claims"]) {
+            CHECK(c["step"] == "blocks.0.attn.hook_mask");
+            if (!c.contains("at")) continue;  // the whole drawing: wrong, for its one cell
+            INFO(c.dump());
+            const bool is_wrong = c["at"]["query"] == expected[x].second;
+            CHECK(c["expect"] == (is_wrong ? "disagrees" : "agrees"));
+            (is_wrong ? wrong : right) += 1;
+        }
+        CHECK(wrong == 1);
+        CHECK(right >= 3);
+    }
+    // the words around a grid put its kind first, and explain says so (the words of its own section only)
+    auto said = [&](std::size_t x, const std::string& why) {
+        return std::find(drafts[x].reasons.begin(), drafts[x].reasons.end(), why) != drafts[x].reasons.end();
+    };
+    CHECK(said(0, "mask: the 4 x 4 array at line 12, read ✓ visible (0), ✗ blocked (-inf), as its legend says"));
+    CHECK(said(0, "the text around the mask says \"look-ahead\": causal tried first"));
+    CHECK_FALSE(said(0, "the text around the mask says \"pad\": padding tried first"));
+    CHECK(said(1, "mask: the 4 x 4 array at line 27, read True visible (0), False blocked (-inf), each token seeing itself"));
+    CHECK(said(3, "starts from the printed mask; conventions: mask global_local window 3, global [1,5] (its kind tried first: the text "
+                  "around it says \"global\")"));
+    attntrace::test::TempDir dir;
+    auto r = run_cli({"draft", article, "-o", dir.file("masks.json"), "--explain"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("Conventions tried") != std::string::npos);
+    std::vector<std::string> check = {"check"};
+    for (int x = 1; x <= 5; ++x) check.push_back(dir.file("masks-" + std::to_string(x) + ".json"));
+    auto c = run_cli(check);
+    INFO(c.out << c.err);
+    CHECK(c.status == 0);
 }

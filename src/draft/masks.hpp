@@ -1,0 +1,40 @@
+// A mask the article prints (a grid of glyphs, words, or 0 and -inf) and the
+// config.mask that draws it, found by search like the other conventions: each
+// kind the lesson format has (none, causal, a sliding window of w keys,
+// causal or centred, global tokens plus a local window, blocks with their
+// summary tokens, padding) at every size the tokens allow, the one whose mask
+// agrees with the most printed cells winning. The words around the grid are
+// hints: the kinds they name ("causal", "look-ahead", "window", "global",
+// "block", "pad") are tried first, so that they win a tie.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "draft/place.hpp"
+#include "draft/printed.hpp"
+#include "draft/start.hpp"
+
+namespace attntrace {
+
+struct Trace;
+
+// Every number 0 or -inf (or a huge negative, as code writes -1e9), at least two columns: a mask's M.
+bool prints_mask(const PrintedArray& a);
+
+// The query each row of `a` is, by its label: the k-th row labelled "G" is the k-th token "G". Empty when
+// a label names no token (or the rows are not labelled).
+std::vector<std::size_t> rows_by_label(const PrintedArray& a, const std::vector<std::string>& tokens);
+
+// The kinds the words around `a` name, in the order tried first ("causal", "window", "global_local",
+// "block_sparse", "padding"), each with the word that names it.
+std::vector<std::pair<std::string, std::string>> mask_hints(const PrintedArray& a);
+
+// The conventions tried for a printed mask of `s` (kind mask): every config.mask its tokens allow.
+std::vector<Conventions> mask_conventions(const Article& art, const Start& s);
+
+// `a` placed on the mask, a row per label (rows_by_label): each row's placement at {"query": i}.
+std::vector<Placement> place_mask_rows(const PrintedArray& a, const Trace& trace, const std::vector<std::size_t>& rows);
+
+}  // namespace attntrace
