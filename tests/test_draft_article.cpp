@@ -456,6 +456,13 @@ TEST_CASE("masks drawn in glyphs or words: read as 0 and -inf, with their labels
     const Article mask01 = read("The causal mask:\n\na 1 0 0\nb 1 1 0\nc 1 1 1\n", "text");
     REQUIRE(mask01.arrays.size() == 1);
     CHECK(values(mask01.arrays[0]) == std::vector<double>{0, inf, inf, 0, 0, inf, 0, 0, 0});
+    // an array of 1 and 0 named a mask, either way round
+    const Article named = read("mask = [[1, 0, 0], [1, 1, 0], [1, 1, 1]]\n\nmask = [[0, 1], [0, 0]]\n\nK = [[1, 0], [0, 1]]\n", "text");
+    REQUIRE(named.arrays.size() == 3);
+    CHECK(values(named.arrays[0]) == std::vector<double>{0, inf, inf, 0, 0, inf, 0, 0, 0});
+    CHECK(values(named.arrays[1]) == std::vector<double>{0, inf, 0, 0});
+    CHECK(named.arrays[1].legend.find("1 blocked (-inf)") != std::string::npos);
+    CHECK(values(named.arrays[2]) == std::vector<double>{1, 0, 0, 1});  // not named a mask: numbers
     // prose is no grid: a word between glyphs, two letters apart
     CHECK(read("x - y and\nx - y again\n", "text").arrays.empty());
     CHECK(read("● attends ○\n● attends ○\n", "text").arrays.empty());

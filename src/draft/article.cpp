@@ -44,6 +44,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     scan_tables(scan);
     scan_prose(scan);
     out.arrays = std::move(scan).arrays();
+    read_mask_numbers(out.arrays);
     out.tokens = scan_tokens(text);
     out.settings = scan_settings(text);
     return out;

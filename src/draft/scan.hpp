@@ -60,6 +60,9 @@ void scan_masks(Scan& scan);
 // generate_square_subsequent_mask(n), as the n x n array of 0 and -inf they give; n from the call, else
 // from a size the text assigns (`seq_len = 5`), else kDescribedMaskSize.
 void scan_mask_code(Scan& scan, const std::vector<PrintedSize>& sizes);
+// Arrays of 1 and 0 the text names a mask ("mask = [[1, 0], [1, 1]]"), read as the mask's 0 and -inf:
+// 1 may look, unless every token would then be blocked from itself (1 = masked, as triu's ones are).
+void read_mask_numbers(std::vector<PrintedArray>& arrays);
 // A mask the code builds at a size it leaves open: drawn at this many tokens, enough to show its pattern.
 inline constexpr std::size_t kDescribedMaskSize = 4;
 void scan_latex(Scan& scan);

@@ -417,3 +417,27 @@ void scan_mask_code(Scan& scan, const std::vector<PrintedSize>& sizes) {
 }
 
 }  // namespace attntrace
+
+namespace attntrace {
+
+void read_mask_numbers(std::vector<PrintedArray>& arrays) {
+    for (PrintedArray& a : arrays) {
+        if (a.form == PrintedForm::prose || a.form == PrintedForm::code || !a.legend.empty() || a.rows.size() < 2) continue;
+        if (lowercase(a.name).find("mask") == std::string::npos) continue;
+        bool zero = false, one = false, other = false, square = true;
+        for (const auto& r : a.rows) {
+            square = square && r.size() == a.rows.size();
+            for (const auto& n : r) (n.value == 0 ? zero : n.value == 1 ? one : other) = true;
+        }
+        if (!zero || !one || other || !square) continue;
+        // 1 is "may look" (tril of ones) unless every token would then be blocked from itself (triu's 1 = "masked")
+        bool diagonal_zero = true;
+        for (std::size_t i = 0; i < a.rows.size(); ++i) diagonal_zero = diagonal_zero && a.rows[i][i].value == 0;
+        for (auto& r : a.rows)
+            for (auto& n : r) n = {(n.value == 1) != diagonal_zero ? 0.0 : -HUGE_VAL, 0};
+        a.legend = diagonal_zero ? "0 visible (0), 1 blocked (-inf), so that each token sees itself"
+                                 : "1 visible (0), 0 blocked (-inf), each token seeing itself";
+    }
+}
+
+}  // namespace attntrace
