@@ -384,10 +384,10 @@ TEST_CASE("draft from printed Q, K and V: the run from the scores, the scaling f
     CHECK(drafts[0].start == "the printed Q, K and V");
 }
 
-TEST_CASE("masks drawn five ways: each kind and size found by search, the row drawn wrong found", "[draft][cli]") {
+TEST_CASE("masks drawn six ways: each kind and size found by search, the row drawn wrong found", "[draft][cli]") {
     const std::string article = attntrace::test::source_dir() + "/docs/examples/draft/masks.md";
     const auto drafts = attntrace::draft_lessons(attntrace::read_article(article));
-    REQUIRE(drafts.size() == 5);
+    REQUIRE(drafts.size() == 7);
     // each example's mask as the search finds it, and the query whose drawn row is wrong
     const std::pair<nlohmann::json, int> expected[] = {
         {"causal", 2},
@@ -396,7 +396,7 @@ TEST_CASE("masks drawn five ways: each kind and size found by search, the row dr
         {{{"kind", "global_local"}, {"window", 3}, {"global", {1, 5}}}, 3},
         {{{"kind", "block_sparse"}, {"block", 2}, {"summary", "first"}}, 5},
     };
-    for (std::size_t x = 0; x < drafts.size(); ++x) {
+    for (std::size_t x = 0; x < 5; ++x) {
         INFO("example " << x + 1);
         const auto lesson = nlohmann::json::parse(drafts[x].lesson.dump());
         CHECK(lesson["config"]["mask"] == expected[x].first);
@@ -427,8 +427,20 @@ TEST_CASE("masks drawn five ways: each kind and size found by search, the row dr
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     CHECK(r.out.find("Conventions tried") != std::string::npos);
+    // a window in words: each sentence a row of the mask over the listed tokens, the stated window kept
+    for (std::size_t x : {5, 6}) {
+        INFO("example " << x + 1);
+        const auto lesson = nlohmann::json::parse(drafts[x].lesson.dump());
+        CHECK(lesson["tokens"] == nlohmann::json{"1", "2", "3", "4", "5", "6", "7"});
+        CHECK(lesson["config"]["mask"] == nlohmann::json{{"kind", "window"}, {"window", 5}});
+        REQUIRE(lesson["claims"].size() == 1);
+        const auto& c = lesson["claims"][0];
+        CHECK(c["at"] == nlohmann::json{{"query", x == 5 ? 3 : 0}});
+        CHECK(c["expect"] == (x == 5 ? "agrees" : "disagrees"));  // token 1 drawn seeing token 4
+        CHECK(said(x, "the text states a window of 5: the windows tried are of 5 only"));
+    }
     std::vector<std::string> check = {"check"};
-    for (int x = 1; x <= 5; ++x) check.push_back(dir.file("masks-" + std::to_string(x) + ".json"));
+    for (int x = 1; x <= 7; ++x) check.push_back(dir.file("masks-" + std::to_string(x) + ".json"));
     auto c = run_cli(check);
     INFO(c.out << c.err);
     CHECK(c.status == 0);

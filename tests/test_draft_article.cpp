@@ -496,3 +496,29 @@ TEST_CASE("masks the code builds: triu of -inf or ones, tril, a method, the subs
     // a triangle of something else is no mask
     CHECK(of_form(read("upper = np.triu(A)\n", "text"), PrintedForm::code).empty());
 }
+
+TEST_CASE("a sentence saying which keys a token sees: one row of the mask, its keys as column labels", "[draft]") {
+    const double inf = -HUGE_VAL;
+    const Article a = read("Sequence: [1, 2, 3, 4, 5]\n"
+                           "Window size: 3\n"
+                           "\n"
+                           "Token 3 can attend to:\n"
+                           "... [2, 3, 4] ...\n"
+                           "\n"
+                           "Not [1, 5] (outside window)\n"
+                           "\n"
+                           "- position 'cat' sees ['the', 'cat']\n"
+                           "Token 6 attends to all of block 2\n",
+                           "text");
+    std::vector<const PrintedArray*> rows;
+    for (const auto& x : a.arrays)
+        if (!x.legend.empty()) rows.push_back(&x);
+    REQUIRE(rows.size() == 2);  // a sentence with no list is no row
+    CHECK(rows[0]->row_labels == std::vector<std::string>{"3"});
+    CHECK(rows[0]->col_labels == std::vector<std::string>{"2", "3", "4", "1", "5"});
+    CHECK(values(*rows[0]) == std::vector<double>{0, 0, 0, inf, inf});
+    CHECK(rows[0]->place.line == 4);
+    CHECK(rows[1]->row_labels == std::vector<std::string>{"cat"});
+    CHECK(rows[1]->col_labels == std::vector<std::string>{"the", "cat"});
+    CHECK(a.setting("window") == 3);
+}

@@ -38,6 +38,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     out.shapes = scan_shapes(scan);
     out.sizes = scan_sizes(text);
     scan_masks(scan);
+    scan_mask_rows(scan);
     scan_mask_code(scan, out.sizes);
     scan_latex(scan);
     scan_brackets(scan);

@@ -139,7 +139,7 @@ Example search_mask(const Article& art, Start start) {
     Example ex;
     ex.start = std::move(start);
     const Start& s = ex.start;
-    const PrintedArray& a = art.arrays[s.inputs[0]];
+    const PrintedArray& a = s.drawn ? *s.drawn : art.arrays[s.inputs[0]];
     ex.reasons = s.reasons;
     ex.candidates = {s.inputs[0]};
     bool have = false;
@@ -262,6 +262,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
     d.lesson["id"] = id;
     for (std::size_t i : ex.start.inputs)
         if (i != kNone) used[i] = true;
+    if (ex.start.token_list != kNone) used[ex.start.token_list] = true;  // read as the tokens
     OrderedJson claims = OrderedJson::array();
     std::map<std::string, int> ids;
     struct Split {
@@ -312,9 +313,9 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         c["quote"] = rc.row.quote;
         c["note"] = mask_row ? fmt::format("the row of {} in the mask drawn at {} ({})", rc.row.name, rc.row.place.describe(), rc.row.legend)
                              : "a row of the table drafted from " + rc.row.place.describe();
-        d.reasons.push_back(fmt::format("claim {}: a row of the table at {} on {}{}: {} of {} printed numbers agree",
-                                        c["id"].get<std::string>(), rc.row.place.describe(), p.step,
-                                        p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total));
+        d.reasons.push_back(fmt::format("claim {}: {} at {} on {}{}: {} of {} printed numbers agree", c["id"].get<std::string>(),
+                                        mask_row ? "the row of " + rc.row.name + " in the mask" : std::string("a row of the table"),
+                                        rc.row.place.describe(), p.step, p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total));
         claims.push_back(std::move(c));
     }
     std::unique_ptr<Evaluation> e = run_lesson(d.lesson);
@@ -440,6 +441,7 @@ std::vector<Draft> draft_lessons(const Article& art) {
         if (ex.explained == 0 && s.kind != StartKind::weights) continue;
         for (std::size_t i : s.inputs)
             if (i != kNone) used[i] = true;
+        if (s.token_list != kNone) used[s.token_list] = true;
         for (std::size_t k = 0; k < ex.candidates.size(); ++k)
             if (!ex.claims[k].step.empty()) used[ex.candidates[k]] = true;
         for (const auto& rc : ex.row_claims) used[ex.candidates[rc.candidate]] = true;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -15,6 +16,8 @@ namespace attntrace {
 
 namespace {
 
+// A sentence's row and the list of its tokens, or a stated window size, are one passage: at most this many lines apart.
+constexpr std::size_t kRowTokensNear = 40;
 // A blocked cell as code writes it: -inf, or -1e9 and the like (exp of it is 0 in any float).
 constexpr double kHugeNegative = -1e8;
 
@@ -73,6 +76,57 @@ std::vector<std::size_t> rows_by_label(const PrintedArray& a, const std::vector<
     return out;
 }
 
+bool keyed_row(const PrintedArray& a) {
+    return a.rows.size() == 1 && a.row_labels.size() == 1 && a.col_labels.size() == a.rows[0].size() && !a.legend.empty() &&
+           a.form == PrintedForm::bracket;
+}
+
+std::vector<std::string> row_tokens(const Article& art, const PrintedArray& a, std::size_t& array, std::string& from) {
+    array = std::numeric_limits<std::size_t>::max();
+    std::vector<std::string> names = a.col_labels;
+    names.push_back(a.row_labels[0]);
+    auto names_all = [&](const std::vector<std::string>& words) {
+        return std::all_of(names.begin(), names.end(), [&](const std::string& n) { return std::find(words.begin(), words.end(), n) != words.end(); });
+    };
+    std::vector<std::string> best;
+    std::size_t best_line = 0;
+    for (const auto& t : art.tokens)
+        if (t.place.line <= a.place.line && a.place.line - t.place.line <= kRowTokensNear && t.place.line >= best_line && names_all(t.words))
+            best = t.words, best_line = t.place.line, from = "the list at " + t.place.describe();
+    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
+        const PrintedArray& l = art.arrays[i];
+        if (l.form == PrintedForm::prose || l.rows.size() != 1 || l.rows[0].size() < 2 || l.place.line > a.place.line ||
+            a.place.line - l.place.line > kRowTokensNear || l.place.line < best_line)
+            continue;
+        std::vector<std::string> words;
+        for (const auto& n : l.rows[0])
+            if (n.decimals == 0 && std::fabs(n.value) < 1e6 && n.value == std::floor(n.value)) words.push_back(fmt::format("{}", n.value));
+        if (words.size() != l.rows[0].size() || !names_all(words)) continue;
+        best = std::move(words), best_line = l.place.line, array = i, from = "the list at " + l.place.describe();
+    }
+    return best;
+}
+
+std::optional<PrintedArray> expand_row(const PrintedArray& a, const std::vector<std::string>& tokens) {
+    PrintedArray row = a;
+    row.col_labels = tokens;
+    row.rows = {std::vector<PrintedNumber>(tokens.size(), PrintedNumber{-HUGE_VAL, 0})};
+    for (std::size_t k = 0; k < a.col_labels.size(); ++k) {
+        const auto it = std::find(tokens.begin(), tokens.end(), a.col_labels[k]);
+        if (it == tokens.end()) return std::nullopt;
+        row.rows[0][static_cast<std::size_t>(it - tokens.begin())] = a.rows[0][k];
+    }
+    row.shape = {tokens.size()};
+    return row;
+}
+
+std::size_t stated_window(const Article& art, const PrintedArray& a) {
+    std::size_t w = 0;
+    for (const auto& s : art.settings)
+        if (s.name == "window" && s.place.line <= a.place.line && a.place.line - s.place.line <= kRowTokensNear) w = static_cast<std::size_t>(s.value);
+    return w;
+}
+
 std::vector<std::pair<std::string, std::string>> mask_hints(const PrintedArray& a) {
     std::vector<std::pair<std::string, std::string>> out;
     const std::string& c = a.context;
@@ -90,7 +144,7 @@ std::vector<std::pair<std::string, std::string>> mask_hints(const PrintedArray& 
 
 std::vector<Conventions> mask_conventions(const Article& art, const Start& s) {
     const std::size_t T = s.tokens.size();
-    const PrintedArray& a = art.arrays[s.inputs[0]];
+    const PrintedArray& a = s.drawn ? *s.drawn : art.arrays[s.inputs[0]];
     auto with = [](std::string describe, OrderedJson mask) {
         Conventions c;
         c.mask = std::move(describe);
@@ -101,11 +155,15 @@ std::vector<Conventions> mask_conventions(const Article& art, const Start& s) {
     std::vector<std::pair<std::string, std::vector<Conventions>>> kinds;
     kinds.push_back({"none", {with("none", "none")}});
     kinds.push_back({"causal", {with("causal", "causal")}});
+    // a window size the text states is the window: the drawing is checked against it, not fitted
+    const std::size_t stated = stated_window(art, a);
+    auto allowed = [&](std::size_t w) { return stated == 0 || w == stated; };
     std::vector<Conventions> window;
     for (std::size_t w = 3; w + 1 < 2 * T; w += 2)
-        window.push_back(with(fmt::format("window {}", w), mask_object({{"kind", "window"}, {"window", w}})));
+        if (allowed(w)) window.push_back(with(fmt::format("window {}", w), mask_object({{"kind", "window"}, {"window", w}})));
     for (std::size_t w = 1; w < T; ++w)
-        window.push_back(with(fmt::format("causal window {}", w), mask_object({{"kind", "window"}, {"window", w}, {"causal", true}})));
+        if (allowed(w))
+            window.push_back(with(fmt::format("causal window {}", w), mask_object({{"kind", "window"}, {"window", w}, {"causal", true}})));
     kinds.push_back({"window", std::move(window)});
     // the global tokens: those the legend calls global
     std::vector<std::size_t> global;
@@ -114,7 +172,7 @@ std::vector<Conventions> mask_conventions(const Article& art, const Start& s) {
     std::vector<Conventions> gl;
     if (!global.empty())
         for (std::size_t w = 1; w + 1 < 2 * T; w += 2)
-            gl.push_back(with(fmt::format("global_local window {}, global {}", w, json(global).dump()),
+            if (allowed(w)) gl.push_back(with(fmt::format("global_local window {}, global {}", w, json(global).dump()),
                               mask_object({{"kind", "global_local"}, {"window", w}, {"global", global}})));
     kinds.push_back({"global_local", std::move(gl)});
     std::vector<Conventions> blocks;

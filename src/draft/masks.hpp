@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,20 @@ std::vector<std::size_t> rows_by_label(const PrintedArray& a, const std::vector<
 // The kinds the words around `a` name, in the order tried first ("causal", "window", "global_local",
 // "block_sparse", "padding"), each with the word that names it.
 std::vector<std::pair<std::string, std::string>> mask_hints(const PrintedArray& a);
+
+// A sentence's row of the mask (scan_mask_rows): one row, its token the row label, its keys the column labels.
+bool keyed_row(const PrintedArray& a);
+
+// The tokens a sentence's row counts over: the nearest list before it (a quoted list, or a printed list of
+// integers, "Sequence: [1, 2, ..., 8]") naming its token and every key it names; its array (or npos) in `array`.
+std::vector<std::string> row_tokens(const Article& art, const PrintedArray& a, std::size_t& array, std::string& from);
+
+// The sentence's row over every token: the keys it names as it says, every other key blocked; none when a key
+// it names is no token.
+std::optional<PrintedArray> expand_row(const PrintedArray& a, const std::vector<std::string>& tokens);
+
+// The window size the text states before `a` ("Window size: 3", "window_size = 3"), within a passage of it; 0 when none.
+std::size_t stated_window(const Article& art, const PrintedArray& a);
 
 // The conventions tried for a printed mask of `s` (kind mask): every config.mask its tokens allow.
 std::vector<Conventions> mask_conventions(const Article& art, const Start& s);

@@ -441,3 +441,118 @@ void read_mask_numbers(std::vector<PrintedArray>& arrays) {
 }
 
 }  // namespace attntrace
+
+namespace attntrace {
+
+namespace {
+
+// The items of a bracketed list ("[3, 4, 5]", "['the', 'cat']"), as written without quotes; none when unclosed.
+std::optional<std::vector<std::string>> list_items(std::string_view line, std::size_t& end) {
+    const std::size_t open = line.find('[');
+    if (open == std::string_view::npos) return std::nullopt;
+    const std::size_t close = line.find(']', open);
+    if (close == std::string_view::npos) return std::nullopt;
+    end = close + 1;
+    std::vector<std::string> out;
+    std::string item;
+    for (std::size_t i = open + 1; i <= close; ++i) {
+        const char c = line[i];
+        if (c == ',' || c == ']' || std::isspace(static_cast<unsigned char>(c))) {
+            if (!item.empty()) out.push_back(clean_label(item));
+            item.clear();
+        } else {
+            item += c;
+        }
+    }
+    out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& w) { return w.empty() || w == "..." || w == "\xE2\x80\xA6"; }),
+              out.end());
+    if (out.empty()) return std::nullopt;
+    return out;
+}
+
+// "Token 5 can attend to", "position 3 sees", "query 'cat' attends to": the query's label, or "".
+std::string attending_token(std::string_view line) {
+    std::string t = trim(line);
+    if (t.rfind("- ", 0) == 0 || t.rfind("* ", 0) == 0) t = trim(std::string_view(t).substr(2));
+    const std::string l = lowercase(t);
+    for (const char* who : {"token ", "position ", "query "}) {
+        if (l.rfind(who, 0) != 0) continue;
+        std::size_t i = std::string_view(who).size();
+        std::size_t j = i;
+        while (j < t.size() && !std::isspace(static_cast<unsigned char>(t[j])) && t[j] != ':') ++j;
+        const std::string label = clean_label(std::string_view(t).substr(i, j - i));
+        const std::string rest = l.substr(j);
+        if (label.empty() || label.size() > 24) return "";
+        for (const char* verb : {" attend", " can see", " sees", " looks at", " can look at"})
+            if (rest.rfind(verb, 0) == 0 || rest.rfind(std::string(" can") + verb, 0) == 0 || rest.find(verb) < 8) return label;
+        return "";
+    }
+    return "";
+}
+
+}  // namespace
+
+void scan_mask_rows(Scan& scan) {
+    const std::string_view s = scan.s();
+    // the lines a row's lists may stand below its sentence
+    constexpr std::size_t kListLines = 2, kNotLines = 4;
+    std::vector<std::pair<std::size_t, std::size_t>> lines;
+    for (std::size_t b = 0; b <= s.size();) {
+        std::size_t e = s.find('\n', b);
+        if (e == std::string_view::npos) e = s.size();
+        lines.emplace_back(b, e);
+        if (e == s.size()) break;
+        b = e + 1;
+    }
+    auto line = [&](std::size_t k) { return s.substr(lines[k].first, lines[k].second - lines[k].first); };
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+        if (line(k).size() > kMaxGridLine || scan.taken(lines[k].first, lines[k].second)) continue;
+        const std::string query = attending_token(line(k));
+        if (query.empty()) continue;
+        // the keys it sees: a list after the verb, on its line or the next lines
+        std::optional<std::vector<std::string>> seen;
+        std::size_t last = k, end = 0;
+        for (std::size_t j = k, n = 0; j < lines.size() && n <= kListLines && !seen; ++j) {
+            if (line(j).size() > kMaxGridLine || scan.taken(lines[j].first, lines[j].second)) break;
+            if (trim(line(j)).empty()) continue;
+            ++n;
+            const std::string_view l = j == k ? line(j).substr(std::min(line(j).size(), line(j).find_first_of(":") + 1)) : line(j);
+            if ((seen = list_items(l, end))) last = j;
+        }
+        if (!seen) continue;
+        // the keys it does not: "Not [1, 2, 8]", "cannot attend to [...]" in the lines after
+        std::vector<std::string> not_seen;
+        for (std::size_t j = last + 1, n = 0; j < lines.size() && n < kNotLines; ++j) {
+            if (line(j).size() > kMaxGridLine || scan.taken(lines[j].first, lines[j].second)) break;
+            const std::string l = lowercase(trim(line(j)));
+            if (l.empty()) continue;
+            ++n;
+            const bool negated = l.rfind("not ", 0) == 0 || l.rfind("not:", 0) == 0 || l.find("cannot") != std::string::npos ||
+                                 l.find("can't") != std::string::npos;
+            if (!negated && (l.find('[') != std::string::npos || !attending_token(line(j)).empty())) break;  // another row's
+            if (!negated) continue;
+            if (const auto items = list_items(line(j), end)) {
+                not_seen = *items;
+                last = j;
+                break;
+            }
+        }
+        PrintedArray a;
+        a.form = PrintedForm::bracket;
+        a.rows.emplace_back();
+        for (const auto& w : *seen) a.rows[0].push_back({0.0, 0}), a.col_labels.push_back(w);
+        for (const auto& w : not_seen) a.rows[0].push_back({-HUGE_VAL, 0}), a.col_labels.push_back(w);
+        a.row_labels = {query};
+        a.legend = "the keys it names visible (0), every other key blocked (-inf)";
+        // its paragraph above and its own lines, for the search's hints
+        std::string context;
+        for (std::size_t j = k >= kCaptionLines ? k - kCaptionLines : 0; j <= last; ++j)
+            if (line(j).size() <= kMaxGridLine) context += lowercase(line(j)) + "\n";
+        a.context = std::move(context);
+        set_shape(a, 1);
+        scan.add(lines[k].first, lines[last].second, std::move(a));
+        k = last;
+    }
+}
+
+}  // namespace attntrace

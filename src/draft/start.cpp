@@ -400,12 +400,23 @@ std::vector<Start> find_starts(const Article& art) {
         s.kind = StartKind::mask;
         s.inputs = {i};
         std::string from;
-        if (labelled(a.col_labels, cols)) s.tokens = a.col_labels, from = "its column labels";
-        else s.tokens = tokens_for(art, a, cols, from);
+        if (keyed_row(a)) {  // a sentence's row: over the tokens of the list it counts in
+            s.tokens = row_tokens(art, a, s.token_list, from);
+            if (s.tokens.empty() || s.tokens.size() > kMaxMaskTokens || !(s.drawn = expand_row(a, s.tokens))) continue;
+        } else if (labelled(a.col_labels, cols)) {
+            s.tokens = a.col_labels, from = "its column labels";
+        } else {
+            s.tokens = tokens_for(art, a, cols, from);
+        }
         s.d_model = 2;  // any: the mask does not depend on the scores, given as zeros
         s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
-        s.reasons.push_back(fmt::format("mask: the {} x {} array at {}{}", rows, cols, a.place.describe(),
-                                        a.legend.empty() ? ", every number 0 or -inf" : ", read " + a.legend));
+        if (s.drawn)
+            s.reasons.push_back(fmt::format("mask: the row of {} the sentence at {} gives, {}", a.row_labels[0], a.place.describe(), a.legend));
+        else
+            s.reasons.push_back(fmt::format("mask: the {} x {} array at {}{}", rows, cols, a.place.describe(),
+                                            a.legend.empty() ? ", every number 0 or -inf" : ", read " + a.legend));
+        if (const std::size_t w = stated_window(art, a))
+            s.reasons.push_back(fmt::format("the text states a window of {}: the windows tried are of {} only", w, w));
         for (const auto& [kind, word] : mask_hints(a)) s.reasons.push_back(fmt::format("the text around the mask says \"{}\": {} tried first", word, kind));
         out.push_back(std::move(s));
     }

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct Start {
     std::vector<std::string> later;
     std::size_t d_ff = 0;                   // W_1's columns, when printed
     std::vector<std::string> reasons;       // why each input was read as it was
+    // mask: a sentence's row over every token (masks.hpp's expand_row), and the printed list its tokens are
+    std::optional<PrintedArray> drawn;
+    std::size_t token_list = static_cast<std::size_t>(-1);
 
     std::size_t first() const;              // the earliest input
     bool has_v() const;
