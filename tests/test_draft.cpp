@@ -445,3 +445,30 @@ TEST_CASE("masks drawn six ways: each kind and size found by search, the row dra
     INFO(c.out << c.err);
     CHECK(c.status == 0);
 }
+
+TEST_CASE("a mask drawn among an example's numbers: its kind tried beside none and causal, the weights under it", "[draft]") {
+    // scores, a drawn sliding window, and the weights softmax gives under it (not scaled): the window found
+    // from the drawing runs the example, so neither the mask nor the weights need the article's own values
+    const std::string md = "The tokens [\"a\", \"b\", \"c\", \"d\"] score each other:\n\n"
+                           "S = [[2.0, 1.0, 0.0, 1.0],\n     [1.0, 2.0, 1.0, 0.0],\n     [0.0, 1.0, 2.0, 1.0],\n     [1.0, 0.0, 1.0, 2.0]]\n\n"
+                           "Each token sees its neighbours only:\n\n"
+                           "   a b c d\na  ■ ■ □ □\nb  ■ ■ ■ □\nc  □ ■ ■ ■\nd  □ □ ■ ■\n\n"
+                           "A = [[0.73, 0.27, 0.00, 0.00],\n     [0.21, 0.58, 0.21, 0.00],\n     [0.00, 0.21, 0.58, 0.21],\n"
+                           "     [0.00, 0.00, 0.27, 0.73]]\n";
+    const auto drafts = attntrace::draft_lessons(attntrace::read_article_text(md, "window.md", "markdown"));
+    REQUIRE(drafts.size() == 1);
+    const auto lesson = nlohmann::json::parse(drafts[0].lesson.dump());
+    CHECK(lesson["config"]["mask"] == nlohmann::json{{"kind", "window"}, {"window", 3}});
+    CHECK(lesson["config"]["scale"] == false);
+    CHECK_FALSE((lesson.contains("given") && lesson["given"].contains("blocks.0.attn.hook_mask")));  // computed, not the drawing given
+    const auto* mask = claim_on(lesson, "blocks.0.attn.hook_mask");
+    const auto* weights = claim_on(lesson, "blocks.0.attn.hook_pattern");
+    REQUIRE(mask);
+    REQUIRE(weights);
+    CHECK((*mask)["expect"] == "agrees");
+    CHECK((*weights)["expect"] == "agrees");
+    // with the drawing gone, no window is tried: the weights' zeros then need the causal or no mask, and disagree
+    const std::string undrawn = md.substr(0, md.find("Each token")) + md.substr(md.find("A = "));
+    const auto plain = nlohmann::json::parse(attntrace::draft_lessons(attntrace::read_article_text(undrawn, "w.md", "markdown"))[0].lesson.dump());
+    CHECK(plain["config"]["mask"] != lesson["config"]["mask"]);
+}

@@ -105,34 +105,6 @@ void split_rows(const PrintedArray& a, std::size_t k, const Evaluation& e, Examp
     }
 }
 
-// A printed mask against a lesson's mask: whole, or a row per label (the drawing of a few queries' rows).
-Scored score_mask(const OrderedJson& lesson, const PrintedArray& a) {
-    Scored sc;
-    std::unique_ptr<Evaluation> e;
-    try {
-        e = run_lesson(lesson);
-    } catch (const InputError& err) {
-        sc.error = err.after_file();
-        return sc;
-    }
-    sc.ran = true;
-    const auto tokens = lesson["tokens"].get<std::vector<std::string>>();
-    const std::vector<std::size_t> rows = rows_by_label(a, tokens);
-    bool identity = a.rows.size() == tokens.size();
-    for (std::size_t r = 0; r < rows.size(); ++r) identity = identity && rows[r] == r;
-    if (!identity && !rows.empty()) {
-        Placement sum;
-        for (const Placement& p : place_mask_rows(a, e->exact, rows)) sum.agree += p.agree, sum.total += p.total;
-        sc.agree = sum.agree, sc.total = sum.total;
-        sc.placements.push_back(Placement{});  // claimed a row at a time
-        return sc;
-    }
-    Placement p = place_array(a, e->exact, "attn.hook_mask");
-    sc.agree = p.agree, sc.total = p.total;
-    sc.placements.push_back(std::move(p));
-    return sc;
-}
-
 // A printed mask's example: every mask its tokens allow, the one agreeing with the most cells kept; its
 // claims the mask whole, or a row per label, whatever their verdicts.
 Example search_mask(const Article& art, Start start) {

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "core/decimal.hpp"
+#include "core/error.hpp"
+#include "draft/chain.hpp"
 #include "trace/derived.hpp"
 #include "trace/trace.hpp"
 
@@ -18,6 +20,8 @@ namespace {
 
 // A sentence's row and the list of its tokens, or a stated window size, are one passage: at most this many lines apart.
 constexpr std::size_t kRowTokensNear = 40;
+// A mask drawn among an example's numbers: at most this many arrays after its start (draft.cpp's window).
+constexpr std::size_t kDrawnMaskNear = 48;
 // A blocked cell as code writes it: -inf, or -1e9 and the like (exp of it is 0 in any float).
 constexpr double kHugeNegative = -1e8;
 
@@ -236,6 +240,60 @@ std::vector<Placement> place_mask_rows(const PrintedArray& a, const Trace& trace
         out.push_back(std::move(best));
     }
     return out;
+}
+
+// A printed mask against a lesson's mask: whole, or a row per label (the drawing of a few queries' rows).
+Scored score_mask(const OrderedJson& lesson, const PrintedArray& a) {
+    Scored sc;
+    std::unique_ptr<Evaluation> e;
+    try {
+        e = run_lesson(lesson);
+    } catch (const InputError& err) {
+        sc.error = err.after_file();
+        return sc;
+    }
+    sc.ran = true;
+    const auto tokens = lesson["tokens"].get<std::vector<std::string>>();
+    const std::vector<std::size_t> rows = rows_by_label(a, tokens);
+    bool identity = a.rows.size() == tokens.size();
+    for (std::size_t r = 0; r < rows.size(); ++r) identity = identity && rows[r] == r;
+    if (!identity && !rows.empty()) {
+        Placement sum;
+        for (const Placement& p : place_mask_rows(a, e->exact, rows)) sum.agree += p.agree, sum.total += p.total;
+        sc.agree = sum.agree, sc.total = sum.total;
+        sc.placements.push_back(Placement{});  // claimed a row at a time
+        return sc;
+    }
+    Placement p = place_array(a, e->exact, "attn.hook_mask");
+    sc.agree = p.agree, sc.total = p.total;
+    sc.placements.push_back(std::move(p));
+    return sc;
+}
+
+std::optional<Conventions> drawn_mask(const Article& art, const Start& s) {
+    if (s.kind == StartKind::mask || s.kind == StartKind::weights || !s.query_tokens.empty()) return std::nullopt;
+    const std::size_t first = s.first(), T = s.tokens.size();
+    for (std::size_t i = first + 1; i < art.arrays.size() && i <= first + kDrawnMaskNear; ++i) {
+        const PrintedArray& a = art.arrays[i];
+        if (a.form == PrintedForm::prose || !prints_mask(a) || keyed_row(a) || a.rows.empty() || a.rows[0].size() != T) continue;
+        Start m;
+        m.kind = StartKind::mask;
+        m.inputs = {i};
+        m.tokens = s.tokens;
+        m.d_model = 2;
+        std::optional<Conventions> best;
+        std::size_t best_agree = 0, causal_agree = 0;
+        for (const Conventions& c : mask_conventions(art, m)) {
+            const Scored sc = score_mask(base_lesson(art, m, c), a);
+            if (c.mask == "causal") causal_agree = sc.agree;
+            if (sc.ran && (!best || sc.agree > best_agree)) best = c, best_agree = sc.agree;
+        }
+        // none and causal are tried anyway: another kind only when it draws this mask better
+        if (!best || best->mask == "none" || best->mask == "causal" || best_agree <= causal_agree) return std::nullopt;
+        best->hint = "the mask drawn at " + a.place.describe();
+        return best;
+    }
+    return std::nullopt;
 }
 
 }  // namespace attntrace

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "draft/chain.hpp"
 #include "draft/place.hpp"
 #include "draft/printed.hpp"
 #include "draft/start.hpp"
@@ -48,6 +49,13 @@ std::size_t stated_window(const Article& art, const PrintedArray& a);
 
 // The conventions tried for a printed mask of `s` (kind mask): every config.mask its tokens allow.
 std::vector<Conventions> mask_conventions(const Article& art, const Start& s);
+
+// A printed mask against a lesson's mask: whole, or a row per label (a drawing of a few queries' rows).
+Scored score_mask(const OrderedJson& lesson, const PrintedArray& a);
+
+// The kind of the first mask drawn among the numbers of the example that starts at `s` (over its tokens), when
+// one other than none and causal draws it best: tried beside them there (start.cpp's conventions_for).
+std::optional<Conventions> drawn_mask(const Article& art, const Start& s);
 
 // `a` placed on the mask, a row per label (rows_by_label): each row's placement at {"query": i}.
 std::vector<Placement> place_mask_rows(const PrintedArray& a, const Trace& trace, const std::vector<std::size_t>& rows);

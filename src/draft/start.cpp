@@ -478,6 +478,19 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
         case StartKind::weights: out.push_back({true, "none", false, "hook_pattern", 1}); break;
         case StartKind::mask: return mask_conventions(art, s);
     }
+    // a mask drawn among the example's numbers, of another kind (a window, global tokens, blocks, padding):
+    // every causal convention tried again under it
+    if (const auto drawn = drawn_mask(art, s)) {
+        const std::size_t n = out.size();
+        for (std::size_t k = 0; k < n; ++k)
+            if (out[k].mask == "causal") {
+                Conventions c = out[k];
+                c.mask = drawn->mask;
+                c.mask_json = drawn->mask_json;
+                c.hint = drawn->hint;
+                out.push_back(std::move(c));
+            }
+    }
     return out;
 }
 
