@@ -474,6 +474,15 @@ TEST_CASE("a drawn mask of millions of cells read in one pass and left unread pa
     const Article a = read(grid + "\n\\[ Z = \\begin{bmatrix} 1 & 2 \\end{bmatrix} \\]\n", "text");
     REQUIRE(a.arrays.size() == 1);  // the grid is more cells than an array holds: not read
     CHECK(values(a.arrays[0]) == std::vector<double>{1, 2});
+    // a line of millions of mask-building calls, and of sentences with their lists: no line looked through again
+    std::string calls, sentences;
+    while (calls.size() < (4u << 20)) calls += "torch.triu(torch.ones(n, n), diagonal=k); ";
+    while (sentences.size() < (4u << 20)) sentences += "Token a can attend to [b, c] ";
+    for (const std::string& line : {calls, sentences}) {
+        const Article b = read(line + "\n\\[ Z = \\begin{bmatrix} 1 & 2 \\end{bmatrix} \\]\n", "text");
+        CHECK(of_form(b, PrintedForm::code).empty());
+        CHECK(values(b.arrays.back()) == std::vector<double>{1, 2});
+    }
 }
 
 TEST_CASE("masks the code builds: triu of -inf or ones, tril, a method, the subsequent mask, at the size the code or text gives",

@@ -83,7 +83,11 @@ std::string clean_label(std::string_view s) {
         if (s[i] == '\\') {  // a LaTeX command: its name dropped, its argument kept
             std::size_t k = i + 1;
             while (k < s.size() && std::isalpha(static_cast<unsigned char>(s[k]))) ++k;
-            if (k == i + 1 && k < s.size()) ++k;  // "\," "\{"
+            if (k == i + 1 && k < s.size()) {  // "\," "\{", a whole character after the backslash
+                const unsigned char c = static_cast<unsigned char>(s[k]);
+                k += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+                k = std::min(k, s.size());
+            }
             i = k;
             continue;
         }

@@ -362,7 +362,8 @@ void scan_mask_code(Scan& scan, const std::vector<PrintedSize>& sizes) {
             const auto args = call_args(s, open);
             if (!args) continue;
             const auto [line_begin, line_end] = scan.text().line_around(at);
-            if (scan.taken(line_begin, line_end)) continue;
+            // a line of code that builds a mask is short: a longer one is not looked into (nor, each time, through)
+            if (line_end - line_begin > kMaxGridLine || scan.taken(line_begin, line_end)) continue;
             // the expression it reads: its arguments, or (a method, "torch.ones(n, n).triu(1)") the line before it
             const std::string_view before = s.substr(line_begin, at - line_begin);
             const std::string lowered_args = lowercase(*args);
