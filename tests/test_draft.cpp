@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <regex>
 
@@ -381,4 +382,93 @@ TEST_CASE("draft from printed Q, K and V: the run from the scores, the scaling f
     REQUIRE(claim_on(lesson, "blocks.0.attn.hook_z"));
     CHECK((*claim_on(lesson, "blocks.0.attn.hook_z"))["expect"] == "agrees");
     CHECK(drafts[0].start == "the printed Q, K and V");
+}
+
+TEST_CASE("masks drawn six ways: each kind and size found by search, the row drawn wrong found", "[draft][cli]") {
+    const std::string article = attntrace::test::source_dir() + "/docs/examples/draft/masks.md";
+    const auto drafts = attntrace::draft_lessons(attntrace::read_article(article));
+    REQUIRE(drafts.size() == 7);
+    // each example's mask as the search finds it, and the query whose drawn row is wrong
+    const std::pair<nlohmann::json, int> expected[] = {
+        {"causal", 2},
+        {{{"kind", "padding"}, {"pad_token", "<pad>"}}, 3},
+        {{{"kind", "window"}, {"window", 3}}, 5},
+        {{{"kind", "global_local"}, {"window", 3}, {"global", {1, 5}}}, 3},
+        {{{"kind", "block_sparse"}, {"block", 2}, {"summary", "first"}}, 5},
+    };
+    for (std::size_t x = 0; x < 5; ++x) {
+        INFO("example " << x + 1);
+        const auto lesson = nlohmann::json::parse(drafts[x].lesson.dump());
+        CHECK(lesson["config"]["mask"] == expected[x].first);
+        std::size_t wrong = 0, right = 0;
+        for (const auto& c : lesson["claims"]) {
+            CHECK(c["step"] == "blocks.0.attn.hook_mask");
+            if (!c.contains("at")) continue;  // the whole drawing: wrong, for its one cell
+            INFO(c.dump());
+            const bool is_wrong = c["at"]["query"] == expected[x].second;
+            CHECK(c["expect"] == (is_wrong ? "disagrees" : "agrees"));
+            (is_wrong ? wrong : right) += 1;
+        }
+        CHECK(wrong == 1);
+        CHECK(right >= 3);
+    }
+    // the words around a grid put its kind first, and explain says so (the words of its own section only)
+    auto said = [&](std::size_t x, const std::string& why) {
+        return std::find(drafts[x].reasons.begin(), drafts[x].reasons.end(), why) != drafts[x].reasons.end();
+    };
+    CHECK(said(0, "mask: the 4 x 4 array at line 12, read ✓ visible (0), ✗ blocked (-inf), as its legend says"));
+    CHECK(said(0, "the text around the mask says \"look-ahead\": causal tried first"));
+    CHECK_FALSE(said(0, "the text around the mask says \"pad\": padding tried first"));
+    CHECK(said(1, "mask: the 4 x 4 array at line 27, read True visible (0), False blocked (-inf), each token seeing itself"));
+    CHECK(said(3, "starts from the printed mask; conventions: mask global_local window 3, global [1,5] (its kind tried first: the text "
+                  "around it says \"global\")"));
+    attntrace::test::TempDir dir;
+    auto r = run_cli({"draft", article, "-o", dir.file("masks.json"), "--explain"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("Conventions tried") != std::string::npos);
+    // a window in words: each sentence a row of the mask over the listed tokens, the stated window kept
+    for (std::size_t x : {5, 6}) {
+        INFO("example " << x + 1);
+        const auto lesson = nlohmann::json::parse(drafts[x].lesson.dump());
+        CHECK(lesson["tokens"] == nlohmann::json{"1", "2", "3", "4", "5", "6", "7"});
+        CHECK(lesson["config"]["mask"] == nlohmann::json{{"kind", "window"}, {"window", 5}});
+        REQUIRE(lesson["claims"].size() == 1);
+        const auto& c = lesson["claims"][0];
+        CHECK(c["at"] == nlohmann::json{{"query", x == 5 ? 3 : 0}});
+        CHECK(c["expect"] == (x == 5 ? "agrees" : "disagrees"));  // token 1 drawn seeing token 4
+        CHECK(said(x, "the text states a window of 5: the windows tried are of 5 only"));
+    }
+    std::vector<std::string> check = {"check"};
+    for (int x = 1; x <= 7; ++x) check.push_back(dir.file("masks-" + std::to_string(x) + ".json"));
+    auto c = run_cli(check);
+    INFO(c.out << c.err);
+    CHECK(c.status == 0);
+}
+
+TEST_CASE("a mask drawn among an example's numbers: its kind tried beside none and causal, the weights under it", "[draft]") {
+    // scores, a drawn sliding window, and the weights softmax gives under it (not scaled): the window found
+    // from the drawing runs the example, so neither the mask nor the weights need the article's own values
+    const std::string md = "The tokens [\"a\", \"b\", \"c\", \"d\"] score each other:\n\n"
+                           "S = [[2.0, 1.0, 0.0, 1.0],\n     [1.0, 2.0, 1.0, 0.0],\n     [0.0, 1.0, 2.0, 1.0],\n     [1.0, 0.0, 1.0, 2.0]]\n\n"
+                           "Each token sees its neighbours only:\n\n"
+                           "   a b c d\na  ■ ■ □ □\nb  ■ ■ ■ □\nc  □ ■ ■ ■\nd  □ □ ■ ■\n\n"
+                           "A = [[0.73, 0.27, 0.00, 0.00],\n     [0.21, 0.58, 0.21, 0.00],\n     [0.00, 0.21, 0.58, 0.21],\n"
+                           "     [0.00, 0.00, 0.27, 0.73]]\n";
+    const auto drafts = attntrace::draft_lessons(attntrace::read_article_text(md, "window.md", "markdown"));
+    REQUIRE(drafts.size() == 1);
+    const auto lesson = nlohmann::json::parse(drafts[0].lesson.dump());
+    CHECK(lesson["config"]["mask"] == nlohmann::json{{"kind", "window"}, {"window", 3}});
+    CHECK(lesson["config"]["scale"] == false);
+    CHECK_FALSE((lesson.contains("given") && lesson["given"].contains("blocks.0.attn.hook_mask")));  // computed, not the drawing given
+    const auto* mask = claim_on(lesson, "blocks.0.attn.hook_mask");
+    const auto* weights = claim_on(lesson, "blocks.0.attn.hook_pattern");
+    REQUIRE(mask);
+    REQUIRE(weights);
+    CHECK((*mask)["expect"] == "agrees");
+    CHECK((*weights)["expect"] == "agrees");
+    // with the drawing gone, no window is tried: the weights' zeros then need the causal or no mask, and disagree
+    const std::string undrawn = md.substr(0, md.find("Each token")) + md.substr(md.find("A = "));
+    const auto plain = nlohmann::json::parse(attntrace::draft_lessons(attntrace::read_article_text(undrawn, "w.md", "markdown"))[0].lesson.dump());
+    CHECK(plain["config"]["mask"] != lesson["config"]["mask"]);
 }

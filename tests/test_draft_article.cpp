@@ -3,6 +3,7 @@
 // refused in one line or read in one pass.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -395,4 +396,138 @@ TEST_CASE("a formula's head names its matrix across an argument list: Z_1 = Atte
     CHECK(m[0]->name == "Z_1");
     CHECK(m[1]->name == "A");
     CHECK(m[2]->name == "B");
+}
+
+TEST_CASE("masks drawn in glyphs or words: read as 0 and -inf, with their labels, legend and global tokens", "[draft]") {
+    const double inf = -HUGE_VAL;
+    // ●/○ under a header of tokens, a legend after it
+    const Article dots = read("     a   b   c\n"
+                              "a    ●   ○   ○\n"
+                              "b    ●   ●   ○\n"
+                              "c    ●   ●   ●\n"
+                              "\n"
+                              "● = attends to\n",
+                              "text");
+    REQUIRE(dots.arrays.size() == 1);
+    const PrintedArray& d = dots.arrays[0];
+    CHECK(values(d) == std::vector<double>{0, inf, inf, 0, 0, inf, 0, 0, 0});
+    CHECK(decimals(d) == std::vector<int>(9, 0));
+    CHECK(d.row_labels == std::vector<std::string>{"a", "b", "c"});
+    CHECK(d.col_labels == std::vector<std::string>{"a", "b", "c"});
+    CHECK(d.legend.find("as its legend says") != std::string::npos);
+    CHECK(d.place.line == 1);
+    // the legend reverses the glyphs: ● is the masked one here
+    const Article reversed = read("● ○ ○\n● ● ○\n\n(● = masked, ○ = may attend)\n", "text");
+    REQUIRE(reversed.arrays.size() == 1);
+    CHECK(values(reversed.arrays[0]) == std::vector<double>{inf, 0, 0, inf, inf, 0});
+    // ✓/✗ in a Markdown table: its header and separator above
+    const Article ticks = read("| | x | y |\n|---|---|---|\n| x | ✓ | ✗ |\n| y | ✓ | ✓ |\n", "markdown");
+    REQUIRE(ticks.arrays.size() == 1);
+    CHECK(values(ticks.arrays[0]) == std::vector<double>{0, inf, 0, 0});
+    CHECK(ticks.arrays[0].col_labels == std::vector<std::string>{"x", "y"});
+    // True/False either way round: read so that each token sees itself (nn.MultiheadAttention's True is "masked")
+    const Article sdpa = read("True False False\nTrue True False\nTrue True True\n", "text");
+    const Article mha = read("False True True\nFalse False True\nFalse False False\n", "text");
+    REQUIRE(sdpa.arrays.size() == 1);
+    REQUIRE(mha.arrays.size() == 1);
+    CHECK(values(sdpa.arrays[0]) == values(mha.arrays[0]));
+    CHECK(values(mha.arrays[0]) == std::vector<double>{0, inf, inf, 0, 0, inf, 0, 0, 0});
+    CHECK(mha.arrays[0].legend.find("so that each token sees itself") != std::string::npos);
+    // glyphs written together, x/. in brackets with a row's note, a partial drawing with its global tokens
+    const Article together = read("■□□\n■■□\n", "text");
+    REQUIRE(together.arrays.size() == 1);
+    CHECK(together.arrays[0].shape == Shape{2, 3});
+    const Article gl = read("    a  G  b  c\n"
+                            "a  [x  x  .  .]  local\n"
+                            "G  [x  x  x  x]  global attends all\n"
+                            "...\n"
+                            "G = global token\n",
+                            "text");
+    REQUIRE(gl.arrays.size() == 1);
+    CHECK(gl.arrays[0].row_labels == std::vector<std::string>{"a", "G"});
+    CHECK(gl.arrays[0].col_labels == std::vector<std::string>{"a", "G", "b", "c"});
+    CHECK(gl.arrays[0].global_labels == std::vector<std::string>{"G"});
+    CHECK(values(gl.arrays[0]) == std::vector<double>{0, 0, inf, inf, 0, 0, 0, 0});
+    // 1/0 is a table of numbers, unless the text around it says it is a mask
+    const Article numbers = read("a 1 0 0\nb 1 1 0\n", "text");
+    REQUIRE(numbers.arrays.size() == 1);
+    CHECK(numbers.arrays[0].legend.empty());
+    CHECK(values(numbers.arrays[0]) == std::vector<double>{1, 0, 0, 1, 1, 0});
+    const Article mask01 = read("The causal mask:\n\na 1 0 0\nb 1 1 0\nc 1 1 1\n", "text");
+    REQUIRE(mask01.arrays.size() == 1);
+    CHECK(values(mask01.arrays[0]) == std::vector<double>{0, inf, inf, 0, 0, inf, 0, 0, 0});
+    // an array of 1 and 0 named a mask, either way round
+    const Article named = read("mask = [[1, 0, 0], [1, 1, 0], [1, 1, 1]]\n\nmask = [[0, 1], [0, 0]]\n\nK = [[1, 0], [0, 1]]\n", "text");
+    REQUIRE(named.arrays.size() == 3);
+    CHECK(values(named.arrays[0]) == std::vector<double>{0, inf, inf, 0, 0, inf, 0, 0, 0});
+    CHECK(values(named.arrays[1]) == std::vector<double>{0, inf, 0, 0});
+    CHECK(named.arrays[1].legend.find("1 blocked (-inf)") != std::string::npos);
+    CHECK(values(named.arrays[2]) == std::vector<double>{1, 0, 0, 1});  // not named a mask: numbers
+    // prose is no grid: a word between glyphs, two letters apart
+    CHECK(read("x - y and\nx - y again\n", "text").arrays.empty());
+    CHECK(read("● attends ○\n● attends ○\n", "text").arrays.empty());
+}
+
+TEST_CASE("a drawn mask of millions of cells read in one pass and left unread past the array bound", "[draft][hostile]") {
+    std::string grid;
+    while (grid.size() < (4u << 20)) grid += "x ● ○ ● ○\n";
+    const Article a = read(grid + "\n\\[ Z = \\begin{bmatrix} 1 & 2 \\end{bmatrix} \\]\n", "text");
+    REQUIRE(a.arrays.size() == 1);  // the grid is more cells than an array holds: not read
+    CHECK(values(a.arrays[0]) == std::vector<double>{1, 2});
+    // a line of millions of mask-building calls, and of sentences with their lists: no line looked through again
+    std::string calls, sentences;
+    while (calls.size() < (4u << 20)) calls += "torch.triu(torch.ones(n, n), diagonal=k); ";
+    while (sentences.size() < (4u << 20)) sentences += "Token a can attend to [b, c] ";
+    for (const std::string& line : {calls, sentences}) {
+        const Article b = read(line + "\n\\[ Z = \\begin{bmatrix} 1 & 2 \\end{bmatrix} \\]\n", "text");
+        CHECK(of_form(b, PrintedForm::code).empty());
+        CHECK(values(b.arrays.back()) == std::vector<double>{1, 2});
+    }
+}
+
+TEST_CASE("masks the code builds: triu of -inf or ones, tril, a method, the subsequent mask, at the size the code or text gives",
+          "[draft]") {
+    const double inf = -HUGE_VAL;
+    auto only = [](const Article& a) {
+        const auto code = of_form(a, PrintedForm::code);
+        REQUIRE(code.size() == 1);
+        return *code[0];
+    };
+    const std::vector<double> causal3{0, inf, inf, 0, 0, inf, 0, 0, 0};
+    CHECK(values(only(read("mask = torch.triu(torch.ones(3, 3) * float('-inf'), diagonal=1)\n", "text"))) == causal3);
+    CHECK(values(only(read("seq_len = 3\nmask = np.tril(np.ones((seq_len, seq_len)))\n", "text"))) == causal3);
+    CHECK(values(only(read("m = torch.ones(3, 3).triu(1).bool()\n", "text"))) == causal3);
+    CHECK(values(only(read("mask = nn.Transformer.generate_square_subsequent_mask(3)\n", "text"))) == causal3);
+    // diagonal 0 blocks each token's own key too (a common slip), and the check will say so
+    CHECK(values(only(read("mask = torch.triu(torch.ones(2, 2), diagonal=0)\n", "text"))) == std::vector<double>{inf, inf, 0, inf});
+    // a size the code leaves open: drawn at kDescribedMaskSize tokens
+    CHECK(only(read("mask = torch.triu(torch.ones(T, T) * -inf, diagonal=1)\n", "text")).shape == Shape{4, 4});
+    // a triangle of something else is no mask
+    CHECK(of_form(read("upper = np.triu(A)\n", "text"), PrintedForm::code).empty());
+}
+
+TEST_CASE("a sentence saying which keys a token sees: one row of the mask, its keys as column labels", "[draft]") {
+    const double inf = -HUGE_VAL;
+    const Article a = read("Sequence: [1, 2, 3, 4, 5]\n"
+                           "Window size: 3\n"
+                           "\n"
+                           "Token 3 can attend to:\n"
+                           "... [2, 3, 4] ...\n"
+                           "\n"
+                           "Not [1, 5] (outside window)\n"
+                           "\n"
+                           "- position 'cat' sees ['the', 'cat']\n"
+                           "Token 6 attends to all of block 2\n",
+                           "text");
+    std::vector<const PrintedArray*> rows;
+    for (const auto& x : a.arrays)
+        if (!x.legend.empty()) rows.push_back(&x);
+    REQUIRE(rows.size() == 2);  // a sentence with no list is no row
+    CHECK(rows[0]->row_labels == std::vector<std::string>{"3"});
+    CHECK(rows[0]->col_labels == std::vector<std::string>{"2", "3", "4", "1", "5"});
+    CHECK(values(*rows[0]) == std::vector<double>{0, 0, 0, inf, inf});
+    CHECK(rows[0]->place.line == 4);
+    CHECK(rows[1]->row_labels == std::vector<std::string>{"cat"});
+    CHECK(rows[1]->col_labels == std::vector<std::string>{"the", "cat"});
+    CHECK(a.setting("window") == 3);
 }

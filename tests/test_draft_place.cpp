@@ -97,7 +97,7 @@ TEST_CASE("the seed articles read and placed against their hand-written lessons:
     // array with the same numbers, and how many of those place_array puts on the claim's step and cells
     // (issue 31 aims at 90% of both, with the drafted conventions; this is the reading and placing alone,
     // on the hand lesson's run). The floors are what the code reaches: raise them as it reaches more.
-    constexpr std::size_t kReadFloor = 39, kPlacedFloor = 14;
+    constexpr std::size_t kReadFloor = 41, kPlacedFloor = 16;
     const std::string seeds = seeds_dir();
     if (seeds.empty()) return;
     std::size_t claims = 0, read = 0, placed = 0;
@@ -167,7 +167,7 @@ TEST_CASE("seed drafts measured against the hand lessons: claims reproduced, arr
     // claim of one of its lessons on the same step, the same cells and the same reduction, with the same
     // verdict); of the article's printed arrays (tables and matrices, not prose), the share a draft reads
     // as an input or claims. The aim is 90% of both; the floors are what the code reaches.
-    constexpr std::size_t kReproducedFloor = 66, kPlacedArraysFloor = 36;
+    constexpr std::size_t kReproducedFloor = 76, kPlacedArraysFloor = 41;
     const std::string seeds = seeds_dir();
     if (seeds.empty()) return;
     std::map<std::string, std::vector<Draft>> drafts;  // by article

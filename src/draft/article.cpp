@@ -36,14 +36,18 @@ Article read_article_text(std::string_view content, const std::string& file, con
     const ArticleText text = article_text(content, format, file);
     Scan scan(text, file);
     out.shapes = scan_shapes(scan);
+    out.sizes = scan_sizes(text);
+    scan_masks(scan);
+    scan_mask_rows(scan);
+    scan_mask_code(scan, out.sizes);
     scan_latex(scan);
     scan_brackets(scan);
     scan_tables(scan);
     scan_prose(scan);
     out.arrays = std::move(scan).arrays();
+    read_mask_numbers(out.arrays);
     out.tokens = scan_tokens(text);
     out.settings = scan_settings(text);
-    out.sizes = scan_sizes(text);
     return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "draft/chain.hpp"
+#include "draft/masks.hpp"
 #include "draft/place.hpp"
 #include "draft/prose_rows.hpp"
 #include "draft/shapes.hpp"
@@ -61,6 +62,7 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
     std::vector<std::size_t> out;
     const auto& A = art.arrays;
     const std::size_t first = s.first();
+    if (s.kind == StartKind::mask) return {first};  // the printed mask is what its run claims
     for (std::size_t i = first + 1; i < A.size() && i <= first + kMaxWindow; ++i) {
         const auto& a = A[i];
         if (!is_table(a) || used[i] || std::find(s.inputs.begin(), s.inputs.end(), i) != s.inputs.end()) continue;
@@ -103,7 +105,52 @@ void split_rows(const PrintedArray& a, std::size_t k, const Evaluation& e, Examp
     }
 }
 
+// A printed mask's example: every mask its tokens allow, the one agreeing with the most cells kept; its
+// claims the mask whole, or a row per label, whatever their verdicts.
+Example search_mask(const Article& art, Start start) {
+    Example ex;
+    ex.start = std::move(start);
+    const Start& s = ex.start;
+    const PrintedArray& a = s.drawn ? *s.drawn : art.arrays[s.inputs[0]];
+    ex.reasons = s.reasons;
+    ex.candidates = {s.inputs[0]};
+    bool have = false;
+    for (const Conventions& c : conventions_for(art, s)) {
+        Refined r;
+        r.lesson = base_lesson(art, s, c);
+        r.score = score_mask(r.lesson, a);
+        ex.trials.push_back({c.describe(s.kind), r.score.agree, r.score.total});
+        if (!r.score.ran && ex.first_error.empty()) ex.first_error = r.score.error;
+        if (r.score.ran && (!have || r.score.agree > ex.best.score.agree)) {
+            ex.conventions = c;
+            ex.best = std::move(r);
+            have = true;
+        }
+    }
+    ex.claims.assign(1, Placement{});
+    if (!have) return ex;
+    ex.claims[0] = ex.best.score.placements[0];
+    if (ex.claims[0].step.empty()) {
+        std::unique_ptr<Evaluation> e = run_lesson(ex.best.lesson);
+        const auto tokens = ex.best.lesson["tokens"].get<std::vector<std::string>>();
+        const std::vector<std::size_t> rows = rows_by_label(a, tokens);
+        const std::vector<Placement> placed = place_mask_rows(a, e->exact, rows);
+        for (std::size_t r = 0; r < placed.size(); ++r) {
+            if (placed[r].step.empty()) continue;
+            PrintedArray row = a;
+            row.rows = {a.rows[r]};
+            row.shape = {a.rows[r].size()};
+            row.row_labels.clear();
+            row.name = a.row_labels[r];
+            ex.row_claims.push_back({0, std::move(row), placed[r]});
+        }
+    }
+    ex.explained = !ex.claims[0].step.empty() || !ex.row_claims.empty();
+    return ex;
+}
+
 Example search(const Article& art, Start start, const std::vector<bool>& used, const std::vector<bool>& starts_with_v) {
+    if (start.kind == StartKind::mask) return search_mask(art, std::move(start));
     Example ex;
     ex.start = std::move(start);
     const Start& s = ex.start;
@@ -187,6 +234,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
     d.lesson["id"] = id;
     for (std::size_t i : ex.start.inputs)
         if (i != kNone) used[i] = true;
+    if (ex.start.token_list != kNone) used[ex.start.token_list] = true;  // read as the tokens
     OrderedJson claims = OrderedJson::array();
     std::map<std::string, int> ids;
     struct Split {
@@ -206,7 +254,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         c["values"] = values_json(a);
         c["expect"] = "agrees";  // replaced below by the verdict the check gives
         c["quote"] = a.quote;
-        c["note"] = "drafted from " + a.place.describe();
+        c["note"] = "drafted from " + a.place.describe() + (a.legend.empty() ? "" : ", read " + a.legend);
         d.reasons.push_back(fmt::format("claim {}: the array at {} on {}{}: {} of {} printed numbers agree{}", c["id"].get<std::string>(),
                                         a.place.describe(), p.step, p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total,
                                         2 * p.agree >= p.total ? "" : " (placed by its name or form, not its numbers)"));
@@ -227,16 +275,19 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
     for (const auto& rc : ex.row_claims) {
         const Placement& p = rc.placement;
         used[ex.candidates[rc.candidate]] = true;
-        OrderedJson c = {{"id", claim_id(rc.row.name.empty() ? step_leaf(p.step) : bare(rc.row.name), ids)}, {"step", p.step}};
+        const bool mask_row = ex.start.kind == StartKind::mask;
+        OrderedJson c = {{"id", claim_id(mask_row ? "row-" + rc.row.name
+                                                  : rc.row.name.empty() ? step_leaf(p.step) : bare(rc.row.name), ids)}, {"step", p.step}};
         if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
         c["decimals"] = decimals_of(rc.row);
         c["values"] = values_json(rc.row);
         c["expect"] = "agrees";
         c["quote"] = rc.row.quote;
-        c["note"] = "a row of the table drafted from " + rc.row.place.describe();
-        d.reasons.push_back(fmt::format("claim {}: a row of the table at {} on {}{}: {} of {} printed numbers agree",
-                                        c["id"].get<std::string>(), rc.row.place.describe(), p.step,
-                                        p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total));
+        c["note"] = mask_row ? fmt::format("the row of {} in the mask drawn at {} ({})", rc.row.name, rc.row.place.describe(), rc.row.legend)
+                             : "a row of the table drafted from " + rc.row.place.describe();
+        d.reasons.push_back(fmt::format("claim {}: {} at {} on {}{}: {} of {} printed numbers agree", c["id"].get<std::string>(),
+                                        mask_row ? "the row of " + rc.row.name + " in the mask" : std::string("a row of the table"),
+                                        rc.row.place.describe(), p.step, p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total));
         claims.push_back(std::move(c));
     }
     std::unique_ptr<Evaluation> e = run_lesson(d.lesson);
@@ -262,7 +313,8 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
     // Sentences that say how a token attends ("ring" attends 51% to "fell", 31% to itself): a claim on its row
     // of the weights when they name every key at one precision, else on each cell they name. One head's only:
     // a sentence does not say which head it means.
-    if (d.lesson["config"].value("heads", 1) == 1 && !d.lesson.contains("query_tokens")) {
+    const bool mask_only = ex.start.kind == StartKind::mask;  // its run ends at the mask: no weights to claim
+    if (!mask_only && d.lesson["config"].value("heads", 1) == 1 && !d.lesson.contains("query_tokens")) {
         const auto tokens = d.lesson["tokens"].get<std::vector<std::string>>();
         for (const ProseRow& r : prose_rows(art, tokens, from_line, text_end, used)) {
             for (std::size_t i : r.arrays) used[i] = true;
@@ -293,7 +345,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
     // Prose numbers of two decimals or more, in this example's text, that a cell gives exactly as printed.
     for (std::size_t i = 0; i < art.arrays.size(); ++i) {
         const PrintedArray& a = art.arrays[i];
-        if (a.form != PrintedForm::prose || a.rows[0][0].decimals < 2 || used[i]) continue;
+        if (mask_only || a.form != PrintedForm::prose || a.rows[0][0].decimals < 2 || used[i]) continue;
         if (a.place.line < from_line || a.place.line >= text_end) continue;
         const Placement p = place_array(a, e->exact);
         // a number two steps print is no claim on either (in one step, its first cell of that value is claimed)
@@ -340,7 +392,11 @@ std::vector<Draft> draft_lessons(const Article& art) {
         const Example alone = search(art, starts[k], used, starts_with_v);
         order.push_back({alone.best.score.ran ? alone.best.score.agree + alone.explained : 0, k});
     }
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    // a mask printed alone after every other start: a mask in another example's numbers is that example's
+    std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+        const bool ma = starts[a.second].kind == StartKind::mask, mb = starts[b.second].kind == StartKind::mask;
+        return ma != mb ? mb : a.first > b.first;
+    });
     std::vector<Example> accepted;
     std::string refusal;  // the first start's refusal when no convention of it ran
     for (const auto& [explained, k] : order) {
@@ -357,6 +413,7 @@ std::vector<Draft> draft_lessons(const Article& art) {
         if (ex.explained == 0 && s.kind != StartKind::weights) continue;
         for (std::size_t i : s.inputs)
             if (i != kNone) used[i] = true;
+        if (s.token_list != kNone) used[s.token_list] = true;
         for (std::size_t k = 0; k < ex.candidates.size(); ++k)
             if (!ex.claims[k].step.empty()) used[ex.candidates[k]] = true;
         for (const auto& rc : ex.row_claims) used[ex.candidates[rc.candidate]] = true;

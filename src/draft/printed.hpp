@@ -24,6 +24,7 @@ enum class PrintedForm {
     bracket,   // [[0.1, 0.2], [0.3, 0.4]], tensor([...]), array([...]), numpy's "[[0.1 0.2]\n [0.3 0.4]]"
     table,     // a Markdown or HTML table's numeric cells, or lines "label 0.1 0.2 0.3" in a row
     prose,     // a number in a sentence ("attends 51% to fell")
+    code,      // a mask the code builds: torch.triu(torch.ones(n, n) * -inf, diagonal=1), tril(ones), ...
 };
 
 // Where in the article: a line of the file, or a notebook cell and a line in it.
@@ -47,6 +48,12 @@ struct PrintedArray {
     bool elided = false;                   // "..." stands for numbers not printed
     bool operand = false;                  // printed as a factor of a product (a matrix right before another), not a result
     std::string quote;                     // the text it stands in, as written (a bounded excerpt)
+    // A mask drawn in glyphs or words (scan_masks): how they were read ("● visible (0), ○ blocked (-inf)"),
+    // the labels its legend calls global ("G = global token"), and the caption and legend around it, in
+    // lower case, for the search's hints. Empty for an array of numbers.
+    std::string legend;
+    std::vector<std::string> global_labels;
+    std::string context;
     std::size_t count() const;             // the numbers printed
 };
 

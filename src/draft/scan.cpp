@@ -83,7 +83,11 @@ std::string clean_label(std::string_view s) {
         if (s[i] == '\\') {  // a LaTeX command: its name dropped, its argument kept
             std::size_t k = i + 1;
             while (k < s.size() && std::isalpha(static_cast<unsigned char>(s[k]))) ++k;
-            if (k == i + 1 && k < s.size()) ++k;  // "\," "\{"
+            if (k == i + 1 && k < s.size()) {  // "\," "\{", a whole character after the backslash
+                const unsigned char c = static_cast<unsigned char>(s[k]);
+                k += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+                k = std::min(k, s.size());
+            }
             i = k;
             continue;
         }
@@ -247,6 +251,7 @@ std::string setting_name(std::string_view w) {
     if (n == "dk" || n == "dhead" || n == "headdim" || n == "dq") return "d_k";
     if (n == "dmodel" || n == "dembed" || n == "embeddim" || n == "hiddensize") return "d_model";
     if (n == "h" || n == "heads" || n == "numheads" || n == "nheads" || n == "nhead") return "heads";
+    if (n == "window" || n == "windowsize" || n == "windowlength") return "window";
     return "";
 }
 
@@ -266,7 +271,11 @@ std::vector<PrintedSetting> scan_settings(const ArticleText& text) {
         std::size_t b = e;
         while (b > 0 && e - b < 24 && name_char(s[b - 1])) --b;
         if (b == e || (b > 0 && std::isalnum(static_cast<unsigned char>(s[b - 1])))) continue;
-        const std::string name = setting_name(s.substr(b, e - b));
+        std::string name = setting_name(s.substr(b, e - b));
+        // "Window size: 3": the word before "size" names it
+        if (name.empty() && b >= 7 && setting_name(s.substr(b, e - b)).empty() && (s.substr(b, e - b) == "size" || s.substr(b, e - b) == "Size") &&
+            s[b - 1] == ' ' && setting_name(s.substr(b - 7, 6)) == "window" && (b == 7 || !std::isalnum(static_cast<unsigned char>(s[b - 8]))))
+            name = "window";
         if (name.empty()) continue;
         // the integer after, not the start of a longer number
         std::size_t k = i + 1;

@@ -54,6 +54,21 @@ inline constexpr std::size_t kMaxPrintedArrays = 100000;
 std::vector<PrintedShape> scan_shapes(Scan& scan);
 // "name = 64" and "a, b, c = 2, 10, 64": the sizes the text assigns.
 std::vector<PrintedSize> scan_sizes(const ArticleText& text);
+// Masks drawn as grids of glyphs or words ("The ● ○ ○", "True False", "x . ."), read as the mask's 0 and -inf.
+void scan_masks(Scan& scan);
+// Masks the code builds: triu/tril of ones or of -inf (torch's, numpy's, a method's), and
+// generate_square_subsequent_mask(n), as the n x n array of 0 and -inf they give; n from the call, else
+// from a size the text assigns (`seq_len = 5`), else kDescribedMaskSize.
+void scan_mask_code(Scan& scan, const std::vector<PrintedSize>& sizes);
+// A sentence saying which keys a token sees ("Token 5 can attend to: [3, 4, 5, 6, 7]", "Not [1, 2, 8]"):
+// one row of the mask, its keys its column labels (0 for those it sees, -inf for those it does not), the
+// token its row label; every key it does not name is blocked (draft/masks.hpp).
+void scan_mask_rows(Scan& scan);
+// Arrays of 1 and 0 the text names a mask ("mask = [[1, 0], [1, 1]]"), read as the mask's 0 and -inf:
+// 1 may look, unless every token would then be blocked from itself (1 = masked, as triu's ones are).
+void read_mask_numbers(std::vector<PrintedArray>& arrays);
+// A mask the code builds at a size it leaves open: drawn at this many tokens, enough to show its pattern.
+inline constexpr std::size_t kDescribedMaskSize = 4;
 void scan_latex(Scan& scan);
 void scan_brackets(Scan& scan);
 void scan_tables(Scan& scan);

@@ -63,7 +63,9 @@ Cell read_cell(std::string_view raw) {
             const std::string_view cmd = raw.substr(i + 1, k - i - 1);
             if (cmd.empty()) {  // "\," "\;" "\!" "\ " spacing; "\%" kept for the percentage
                 if (k < raw.size() && raw[k] == '%') c += "\\%";
-                i = k + 1;
+                // the character after it, whole (a multibyte one cut would leave its tail, no valid UTF-8)
+                const unsigned char next = k < raw.size() ? static_cast<unsigned char>(raw[k]) : 0;
+                i = std::min(raw.size(), k + (next < 0x80 ? 1 : next < 0xE0 ? 2 : next < 0xF0 ? 3 : 4));
                 continue;
             }
             if (cmd == "cdots" || cmd == "ldots" || cmd == "dots" || cmd == "vdots" || cmd == "ddots") {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "draft/masks.hpp"
 #include "draft/place.hpp"
 
 namespace attntrace {
@@ -16,6 +17,9 @@ namespace attntrace {
 namespace {
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+// A mask drawn for a reader is a few tokens wide; the search runs a lesson per size of each kind, so a wider
+// printed mask (a dump) starts no example.
+constexpr std::size_t kMaxMaskTokens = 64;
 // Q, K and V of one example are printed close together: a K or V further than this many arrays after its Q is another's.
 constexpr std::size_t kTripleSpan = 6;
 
@@ -307,6 +311,7 @@ std::string Start::describe() const {
         case StartKind::qkv: return has_v() ? "the printed Q, K and V" : "the printed Q and K";
         case StartKind::scores: return has_v() ? "the printed scores (and V)" : "the printed scores";
         case StartKind::weights: return has_v() ? "the printed attention weights (and V)" : "the printed attention weights";
+        case StartKind::mask: return "the printed mask";
     }
     return "";
 }
@@ -324,6 +329,7 @@ std::string Conventions::describe(StartKind kind) const {
             return fmt::format("the scores given as {}{}, mask {}", given_at,
                                given_at == "hook_scores_raw" ? (scale ? " then scaled by 1/sqrt(d_k)" : " and not scaled") : "", mask);
         case StartKind::weights: return "the weights given as hook_pattern";
+        case StartKind::mask: return "mask " + mask + (hint.empty() ? "" : " (its kind tried first: the text around it says \"" + hint + "\")");
     }
     return "";
 }
@@ -384,6 +390,36 @@ std::vector<Start> find_starts(const Article& art) {
         if (s.has_v()) s.reasons.push_back("V: the array at " + A[s.inputs[1]].place.describe());
         out.push_back(std::move(s));
     }
+    // a mask printed alone: its tokens the column labels (else the row labels, else the nearest list)
+    for (std::size_t i = 0; i < A.size(); ++i) {
+        const PrintedArray& a = A[i];
+        if (!is_table(a) || !prints_mask(a)) continue;
+        const std::size_t rows = a.rows.size(), cols = a.rows[0].size();
+        if (cols > kMaxMaskTokens) continue;
+        Start s;
+        s.kind = StartKind::mask;
+        s.inputs = {i};
+        std::string from;
+        if (keyed_row(a)) {  // a sentence's row: over the tokens of the list it counts in
+            s.tokens = row_tokens(art, a, s.token_list, from);
+            if (s.tokens.empty() || s.tokens.size() > kMaxMaskTokens || !(s.drawn = expand_row(a, s.tokens))) continue;
+        } else if (labelled(a.col_labels, cols)) {
+            s.tokens = a.col_labels, from = "its column labels";
+        } else {
+            s.tokens = tokens_for(art, a, cols, from);
+        }
+        s.d_model = 2;  // any: the mask does not depend on the scores, given as zeros
+        s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+        if (s.drawn)
+            s.reasons.push_back(fmt::format("mask: the row of {} the sentence at {} gives, {}", a.row_labels[0], a.place.describe(), a.legend));
+        else
+            s.reasons.push_back(fmt::format("mask: the {} x {} array at {}{}", rows, cols, a.place.describe(),
+                                            a.legend.empty() ? ", every number 0 or -inf" : ", read " + a.legend));
+        if (const std::size_t w = stated_window(art, a))
+            s.reasons.push_back(fmt::format("the text states a window of {}: the windows tried are of {} only", w, w));
+        for (const auto& [kind, word] : mask_hints(a)) s.reasons.push_back(fmt::format("the text around the mask says \"{}\": {} tried first", word, kind));
+        out.push_back(std::move(s));
+    }
     std::stable_sort(out.begin(), out.end(), [](const Start& a, const Start& b) { return a.first() < b.first(); });
     return out;
 }
@@ -440,6 +476,20 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
             break;
         }
         case StartKind::weights: out.push_back({true, "none", false, "hook_pattern", 1}); break;
+        case StartKind::mask: return mask_conventions(art, s);
+    }
+    // a mask drawn among the example's numbers, of another kind (a window, global tokens, blocks, padding):
+    // every causal convention tried again under it
+    if (const auto drawn = drawn_mask(art, s)) {
+        const std::size_t n = out.size();
+        for (std::size_t k = 0; k < n; ++k)
+            if (out[k].mask == "causal") {
+                Conventions c = out[k];
+                c.mask = drawn->mask;
+                c.mask_json = drawn->mask_json;
+                c.hint = drawn->hint;
+                out.push_back(std::move(c));
+            }
     }
     return out;
 }
@@ -465,7 +515,8 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
                      {"title", "Drafted from " + doc}, {"source", {{"document", doc}}}};
     l["tokens"] = s.tokens;
     if (!s.query_tokens.empty()) l["query_tokens"] = s.query_tokens;
-    OrderedJson config = {{"d_model", s.d_model}, {"heads", c.heads}, {"mask", c.mask}, {"scale", c.scale}};
+    OrderedJson config = {{"d_model", s.d_model}, {"heads", c.heads}, {"mask", c.mask_json.is_null() ? OrderedJson(c.mask) : c.mask_json},
+                          {"scale", c.scale}};
     if (s.d_k) config["d_k"] = s.kind == StartKind::embed ? s.d_k / c.heads : s.d_k;  // embed: W^Q's columns over the heads
     if (c.transposed) config["weight_layout"] = "out_in";
     if (c.sinusoidal) config["positions"] = "sinusoidal";
@@ -512,6 +563,13 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             if (A[s.inputs[0]].rows.size() == 1) v = OrderedJson::array({v});  // one query's row
             l["given"][attn + c.given_at] = v;
             if (s.has_v()) l["given"][attn + "hook_v"] = values_json(A[s.inputs[1]]);
+            break;
+        }
+        case StartKind::mask: {
+            // the mask alone: the stage run over zero scores (any would do: the mask does not read them)
+            l["run"] = {{"from", "mask"}, {"to", "mask"}};
+            const std::size_t T = s.tokens.size();
+            l["given"][attn + "hook_scores_scaled"] = OrderedJson(std::vector<std::vector<int>>(T, std::vector<int>(T, 0)));
             break;
         }
         case StartKind::weights: {

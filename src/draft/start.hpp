@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,13 @@ enum class StartKind {
     qkv,      // Q, K (and V) printed: the run from the scores
     scores,   // a score matrix, or one row of it: the run from the scaling (or the mask)
     weights,  // attention weights (rows summing to 1): the run from the mixing
+    mask,     // a mask printed alone (glyphs, words, or 0 and -inf): the run of the mask stage over zero scores
 };
 
 struct Start {
     StartKind kind = StartKind::embed;
-    // The arrays the lesson reads, by kind: X, W_Q, W_K, W_V | Q, K, V | S, V | A, V (V absent: npos).
+    // The arrays the lesson reads, by kind: X, W_Q, W_K, W_V | Q, K, V | S, V | A, V (V absent: npos) | the mask
+    // (claimed, not read: the run is the mask of its tokens).
     std::vector<std::size_t> inputs;
     std::vector<std::string> tokens;        // one per key
     std::vector<std::string> query_tokens;  // set when the printed rows are not the tokens (one row of a matrix)
@@ -39,6 +42,9 @@ struct Start {
     std::vector<std::string> later;
     std::size_t d_ff = 0;                   // W_1's columns, when printed
     std::vector<std::string> reasons;       // why each input was read as it was
+    // mask: a sentence's row over every token (masks.hpp's expand_row), and the printed list its tokens are
+    std::optional<PrintedArray> drawn;
+    std::size_t token_list = static_cast<std::size_t>(-1);
 
     std::size_t first() const;              // the earliest input
     bool has_v() const;
@@ -55,6 +61,8 @@ struct Conventions {
     std::size_t heads = 1;         // qkv: the heads Q, K and V are split into
     std::string activation;        // embed with a printed FFN: "relu" or "gelu"
     bool sinusoidal = false;       // embed: sinusoidal positions added to X (X + PE enters the block)
+    OrderedJson mask_json;         // mask: config.mask as the lesson writes it (null: `mask` itself)
+    std::string hint;              // mask: the word around the printed mask that put this kind first, or ""
     std::string describe(StartKind kind) const;
 };
 
