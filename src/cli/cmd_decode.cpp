@@ -22,6 +22,8 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
         bool json = false;
         int precision = 4;
         std::optional<std::int64_t> generate;  // signed, as generate() takes it: a count never wraps
+        std::optional<double> temperature, top_p;
+        std::optional<std::uint64_t> seed;
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand("decode", "Run a causal lesson's attention one token at a time with a KV cache, as "
@@ -36,19 +38,45 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
                     "With --model: continue the text greedily for N tokens (1..1024) with the KV cache, each the argmax "
                     "of the last position's logits, shown with its top-k alternatives (causal models only)")
         ->check(non_negative());
+    cmd->add_option("--temperature", opts->temperature,
+                    "With --generate: draw each token from softmax(logits / T) instead of taking the argmax (0: greedy); "
+                    "--top-k K then also keeps only the K most likely, and each token shows the distribution it was "
+                    "drawn from");
+    cmd->add_option("--top-p", opts->top_p,
+                    "With --temperature: keep the most likely tokens until their mass reaches P, in (0, 1] (nucleus "
+                    "sampling)");
+    cmd->add_option("--seed", opts->seed, "With --temperature: the generator's seed (default 0): the same seed draws "
+                                          "the same tokens");
     cmd->add_flag("--json", opts->json, "Print the steps as JSON (format attntrace-decode, docs/decode.md)");
     cmd->add_option("--precision", opts->precision, "Decimals shown")->check(CLI::Range(0, 8));
     cmd->footer("Examples:\n  attntrace decode 002-causal-decode\n  attntrace decode 002-causal-decode --json\n"
                 "  attntrace decode --model tests/models/tiny-gpt2 --text \"the ring fell\"\n"
-                "  attntrace decode --model tests/models/tiny-gpt2 --text \"the ring fell\" --generate 5");
-    cmd->callback([opts, &cli] {
+                "  attntrace decode --model tests/models/tiny-gpt2 --text \"the ring fell\" --generate 5\n"
+                "  attntrace decode --model tests/models/tiny-gpt2 --text \"the ring fell\" --generate 5 --temperature 0.8 "
+                "--top-k 20 --top-p 0.9 --seed 7");
+    CLI::Option* top_k = cmd->get_option("--top-k");
+    cmd->callback([opts, top_k, &cli] {
+        // the sampling flags need what they act on beside them
+        const auto need = [](bool has, const char* flag, const char* expected) {
+            if (has) fail_file(flag, expected, "none");
+        };
+        need(!opts->generate && opts->temperature, "--temperature", "--generate N beside it");
+        const bool sampling = opts->temperature && *opts->temperature != 0;
+        need(!sampling && opts->top_p.has_value(), "--top-p", "--temperature above 0 beside it (greedy takes the argmax)");
+        need(!sampling && opts->seed.has_value(), "--seed", "--temperature above 0 beside it (greedy draws nothing)");
         if (opts->generate) {
             if (!opts->model.given())
                 fail_file("--generate", "--model DIR beside it (a lesson has no unembedding to pick a next token)",
                           "no --model");
             if (!opts->lesson.empty()) fail_file("--generate", "--model DIR instead of a lesson", opts->lesson);
+            Sampling s;
+            s.temperature = opts->temperature.value_or(0);
+            s.top_k = sampling && top_k->count() ? opts->model.top_k : 0;  // given: it cuts as it shows
+            s.top_p = opts->top_p.value_or(1);
+            s.seed = opts->seed.value_or(0);
+            if (const SamplingRefusal r = sampling_refusal(s); !r.flag.empty()) fail_file(r.flag, r.expected, r.found);
             HfModel m = load_model_option(opts->model);
-            const Generation g = generate(m, *opts->generate, opts->model.top_k);
+            const Generation g = generate(m, *opts->generate, opts->model.top_k, s);
             if (opts->json) cli.out << dump_readable(generation_json(m, g));
             else render_generation(cli.out, m, g, terminal_style(cli.color, cli.host).width);
             cli.status = 0;

@@ -41,8 +41,9 @@ Tensor last_row(const Trace& trace, const std::string& name) {
 
 }  // namespace
 
-Generation generate(HfModel& m, std::int64_t n, std::size_t k) {
+Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s) {
     if (const GenerateRefusal r = generate_refusal(m, n); !r.expected.empty()) fail_file("--generate", r.expected, r.found);
+    if (const SamplingRefusal r = sampling_refusal(s); !r.flag.empty()) fail_file(r.flag, r.expected, r.found);
     const auto count = static_cast<std::size_t>(n);  // 1..kMaxGenerate, checked above
     Lesson& lesson = m.lesson;
     const Catalogue& cat = lesson.catalogue();
@@ -50,7 +51,9 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k) {
     const std::string& logits_name = cat.step(Leaf::logits, -1).name;  // unembed: (T, V)
     const int threads = omp_get_max_threads();
     Generation g;
+    g.sampling = s;
     g.prompt = lesson.token_ids;
+    TokenSampler sampler(s);
     KeyCache cache;
     Trace window;
     // The prompt, one row at a time as decode runs it: each token's keys and values join the caches.
@@ -62,12 +65,15 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k) {
             window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.held(), Shape{1, X.shape[1]}, X.axes, t));
     }
     for (std::size_t i = 0; i < count; ++i) {
-        // the logits of the last row (1, V); the next token is their argmax (ties: the lower id, as next_tokens orders)
+        // the logits of the last row (1, V); the next token is their argmax (ties: the lower id, as next_tokens
+        // orders), or drawn from them
         const Tensor logits = last_row(window, logits_name);
         GeneratedToken tok;
         tok.t = lesson.token_ids.size();
         tok.top = next_tokens(logits.ptr(), logits.size(), std::max<std::size_t>(k, 1));
-        tok.chosen = tok.top.front();
+        tok.draw = sampler.draw(logits.ptr(), logits.size());
+        const NextToken drawn = tok.draw.kept.at(tok.draw.index);
+        tok.chosen = {drawn.id, drawn.logit, next_token_probabilities(logits.ptr(), logits.size())[static_cast<std::size_t>(drawn.id)]};
         tok.logits.assign(logits.ptr(), logits.ptr() + logits.size());
         lesson.token_ids.push_back(tok.chosen.id);
         lesson.tokens.push_back(m.label(tok.chosen.id));

@@ -1,5 +1,6 @@
-// Greedy generation with the KV cache: a causal checkpoint's prompt, then N
-// tokens, each the argmax of the last position's logits (the step unembed), run
+// Generation with the KV cache: a causal checkpoint's prompt, then N tokens,
+// each the argmax of the last position's logits (the step unembed) or drawn
+// from them (decode/sample.hpp: temperature, top-k, top-p, a seed), run
 // through the model as one new row by decode's machinery (run_window over the
 // KeyCache, pipeline/run.hpp): no second implementation of the block.
 //
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "decode/decode.hpp"
+#include "decode/sample.hpp"
 #include "model/hf_model.hpp"
 
 namespace attntrace {
@@ -30,13 +32,17 @@ inline constexpr double kGenerateLogitTol = 1e-4;
 
 struct GeneratedToken {
     std::size_t t = 0;              // its position in prompt + generated
-    NextToken chosen;               // the argmax of the logits at t - 1
-    std::vector<NextToken> top;     // the top-k there (chosen first)
+    NextToken chosen;               // the token taken at t - 1 (its probability: softmax of the logits at T = 1)
+    std::vector<NextToken> top;     // the top-k there by logit (greedy: chosen first)
+    // Sampled: the distribution it was drawn from (after temperature and truncation, most likely
+    // first, summing to 1), the uniform number drawn and the index drawn; greedy: the argmax alone.
+    TokenSampler::Draw draw;
     std::vector<float> logits;      // (V) the logits it was chosen from
     DecodeStep window;              // its row through the model, as decode shows a step: block 0's q, k, v, weights, z
 };
 
 struct Generation {
+    Sampling sampling;                     // greedy unless a temperature was given
     std::vector<std::int64_t> prompt;      // the prompt's ids
     std::vector<GeneratedToken> tokens;    // N of them
     std::string text;                      // prompt + generated, as pieces joined (the leading space as ␣)
@@ -57,7 +63,8 @@ struct GenerateRefusal {
 GenerateRefusal generate_refusal(const HfModel& m, std::int64_t n);
 
 // Generates `n` tokens after m.lesson's tokens (m.lesson.token_ids and tokens
-// grow by them), keeping the top `k` at each step. Checks generate_refusal.
-Generation generate(HfModel& m, std::int64_t n, std::size_t k);
+// grow by them), keeping the top `k` at each step, each token the argmax or
+// drawn under `s`. Checks generate_refusal and sampling_refusal.
+Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s = {});
 
 }  // namespace attntrace

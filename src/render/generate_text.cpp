@@ -23,14 +23,37 @@ std::string text_lines(const std::string& text, std::size_t width, std::string_v
     }
 }
 
+// A sampled token: the distribution it was drawn from (its first rows), the number drawn and the token.
+void render_draw(std::ostream& out, const HfModel& m, const GeneratedToken& t, std::size_t width) {
+    const TokenSampler::Draw& d = t.draw;
+    out << wrap_text(fmt::format("u = {:.4f} picks rank {} of the {} kept (p: after temperature and truncation):", d.u,
+                                 d.index + 1, d.kept.size()),
+                     width, "    ", "      ");
+    const std::size_t shown = std::min(d.kept.size(), std::max(t.top.size(), d.index + 1));
+    render_top_tokens(out, m.lesson, std::vector<NextToken>(d.kept.begin(), d.kept.begin() + static_cast<std::ptrdiff_t>(shown)));
+    if (shown < d.kept.size()) {
+        double rest = 0;
+        for (std::size_t i = shown; i < d.kept.size(); ++i) rest += d.kept[i].probability;
+        out << wrap_text(fmt::format("… {} more kept, p {:.4f} together", d.kept.size() - shown, rest), width, "    ", "      ");
+    }
+}
+
 }  // namespace
 
 void render_generation(std::ostream& out, const HfModel& m, const Generation& g, std::size_t width) {
-    out << wrap_text(fmt::format("attntrace · {} — {} tokens generated greedily with the KV cache after a prompt of {}",
-                                 printable(m.dir), g.tokens.size(), g.prompt.size()),
+    const Sampling& s = g.sampling;
+    out << wrap_text(fmt::format("attntrace · {} — {} tokens generated {} with the KV cache after a prompt of {}",
+                                 printable(m.dir), g.tokens.size(), s.greedy() ? "greedily" : "by sampling",
+                                 g.prompt.size()),
                      width, "", "    ");
-    out << wrap_text("Each token is the argmax of the last position's logits; it is then run through every block as one "
-                     "new row, its keys and values appended to the caches.",
+    out << wrap_text(s.greedy() ? "Each token is the argmax of the last position's logits; it is then run through every "
+                                  "block as one new row, its keys and values appended to the caches."
+                                : fmt::format("Each token is drawn from softmax(logits / {}) of the last position{}{}, "
+                                              "with seed {}; it is then run through every block as one new row, its "
+                                              "keys and values appended to the caches.",
+                                              s.temperature, s.top_k ? fmt::format(", its {} most likely", s.top_k) : "",
+                                              s.top_p < 1 ? fmt::format(", cut where their mass reaches {}", s.top_p) : "",
+                                              s.seed),
                      width, "", "");
     for (const GeneratedToken& t : g.tokens) {
         out << "\n"
@@ -39,7 +62,8 @@ void render_generation(std::ostream& out, const HfModel& m, const Generation& g,
                                      unbroken(fmt::format("logit {:.4f}", t.chosen.logit)),
                                      unbroken(fmt::format("p {:.4f}", t.chosen.probability))),
                          width, "", "    ");
-        render_top_tokens(out, m.lesson, t.top);
+        if (s.greedy()) render_top_tokens(out, m.lesson, t.top);
+        else render_draw(out, m, t, width);
         // Its window: the token run as one new row; block 0's weights from its query over the cache.
         const DecodeStep& w = t.window;
         if (w.pattern.size() == 0) continue;
@@ -61,11 +85,34 @@ void render_generation(std::ostream& out, const HfModel& m, const Generation& g,
     }
 }
 
+namespace {
+
+// A sampled token's distribution (null when greedy): the kept tokens, the first kDrawnJsonTokens of them
+// listed, the mass of the others, the number drawn and the rank drawn.
+OrderedJson draw_json(const HfModel& m, const TokenSampler::Draw& d, const Sampling& s) {
+    if (s.greedy()) return nullptr;
+    const std::size_t listed = std::min(d.kept.size(), kDrawnJsonTokens);
+    double rest = 0;
+    for (std::size_t i = listed; i < d.kept.size(); ++i) rest += d.kept[i].probability;
+    return {{"kept", d.kept.size()},
+            {"distribution", next_tokens_json(m.lesson, std::vector<NextToken>(d.kept.begin(), d.kept.begin() + static_cast<std::ptrdiff_t>(listed)))},
+            {"rest_probability", rest},
+            {"u", d.u},
+            {"rank", d.index + 1}};
+}
+
+}  // namespace
+
 OrderedJson generation_json(const HfModel& m, const Generation& g) {
     OrderedJson j;
     j["format"] = "attntrace-generate";
     j["version"] = 1;
     j["model"] = m.dir;
+    if (!g.sampling.greedy())
+        j["sampling"] = {{"temperature", g.sampling.temperature},
+                         {"top_k", g.sampling.top_k ? OrderedJson(g.sampling.top_k) : OrderedJson(nullptr)},
+                         {"top_p", g.sampling.top_p},
+                         {"seed", g.sampling.seed}};
     j["prompt_ids"] = g.prompt;
     OrderedJson tokens = OrderedJson::array();
     for (const GeneratedToken& t : g.tokens)
@@ -75,6 +122,7 @@ OrderedJson generation_json(const HfModel& m, const Generation& g) {
                           {"logit", t.chosen.logit},
                           {"probability", t.chosen.probability},
                           {"top", next_tokens_json(m.lesson, t.top)},
+                          {"drawn_from", draw_json(m, t.draw, g.sampling)},
                           {"window", {{"q", tensor_to_json(t.window.q)},
                                       {"k", tensor_to_json(t.window.k)},
                                       {"v", tensor_to_json(t.window.v)},

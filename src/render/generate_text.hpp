@@ -11,6 +11,10 @@
 
 namespace attntrace {
 
+// A sampled token's distribution in the JSON lists at most this many of its kept tokens (the whole
+// vocabulary may be kept: 50,257 entries a token for GPT-2); the mass of the others is written beside.
+inline constexpr std::size_t kDrawnJsonTokens = 1000;
+
 // Wrapped to `width` display columns (0: not wrapped).
 void render_generation(std::ostream& out, const HfModel& m, const Generation& g, std::size_t width = 0);
 OrderedJson generation_json(const HfModel& m, const Generation& g);
