@@ -23,6 +23,8 @@
 
 using namespace attntrace;
 
+namespace test_attention_kernels {
+
 namespace {
 
 const double kEps = std::numeric_limits<float>::epsilon();
@@ -410,3 +412,5 @@ TEST_CASE("ScaleDiv by a power of two (a product with the exact reciprocal) equa
     if (have.sse4_2) check(xsimd::sse4_2{}, "sse4.2");
 }
 #endif
+
+}  // namespace test_attention_kernels

@@ -23,7 +23,6 @@
 
 using namespace attntrace;
 
-// One namespace per test file: the default build compiles the tests a batch of files at a time.
 namespace test_attention_windows {
 
 namespace {

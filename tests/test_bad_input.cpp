@@ -23,6 +23,8 @@ using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
 
+namespace test_bad_input {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -309,3 +311,5 @@ TEST_CASE("a file whose parsed JSON could exceed --max-memory is refused before 
     INFO(ok.err);
     CHECK(ok.status == 0);
 }
+
+}  // namespace test_bad_input

@@ -15,6 +15,8 @@
 #include "support.hpp"
 
 using namespace attntrace;
+
+namespace test_batch {
 using json = nlohmann::json;
 
 namespace {
@@ -204,3 +206,5 @@ TEST_CASE("the CLI runs, checks, exports and explains a batched lesson", "[batch
     CHECK(cmp.status == 2);
     CHECK(cmp.err.find("batch") != std::string::npos);
 }
+
+}  // namespace test_batch

@@ -22,7 +22,6 @@
 
 using namespace attntrace;
 
-// One namespace per test file: the default build compiles the tests a batch of files at a time.
 namespace test_block_reference {
 namespace ref = attntrace::reference;
 

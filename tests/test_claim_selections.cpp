@@ -19,6 +19,8 @@
 using namespace attntrace;
 using nlohmann::json;
 
+namespace test_claim_selections {
+
 namespace {
 
 constexpr Precision sig(int n) { return {Precision::Unit::significant, n}; }
@@ -411,3 +413,5 @@ TEST_CASE("the export carries the new fields and verdicts, and check prints the 
     CHECK(v.out.find("printed (2-3 dp): 0.25 0.25 0.50 | 0.130 0.380 0.500 | 0.25 0.25 0.50\n") != std::string::npos);
     CHECK(v.out.find("printed (2 sig): 0.13\n") != std::string::npos);
 }
+
+}  // namespace test_claim_selections

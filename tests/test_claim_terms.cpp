@@ -20,7 +20,6 @@
 using namespace attntrace;
 using nlohmann::json;
 
-// One namespace per test file: the default build compiles the tests a batch of files at a time.
 namespace test_claim_terms {
 
 namespace {

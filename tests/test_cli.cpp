@@ -12,6 +12,8 @@ using attntrace::test::run_cli;
 using attntrace::test::run_process;
 using nlohmann::json;
 
+namespace test_cli {
+
 TEST_CASE("run, check and export succeed on every lesson", "[cli]") {
     for (const auto& lesson : attntrace::test::lesson_files()) {
         INFO(lesson);
@@ -441,3 +443,5 @@ TEST_CASE("a next-token claim on the wrong token says so first, and no equal num
         CHECK(details.find("largest deviation") == std::string::npos);
     }
 }
+
+}  // namespace test_cli

@@ -5,6 +5,8 @@
 
 using attntrace::test::run_cli;
 
+namespace test_cli_default {
+
 TEST_CASE("attntrace with no arguments prints the ring-fell computation with the article's numbers beside", "[cli]") {
     auto r = run_cli({});
     REQUIRE(r.status == 0);
@@ -19,3 +21,5 @@ TEST_CASE("attntrace with no arguments prints the ring-fell computation with the
     CHECK(r.out.find("printed (2 dp): 0.19 0.31 0.51") != std::string::npos);
     CHECK(r.out.find("agrees-when-rounded") != std::string::npos);
 }
+
+}  // namespace test_cli_default

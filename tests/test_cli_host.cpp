@@ -15,6 +15,8 @@
 #include "core/memory.hpp"
 #include "support.hpp"
 
+namespace test_cli_host {
+
 namespace {
 
 struct Output {
@@ -164,3 +166,5 @@ TEST_CASE("the environment a test gives one call is gone after it", "[cli]") {
     if (after) CHECK(std::string(after) == was);
     CHECK(attntrace::test::run_cli({"golden", "003-3.1-ring-fell"}).status == 0);
 }
+
+}  // namespace test_cli_host

@@ -15,6 +15,8 @@
 using attntrace::test::run_cli;
 using attntrace::test::run_process;
 
+namespace test_cli_process {
+
 TEST_CASE("the binary gives what run_cli gives: output, messages and exit status 0, 1, 2", "[cli][process]") {
     attntrace::test::TempDir dir;
     std::string text = attntrace::test::read_text(attntrace::test::lessons_dir() + "/003-3.1-ring-fell.json");
@@ -85,3 +87,5 @@ TEST_CASE("on a terminal, bench shows its progress line on standard error and er
     close(held);
     close(master);
 }
+
+}  // namespace test_cli_process

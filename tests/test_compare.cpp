@@ -18,6 +18,8 @@ using namespace attntrace;
 using attntrace::test::run_cli;
 using nlohmann::json;
 
+namespace test_compare {
+
 namespace {
 
 const std::string kRing = "003-3.1-ring-fell";  // d_model 4, one head: hs = 4, √hs = 2
@@ -363,3 +365,5 @@ TEST_CASE("a comparison owns its two traces: it outlives the runs it was made fr
     CHECK(s->a == kept.a->find("blocks.0.attn.hook_scores_scaled"));
     CHECK(kept.values_a(*s)->size() == kept.values_b(*s)->size());
 }
+
+}  // namespace test_compare

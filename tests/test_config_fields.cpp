@@ -12,6 +12,8 @@
 
 using namespace attntrace;
 
+namespace test_config_fields {
+
 namespace {
 
 // docs/lesson-format.md's "## config" table: field -> {default, the whole row}.
@@ -111,3 +113,5 @@ TEST_CASE("config reader accepts each spelling of the table and refuses others l
               std::string::npos);
     }
 }
+
+}  // namespace test_config_fields

@@ -15,6 +15,8 @@
 
 using namespace attntrace;
 
+namespace test_cost {
+
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024, kMiB = 1024.0 * 1024;
@@ -308,3 +310,5 @@ TEST_CASE("a SwiGLU FFN counts its three matrices: 3 x 2·n·C·F FLOPs, against
                                             "fp16", "--json"}).out);
     CHECK(j["kv_cache_token_bytes"].get<double>() == 512.0 * 1024);
 }
+
+}  // namespace test_cost

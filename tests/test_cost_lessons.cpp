@@ -14,6 +14,8 @@ using namespace attntrace;
 using attntrace::test::read_text;
 using attntrace::test::run_cli;
 
+namespace test_cost_lessons {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -205,3 +207,5 @@ TEST_CASE("every bad cost lesson is refused by check with one line naming the fi
         }
     }
 }
+
+}  // namespace test_cost_lessons

@@ -9,6 +9,8 @@
 #include "io/data_dir.hpp"
 #include "support.hpp"
 
+namespace test_data_dir {
+
 namespace fs = std::filesystem;
 using attntrace::data_dir;
 
@@ -54,3 +56,5 @@ TEST_CASE("list names the folder its lessons come from", "[data_dir][cli]") {
     REQUIRE(env.status == 0);
     CHECK(env.out.find("1 lesson in " + dir.path() + "\n") != std::string::npos);
 }
+
+}  // namespace test_data_dir

@@ -13,6 +13,8 @@
 using namespace attntrace;
 using attntrace::test::run_cli;
 
+namespace test_decode {
+
 namespace {
 
 std::unique_ptr<Evaluation> lesson_eval(const std::string& id) {
@@ -256,3 +258,5 @@ TEST_CASE("decode's tolerance scales with the values: a pre-norm stack on inputs
     e->exact.find("blocks.1.ln1.hook_var")->buffer().data[5] *= 1.0f + 1e-4f;
     CHECK_FALSE(decode_lesson(e->lesson, e->exact).matches());
 }
+
+}  // namespace test_decode

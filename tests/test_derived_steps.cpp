@@ -29,6 +29,8 @@
 #include "trace/derived.hpp"
 
 using namespace attntrace;
+
+namespace test_derived_steps {
 using json = nlohmann::json;
 
 namespace {
@@ -256,3 +258,5 @@ TEST_CASE("the raw scores are bounded by hs · max|Q| · max|K| instead of scann
     const Lesson inf = parse_lesson(scores_lesson({{3e38, 3e38, 0, 0}, {1, 1, 1, 1}}, {{3e38, 0, 0, 0}, {1, 1, 1, 1}}).dump(), "l.json");
     CHECK_THROWS_WITH(run_lesson(inf), Catch::Contains("hook_scores_raw[0,0,0]: expected finite values, found +inf"));
 }
+
+}  // namespace test_derived_steps

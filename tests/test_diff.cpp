@@ -22,6 +22,8 @@ using attntrace::test::TempDir;
 using attntrace::test::write_text;
 using nlohmann::json;
 
+namespace test_diff {
+
 namespace {
 
 // A terminal wide enough that nothing wraps: a test of what a line says reads it whole (80 columns: test_text_width).
@@ -411,3 +413,5 @@ TEST_CASE("docs/diffing.md and README.md show the whole example script and the o
     CHECK(key_lines(lines_of(sample)) == want);
     CHECK(read_text(src + "/README.md").find("\n" + want.back()) != std::string::npos);
 }
+
+}  // namespace test_diff

@@ -13,6 +13,8 @@
 using attntrace::test::shell_words;
 #include "trace/steps.hpp"
 
+namespace test_docs {
+
 TEST_CASE("docs/steps.md lists every step of the catalogue, in pipeline order", "[docs]") {
     std::string doc = attntrace::test::read_text(attntrace::test::source_dir() + "/docs/steps.md");
     std::size_t last = 0;
@@ -223,3 +225,5 @@ TEST_CASE("docs/writing-lessons.md shows its worked example lesson whole", "[doc
     const std::string lesson = attntrace::test::read_text(src + "/lessons/conv-guide-worked-example.json");
     CHECK(doc.find("```json\n" + lesson + "```\n") != std::string::npos);
 }
+
+}  // namespace test_docs

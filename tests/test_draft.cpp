@@ -16,6 +16,8 @@
 
 using attntrace::test::run_cli;
 
+namespace test_draft {
+
 namespace {
 
 const std::string kExample = attntrace::test::source_dir() + "/docs/examples/draft/tiny-attention.md";
@@ -472,3 +474,5 @@ TEST_CASE("a mask drawn among an example's numbers: its kind tried beside none a
     const auto plain = nlohmann::json::parse(attntrace::draft_lessons(attntrace::read_article_text(undrawn, "w.md", "markdown"))[0].lesson.dump());
     CHECK(plain["config"]["mask"] != lesson["config"]["mask"]);
 }
+
+}  // namespace test_draft

@@ -13,6 +13,8 @@
 
 using namespace attntrace;
 
+namespace test_draft_article {
+
 namespace {
 
 Article read(const std::string& text, const std::string& format) { return read_article_text(text, "a", format); }
@@ -531,3 +533,5 @@ TEST_CASE("a sentence saying which keys a token sees: one row of the mask, its k
     CHECK(rows[1]->col_labels == std::vector<std::string>{"the", "cat"});
     CHECK(a.setting("window") == 3);
 }
+
+}  // namespace test_draft_article

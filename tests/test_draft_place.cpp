@@ -20,6 +20,8 @@
 
 using namespace attntrace;
 
+namespace test_draft_place {
+
 namespace {
 
 PrintedArray printed(std::vector<std::vector<double>> rows, int decimals, std::string name = "") {
@@ -226,3 +228,5 @@ TEST_CASE("an array's name points to a step: by its letter, a head's number or a
     CHECK(step_hint("x_{ring,mid}").empty());
     CHECK(step_hint("Embedding").empty());
 }
+
+}  // namespace test_draft_place

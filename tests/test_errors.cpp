@@ -21,6 +21,8 @@ using attntrace::test::read_text;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
 
+namespace test_errors {
+
 namespace {
 
 const std::string kTests = ATTNTRACE_TESTS_DIR;
@@ -255,3 +257,5 @@ TEST_CASE("read_lesson_pair reports a refusal through the fields end to end", "[
     CHECK(e.path() == "tokens[9]=x");
     CHECK(e.found() == "9");
 }
+
+}  // namespace test_errors

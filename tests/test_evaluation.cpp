@@ -16,6 +16,8 @@
 
 using namespace attntrace;
 
+namespace test_evaluation {
+
 namespace {
 
 std::string check_text(const Evaluation& e) {
@@ -68,3 +70,5 @@ TEST_CASE("a cost report outlives the cost lesson it was checked from", "[cost]"
         CHECK(r.as_expected());
     }
 }
+
+}  // namespace test_evaluation

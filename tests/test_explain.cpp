@@ -16,6 +16,8 @@
 using namespace attntrace;
 using attntrace::test::run_cli;
 
+namespace test_explain {
+
 namespace {
 
 // The explanation sums term by term in float, k ascending (matmul_ref's
@@ -253,3 +255,5 @@ TEST_CASE("the FFN's explanation names the norm it reads: LN1 after the attentio
     CHECK(parallel.out.find("LN2[ring,d0]") != std::string::npos);
     CHECK(parallel.out.find("LN1[") == std::string::npos);
 }
+
+}  // namespace test_explain

@@ -23,6 +23,8 @@
 using namespace attntrace;
 using namespace attntrace::test;
 
+namespace test_families {
+
 namespace {
 
 // Small sizes every family accepts: heads divide d_model, kv_heads divide heads, a head size of 8
@@ -198,3 +200,5 @@ TEST_CASE("an unknown model_type is refused listing every declared family", "[mo
         for (const Family& f : families()) CHECK(std::string(e.what()).find(fmt::format("\"{}\"", f.model_type)) != std::string::npos);
     }
 }
+
+}  // namespace test_families

@@ -19,6 +19,8 @@
 #include "trace/derived.hpp"
 
 using namespace attntrace;
+
+namespace test_fused_attention {
 using json = nlohmann::json;
 
 namespace {
@@ -90,3 +92,5 @@ TEST_CASE("a run that stops before the mix, or starts after the scores, does not
                                 make_plan(to_softmax, {}, Arithmetic::exact, omp_get_max_threads()));
     CHECK(t.find("blocks.0.attn.hook_pattern") != nullptr);
 }
+
+}  // namespace test_fused_attention

@@ -16,6 +16,8 @@
 
 using attntrace::test::read_text;
 
+namespace test_fuzz_mutator {
+
 namespace {
 
 // Mutants per lesson: enough for the fractions below to be stable (they
@@ -85,3 +87,5 @@ TEST_CASE("the lesson mutator is deterministic, leaves non-JSON to the byte muta
         if (m) CHECK(m->size() <= text.size());
     }
 }
+
+}  // namespace test_fuzz_mutator

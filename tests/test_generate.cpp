@@ -17,6 +17,8 @@
 using namespace attntrace;
 using namespace attntrace::test;
 
+namespace test_generate {
+
 namespace {
 
 std::string model(const std::string& name) { return source_dir() + "/tests/models/" + name; }
@@ -176,3 +178,5 @@ TEST_CASE("attntrace decode --generate: the table, the JSON, and its refusals in
     refused({"decode", "--model", gpt2, "--ids", "287", "--generate", "64"}, "n_positions");
     refused({"decode", "--model", gpt2, "--ids", "287", "--generate", "0"}, "from 1 to 1024");
 }
+
+}  // namespace test_generate

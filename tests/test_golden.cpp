@@ -7,6 +7,8 @@
 
 using attntrace::test::run_cli;
 using nlohmann::json;
+
+namespace test_golden {
 namespace fs = std::filesystem;
 
 namespace {
@@ -63,3 +65,5 @@ TEST_CASE("golden --update writes goldens only where told, and refuses a lesson 
     CHECK(bad.status == 2);
     CHECK(empty.entries() == std::vector<std::string>{"broken.json"});  // nothing written
 }
+
+}  // namespace test_golden

@@ -21,6 +21,8 @@
 
 using namespace attntrace;
 
+namespace test_gqa {
+
 namespace {
 
 // Hand-computed decimals carry 10 significant digits, float32 ~7: a relative
@@ -299,3 +301,5 @@ TEST_CASE("a claim's head on K or V reads as kv_head when kv_heads = heads, and 
                                              "(key, kv_head, d_head)"));
     }
 }
+
+}  // namespace test_gqa

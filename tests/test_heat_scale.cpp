@@ -16,6 +16,8 @@
 
 using attntrace::test::run_cli;
 
+namespace test_heat_scale {
+
 namespace {
 
 // Places on the scale checked, min to max: far more than the palette has steps.
@@ -126,3 +128,5 @@ TEST_CASE("in tmux without COLORTERM the legend and the cells of the weights are
         CHECK(luminance(cells[i].second) >= luminance(cells[i - 1].second));
     }
 }
+
+}  // namespace test_heat_scale

@@ -24,6 +24,8 @@
 
 using attntrace::test::run_cli;
 
+namespace test_heatmap {
+
 namespace {
 bool has_escape(const std::string& s) { return s.find('\x1b') != std::string::npos; }
 }  // namespace
@@ -402,3 +404,5 @@ TEST_CASE("a pooled map of 3 heads of 700 x 700 is each block's max or mean on t
         }
     }
 }
+
+}  // namespace test_heatmap

@@ -25,6 +25,8 @@
 
 using namespace attntrace;
 using namespace attntrace::test;
+
+namespace test_hf_bert {
 namespace fs = std::filesystem;
 
 namespace {
@@ -363,3 +365,5 @@ TEST_CASE("broken BERT folders are refused with exit 2, one line naming the file
     CHECK(refusal({"run", "--model", tiny_bert(), "--text", std::string(70, '!')}).find("expected at most 64 tokens (config.json's max_position_embeddings)") != std::string::npos);
     CHECK(refusal({"run", "--model", tiny_bert(), "--ids", "2,264"}).find("--ids: [1]: expected a token id below the vocabulary's 264") != std::string::npos);
 }
+
+}  // namespace test_hf_bert

@@ -19,7 +19,6 @@
 using namespace attntrace;
 using namespace attntrace::test;
 
-// One namespace per test file: the default build compiles the tests a batch of files at a time.
 namespace test_hf_phi {
 
 namespace {

@@ -22,6 +22,8 @@
 using namespace attntrace;
 using namespace attntrace::test;
 
+namespace test_hf_tokenizers {
+
 namespace {
 
 std::string qwen2() { return source_dir() + "/tests/models/tiny-qwen2"; }
@@ -341,3 +343,5 @@ TEST_CASE("SentencePiece's decode gives back the text of the JavaScript port's c
         CHECK(t->decode(c["ids"].get<std::vector<std::int64_t>>()) == text);
     }
 }
+
+}  // namespace test_hf_tokenizers

@@ -19,6 +19,8 @@ using attntrace::test::TempDir;
 using attntrace::test::write_text;
 using nlohmann::json;
 
+namespace test_hostile_numbers {
+
 namespace {
 
 // The softmax lesson with a given row of scores `row` and one claim on the row sum of those scores.
@@ -133,3 +135,5 @@ TEST_CASE("tables and claims near float32's limit print in scientific notation, 
     CHECK(attntrace::format_number(-1e8f, 1) == "-1.0e+08");
     CHECK(attntrace::format_number(-0.00001f, 3) == "0.000");
 }
+
+}  // namespace test_hostile_numbers

@@ -32,6 +32,8 @@ using attntrace::test::TempDir;
 using attntrace::test::write_text;
 using nlohmann::json;
 
+namespace test_hostile_sizes {
+
 namespace {
 
 // ~40 MB: the size issue 18 asks to be read or refused in about a second.
@@ -463,3 +465,5 @@ TEST_CASE("run --json and run --full are held to --max-output as export is: refu
     CHECK(too_many.out.empty());
     CHECK(too_many.err.find("for the steps --steps picks (1 of them, 64 tokens)") != std::string::npos);
 }
+
+}  // namespace test_hostile_sizes

@@ -20,6 +20,8 @@ using attntrace::test::TempDir;
 using attntrace::test::write_text;
 using nlohmann::json;
 
+namespace test_hostile_text {
+
 namespace {
 
 // Clears the screen, sets the window title (OSC ... BEL), returns the
@@ -265,3 +267,5 @@ TEST_CASE("JSON on standard output writes DEL and the C1 controls as \\u escapes
     CHECK(!holds_raw_c1_or_del(d.out));
     CHECK(holds_string(json::parse(d.out), "mine" + kC1Token));
 }
+
+}  // namespace test_hostile_text

@@ -20,6 +20,8 @@ using attntrace::InputError;
 using attntrace::json;
 using attntrace::parse_json_document;
 
+namespace test_json_parse {
+
 namespace {
 
 // Ours, or the error it refused with.
@@ -223,3 +225,5 @@ TEST_CASE("the JSON reader's errors name the byte where the text goes wrong, and
     // a byte-order mark is skipped, as nlohmann does
     CHECK(same(ours("\xEF\xBB\xBF{\"a\": 1}").doc, json::parse("{\"a\": 1}")));
 }
+
+}  // namespace test_json_parse

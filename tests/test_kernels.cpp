@@ -21,6 +21,8 @@
 
 using namespace attntrace;
 
+namespace test_kernels {
+
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -495,3 +497,5 @@ TEST_CASE("add_ref adds element-wise") {
     CHECK(y[1] == 0.0f);
     CHECK(y[2] == 7.0f);
 }
+
+}  // namespace test_kernels

@@ -19,6 +19,8 @@
 using namespace attntrace;
 using nlohmann::json;
 
+namespace test_layernorm_steps {
+
 namespace {
 
 json ln_doc(const json& extra = json::object()) {
@@ -103,3 +105,5 @@ TEST_CASE("without norm_steps the default records neither piece and computes the
     for (std::size_t i = 0; i < 8; ++i)
         CHECK(step(b, "hook_normalized").held().data[i] == Approx(step(a, "hook_normalized").held().data[i]).margin(1e-6));
 }
+
+}  // namespace test_layernorm_steps

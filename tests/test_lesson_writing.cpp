@@ -21,6 +21,8 @@ using namespace attntrace;
 using attntrace::test::read_text;
 using nlohmann::json;
 
+namespace test_lesson_writing {
+
 namespace {
 
 json lesson_doc(const char* file) { return json::parse(read_text(attntrace::test::lessons_dir() + "/" + file)); }
@@ -126,3 +128,5 @@ TEST_CASE("a disagreeing claim's right values are printed at the claim's own pre
     CHECK(r.status == 0);
     CHECK(r.out.find("right values: 1 0 | 2 1 | 3 1\n") != std::string::npos);
 }
+
+}  // namespace test_lesson_writing

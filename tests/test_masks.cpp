@@ -17,6 +17,8 @@
 #include "support.hpp"
 
 using namespace attntrace;
+
+namespace test_masks {
 using json = nlohmann::json;
 
 namespace {
@@ -284,3 +286,5 @@ TEST_CASE("mask lessons end to end: check agrees with every expected verdict, ex
     CHECK(both.find(" nan") == std::string::npos);  // fmt prints a NaN as "nan" or "-nan"
     CHECK(both.find("-nan") == std::string::npos);
 }
+
+}  // namespace test_masks

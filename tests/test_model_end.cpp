@@ -18,6 +18,8 @@
 using namespace attntrace;
 using namespace attntrace::test;
 
+namespace test_model_end {
+
 namespace {
 
 // The final norm's output and the logits from float32 inputs, in double:
@@ -170,3 +172,5 @@ TEST_CASE("a wrong model end is refused naming the field: no embedding, an unkno
     doc["weights"] = {{"ln_final_gamma", std::vector<double>(kC, 1.0)}};
     CHECK_THAT(refusal(doc), Catch::Contains("weights.ln_final_gamma: expected a weight this config uses"));
 }
+
+}  // namespace test_model_end

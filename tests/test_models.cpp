@@ -17,7 +17,6 @@
 
 using namespace attntrace;
 
-// One namespace per test file: the default build compiles the tests a batch of files at a time.
 namespace test_models {
 namespace ref = attntrace::reference;
 using attntrace::test::run_cli;

@@ -23,6 +23,8 @@
 using namespace attntrace;
 using nlohmann::json;
 
+namespace test_normalizers {
+
 namespace {
 
 // s / Σ s of positive scores in float32 against double: a sum of T terms and
@@ -182,3 +184,5 @@ TEST_CASE("explain recomputes every normaliser's steps as the run does", "[norma
         attntrace::test::require_recomputed(*e, k.cells);
     }
 }
+
+}  // namespace test_normalizers

@@ -16,6 +16,8 @@
 using namespace attntrace;
 using attntrace::test::run_cli;
 
+namespace test_norms {
+
 namespace {
 
 // Float32 arithmetic against values worked out in double: a few ulps.
@@ -308,3 +310,5 @@ TEST_CASE("config.eps 0: LayerNorm as a textbook writes it, and a constant row r
         CHECK(run_cli({"run", dir.file("constant.json")}).status == 0);
     }
 }
+
+}  // namespace test_norms

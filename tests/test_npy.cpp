@@ -20,6 +20,8 @@ using attntrace::test::TempDir;
 using attntrace::test::write_text;
 using nlohmann::json;
 
+namespace test_npy {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -236,3 +238,5 @@ TEST_CASE("a batch's X may come from .npy files, as inputs.X does: the same trac
                            {dir.file("npy.json") + ": batch.sequences[1].X: expected a 2x4 array (tokens x d_model), found "
                                                    "a 3x4 array in " + dir.file("data/X1.npy")});
 }
+
+}  // namespace test_npy

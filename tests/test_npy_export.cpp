@@ -26,6 +26,8 @@ using attntrace::test::TempDir;
 using attntrace::test::write_text;
 using nlohmann::json;
 
+namespace test_npy_export {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -314,3 +316,5 @@ TEST_CASE("the commands of docs/pytorch.md and the README's numpy section run as
     for (std::size_t i = 0; i < 2; ++i) CHECK(doc.find("\n" + commands[i].first + "\n") != std::string::npos);
     CHECK(doc.find(read_text(src + "/docs/examples/torch_to_lesson.py")) != std::string::npos);
 }
+
+}  // namespace test_npy_export

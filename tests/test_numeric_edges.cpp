@@ -17,6 +17,8 @@
 #include "pipeline/run.hpp"
 
 using namespace attntrace;
+
+namespace test_numeric_edges {
 using json = nlohmann::json;
 
 namespace {
@@ -222,3 +224,5 @@ TEST_CASE("LayerNorm over a row with zero variance gives beta, not NaN (eps keep
     for (std::size_t i = 0; i < 2; ++i)
         for (std::size_t j = 0; j < 3; ++j) CHECK(out->held().data[i * 3 + j] == beta[j]);
 }
+
+}  // namespace test_numeric_edges

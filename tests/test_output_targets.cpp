@@ -35,7 +35,6 @@ using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
 
-// One namespace per test file: the default build compiles the tests a batch of files at a time.
 namespace test_output_targets {
 
 namespace {

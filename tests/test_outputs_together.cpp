@@ -19,6 +19,8 @@ using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
 
+namespace test_outputs_together {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -147,3 +149,5 @@ TEST_CASE("Outputs: when one output cannot be put in place, those before it are 
         CHECK(names(dir.path()) == std::vector<std::string>{"a.json", "out"});
     }
 }
+
+}  // namespace test_outputs_together

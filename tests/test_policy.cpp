@@ -16,6 +16,8 @@
 #include "support.hpp"
 
 using namespace attntrace;
+
+namespace test_policy {
 using json = nlohmann::json;
 
 namespace {
@@ -262,3 +264,5 @@ TEST_CASE("a step's name read back as the catalogue writes it: its block and the
     CHECK_FALSE(read_catalogue_name("blocks.x.attn").block);
     CHECK_FALSE(read_catalogue_name("blocks.3").block);
 }
+
+}  // namespace test_policy

@@ -22,6 +22,8 @@
 using namespace attntrace;
 using namespace attntrace::positions_test;
 
+namespace test_positions {
+
 TEST_CASE("sinusoidal PE for C = 4: row 0 is 0 1 0 1, row 1 is sin 1, cos 1, sin 0.01, cos 0.01", "[positions]") {
     // angle(p, i) = p / 10000^(2i/4): i = 0 -> p, i = 1 -> p / 100. Interleaved: even dims sin, odd cos.
     Trace t = run(R"("tokens": ["a", "b"], "config": {"d_model": 4, "positions": "sinusoidal"},
@@ -190,3 +192,5 @@ TEST_CASE("positions in the CLI: run shows them, explain writes out RoPE, ALiBi 
     REQUIRE(n.status == 0);
     CHECK_FALSE(nlohmann::json::parse(test::read_text(dir.file("n.json")))["config"].contains("positions"));
 }
+
+}  // namespace test_positions

@@ -12,6 +12,8 @@
 using attntrace::Progress;
 using attntrace::ProgressLine;
 
+namespace test_progress {
+
 TEST_CASE("on a terminal the progress line is rewritten in place and erased at the end", "[progress]") {
     std::ostringstream sink;
     {
@@ -71,3 +73,5 @@ TEST_CASE("no lesson in lessons/ is long enough to show progress", "[progress]")
         CHECK(!attntrace::long_run(lesson));
     }
 }
+
+}  // namespace test_progress

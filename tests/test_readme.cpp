@@ -18,6 +18,8 @@ using attntrace::test::read_text;
 using attntrace::test::run_cli;
 using attntrace::test::run_shell;
 
+namespace test_readme {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -221,3 +223,5 @@ TEST_CASE("the README's drafted example is what draft and check print", "[docs][
     CHECK(c.status == 0);
     CHECK(c.out == checked);
 }
+
+}  // namespace test_readme

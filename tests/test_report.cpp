@@ -19,6 +19,8 @@ using attntrace::test::TempDir;
 using attntrace::test::write_text;
 using nlohmann::json;
 
+namespace test_report {
+
 namespace {
 
 // The text of the page's data element (`id` "vocabulary": the words its views draw with).
@@ -333,3 +335,5 @@ TEST_CASE("a model's page holds the next tokens the run computed, as run --json 
                      "-o", dir.file("b.html")}).status == 0);
     CHECK_FALSE(json::parse(embedded_data(read_text(dir.file("b.html")))).contains("model"));
 }
+
+}  // namespace test_report

@@ -18,7 +18,6 @@ using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using nlohmann::json;
 
-// One namespace per test file: the default build compiles the tests a batch of files at a time.
 namespace test_report_page {
 
 namespace {

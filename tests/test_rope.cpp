@@ -21,6 +21,8 @@
 using namespace attntrace;
 using namespace attntrace::positions_test;
 
+namespace test_rope {
+
 TEST_CASE("RoPE with hs = 2 by hand: q at position p turns to (cos p, sin p), and scores are cos(m - n)",
           "[positions][rope]") {
     // One head of 2 dims, W_Q = W_K = I, every token x = (1, 0). θ_0 = base^0 = 1, so the
@@ -202,3 +204,4 @@ TEST_CASE("RoPE attention streams, and the streamed Z agrees with the materialis
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data[i] == Approx(b.data[i]).margin(kStreamAbs));
 }
 
+}  // namespace test_rope

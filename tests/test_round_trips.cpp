@@ -16,6 +16,8 @@ using attntrace::test::CliResult;
 using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 
+namespace test_round_trips {
+
 namespace {
 
 // Both readings of one export hold the same steps, shapes and values.
@@ -74,3 +76,5 @@ TEST_CASE("every lesson's exports read back: JSON and npy, full and summary, bot
     CHECK(stack);
     CHECK(decoder);
 }
+
+}  // namespace test_round_trips

@@ -19,6 +19,8 @@
 using namespace attntrace;
 using nlohmann::json;
 
+namespace test_run_from_any_stage {
+
 namespace {
 
 json block_doc() {
@@ -139,3 +141,5 @@ TEST_CASE("a first stage given nothing it reads nor any step of its own is refus
     INFO(e);
     CHECK(e.find("given: expected blocks.0.ln1.hook_normalized, or a step of the ffn stage itself") != std::string::npos);
 }
+
+}  // namespace test_run_from_any_stage

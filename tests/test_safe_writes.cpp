@@ -24,6 +24,8 @@ using attntrace::test::run_cli;
 using attntrace::test::TempDir;
 using attntrace::test::write_text;
 
+namespace test_safe_writes {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -173,3 +175,5 @@ TEST_CASE("golden --update writes nothing when any lesson's claims do not check 
           0);
     CHECK(goldens.entries() == std::vector<std::string>{"000-softmax-example-row.json"});
 }
+
+}  // namespace test_safe_writes

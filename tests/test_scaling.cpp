@@ -29,6 +29,8 @@
 
 using namespace attntrace;
 
+namespace test_scaling {
+
 namespace {
 
 // Streamed attention (an online softmax over key blocks) and the materialised
@@ -174,3 +176,5 @@ TEST_CASE("scale_mul equals its _ref twin bit for bit, on every instruction set,
         }
     }
 }
+
+}  // namespace test_scaling

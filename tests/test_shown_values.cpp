@@ -34,6 +34,8 @@
 
 using namespace attntrace;
 using namespace attntrace::test;
+
+namespace test_shown_values {
 using json = nlohmann::json;
 
 namespace {
@@ -291,3 +293,5 @@ TEST_CASE("random --decoder writes a causal lesson unless --mask says otherwise"
     const json enc = json::parse(read_text(random_lesson(dir, "e.json", {"--tokens", "4"})));
     CHECK(enc["config"]["mask"] == "none");
 }
+
+}  // namespace test_shown_values

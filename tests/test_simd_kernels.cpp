@@ -27,6 +27,8 @@
 #include "kernels/simd/stream_store.hpp"
 #include "kernels/softmax.hpp"
 
+namespace test_simd_kernels {
+
 namespace {
 
 using attntrace::simd::Archs;
@@ -822,3 +824,5 @@ TEST_CASE("the in-place softmax and the row exps equal SoftmaxRows' m, s, weight
 }
 
 #endif  // ATTNTRACE_SCALAR_ONLY
+
+}  // namespace test_simd_kernels

@@ -17,6 +17,8 @@
 
 using namespace attntrace;
 
+namespace test_stages {
+
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -584,3 +586,5 @@ TEST_CASE("document rounding rounds decimal ties away from zero, as on paper") {
     CHECK(values(doc, "blocks.0.attn.hook_pattern")[0] == 0.15f);
     CHECK(values(doc, "blocks.0.attn.hook_z")[0] == Approx(1.5).epsilon(1e-6));
 }
+
+}  // namespace test_stages

@@ -11,6 +11,8 @@
 
 using namespace attntrace;
 
+namespace test_step_handles {
+
 TEST_CASE("computes matches a step of any block and sub-block by its leaf", "[handles]") {
     const Lesson lesson = read_lesson(test::lessons_dir() + "/001-cross-attention.json");
     const Trace trace = run_lesson(lesson);
@@ -65,3 +67,5 @@ TEST_CASE("a config records the norm and FFN steps its kinds have, and positions
     CHECK(position_step_kind(Leaf::pos_embed) == "sinusoidal or learned");
     CHECK(position_step_kind(Leaf::pattern).empty());
 }
+
+}  // namespace test_step_handles

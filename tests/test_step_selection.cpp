@@ -17,6 +17,8 @@
 using namespace attntrace;
 using attntrace::test::run_cli;
 
+namespace test_step_selection {
+
 namespace {
 
 std::vector<std::string> picked(const Trace& t, std::vector<std::string> patterns) {
@@ -228,3 +230,5 @@ TEST_CASE("every command that takes a step pattern answers an unknown one with t
     CHECK(diff.status == 2);
     CHECK(diff.err.find("\"hook_patern\" (closest: blocks.0.attn.hook_pattern)") != std::string::npos);
 }
+
+}  // namespace test_step_selection

@@ -33,6 +33,8 @@
 using attntrace::test::CliResult;
 using attntrace::test::run_cli;
 
+namespace test_text_width {
+
 namespace {
 
 constexpr std::size_t kPipeWidth = 80;            // a file or a pipe: terminal.cpp's width without COLUMNS
@@ -542,3 +544,5 @@ TEST_CASE("diff, compare and cost write each column of numbers in one format, an
     CHECK(flops(big.out).size() == 7);
     for (const auto& f : flops(big.out)) CHECK(std::regex_match(f, std::regex(R"([0-9]\.[0-9]{2}e\+[0-9]{2})")));
 }
+
+}  // namespace test_text_width

@@ -15,6 +15,8 @@
 
 using namespace attntrace;
 
+namespace test_threads {
+
 namespace {
 
 Lesson random_lesson(std::size_t tokens, std::size_t d_model, std::size_t heads, std::size_t d_ff,
@@ -163,3 +165,5 @@ TEST_CASE("waiting threads sleep unless the user chose how they wait (OMP_WAIT_P
     CHECK(r.status == 0);
     CHECK(r.out.find("003-3.1-ring-fell") != std::string::npos);
 }
+
+}  // namespace test_threads

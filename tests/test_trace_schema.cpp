@@ -9,6 +9,8 @@
 #include "evaluate/model_end.hpp"
 #include "support.hpp"
 
+namespace test_trace_schema {
+
 namespace {
 
 using nlohmann::json;
@@ -132,3 +134,5 @@ TEST_CASE("a checkpoint's exported trace (export --model) validates too", "[trac
         CHECK(doc["model"]["next_tokens"].size() == attntrace::kNextTokensShown);  // a head: its next tokens
     }
 }
+
+}  // namespace test_trace_schema

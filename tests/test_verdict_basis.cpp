@@ -16,6 +16,8 @@
 using namespace attntrace;
 using nlohmann::json;
 
+namespace test_verdict_basis {
+
 namespace {
 
 // X = I, W_Q = diag(q00, 1), W_K = W_V = I: Q = diag(q00, 1), and with Q
@@ -121,3 +123,5 @@ TEST_CASE("a claim that still disagrees in a lesson that rounds shows the rounde
     r = attntrace::test::run_cli({"--color", "never", "check", dir.file("same.json")});
     CHECK(r.out.find("      rounded ") == std::string::npos);
 }
+
+}  // namespace test_verdict_basis

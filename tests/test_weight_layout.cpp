@@ -20,6 +20,8 @@ using namespace attntrace;
 using attntrace::test::run_cli;
 using nlohmann::json;
 
+namespace test_weight_layout {
+
 namespace {
 
 // A whole decoder-free block with an FFN, GQA (2 heads, 1 K/V head, so W_K
@@ -194,3 +196,5 @@ TEST_CASE("transposed(m)[j][i] is m[i][j] on shapes around the tile's edges", "[
         }
     }
 }
+
+}  // namespace test_weight_layout

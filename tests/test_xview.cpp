@@ -20,6 +20,8 @@
 
 using namespace attntrace;
 
+namespace test_xview {
+
 namespace {
 
 // A softmax row of at most a few dozen float32 weights, summed in float by
@@ -145,3 +147,5 @@ TEST_CASE("a view is refused for the wrong rank, an empty tensor and a step the 
     REQUIRE(A->recorded == Record::summary);
     CHECK_THROWS_AS(as_xtensor<3>(*A), std::invalid_argument);
 }
+
+}  // namespace test_xview
