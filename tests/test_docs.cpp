@@ -1,6 +1,8 @@
 // The documentation stays true to the code.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <regex>
 
 #include <sstream>
@@ -34,6 +36,51 @@ TEST_CASE("docs/lesson-format.md names every stage", "[docs]") {
         INFO(name);
         CHECK(doc.find("| `" + name + "` |") != std::string::npos);
     }
+}
+
+TEST_CASE("docs/ARCHITECTURE.md's folder table lists every source folder and every file in it, and no other", "[docs]") {
+    // The map matches the house: each row `| `src/x/` | what | a, b, c |` names the folder's files by stem
+    // (.cpp/.hpp, and the report's assets and the fuzzer's dictionary by name), and every folder of
+    // src/ (and fuzz/) with source files has a row.
+    namespace fs = std::filesystem;
+    const std::string root = attntrace::test::source_dir();
+    const std::string doc = attntrace::test::read_text(root + "/docs/ARCHITECTURE.md");
+    std::map<std::string, std::set<std::string>> listed;
+    const std::regex row(R"re(^\| `((?:src/[a-z_/]+|fuzz)/)` \|.*\| ([^|]*) \|$)re");
+    std::istringstream lines(doc);
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        if (!std::regex_match(line, m, row)) continue;
+        std::set<std::string>& names = listed[m[1].str()];
+        std::istringstream items(m[2].str());
+        for (std::string item; std::getline(items, item, ',');) {
+            item.erase(0, item.find_first_not_of(' '));
+            item.erase(item.find_last_not_of(' ') + 1);
+            if (!item.empty()) names.insert(item);
+        }
+    }
+    std::set<std::string> folders;
+    for (const auto& e : fs::recursive_directory_iterator(root + "/src")) {
+        if (!e.is_regular_file()) continue;
+        const std::string ext = e.path().extension().string();
+        if (ext != ".cpp" && ext != ".hpp" && ext != ".js" && ext != ".css") continue;
+        folders.insert(fs::relative(e.path().parent_path(), root).string() + "/");
+    }
+    folders.insert("fuzz/");
+    for (const std::string& folder : folders) {
+        INFO(folder);
+        REQUIRE(listed.count(folder));
+        std::set<std::string> want;
+        const bool assets = folder == "src/render/report_assets/";
+        for (const auto& e : fs::directory_iterator(root + "/" + folder)) {
+            if (!e.is_regular_file()) continue;
+            const std::string ext = e.path().extension().string();
+            if (assets) want.insert(e.path().filename().string());
+            else if (ext == ".cpp" || ext == ".hpp" || ext == ".dict") want.insert(e.path().stem().string());
+        }
+        CHECK(listed[folder] == want);
+    }
+    CHECK(listed.size() == folders.size());
 }
 
 TEST_CASE("the README's test command is the one .ci/run runs", "[docs]") {
