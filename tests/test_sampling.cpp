@@ -228,6 +228,8 @@ TEST_CASE("attntrace decode --temperature: the distribution shown and written, r
         {{"--temperature", "1", "--top-p", "1.5"}, "--top-p: expected a number in (0, 1], found 1.5"},
         {{"--top-p", "0.5"}, "--top-p: expected --temperature above 0 beside it"},
         {{"--temperature", "0", "--seed", "4"}, "--seed: expected --temperature above 0 beside it"},
+        {{"--temperature", "1", "--seed", "-1"}, "--seed: expected a non-negative whole number, found -1"},
+        {{"--temperature", "1", "--seed", "99999999999999999999999"}, "--seed: expected"},
     };
     for (const auto& [extra, want] : bad) {
         auto a = base;

@@ -46,7 +46,8 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
                     "With --temperature: keep the most likely tokens until their mass reaches P, in (0, 1] (nucleus "
                     "sampling)");
     cmd->add_option("--seed", opts->seed, "With --temperature: the generator's seed (default 0): the same seed draws "
-                                          "the same tokens");
+                                          "the same tokens")
+        ->check(non_negative());
     cmd->add_flag("--json", opts->json, "Print the steps as JSON (format attntrace-decode, docs/decode.md)");
     cmd->add_option("--precision", opts->precision, "Decimals shown")->check(CLI::Range(0, 8));
     cmd->footer("Examples:\n  attntrace decode 002-causal-decode\n  attntrace decode 002-causal-decode --json\n"
