@@ -188,6 +188,26 @@ TEST_CASE("the README's capture of the flagship run is what attntrace prints", "
     CHECK(r.out.find(text) != std::string::npos);
 }
 
+TEST_CASE("the README's patching heatmap is what attntrace patch prints", "[docs][readme]") {
+    const std::string readme = read_text(attntrace::test::source_dir() + "/README.md");
+    const std::string command = "attntrace patch --model tests/models/tiny-gpt2 --clean";
+    const auto at = readme.find(command);
+    REQUIRE(at != std::string::npos);
+    const std::string line = readme.substr(at, readme.find('\n', at) - at);
+    std::vector<std::string> words = shell_words(line);
+    words.erase(words.begin());  // "attntrace"
+    for (auto& w : words)
+        if (w == "tests/models/tiny-gpt2") w = attntrace::test::source_dir() + "/" + w;
+    std::string capture;
+    for (const auto& block : fenced_blocks(readme, ""))
+        if (!block.empty() && block.front().find("activation patching") != std::string::npos)
+            for (const auto& l : block) capture += l + "\n";
+    REQUIRE(!capture.empty());
+    const auto r = run_cli(words);
+    REQUIRE(r.status == 0);
+    CHECK(r.out == capture);
+}
+
 TEST_CASE("the README's trace excerpt is a step of the real export, as written", "[docs][readme]") {
     const std::string readme = read_text(attntrace::test::source_dir() + "/README.md");
     auto blocks = fenced_blocks(readme, "json");

@@ -91,6 +91,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     add_compare_command(app, cli);
     add_decode_command(app, cli);
     add_draft_command(app, cli);
+    add_patch_command(app, cli);
     app.parse_complete_callback([&] {
         if (threads > 0) omp_set_num_threads(threads);
         if (max_memory_option->count() > 0) {  // given, even as '': parse_size refuses an empty size

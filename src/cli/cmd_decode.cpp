@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "evaluate/evaluate.hpp"
+#include "evaluate/intervened.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_flags.hpp"
 #include "cli/terminal.hpp"
@@ -12,6 +13,7 @@
 #include "model/hf_model.hpp"
 #include "render/decode_text.hpp"
 #include "render/generate_text.hpp"
+#include "render/intervention_view.hpp"
 
 namespace attntrace {
 
@@ -24,6 +26,7 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
         std::optional<std::int64_t> generate;  // signed, as generate() takes it: a count never wraps
         std::optional<double> temperature, top_p;
         std::optional<std::uint64_t> seed;
+        InterventionOptions interventions;
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand("decode", "Run a causal lesson's attention one token at a time with a KV cache, as "
@@ -34,6 +37,7 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
                                              "lesson.");
     cmd->add_option("lesson", opts->lesson, "Lesson id or file (its config.mask must be causal), or --model DIR");
     add_model_options(*cmd, opts->model, true);
+    add_intervention_options(*cmd, opts->interventions);
     cmd->add_option("--generate", opts->generate,
                     "With --model: continue the text greedily for N tokens (1..1024) with the KV cache, each the argmax "
                     "of the last position's logits, shown with its top-k alternatives (causal models only)")
@@ -66,6 +70,11 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
         need(!sampling && opts->top_p.has_value(), "--top-p", "--temperature above 0 beside it (greedy takes the argmax)");
         need(!sampling && opts->seed.has_value(), "--seed", "--temperature above 0 beside it (greedy draws nothing)");
         if (opts->generate) {
+            if (opts->interventions.any())
+                fail_file(opts->interventions.set.empty() ? "--ablate" : "--set",
+                          "a decode of the text alone (without --generate: a step's cells name the text's positions, "
+                          "and generated positions have none)",
+                          "--generate beside it");
             if (!opts->model.given())
                 fail_file("--generate", "--model DIR beside it (a lesson has no unembedding to pick a next token)",
                           "no --model");
@@ -83,13 +92,28 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
             cli.status = 0;
             return;
         }
-        auto e = evaluate(lesson_or_model(opts->lesson, opts->model, "decode"));
+        // With interventions the changed run is decoded: each window applies them to its rows.
+        std::unique_ptr<IntervenedEvaluation> intervened;
+        std::unique_ptr<Evaluation> evaluated;
+        Lesson lesson = lesson_or_model(opts->lesson, opts->model, "decode");
+        if (opts->interventions.any())
+            intervened = evaluate_intervened(std::move(lesson), {}, intervention_args(opts->interventions));
+        else
+            evaluated = evaluate(std::move(lesson));
+        const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
         const DecodeReport r = decode_lesson(e->lesson, e->exact);
         if (!r.applicable)
             fail_file(e->lesson.file, "a lesson a KV cache can decode (causal self-attention from qkv to mix)",
                       "one where " + r.why_not);
-        if (opts->json) cli.out << dump_readable(decode_json(e->lesson, r, true));
-        else render_decode(cli.out, e->lesson, r, opts->precision, terminal_style(cli.color, cli.host).width);
+        const std::size_t width = terminal_style(cli.color, cli.host).width;
+        if (opts->json) {
+            OrderedJson j = decode_json(e->lesson, r, true);
+            if (intervened) j["interventions"] = interventions_json(*intervened, opts->model.top_k);
+            cli.out << dump_readable(j);
+        } else {
+            render_decode(cli.out, e->lesson, r, opts->precision, width);
+            if (intervened) render_interventions(cli.out, *intervened, opts->model.top_k, width);
+        }
         cli.status = r.matches() ? 0 : 1;
     });
 }

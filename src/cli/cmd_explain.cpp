@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "evaluate/evaluate.hpp"
+#include "evaluate/intervened.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "cli/terminal.hpp"
@@ -20,6 +21,7 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
         bool full = false;
         std::string arithmetic = "exact";
         std::string misplaced_step;  // --step given to explain
+        InterventionOptions interventions;
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand(
@@ -34,6 +36,7 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
                     "the full name), one index per axis of the step, each a number or a token/label (ring, h0, d3); "
                     "several cells may follow");
     add_model_options(*cmd, opts->model, false);
+    add_intervention_options(*cmd, opts->interventions);
     cmd->add_option("--precision", opts->precision, "Decimals shown")->capture_default_str()->check(CLI::Range(0, 9));
     cmd->add_flag("--full", opts->full, "Every term of long sums (more than 16 terms show the first and last three)");
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document, as for run")
@@ -61,8 +64,15 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
         if (opts->cells.empty()) fail_file("explain", "a cell to explain (STEP[i,j])", "none");
         Lesson lesson = lesson_or_model(opts->lesson, opts->model, "explain");
         ProgressLine progress(cli, long_run(lesson));
-        auto e = evaluate(std::move(lesson), {}, progress.callback());
+        std::unique_ptr<IntervenedEvaluation> intervened;
+        std::unique_ptr<Evaluation> evaluated;
+        if (opts->interventions.any())
+            intervened = evaluate_intervened(std::move(lesson), {}, intervention_args(opts->interventions), progress.callback());
+        else
+            evaluated = evaluate(std::move(lesson), {}, progress.callback());
         progress.clear();
+        // With interventions the cell is explained in the changed run, its original value beside.
+        const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         ExplainOptions o;
         o.precision = opts->precision;
@@ -72,10 +82,14 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
         for (const auto& c : opts->cells) cells.push_back(parse_cell(trace, c));
         // The explanation's labels and tokens are printable already (Cell::label);
         // the whole is escaped again, its own line breaks kept, for anything else.
-        for (std::size_t i = 0; i < cells.size(); ++i)
-            cli.out << (i ? "\n" : "")
-                    << printable(explain_cell(e->lesson, trace, cells[i], o, terminal_style(cli.color, cli.host).width).text,
-                                 true);
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const Explanation x = explain_cell(e->lesson, trace, cells[i], o, terminal_style(cli.color, cli.host).width);
+            cli.out << (i ? "\n" : "") << printable(x.text, true);
+            if (intervened)
+                cli.out << printable(original_value_line(chosen_trace(*intervened->original, opts->arithmetic), cells[i],
+                                                         x.traced, o.precision),
+                                     true);
+        }
         cli.status = 0;
     });
 }

@@ -6,6 +6,7 @@
 
 #include "check/output_size.hpp"
 #include "evaluate/evaluate.hpp"
+#include "evaluate/intervened.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
@@ -44,6 +45,7 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         std::string arithmetic = "exact";
         std::string trace = "full";
         std::string max_output = kDefaultMaxOutput;
+        InterventionOptions interventions;
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand("export", "Write the lesson's trace (every step, every value, the claims and "
@@ -51,6 +53,7 @@ void add_export_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("lesson", opts->lesson, "Lesson id or file (or --model DIR)");
     add_model_options(*cmd, opts->model, false);
     add_blocks_option(*cmd, opts->model);
+    add_intervention_options(*cmd, opts->interventions);
     cmd->add_option("-o,--output", opts->out, "Output file ('-' for standard output)");
     cmd->add_option("--npy", opts->npy,
                     "Also (or instead) write each step with values as DIR/<step name>.npy (float32) and DIR/index.json "
@@ -62,7 +65,8 @@ void add_export_command(CLI::App& app, CliContext& cli) {
     cmd->footer("Examples:\n  attntrace export 003-3.1-ring-fell -o trace.json\n"
                 "  attntrace export 003-3.1-ring-fell --trace 'hook_pattern,hook_z' -o attention.json\n"
                 "  attntrace export 003-3.1-ring-fell --arithmetic document -o - | head\n"
-                "  attntrace export 003-3.1-ring-fell --npy ring-fell-npy");
+                "  attntrace export 003-3.1-ring-fell --npy ring-fell-npy\n"
+                "  attntrace export 003-3.1-ring-fell --set 'hook_pattern[h0, ring, :]=0.25' -o changed.json");
     cmd->callback([opts, cmd, &cli] {
         if (opts->lesson.empty() && !opts->model.given()) fail_file("export", "a lesson or --model DIR", "neither");
         if (cmd->count("--output") == 0 && cmd->count("--npy") == 0)
@@ -82,9 +86,23 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         const Arithmetic mode = opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact;
         if (!opts->npy.empty()) require_output_size(lesson, policy, mode, OutputKind::npy, max_output, opts->npy, true);
         ProgressLine progress(cli, long_run(lesson));
-        auto e = evaluate(std::move(lesson), policy, progress.callback());
+        std::unique_ptr<IntervenedEvaluation> intervened;
+        std::unique_ptr<Evaluation> evaluated;
+        if (opts->interventions.any())
+            intervened = evaluate_intervened(std::move(lesson), policy, intervention_args(opts->interventions),
+                                             progress.callback());
+        else
+            evaluated = evaluate(std::move(lesson), policy, progress.callback());
         progress.clear();
+        // With interventions: the changed run, and an "interventions" field saying what changed.
+        const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
+        auto write_json = [&](TextSink& sink) {
+            DeferredTensors deferred;
+            OrderedJson j = trace_to_json(e->lesson, trace, &e->report, &deferred);
+            if (intervened) j["interventions"] = interventions_json(*intervened, kNextTokensShown);
+            write_readable(j, sink, deferred);
+        };
         // Both outputs prepared before either replaces anything (io/outputs.hpp): a
         // failure in one (a full disk under DIR) leaves the other as it was. The
         // folder first: an output written in place (-o -, a device) goes last.
@@ -93,10 +111,10 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         if (opts->out == "-") {
             StreamSink out(cli.out);
             BoundedSink bounded(out, max_output, shown);
-            write_trace_json(bounded, e->lesson, trace, &e->report);
+            write_json(bounded);
         } else if (!opts->out.empty()) {
             BoundedSink bounded(outputs.file(opts->out), max_output, shown);
-            write_trace_json(bounded, e->lesson, trace, &e->report);
+            write_json(bounded);
         }
         outputs.commit();
         cli.status = 0;

@@ -8,6 +8,7 @@
 
 #include "check/output_size.hpp"
 #include "evaluate/evaluate.hpp"
+#include "evaluate/intervened.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
@@ -67,6 +68,7 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         std::string out;
         std::string arithmetic = "exact";
         std::string max_output = kDefaultMaxOutput;
+        InterventionOptions interventions;
     };
     auto opts = std::make_shared<Opts>();
     auto* cmd = app.add_subcommand(
@@ -79,6 +81,7 @@ void add_report_command(CLI::App& app, CliContext& cli) {
         ->expected(0, 2);
     add_model_options(*cmd, opts->model, false);
     add_blocks_option(*cmd, opts->model);
+    add_intervention_options(*cmd, opts->interventions);
     cmd->add_option("-o,--output", opts->out, "Output HTML file ('-' for standard output)")->required();
     cmd->add_option("--arithmetic", opts->arithmetic, "exact (default) or document (see `attntrace run --help`)")
         ->check(CLI::IsMember({"exact", "document"}));
@@ -133,11 +136,21 @@ void add_report_command(CLI::App& app, CliContext& cli) {
                       fmt::format("about {} for {} tokens; write fewer tokens, or raise --max-output",
                                   human_bytes(bytes), lesson.tokens.size()));
         ProgressLine progress(cli, long_run(lesson));
-        auto e = evaluate(std::move(lesson), policy, progress.callback());
+        std::unique_ptr<IntervenedEvaluation> intervened;
+        std::unique_ptr<Evaluation> evaluated;
+        if (opts->interventions.any())
+            intervened = evaluate_intervened(std::move(lesson), policy, intervention_args(opts->interventions),
+                                             progress.callback());
+        else
+            evaluated = evaluate(std::move(lesson), policy, progress.callback());
         progress.clear();
+        // With interventions: the changed run's page, with a section saying what changed.
+        const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
+        OrderedJson extra = OrderedJson::object();
+        if (intervened) extra["interventions"] = interventions_json(*intervened, kNextTokensShown);
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         write_page_to(opts->out, max_output, shown, cli,
-                      [&](TextSink& out) { write_report_html(out, e->lesson, trace, e->report); });
+                      [&](TextSink& out) { write_report_html(out, e->lesson, trace, e->report, extra); });
         cli.status = 0;
     });
 }

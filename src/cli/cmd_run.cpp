@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "evaluate/evaluate.hpp"
+#include "evaluate/intervened.hpp"
 #include "model/model_lesson.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_flags.hpp"
@@ -16,6 +17,7 @@
 #include "io/text_sink.hpp"
 #include "export/trace_export.hpp"
 #include "model/hf_model.hpp"
+#include "render/intervention_view.hpp"
 #include "render/model_view.hpp"
 #include "render/text.hpp"
 #include "trace/step_lookup.hpp"
@@ -52,6 +54,28 @@ void add_blocks_option(CLI::App& cmd, ModelOptions& m) {
 void fit_policy(TracePolicy& policy, const ModelOptions& m, const Lesson& lesson) {
     if (m.blocks) policy.blocks = parse_block_list(*m.blocks, lesson.config.arch.blocks, "--blocks");
     require_policy_steps(policy, lesson.recorded_step_names(), "--trace");
+}
+
+void add_intervention_options(CLI::App& cmd, InterventionOptions& o) {
+    cmd.add_option("--set", o.set,
+                   "Overwrite cells of a step and recompute everything after it (repeatable): "
+                   "'STEP[SELECTION]=VALUE', SELECTION one index per axis (a number, a label such as a token or h1, "
+                   "':' for all, A:B for a range), VALUE a number, -inf, or from:TRACE.json (the same cells of an "
+                   "exported trace); the original run is compared beside it (docs/interventions.md)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cmd.add_option("--ablate", o.ablate,
+                   "Ablate a head's mixed values (blocks.B.attn.hH) or a block's MLP output (blocks.B.mlp), "
+                   "replaced by 0 (:zero, the default) or by their mean over the positions (:mean); repeatable")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+std::vector<InterventionArg> intervention_args(const InterventionOptions& o) {
+    std::vector<InterventionArg> args;
+    for (const std::string& s : o.set) args.push_back({InterventionArg::Kind::set, s});
+    for (const std::string& a : o.ablate) args.push_back({InterventionArg::Kind::ablate, a});
+    return args;
 }
 
 bool runs_model(const std::string& lesson, const ModelOptions& m, const std::string& command) {
@@ -109,8 +133,15 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     const std::size_t max_output = parse_size(o.max_output, "--max-output");
     if (every_value && o.steps.empty()) require_output_fits(o.max_output, lesson, policy, o.arithmetic, shown);
     ProgressLine progress(cli, long_run(lesson));
-    auto e = evaluate(std::move(lesson), policy, progress.callback());
+    std::unique_ptr<IntervenedEvaluation> intervened;
+    std::unique_ptr<Evaluation> evaluated;
+    if (o.interventions.any())
+        intervened = evaluate_intervened(std::move(lesson), policy, intervention_args(o.interventions), progress.callback());
+    else
+        evaluated = evaluate(std::move(lesson), policy, progress.callback());
     progress.clear();
+    // With interventions, the changed run is shown, and after it what changed.
+    const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
     const Trace& trace = chosen_trace(*e, o.arithmetic);
     // A pattern that picks no step is a mistake, not an empty selection.
     const StepSelection picked = select_steps(trace, o.steps);
@@ -143,6 +174,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
         // A checkpoint's end (its next tokens, or BERT's output), or any lesson's logits' next tokens.
         if (model || e->lesson.config.arch.unembed)
             j["model"] = model_end_json(e->lesson, model_end(e->lesson, trace, o.model.top_k));
+        if (intervened) j["interventions"] = interventions_json(*intervened, o.model.top_k);
         write_readable(j, bounded, deferred);
         return 0;
     }
@@ -158,6 +190,7 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     render_run(out, e->lesson, trace, e->report, view);
     if (model || e->lesson.config.arch.unembed)
         render_model_end(out, e->lesson, model_end(e->lesson, trace, o.model.top_k), view.style.width);
+    if (intervened) render_interventions(out, *intervened, o.model.top_k, view.style.width);
     out.flush();
     return 0;
 }
@@ -169,6 +202,7 @@ void add_run_command(CLI::App& app, CliContext& cli) {
     cmd->add_option("lesson", opts->lesson, "Lesson id (see `attntrace list`) or path to a lesson JSON file (or --model DIR)");
     add_model_options(*cmd, opts->model);
     add_blocks_option(*cmd, opts->model);
+    add_intervention_options(*cmd, opts->interventions);
     cmd->add_option("--steps,--step", opts->steps,
                     "Only these steps (repeatable), the first way that picks any: the step's number in the output "
                     "(14); a name or glob (blocks.0.attn.hook_pattern, 'blocks.0.attn.*'; 'softmax.*' also takes the "
@@ -201,7 +235,8 @@ void add_run_command(CLI::App& app, CliContext& cli) {
                 "  attntrace --color=always run 004-causal-pattern --steps hook_pattern\n"
                 "  attntrace run big.json --steps pattern --heatmap dense --pool mean\n"
                 "  attntrace random --tokens 4096 --out big.json && attntrace run big.json --trace none\n"
-                "  attntrace run --model tests/models/tiny-gpt2 --text \"the ring fell\" --steps hook_pattern");
+                "  attntrace run --model tests/models/tiny-gpt2 --text \"the ring fell\" --steps hook_pattern\n"
+                "  attntrace run --model tests/models/tiny-gpt2 --text \"the ring fell\" --ablate blocks.0.attn.h1 --steps hook_attn_out");
     cmd->callback([opts, &cli] { cli.status = run_lesson_command(cli, *opts); });
 }
 

@@ -51,6 +51,7 @@ void add_explain_command(CLI::App& app, CliContext& cli);
 void add_compare_command(CLI::App& app, CliContext& cli);
 void add_decode_command(CLI::App& app, CliContext& cli);
 void add_draft_command(CLI::App& app, CliContext& cli);
+void add_patch_command(CLI::App& app, CliContext& cli);
 
 struct RandomSpec;
 // --tokens, --d-model, --heads, --d-ff, --seed, --mask, --activation, --norm (random and bench).
@@ -96,6 +97,16 @@ struct TracePolicy;
 std::size_t require_output_fits(const std::string& max_output, const Lesson& lesson, const TracePolicy& policy,
                                 const std::string& arithmetic, const std::string& target);
 
+// --set 'STEP[SELECTION]=VALUE' and --ablate blocks.B.attn.hH[:zero|:mean] (run, export, report, explain,
+// decode): compare/intervention.hpp. The --set arguments apply in order, then the --ablate ones.
+struct InterventionOptions {
+    std::vector<std::string> set, ablate;
+    bool any() const { return !set.empty() || !ablate.empty(); }
+};
+void add_intervention_options(CLI::App& cmd, InterventionOptions& o);
+struct InterventionArg;
+std::vector<InterventionArg> intervention_args(const InterventionOptions& o);
+
 struct RunOptions {
     std::string lesson;
     ModelOptions model;
@@ -107,6 +118,7 @@ struct RunOptions {
     std::string heatmap = "auto";  // --heatmap auto|dense|cells|none (on, off: auto, none)
     std::string pool = "max";      // --pool max|mean: a dense heatmap pooled to the width
     std::string trace = "full";  // full, summary, none, or step names/globs
+    InterventionOptions interventions;
     std::string max_output = kDefaultMaxOutput;  // --max-output: run --json and run --full (check/output_size.hpp)
 };
 // --trace POLICY (run, export, bench): see trace/policy.hpp.

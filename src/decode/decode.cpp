@@ -29,10 +29,15 @@ std::string not_applicable(const Lesson& lesson, const Trace& full) {
                "a KV cache holds no future keys to normalise over";
     if (!lesson.query_tokens.empty()) return "the queries are not the tokens (query_tokens)";
     if (lesson.from > Stage::qkv || lesson.to < Stage::mix) return "the run does not go from qkv (or embed) to mix";
-    for (const auto& [name, value] : lesson.given)
+    for (const auto& [name, given] : lesson.given)
         if (const StepDef* def = lesson.catalogue().find(name))
             for (Leaf core : kCore)
-                if (def->leaf == core) return fmt::format("the lesson gives {}: the article's numbers, not attention's", name);
+                if (def->leaf == core)
+                    return given.by.empty()
+                               ? fmt::format("the lesson gives {}: the article's numbers, not attention's", name)
+                               : fmt::format("{} changes {}: cells of attention's own scores or weights, which may "
+                                             "reach keys a KV cache does not hold yet",
+                                             given.by, name);
     const Catalogue& cat = lesson.catalogue();
     const std::string& x_name = cat.step(Leaf::resid_pre).name;
     const Step* x = full.find(x_name);

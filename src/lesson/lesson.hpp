@@ -232,6 +232,17 @@ struct Batch {
     std::vector<BatchSequence> sequences;  // B >= 1
 };
 
+// A step's values the run takes instead of its formula's: the article's (a
+// lesson's `given`), or an intervention's (--set, --ablate, patching). The
+// run computes the step as always, keeps the formula's values beside, and
+// replaces the cells `cells` marks; the steps after it read the result.
+struct Given {
+    Tensor values;  // the step's shape
+    Tensor cells;   // empty: every cell; else the step's shape, 1 where `values` replaces the formula's, 0 where it stays
+    std::string by; // empty: the lesson; else what set it, as typed ("--ablate blocks.0.attn.h1")
+    bool whole() const { return cells.data.empty(); }
+};
+
 struct Lesson {
     std::string file;  // path it was read from, for messages
     std::string id;
@@ -252,7 +263,7 @@ struct Lesson {
     std::map<std::string, Tensor> weights;  // "W_Q" (C, C), ... see docs/lesson-format.md
     // A checkpoint's weights, converted when a pass asks (lesson/weight_source.hpp); null for a lesson file's.
     std::shared_ptr<WeightSource> weight_source;
-    std::map<std::string, Tensor> given;    // step name -> the article's values (step shape)
+    std::map<std::string, Given> given;     // step name -> the values that replace the formula's
     std::map<std::string, int> document_rounding;  // step name -> decimals
     std::vector<Claim> claims;
     // Set: a batched lesson. `tokens` then holds T position labels "p0".."p{T-1}"

@@ -491,7 +491,7 @@ private:
                                           axes_text(*def)),
                         npy ? npy_found(t.shape) : found_shape(*it, t.shape));
             t.shape = want;
-            lesson_.given[def->name] = std::move(t);
+            lesson_.given[def->name] = Given{std::move(t), {}, {}};
         }
     }
 

@@ -204,8 +204,10 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
         }
 
     // The lesson's own tensors are in memory already.
-    for (const auto* m : {&lesson.inputs, &lesson.weights, &lesson.given})
+    for (const auto* m : {&lesson.inputs, &lesson.weights})
         for (const auto& [name, t] : *m) p.lesson_bytes = add_sat(p.lesson_bytes, bytes_of(t.shape));
+    for (const auto& [name, g] : lesson.given)
+        p.lesson_bytes = add_sat(p.lesson_bytes, add_sat(bytes_of(g.values.shape), g.whole() ? 0 : bytes_of(g.cells.shape)));
     // A checkpoint's weights: one block's converted at a time (lesson/weight_source.hpp).
     if (lesson.weight_source) p.lesson_bytes = add_sat(p.lesson_bytes, lesson.weight_source->largest_group_bytes());
 

@@ -136,9 +136,12 @@ void Run::record_given_inputs() {
         auto it = lesson_.given.find(def.name);
         if (it == lesson_.given.end()) continue;
         Step& s = add_step(def);
+        // No formula runs before run.from: the values are taken whole (an
+        // intervention's hold the original run's values in the cells it leaves).
         s.source = StepSource::given;
-        s.buffer() = it->second;
-        s.note = "given by the lesson: the run starts after the stage that computes it";
+        s.buffer() = it->second.values;
+        s.note = it->second.by.empty() ? "given by the lesson: the run starts after the stage that computes it"
+                                       : "set by " + it->second.by + ": the run starts after the stage that computes it";
         if (auto r = lesson_.document_rounding.find(def.name);
             mode_ == Arithmetic::document && r != lesson_.document_rounding.end()) {
             for (float& x : s.buffer().data) x = round_decimals(x, r->second);
@@ -269,13 +272,7 @@ void Run::close_step(Step& s) {
         }
         s.buffer() = derive_values(s, finder());
     }
-    if (auto it = lesson_.given.find(s.name); it != lesson_.given.end()) {
-        if (s.source == StepSource::computed) s.formula = std::move(s.buffer());
-        s.buffer() = given_value(s, it->second);
-        s.source = StepSource::given;
-        s.note = s.formula ? "given by the lesson (the article's values replace the formula's from here on)"
-                           : "given by the lesson; " + s.note;
-    }
+    if (auto it = lesson_.given.find(s.name); it != lesson_.given.end()) apply_given(s, it->second);
     if (mode_ == Arithmetic::document && s.source != StepSource::not_computable) {
         if (auto r = lesson_.document_rounding.find(s.name); r != lesson_.document_rounding.end()) {
             for (float& x : s.buffer().data) x = round_decimals(x, r->second);
@@ -292,6 +289,35 @@ void Run::close_step(Step& s) {
     }
     // The values stay until nothing reads them (end_pass); the summary is what the trace keeps.
     if (s.recorded == Record::summary && s.source != StepSource::not_computable) s.summary = summarize(s.held());
+}
+
+void Run::apply_given(Step& s, const Given& g) {
+    if (s.source == StepSource::computed) s.formula = std::move(s.buffer());
+    Tensor values = given_value(s, g.values);
+    std::size_t replaced = values.size();
+    if (!g.whole()) {
+        // Only the marked cells: the others keep the formula's values, computed
+        // from this run's inputs (an earlier intervention's effect included).
+        if (!s.formula)
+            throw InputError(fmt::format("{}: {}: expected a step the run computes for {} to change some of its "
+                                         "cells, found one that is not computable ({})",
+                                         lesson_.file, s.name, g.by.empty() ? "given" : g.by, s.note));
+        const Tensor cells = given_value(s, g.cells);
+        const FloatBuffer& formula = s.formula->data;
+        replaced = 0;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            if (cells.data[i] != 0) ++replaced;
+            else values.data[i] = formula[i];
+        }
+    }
+    s.buffer() = std::move(values);
+    s.source = StepSource::given;
+    if (!g.by.empty())
+        s.note = fmt::format("set by {} ({} of {} cells; {})", g.by, replaced, s.held().size(),
+                             s.formula ? "the steps after it read the changed values" : s.note);
+    else
+        s.note = s.formula ? "given by the lesson (the article's values replace the formula's from here on)"
+                           : "given by the lesson; " + s.note;
 }
 
 bool Run::waits_for_sources(const Step& s) const {

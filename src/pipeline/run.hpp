@@ -208,6 +208,8 @@ private:
 
     Step& add_step(const StepDef& def);
     void close_step(Step& s);
+    // The lesson's (or an intervention's) values replace the formula's in the cells they mark.
+    void apply_given(Step& s, const Given& g);
     bool waits_for_sources(const Step& s) const;
     void check_finite(const Step& s);
     void record_given_inputs();

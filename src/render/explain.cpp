@@ -12,6 +12,7 @@
 #include "pipeline/operation.hpp"
 #include "render/matrix.hpp"
 #include "render/wrap.hpp"
+#include "trace/derived.hpp"
 #include "trace/policy.hpp"
 #include "trace/step_lookup.hpp"
 
@@ -164,5 +165,18 @@ Explanation explained(const Lesson& lesson, const Trace& trace, const CellRef& c
 }
 
 }  // namespace
+
+std::string original_value_line(const Trace& original, const CellRef& cell, float changed, int precision) {
+    const Step* s = original.find(cell.step);
+    if (!s || s->source == StepSource::not_computable || s->recorded != Record::full)
+        return "  without the interventions: not recorded\n";
+    const StepValues v = values_of(original, *s);
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < cell.at.size(); ++k) at = at * s->shape[k] + cell.at[k];
+    const float before = v->data[at];
+    if (before == changed || (std::isnan(before) && std::isnan(changed))) return "  the same without the interventions\n";
+    return fmt::format("  without the interventions: {:.{}f} (changed by {:+.{}f})\n", before, precision,
+                       double(changed) - double(before), precision);
+}
 
 }  // namespace attntrace

@@ -45,4 +45,8 @@ struct Explanation {
 Explanation explain_cell(const Lesson& lesson, const Trace& trace, const CellRef& cell, const ExplainOptions& opt,
                          std::size_t width = 0);
 
+// Under interventions: "  without the interventions: 0.4321 (changed by -0.1234)", the cell's value in
+// the original run, or "  the same without the interventions" when it did not change.
+std::string original_value_line(const Trace& original, const CellRef& cell, float changed, int precision);
+
 }  // namespace attntrace

@@ -275,11 +275,13 @@ void write_diff_report_html(TextSink& out, const TraceData& a, const TraceData& 
     write_page(out, "A vs B", [&](TextSink& data) { write_readable(page, data); });
 }
 
-void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report) {
+void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
+                       const OrderedJson& extra) {
     // The export's text, byte for byte, unless the trace is too large for a page (report_page.hpp).
     DeferredTensors deferred;
     std::vector<std::unique_ptr<Tensor>> owned;
-    const OrderedJson page = page_json(lesson, trace, report, deferred, owned);
+    OrderedJson page = page_json(lesson, trace, report, deferred, owned);
+    for (const auto& [key, value] : extra.items()) page[key] = value;
     write_page(out, lesson.title, [&](TextSink& data) { write_readable(page, data, deferred); });
 }
 

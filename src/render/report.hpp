@@ -18,7 +18,9 @@ namespace attntrace {
 // text, byte for byte except that every '<' is written \u003c (the same JSON
 // value), so no "</script>" or "<!--" can end or bend the script element
 // holding it. The page's script draws the sections from that data when opened.
-void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report);
+// `extra`: fields added to the page's trace beside the export's (an intervened run's "interventions").
+void write_report_html(TextSink& out, const Lesson& lesson, const Trace& trace, const CheckReport& report,
+                       const OrderedJson& extra = OrderedJson::object());
 
 // The page of a trace made elsewhere or earlier: an export (drawn as it is),
 // a minimal trace of another implementation (format, version, steps with

@@ -62,6 +62,7 @@ std::vector<bool> parse_block_list(const std::string& text, std::size_t count, c
 }
 
 Record TracePolicy::record_of(std::string_view step) const {
+    if (std::find(keep.begin(), keep.end(), step) != keep.end()) return Record::full;
     if (!blocks.empty())
         if (const auto b = read_catalogue_name(step).block; b && (*b >= blocks.size() || !blocks[*b])) return Record::none;
     switch (kind) {

@@ -25,6 +25,9 @@ struct TracePolicy {
     // --blocks: blocks[i] true for a block whose steps the policy keeps; the
     // steps of the others are not kept (Record::none); empty: every block.
     std::vector<bool> blocks;
+    // Steps kept in full whatever the rest says (exact names): the steps an
+    // intervention reads its original values from.
+    std::vector<std::string> keep;
 
     // How a step is kept. Under `none` and `subset` the run's output (the last
     // step it computes) is kept in full all the same: it is the result.

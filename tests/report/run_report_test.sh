@@ -352,6 +352,33 @@ else
   fail "model-controls: attntrace report --model failed"
 fi
 
+# An intervened run's page (its Interventions section) and a patching page (its heatmap table), drawn without errors.
+tiny="$lessons/../tests/models/tiny-gpt2"
+if "$attntrace" report --model "$tiny" --text "the ring fell" --ablate blocks.0.attn.h1 -o "$out/ablated.html" &&
+   "$attntrace" patch --model "$tiny" --clean "the ring fell from the king" --corrupt "the king fell from the ring" \
+     --answer ' ring' --wrong ' king' --report "$out/patching.html" >/dev/null; then
+  for id in ablated patching; do
+    browse --dump-dom "file://$out/$id.html" >"$work/$id.dom" 2>"$work/$id.log" || { fail "$id: chromium failed"; continue; }
+    body=$(tr '\n' ' ' <"$work/$id.dom" | grep -o '<body[^>]*>' | head -1)
+    [[ $body == *'data-rendered="ok"'* ]] || fail "$id: the script did not finish: $body"
+    if grep -E ':CONSOLE[:(]|Uncaught' "$work/$id.log" >&2; then fail "$id: console messages (above)"; fi
+  done
+  grep -q '<section class="interventions" id="interventions"' "$work/ablated.dom" || fail "ablated: no Interventions section"
+  grep -q 'next-tokens-before-after' "$work/ablated.dom" || fail "ablated: no next tokens before and after"
+  cells=$(grep -o '<td style="background: rgb' "$work/patching.dom" | wc -l)
+  [ "$cells" -eq 8 ] || fail "patching: $cells heatmap cells drawn, expected 2 blocks x 4 heads"
+  echo "interventions and patching: drawn"
+  page="$work/ablated.interact.html"
+  awk -v f="$here/interact_temperature.js" '/^<\/body>$/ { print "<script>"; while ((getline l < f) > 0) print l; print "</script>" } { print }' \
+    "$out/ablated.html" >"$page"
+  browse --dump-dom "file://$page" >"$work/ablated.interact.dom" 2>/dev/null || fail "ablated: chromium failed"
+  result=$(tr '\n' ' ' <"$work/ablated.interact.dom" | grep -o '<body[^>]*>' | head -1)
+  [[ $result == *'data-interactions="ok"'* ]] || fail "temperature slider: $result"
+  echo "temperature slider: T = 1 is the run's table, T = 0 the argmax, T = 2 flatter"
+else
+  fail "interventions or patching: attntrace report or patch failed"
+fi
+
 # Screenshots of the report at a phone's width and a wide screen's.
 cp "$out/003-3.1-ring-fell.html" "$out/flagship.html"
 for id in flagship causal64 model decoder2 bert512; do

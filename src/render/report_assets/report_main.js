@@ -75,7 +75,9 @@
     if (trace.warnings && trace.warnings.length) h.append(el("ul", { class: "warnings" }, trace.warnings.map((w) => el("li", {}, w))));
     h.append(el("nav", { class: "contents" }, el("p", { class: "overviews" }, trace.diff ? null : el("a", { href: "#pipeline" }, "Pipeline"),
       attentionPatterns(trace).length ? [" · ", el("a", { href: "#model-view" }, "Model view")] : null,
-      trace.model ? [" · ", el("a", { href: "#next-token" }, "Next token")] : null),
+      trace.model ? [" · ", el("a", { href: "#next-token" }, "Next token")] : null,
+      trace.patching && !trace.diff ? [" · ", el("a", { href: "#patching" }, "Activation patching")] : null,
+      trace.interventions && !trace.diff ? [" · ", el("a", { href: "#interventions" }, "Interventions")] : null),
       el("b", {}, "Steps"), el("details", MANY_STEPS < trace.steps.length ? {} : { open: "" },
         el("summary", {}, `${trace.steps.length} steps`), el("ol", {},
       trace.steps.map((s) => el("li", {}, el("a", { href: `#step-${s.name}` }, s.name))),
@@ -96,7 +98,7 @@
       diffScale.hi = Math.max(trace.diff.largest || 0, 10 * diffScale.lo);
     }
     main.append(header(trace));
-    for (const view of [pipelineView(trace), modelView(trace, steps), nextTokenSection(trace)]) if (view) main.append(view);
+    for (const view of [patchingSection(trace), interventionsSection(trace), pipelineView(trace), modelView(trace, steps), nextTokenSection(trace)]) if (view) main.append(view);
     // every attention's weights, in pipeline order: blocks.0.attn, blocks.0.cross_attn, blocks.1.attn, ...
     for (const pattern of trace.steps.filter((s) => s.name.endsWith("hook_pattern") && s.values && !trace.diff))
       for (const b of sequences(trace)) {  // a batch: the heatmaps and head view of each sequence

@@ -180,6 +180,70 @@
     return sec;
   }
 
+  // ---- interventions (--set, --ablate): what was changed, which steps moved and by how much, and the
+  // next tokens before and after (the export's "interventions" field, evaluate/intervened.hpp), as computed
+  function interventionsSection(trace) {
+    const iv = trace.interventions;
+    if (!iv || trace.diff) return null;
+    const sec = el("section", { class: "interventions", id: "interventions" }, el("h2", {}, "Interventions"));
+    sec.append(el("p", { class: "note" }, "The steps on this page are the changed run's; the original run was computed beside it."));
+    sec.append(el("ul", {}, iv.changes.map((c) => el("li", {}, el("code", {}, c.flag), `: ${c.count} cells of `,
+      el("a", { href: `#step-${c.step}` }, el("code", {}, c.step)), ` (${c.cells}) set to ${c.value}`))));
+    const rows = iv.changed_steps;
+    sec.append(el("p", { class: "note" }, `${rows.length} steps changed, ${iv.unchanged_steps} unchanged.`));
+    if (rows.length) {
+      const f = numberFormat(rows.map((r) => r.max_abs_change));
+      sec.append(el("table", { class: "matrix changed-steps", "data-format": f.kind },
+        el("caption", { class: "num-format" }, `numbers: ${f.caption}`),
+        el("thead", {}, el("tr", {}, ["step", "cells changed", "max |Δ|"].map((h) => el("th", {}, h)))),
+        el("tbody", {}, rows.map((r) => el("tr", {},
+          el("th", {}, el("a", { href: `#step-${r.name}` }, el("code", {}, r.name))),
+          el("td", {}, `${r.changed}/${r.cells}`),
+          el("td", { title: `${exact(r.max_abs_change)}` }, f.text(r.max_abs_change)))))));
+    }
+    const before = iv.next_tokens_before, after = iv.next_tokens_after;
+    if (before && after && Array.isArray(before.next_tokens) && Array.isArray(after.next_tokens)) {
+      const n = Math.max(before.next_tokens.length, after.next_tokens.length);
+      const f = numberFormat([...before.next_tokens, ...after.next_tokens].map((t) => t.probability));
+      const side = (list, k) => list[k] ? [tokenCell("td", { class: "token" }, list[k].token),
+        el("td", { title: `p ${exact(list[k].probability)}` }, f.text(list[k].probability))] : [el("td", {}), el("td", {})];
+      sec.append(el("h3", {}, "Next token, before and after"));
+      sec.append(el("table", { class: "matrix next-tokens-before-after", "data-format": f.kind },
+        el("caption", { class: "num-format" }, `numbers: ${f.caption}`),
+        el("thead", {}, el("tr", {}, ["rank", "before", "p", "after", "p"].map((h) => el("th", {}, h)))),
+        el("tbody", {}, Array.from({ length: n }, (_, k) => el("tr", {}, el("th", {}, String(k + 1)),
+          ...side(before.next_tokens, k), ...side(after.next_tokens, k))))));
+    }
+    return sec;
+  }
+
+  // ---- activation patching (`attntrace patch --report`): the normalised logit difference per block x head
+  // (or position), as the command computed it (the page's "patching" field, render/patch_view.hpp); a
+  // diverging scale around 0: red restores the clean answer, blue pushes away from it
+  function patchingSection(trace) {
+    const p = trace.patching;
+    if (!p || trace.diff) return null;
+    const sec = el("section", { class: "patching", id: "patching" }, el("h2", {}, `Activation patching: ${p.step} over ${p.over}`));
+    sec.append(el("p", { class: "note" }, `Clean “${p.clean.text}”, corrupt “${p.corrupt.text}” (this page's run). `,
+      `LD = logit[`, tokenCell("span", {}, p.answer.token), `] − logit[`, tokenCell("span", {}, p.wrong.token),
+      `] after the last token: clean ${fmt(p.logit_diff_clean)}, corrupt ${fmt(p.logit_diff_corrupt)}. `,
+      "Each cell: the corrupt run with that cell taken from the clean run, (LD − LD corrupt) / (LD clean − LD corrupt): ",
+      "1 restores the clean answer, 0 changes nothing."));
+    const all = p.normalized.flat(), hi = Math.max(1e-12, ...all.map((v) => Math.abs(v)));
+    const shade = (v) => {
+      const a = Math.min(1, Math.abs(v) / hi), c = Math.round(255 * (1 - a));
+      return v >= 0 ? `rgb(255, ${c}, ${c})` : `rgb(${c}, ${c}, 255)`;
+    };
+    const f = numberFormat(all);
+    sec.append(el("table", { class: "matrix patching-map", "data-format": f.kind },
+      el("caption", { class: "num-format" }, `numbers: ${f.caption}; colour: −${fmt(hi)} (blue) to ${fmt(hi)} (red)`),
+      el("thead", {}, el("tr", {}, el("th", {}, "block"), p.columns.map((c) => tokenCell("th", {}, c)))),
+      el("tbody", {}, p.normalized.map((row, b) => el("tr", {}, el("th", {}, el("code", {}, p.rows[b])),
+        row.map((v, c) => el("td", { style: `background: ${shade(v)}`, title: `LD ${exact(p.logit_diff[b][c])}, normalised ${exact(v)}` },
+          f.text(v))))))));
+    return sec;
+  }
+
   // ---- the next token: the table the run computed from the last row of the logits
   // (the export's "model" field, evaluate/model_end.hpp), drawn as it is; nothing computed here
   function nextTokenSection(trace) {
@@ -203,5 +267,41 @@
         el("td", { title: `logit ${exact(t.logit)}` }, f.text(t.logit)),
         el("td", { title: `p ${exact(t.probability)}` }, f.text(t.probability)),
         el("td", { class: "bar" }, el("span", { style: `width: ${(100 * Math.max(0, Math.min(1, t.probability))).toFixed(1)}%` })))))));
+    const slider = temperatureSlider(trace, rows.length);
+    if (slider) sec.append(slider);
     return sec;
+  }
+
+  // ---- a temperature slider over the last row of the logits the page holds: the distribution
+  // softmax(logits / T) redrawn here (as `decode --temperature T` draws from it), its top rows as a
+  // table; at T = 1 the run's own table above. Only when the page keeps that row whole.
+  function temperatureSlider(trace, k) {
+    const logits = trace.steps.length ? trace.steps[trace.steps.length - 1] : null;
+    if (!logits || logits.name !== "unembed" || !Array.isArray(logits.values) || logits.pooled) return null;
+    const last = logits.values[logits.values.length - 1], labels = logits.labels[1];
+    if (!Array.isArray(last) || !last.length || last.some((v) => typeof v !== "number")) return null;
+    const out = el("tbody", {}), value = el("output", {}, "1.00");
+    const draw = (T) => {
+      value.textContent = T.toFixed(2) + (T === 1 ? " (the run's distribution)" : T === 0 ? " (greedy: the argmax)" : "");
+      const order = last.map((_, i) => i).sort((a, b) => last[b] - last[a] || a - b);
+      const max = last[order[0]];
+      let p;
+      if (T === 0) p = last.map((_, i) => (i === order[0] ? 1 : 0));
+      else {
+        const e = last.map((v) => Math.exp((v - max) / T)), sum = e.reduce((a, b) => a + b, 0);
+        p = e.map((v) => v / sum);
+      }
+      out.replaceChildren(...order.slice(0, k).map((i, r) => el("tr", { "data-drawn-id": i },
+        el("th", {}, String(r + 1)), tokenCell("td", { class: "token" }, labels[i]), el("td", {}, String(i)),
+        el("td", { title: `p ${p[i]}` }, p[i].toFixed(4)),
+        el("td", { class: "bar" }, el("span", { style: `width: ${(100 * p[i]).toFixed(1)}%` })))));
+    };
+    const input = el("input", { type: "range", min: "0", max: "2", step: "0.05", value: "1", "aria-label": "temperature" });
+    input.addEventListener("input", () => draw(Number(input.value)));
+    draw(1);
+    return el("div", { class: "temperature" },
+      el("p", { class: "note" }, "Temperature: p = softmax(logits / T) over the last row of ", el("code", {}, "unembed"),
+        ", redrawn in this page as the slider moves (T = 0: the argmax alone). ", el("label", {}, "T = ", input, " ", value)),
+      el("table", { class: "matrix next-tokens-temperature" },
+        el("thead", {}, el("tr", {}, ["rank", "token", "id", "p", ""].map((h) => el("th", {}, h)))), out));
   }
