@@ -90,6 +90,15 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     // what the lesson shows, and often what the article got wrong: the report opens with it
     if (!lesson.description.empty()) j["lesson"]["description"] = lesson.description;
     j["tokens"] = lesson.tokens;
+    if (lesson.weight_source) {  // a checkpoint's run: its ids, and with a text each token's bytes in it
+        j["token_ids"] = lesson.token_ids;
+        if (!lesson.token_spans.empty()) {
+            j["text"] = lesson.text;
+            OrderedJson spans = OrderedJson::array();
+            for (const TokenSpan& sp : lesson.token_spans) spans.push_back({sp.begin, sp.end});
+            j["token_spans"] = std::move(spans);
+        }
+    }
     if (!lesson.query_tokens.empty()) j["query_tokens"] = lesson.query_tokens;
     if (!trace.sequence_tokens.empty())  // a batch (src/batch/): tokens are then position labels
         j["batch"] = {{"pad_token", lesson.batch ? lesson.batch->pad_token : std::string()},
@@ -141,7 +150,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
         OrderedJson sj;
         sj["name"] = s.name;
         if (s.def) {
-            sj["title"] = s.def->title;
+            sj["title"] = title_of(s);
             sj["stage"] = std::string(stage_name(s.def->stage));
             sj["formula"] = formula_of(s);
             sj["explain"] = meaning_of(s);

@@ -31,12 +31,27 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/token_span.hpp"
 #include "model/normalizer.hpp"
 
 namespace attntrace {
 
 class SentencePiece;
 class Fields;
+
+// A text's tokens and where each came from in the text as typed
+// (core/token_span.hpp): an added token written in the text spans what was
+// written; one the post-processor adds (<s>, [CLS]) is empty, at the text's
+// start or end; a byte-level piece spans exactly its bytes, even part of a
+// character; a piece of normalized text spans the characters it was made
+// from (model/normalizer.hpp, normalize_aligned).
+struct Encoding {
+    std::vector<std::int64_t> ids;
+    std::vector<TokenSpan> spans;  // one per id, begins never decreasing
+};
+// What every encoding holds (the fuzz targets check it): one span per id, each within a text of
+// `text_size` bytes, begin <= end, and begins never decreasing.
+bool spans_fit(const Encoding& e, std::size_t text_size);
 
 // Bounds on the tokenizer's files, checked while they are read.
 inline constexpr std::size_t kMaxVocabEntries = std::size_t{1} << 22;  // 4 M; GPT-2 has 50257, Llama 3 128256
@@ -52,7 +67,11 @@ public:
     static Tokenizer from_tokenizer_json(const std::string& text, const std::string& file);
 
     // `source` names the text in errors ("--text").
-    std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const;
+    std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const {
+        return tokenize(text, source).ids;
+    }
+    // The ids and each one's span in `text`.
+    Encoding tokenize(const std::string& text, const std::string& source) const;
     // The piece as the vocabulary spells it ("Ġring"); "" for an id it lacks.
     const std::string& piece(std::int64_t id) const;
     // The piece's bytes as text, a leading space shown as ␣ (U+2423), a
@@ -97,7 +116,7 @@ private:
     std::shared_ptr<const SentencePiece> spm_;
     std::int64_t bos_ = -1, eos_ = -1;  // put first / last by encode; -1: none
     static std::optional<Tokenizer> open_sentencepiece(const std::string& dir);
-    std::vector<std::int64_t> encode_sentencepiece(const std::string& text, const std::string& source) const;
+    Encoding encode_sentencepiece(const std::string& text, const std::string& source) const;
 };
 
 // The first byte of `text` that is not valid UTF-8 (overlong forms,

@@ -4,11 +4,14 @@
 // with its claims is export/trace_export.hpp.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "core/token_span.hpp"
 #include "trace/json_text.hpp"
 #include "trace/trace.hpp"
 
@@ -40,6 +43,10 @@ struct TraceClaimData {
 struct TraceData {
     std::string file;
     std::string lesson_id;
+    // A checkpoint's run: its token ids; with a text, the text and each token's bytes in it (absent: empty).
+    std::vector<std::int64_t> token_ids;
+    std::optional<std::string> text;
+    std::vector<TokenSpan> token_spans;
     std::vector<TraceStepData> steps;
     std::vector<TraceClaimData> claims;
 };
