@@ -185,13 +185,15 @@ TEST_CASE("a Llama checkpoint's norm steps are titled RMSNorm and its root mean 
     const auto r = run_cli({"run", "--model", tiny(), "--ids", "1,262,265", "--json", "--trace", "summary"});
     REQUIRE(r.status == 0);
     std::map<std::string, std::string> title;
-    for (const auto& s : nlohmann::json::parse(r.out)["steps"]) {
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["steps"].size() > 20);
+    for (const auto& s : j["steps"]) {
         const std::string t = s["title"], f = s["formula"];
         INFO(s["name"].get<std::string>() << ": " << t << " / " << f);
         CHECK(t.find("LayerNorm") == std::string::npos);
         CHECK(t.find("std σ") == std::string::npos);
         CHECK(f.find("(RMSNorm:") == std::string::npos);
-        title[s["name"]] = t;
+        title[s["name"].get<std::string>()] = t;
     }
     CHECK(title["blocks.0.ln1.hook_scale"] == "RMSNorm 1: root mean square (block 0)");
     CHECK(title["blocks.1.ln2.hook_normalized"] == "RMSNorm 2: output (block 1)");

@@ -151,9 +151,11 @@ TEST_CASE("an RMSNorm's and a DyT's steps are titled by their norm (its display 
     auto dyt = eval(small_lesson("relu", "dyt"));
     CHECK(title_of(*dyt->exact.find("blocks.0.ln1.hook_standardized")) == "DyT 1: tanh(α·x)");
     CHECK(title_of(*dyt->exact.find("blocks.0.ln1.hook_normalized")) == "DyT 1: output");
+    CHECK(formula_of(*dyt->exact.find("blocks.0.ln1.hook_normalized")) == "DyT(X_mid) = γ ⊙ x̂ + β");
     for (const Step& s : dyt->exact.steps) {
         INFO(s.name);
         CHECK(title_of(s).find("LayerNorm") == std::string::npos);
+        CHECK(formula_of(s).find("(RMSNorm:") == std::string::npos);
     }
     // LayerNorm's are the template's
     auto ln = eval(small_lesson("relu", "layernorm"));
@@ -167,8 +169,14 @@ TEST_CASE("an RMSNorm's and a DyT's steps are titled by their norm (its display 
     CHECK(r.out.find("RMSNorm 1: root mean square") != std::string::npos);
     r = run_cli({"run", d.file("rms.json"), "--json"});
     REQUIRE(r.status == 0);
-    for (const auto& s : nlohmann::json::parse(r.out)["steps"])
-        if (s["name"] == "blocks.0.ln1.hook_scale") CHECK(s["title"] == "RMSNorm 1: root mean square");
+    const auto j = nlohmann::json::parse(r.out);
+    bool found = false;
+    for (const auto& s : j["steps"])
+        if (s["name"] == "blocks.0.ln1.hook_scale") {
+            CHECK(s["title"] == "RMSNorm 1: root mean square");
+            found = true;
+        }
+    CHECK(found);
     r = run_cli({"explain", d.file("rms.json"), "ln1.hook_scale[2]"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find("— RMSNorm 1: root mean square") != std::string::npos);

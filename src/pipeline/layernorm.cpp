@@ -31,7 +31,7 @@ struct LnSteps {
 // The step template's norm steps are LayerNorm's, their formulas with RMSNorm's in brackets ("σ_i = √(σ²_i +
 // eps)   (RMSNorm: √(ms_i + eps))"). An RMSNorm's or a DyT's steps are titled by the norm's display name
 // (lesson/config_fields.cpp: "RMSNorm", "DyT"): RMSNorm's σ is the row's root mean square, and its formulas
-// are the bracketed ones; DyT's x̂ is tanh(α·x) (its formula set by dyt()).
+// are the bracketed ones; DyT's x̂ is tanh(α·x) (its formula set by dyt()), its output LayerNorm's γ ⊙ x̂ + β.
 void name_norm_steps(Run& run, const LnSteps& st) {
     const NormKind kind = run.lesson().config.norm;
     const std::string display(norm_display_name(kind));
@@ -46,16 +46,22 @@ void name_norm_steps(Run& run, const LnSteps& st) {
         if (kind == NormKind::rmsnorm && s->def->leaf == Leaf::ln_scale) replace(title, "std σ", "root mean square");
         if (kind == NormKind::dyt && s->def->leaf == Leaf::ln_standardized) replace(title, "normalized rows", "tanh(α·x)");
         s->title_text = std::move(title);
-        if (kind != NormKind::rmsnorm) continue;
-        // "LHS = LayerNorm's   (RMSNorm: RMSNorm's)" -> "LHS = RMSNorm's"
+        // "LHS = LayerNorm's   (RMSNorm: RMSNorm's)" -> "LHS = RMSNorm's" (DyT: "LHS = LayerNorm's", its
+        // output's γ ⊙ x̂ + β), the norm named by its kind: "LN(X)" -> "RMSNorm(X)"
         const std::string& f = s->def->formula;
         const std::string_view mark = "   (RMSNorm: ";
         const auto at = f.find(mark), eq = f.find(" = ");
-        if (at == std::string::npos || eq == std::string::npos || f.back() != ')') continue;
-        const std::string rms = f.substr(at + mark.size(), f.size() - 1 - at - mark.size());
-        s->formula_text = f.substr(0, eq) + " = " + rms;
-        if (s->def->leaf == Leaf::ln_scale)
-            s->meaning_text = "The row's root mean square σ (no mean is taken first); eps keeps it away from 0.";
+        if (!s->formula_text.empty() || at == std::string::npos || eq == std::string::npos || f.back() != ')') continue;
+        std::string formula = kind == NormKind::rmsnorm
+                                  ? f.substr(0, eq) + " = " + f.substr(at + mark.size(), f.size() - 1 - at - mark.size())
+                                  : f.substr(0, at);
+        replace(formula, "LN(", display + "(");
+        s->formula_text = std::move(formula);
+        if (kind != NormKind::rmsnorm) continue;
+        const Leaf leaf = s->def->leaf;
+        s->meaning_text = leaf == Leaf::ln_scale ? "The row's root mean square σ (no mean is taken first); eps keeps it away from 0."
+                          : leaf == Leaf::ln_standardized ? "Each row now has root mean square 1; its mean is not removed."
+                                                          : "The learned gain γ rescales each dimension (RMSNorm has no bias β).";
     }
 }
 
