@@ -199,6 +199,12 @@ TEST_CASE("a Llama checkpoint's norm steps are titled RMSNorm and its root mean 
     CHECK(title["blocks.1.ln2.hook_normalized"] == "RMSNorm 2: output (block 1)");
     CHECK(title["ln_final.hook_scale"] == "Final RMSNorm: root mean square");
     CHECK(title["ln_final.hook_mean_square"] == "Final RMSNorm: mean square");
+    // --steps picks by a word of these titles, as of any step's
+    const auto picked = run_cli({"run", "--model", tiny(), "--ids", "1,262,265", "--steps", "root", "--json"});
+    REQUIRE(picked.status == 0);
+    const auto p = nlohmann::json::parse(picked.out);
+    REQUIRE(p["steps"].size() == 5);  // each block's two norms' σ, and the final norm's
+    for (const auto& s : p["steps"]) CHECK(s["name"].get<std::string>().find("hook_scale") != std::string::npos);
 }
 
 TEST_CASE("broken Llama folders are refused with exit 2 naming the file and the tensor or field") {
