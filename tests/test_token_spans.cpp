@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "model/sentencepiece.hpp"
 #include "model/tokenizer.hpp"
 #include "model/wordpiece.hpp"
 #include "model_reference.hpp"
@@ -178,6 +179,17 @@ TEST_CASE("SentencePiece: a piece spans its surface as the library reports it, �
     CHECK(e.spans[1] == TokenSpan{0, 3});
     CHECK(e.spans[2] == TokenSpan{3, 8});
     CHECK(e.spans[3] == TokenSpan{8, 9});
+}
+
+TEST_CASE("SentencePiece under NFKC: a folded piece spans the characters as typed (full-width letters, the ﬁ ligature)") {
+    const SentencePiece sp = SentencePiece::load(model("spm-nmt-nfkc") + "/tokenizer.model");
+    const std::string text = "\uff46\uff55\uff4c\uff4c \ufb01ne";
+    const auto pieces = sp.tokenize(text, "--text");
+    REQUIRE(pieces.size() == 2);  // ▁full, ▁fine
+    CHECK(cut(text, pieces[0].second) == "\uff46\uff55\uff4c\uff4c");
+    CHECK(cut(text, pieces[1].second) == " \ufb01ne");
+    // and the ids are encode's
+    CHECK(sp.encode(text, "--text") == std::vector<std::int64_t>{pieces[0].first, pieces[1].first});
 }
 
 TEST_CASE("export and run --json of a checkpoint write token_ids, the text and token_spans, and the trace reader reads them back") {
