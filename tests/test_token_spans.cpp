@@ -117,6 +117,12 @@ TEST_CASE("byte-level BPE under NFC (Qwen2): a piece spans the characters it was
             CHECK(cut(text, e.spans[i]).find("e\u0301") != std::string::npos);
         }
     CHECK(accent);
+    // a composition across characters (Hangul's ᄀ + ᅡ = 가 under NFC) spans those two alone, not the text
+    const std::string hangul = "\u1100\u1161 ring";
+    const Encoding h = t->tokenize(hangul, "--text");
+    REQUIRE(h.ids.size() >= 2);
+    CHECK(cut(hangul, h.spans.back()) == " ring");
+    for (std::size_t i = 0; i + 1 < h.ids.size(); ++i) CHECK(cut(hangul, h.spans[i]) == "\u1100\u1161");
 }
 
 TEST_CASE("WordPiece: a piece spans the characters it came from, without ##, and [CLS] and [SEP] span nothing") {

@@ -150,11 +150,25 @@ NormalizedText normalize_aligned(const std::string& original, std::size_t offset
         i += static_cast<std::size_t>(len);
     }
     starts.push_back(original.size());
+    // Runs normalized alone; a run whose normalization is not what the whole text has there (a composition
+    // across runs: Hangul's leading consonant and vowel under NFC) is joined to the runs after it until it is,
+    // at most kMaxJoinedRuns of them.
+    constexpr std::size_t kMaxJoinedRuns = 32;
     std::string joined;
     n.norm.push_back(0);
     n.orig.push_back(offset);
+    // whether `part` is what the whole text has where the runs before it end
+    auto in_place = [&](const std::string& part) {
+        return joined.size() <= n.text.size() && n.text.compare(joined.size(), part.size(), part) == 0;
+    };
     for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
-        joined += normalize(original.substr(starts[k], starts[k + 1] - starts[k]));
+        const std::size_t first = k;
+        std::string part = normalize(original.substr(starts[k], starts[k + 1] - starts[k]));
+        while (!in_place(part) && k + 2 < starts.size() && k - first < kMaxJoinedRuns) {
+            ++k;
+            part = normalize(original.substr(starts[first], starts[k + 1] - starts[first]));
+        }
+        joined += part;
         n.norm.push_back(joined.size());
         n.orig.push_back(offset + starts[k + 1]);
     }

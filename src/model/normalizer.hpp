@@ -54,10 +54,11 @@ std::string lowercase_chars(const std::string& text);
 // A normalized text and where each of its bytes came from in the text as
 // typed, for the tokens' spans (core/token_span.hpp). The text is cut into
 // runs of a starter and the combining marks after it (utf8proc's canonical
-// combining class), and each run normalized alone; where the runs'
-// normalizations, joined, are not the whole text's (a composition across
-// runs: Hangul jamo under NFC), the whole text is one run, and every piece of
-// it spans all of it.
+// combining class), and each run normalized alone; a run whose normalization
+// is not the whole text's at that place (a composition across runs: Hangul's
+// jamo under NFC) is joined to the runs after it until it is (at most 32).
+// Where the runs' normalizations, joined, are still not the whole text's, the
+// whole text is one run, and every piece of it spans all of it.
 struct NormalizedText {
     std::string text;  // normalize(original)
     // Run k: text's bytes [norm[k], norm[k+1]) came from the original's
