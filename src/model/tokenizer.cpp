@@ -380,7 +380,7 @@ std::string replace_invalid_utf8(const std::string& s) {
 }
 
 // One pre-tokenized piece: its bytes as byte-level characters, merged by rank.
-void Tokenizer::encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const {
+void Tokenizer::encode_word(const std::string& bytes, std::vector<std::pair<std::int64_t, std::size_t>>& out) const {
     if (auto it = cache_.find(bytes); it != cache_.end()) {
         out.insert(out.end(), it->second.begin(), it->second.end());
         return;
@@ -392,7 +392,7 @@ void Tokenizer::encode_word(const std::string& bytes, std::vector<std::int64_t>&
         std::string whole;
         for (const auto& c : sym) whole += c;
         if (auto v = vocab_.find(whole); v != vocab_.end()) {
-            out.push_back(v->second);
+            out.emplace_back(v->second, bytes.size());
             return;
         }
     }
@@ -416,12 +416,14 @@ void Tokenizer::encode_word(const std::string& bytes, std::vector<std::int64_t>&
         }
         sym = std::move(next);
     }
-    std::vector<std::int64_t> ids;
+    std::vector<std::pair<std::int64_t, std::size_t>> ids;
     for (const auto& s : sym) {
         auto v = vocab_.find(s);
         if (v == vocab_.end())
             fail_file(file_, fmt::format("a vocabulary entry for the piece \"{}\" (a merge's result or a byte)", s), "none");
-        ids.push_back(v->second);
+        // each byte-level character of the symbol is one byte of the word
+        const auto chars = std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+        ids.emplace_back(v->second, static_cast<std::size_t>(chars));
     }
     out.insert(out.end(), ids.begin(), ids.end());
     if (cache_.size() < 100000) cache_.emplace(bytes, std::move(ids));
@@ -443,17 +445,15 @@ Encoding Tokenizer::tokenize(const std::string& text, const std::string& source)
     auto split = [&](std::size_t from, std::size_t to) {
         const NormalizedText n = normalize_aligned(text.substr(from, to - from), from, normalize);
         const std::string& part = n.text;
-        // A word's pieces, each spanning its own bytes of the normalized text (a byte-level piece has one
-        // character per byte), mapped back to the text as typed.
+        // A word's pieces, each spanning its own bytes of the normalized text, mapped back to the text as typed.
+        std::vector<std::pair<std::int64_t, std::size_t>> pieces;
         auto word = [&](std::size_t w0, std::size_t w1) {
-            const std::size_t first = out.ids.size();
-            encode_word(part.substr(w0, w1 - w0), out.ids);
+            pieces.clear();
+            encode_word(part.substr(w0, w1 - w0), pieces);
             std::size_t at = w0;
-            for (std::size_t k = first; k < out.ids.size(); ++k) {
-                const std::string& p = piece(out.ids[k]);
-                const auto bytes = static_cast<std::size_t>(std::count_if(
-                    p.begin(), p.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+            for (const auto& [id, bytes] : pieces) {
                 const std::size_t end = std::min(at + std::max<std::size_t>(bytes, 1), w1);
+                out.ids.push_back(id);
                 out.spans.push_back(n.span(at, end));
                 at = end;
             }

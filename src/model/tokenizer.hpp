@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/token_span.hpp"
@@ -100,7 +101,8 @@ private:
     TextNormalizer normalizer_;           // tokenizer.json's normalizer; none for vocab.json + merges.txt
     bool ignore_merges_ = false;      // model.ignore_merges: a word the vocabulary holds whole is one token
     std::vector<std::int64_t> prefix_, suffix_;  // post_processor TemplateProcessing's tokens around the text
-    mutable std::unordered_map<std::string, std::vector<std::int64_t>> cache_;
+    // a word's bytes -> its pieces: (id, how many of the word's bytes it stands for)
+    mutable std::unordered_map<std::string, std::vector<std::pair<std::int64_t, std::size_t>>> cache_;
 
     static Tokenizer from_tokenizer_doc(const nlohmann::json& doc, const std::string& file);
     void add_piece(const std::string& piece, std::int64_t id, const std::string& path);
@@ -109,7 +111,8 @@ private:
     void compile_pattern();
     void read_pre_tokenizer(const nlohmann::json& p, const Fields& f);
     void read_post_processor(const nlohmann::json& pp, const Fields& f);
-    void encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const;
+    // Appends the word's pieces: (id, how many of its bytes the piece stands for).
+    void encode_word(const std::string& bytes, std::vector<std::pair<std::int64_t, std::size_t>>& out) const;
     bool is_added(std::int64_t id) const;  // one of added_ ("<|endoftext|>")
 
     // SentencePiece (model/sentencepiece.cpp): set, it encodes and shows the pieces.
