@@ -1,8 +1,9 @@
 // A checkpoint's tokens and where each came from in the text as typed
 // (core/token_span.hpp): the three tokenizers' spans on the tiny checkpoints'
 // hard strings (accents, CJK, emoji, white space, controls), the export's and
-// `run --json`'s token_ids, text and token_spans, the trace reader reading
-// them back, and its refusals of spans that do not fit the text.
+// `run --json`'s token_ids, text and token_spans (and the npy export's
+// index.json), the trace readers reading them back, and the refusals of
+// spans that do not fit the text.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "export/npy_export.hpp"
 #include "model/sentencepiece.hpp"
 #include "model/tokenizer.hpp"
 #include "model/wordpiece.hpp"
@@ -198,13 +200,14 @@ TEST_CASE("SentencePiece under NFKC: a folded piece spans the characters as type
     CHECK(sp.encode(text, "--text") == std::vector<std::int64_t>{pieces[0].first, pieces[1].first});
 }
 
-TEST_CASE("export and run --json of a checkpoint write token_ids, the text and token_spans, and the trace reader reads them back") {
+TEST_CASE("export (JSON and npy) and run --json of a checkpoint write token_ids, the text and token_spans, and the trace readers read them back") {
     TempDir d;
     const std::string text = "the ring fell — naïve 🙂";
     for (const char* name : {"tiny-gpt2", "tiny-bert", "tiny-llama"}) {
         INFO(name);
         const std::string file = d.file(std::string(name) + ".json");
-        const auto r = run_cli({"export", "--model", model(name), "--text", text, "-o", file});
+        const std::string npy = d.file(std::string(name) + "-npy");
+        const auto r = run_cli({"export", "--model", model(name), "--text", text, "-o", file, "--npy", npy});
         REQUIRE(r.status == 0);
         const auto doc = nlohmann::json::parse(read_text(file));
         const auto ids = doc["token_ids"].get<std::vector<std::int64_t>>();
@@ -224,6 +227,11 @@ TEST_CASE("export and run --json of a checkpoint write token_ids, the text and t
         REQUIRE(back.text);
         CHECK(*back.text == text);
         CHECK(back.token_spans == want.spans);
+        // and so does an npy export's index.json
+        const TraceData folder = read_trace_or_npy(npy);
+        CHECK(folder.token_ids == ids);
+        CHECK(folder.text == back.text);
+        CHECK(folder.token_spans == want.spans);
         // run --json writes the same
         const auto run = run_cli({"run", "--model", model(name), "--text", text, "--json"});
         REQUIRE(run.status == 0);

@@ -11,10 +11,6 @@ namespace attntrace {
 
 using nlohmann::json;
 
-namespace {
-
-// token_ids, text and token_spans (a checkpoint's run): one id and one span per token, each span [begin, end)
-// within the text, begins never decreasing.
 void read_token_sources(const Fields& f, const json& doc, TraceData& t) {
     const json* tokens = f.optional(doc, "tokens");
     if (const json* ids = f.optional(doc, "token_ids")) {
@@ -43,8 +39,6 @@ void read_token_sources(const Fields& f, const json& doc, TraceData& t) {
         last = b;
     }
 }
-
-}  // namespace
 
 TraceData parse_trace(const json& doc, const std::string& file, TraceRequire require) {
     const bool minimal = require == TraceRequire::minimal;

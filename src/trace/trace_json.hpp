@@ -17,6 +17,8 @@
 
 namespace attntrace {
 
+class Fields;
+
 // Rank of a trace step, at most: 3 for one sequence ((head, query, key)), 4
 // for a batched trace (src/batch/), the batch axis first. Both readers (the
 // JSON trace, the npy export's index.json) hold a step's shape to it.
@@ -60,6 +62,10 @@ struct TraceData {
 //             counts as computed); when present they are checked all the same.
 // Both refuse two steps of one name (diff matches steps by name).
 enum class TraceRequire { complete, minimal };
+
+// token_ids, text and token_spans of a document (a trace, an npy export's index.json) into `t`: one id
+// per token, one span per id, each [begin, end) within the text, begins never decreasing; absent, none.
+void read_token_sources(const Fields& f, const nlohmann::json& doc, TraceData& t);
 
 // Throws InputError with file and field path on anything malformed.
 TraceData read_trace_file(const std::string& path, TraceRequire require = TraceRequire::complete);
