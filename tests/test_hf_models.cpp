@@ -342,6 +342,11 @@ TEST_CASE("explain takes a token as typed: a label with or without its leading-s
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.err.find("␣ring at 1, ␣ring at 4") != std::string::npos);
     CHECK(r.err.find("number (0..4") != std::string::npos);
+    // a token recurring often: the first 8 listed, the line kept short
+    r = run_cli({"explain", "--model", tiny(), "--text", "the the the the the the the the the the the",
+                 "blocks.0.attn.hook_pattern[h0,␣the,0]"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("␣the at 8 and 2 more") != std::string::npos);
     // "the" is both "the" and "␣the": ambiguous; typed with its mark it is the one with the mark
     r = run_cli({"explain", "--model", tiny(), "--text", "the ring the", "blocks.0.attn.hook_pattern[h0,the,0]"});
     CHECK(r.status == 2);

@@ -2,6 +2,7 @@
 
 #include "batch/batch.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -69,8 +70,11 @@ std::size_t parse_index(const Step& s, std::size_t k, const std::string& text, s
                                      k < s.labels.size() ? fmt::format("{}", fmt::join(s.labels[k], " ")) : "",
                                      range, printable(text)));
     if (found.size() > 1) {
+        constexpr std::size_t kListed = 8;  // a token of a long text may recur hundreds of times: the line stays short
         std::string candidates;
-        for (const std::size_t i : found) candidates += fmt::format("{}{} at {}", candidates.empty() ? "" : ", ", Cell::label(s, k, i), i);
+        for (std::size_t c = 0; c < std::min(found.size(), kListed); ++c)
+            candidates += fmt::format("{}{} at {}", c ? ", " : "", Cell::label(s, k, found[c]), found[c]);
+        if (found.size() > kListed) candidates += fmt::format(" and {} more", found.size() - kListed);
         throw InputError(fmt::format("explain: \"{}\" names {} positions of axis {} ({}): expected one; give its "
                                      "number ({})", printable(text), found.size(), s.axes[k], candidates, range));
     }
