@@ -5,7 +5,7 @@
 // not instrumented (a shared library from Debian): libFuzzer's coverage is
 // ours only, and a read out of bounds inside it shows only as a crash. Bytes in; the only acceptable outcomes are a model or an
 // InputError. A model that loads encodes some hard texts, each to ids it has
-// a piece for.
+// a piece for, and spans each within the text, in order.
 // Built as a libFuzzer binary and as a replay binary (see fuzz_lesson.cpp).
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "fuzz/fuzz_limits.hpp"
 #include "model/sentencepiece.hpp"
+#include "model/tokenizer.hpp"  // Encoding, spans_fit
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace attntrace;
@@ -33,6 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::vector<std::int64_t> ids;
         try {
             ids = sp->encode(text, "fuzz text");
+            // the same ids with their spans, each within the text, in order
+            Encoding e;
+            for (const auto& [id, span] : sp->tokenize(text, "fuzz text")) e.ids.push_back(id), e.spans.push_back(span);
+            if (e.ids != ids || !spans_fit(e, text.size())) __builtin_trap();
         } catch (const InputError&) {
             continue;  // the library's own refusal of this text
         }

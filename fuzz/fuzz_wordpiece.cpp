@@ -3,7 +3,8 @@
 // when its length is even). Bytes in; the only acceptable outcomes are a
 // tokenizer or an InputError. A tokenizer that reads encodes some hard texts
 // and the input itself, each to ids the vocabulary spells (a piece for every
-// id), between the same special tokens; text that is not UTF-8 is refused.
+// id), between the same special tokens, each token spanning bytes of the
+// text in order (spans_fit); text that is not UTF-8 is refused.
 // Built as a libFuzzer binary and as a replay binary (see fuzz_lesson.cpp).
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const std::string& text : texts) {
         std::vector<std::int64_t> ids;
         try {
-            ids = t->encode(text, "fuzz text");
+            const Encoding e = t->tokenize(text, "fuzz text");
+            if (!spans_fit(e, text.size())) __builtin_trap();  // each token's bytes within the text, in order
+            ids = e.ids;
         } catch (const InputError&) {
             continue;  // the input as text: not UTF-8
         }

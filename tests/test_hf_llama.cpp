@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -178,6 +179,32 @@ TEST_CASE("run --model on a Llama folder: pieces, the blocks traced, lm_head's l
     r = run_cli({"explain", "--model", tiny(), "--ids", "1,262,265", "blocks.0.attn.hook_rot_q[2,h1,d3]"});
     CHECK(r.status == 0);
     CHECK(r.out.find("✓ (the same)") != std::string::npos);
+}
+
+TEST_CASE("a Llama checkpoint's norm steps are titled RMSNorm and its root mean square, none LayerNorm or std σ") {
+    const auto r = run_cli({"run", "--model", tiny(), "--ids", "1,262,265", "--json", "--trace", "summary"});
+    REQUIRE(r.status == 0);
+    std::map<std::string, std::string> title;
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["steps"].size() > 20);
+    for (const auto& s : j["steps"]) {
+        const std::string t = s["title"], f = s["formula"];
+        INFO(s["name"].get<std::string>() << ": " << t << " / " << f);
+        CHECK(t.find("LayerNorm") == std::string::npos);
+        CHECK(t.find("std σ") == std::string::npos);
+        CHECK(f.find("(RMSNorm:") == std::string::npos);
+        title[s["name"].get<std::string>()] = t;
+    }
+    CHECK(title["blocks.0.ln1.hook_scale"] == "RMSNorm 1: root mean square (block 0)");
+    CHECK(title["blocks.1.ln2.hook_normalized"] == "RMSNorm 2: output (block 1)");
+    CHECK(title["ln_final.hook_scale"] == "Final RMSNorm: root mean square");
+    CHECK(title["ln_final.hook_mean_square"] == "Final RMSNorm: mean square");
+    // --steps picks by a word of these titles, as of any step's
+    const auto picked = run_cli({"run", "--model", tiny(), "--ids", "1,262,265", "--steps", "root", "--json"});
+    REQUIRE(picked.status == 0);
+    const auto p = nlohmann::json::parse(picked.out);
+    REQUIRE(p["steps"].size() == 5);  // each block's two norms' σ, and the final norm's
+    for (const auto& s : p["steps"]) CHECK(s["name"].get<std::string>().find("hook_scale") != std::string::npos);
 }
 
 TEST_CASE("broken Llama folders are refused with exit 2 naming the file and the tensor or field") {

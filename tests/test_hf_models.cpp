@@ -277,6 +277,96 @@ TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next
     CHECK(r.err.find("model.safetensors: expected weights whose float32 values fit in 105.0 KiB (--max-memory): the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split, found 110.0 KiB of them") != std::string::npos);
 }
 
+TEST_CASE("steps --model lists a checkpoint's steps without a text, the token axes as T, and with --text its shapes") {
+    auto r = run_cli({"steps", "--model", tiny()});
+    REQUIRE(r.status == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("(T: the text's tokens)") != std::string::npos);
+    CHECK(r.out.find("blocks.1.attn.hook_pattern") != std::string::npos);
+    CHECK(r.out.find("4xTxT") != std::string::npos);  // (head, query, key): the config's 4 heads
+    CHECK(r.out.find("Tx321") != std::string::npos);  // (pos, vocab): the logits
+    // the same steps, in the same order, as with a text; there the shapes are the text's
+    auto t = run_cli({"steps", "--model", tiny(), "--text", "the ring fell"});
+    REQUIRE(t.status == 0);
+    CHECK(t.out.find("4x3x3") != std::string::npos);
+    CHECK(t.out.find("(T: the text's tokens)") == std::string::npos);
+    auto names = [](const std::string& out) {
+        std::vector<std::string> v;
+        for (std::size_t at = out.find("blocks."); at != std::string::npos; at = out.find("blocks.", at + 1))
+            if (at == 0 || out[at - 1] == ' ') v.push_back(out.substr(at, out.find(' ', at) - at));
+        return v;
+    };
+    CHECK(!names(r.out).empty());
+    CHECK(names(r.out) == names(t.out));
+    // and as run records them: run's --json names the same steps
+    const auto j = nlohmann::json::parse(run_cli({"run", "--model", tiny(), "--text", "the ring fell", "--json"}).out);
+    for (const auto& s : j["steps"]) CHECK(r.out.find(s["name"].get<std::string>()) != std::string::npos);
+    // other families too
+    for (const char* dir : {"tiny-bert", "tiny-llama"}) {
+        INFO(dir);
+        CHECK(run_cli({"steps", "--model", models_dir() + "/" + dir}).status == 0);
+    }
+    // refusals: one line, exit 2
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"steps", "--model", models_dir() + "/none"},
+          std::vector<std::string>{"steps", "003-3.1-ring-fell", "--model", tiny()},
+          std::vector<std::string>{"steps", "--text", "the ring"},
+          std::vector<std::string>{"steps"}}) {
+        INFO(fmt::format("{}", fmt::join(args, " ")));
+        const auto bad = run_cli(args);
+        CHECK(bad.status == 2);
+        CHECK(bad.out.empty());
+        CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+    }
+}
+
+TEST_CASE("explain takes a token as typed: a label with or without its leading-space mark, and refuses an ambiguous one") {
+    // "fell" and "ring" are the pieces ␣fell and ␣ring: the same cell as by number
+    auto by_word = run_cli({"explain", "--model", tiny(), "--text", "the ring fell", "blocks.0.attn.hook_pattern[h0, fell, ring]"});
+    REQUIRE(by_word.status == 0);
+    const auto by_number = run_cli({"explain", "--model", tiny(), "--text", "the ring fell", "blocks.0.attn.hook_pattern[0,2,1]"});
+    REQUIRE(by_number.status == 0);
+    CHECK(by_word.out == by_number.out);
+    // the mark as labels show it, as GPT-2 spells it, as SentencePiece spells it
+    for (const char* typed : {"␣fell", "Ġfell", "▁fell"}) {
+        INFO(typed);
+        const auto r = run_cli({"explain", "--model", tiny(), "--text", "the ring fell",
+                                fmt::format("blocks.0.attn.hook_pattern[h0,{},ring]", typed)});
+        REQUIRE(r.status == 0);
+        CHECK(r.out == by_number.out);
+    }
+    // "ring" twice: refused, the candidates listed with their positions, the number suggested
+    auto r = run_cli({"explain", "--model", tiny(), "--text", "the ring and the ring", "blocks.0.attn.hook_pattern[h0,ring,0]"});
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("␣ring at 1, ␣ring at 4") != std::string::npos);
+    CHECK(r.err.find("number (0..4") != std::string::npos);
+    // a token recurring often: the first 8 listed, the line kept short
+    r = run_cli({"explain", "--model", tiny(), "--text", "the the the the the the the the the the the",
+                 "blocks.0.attn.hook_pattern[h0,␣the,0]"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("␣the at 8 and 2 more") != std::string::npos);
+    // "the" is both "the" and "␣the": ambiguous; typed with its mark it is the one with the mark
+    r = run_cli({"explain", "--model", tiny(), "--text", "the ring the", "blocks.0.attn.hook_pattern[h0,the,0]"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("the at 0, ␣the at 2") != std::string::npos);
+    r = run_cli({"explain", "--model", tiny(), "--text", "the ring the", "blocks.0.attn.hook_pattern[h0,␣the,0]"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out == run_cli({"explain", "--model", tiny(), "--text", "the ring the", "blocks.0.attn.hook_pattern[h0,2,0]"}).out);
+    // a SentencePiece model's ▁: "ring" is ␣ring
+    const std::string llama = models_dir() + "/tiny-llama";
+    r = run_cli({"explain", "--model", llama, "--text", "the ring fell", "blocks.0.attn.hook_pattern[h0,fell,ring]"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out == run_cli({"explain", "--model", llama, "--text", "the ring fell", "blocks.0.attn.hook_pattern[h0,3,2]"}).out);
+    // BERT's ## marks a continuation, its own piece: "er" is not "##er"
+    const std::string bert = models_dir() + "/tiny-bert";
+    r = run_cli({"explain", "--model", bert, "--text", "ringer", "blocks.0.hook_resid_pre[er,d0]"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("expected a label of axis pos") != std::string::npos);
+    CHECK(run_cli({"explain", "--model", bert, "--text", "ringer", "blocks.0.hook_resid_pre[##er,d0]"}).status == 0);
+}
+
 TEST_CASE("a piece of a control character is labelled visibly: \\x08 for backspace, never the raw byte") {
     // Byte-level BPE has a piece for every byte, the 32 C0 controls and DEL among them: drawn raw they are an
     // empty box in a browser and a command to a terminal. The labels keep ␣, ↵ and ⇥ and escape the others as

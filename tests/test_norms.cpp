@@ -128,6 +128,60 @@ TEST_CASE("a DyT block records tanh(alpha x) and its output, no statistic of the
         CHECK(out.data[i] == Approx(std::tanh(0.9 * mid.data[i]) + beta.data[i % 8]).margin(kTol));
 }
 
+TEST_CASE("an RMSNorm's and a DyT's steps are titled by their norm (its display name), a LayerNorm's keep theirs",
+          "[norms]") {
+    auto rms = eval(small_lesson("relu", "rmsnorm"));
+    const Step* scale = rms->exact.find("blocks.0.ln1.hook_scale");
+    REQUIRE(scale);
+    CHECK(title_of(*scale) == "RMSNorm 1: root mean square");
+    CHECK(formula_of(*scale) == "σ_i = √(ms_i + eps)");
+    CHECK(meaning_of(*scale).find("root mean square") != std::string::npos);
+    const Step* xhat = rms->exact.find("blocks.0.ln2.hook_standardized");
+    REQUIRE(xhat);
+    CHECK(title_of(*xhat) == "RMSNorm 2: normalized rows");
+    CHECK(formula_of(*xhat).find("μ") == std::string::npos);  // no mean subtracted
+    CHECK(formula_of(*xhat).find("/ σ_i") != std::string::npos);
+    CHECK(formula_of(*rms->exact.find("blocks.0.ln1.hook_normalized")).find("β") == std::string::npos);
+    for (const Step& s : rms->exact.steps) {
+        INFO(s.name);
+        CHECK(title_of(s).find("LayerNorm") == std::string::npos);
+        CHECK(title_of(s).find("std σ") == std::string::npos);
+        CHECK(formula_of(s).find("(RMSNorm:") == std::string::npos);
+    }
+    auto dyt = eval(small_lesson("relu", "dyt"));
+    CHECK(title_of(*dyt->exact.find("blocks.0.ln1.hook_standardized")) == "DyT 1: tanh(α·x)");
+    CHECK(title_of(*dyt->exact.find("blocks.0.ln1.hook_normalized")) == "DyT 1: output");
+    CHECK(formula_of(*dyt->exact.find("blocks.0.ln1.hook_normalized")) == "DyT(X_mid) = γ ⊙ x̂ + β");
+    for (const Step& s : dyt->exact.steps) {
+        INFO(s.name);
+        CHECK(title_of(s).find("LayerNorm") == std::string::npos);
+        CHECK(formula_of(s).find("(RMSNorm:") == std::string::npos);
+    }
+    // LayerNorm's are the template's
+    auto ln = eval(small_lesson("relu", "layernorm"));
+    CHECK(title_of(*ln->exact.find("blocks.0.ln1.hook_scale")) == "LayerNorm 1: std σ");
+    CHECK(title_of(*ln->exact.find("blocks.0.ln1.hook_scale")) == ln->exact.find("blocks.0.ln1.hook_scale")->def->title);
+    // the views and the export show them: run's text and --json
+    attntrace::test::TempDir d;
+    attntrace::test::write_text(d.file("rms.json"), small_lesson("relu", "rmsnorm").dump());
+    auto r = run_cli({"run", d.file("rms.json"), "--steps", "ln1.hook_scale"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("RMSNorm 1: root mean square") != std::string::npos);
+    r = run_cli({"run", d.file("rms.json"), "--json"});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    bool found = false;
+    for (const auto& s : j["steps"])
+        if (s["name"] == "blocks.0.ln1.hook_scale") {
+            CHECK(s["title"] == "RMSNorm 1: root mean square");
+            found = true;
+        }
+    CHECK(found);
+    r = run_cli({"explain", d.file("rms.json"), "ln1.hook_scale[2]"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("— RMSNorm 1: root mean square") != std::string::npos);
+}
+
 TEST_CASE("RMSNorm equals LayerNorm on rows of mean zero", "[norms]") {
     // x̂ = x / √(ms + eps) and (x - 0) / √(var + eps) with var = ms when μ = 0.
     const float x[4] = {-3, -1, 1, 3};

@@ -33,8 +33,8 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
                                             "then only cells)");
     cmd->add_option("cell", opts->cells,
                     "STEP[i,j] or STEP[h,i,j]: a step name as `run --steps` takes it (hook_pattern, ln1.hook_mean, "
-                    "the full name), one index per axis of the step, each a number or a token/label (ring, h0, d3); "
-                    "several cells may follow");
+                    "the full name), one index per axis of the step, each a number or a token/label (ring, h0, d3; a "
+                    "checkpoint's piece with or without its leading ␣: fell for ␣fell); several cells may follow");
     add_model_options(*cmd, opts->model, false);
     add_intervention_options(*cmd, opts->interventions);
     cmd->add_option("--precision", opts->precision, "Decimals shown")->capture_default_str()->check(CLI::Range(0, 9));
@@ -49,9 +49,9 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
                 "  attntrace random --tokens 6 -o r.json && attntrace explain r.json 'ln1.hook_normalized[t2,d0]' "
                 "'mlp.hook_post[t0,f3]'\n"
                 "  attntrace explain --model tests/models/tiny-gpt2 --text \"the ring fell\" "
-                "'blocks.1.attn.hook_pattern[h2,␣fell,the]'\n"
+                "'blocks.1.attn.hook_pattern[h2,fell,the]'\n"
                 "Axes per step: docs/steps.md. Exit 2 with one line on stderr for an unknown step, a wrong number "
-                "of indices, an index out of range or an unknown token.");
+                "of indices, an index out of range, an unknown token or one naming several positions.");
     cmd->callback([opts, &cli] {
         // With --model the positionals are all cells (CLI11 gives the first to `lesson`).
         if (opts->model.given() && !opts->lesson.empty()) {

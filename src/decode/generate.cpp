@@ -77,6 +77,8 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
         tok.logits.assign(logits.ptr(), logits.ptr() + logits.size());
         lesson.token_ids.push_back(tok.chosen.id);
         lesson.tokens.push_back(m.label(tok.chosen.id));
+        // not in the text the model read: an empty span at its end (core/token_span.hpp)
+        if (!lesson.token_spans.empty()) lesson.token_spans.push_back({lesson.text.size(), lesson.text.size()});
         // The new token through the embeddings' pass (its row: W_E[id], + W_P[t] with learned positions), then
         // through every block as one row against the caches: its window, traced as decode traces a step.
         const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads);

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/json_field.hpp"
 #include "core/memory.hpp"
+#include "export/trace_export.hpp"  // put_token_sources
 #include "io/files.hpp"
 #include "io/folder_swap.hpp"
 #include "io/npy.hpp"
@@ -64,6 +65,7 @@ void prepare_npy_export(Outputs& outputs, const std::string& dir, const Lesson& 
         index["generator"] = "attntrace " ATTNTRACE_VERSION;
         index["lesson"] = {{"id", lesson.id}, {"title", lesson.title}};
         index["tokens"] = lesson.tokens;
+        put_token_sources(index, lesson);
         if (!lesson.query_tokens.empty()) index["query_tokens"] = lesson.query_tokens;
         OrderedJson steps = OrderedJson::array();
         for (const Step& s : trace.steps) {
@@ -116,6 +118,7 @@ TraceData read_npy_export(const std::string& dir) {
         f.object(*lesson, "lesson");
         t.lesson_id = f.string(f.member(*lesson, "lesson", "id"), "lesson.id");
     }
+    read_token_sources(f, doc, t);
     const json& steps = f.member(doc, "", "steps");
     if (!steps.is_array()) f.fail("steps", "an array of steps", describe(steps));
     std::map<std::string, std::size_t> seen;

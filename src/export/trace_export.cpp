@@ -75,6 +75,16 @@ OrderedJson claim_json(const ClaimResult& r) {
 
 }  // namespace
 
+void put_token_sources(OrderedJson& j, const Lesson& lesson) {
+    if (!lesson.weight_source) return;  // a checkpoint's run: its ids, and with a text each token's bytes in it
+    j["token_ids"] = lesson.token_ids;
+    if (lesson.token_spans.empty()) return;
+    j["text"] = lesson.text;
+    OrderedJson spans = OrderedJson::array();
+    for (const TokenSpan& sp : lesson.token_spans) spans.push_back({sp.begin, sp.end});
+    j["token_spans"] = std::move(spans);
+}
+
 OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report,
                           DeferredTensors* deferred) {
     auto values = [&](const Tensor& t) { return deferred ? deferred_tensor(t, *deferred) : tensor_to_json(t); };
@@ -90,6 +100,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     // what the lesson shows, and often what the article got wrong: the report opens with it
     if (!lesson.description.empty()) j["lesson"]["description"] = lesson.description;
     j["tokens"] = lesson.tokens;
+    put_token_sources(j, lesson);
     if (!lesson.query_tokens.empty()) j["query_tokens"] = lesson.query_tokens;
     if (!trace.sequence_tokens.empty())  // a batch (src/batch/): tokens are then position labels
         j["batch"] = {{"pad_token", lesson.batch ? lesson.batch->pad_token : std::string()},
@@ -141,7 +152,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
         OrderedJson sj;
         sj["name"] = s.name;
         if (s.def) {
-            sj["title"] = s.def->title;
+            sj["title"] = title_of(s);
             sj["stage"] = std::string(stage_name(s.def->stage));
             sj["formula"] = formula_of(s);
             sj["explain"] = meaning_of(s);

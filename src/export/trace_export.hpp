@@ -10,6 +10,10 @@
 
 namespace attntrace {
 
+// A checkpoint's token_ids, and with a text the text and token_spans (docs/trace-format.md), put into `j`
+// (the export's document, the npy export's index.json); nothing for a lesson's own tokens.
+void put_token_sources(OrderedJson& j, const Lesson& lesson);
+
 // The trace as a JSON tree. With `deferred`, step values are deferred_tensor
 // nodes (json_text.hpp) instead of arrays: a tree of the trace's metadata only.
 OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckReport* report,

@@ -13,6 +13,7 @@
 #include "core/decimal.hpp"
 #include "core/json_field.hpp"
 #include "core/tensor.hpp"
+#include "core/token_span.hpp"
 #include "io/data_dir.hpp"
 #include "lesson/weight_source.hpp"
 #include "trace/catalogue.hpp"
@@ -252,6 +253,9 @@ struct Lesson {
     std::vector<std::string> tokens;
     std::vector<std::string> query_tokens;  // empty: the queries are the tokens
     std::vector<std::int64_t> token_ids;    // with inputs.embedding
+    // A checkpoint read a text (model/): the text as typed and each token's bytes in it, one per token; empty otherwise.
+    std::string text;
+    std::vector<TokenSpan> token_spans;
     std::vector<std::string> memory_tokens; // a decoder's: the encoder's sequence, inputs.memory (S, C)
     std::vector<std::string> vocab;         // the vocabulary's pieces by id (a checkpoint's tokenizer): the vocab axis' labels
     Config config;

@@ -79,12 +79,15 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
 
     // The input's ids, before the weights: a wrong input costs no loading.
     std::vector<std::int64_t> ids = input.ids;
+    std::vector<TokenSpan> spans;  // with a text: each token's bytes in it
     if (input.text) {
         if (!m.tokenizer && !m.wordpiece)
             fail_file(dir, fmt::format("a tokenizer ({}) to read {}", fam->tokenizer_files, input.text_source),
                       "none in the folder (give --ids instead)");
-        ids = m.wordpiece ? m.wordpiece->encode(*input.text, input.text_source)
-                          : m.tokenizer->encode(*input.text, input.text_source);
+        Encoding e = m.wordpiece ? m.wordpiece->tokenize(*input.text, input.text_source)
+                                 : m.tokenizer->tokenize(*input.text, input.text_source);
+        ids = std::move(e.ids);
+        spans = std::move(e.spans);
         if (ids.empty()) fail_file(input.text_source, "a text of at least one token", "an empty text");
     }
     if (ids.empty()) fail_file(input.ids_source, "at least one token id", "none");
@@ -96,6 +99,10 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
     m.max_positions = sizes.positions;
     m.positions_field = positions_field;
     build_family(m, *fam, sizes, Checkpoint::open(dir), ids);
+    if (input.text) {
+        m.lesson.text = *input.text;
+        m.lesson.token_spans = std::move(spans);
+    }
     if (!m.lm_head()) return m;
     // The logits' vocab axis labelled by the pieces (␣ for a leading space), "#id" past the tokenizer's.
     const std::size_t V = m.lesson.inputs.at("embedding").shape.at(0);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -117,6 +118,65 @@ std::string TextNormalizer::apply(const std::string& text, const std::string& so
     std::string s = text;
     for (const Step step : steps_) s = step == Step::lowercase ? lowercase_chars(s) : unicode_form(s, step, source);
     return s;
+}
+
+TokenSpan NormalizedText::span(std::size_t a, std::size_t b) const {
+    if (identity) return {offset + a, offset + b};
+    // the run holding byte a, and the one holding byte b - 1 (a run that gave no bytes holds none)
+    auto run_of = [&](std::size_t byte) {
+        return static_cast<std::size_t>(std::upper_bound(norm.begin(), norm.end(), byte) - norm.begin()) - 1;
+    };
+    return {orig[run_of(a)], orig[run_of(b - 1) + 1]};
+}
+
+NormalizedText normalize_aligned(const std::string& original, std::size_t offset,
+                                 const std::function<std::string(const std::string&)>& normalize) {
+    NormalizedText n;
+    n.offset = offset;
+    if (!normalize) {
+        n.text = original;
+        n.identity = true;
+        return n;
+    }
+    n.text = normalize(original);
+    // the runs: a character of combining class 0 starts one
+    const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(original.data());
+    std::vector<std::size_t> starts;
+    for (std::size_t i = 0; i < original.size();) {
+        utf8proc_int32_t cp = 0;
+        const auto len = utf8proc_iterate(p + i, static_cast<utf8proc_ssize_t>(original.size() - i), &cp);
+        if (len <= 0) throw std::logic_error("normalize_aligned: invalid UTF-8 past the check");
+        if (starts.empty() || utf8proc_get_property(cp)->combining_class == 0) starts.push_back(i);
+        i += static_cast<std::size_t>(len);
+    }
+    starts.push_back(original.size());
+    // Runs normalized alone; a run whose normalization is not what the whole text has there (a composition
+    // across runs: Hangul's leading consonant and vowel under NFC) is joined to the runs after it until it is,
+    // at most kMaxJoinedRuns of them.
+    constexpr std::size_t kMaxJoinedRuns = 32;
+    std::string joined;
+    n.norm.push_back(0);
+    n.orig.push_back(offset);
+    // whether `part` is what the whole text has where the runs before it end
+    auto in_place = [&](const std::string& part) {
+        return joined.size() <= n.text.size() && n.text.compare(joined.size(), part.size(), part) == 0;
+    };
+    for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
+        const std::size_t first = k;
+        std::string part = normalize(original.substr(starts[k], starts[k + 1] - starts[k]));
+        while (!in_place(part) && k + 2 < starts.size() && k - first < kMaxJoinedRuns) {
+            ++k;
+            part = normalize(original.substr(starts[first], starts[k + 1] - starts[first]));
+        }
+        joined += part;
+        n.norm.push_back(joined.size());
+        n.orig.push_back(offset + starts[k + 1]);
+    }
+    if (joined != n.text) {  // the runs do not normalize alone: one run
+        n.norm = {0, n.text.size()};
+        n.orig = {offset, offset + original.size()};
+    }
+    return n;
 }
 
 }  // namespace attntrace

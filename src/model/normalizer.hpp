@@ -13,9 +13,12 @@
 // Precompiled, ...) is refused naming its path and the known ones.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
+
+#include "core/token_span.hpp"
 
 namespace attntrace {
 
@@ -47,5 +50,28 @@ std::string unicode_form(const std::string& text, TextNormalizer::Step form, con
 // Each character's lower case, as the Rust tokenizers map it (char::to_lowercase):
 // utf8proc's simple mapping, and İ (U+0130) -> i + U+0307. No context.
 std::string lowercase_chars(const std::string& text);
+
+// A normalized text and where each of its bytes came from in the text as
+// typed, for the tokens' spans (core/token_span.hpp). The text is cut into
+// runs of a starter and the combining marks after it (utf8proc's canonical
+// combining class), and each run normalized alone; a run whose normalization
+// is not the whole text's at that place (a composition across runs: Hangul's
+// jamo under NFC) is joined to the runs after it until it is (at most 32).
+// Where the runs' normalizations, joined, are still not the whole text's, the
+// whole text is one run, and every piece of it spans all of it.
+struct NormalizedText {
+    std::string text;  // normalize(original)
+    // Run k: text's bytes [norm[k], norm[k+1]) came from the original's
+    // [orig[k], orig[k+1]) (`offset` added). Empty with `identity`.
+    std::vector<std::size_t> norm, orig;
+    bool identity = false;  // no normalizer: byte i of text is byte offset + i
+    std::size_t offset = 0;
+    // The original bytes the normalized bytes [a, b) came from (a < b <= text.size()).
+    TokenSpan span(std::size_t a, std::size_t b) const;
+};
+// `original` is valid UTF-8 found at byte `offset` of the text as typed;
+// `normalize` (null: none) is applied to runs of it and to the whole.
+NormalizedText normalize_aligned(const std::string& original, std::size_t offset,
+                                 const std::function<std::string(const std::string&)>& normalize);
 
 }  // namespace attntrace

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
@@ -54,6 +55,23 @@ std::vector<std::int64_t> SentencePiece::encode(const std::string& text, const s
     if (const auto st = sp_->Encode(text, &ids); !st.ok())
         fail_file(source, fmt::format("a text {} can tokenize", file_), st.message());
     return {ids.begin(), ids.end()};
+}
+
+std::vector<std::pair<std::int64_t, TokenSpan>> SentencePiece::tokenize(const std::string& text,
+                                                                      const std::string& source) const {
+    sentencepiece::ImmutableSentencePieceText spt;
+    if (const auto st = sp_->Encode(text, spt.mutable_proto()); !st.ok())
+        fail_file(source, fmt::format("a text {} can tokenize", file_), st.message());
+    // Held within the text and in order whatever the model file says (its normalizer's alignment is its own).
+    std::vector<std::pair<std::int64_t, TokenSpan>> out;
+    out.reserve(spt.pieces_size());
+    std::size_t last = 0;
+    for (const auto& p : spt.pieces()) {
+        const std::size_t b = std::clamp<std::size_t>(p.begin(), last, text.size());
+        out.push_back({p.id(), TokenSpan{b, std::clamp<std::size_t>(p.end(), b, text.size())}});
+        last = b;
+    }
+    return out;
 }
 
 std::size_t SentencePiece::size() const { return static_cast<std::size_t>(sp_->GetPieceSize()); }
@@ -115,12 +133,11 @@ std::optional<Tokenizer> Tokenizer::open_sentencepiece(const std::string& dir) {
     return t;
 }
 
-std::vector<std::int64_t> Tokenizer::encode_sentencepiece(const std::string& text, const std::string& source) const {
-    std::vector<std::int64_t> out;
-    if (bos_ >= 0) out.push_back(bos_);
-    const auto ids = spm_->encode(text, source);
-    out.insert(out.end(), ids.begin(), ids.end());
-    if (eos_ >= 0) out.push_back(eos_);
+Encoding Tokenizer::encode_sentencepiece(const std::string& text, const std::string& source) const {
+    Encoding out;
+    if (bos_ >= 0) out.ids.push_back(bos_), out.spans.push_back({0, 0});
+    for (const auto& [id, span] : spm_->tokenize(text, source)) out.ids.push_back(id), out.spans.push_back(span);
+    if (eos_ >= 0) out.ids.push_back(eos_), out.spans.push_back({text.size(), text.size()});
     return out;
 }
 

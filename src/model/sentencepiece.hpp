@@ -15,7 +15,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/token_span.hpp"
 
 namespace sentencepiece {
 class SentencePieceProcessor;
@@ -36,6 +39,10 @@ public:
     static SentencePiece from_bytes(const std::string& bytes, const std::string& path);
     // The ids of the text (valid UTF-8, checked by the caller), without BOS/EOS.
     std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const;
+    // The same ids and each piece's bytes in `text`, as the library reports them (its normalizer's
+    // alignment: a piece spans the characters it was made from; ▁ for a space spans that space,
+    // the dummy prefix nothing).
+    std::vector<std::pair<std::int64_t, TokenSpan>> tokenize(const std::string& text, const std::string& source) const;
     std::size_t size() const;
     std::string piece(std::int64_t id) const;
     // As shown: ▁ as ␣, the byte pieces <0x0A> <0x09> <0x20> as ↵ ⇥ ␣ (others as written).

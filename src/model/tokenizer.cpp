@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -98,6 +99,16 @@ std::optional<std::size_t> first_invalid_utf8(const std::string& s) {
         i += n;
     }
     return std::nullopt;
+}
+
+bool spans_fit(const Encoding& e, std::size_t text_size) {
+    if (e.spans.size() != e.ids.size()) return false;
+    std::size_t last = 0;
+    for (const TokenSpan& s : e.spans) {
+        if (s.begin < last || s.begin > s.end || s.end > text_size) return false;
+        last = s.begin;
+    }
+    return true;
 }
 
 void Tokenizer::add_piece(const std::string& piece, std::int64_t id, const std::string& path) {
@@ -369,7 +380,7 @@ std::string replace_invalid_utf8(const std::string& s) {
 }
 
 // One pre-tokenized piece: its bytes as byte-level characters, merged by rank.
-void Tokenizer::encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const {
+void Tokenizer::encode_word(const std::string& bytes, std::vector<std::pair<std::int64_t, std::size_t>>& out) const {
     if (auto it = cache_.find(bytes); it != cache_.end()) {
         out.insert(out.end(), it->second.begin(), it->second.end());
         return;
@@ -381,7 +392,7 @@ void Tokenizer::encode_word(const std::string& bytes, std::vector<std::int64_t>&
         std::string whole;
         for (const auto& c : sym) whole += c;
         if (auto v = vocab_.find(whole); v != vocab_.end()) {
-            out.push_back(v->second);
+            out.emplace_back(v->second, bytes.size());
             return;
         }
     }
@@ -405,30 +416,48 @@ void Tokenizer::encode_word(const std::string& bytes, std::vector<std::int64_t>&
         }
         sym = std::move(next);
     }
-    std::vector<std::int64_t> ids;
+    std::vector<std::pair<std::int64_t, std::size_t>> ids;
     for (const auto& s : sym) {
         auto v = vocab_.find(s);
         if (v == vocab_.end())
             fail_file(file_, fmt::format("a vocabulary entry for the piece \"{}\" (a merge's result or a byte)", s), "none");
-        ids.push_back(v->second);
+        // each byte-level character of the symbol is one byte of the word
+        const auto chars = std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+        ids.emplace_back(v->second, static_cast<std::size_t>(chars));
     }
     out.insert(out.end(), ids.begin(), ids.end());
     if (cache_.size() < 100000) cache_.emplace(bytes, std::move(ids));
 }
 
-std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::string& source) const {
+Encoding Tokenizer::tokenize(const std::string& text, const std::string& source) const {
     if (text.size() > kMaxTokenizerTextBytes)
         fail_file(source, fmt::format("a text of at most {} bytes", kMaxTokenizerTextBytes), fmt::format("{} bytes", text.size()));
     if (auto bad = first_invalid_utf8(text))
         fail_at(source, *bad, "UTF-8 text", fmt::format("the byte 0x{:02x}", static_cast<unsigned char>(text[*bad])));
     if (spm_) return encode_sentencepiece(text, source);
-    std::vector<std::int64_t> out;
+    Encoding out;
     auto* re = static_cast<pcre2_code*>(pattern_.get());
     std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),
                                                                        pcre2_match_data_free);
+    std::function<std::string(const std::string&)> normalize;
+    if (!normalizer_.empty()) normalize = [&](const std::string& s) { return normalizer_.apply(s, source); };
     // The text between added tokens, split by the pattern; each match a word.
     auto split = [&](std::size_t from, std::size_t to) {
-        const std::string part = normalizer_.apply(text.substr(from, to - from), source);
+        const NormalizedText n = normalize_aligned(text.substr(from, to - from), from, normalize);
+        const std::string& part = n.text;
+        // A word's pieces, each spanning its own bytes of the normalized text, mapped back to the text as typed.
+        std::vector<std::pair<std::int64_t, std::size_t>> pieces;
+        auto word = [&](std::size_t w0, std::size_t w1) {
+            pieces.clear();
+            encode_word(part.substr(w0, w1 - w0), pieces);
+            std::size_t at = w0;
+            for (const auto& [id, bytes] : pieces) {
+                const std::size_t end = std::min(at + std::max<std::size_t>(bytes, 1), w1);
+                out.ids.push_back(id);
+                out.spans.push_back(n.span(at, end));
+                at = end;
+            }
+        };
         // Matches are pieces, and so is any text between them (a Split's
         // "Isolated"; GPT-2's pattern leaves none); an empty match moves on a character.
         std::size_t at = 0, gap = 0;
@@ -448,11 +477,11 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
                 at = ov[0] + char_len(part, ov[0]);
                 continue;
             }
-            if (ov[0] > gap) encode_word(part.substr(gap, ov[0] - gap), out);
-            encode_word(part.substr(ov[0], ov[1] - ov[0]), out);
+            if (ov[0] > gap) word(gap, ov[0]);
+            word(ov[0], ov[1]);
             at = gap = ov[1];
         }
-        if (gap < part.size()) encode_word(part.substr(gap), out);
+        if (gap < part.size()) word(gap, part.size());
     };
     std::size_t start = 0, i = 0;
     while (i < text.size()) {
@@ -460,7 +489,8 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
         for (const auto& a : added_)
             if (text.compare(i, a.first.size(), a.first) == 0) {
                 split(start, i);
-                out.push_back(a.second);
+                out.ids.push_back(a.second);
+                out.spans.push_back({i, i + a.first.size()});  // as written in the text
                 i += a.first.size();
                 start = i;
                 taken = true;
@@ -469,8 +499,11 @@ std::vector<std::int64_t> Tokenizer::encode(const std::string& text, const std::
         if (!taken) ++i;
     }
     split(start, text.size());
-    out.insert(out.begin(), prefix_.begin(), prefix_.end());
-    out.insert(out.end(), suffix_.begin(), suffix_.end());
+    // the post-processor's tokens: no text spelled them
+    out.ids.insert(out.ids.begin(), prefix_.begin(), prefix_.end());
+    out.spans.insert(out.spans.begin(), prefix_.size(), TokenSpan{0, 0});
+    out.ids.insert(out.ids.end(), suffix_.begin(), suffix_.end());
+    out.spans.insert(out.spans.end(), suffix_.size(), TokenSpan{text.size(), text.size()});
     return out;
 }
 

@@ -29,14 +29,30 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "core/token_span.hpp"
 #include "model/normalizer.hpp"
 
 namespace attntrace {
 
 class SentencePiece;
 class Fields;
+
+// A text's tokens and where each came from in the text as typed
+// (core/token_span.hpp): an added token written in the text spans what was
+// written; one the post-processor adds (<s>, [CLS]) is empty, at the text's
+// start or end; a byte-level piece spans exactly its bytes, even part of a
+// character; a piece of normalized text spans the characters it was made
+// from (model/normalizer.hpp, normalize_aligned).
+struct Encoding {
+    std::vector<std::int64_t> ids;
+    std::vector<TokenSpan> spans;  // one per id, begins never decreasing
+};
+// What every encoding holds (the fuzz targets check it): one span per id, each within a text of
+// `text_size` bytes, begin <= end, and begins never decreasing.
+bool spans_fit(const Encoding& e, std::size_t text_size);
 
 // Bounds on the tokenizer's files, checked while they are read.
 inline constexpr std::size_t kMaxVocabEntries = std::size_t{1} << 22;  // 4 M; GPT-2 has 50257, Llama 3 128256
@@ -52,7 +68,11 @@ public:
     static Tokenizer from_tokenizer_json(const std::string& text, const std::string& file);
 
     // `source` names the text in errors ("--text").
-    std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const;
+    std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const {
+        return tokenize(text, source).ids;
+    }
+    // The ids and each one's span in `text`.
+    Encoding tokenize(const std::string& text, const std::string& source) const;
     // The piece as the vocabulary spells it ("Ġring"); "" for an id it lacks.
     const std::string& piece(std::int64_t id) const;
     // The piece's bytes as text, a leading space shown as ␣ (U+2423), a
@@ -81,7 +101,8 @@ private:
     TextNormalizer normalizer_;           // tokenizer.json's normalizer; none for vocab.json + merges.txt
     bool ignore_merges_ = false;      // model.ignore_merges: a word the vocabulary holds whole is one token
     std::vector<std::int64_t> prefix_, suffix_;  // post_processor TemplateProcessing's tokens around the text
-    mutable std::unordered_map<std::string, std::vector<std::int64_t>> cache_;
+    // a word's bytes -> its pieces: (id, how many of the word's bytes it stands for)
+    mutable std::unordered_map<std::string, std::vector<std::pair<std::int64_t, std::size_t>>> cache_;
 
     static Tokenizer from_tokenizer_doc(const nlohmann::json& doc, const std::string& file);
     void add_piece(const std::string& piece, std::int64_t id, const std::string& path);
@@ -90,14 +111,15 @@ private:
     void compile_pattern();
     void read_pre_tokenizer(const nlohmann::json& p, const Fields& f);
     void read_post_processor(const nlohmann::json& pp, const Fields& f);
-    void encode_word(const std::string& bytes, std::vector<std::int64_t>& out) const;
+    // Appends the word's pieces: (id, how many of its bytes the piece stands for).
+    void encode_word(const std::string& bytes, std::vector<std::pair<std::int64_t, std::size_t>>& out) const;
     bool is_added(std::int64_t id) const;  // one of added_ ("<|endoftext|>")
 
     // SentencePiece (model/sentencepiece.cpp): set, it encodes and shows the pieces.
     std::shared_ptr<const SentencePiece> spm_;
     std::int64_t bos_ = -1, eos_ = -1;  // put first / last by encode; -1: none
     static std::optional<Tokenizer> open_sentencepiece(const std::string& dir);
-    std::vector<std::int64_t> encode_sentencepiece(const std::string& text, const std::string& source) const;
+    Encoding encode_sentencepiece(const std::string& text, const std::string& source) const;
 };
 
 // The first byte of `text` that is not valid UTF-8 (overlong forms,

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -300,6 +301,12 @@ const std::string& WordPiece::piece(std::int64_t id) const {
 }
 
 std::vector<std::int64_t> WordPiece::encode_word(const std::string& word) const {
+    std::vector<std::int64_t> ids;
+    for (const auto& [id, span] : encode_word_spans(word)) ids.push_back(id);
+    return ids;
+}
+
+std::vector<std::pair<std::int64_t, TokenSpan>> WordPiece::encode_word_spans(const std::string& word) const {
     // character boundaries: bound[k] is character k's first byte
     std::vector<std::size_t> bound;
     const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(word.data());
@@ -311,8 +318,9 @@ std::vector<std::int64_t> WordPiece::encode_word(const std::string& word) const 
     }
     const std::size_t chars = bound.size();
     bound.push_back(word.size());
-    if (chars > max_chars_) return {unk_};
-    std::vector<std::int64_t> ids;
+    const std::vector<std::pair<std::int64_t, TokenSpan>> unknown = {{unk_, TokenSpan{0, word.size()}}};
+    if (chars > max_chars_) return unknown;
+    std::vector<std::pair<std::int64_t, TokenSpan>> pieces;
     std::size_t start = 0;
     while (start < chars) {
         // the longest piece from character `start`, "##"-prefixed after the first
@@ -326,25 +334,30 @@ std::vector<std::int64_t> WordPiece::encode_word(const std::string& word) const 
                 break;
             }
         }
-        if (found < 0) return {unk_};  // the whole word is unknown, not just its rest
-        ids.push_back(found);
+        if (found < 0) return unknown;  // the whole word is unknown, not just its rest
+        pieces.push_back({found, TokenSpan{bound[start], bound[end]}});
         start = end;
     }
-    return ids;
+    return pieces;
 }
 
-std::vector<std::int64_t> WordPiece::encode(const std::string& text, const std::string& source) const {
+Encoding WordPiece::tokenize(const std::string& text, const std::string& source) const {
     if (text.size() > kMaxTokenizerTextBytes)
         fail_file(source, fmt::format("a text of at most {} bytes", kMaxTokenizerTextBytes), fmt::format("{} bytes", text.size()));
     if (auto bad = first_invalid_utf8(text))
         fail_at(source, *bad, "UTF-8 text", fmt::format("the byte 0x{:02x}", static_cast<unsigned char>(text[*bad])));
-    std::vector<std::int64_t> out = before_;
+    Encoding out;
+    out.ids = before_;
+    out.spans.assign(before_.size(), TokenSpan{0, 0});  // [CLS]: no text spelled it
     auto* re = static_cast<pcre2_code*>(pattern_.get());
     std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),
                                                                        pcre2_match_data_free);
+    std::function<std::string(const std::string&)> normalize;
+    if (norm_.on) normalize = [&](const std::string& s) { return norm_.apply(s, source); };
     // The text between added tokens: normalised, split into words, each word's pieces.
     auto split = [&](std::size_t from, std::size_t to) {
-        const std::string part = norm_.apply(text.substr(from, to - from), source);
+        const NormalizedText n = normalize_aligned(text.substr(from, to - from), from, normalize);
+        const std::string& part = n.text;
         std::size_t at = 0;
         while (at < part.size()) {
             const int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(part.data()), part.size(), at, PCRE2_NO_UTF_CHECK,
@@ -353,8 +366,10 @@ std::vector<std::int64_t> WordPiece::encode(const std::string& text, const std::
             if (rc < 0) throw std::logic_error("BERT's pre-tokenizer pattern failed on valid UTF-8");
             const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
             if (ov[1] <= at) throw std::logic_error("BERT's pre-tokenizer pattern matched an empty word");
-            const auto ids = encode_word(part.substr(ov[0], ov[1] - ov[0]));
-            out.insert(out.end(), ids.begin(), ids.end());
+            for (const auto& [id, span] : encode_word_spans(part.substr(ov[0], ov[1] - ov[0]))) {
+                out.ids.push_back(id);
+                out.spans.push_back(n.span(ov[0] + span.begin, ov[0] + span.end));
+            }
             at = ov[1];
         }
     };
@@ -364,7 +379,8 @@ std::vector<std::int64_t> WordPiece::encode(const std::string& text, const std::
         for (const auto& a : added_)
             if (text.compare(i, a.first.size(), a.first) == 0) {
                 split(start, i);
-                out.push_back(a.second);
+                out.ids.push_back(a.second);
+                out.spans.push_back({i, i + a.first.size()});  // as written in the text
                 i += a.first.size();
                 start = i;
                 taken = true;
@@ -373,7 +389,8 @@ std::vector<std::int64_t> WordPiece::encode(const std::string& text, const std::
         if (!taken) ++i;
     }
     split(start, text.size());
-    out.insert(out.end(), after_.begin(), after_.end());
+    out.ids.insert(out.ids.end(), after_.begin(), after_.end());
+    out.spans.insert(out.spans.end(), after_.size(), TokenSpan{text.size(), text.size()});  // [SEP]
     return out;
 }
 

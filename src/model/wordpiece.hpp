@@ -33,7 +33,10 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include "model/tokenizer.hpp"  // Encoding
 
 namespace attntrace {
 
@@ -56,9 +59,17 @@ public:
     static WordPiece from_vocab_txt(const std::string& text, const std::string& file, bool lowercase);
 
     // `source` names the text in errors ("--text").
-    std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const;
+    std::vector<std::int64_t> encode(const std::string& text, const std::string& source) const {
+        return tokenize(text, source).ids;
+    }
+    // The ids and each one's span in `text` (model/tokenizer.hpp, Encoding): a piece spans the characters of
+    // the text as typed its normalized characters came from ("É" for "e"); [UNK] its whole word; [CLS] and
+    // [SEP] nothing, at the text's start and end.
+    Encoding tokenize(const std::string& text, const std::string& source) const;
     // The pieces of one pre-tokenized word (steps 5): "playing" -> play, ##ing.
     std::vector<std::int64_t> encode_word(const std::string& word) const;
+    // The same with each piece's bytes [begin, end) in the word.
+    std::vector<std::pair<std::int64_t, TokenSpan>> encode_word_spans(const std::string& word) const;
     const std::string& piece(std::int64_t id) const;  // "" for an id it lacks
     std::size_t vocab_size() const { return pieces_.size(); }
     const std::string& file() const { return file_; }

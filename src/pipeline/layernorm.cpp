@@ -10,6 +10,7 @@
 #include "kernels/kernels.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/softmax.hpp"
+#include "lesson/config_fields.hpp"
 #include "pipeline/stages.hpp"
 
 namespace attntrace {
@@ -26,6 +27,43 @@ struct LnSteps {
           normalized(run.name(Leaf::ln_normalized)), gamma(run.wpath(ln + "_gamma")), beta(run.wpath(ln + "_beta")),
           alpha(run.wpath(ln + "_alpha")) {}
 };
+
+// The step template's norm steps are LayerNorm's, their formulas with RMSNorm's in brackets ("σ_i = √(σ²_i +
+// eps)   (RMSNorm: √(ms_i + eps))"). An RMSNorm's or a DyT's steps are titled by the norm's display name
+// (lesson/config_fields.cpp: "RMSNorm", "DyT"): RMSNorm's σ is the row's root mean square, and its formulas
+// are the bracketed ones; DyT's x̂ is tanh(α·x) (its formula set by dyt()), its output LayerNorm's γ ⊙ x̂ + β.
+void name_norm_steps(Run& run, const LnSteps& st) {
+    const NormKind kind = run.lesson().config.norm;
+    const std::string display(norm_display_name(kind));
+    auto replace = [](std::string& text, std::string_view from, std::string_view to) {
+        if (const auto at = text.find(from); at != std::string::npos) text.replace(at, from.size(), to);
+    };
+    for (const std::string* name : {&st.scale, &st.standardized, &st.normalized}) {
+        Step* s = run.recorded(*name);
+        if (!s || !s->def) continue;
+        std::string title = s->def->title;
+        replace(title, "LayerNorm", display);
+        if (kind == NormKind::rmsnorm && s->def->leaf == Leaf::ln_scale) replace(title, "std σ", "root mean square");
+        if (kind == NormKind::dyt && s->def->leaf == Leaf::ln_standardized) replace(title, "normalized rows", "tanh(α·x)");
+        s->title_text = std::move(title);
+        // "LHS = LayerNorm's   (RMSNorm: RMSNorm's)" -> "LHS = RMSNorm's" (DyT: "LHS = LayerNorm's", its
+        // output's γ ⊙ x̂ + β), the norm named by its kind: "LN(X)" -> "RMSNorm(X)"
+        const std::string& f = s->def->formula;
+        const std::string_view mark = "   (RMSNorm: ";
+        const auto at = f.find(mark), eq = f.find(" = ");
+        if (!s->formula_text.empty() || at == std::string::npos || eq == std::string::npos || f.back() != ')') continue;
+        std::string formula = kind == NormKind::rmsnorm
+                                  ? f.substr(0, eq) + " = " + f.substr(at + mark.size(), f.size() - 1 - at - mark.size())
+                                  : f.substr(0, at);
+        replace(formula, "LN(", display + "(");
+        s->formula_text = std::move(formula);
+        if (kind != NormKind::rmsnorm) continue;
+        const Leaf leaf = s->def->leaf;
+        s->meaning_text = leaf == Leaf::ln_scale ? "The row's root mean square σ (no mean is taken first); eps keeps it away from 0."
+                          : leaf == Leaf::ln_standardized ? "Each row now has root mean square 1; its mean is not removed."
+                                                          : "The learned gain γ rescales each dimension (RMSNorm has no bias β).";
+    }
+}
 
 // config.eps may be 0 (a textbook's LayerNorm): a row whose deviations are
 // all 0 then has σ = 0 and x̂ = 0 / 0. Refused here, naming the row, before
@@ -66,6 +104,7 @@ void rmsnorm(Run& run, const std::string& in, const std::string& ln) {
     if (float* out = run.open(st.normalized, {{st.standardized, xhat}, {st.gamma, gamma}}))
         gain(xhat->ptr(), gamma->ptr(), d.P, d.C, out);
     run.close();
+    name_norm_steps(run, st);
 }
 
 // DyT (Dynamic Tanh, Zhu, Chen, He, LeCun and Liu 2025): no statistics of the
@@ -91,6 +130,7 @@ void dyt(Run& run, const std::string& in, const std::string& ln) {
     if (float* out = run.open(st.normalized, {{st.standardized, t}, {st.gamma, gamma}, {st.beta, beta}}))
         affine_ref(t->ptr(), gamma->ptr(), beta->ptr(), d.P, d.C, out);
     run.close();
+    name_norm_steps(run, st);
 }
 
 // σ² of the deviations: the template's formula and meaning are the biased ones.

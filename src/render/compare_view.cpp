@@ -122,7 +122,7 @@ void render_shown(std::ostream& out, const LessonPair& pair, const Comparison& c
     for (std::size_t k = 0; k < any.axes.size(); ++k) axes += (k ? " x " : "") + any.axes[k];
     const std::size_t width = view.style.width;
     out << "\n"
-        << wrap_text(fmt::format("── {} — {}  {}{}", printable(s.name), any.def ? any.def->title : "",
+        << wrap_text(fmt::format("── {} — {}  {}{}", printable(s.name), title_of(any),
                                  unbroken(fmt::format("[{}: {}]", change_name(s.change), axes)),
                                  chosen ? "" : "  (the first step that changed; --step NAME shows another)"),
                      width, "", "   ");

@@ -2,8 +2,11 @@
 
 #include "batch/batch.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
+#include <string_view>
 #include <stdexcept>
 
 #include "core/decimal.hpp"
@@ -32,6 +35,24 @@ std::string axes_list(const Step& s) {
     return out;
 }
 
+// A token's leading-space mark as a label shows it (␣) or as a tokenizer spells it (GPT-2's Ġ, SentencePiece's
+// ▁): the label without it, or nullopt when it has none. BERT's ## is no such mark: "##ing" is its own piece.
+std::optional<std::string_view> without_space_mark(std::string_view s) {
+    for (std::string_view mark : {"␣", "Ġ", "▁"})
+        if (s.size() > mark.size() && s.substr(0, mark.size()) == mark) return s.substr(mark.size());
+    return std::nullopt;
+}
+
+// Whether a label is the token typed: as it is, or without its leading-space mark ("fell" is "␣fell");
+// a typed mark (in any of its spellings) asks for a label with one ("Ġfell", "▁fell" and "␣fell" are "␣fell").
+bool names_label(std::string_view label, std::string_view typed) {
+    if (label == typed) return true;
+    const auto bare = without_space_mark(label);
+    if (!bare) return false;
+    const auto typed_bare = without_space_mark(typed);
+    return *bare == (typed_bare ? *typed_bare : typed);
+}
+
 std::size_t parse_index(const Step& s, std::size_t k, const std::string& text, std::string_view whole) {
     const std::size_t n = s.shape[k];
     const std::string range = fmt::format("0..{} on axis {} of {}", n - 1, s.axes[k], s.name);
@@ -42,17 +63,23 @@ std::size_t parse_index(const Step& s, std::size_t k, const std::string& text, s
             throw InputError(fmt::format("explain: index {} is out of range: expected {}", text, range));
         return static_cast<std::size_t>(i);
     }
-    std::size_t found = n, count = 0;
+    std::vector<std::size_t> found;
     for (std::size_t i = 0; i < n; ++i)
-        if (Cell::label_text(s, k, i) == text) found = i, ++count;
-    if (count == 0)
+        if (names_label(Cell::label_text(s, k, i), text)) found.push_back(i);
+    if (found.empty())
         throw InputError(fmt::format("explain: expected a label of axis {} ({}) or an index {}, found \"{}\"", s.axes[k],
                                      k < s.labels.size() ? fmt::format("{}", fmt::join(s.labels[k], " ")) : "",
-                                     range, text));
-    if (count > 1)
-        throw InputError(fmt::format("explain: \"{}\" names {} positions of axis {}: expected a number ({})", text,
-                                     count, s.axes[k], range));
-    return found;
+                                     range, printable(text)));
+    if (found.size() > 1) {
+        constexpr std::size_t kListed = 8;  // a token of a long text may recur hundreds of times: the line stays short
+        std::string candidates;
+        for (std::size_t c = 0; c < std::min(found.size(), kListed); ++c)
+            candidates += fmt::format("{}{} at {}", c ? ", " : "", Cell::label(s, k, found[c]), found[c]);
+        if (found.size() > kListed) candidates += fmt::format(" and {} more", found.size() - kListed);
+        throw InputError(fmt::format("explain: \"{}\" names {} positions of axis {} ({}): expected one; give its "
+                                     "number ({})", printable(text), found.size(), s.axes[k], candidates, range));
+    }
+    return found.front();
 }
 
 }  // namespace
@@ -132,7 +159,7 @@ Explanation explained(const Lesson& lesson, const Trace& trace, const CellRef& c
     std::string idx;
     for (std::size_t k = 0; k < cell.at.size(); ++k) idx += fmt::format("{}{}", k ? "," : "", Cell::label(s, k, cell.at[k]));
     // What the cell is one word for the wrapping (wrap_lines): on the next line whole when the line is full.
-    c.out = fmt::format("{}[{}] — {}   {}\n", s.name, idx, s.def ? s.def->title : "", unbroken(fmt::format("({})", where)));
+    c.out = fmt::format("{}[{}] — {}   {}\n", s.name, idx, title_of(s), unbroken(fmt::format("({})", where)));
     if (s.def) c.line("{}", formula_of(s));
     Explanation e;
     if (s.source == StepSource::not_computable) {

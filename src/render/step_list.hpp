@@ -10,6 +10,8 @@
 namespace attntrace {
 
 // `width`: display columns (0: no limit); the axes wrap under their column, as each line fits.
-void render_step_list(std::ostream& out, const Lesson& lesson, std::size_t width);
+// `symbolic_tokens`: the lesson's tokens stand for any (a checkpoint listed without a text): the token
+// axes (pos, query, key) are shown as T, and the heading says so.
+void render_step_list(std::ostream& out, const Lesson& lesson, std::size_t width, bool symbolic_tokens = false);
 
 }  // namespace attntrace

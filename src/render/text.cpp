@@ -434,7 +434,7 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
         // The heading bold on a terminal, wrapped when the width is short: its shape on the next line, and
         // its title broken at spaces only when it is wider than a line itself.
         const std::string title = fmt::format("── {}/{} {} — {}", n, trace.steps.size(), printable(s.name),
-                                              s.def ? s.def->title : "");
+                                              title_of(s));
         const std::string shape = unbroken(fmt::format("[{}{}]", shape_str(s.shape), axes.empty() ? "" : ": " + axes));
         std::string heading = wrap_text(
             fmt::format("{}  {}", display_width(title) <= view.style.width ? unbroken(title) : title, shape),

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -65,8 +66,11 @@ inline constexpr std::size_t kMinNamePiece = 2;
 // A step as a pattern may name it: its name, and its definition (stage and
 // title) when known (null for a step read from a foreign trace).
 struct NamedStep {
+    NamedStep(std::string name_, const StepDef* def_, std::string title_ = {})
+        : name(std::move(name_)), def(def_), title(std::move(title_)) {}
     std::string name;
     const StepDef* def = nullptr;
+    std::string title;  // the step's own title where it has one (title_of: an RMSNorm's); empty: def's
 };
 StepSelection select_steps(const std::vector<NamedStep>& steps, const std::vector<std::string>& patterns);
 StepSelection select_steps(const Trace& trace, const std::vector<std::string>& patterns);

@@ -83,7 +83,7 @@ std::vector<std::string> candidates(const std::vector<NamedStep>& steps) {
         if (s.def) add(std::string(stage_name(s.def->stage)));
     for (const NamedStep& s : steps)
         if (s.def)
-            for (std::string& w : title_words(s.def->title))
+            for (std::string& w : title_words(s.title.empty() ? s.def->title : s.title))
                 if (w.size() > kMinNamePiece) add(std::move(w));
     return out;
 }
@@ -125,7 +125,7 @@ StepSelection select_steps(const std::vector<NamedStep>& steps, const std::vecto
         });
         pick([&](const NamedStep& s) {
             if (!s.def) return false;
-            const std::vector<std::string> words = title_words(s.def->title);
+            const std::vector<std::string> words = title_words(s.title.empty() ? s.def->title : s.title);
             return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return same_word(w, low); });
         });
         if (hits.empty()) {
@@ -142,7 +142,7 @@ StepSelection select_steps(const std::vector<NamedStep>& steps, const std::vecto
 
 StepSelection select_steps(const Trace& trace, const std::vector<std::string>& patterns) {
     std::vector<NamedStep> steps;
-    for (const Step& s : trace.steps) steps.push_back({s.name, s.def});
+    for (const Step& s : trace.steps) steps.push_back({s.name, s.def, s.title_text});
     return select_steps(steps, patterns);
 }
 

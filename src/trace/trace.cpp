@@ -19,6 +19,12 @@ const std::string& meaning_of(const Step& s) {
     return s.def ? s.def->explain : kNone;
 }
 
+const std::string& title_of(const Step& s) {
+    static const std::string kNone;
+    if (!s.title_text.empty()) return s.title_text;
+    return s.def ? s.def->title : kNone;
+}
+
 std::string_view source_name(StepSource s) {
     switch (s) {
         case StepSource::computed: return "computed";

@@ -48,6 +48,8 @@ struct Step {
     // The operation's formula and meaning where the lesson's config makes them
     // differ from the template's (softmax without its max shift); empty: def's.
     std::string formula_text, meaning_text;
+    // The same for its title (an RMSNorm's or DyT's norm steps, named by the norm's kind); empty: def's.
+    std::string title_text;
     int rounded_to = -1;            // document arithmetic: decimals this step was rounded to
     Record recorded = Record::full;  // summary: `value` and `formula` were freed, `summary` holds the rest
     std::optional<StepSummary> summary;
@@ -89,6 +91,8 @@ inline const std::string& base_name(const Step& s) { return s.def ? s.def->base 
 const std::string& formula_of(const Step& s);
 // The same for its one-line meaning (the template's `explain`).
 const std::string& meaning_of(const Step& s);
+// The same for its title ("RMSNorm 1: root mean square" where the template says "LayerNorm 1: std σ").
+const std::string& title_of(const Step& s);
 // Whether a step computes `leaf`, whatever its block and sub-block; a step
 // read from a foreign trace when its name is the template's (as base_name).
 // Of the leaves several template steps share (a norm's, resid_mid), a foreign

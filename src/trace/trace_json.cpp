@@ -11,6 +11,35 @@ namespace attntrace {
 
 using nlohmann::json;
 
+void read_token_sources(const Fields& f, const json& doc, TraceData& t) {
+    const json* tokens = f.optional(doc, "tokens");
+    if (const json* ids = f.optional(doc, "token_ids")) {
+        if (!ids->is_array()) f.fail("token_ids", "an array of token ids", describe(*ids));
+        if (tokens && tokens->is_array() && tokens->size() != ids->size())
+            f.fail("token_ids", fmt::format("one id per token ({})", tokens->size()), fmt::format("{} ids", ids->size()));
+        for (std::size_t i = 0; i < ids->size(); ++i)
+            t.token_ids.push_back(f.integer((*ids)[i], index("token_ids", i), 0, std::int64_t{1} << 40));
+    }
+    const json* text = f.optional(doc, "text");
+    if (text) t.text = f.string(*text, "text");
+    const json* spans = f.optional(doc, "token_spans");
+    if (!spans) return;
+    if (!text) f.fail("text", "the text token_spans are in", "none");
+    if (!spans->is_array() || spans->size() != t.token_ids.size())
+        f.fail("token_spans", fmt::format("an array of one span per token id ({})", t.token_ids.size()), describe(*spans));
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < spans->size(); ++i) {
+        const std::string p = index("token_spans", i);
+        const json& s = (*spans)[i];
+        if (!s.is_array() || s.size() != 2) f.fail(p, "[begin, end]: the token's bytes in the text", describe(s));
+        const auto size = static_cast<std::int64_t>(t.text->size());
+        const auto b = static_cast<std::size_t>(f.integer(s[0], index(p, 0), static_cast<std::int64_t>(last), size));
+        const auto e = static_cast<std::size_t>(f.integer(s[1], index(p, 1), static_cast<std::int64_t>(b), size));
+        t.token_spans.push_back({b, e});
+        last = b;
+    }
+}
+
 TraceData parse_trace(const json& doc, const std::string& file, TraceRequire require) {
     const bool minimal = require == TraceRequire::minimal;
     Fields f(file);
@@ -27,6 +56,7 @@ TraceData parse_trace(const json& doc, const std::string& file, TraceRequire req
         f.object(*lesson, "lesson");
         t.lesson_id = f.string(f.member(*lesson, "lesson", "id"), "lesson.id");
     }
+    read_token_sources(f, doc, t);
     const json& steps = f.member(doc, "", "steps");
     if (!steps.is_array()) f.fail("steps", "an array of steps", describe(steps));
     std::map<std::string, std::size_t> seen;  // name -> its index

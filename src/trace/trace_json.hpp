@@ -4,15 +4,20 @@
 // with its claims is export/trace_export.hpp.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "core/token_span.hpp"
 #include "trace/json_text.hpp"
 #include "trace/trace.hpp"
 
 namespace attntrace {
+
+class Fields;
 
 // Rank of a trace step, at most: 3 for one sequence ((head, query, key)), 4
 // for a batched trace (src/batch/), the batch axis first. Both readers (the
@@ -40,6 +45,10 @@ struct TraceClaimData {
 struct TraceData {
     std::string file;
     std::string lesson_id;
+    // A checkpoint's run: its token ids; with a text, the text and each token's bytes in it (absent: empty).
+    std::vector<std::int64_t> token_ids;
+    std::optional<std::string> text;
+    std::vector<TokenSpan> token_spans;
     std::vector<TraceStepData> steps;
     std::vector<TraceClaimData> claims;
 };
@@ -53,6 +62,10 @@ struct TraceData {
 //             counts as computed); when present they are checked all the same.
 // Both refuse two steps of one name (diff matches steps by name).
 enum class TraceRequire { complete, minimal };
+
+// token_ids, text and token_spans of a document (a trace, an npy export's index.json) into `t`: one id
+// per token, one span per id, each [begin, end) within the text, begins never decreasing; absent, none.
+void read_token_sources(const Fields& f, const nlohmann::json& doc, TraceData& t);
 
 // Throws InputError with file and field path on anything malformed.
 TraceData read_trace_file(const std::string& path, TraceRequire require = TraceRequire::complete);
