@@ -32,7 +32,7 @@ const Step& RunState::step(const std::string& name) const {
     const std::vector<std::string> recorded = lesson().recorded_step_names();
     if (std::find(recorded.begin(), recorded.end(), name) != recorded.end())
         throw py::key_error(name + ": a step of this lesson that trace=\"" + t.policy.describe() + "\" does not keep");
-    throw py::key_error("no step " + lookup_failure(name, found));
+    throw py::key_error((found.ambiguous.empty() ? "no step " : "step ") + lookup_failure(name, found));
 }
 
 const Tensor& RunState::values(const Step& s) {
