@@ -53,6 +53,7 @@ run = attntrace.run('lessons/003-3.1-ring-fell.json')
 assert attntrace.__file__.startswith('$site'), attntrace.__file__
 assert run['blocks.0.attn.hook_pattern'].shape == (1, 3, 3) and all(c.as_expected for c in run.claims)
 ") >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "expected the installed Python package to run a lesson"; }
+    echo "consumer: the installed Python package ($site) ran a lesson"
 fi
 
 # 4. the installed CLI, moved, from a folder outside the source tree
