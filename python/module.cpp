@@ -117,7 +117,7 @@ to trace); threads: the kernels' threads (the numbers are the same whatever it i
     m.def(
         "draft",
         [](const py::object& article, std::size_t example) {
-            const std::string path = *optional_path(article, "article");
+            const std::string path = required_path(article, "article");
             OrderedJson lesson;
             {
                 py::gil_scoped_release free;

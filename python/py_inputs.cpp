@@ -34,6 +34,11 @@ std::optional<std::string> optional_path(const py::object& o, const char* what) 
     throw py::type_error(fmt::format("{}: expected a path (str or os.PathLike), found {}", what, type_name(o)));
 }
 
+std::string required_path(const py::object& o, const char* what) {
+    if (o.is_none()) throw py::type_error(fmt::format("{}: expected a path (str or os.PathLike), found None", what));
+    return *optional_path(o, what);
+}
+
 RunArgs run_args(const std::string& function, const py::object& lesson, const py::object& model, const py::object& text,
                  const py::object& ids, const py::object& blocks, std::optional<int> threads) {
     RunArgs a;

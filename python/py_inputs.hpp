@@ -33,7 +33,10 @@ struct RunArgs {
 };
 
 // Conversions, under the interpreter: TypeError for a wrong type.
+// A path (str or os.PathLike), or none for None.
 std::optional<std::string> optional_path(const pybind11::object& o, const char* what);
+// A path that must be given: None is a TypeError too.
+std::string required_path(const pybind11::object& o, const char* what);
 // threads: none, or 1 to 1024 (an InputError naming `threads` otherwise).
 RunArgs run_args(const std::string& function, const pybind11::object& lesson, const pybind11::object& model,
                  const pybind11::object& text, const pybind11::object& ids, const pybind11::object& blocks,

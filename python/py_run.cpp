@@ -133,7 +133,7 @@ void bind_results(py::module_& m) {
         .def(
             "save",
             [](const Report& r, const py::object& path) {
-                const std::string p = *optional_path(path, "path");
+                const std::string p = required_path(path, "path");
                 py::gil_scoped_release free;
                 write_file_atomic(p, r.html);
             },
@@ -205,14 +205,14 @@ void bind_run(py::module_& m) {
             return r;
         }, "The HTML report (attntrace.Report; shown inline in a notebook)")
         .def("save", [](const RunState& s, const py::object& path) {
-            const std::string p = *optional_path(path, "path");
+            const std::string p = required_path(path, "path");
             py::gil_scoped_release free;
             AtomicFile out(p);
             write_trace_json(out, s.lesson(), s.trace(), &s.evaluation().report);
             out.commit();
         }, py::arg("path"), "Writes the trace as `attntrace export -o PATH` does")
         .def("save_npy", [](const RunState& s, const py::object& dir) {
-            const std::string d = *optional_path(dir, "dir");
+            const std::string d = required_path(dir, "dir");
             py::gil_scoped_release free;
             write_npy_export(d, s.lesson(), s.trace());
         }, py::arg("dir"), "Writes each step as DIR/<step>.npy and DIR/index.json, as `attntrace export --npy DIR`")

@@ -85,6 +85,11 @@ def test_lesson_and_model_together_or_neither():
         lambda: attntrace.run(RING_FELL, blocks=[0.5]),
         lambda: attntrace.cost(tokens="1K"),
         lambda: attntrace.draft(3),
+        lambda: attntrace.draft(None),
+        lambda: attntrace.run(RING_FELL).save(None),
+        lambda: attntrace.run(RING_FELL).save_npy(3),
+        lambda: attntrace.run(RING_FELL).report().save(None),
+        lambda: attntrace.run(RING_FELL)[3],
     ],
 )
 def test_a_wrong_type_is_a_type_error(call):
