@@ -8,12 +8,15 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/json_field.hpp"
 #include "cost/cost.hpp"
+#include "cost/cost_lesson.hpp"
 #include "draft/article.hpp"
 #include "draft/draft.hpp"
 #include "py_errors.hpp"
 #include "py_inputs.hpp"
 #include "py_run.hpp"
+#include "render/cost_check.hpp"
 #include "render/cost_view.hpp"
 
 namespace py = pybind11;
@@ -102,13 +105,27 @@ names/globs separated by commas; arithmetic: "exact" or "document"; blocks: [0, 
 to trace); threads: the kernels' threads (the numbers are the same whatever it is). Returns an attntrace.Run.)");
     m.def(
         "check",
-        [](const py::object& lesson, std::optional<int> threads) {
+        [](const py::object& lesson, std::optional<int> threads) -> py::object {
             RunArgs a = run_args("check", lesson, py::none(), py::none(), py::none(), py::none(), threads);
-            py::gil_scoped_release free;
-            return evaluate_args(a)->report.results;
+            std::vector<ClaimResult> results;
+            OrderedJson cost;
+            {
+                py::gil_scoped_release free;
+                // A cost lesson (docs/cost.md), by its "format", as `attntrace check` tells them apart.
+                const std::string file = a.path ? resolve_lesson(*a.path) : std::string();
+                if (a.path && is_cost_lesson(load_json_file(file, lesson_json_limits()))) {
+                    const CostLesson l = read_cost_lesson(file);
+                    cost = cost_check_json(l, check_cost_lesson(l));
+                } else {
+                    results = evaluate_args(a)->report.results;
+                }
+            }
+            if (!cost.is_null()) return py::module_::import("json").attr("loads")(cost.dump());
+            return py::cast(std::move(results));
         },
         py::arg("lesson"), py::kw_only(), py::arg("threads") = py::none(),
-        "The lesson's claims with their verdicts (a list of attntrace.Claim), as `attntrace check` gives them.");
+        "The lesson's claims with their verdicts (a list of attntrace.Claim), as `attntrace check` gives them; for a "
+        "cost lesson (docs/cost.md), the dict `attntrace check --format json` prints for it.");
     m.def("cost", &cost, py::kw_only(), py::arg("tokens") = 1024, py::arg("d_model") = 768, py::arg("heads") = 12,
           py::arg("kv_heads") = py::none(), py::arg("d_ff") = py::none(), py::arg("activation") = "relu",
           py::arg("layers") = 1, py::arg("batch") = 1, py::arg("dtype") = "fp32", py::arg("attention") = "full",

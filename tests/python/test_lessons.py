@@ -94,3 +94,18 @@ def test_threads_do_not_change_a_number():
         except ValueError:
             continue
         assert same_bits(a, two[name]), name
+
+
+@pytest.mark.parametrize("lesson", sorted((LESSONS[0].parent / "cost").glob("*.json")), ids=lambda p: p.stem)
+def test_a_cost_lessons_check_is_the_clis(lesson):
+    import json
+
+    cli = json.loads(attntrace_cli("check", lesson, "--format", "json").stdout)["lessons"][0]
+    py = attntrace.check(lesson)
+    assert cli["as_expected"] and py.keys() == cli.keys() and len(py["claims"]) == len(cli["claims"])
+    assert {k: v for k, v in py.items() if k != "claims"} == {k: v for k, v in cli.items() if k != "claims"}
+    for a, b in zip(py["claims"], cli["claims"]):
+        # The command's text holds a computed value to about 7 significant digits; Python has the whole double.
+        assert a.keys() == b.keys()
+        for k in a:
+            assert a[k] == (pytest.approx(b[k], rel=1e-6) if isinstance(b[k], float) else b[k]), (a["id"], k)
