@@ -4,7 +4,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 
 #include "core/error.hpp"
@@ -13,6 +15,7 @@
 #include "cost/cost_lesson.hpp"
 #include "draft/article.hpp"
 #include "draft/draft.hpp"
+#include "lesson/config_fields.hpp"
 #include "py_errors.hpp"
 #include "py_inputs.hpp"
 #include "py_run.hpp"
@@ -36,6 +39,8 @@ Each function calls the library as the command of the same name does (docs/pytho
 attntrace.InputError (a ValueError) with the fields of the CLI's one-line error. Interventions on a run
 (hooks) are not in this version.)";
 
+constexpr DType kDTypes[] = {DType::fp32, DType::fp16, DType::bf16};
+
 // The CLI's bounds on cost's flags, so that no product of them leaves 64 bits.
 std::uint64_t bounded(const char* name, std::int64_t v, std::int64_t hi) {
     if (v < 1 || v > hi) fail_file(name, "a count from 1 to " + std::to_string(hi), std::to_string(v));
@@ -54,19 +59,19 @@ py::object cost(std::int64_t tokens, std::int64_t d_model, std::int64_t heads, s
     spec.layers = bounded("layers", layers, 1 << 16);
     spec.batch = bounded("batch", batch, 1 << 20);
     if (window) spec.window_size = bounded("window", *window, std::int64_t{1} << 30);
-    const std::map<std::string, Activation> activations{
-        {"relu", Activation::relu}, {"gelu", Activation::gelu}, {"gelu_tanh", Activation::gelu_tanh}, {"swiglu", Activation::swiglu}};
-    const std::map<std::string, DType> dtypes{{"fp32", DType::fp32}, {"fp16", DType::fp16}, {"bf16", DType::bf16}};
+    // The activations as a lesson's config spells them; the dtypes by their names; the attention kinds as
+    // `attntrace cost --attention` and a cost lesson's "attention" spell them.
+    const auto act = spelling_value(activations(), activation);
+    if (!act) fail_file("activation", spellings_expected(activations()), "\"" + activation + "\"");
+    spec.activation = static_cast<Activation>(*act);
+    const auto dt = std::find_if(std::begin(kDTypes), std::end(kDTypes), [&](DType d) { return dtype == dtype_name(d); });
+    if (dt == std::end(kDTypes)) fail_file("dtype", "fp32, fp16 or bf16", "\"" + dtype + "\"");
+    spec.dtype = *dt;
     const std::map<std::string, Window> windows{
         {"full", Window::full}, {"causal", Window::causal}, {"window", Window::symmetric}, {"causal-window", Window::causal_window}};
-    auto pick = [](const auto& table, const std::string& v, const char* name, const char* expected) {
-        auto it = table.find(v);
-        if (it == table.end()) fail_file(name, expected, "\"" + v + "\"");
-        return it->second;
-    };
-    spec.activation = pick(activations, activation, "activation", "relu, gelu, gelu_tanh or swiglu");
-    spec.dtype = pick(dtypes, dtype, "dtype", "fp32, fp16 or bf16");
-    spec.window = pick(windows, attention, "attention", "full, causal, window or causal-window");
+    const auto w = windows.find(attention);
+    if (w == windows.end()) fail_file("attention", "full, causal, window or causal-window", "\"" + attention + "\"");
+    spec.window = w->second;
     const bool windowed = spec.window == Window::symmetric || spec.window == Window::causal_window;
     if (windowed != (spec.window_size > 0))
         fail_file("window", windowed ? "a window size with attention=\"" + attention + "\"" : "attention=\"window\" or \"causal-window\" with window",

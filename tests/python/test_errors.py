@@ -129,6 +129,10 @@ def test_cost_is_the_clis():
     with pytest.raises(attntrace.InputError) as e:
         attntrace.cost(attention="window")
     assert e.value.file == "window"
+    for name, value in (("activation", "tanh"), ("dtype", "fp8"), ("attention", "sliding")):
+        with pytest.raises(attntrace.InputError) as e:
+            attntrace.cost(**{name: value})
+        assert e.value.file == name and e.value.found == f'"{value}"'
 
 
 def test_draft_is_the_clis(tmp_path):
