@@ -170,6 +170,7 @@ void bind_run(py::module_& m) {
         }, "The trace's step names, in the order computed")
         .def_property_readonly("tokens", [](const RunState& s) { return s.lesson().tokens; })
         .def_property_readonly("id", [](const RunState& s) { return s.lesson().id; })
+        .def_property_readonly("file", [](const RunState& s) { return s.lesson().file; }, "The lesson file read")
         .def_property_readonly("title", [](const RunState& s) { return s.lesson().title; })
         .def_property_readonly("warnings", [](const RunState& s) { return s.trace().warnings; })
         .def_property_readonly("claims", [](const RunState& s) { return s.evaluation().report.results; },

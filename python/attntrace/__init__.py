@@ -16,6 +16,20 @@ import os as _os
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
+# A lesson named by its id (attntrace.run("003-3.1-ring-fell")) is looked for as
+# the installed command looks beside itself (src/io/data_dir.hpp): an installed
+# package (P/lib/python3.X/site-packages/attntrace) reads P/share/attntrace/lessons,
+# unless ATTNTRACE_LESSONS says otherwise. In a build tree there is none: the
+# source tree's lessons/ are read, as the command built there reads them.
+if not _os.environ.get("ATTNTRACE_LESSONS"):
+    _here = _os.path.dirname(_os.path.realpath(__file__))
+    for _up in range(1, 5):
+        _here = _os.path.dirname(_here)
+        _lessons = _os.path.join(_here, "share", "attntrace", "lessons")
+        if _os.path.isdir(_lessons):
+            _os.environ["ATTNTRACE_LESSONS"] = _lessons
+            break
+
 from ._attntrace import Claim, Explanation, InputError, Report, Run, check, cost, draft, run  # noqa: E402
 
 __all__ = ["Claim", "Explanation", "InputError", "Report", "Run", "check", "cost", "draft", "run"]

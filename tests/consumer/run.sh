@@ -52,6 +52,7 @@ import attntrace, numpy as np
 run = attntrace.run('lessons/003-3.1-ring-fell.json')
 assert attntrace.__file__.startswith('$site'), attntrace.__file__
 assert run['blocks.0.attn.hook_pattern'].shape == (1, 3, 3) and all(c.as_expected for c in run.claims)
+assert attntrace.run('002-cat-sat-down').file.startswith('$prefix/share/attntrace/lessons/')  # by id: the prefix's lessons
 ") >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "expected the installed Python package to run a lesson"; }
     echo "consumer: the installed Python package ($site) ran a lesson"
 fi
