@@ -19,6 +19,10 @@ packages=(
   libvalijson-dev                # JSON Schema validation of traces (tests)
   clang libclang-rt-14-dev libomp-dev   # libFuzzer targets (scripts/fuzz.sh): clang's fuzzer runtime and OpenMP
   chromium                       # the HTML report's test opens every lesson's page in it, headless (ctest -R report_chromium)
+  pybind11-dev python3-pybind11  # the Python module (python/, docs/python.md), built for the system's python3
+  python3-dev python3-numpy      # its headers, and the arrays run[step] hands out
+  python3-pytest                 # the module's tests (ctest -L python)
+  python3-nbconvert python3-ipykernel   # docs/examples/attention.ipynb executed by ctest -R python_notebook
 )
 if [ "${1:-}" = "--generators" ]; then
   # PyTorch's forward in float64 is the reference each tiny checkpoint is held to

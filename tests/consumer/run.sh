@@ -3,13 +3,16 @@
 # installed attntrace that finds its data without the source tree.
 #   1. installs the build under test into a temporary prefix and checks the layout;
 #   2. builds tests/consumer against it (find_package(attntrace)) and runs it;
-#   3. moves the prefix elsewhere and runs the installed CLI from outside the
+#   3. with a Python interpreter given (the build has the module, python/): the
+#      package installed where the install said, imported from the source
+#      tree's root, runs a lesson;
+#   4. moves the prefix elsewhere and runs the installed CLI from outside the
 #      source tree, without ATTNTRACE_LESSONS / ATTNTRACE_GOLDEN: `list` must
 #      name the moved share/attntrace/lessons, and `check` and `golden` must
 #      pass on the installed lessons and goldens.
-# Usage: run.sh BUILD_DIR CXX_COMPILER BUILD_TYPE
+# Usage: run.sh BUILD_DIR CXX_COMPILER BUILD_TYPE [PYTHON]
 set -euo pipefail
-build=$1 cxx=$2 type=${3:-Release}
+build=$1 cxx=$2 type=${3:-Release} python=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/attntrace-consumer-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -21,6 +24,7 @@ quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "failed: $*"; };
 # 1. cmake --install
 prefix=$work/prefix
 quiet cmake --install "$build" --prefix "$prefix"
+site=$(sed -n 's/^-- attntrace: the Python package goes to //p' "$work/log")  # with the module only
 for f in bin/attntrace lib/libattntrace_core.a lib/libattntrace_pipeline.a lib/libattntrace_render.a \
          include/attntrace/core/tensor.hpp include/attntrace/trace/trace.hpp include/attntrace/trace/xview.hpp include/attntrace/kernels/kernels.hpp \
          share/attntrace/lessons/003-3.1-ring-fell.json share/attntrace/golden/003-3.1-ring-fell.json \
@@ -38,7 +42,22 @@ quiet cmake -S "$here" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CX
 quiet cmake --build "$work/build"
 "$work/build/attntrace_consumer"
 
-# 3. the installed CLI, moved, from a folder outside the source tree
+# 3. the Python package, where the install put it (under a prefix python3 does not read: named in PYTHONPATH)
+if [ -n "$python" ]; then
+    [ -n "$site" ] && [ -e "$site/attntrace/__init__.py" ] && ls "$site"/attntrace/_attntrace*.so >/dev/null ||
+        fail "expected the Python package attntrace installed under $prefix, found \"$site\""
+    case $site in "$prefix"/*) ;; *) fail "expected the Python package under $prefix, found it in $site" ;; esac
+    (cd "$here/../.." && PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 "$python" -c "
+import attntrace, numpy as np
+run = attntrace.run('lessons/003-3.1-ring-fell.json')
+assert attntrace.__file__.startswith('$site'), attntrace.__file__
+assert run['blocks.0.attn.hook_pattern'].shape == (1, 3, 3) and all(c.as_expected for c in run.claims)
+assert attntrace.run('002-cat-sat-down').file.startswith('$prefix/share/attntrace/lessons/')  # by id: the prefix's lessons
+") >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "expected the installed Python package to run a lesson"; }
+    echo "consumer: the installed Python package ($site) ran a lesson"
+fi
+
+# 4. the installed CLI, moved, from a folder outside the source tree
 moved=$work/moved
 mv "$prefix" "$moved"
 mkdir "$work/elsewhere" && cd "$work/elsewhere"
