@@ -17,6 +17,7 @@
 #include "draft/draft.hpp"
 #include "lesson/config_fields.hpp"
 #include "py_errors.hpp"
+#include "py_hooks.hpp"
 #include "py_inputs.hpp"
 #include "py_run.hpp"
 #include "render/cost_check.hpp"
@@ -36,8 +37,8 @@ constexpr const char* kModuleDoc = R"(attntrace from Python: every number of a t
     attntrace.run(model="tests/models/tiny-gpt2", text="the ring fell")
 
 Each function calls the library as the command of the same name does (docs/python.md). Bad input raises
-attntrace.InputError (a ValueError) with the fields of the CLI's one-line error. Interventions on a run
-(hooks) are not in this version.)";
+attntrace.InputError (a ValueError) with the fields of the CLI's one-line error. run(..., hooks={name: fn})
+changes a step as TransformerLens' hooks do.)";
 
 constexpr DType kDTypes[] = {DType::fp32, DType::fp16, DType::bf16};
 
@@ -90,12 +91,16 @@ PYBIND11_MODULE(_attntrace, m) {
     m.def(
         "run",
         [](const py::object& lesson, const py::object& model, const py::object& text, const py::object& ids,
-           const std::string& trace, const std::string& arithmetic, const py::object& blocks, std::optional<int> threads) {
+           const std::string& trace, const std::string& arithmetic, const py::object& blocks, std::optional<int> threads,
+           const py::object& hooks) {
             RunArgs a = run_args("run", lesson, model, text, ids, blocks, threads);
             a.trace = trace;
             a.arithmetic = arithmetic;
             std::unique_ptr<Evaluation> e;
-            {
+            if (!hooks.is_none()) {
+                if (!py::isinstance<py::dict>(hooks)) throw py::type_error("hooks: expected a dict {step name: fn}");
+                e = evaluate_hooked(a, hooks.cast<py::dict>());
+            } else {
                 py::gil_scoped_release free;
                 e = evaluate_args(a);
             }
@@ -103,11 +108,14 @@ PYBIND11_MODULE(_attntrace, m) {
         },
         py::arg("lesson") = py::none(), py::kw_only(), py::arg("model") = py::none(), py::arg("text") = py::none(),
         py::arg("ids") = py::none(), py::arg("trace") = "full", py::arg("arithmetic") = "exact",
-        py::arg("blocks") = py::none(), py::arg("threads") = py::none(),
+        py::arg("blocks") = py::none(), py::arg("threads") = py::none(), py::arg("hooks") = py::none(),
         R"(Runs a lesson (a path, an id as `attntrace list` shows, or a dict of its JSON), or a checkpoint folder
 (model="DIR") on text="..." or ids=[...], as `attntrace run` does. trace: "full", "summary", "none" or step
 names/globs separated by commas; arithmetic: "exact" or "document"; blocks: [0, 2] or "0,5-7" (a stack's blocks
-to trace); threads: the kernels' threads (the numbers are the same whatever it is). Returns an attntrace.Run.)");
+to trace); threads: the kernels' threads (the numbers are the same whatever it is); hooks: {step name: fn},
+TransformerLens' hooks: fn(values, name) is called with each hooked step's values (a numpy copy) once it is
+computed, in pipeline order, and an array it returns replaces them (everything after is computed again from it;
+None changes nothing). Returns an attntrace.Run.)");
     m.def(
         "check",
         [](const py::object& lesson, std::optional<int> threads) -> py::object {

@@ -114,10 +114,16 @@ Lesson read_args_lesson(const RunArgs& a) {
 }
 
 std::unique_ptr<Evaluation> evaluate_args(const RunArgs& a) {
+    if (a.arithmetic != "exact" && a.arithmetic != "document")
+        fail_file("arithmetic", "exact or document", "\"" + a.arithmetic + "\"");
+    return evaluate_lesson(a, read_args_lesson(a));
+}
+
+std::unique_ptr<Evaluation> evaluate_lesson(const RunArgs& a, Lesson lesson, const std::vector<std::string>& keep) {
     TracePolicy policy = parse_trace_policy(a.trace, "trace");
     if (a.arithmetic != "exact" && a.arithmetic != "document")
         fail_file("arithmetic", "exact or document", "\"" + a.arithmetic + "\"");
-    Lesson lesson = read_args_lesson(a);
+    policy.keep = keep;
     if (a.blocks) policy.blocks = parse_block_list(*a.blocks, lesson.config.arch.blocks, "blocks");
     require_policy_steps(policy, lesson.recorded_step_names(), "trace");
     ThreadsFor threads(a.threads);

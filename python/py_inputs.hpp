@@ -46,6 +46,9 @@ RunArgs run_args(const std::string& function, const pybind11::object& lesson, co
 Lesson read_args_lesson(const RunArgs& args);
 // The lesson evaluated under args' policy, blocks and threads, without the interpreter.
 std::unique_ptr<Evaluation> evaluate_args(const RunArgs& args);
+// The same for a lesson read already (read_args_lesson), its policy kept in
+// full for `keep` (the steps hooks read) besides what args' trace keeps.
+std::unique_ptr<Evaluation> evaluate_lesson(const RunArgs& args, Lesson lesson, const std::vector<std::string>& keep = {});
 
 // omp_set_num_threads(n) for a scope (n > 0), the previous number put back
 // after: one call cannot change the next one's threads, as the CLI's --threads.
