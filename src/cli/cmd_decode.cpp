@@ -93,14 +93,10 @@ void add_decode_command(CLI::App& app, CliContext& cli) {
             return;
         }
         // With interventions the changed run is decoded: each window applies them to its rows.
-        std::unique_ptr<IntervenedEvaluation> intervened;
-        std::unique_ptr<Evaluation> evaluated;
-        Lesson lesson = lesson_or_model(opts->lesson, opts->model, "decode");
-        if (opts->interventions.any())
-            intervened = evaluate_intervened(std::move(lesson), {}, intervention_args(opts->interventions));
-        else
-            evaluated = evaluate(std::move(lesson));
-        const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
+        const CommandEvaluation run = evaluate_command(lesson_or_model(opts->lesson, opts->model, "decode"), {},
+                                                       intervention_args(opts->interventions));
+        const Evaluation* e = &run.shown();
+        const IntervenedEvaluation* intervened = run.intervened.get();
         const DecodeReport r = decode_lesson(e->lesson, e->exact);
         if (!r.applicable)
             fail_file(e->lesson.file, "a lesson a KV cache can decode (causal self-attention from qkv to mix)",

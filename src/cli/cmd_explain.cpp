@@ -64,15 +64,12 @@ void add_explain_command(CLI::App& app, CliContext& cli) {
         if (opts->cells.empty()) fail_file("explain", "a cell to explain (STEP[i,j])", "none");
         Lesson lesson = lesson_or_model(opts->lesson, opts->model, "explain");
         ProgressLine progress(cli, long_run(lesson));
-        std::unique_ptr<IntervenedEvaluation> intervened;
-        std::unique_ptr<Evaluation> evaluated;
-        if (opts->interventions.any())
-            intervened = evaluate_intervened(std::move(lesson), {}, intervention_args(opts->interventions), progress.callback());
-        else
-            evaluated = evaluate(std::move(lesson), {}, progress.callback());
+        const CommandEvaluation run =
+            evaluate_command(std::move(lesson), {}, intervention_args(opts->interventions), progress.callback());
         progress.clear();
         // With interventions the cell is explained in the changed run, its original value beside.
-        const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
+        const Evaluation* e = &run.shown();
+        const IntervenedEvaluation* intervened = run.intervened.get();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         ExplainOptions o;
         o.precision = opts->precision;

@@ -86,16 +86,12 @@ void add_export_command(CLI::App& app, CliContext& cli) {
         const Arithmetic mode = opts->arithmetic == "document" ? Arithmetic::document : Arithmetic::exact;
         if (!opts->npy.empty()) require_output_size(lesson, policy, mode, OutputKind::npy, max_output, opts->npy, true);
         ProgressLine progress(cli, long_run(lesson));
-        std::unique_ptr<IntervenedEvaluation> intervened;
-        std::unique_ptr<Evaluation> evaluated;
-        if (opts->interventions.any())
-            intervened = evaluate_intervened(std::move(lesson), policy, intervention_args(opts->interventions),
-                                             progress.callback());
-        else
-            evaluated = evaluate(std::move(lesson), policy, progress.callback());
+        const CommandEvaluation run = evaluate_command(std::move(lesson), policy, intervention_args(opts->interventions),
+                                                       progress.callback());
         progress.clear();
         // With interventions: the changed run, and an "interventions" field saying what changed.
-        const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
+        const Evaluation* e = &run.shown();
+        const IntervenedEvaluation* intervened = run.intervened.get();
         const Trace& trace = chosen_trace(*e, opts->arithmetic);
         auto write_json = [&](TextSink& sink) {
             DeferredTensors deferred;

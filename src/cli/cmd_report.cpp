@@ -136,16 +136,12 @@ void add_report_command(CLI::App& app, CliContext& cli) {
                       fmt::format("about {} for {} tokens; write fewer tokens, or raise --max-output",
                                   human_bytes(bytes), lesson.tokens.size()));
         ProgressLine progress(cli, long_run(lesson));
-        std::unique_ptr<IntervenedEvaluation> intervened;
-        std::unique_ptr<Evaluation> evaluated;
-        if (opts->interventions.any())
-            intervened = evaluate_intervened(std::move(lesson), policy, intervention_args(opts->interventions),
-                                             progress.callback());
-        else
-            evaluated = evaluate(std::move(lesson), policy, progress.callback());
+        const CommandEvaluation run = evaluate_command(std::move(lesson), policy, intervention_args(opts->interventions),
+                                                       progress.callback());
         progress.clear();
         // With interventions: the changed run's page, with a section saying what changed.
-        const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
+        const Evaluation* e = &run.shown();
+        const IntervenedEvaluation* intervened = run.intervened.get();
         OrderedJson extra = OrderedJson::object();
         if (intervened) extra["interventions"] = interventions_json(*intervened, kNextTokensShown);
         const Trace& trace = chosen_trace(*e, opts->arithmetic);

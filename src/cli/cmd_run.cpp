@@ -133,15 +133,12 @@ int run_lesson_command(CliContext& cli, const RunOptions& o) {
     const std::size_t max_output = parse_size(o.max_output, "--max-output");
     if (every_value && o.steps.empty()) require_output_fits(o.max_output, lesson, policy, o.arithmetic, shown);
     ProgressLine progress(cli, long_run(lesson));
-    std::unique_ptr<IntervenedEvaluation> intervened;
-    std::unique_ptr<Evaluation> evaluated;
-    if (o.interventions.any())
-        intervened = evaluate_intervened(std::move(lesson), policy, intervention_args(o.interventions), progress.callback());
-    else
-        evaluated = evaluate(std::move(lesson), policy, progress.callback());
+    const CommandEvaluation run = evaluate_command(std::move(lesson), policy, intervention_args(o.interventions),
+                                                   progress.callback());
     progress.clear();
     // With interventions, the changed run is shown, and after it what changed.
-    const Evaluation* e = intervened ? intervened->changed.get() : evaluated.get();
+    const Evaluation* e = &run.shown();
+    const IntervenedEvaluation* intervened = run.intervened.get();
     const Trace& trace = chosen_trace(*e, o.arithmetic);
     // A pattern that picks no step is a mistake, not an empty selection.
     const StepSelection picked = select_steps(trace, o.steps);

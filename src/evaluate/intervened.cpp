@@ -29,6 +29,14 @@ std::unique_ptr<IntervenedEvaluation> evaluate_intervened(Lesson lesson, TracePo
     return e;
 }
 
+CommandEvaluation evaluate_command(Lesson lesson, const TracePolicy& policy, const std::vector<InterventionArg>& args,
+                                   const ProgressFn& progress) {
+    CommandEvaluation c;
+    if (args.empty()) c.plain = evaluate(std::move(lesson), policy, progress);
+    else c.intervened = evaluate_intervened(std::move(lesson), policy, args, progress);
+    return c;
+}
+
 std::vector<ChangedStep> changed_steps(const IntervenedEvaluation& e) {
     std::vector<ChangedStep> out;
     for (const StepChange& s : e.comparison.steps) {

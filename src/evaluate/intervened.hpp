@@ -29,6 +29,17 @@ std::unique_ptr<IntervenedEvaluation> evaluate_intervened(Lesson lesson, TracePo
                                                           const std::vector<InterventionArg>& args,
                                                           const ProgressFn& progress = {});
 
+// What a command that takes --set and --ablate evaluates: with interventions,
+// the changed run beside the original; without, the run alone (evaluate()).
+struct CommandEvaluation {
+    std::unique_ptr<IntervenedEvaluation> intervened;  // null without interventions
+    std::unique_ptr<Evaluation> plain;                 // null with them
+    // The run the command shows: the changed one, or the run itself.
+    const Evaluation& shown() const { return intervened ? *intervened->changed : *plain; }
+};
+CommandEvaluation evaluate_command(Lesson lesson, const TracePolicy& policy, const std::vector<InterventionArg>& args,
+                                   const ProgressFn& progress = {});
+
 // The steps after the interventions whose values changed, with the largest
 // change of each: what the views list (the comparison's, in pipeline order).
 struct ChangedStep {

@@ -45,6 +45,18 @@ double logit_diff(const Lesson& lesson, const Trace& trace, const PatchSpec& spe
     return double(v->data[last * V + std::size_t(spec.answer)]) - double(v->data[last * V + std::size_t(spec.wrong)]);
 }
 
+// The steps of earlier passes that the passes from `start` on read: what a run starting at `start` is given
+// (a block's input, and anything else wired across it: the run's own wiring decides, not a list here).
+std::vector<std::string> read_from_before(const Lesson& lesson, int start) {
+    const Catalogue& cat = lesson.catalogue();
+    std::vector<std::string> names;
+    for (int i = start; i <= lesson.last_pass; ++i)
+        for (const StepDef* def : cat.consumed_by(cat.passes()[static_cast<std::size_t>(i)], lesson.reads()))
+            if (def->pass < start && std::find(names.begin(), names.end(), def->name) == names.end())
+                names.push_back(def->name);
+    return names;
+}
+
 Tensor held_values(const Trace& trace, const std::string& name) {
     const Step* s = trace.find(name);
     if (!s || s->source == StepSource::not_computable || s->recorded != Record::full)
@@ -96,14 +108,14 @@ PatchResult activation_patching(const Lesson& clean, Lesson& corrupt, const Patc
     r.spec = spec;
     TracePolicy keep;
     keep.kind = TracePolicy::Kind::none;
-    std::vector<std::string> inputs;
+    std::vector<std::vector<std::string>> inputs;  // per block: what a run starting at it is given
     for (int b = 0; b < blocks; ++b) {
         r.rows.push_back(patched_step(corrupt, spec.step, b));
         keep.keep.push_back(r.rows.back());
-        inputs.push_back(cat.at(cat.passes()[static_cast<std::size_t>(first_pass_of(cat, b))].x).name);
+        inputs.push_back(read_from_before(corrupt, first_pass_of(cat, b)));
     }
     const Trace clean_trace = run_lesson(clean, Arithmetic::exact, keep);
-    for (const std::string& in : inputs) keep.keep.push_back(in);
+    for (const auto& names : inputs) keep.keep.insert(keep.keep.end(), names.begin(), names.end());
     const Trace corrupt_trace = run_lesson(corrupt, Arithmetic::exact, keep);
     r.ld_clean = logit_diff(clean, clean_trace, spec);
     r.ld_corrupt = logit_diff(corrupt, corrupt_trace, spec);
@@ -144,14 +156,12 @@ PatchResult activation_patching(const Lesson& clean, Lesson& corrupt, const Patc
             }
             corrupt.given = restore.given;
             corrupt.first_pass = start;
-            const std::string& input = inputs[static_cast<std::size_t>(b)];
-            if (input == name) {
-                g.cells = Tensor();  // the block's input itself: given whole before the run starts
-                corrupt.given[name] = std::move(g);
-            } else {
-                corrupt.given[input] = Given{held_values(corrupt_trace, input), {}, "patch"};
-                corrupt.given[name] = std::move(g);
-            }
+            for (const std::string& input : inputs[static_cast<std::size_t>(b)])
+                if (input != name) corrupt.given[input] = Given{held_values(corrupt_trace, input), {}, "patch"};
+            // The patched step; the block's input itself (hook_resid_pre) is given whole before the run starts.
+            if (std::find(inputs[std::size_t(b)].begin(), inputs[std::size_t(b)].end(), name) != inputs[std::size_t(b)].end())
+                g.cells = Tensor();
+            corrupt.given[name] = std::move(g);
             const double ld = logit_diff(corrupt, run_lesson(corrupt, Arithmetic::exact, none), spec);
             r.logit_diff.data[std::size_t(b) * columns + c] = static_cast<float>(ld);
             r.normalized.data[std::size_t(b) * columns + c] = static_cast<float>((ld - r.ld_corrupt) / denominator);
