@@ -135,4 +135,18 @@ TEST_CASE("a checkpoint's exported trace (export --model) validates too", "[trac
     }
 }
 
+TEST_CASE("an intervened run's export (its \"interventions\" field) validates, a -inf change included", "[trace][schema]") {
+    attntrace::test::TempDir dir;
+    const std::string tiny = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
+    auto r = attntrace::test::run_cli({"export", "--model", tiny, "--text", "the ring fell", "--ablate", "blocks.0.attn.h1:mean",
+                                       "--set", "blocks.1.attn.hook_attn_scores[h0, 2, 0]=-inf", "-o", dir.file("trace.json")});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json doc = json::parse(attntrace::test::read_text(dir.file("trace.json")));
+    CHECK(schema_errors(doc) == "");
+    REQUIRE(doc.contains("interventions"));
+    CHECK(doc["interventions"]["changes"].size() == 2);
+    CHECK(doc["interventions"]["next_tokens_after"]["next_tokens"].size() == attntrace::kNextTokensShown);
+}
+
 }  // namespace test_trace_schema

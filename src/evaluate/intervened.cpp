@@ -59,6 +59,7 @@ OrderedJson interventions_json(const IntervenedEvaluation& e, std::size_t top_k)
                          {"max_abs_change", std::isfinite(c.max_abs) ? OrderedJson(c.max_abs) : OrderedJson(nullptr)}});
     j["changed_steps"] = std::move(steps);
     j["unchanged_steps"] = e.comparison.count(Change::unchanged);
+    j["not_compared_steps"] = e.comparison.count(Change::not_computable);  // kept as summaries or not at all
     const Lesson& lesson = e.changed->lesson;
     if (lesson.config.arch.unembed) {
         j["next_tokens_before"] = model_end_json(e.original->lesson, model_end(e.original->lesson, e.original->exact, top_k));

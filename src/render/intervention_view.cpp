@@ -36,8 +36,10 @@ void render_interventions(std::ostream& out, const IntervenedEvaluation& e, std:
         out << wrap_text(fmt::format("{}: {} cells of {} ({}) set to {}", i.typed, i.count, i.step, i.cells, i.value),
                          width, "    ", "      ");
     const std::vector<ChangedStep> changed = changed_steps(e);
-    out << wrap_text(fmt::format("{} steps changed, {} unchanged:", changed.size(),
-                                 e.comparison.count(Change::unchanged)),
+    const std::size_t unseen = e.comparison.count(Change::not_computable);
+    out << wrap_text(fmt::format("{} steps changed, {} unchanged{}:", changed.size(), e.comparison.count(Change::unchanged),
+                                 unseen ? fmt::format(", {} not compared (kept without their values: --trace)", unseen)
+                                        : std::string()),
                      width, "    ", "    ");
     std::size_t name_w = 4;
     for (const ChangedStep& c : changed) name_w = std::max(name_w, c.name.size());
