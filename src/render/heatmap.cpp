@@ -77,7 +77,8 @@ std::string legend(const Scale& s, const HeatmapOptions& opt, bool compact) {
             items.push_back(fmt::format("{}{}{}", i ? kShades[i] : "' '", i + 1 < kShades.size() ? " <" : " ≤",
                                         legend_number(lo + span * static_cast<double>(i + 1) / 5.0, s)));
     }
-    items.push_back(std::string(kBlocked) + (opt.mask && opt.keep_mask ? " 0 (masked: weight zeroed)" : " -inf (masked)"));
+    if (opt.blockable)
+        items.push_back(std::string(kBlocked) + (opt.mask && opt.keep_mask ? " 0 (masked: weight zeroed)" : " -inf (masked)"));
     if (!opt.mask) items.push_back(compact ? "cells in scientific notation, 1 significant digit" : "cells to 2 decimals");
     std::string out = opt.indent + "legend:", line = out;
     for (const auto& item : items) {

@@ -50,6 +50,7 @@ struct HeatmapOptions {
     bool auto_range = false;
     bool mask = false;  // a mask: narrow cells without numbers, 0 (visible) as the top of the scale (█), -inf (blocked) as "×"
     bool keep_mask = false;  // with mask: M multiplies the weights (config.mask_at "weights"): 1 visible, 0 blocked
+    bool blockable = true;   // the legend names the blocked mark (×); false for a map that has none (a patching map)
     std::string indent = "    ";
 };
 

@@ -39,6 +39,7 @@ void render_patch(std::ostream& out, const PatchInputs& in, const PatchResult& r
     opt.style = style;
     opt.auto_range = true;
     opt.full = true;
+    opt.blockable = false;  // every patched run has a logit difference: no cell is blocked
     out << "\n"
         << format_heatmap(r.normalized, {"block", r.spec.over == "heads" ? "head" : "position"}, {rows, r.columns}, opt);
     const std::size_t patches = r.normalized.size();
