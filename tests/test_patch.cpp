@@ -41,12 +41,11 @@ Lesson model(const std::string& name, const std::string& text) {
     return load_hf_model(dir_of(name), in).lesson;
 }
 
-double last_ld(const Lesson& l, const Trace& t, std::int64_t answer, std::int64_t wrong) {
+double last_ld(const Trace& t, std::int64_t answer, std::int64_t wrong) {
     const Step* s = t.find("unembed");
     REQUIRE(s);
     const StepValues v = values_of(t, *s);
     const std::size_t V = s->shape[1], last = s->shape[0] - 1;
-    (void)l;
     return double(v->data[last * V + std::size_t(answer)]) - double(v->data[last * V + std::size_t(wrong)]);
 }
 
@@ -123,7 +122,7 @@ TEST_CASE("a patched run started at its block equals the whole run with the same
         whole.given[step] = Given{values, cells, "test"};
         TracePolicy none;
         none.kind = TracePolicy::Kind::none;
-        const double ld = last_ld(whole, run_lesson(whole, Arithmetic::exact, none), spec.answer, spec.wrong);
+        const double ld = last_ld(run_lesson(whole, Arithmetic::exact, none), spec.answer, spec.wrong);
         CHECK(static_cast<float>(ld) == r.logit_diff.data[std::size_t(b) * r.columns.size() + 1]);
     }
 }
