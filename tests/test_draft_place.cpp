@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -203,6 +204,18 @@ TEST_CASE("seed drafts measured against the hand lessons: claims reproduced, arr
             else misses += "  " + std::filesystem::path(file).stem().string() + " " + c["id"].get<std::string>() + "\n";
         }
     }
+    // Every draft is a lesson that checks: its ids unique, every claim's verdict the one it expects.
+    for (const auto& [name, ds] : drafts)
+        for (const Draft& d : ds) {
+            const std::string id = d.lesson.contains("id") ? d.lesson["id"].dump() : name;
+            INFO(name << " " << id);
+            std::unique_ptr<Evaluation> e;
+            REQUIRE_NOTHROW(e = evaluate(parse_lesson(d.lesson.dump(), name)));
+            if (!d.lesson.contains("claims")) continue;
+            REQUIRE(e->report.results.size() == d.lesson["claims"].size());
+            for (std::size_t k = 0; k < e->report.results.size(); ++k)
+                CHECK(std::string(verdict_name(e->report.results[k].verdict)) == d.lesson["claims"][k]["expect"].get<std::string>());
+        }
     std::size_t arrays = 0, placed = 0;
     for (const auto& [name, ds] : drafts) {
         const Article article = read_article(seeds + "/" + name);

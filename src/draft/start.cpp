@@ -499,8 +499,18 @@ std::string claim_id(const std::string& base, std::map<std::string, int>& used) 
     for (char c : base)
         if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') id += c;
     if (id.empty()) id = "array";
-    const int n = used[id]++;
-    return n == 0 ? id : id + "-" + std::to_string(n + 1);
+    // `used` holds every id given (its count > 0) and, per base, the last suffix tried: "Q-2" made for a
+    // second "Q" is taken, so a later base "Q-2" (a row of a claim named Q) becomes "Q-2-2", never a twin.
+    int& tried = used[id];
+    if (tried == 0) return tried = 1, id;
+    for (int n = tried + 1;; ++n) {
+        const std::string candidate = id + "-" + std::to_string(n);
+        if (used[candidate] == 0) {
+            used[id] = n;
+            used[candidate] = 1;
+            return candidate;
+        }
+    }
 }
 
 std::string lesson_id(const std::string& file) {
