@@ -389,6 +389,51 @@ TEST_CASE("a vector after a caption (\"Example row: [...]\") is an array of its 
     CHECK(arrays[2]->row_labels == std::vector<std::string>{"the", "cat"});
 }
 
+TEST_CASE("captioned vectors a line each whose captions differ by a number or a word are one array's rows", "[draft]") {
+    const Article a = read("Input 1 (my):    [1, 0, 0, 1]\nInput 2 (dog):   [0, 1, 1, 0]\nInput 3 (barks): [1, 1, 0, 0]\n\n"
+                           "Key for Input 1: [1, 2, 0]\nKey for Input 2: [1, 0, 2]\nKey for Input 3: [1, 1, 1]\n"
+                           "Value for Input 1: [1, 1, 3]\nValue for Input 2: [1, 3, 0]\n\n"
+                           "Key 'The': [0.1, 0.9]\nKey 'cat': [0.6, 0.3]\n\n"
+                           "Example row: [2.1, 0.5]\nAfter softmax: [0.83, 0.17]\n",
+                           "text");
+    const auto arrays = of_form(a, PrintedForm::bracket);
+    REQUIRE(arrays.size() == 6);
+    CHECK(arrays[0]->name == "Input");
+    CHECK(arrays[0]->row_labels == std::vector<std::string>{"my", "dog", "barks"});
+    CHECK(values(*arrays[0]) == std::vector<double>{1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0});
+    CHECK(arrays[1]->name == "Key for Input");  // a family ends where the stem changes, not only at a blank line
+    CHECK(arrays[1]->rows.size() == 3);
+    CHECK(arrays[1]->row_labels.empty());  // numbered rows: no labels
+    CHECK(arrays[2]->name == "Value for Input");
+    CHECK(arrays[2]->rows.size() == 2);
+    CHECK(arrays[3]->name == "Key");
+    CHECK(arrays[3]->row_labels == std::vector<std::string>{"The", "cat"});
+    // two captions that share no stem stay two arrays
+    CHECK(arrays[4]->name == "Example row");
+    CHECK(arrays[5]->name == "After softmax");
+}
+
+TEST_CASE("a vector written as an equation's factor is an operand, the result after '=' the printed array", "[draft]") {
+    const Article a = read("[1, 0, 2] \xC2\xB7 [1, 2, 0] = 1\n"
+                           "softmax([0.577, 2.887, 1.732]) = [0.070, 0.707, 0.223]\n"
+                           "0.070 * [1, 1, 3] = [0.070, 0.070, 0.211]\n"
+                           "x = [3, 4]\n",
+                           "text");
+    const auto arrays = of_form(a, PrintedForm::bracket);
+    for (const auto* x : arrays) UNSCOPED_INFO(x->place.describe() << " '" << x->name << "' " << x->rows.size() << "x" << x->rows[0].size() << " op " << x->operand);
+    REQUIRE(arrays.size() == 7);
+    for (std::size_t k : {0, 1, 2, 4}) {
+        INFO(k);
+        CHECK(arrays[k]->operand);
+        CHECK(arrays[k]->name.empty());
+    }
+    CHECK(!arrays[3]->operand);
+    CHECK(values(*arrays[3]) == std::vector<double>{0.070, 0.707, 0.223});
+    CHECK(!arrays[5]->operand);
+    CHECK(!arrays[6]->operand);
+    CHECK(arrays[6]->name == "x");
+}
+
 TEST_CASE("a formula's head names its matrix across an argument list: Z_1 = Attention(Q_1, K_1, V_1) = [..]", "[draft]") {
     const Article a = read("\\[Z_1 = \\text{Attention}(Q_1, K_1, V_1) = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}\\]\n"
                            "\\[ A = \\begin{bmatrix} 1 \\end{bmatrix}, B = \\begin{bmatrix} 2 \\end{bmatrix} \\]\n",

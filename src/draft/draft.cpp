@@ -56,6 +56,24 @@ struct Example {
     std::string first_error;            // the first convention's refusal, when none ran
 };
 
+// The same numbers printed twice, each at its own precision: X in a notebook's source ("0.0") and its print
+// below ("0."), equal within half a unit of the coarser of the two places.
+bool same_numbers(const PrintedArray& a, const PrintedArray& b) {
+    if (a.rows.size() != b.rows.size()) return false;
+    for (std::size_t r = 0; r < a.rows.size(); ++r) {
+        if (a.rows[r].size() != b.rows[r].size()) return false;
+        for (std::size_t c = 0; c < a.rows[r].size(); ++c) {
+            const PrintedNumber &x = a.rows[r][c], &y = b.rows[r][c];
+            if (std::isinf(x.value) || std::isinf(y.value)) {
+                if (x.value != y.value) return false;
+                continue;
+            }
+            if (std::fabs(x.value - y.value) > 0.5 * std::pow(10.0, -std::min(x.decimals, y.decimals)) * (1 + 1e-9)) return false;
+        }
+    }
+    return true;
+}
+
 // The arrays an example starting at `s` may print: after its first input, not its inputs, not claimed by an
 // earlier example, up to where a named array is printed again with other numbers (the next example's Q).
 std::vector<std::size_t> window(const Article& art, const Start& s, const std::vector<bool>& used, std::vector<std::string>& reasons) {
@@ -68,7 +86,7 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
         if (!is_table(a) || used[i] || std::find(s.inputs.begin(), s.inputs.end(), i) != s.inputs.end()) continue;
         bool again = false;
         for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)
-            again = is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && A[j].rows != a.rows;
+            again = is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && !same_numbers(A[j], a);
         if (again) {
             reasons.push_back(fmt::format("the example ends before {} ({} printed again with other numbers)", a.place.describe(), a.name));
             break;

@@ -1,5 +1,7 @@
 #include "draft/place.hpp"
 
+#include <algorithm>
+#include <initializer_list>
 #include <cctype>
 #include <cmath>
 
@@ -63,6 +65,44 @@ void compare(const PrintedArray& a, const std::vector<float>& values, Placement&
 
 }  // namespace
 
+std::string word_role(const std::string& name) {
+    std::vector<std::string> words;
+    std::string w;
+    for (char c : name + " ") {
+        if (std::isalpha(static_cast<unsigned char>(c))) {
+            w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else if (!w.empty()) {
+            words.push_back(std::move(w));
+            w.clear();
+        }
+    }
+    if (words.size() < 2 && (words.empty() || words[0].size() < 3)) return "";  // "Q", "x": the letters' own rules
+    auto in = [](const std::string& word, std::initializer_list<const char*> set) {
+        return std::any_of(set.begin(), set.end(), [&](const char* x) { return word == x; });
+    };
+    auto has = [&](std::initializer_list<const char*> set) {
+        return std::any_of(words.begin(), words.end(), [&](const std::string& x) { return in(x, set); });
+    };
+    std::string role;  // the first of query, key, value the name says
+    for (const std::string& x : words) {
+        if (in(x, {"q", "query", "queries"})) role = "Q";
+        else if (in(x, {"k", "key", "keys"})) role = "K";
+        else if (in(x, {"v", "value", "values"})) role = "V";
+        if (!role.empty()) break;
+    }
+    const bool weight = has({"weight", "weights", "projection", "proj"}) || (words[0] == "w" && words.size() >= 2);
+    if (has({"attention", "softmax", "probabilities", "probs"})) return has({"score", "scores", "logits"}) ? "S" : "A";
+    if (weight && !role.empty()) return "W_" + role;
+    if (has({"weighted", "sum", "mean", "shape", "size", "dimension"})) return "";  // a quantity about an array, not the array
+    for (const std::string& x : words) {
+        if (in(x, {"input", "inputs", "embedding", "embeddings"})) return "X";
+        if (in(x, {"query", "queries", "key", "keys", "value", "values"})) return role;
+        if (in(x, {"score", "scores", "logits"})) return has({"scaled"}) ? "tildeS" : "S";
+        if (in(x, {"output", "outputs", "context"})) return "Z";
+    }
+    return "";
+}
+
 namespace {
 
 std::string hint_of(const std::string& name) {
@@ -80,7 +120,8 @@ std::string hint_of(const std::string& name) {
     if (n == "Z" || n == "O" || n == "output") return "hook_z";
     if (n == "LN" || n == "LN1" || n == "LN2" || n == "LayerNorm" || n == "norm" || n == "Norm" || n == "normalized")
         return "hook_normalized";  // the LayerNorm's output, after γ and β (equal to x̂ when γ = 1, β = 0)
-    return "";
+    const std::string role = word_role(name);  // "Key for Input", "attention weights"
+    return role.empty() || role == "X" || role[0] == 'W' ? "" : hint_of(role);
 }
 
 }  // namespace

@@ -42,4 +42,10 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
 // ("Q": "hook_q", "\tilde{S}": "hook_scores_scaled", "A": "hook_pattern"); "" when the name says nothing.
 std::string step_hint(const std::string& name);
 
+// What a name written in words says an array is, for the names the letters' rules do not read:
+// "Weights for query", "query weights", "W_query" -> "W_Q" (and W_K, W_V); "Input 1", "embeddings" -> "X";
+// "Key for Input" -> "K" (Q, V); "scores" -> "S", "scaled scores" -> "tildeS"; "attention weights",
+// "softmax" -> "A"; "output", "context" -> "Z"; "" for anything else ("weighted values", "Q", "x_ring").
+std::string word_role(const std::string& name);
+
 }  // namespace attntrace

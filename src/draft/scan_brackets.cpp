@@ -6,6 +6,7 @@
 // of its innermost pair, so any text costs its length.
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "draft/numbers.hpp"
 #include "draft/scan.hpp"
@@ -139,7 +140,71 @@ std::string name_on_line(std::string_view s, std::size_t line_begin, std::size_t
     }
     std::string name = trim(before.substr(at));
     if (!name.empty() && (name[0] == '#' || name[0] == '(')) name = trim(name.substr(1));
+    // "0.07 * [1, 1, 3] = [": the right side of an expression, not of a name
+    if (name.find_first_of("[]()") != std::string::npos) return "";
     return name.size() > 40 ? "" : name;
+}
+
+// An array written as a factor of an equation, not its result: an operator right after it
+// ("[1, 0, 2] · [1, 2, 0] = 1", "softmax([0.58, 2.89]) = [...]", "0.07 * [1, 1, 3] = [...]"); the result,
+// after "=", is the array the text prints.
+bool written_as_factor(std::string_view s, std::size_t close) {
+    std::size_t i = close + 1;
+    while (i < s.size() && i - close < 16 && (s[i] == ' ' || s[i] == ')' || s[i] == '\t')) ++i;
+    if (i >= s.size()) return false;
+    for (std::string_view op : {"=", "*", "@", "\xC2\xB7" /* · */, "\xC3\x97" /* × */, "\xE2\x8B\x85" /* ⋅ */,
+                                "\xE2\x8A\x99" /* ⊙ */, "\xE2\x89\x88" /* ≈ */})
+        if (s.substr(i, op.size()) == op) return s.substr(i, 2) != "==";
+    return false;
+}
+
+// A vector's caption that names one of a family of rows: "Input 1 (my):", "Key for Input 2:", "x_3 =",
+// "Token 'cat':". Its stem is the caption with the varying part put as '#' (a number) or taken out (a word
+// in parentheses or quotes, which is the row's label); consecutive vectors whose captions share a stem
+// are the rows of one array ("Key for Input #": the keys, a row per input).
+struct Family {
+    std::string stem, label;
+};
+
+std::optional<Family> family_of(std::string_view caption) {
+    std::string raw = trim(caption);
+    while (!raw.empty() && (raw.back() == ':' || raw.back() == '=' || raw.back() == ' ')) raw.pop_back();
+    while (!raw.empty() && (raw[0] == '-' || raw[0] == '*' || raw[0] == '#' || raw[0] == ' ')) raw.erase(0, 1);
+    if (raw.empty() || raw.size() > 48 || raw.find_first_of("[]{}=\\$|") != std::string::npos) return std::nullopt;
+    Family f;
+    for (std::size_t i = 0; i < raw.size();) {
+        const char c = raw[i];
+        const char close = c == '(' ? ')' : c == '\'' || c == '"' || c == '`' ? c : 0;
+        if (close) {
+            const std::size_t end = raw.find(close, i + 1);
+            if (end == std::string::npos || end - i > 33 || !f.label.empty()) return std::nullopt;
+            f.label = trim(std::string_view(raw).substr(i + 1, end - i - 1));
+            i = end + 1;
+            continue;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            while (i < raw.size() && std::isdigit(static_cast<unsigned char>(raw[i]))) ++i;
+            f.stem += '#';
+            continue;
+        }
+        f.stem += c;
+        ++i;
+    }
+    f.stem = trim(f.stem);
+    const bool varies = f.stem.find('#') != std::string::npos || !f.label.empty();
+    const bool words = std::any_of(f.stem.begin(), f.stem.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (!varies || !words || std::count(f.stem.begin(), f.stem.end(), '#') > 1) return std::nullopt;
+    return f;
+}
+
+// The family's name: its stem without the varying number ("Key for Input #" -> "Key for Input", "x_#" -> "x").
+std::string family_name(const std::string& stem) {
+    std::string n;
+    for (char c : stem)
+        if (c != '#') n += c;
+    n = trim(n);
+    while (!n.empty() && (n.back() == '_' || n.back() == ' ')) n.pop_back();
+    return n;
 }
 
 }  // namespace
@@ -273,7 +338,7 @@ void scan_brackets(Scan& scan) {
         const std::size_t line_begin = scan.text().line_around(first.open).first;
         std::size_t j = k;
         std::vector<std::string> labels, header;
-        if (first.levels == 1) {
+        if (first.levels == 1 && !written_as_factor(s, first.close)) {
             // the first row's label, and before it on the line, maybe the columns' labels ("the cat sat down the [ ...")
             const std::string prefix = clean_label(s.substr(line_begin, first.open - line_begin));
             std::string l0 = prefix;
@@ -304,10 +369,32 @@ void scan_brackets(Scan& scan) {
                     if (next_line.first != this_line.first && next_line.first != this_line.second + 1) break;
                     const std::size_t from = std::max(arrays[j]->close + 1, next_line.first);
                     const std::string l = clean_label(s.substr(from, next - from));
-                    if (!short_label(l) || caption(from, next)) break;
+                    if (!short_label(l) || caption(from, next) || written_as_factor(s, arrays[j + 1]->close) ||
+                        s.substr(from, next - from).find_first_of("=()") != std::string_view::npos)
+                        break;  // "softmax([..]) = [..]": a factor and a result, not a table's rows
                     labels.push_back(l);
                     ++j;
                 }
+            }
+        }
+        std::string family;  // the name of a family of captioned rows ("Key for Input 1: [..]" a line each)
+        if (j == k && first.levels == 1) {
+            const auto f0 = family_of(s.substr(line_begin, first.open - line_begin));
+            std::vector<std::string> flabels;
+            if (f0) flabels.push_back(f0->label);
+            while (f0 && j + 1 < arrays.size() && arrays[j + 1]->levels == 1 && arrays[j + 1]->numbers == first.numbers) {
+                const auto next_line = scan.text().line_around(arrays[j + 1]->open);
+                const auto this_line = scan.text().line_around(arrays[j]->close);
+                if (next_line.first != this_line.second + 1) break;  // a line each, no line between
+                const auto f = family_of(s.substr(next_line.first, arrays[j + 1]->open - next_line.first));
+                if (!f || f->stem != f0->stem) break;
+                flabels.push_back(f->label);
+                ++j;
+            }
+            if (j > k) {
+                family = family_name(f0->stem);
+                const bool all = std::none_of(flabels.begin(), flabels.end(), [](const std::string& l) { return l.empty(); });
+                labels = all ? flabels : std::vector<std::string>(j - k + 1);
             }
         }
         PrintedArray a;
@@ -317,8 +404,9 @@ void scan_brackets(Scan& scan) {
                 read_rows(s, *arrays[m], a);
                 a.elided = a.elided || arrays[m]->elided;
             }
-            a.row_labels = labels;
+            if (std::any_of(labels.begin(), labels.end(), [](const std::string& l) { return !l.empty(); })) a.row_labels = labels;
             if (header.size() == first.numbers) a.col_labels = header;
+            a.name = family;
             set_shape(a, 2);
         } else {
             std::vector<std::size_t> rows_per_head;
@@ -341,6 +429,10 @@ void scan_brackets(Scan& scan) {
                 if (even) a.shape = {rows_per_head.size(), rows_per_head[0], a.rows[0].size()};
                 else a.elided = true;  // not rectangular: no shape a step could have
             }
+        }
+        if (j == k && written_as_factor(s, first.close)) {
+            a.operand = true;
+            a.name.clear();
         }
         if (!a.rows.empty() && !scan.taken(first.open, arrays[j]->close + 1))
             scan.add(j > k ? line_begin : first.open, arrays[j]->close + 1, std::move(a));

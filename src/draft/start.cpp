@@ -32,7 +32,8 @@ bool rectangular(const PrintedArray& a) {
 
 // 0, 1, 2 for a name of W_Q, W_K, W_V; -1 otherwise.
 int weight_role(const std::string& name) {
-    const std::string b = bare(name);
+    const std::string b = bare(name), words = word_role(name);
+    if (words.size() == 3 && words[0] == 'W') return words[2] == 'Q' ? 0 : words[2] == 'K' ? 1 : 2;
     if (b.size() != 2 || (b[0] != 'W' && b[0] != 'w')) return -1;
     switch (std::toupper(static_cast<unsigned char>(b[1]))) {
         case 'Q': return 0;
@@ -44,7 +45,8 @@ int weight_role(const std::string& name) {
 
 bool names_input(const std::string& name) {
     const std::string b = bare(name);
-    return b == "X" || b == "E" || b == "x" || b == "Embeddings" || b == "embeddings" || b == "Embedding" || b == "H";
+    return b == "X" || b == "E" || b == "x" || b == "Embeddings" || b == "embeddings" || b == "Embedding" || b == "H" ||
+           word_role(name) == "X";
 }
 
 OrderedJson number_json(double v) {
