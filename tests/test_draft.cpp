@@ -185,6 +185,46 @@ TEST_CASE("a notebook printing X below its source at other decimals, two heads: 
     CHECK(d.unplaced.empty());
 }
 
+TEST_CASE("Add & Norm worked by hand: the residual from x, z and their sum, the norm's statistics named in prose", "[draft]") {
+    // the sum x + z printed: the run from the residual, x and z given; μ right, σ wrong (the unbiased one)
+    const std::string residual =
+        "The token \"cat\" enters the block as x = [1.0, 2.0, 3.0, 4.0] and attention gives it z = [0.5, 0.5, -0.5, 0.5].\n\n"
+        "Adding them: [1.5, 2.5, 2.5, 4.5]\n\n"
+        "Its mean is \\(\\mu = 2.75\\) and \\(\\sigma = 1.09\\).\n\n"
+        "Normalized: [-1.15, -0.23, -0.23, 1.61]\n";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(residual, "norm.md", "markdown"));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the printed x and z of the residual");
+    CHECK(lesson["run"]["from"] == "add1");
+    CHECK(lesson["given"]["blocks.0.hook_resid_pre"] == nlohmann::json{{1.0, 2.0, 3.0, 4.0}});
+    std::map<std::string, std::string> verdict;
+    for (const auto& c : lesson["claims"])
+        if (!c.contains("at") || c["at"].size() == 1 && (c["at"].contains("pos") || c["at"].contains("query")))
+            verdict[c["step"].get<std::string>()] = c["expect"].get<std::string>();
+    CHECK(verdict["blocks.0.hook_resid_mid"] == "agrees");
+    CHECK(verdict["blocks.0.ln1.hook_mean"] == "agrees");
+    // σ of [1.5, 2.5, 2.5, 4.5] over n is 1.0897: 1.09 agrees; the normalized row agrees with it
+    CHECK(verdict["blocks.0.ln1.hook_scale"] == "agrees");
+    CHECK(verdict["blocks.0.ln1.hook_standardized"] == "agrees");
+
+    // a row alone before its statistics: the run from the norm; a σ over n - 1 found by search, a wrong mean found
+    const std::string by_hand =
+        "Take x = [2.0, 4.0, 6.0, 8.0].\n\nmean = 5.5, variance = 6.667, std = 2.582\n\n"
+        "(x - mean) / std = [-1.162, -0.387, 0.387, 1.162]\n";
+    const attntrace::Draft n = attntrace::draft_lesson(attntrace::read_article_text(by_hand, "by-hand.md", "markdown"));
+    const auto l2 = nlohmann::json::parse(n.lesson.dump());
+    INFO(l2.dump(1));
+    CHECK(n.start == "the printed row the norm reads");
+    CHECK(l2["run"]["from"] == "norm1");
+    CHECK(l2["config"]["variance"] == "unbiased");
+    std::map<std::string, std::string> v2;
+    for (const auto& c : l2["claims"]) v2[c["step"].get<std::string>()] = c["expect"].get<std::string>();
+    CHECK(v2["blocks.0.ln1.hook_mean"] == "disagrees");  // the mean of 2, 4, 6, 8 is 5
+    CHECK(v2["blocks.0.ln1.hook_var"] == "agrees");
+    CHECK(v2["blocks.0.ln1.hook_scale"] == "agrees");
+}
+
 TEST_CASE("two heads from the embeddings: W^Q split by search, each head's weights placed on its head", "[draft]") {
     const std::string md =
         "Tokens: [\"we\", \"read\", \"books\"]\n\n"

@@ -83,7 +83,9 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
     if (s.kind == StartKind::mask) return {first};  // the printed mask is what its run claims
     for (std::size_t i = first + 1; i < A.size() && i <= first + kMaxWindow; ++i) {
         const auto& a = A[i];
-        if (!is_table(a) || used[i] || std::find(s.inputs.begin(), s.inputs.end(), i) != s.inputs.end()) continue;
+        // a norm worked by hand names its numbers in prose: "μ = 2.65, σ ≈ 0.48"
+        const bool norm_number = s.kind == StartKind::norm && a.form == PrintedForm::prose && step_hint(a.name).rfind("ln1.", 0) == 0;
+        if ((!is_table(a) && !norm_number) || used[i] || std::find(s.inputs.begin(), s.inputs.end(), i) != s.inputs.end()) continue;
         bool again = false;
         for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)
             again = is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && !same_numbers(A[j], a);
@@ -200,6 +202,8 @@ Example search(const Article& art, Start start, const std::vector<bool>& used, c
             ex.claims[k] = p;
         } else if (const std::string step = claimed_step(art.arrays[i]); chain && !step.empty() && !starts_with_v[i]) {
             Placement q = place_array(art.arrays[i], e->exact, step);
+            // "Normalized" where the norm's γ and β are not printed (not computable): x̂, the values before them
+            if (q.step.empty() && step == "hook_normalized") q = place_array(art.arrays[i], e->exact, "hook_standardized");
             if (!q.step.empty() && q.total == art.arrays[i].count()) ex.claims[k] = std::move(q);
         }
         if (ex.claims[k].step.empty()) split_rows(art.arrays[i], k, *e, ex);

@@ -109,6 +109,12 @@ std::string hint_of(const std::string& name) {
     std::string n;
     for (char c : name)
         if (c != '\\' && c != '{' && c != '}' && c != '^' && c != '_' && c != ' ' && c != '$') n += c;
+    // a LayerNorm's statistics by their symbols or words (before a head's number is taken off: σ² is no σ)
+    if (n == "sigma2" || n == "\xCF\x83\xC2\xB2" || n == "\xCF\x832" || n == "var" || n == "variance" || n == "Var" || n == "Variance")
+        return "ln1.hook_var";
+    if (n == "mu" || n == "\xCE\xBC" || n == "mean" || n == "Mean") return "ln1.hook_mean";
+    if (n == "sigma" || n == "\xCF\x83" || n == "std" || n == "Std") return "ln1.hook_scale";
+    if (n == "standardized" || n == "hatx" || n == "xhat" || n == "Standardized") return "ln1.hook_standardized";
     // a head's array, "Z_1", "Q_2": its step's
     while (n.size() > 1 && std::isdigit(static_cast<unsigned char>(n.back()))) n.pop_back();
     if (n == "Q" || n == "q" || n == "Query" || n == "query") return "hook_q";
@@ -118,7 +124,7 @@ std::string hint_of(const std::string& name) {
     if (n == "tildeS" || n == "S'" || n == "hatS") return "hook_scores_scaled";
     if (n == "A" || n == "P" || n == "weights" || n == "alpha") return "hook_pattern";
     if (n == "Z" || n == "O" || n == "output") return "hook_z";
-    if (n == "LN" || n == "LN1" || n == "LN2" || n == "LayerNorm" || n == "norm" || n == "Norm" || n == "normalized")
+    if (n == "LN" || n == "LN1" || n == "LN2" || n == "LayerNorm" || n == "norm" || n == "Norm" || n == "normalized" || n == "Normalized")
         return "hook_normalized";  // the LayerNorm's output, after γ and β (equal to x̂ when γ = 1, β = 0)
     const std::string role = word_role(name);  // "Key for Input", "attention weights"
     return role.empty() || role == "X" || role[0] == 'W' ? "" : hint_of(role);

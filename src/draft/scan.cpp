@@ -125,6 +125,43 @@ std::size_t PrintedArray::count() const {
     return n;
 }
 
+namespace {
+
+// The symbol a sentence sets a number to, when it writes one: "\\mu = 2.65", "σ ≈ 0.48", "mean: 2.5",
+// "variance is 1.25", "\\(\\sigma^2 = 0.25\\)" give "\\mu", "σ", "mean", "variance", "\\sigma^2"; else "".
+// Looks back at most a few dozen bytes on the number's line.
+std::string prose_symbol(std::string_view s, std::size_t begin) {
+    constexpr std::size_t kLookBack = 40;
+    const std::size_t floor = begin > kLookBack ? begin - kLookBack : 0;
+    std::size_t i = begin;
+    auto skip_space = [&] {
+        while (i > floor && (s[i - 1] == ' ' || s[i - 1] == '$' || s[i - 1] == '{' || s[i - 1] == '~')) --i;
+    };
+    skip_space();
+    bool op = false;
+    for (std::string_view o : {std::string_view("="), std::string_view("\xE2\x89\x88"), std::string_view("\\approx"),
+                               std::string_view(":"), std::string_view(" is")})
+        if (i >= floor + o.size() && s.substr(i - o.size(), o.size()) == o) {
+            i -= o.size();
+            op = true;
+            break;
+        }
+    if (!op) return "";
+    skip_space();
+    const std::size_t end = i;
+    while (i > floor) {
+        const unsigned char c = static_cast<unsigned char>(s[i - 1]);
+        if (std::isalnum(c) || c == '_' || c == '^' || c == '\\' || c == '{' || c == '}' || c >= 0x80) --i;
+        else break;
+    }
+    std::string sym(s.substr(i, end - i));
+    if (sym.rfind("\\(", 0) == 0) sym.erase(0, 2);
+    if (sym.empty() || sym.size() > 24 || std::isdigit(static_cast<unsigned char>(sym[0]))) return "";
+    return sym;
+}
+
+}  // namespace
+
 void scan_prose(Scan& scan) {
     const std::string_view s = scan.s();
     for (std::size_t i = 0; i < s.size();) {
@@ -141,6 +178,7 @@ void scan_prose(Scan& scan) {
         a.form = PrintedForm::prose;
         a.rows = {{t->number}};
         a.shape = {};
+        a.name = prose_symbol(s, t->begin);
         scan.add(t->begin, t->end, std::move(a));
         i = t->end;
     }

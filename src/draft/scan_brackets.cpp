@@ -117,7 +117,7 @@ std::string name_above(std::string_view s, std::size_t line_begin) {
 // "=" ("x = np.array([" -> "x", "row 2 of Q \\(=[" -> "Q"), or up to three words before ":" ("Example row: [").
 std::string name_on_line(std::string_view s, std::size_t line_begin, std::size_t open) {
     std::string before = trim(s.substr(line_begin, open - line_begin));
-    for (std::string_view call : {"torch.tensor(", "np.array(", "numpy.array(", "tensor(", "array(", "(", "\\(", "$"})
+    for (std::string_view call : {"torch.tensor(", "np.array(", "numpy.array(", "tensor(", "array(", "\\(", "(", "$"})
         if (before.size() >= call.size() && before.compare(before.size() - call.size(), call.size(), call) == 0)
             before = trim(before.substr(0, before.size() - call.size()));
     bool colon = false;
@@ -139,7 +139,8 @@ std::string name_on_line(std::string_view s, std::size_t line_begin, std::size_t
         if (sp == std::string::npos) break;
     }
     std::string name = trim(before.substr(at));
-    if (!name.empty() && (name[0] == '#' || name[0] == '(')) name = trim(name.substr(1));
+    if (!name.empty() && (name[0] == '#' || name[0] == '(' || name[0] == '-' || name[0] == '*')) name = trim(name.substr(1));
+    if (name.rfind("\xE2\x80\xA2", 0) == 0) name = trim(name.substr(3));  // a bullet: "• Normalized: ["
     // "0.07 * [1, 1, 3] = [": the right side of an expression, not of a name
     if (name.find_first_of("[]()") != std::string::npos) return "";
     return name.size() > 40 ? "" : name;

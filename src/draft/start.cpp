@@ -239,6 +239,96 @@ std::size_t value_after(const Article& art, std::size_t at, std::size_t keys) {
     return kNone;
 }
 
+// A LayerNorm's statistic or output by its name: "μ", "\\sigma", "mean", "Normalized" (norm.hpp's steps).
+bool names_norm_step(const std::string& name) {
+    const std::string h = step_hint(name);
+    return h.rfind("ln1.", 0) == 0 || h == "hook_normalized";
+}
+
+// x + z = sum at the printed precision of each: every number within half a unit of each one's last place.
+bool adds_up(const PrintedArray& x, const PrintedArray& z, const PrintedArray& sum) {
+    bool nonzero = false;
+    for (std::size_t r = 0; r < sum.rows.size(); ++r)
+        for (std::size_t c = 0; c < sum.rows[r].size(); ++c) {
+            const PrintedNumber &a = x.rows[r][c], &b = z.rows[r][c], &t = sum.rows[r][c];
+            const double slack = 0.5 * (std::pow(10.0, -a.decimals) + std::pow(10.0, -b.decimals) + std::pow(10.0, -t.decimals));
+            if (!std::isfinite(t.value) || std::fabs(a.value + b.value - t.value) > slack + 1e-9) return false;
+            nonzero = nonzero || (a.value != 0 && b.value != 0);
+        }
+    return nonzero;
+}
+
+bool same_shape(const PrintedArray& a, const PrintedArray& b) {
+    return is_table(a) && is_table(b) && a.rows.size() == b.rows.size() && a.rows[0].size() == b.rows[0].size();
+}
+
+// The row `v` is of an earlier printed array with labelled rows (x is row "ring" of X): its label, else "".
+std::string row_label_of(const Article& art, std::size_t v) {
+    const PrintedArray& a = art.arrays[v];
+    if (a.rows.size() != 1) return "";
+    for (std::size_t j = 0; j < v; ++j) {
+        const PrintedArray& e = art.arrays[j];
+        if (!is_table(e) || e.rows[0].size() != a.rows[0].size() || !labelled(e.row_labels, e.rows.size())) continue;
+        for (std::size_t r = 0; r < e.rows.size(); ++r)
+            if (e.rows[r] == a.rows[0]) return e.row_labels[r];
+    }
+    return "";
+}
+
+// Add & Norm worked by hand: x and z printed just before their sum (the residual), or a row printed just
+// before a number or an array named as the norm's (its mean, σ, variance, normalized values).
+void norm_starts(const Article& art, std::vector<Start>& out) {
+    constexpr std::size_t kMaxRows = 64, kNear = 4;
+    const auto& A = art.arrays;
+    std::vector<bool> summed(A.size(), false);
+    for (std::size_t c = 0; c < A.size(); ++c) {
+        const PrintedArray& sum = A[c];
+        if (!is_table(sum) || sum.rows[0].size() < 2 || sum.rows.size() > kMaxRows) continue;
+        std::vector<std::size_t> before;  // the nearest arrays of its shape before it
+        for (std::size_t j = c; j-- > 0 && c - j <= kNear && before.size() < 2;)
+            if (same_shape(A[j], sum)) before.push_back(j);
+        if (before.size() == 2 && adds_up(A[before[1]], A[before[0]], sum)) {
+            // x: the one that is a row of an earlier array or is named as an input; else the first printed
+            std::size_t x = before[1], z = before[0];
+            if (!row_label_of(art, z).empty() || (names_input(A[z].name) && !names_input(A[x].name))) std::swap(x, z);
+            Start s;
+            s.kind = StartKind::norm;
+            s.inputs = {x, z};
+            s.d_model = sum.rows[0].size();
+            std::string from;
+            const std::string label = row_label_of(art, x);
+            if (!label.empty()) s.tokens = {label}, from = "x is its row of an earlier array";
+            else s.tokens = tokens_for(art, sum, sum.rows.size(), from);
+            s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+            s.reasons.push_back(fmt::format("x: the array at {}; z: the array at {}; their sum printed at {} (the residual x + z)",
+                                            A[x].place.describe(), A[z].place.describe(), sum.place.describe()));
+            summed[c] = true;
+            out.push_back(std::move(s));
+            continue;
+        }
+    }
+    for (std::size_t v = 0; v < A.size(); ++v) {
+        const PrintedArray& a = A[v];
+        if (summed[v] || !is_table(a) || a.rows[0].size() < 2 || a.rows.size() > kMaxRows) continue;
+        std::size_t named = 0;
+        for (std::size_t j = v + 1; j < A.size() && j <= v + kNear && !named; ++j)
+            if (names_norm_step(A[j].name)) named = j;
+        if (!named) continue;
+        Start s;
+        s.kind = StartKind::norm;
+        s.inputs = {v};
+        s.d_model = a.rows[0].size();
+        std::string from;
+        const std::string label = row_label_of(art, v);
+        if (!label.empty()) s.tokens = {label}, from = "its row of an earlier array";
+        else s.tokens = tokens_for(art, a, a.rows.size(), from);
+        s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+        s.reasons.push_back(fmt::format("the row the norm reads: the array at {} (the {} at {} is named {})", a.place.describe(),
+                                        A[named].form == PrintedForm::prose ? "number" : "array", A[named].place.describe(), A[named].name));
+        out.push_back(std::move(s));
+    }
+}
+
 }  // namespace
 
 bool is_table(const PrintedArray& a) { return a.form != PrintedForm::prose && rectangular(a) && !a.operand; }
@@ -314,6 +404,7 @@ std::string Start::describe() const {
         case StartKind::scores: return has_v() ? "the printed scores (and V)" : "the printed scores";
         case StartKind::weights: return has_v() ? "the printed attention weights (and V)" : "the printed attention weights";
         case StartKind::mask: return "the printed mask";
+        case StartKind::norm: return inputs.size() == 2 ? "the printed x and z of the residual" : "the printed row the norm reads";
     }
     return "";
 }
@@ -332,6 +423,7 @@ std::string Conventions::describe(StartKind kind) const {
                                given_at == "hook_scores_raw" ? (scale ? " then scaled by 1/sqrt(d_k)" : " and not scaled") : "", mask);
         case StartKind::weights: return "the weights given as hook_pattern";
         case StartKind::mask: return "mask " + mask + (hint.empty() ? "" : " (its kind tried first: the text around it says \"" + hint + "\")");
+        case StartKind::norm: return fmt::format("variance over {}, eps {}", unbiased ? "n - 1" : "n", eps);
     }
     return "";
 }
@@ -422,6 +514,7 @@ std::vector<Start> find_starts(const Article& art) {
         for (const auto& [kind, word] : mask_hints(a)) s.reasons.push_back(fmt::format("the text around the mask says \"{}\": {} tried first", word, kind));
         out.push_back(std::move(s));
     }
+    norm_starts(art, out);
     std::stable_sort(out.begin(), out.end(), [](const Start& a, const Start& b) { return a.first() < b.first(); });
     return out;
 }
@@ -479,6 +572,15 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
         }
         case StartKind::weights: out.push_back({true, "none", false, "hook_pattern", 1}); break;
         case StartKind::mask: return mask_conventions(art, s);
+        case StartKind::norm:
+            for (bool unbiased : {false, true})
+                for (double eps : {1e-5, 0.0}) {
+                    Conventions c;
+                    c.unbiased = unbiased;
+                    c.eps = eps;
+                    out.push_back(std::move(c));
+                }
+            return out;
     }
     // a mask drawn among the example's numbers, of another kind (a window, global tokens, blocks, padding):
     // every causal convention tried again under it
@@ -535,6 +637,10 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
     l["config"] = config;
     const auto& A = art.arrays;
     const std::string attn = "blocks.0.attn.";
+    auto rows_json = [](const PrintedArray& a) {  // a vector as one row
+        OrderedJson v = values_json(a);
+        return a.rows.size() == 1 ? OrderedJson::array({v}) : v;
+    };
     switch (s.kind) {
         case StartKind::embed: {
             l["run"] = {{"from", "embed"}, {"to", "mix"}};
@@ -582,6 +688,26 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             l["run"] = {{"from", "mask"}, {"to", "mask"}};
             const std::size_t T = s.tokens.size();
             l["given"][attn + "hook_scores_scaled"] = OrderedJson(std::vector<std::vector<int>>(T, std::vector<int>(T, 0)));
+            break;
+        }
+        case StartKind::norm: {
+            // no weights printed: the norm's γ and β and the FFN are not computable, and their printed
+            // numbers not checkable
+            config.erase("mask");
+            config.erase("scale");
+            config["d_ff"] = s.d_model;
+            config["activation"] = "relu";
+            config["eps"] = c.eps;
+            if (c.unbiased) config["variance"] = "unbiased";
+            l["config"] = config;
+            if (s.inputs.size() == 2) {
+                l["run"] = {{"from", "add1"}, {"to", "norm2"}};
+                l["given"]["blocks.0.hook_resid_pre"] = rows_json(A[s.inputs[0]]);
+                l["given"]["blocks.0.hook_attn_out"] = rows_json(A[s.inputs[1]]);
+            } else {
+                l["run"] = {{"from", "norm1"}, {"to", "norm1"}};
+                l["given"]["blocks.0.hook_resid_mid"] = rows_json(A[s.inputs[0]]);
+            }
             break;
         }
         case StartKind::weights: {

@@ -27,12 +27,15 @@ enum class StartKind {
     scores,   // a score matrix, or one row of it: the run from the scaling (or the mask)
     weights,  // attention weights (rows summing to 1): the run from the mixing
     mask,     // a mask printed alone (glyphs, words, or 0 and -inf): the run of the mask stage over zero scores
+    norm,     // Add & Norm worked by hand: x and z printed with their sum x + z (the run from the residual), or
+              // a row printed before its mean, σ or normalized values (the run from the norm)
 };
 
 struct Start {
     StartKind kind = StartKind::embed;
     // The arrays the lesson reads, by kind: X, W_Q, W_K, W_V | Q, K, V | S, V | A, V (V absent: npos) | the mask
-    // (claimed, not read: the run is the mask of its tokens).
+    // (claimed, not read: the run is the mask of its tokens) | norm: x, z (given as the block's input and the
+    // attention's output) or the row alone (given as the residual the norm reads).
     std::vector<std::size_t> inputs;
     std::vector<std::string> tokens;        // one per key
     std::vector<std::string> query_tokens;  // set when the printed rows are not the tokens (one row of a matrix)
@@ -63,6 +66,8 @@ struct Conventions {
     bool sinusoidal = false;       // embed: sinusoidal positions added to X (X + PE enters the block)
     OrderedJson mask_json;         // mask: config.mask as the lesson writes it (null: `mask` itself)
     std::string hint;              // mask: the word around the printed mask that put this kind first, or ""
+    bool unbiased = false;         // norm: the variance over n - 1 (torch's .var() and .std()), not n (LayerNorm's)
+    double eps = 1e-5;             // norm: nn.LayerNorm's, or 0 (by hand)
     std::string describe(StartKind kind) const;
 };
 
