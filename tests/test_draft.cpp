@@ -225,6 +225,45 @@ TEST_CASE("Add & Norm worked by hand: the residual from x, z and their sum, the 
     CHECK(v2["blocks.0.ln1.hook_scale"] == "agrees");
 }
 
+TEST_CASE("an HTML page: a table of positional encodings alone is an example, tokens quoted one by one", "[draft]") {
+    const std::string file = attntrace::test::source_dir() + "/docs/examples/draft/positions-and-causal-head.html";
+    const std::vector<attntrace::Draft> ds = attntrace::draft_lessons(attntrace::read_article(file));
+    REQUIRE(ds.size() == 2);
+    const auto pe = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(pe.dump(1));
+    CHECK(ds[0].start == "the printed positional encodings");
+    CHECK(pe["config"]["positions"] == "sinusoidal");
+    std::map<std::string, std::string> verdict;
+    for (const auto& c : pe["claims"])
+        verdict[c["step"].get<std::string>() + (c.contains("at") ? c["at"].dump() : "")] = c["expect"].get<std::string>();
+    CHECK(verdict["hook_pos_embed"] == "disagrees");  // position 3's third number: sin(0.03) is 0.030, not 0.300
+    CHECK(verdict["hook_pos_embed{\"pos\":2}"] == "agrees");
+    CHECK(verdict["hook_pos_embed{\"pos\":3}"] == "disagrees");
+    const auto head = nlohmann::json::parse(ds[1].lesson.dump());
+    CHECK(head["tokens"] == nlohmann::json{"I", "like", "tea"});  // "I", "like", "tea" in a sentence
+    CHECK(head["config"]["mask"] == "causal");
+    for (const auto& c : head["claims"]) CHECK(c["expect"] == "agrees");
+}
+
+TEST_CASE("positional encodings added to printed embeddings: X read, E + PE placed on the block's input", "[draft]") {
+    const std::string md =
+        "Embeddings E:\n\nE = [[0.1, 0.2, 0.3, 0.4], [0.5, 0.1, 0.0, 0.2], [0.3, 0.3, 0.1, 0.1]]\n\n"
+        "PE = [[0.000, 1.000, 0.000, 1.000], [0.841, 0.540, 0.010, 1.000], [0.909, -0.416, 0.020, 1.000]]\n\n"
+        "E + PE = [[0.100, 1.200, 0.300, 1.400], [1.341, 0.640, 0.010, 1.200], [1.209, -0.116, 0.120, 1.200]]\n";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "pe.md", "markdown"));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the printed positional encodings and embeddings");
+    CHECK(lesson["inputs"]["X"][1] == nlohmann::json{0.5, 0.1, 0.0, 0.2});
+    std::map<std::string, std::string> verdict;
+    for (const auto& c : lesson["claims"])
+        verdict[c["step"].get<std::string>() + (c.contains("at") ? c["at"].dump() : "")] = c["expect"].get<std::string>();
+    CHECK(verdict["hook_pos_embed"] == "agrees");
+    CHECK(verdict["blocks.0.hook_resid_pre"] == "disagrees");  // 0.2 + 1.0 = 1.2 is right; 0.1 + 1.0 is 1.1, not 1.2
+    CHECK(verdict["blocks.0.hook_resid_pre{\"pos\":2}"] == "disagrees");
+    CHECK(verdict["blocks.0.hook_resid_pre{\"pos\":1}"] == "agrees");
+}
+
 TEST_CASE("two heads from the embeddings: W^Q split by search, each head's weights placed on its head", "[draft]") {
     const std::string md =
         "Tokens: [\"we\", \"read\", \"books\"]\n\n"

@@ -413,6 +413,16 @@ TEST_CASE("captioned vectors a line each whose captions differ by a number or a 
     CHECK(arrays[5]->name == "After softmax");
 }
 
+TEST_CASE("tokens quoted one by one in a sentence are a token list, two quoted words a verb apart are not", "[draft]") {
+    const Article a = read("Three tokens, \"I\", \"like\" and \"tea\", then \xE2\x80\x9C" "the\xE2\x80\x9D, \xE2\x80\x9C" "cat\xE2\x80\x9D.\n"
+                           "Here \"ring\" attends to \"fell\".\nTokens: [\"a\", \"b\"]\n",
+                           "text");
+    REQUIRE(a.tokens.size() == 3);
+    CHECK(a.tokens[0].words == std::vector<std::string>{"I", "like", "tea"});
+    CHECK(a.tokens[1].words == std::vector<std::string>{"the", "cat"});
+    CHECK(a.tokens[2].words == std::vector<std::string>{"a", "b"});  // a list's words once, not again as a run
+}
+
 TEST_CASE("a vector written as an equation's factor is an operand, the result after '=' the printed array", "[draft]") {
     const Article a = read("[1, 0, 2] \xC2\xB7 [1, 2, 0] = 1\n"
                            "softmax([0.577, 2.887, 1.732]) = [0.070, 0.707, 0.223]\n"

@@ -81,11 +81,14 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
     const auto& A = art.arrays;
     const std::size_t first = s.first();
     if (s.kind == StartKind::mask) return {first};  // the printed mask is what its run claims
-    for (std::size_t i = first + 1; i < A.size() && i <= first + kMaxWindow; ++i) {
+    for (std::size_t i = first + (s.kind == StartKind::positions ? 0 : 1); i < A.size() && i <= first + kMaxWindow; ++i) {
         const auto& a = A[i];
         // a norm worked by hand names its numbers in prose: "μ = 2.65, σ ≈ 0.48"
         const bool norm_number = s.kind == StartKind::norm && a.form == PrintedForm::prose && step_hint(a.name).rfind("ln1.", 0) == 0;
-        if ((!is_table(a) && !norm_number) || used[i] || std::find(s.inputs.begin(), s.inputs.end(), i) != s.inputs.end()) continue;
+        // a table of positions is what its run computes: claimed, not read
+        const bool read = std::find(s.inputs.begin(), s.inputs.end(), i) != s.inputs.end() &&
+                          !(s.kind == StartKind::positions && i == s.inputs[0]);
+        if ((!is_table(a) && !norm_number) || used[i] || read) continue;
         bool again = false;
         for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)
             again = is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && !same_numbers(A[j], a);

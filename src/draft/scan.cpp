@@ -210,6 +210,34 @@ bool plain_word(std::string_view w) {
     return true;
 }
 
+// Quoted words one after another, each of one word, apart by commas or "and": "I", "like", "tea" or
+// “the”, “cat” and “sat”; the words and where the run ends (npos: fewer than two).
+std::size_t quoted_run(std::string_view s, std::size_t i, std::vector<std::string>& words) {
+    constexpr std::size_t kMaxWords = 64;
+    std::size_t k = i, end = std::string_view::npos;
+    words.clear();
+    while (k < s.size() && words.size() < kMaxWords) {
+        std::size_t len = 0;
+        if (!is_quote_open(s, k, len)) break;
+        const std::size_t close = quote_close(s, k + len, k + len + 34);
+        if (close == std::string_view::npos) break;
+        const std::string_view w = s.substr(k + len, close - k - len);
+        if (!plain_word(w) || w.find('\'') != std::string_view::npos) break;
+        words.emplace_back(w);
+        end = close + (s[close] == '"' ? 1 : 3);
+        k = end;
+        // the separator: ", ", " and ", ", and "
+        std::size_t j = k;
+        while (j < s.size() && (s[j] == ',' || s[j] == ' ')) ++j;
+        if (s.substr(j, 4) == "and ") j += 4;
+        while (j < s.size() && s[j] == ' ') ++j;
+        if (j == k) break;
+        k = j;
+    }
+    if (words.size() < 2) return std::string_view::npos;
+    return end;
+}
+
 }  // namespace
 
 std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
@@ -244,12 +272,20 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
                 words.emplace_back(w);
                 k = close + 1;
             }
-            if (ok && k < s.size() && s[k] == ']' && words.size() >= 2)
+            if (ok && k < s.size() && s[k] == ']' && words.size() >= 2) {
                 out.push_back({std::move(words), false, text.place_of(i)});
+                i = k;  // its words are read: not a run of quoted words again
+            }
             continue;
         }
         std::size_t len = 0;
         if (is_quote_open(s, i, len)) {
+            std::vector<std::string> run;
+            if (const std::size_t end = quoted_run(s, i, run); end != std::string_view::npos) {
+                out.push_back({std::move(run), false, text.place_of(i)});
+                i = end - 1;
+                continue;
+            }
             const std::size_t close = quote_close(s, i + len, i + len + kMaxQuote);
             if (close == std::string_view::npos) continue;
             const std::string_view body = s.substr(i + len, close - i - len);

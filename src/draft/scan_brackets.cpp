@@ -139,6 +139,13 @@ std::string name_on_line(std::string_view s, std::size_t line_begin, std::size_t
         if (sp == std::string::npos) break;
     }
     std::string name = trim(before.substr(at));
+    // "E + PE = [": the name of a sum's last term is not the sum's
+    if (!colon && at > 0) {
+        const std::string left = trim(before.substr(0, at));
+        if (!left.empty() && std::string_view("+-*/@").find(left.back()) != std::string_view::npos) return "";
+        if (left.size() >= 2 && (left.compare(left.size() - 2, 2, "\xC2\xB7") == 0 || left.compare(left.size() - 2, 2, "\xC3\x97") == 0))
+            return "";
+    }
     if (!name.empty() && (name[0] == '#' || name[0] == '(' || name[0] == '-' || name[0] == '*')) name = trim(name.substr(1));
     if (name.rfind("\xE2\x80\xA2", 0) == 0) name = trim(name.substr(3));  // a bullet: "• Normalized: ["
     // "0.07 * [1, 1, 3] = [": the right side of an expression, not of a name

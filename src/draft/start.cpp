@@ -275,6 +275,39 @@ std::string row_label_of(const Article& art, std::size_t v) {
     return "";
 }
 
+// A table of the paper's sinusoidal encodings: its first row sin 0, cos 0, ... = 0, 1, 0, 1, ... and its
+// second row's first number sin 1 = 0.841..., each at its printed decimals. The embeddings are the array of
+// its shape printed just before it and named as an input (E, X, embeddings), if any.
+void position_starts(const Article& art, std::vector<Start>& out) {
+    constexpr std::size_t kNear = 3;
+    const auto& A = art.arrays;
+    auto close_to = [](const PrintedNumber& n, double v) { return std::fabs(n.value - v) <= 0.5 * std::pow(10.0, -n.decimals) + 1e-9; };
+    for (std::size_t i = 0; i < A.size(); ++i) {
+        const PrintedArray& a = A[i];
+        if (!is_table(a) || a.rows.size() < 2 || a.rows[0].size() < 2 || a.rows[0].size() % 2) continue;
+        bool first = close_to(a.rows[1][0], std::sin(1.0));
+        for (std::size_t c = 0; c < a.rows[0].size() && first; ++c) first = close_to(a.rows[0][c], c % 2 ? 1.0 : 0.0);
+        if (!first) continue;
+        Start s;
+        s.kind = StartKind::positions;
+        s.inputs = {i, kNone};
+        s.d_model = a.rows[0].size();
+        for (std::size_t j = i; j-- > 0 && i - j <= kNear;)
+            if (same_shape(A[j], a) && names_input(A[j].name)) {
+                s.inputs[1] = j;
+                break;
+            }
+        std::string from;
+        s.tokens = tokens_for(art, a, a.rows.size(), from);
+        s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+        s.reasons.push_back(fmt::format("positions: the {} x {} array at {} (its first row 0, 1, 0, 1, ...: sin and cos of 0)",
+                                        a.rows.size(), s.d_model, a.place.describe()));
+        if (s.inputs[1] != kNone)
+            s.reasons.push_back(fmt::format("X: the array at {} (named {})", A[s.inputs[1]].place.describe(), A[s.inputs[1]].name));
+        out.push_back(std::move(s));
+    }
+}
+
 // Add & Norm worked by hand: x and z printed just before their sum (the residual), or a row printed just
 // before a number or an array named as the norm's (its mean, σ, variance, normalized values).
 void norm_starts(const Article& art, std::vector<Start>& out) {
@@ -405,6 +438,7 @@ std::string Start::describe() const {
         case StartKind::weights: return has_v() ? "the printed attention weights (and V)" : "the printed attention weights";
         case StartKind::mask: return "the printed mask";
         case StartKind::norm: return inputs.size() == 2 ? "the printed x and z of the residual" : "the printed row the norm reads";
+        case StartKind::positions: return inputs[1] != kNone ? "the printed positional encodings and embeddings" : "the printed positional encodings";
     }
     return "";
 }
@@ -424,6 +458,7 @@ std::string Conventions::describe(StartKind kind) const {
         case StartKind::weights: return "the weights given as hook_pattern";
         case StartKind::mask: return "mask " + mask + (hint.empty() ? "" : " (its kind tried first: the text around it says \"" + hint + "\")");
         case StartKind::norm: return fmt::format("variance over {}, eps {}", unbiased ? "n - 1" : "n", eps);
+        case StartKind::positions: return "sinusoidal positions, sin and cos interleaved";
     }
     return "";
 }
@@ -515,6 +550,7 @@ std::vector<Start> find_starts(const Article& art) {
         out.push_back(std::move(s));
     }
     norm_starts(art, out);
+    if (!found) position_starts(art, out);  // from the embeddings and weights, the search tries the positions itself
     std::stable_sort(out.begin(), out.end(), [](const Start& a, const Start& b) { return a.first() < b.first(); });
     return out;
 }
@@ -572,6 +608,7 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
         }
         case StartKind::weights: out.push_back({true, "none", false, "hook_pattern", 1}); break;
         case StartKind::mask: return mask_conventions(art, s);
+        case StartKind::positions: out.push_back(Conventions{}); return out;
         case StartKind::norm:
             for (bool unbiased : {false, true})
                 for (double eps : {1e-5, 0.0}) {
@@ -688,6 +725,16 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             l["run"] = {{"from", "mask"}, {"to", "mask"}};
             const std::size_t T = s.tokens.size();
             l["given"][attn + "hook_scores_scaled"] = OrderedJson(std::vector<std::vector<int>>(T, std::vector<int>(T, 0)));
+            break;
+        }
+        case StartKind::positions: {
+            // the embed stage alone: X (printed, else zeros) + PE
+            config = {{"d_model", s.d_model}, {"heads", 1}, {"positions", "sinusoidal"}};
+            l["config"] = config;
+            l["run"] = {{"from", "embed"}, {"to", "embed"}};
+            const std::size_t T = s.tokens.size();
+            l["inputs"] = {{"X", s.inputs[1] != kNone ? values_json(A[s.inputs[1]])
+                                                       : OrderedJson(std::vector<std::vector<int>>(T, std::vector<int>(s.d_model, 0)))}};
             break;
         }
         case StartKind::norm: {

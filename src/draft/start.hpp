@@ -27,6 +27,8 @@ enum class StartKind {
     scores,   // a score matrix, or one row of it: the run from the scaling (or the mask)
     weights,  // attention weights (rows summing to 1): the run from the mixing
     mask,     // a mask printed alone (glyphs, words, or 0 and -inf): the run of the mask stage over zero scores
+    positions,  // a table of sinusoidal positional encodings (its first row 0, 1, 0, 1, ...): the embed stage's
+                // positions, added to the embeddings printed just before it (else to zeros)
     norm,     // Add & Norm worked by hand: x and z printed with their sum x + z (the run from the residual), or
               // a row printed before its mean, σ or normalized values (the run from the norm)
 };
@@ -35,7 +37,8 @@ struct Start {
     StartKind kind = StartKind::embed;
     // The arrays the lesson reads, by kind: X, W_Q, W_K, W_V | Q, K, V | S, V | A, V (V absent: npos) | the mask
     // (claimed, not read: the run is the mask of its tokens) | norm: x, z (given as the block's input and the
-    // attention's output) or the row alone (given as the residual the norm reads).
+    // attention's output) or the row alone (given as the residual the norm reads) | positions: the table, and
+    // the embeddings it is added to (absent: npos).
     std::vector<std::size_t> inputs;
     std::vector<std::string> tokens;        // one per key
     std::vector<std::string> query_tokens;  // set when the printed rows are not the tokens (one row of a matrix)
