@@ -227,6 +227,80 @@ TEST_CASE("a terms claim is refused in one line when it is not one cell, not a s
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
+TEST_CASE("Z's row with d_head free: the weighted value vectors A[i, j]·V[j], a row per key, with or without their sum",
+          "[terms]") {
+    const Expected x = expected_terms();
+    auto e = evaluate(parse_lesson(lesson_doc().dump(), "claim-terms.json"));
+    // Z[c, h0, :]: key j's vector A[h0, c, j]·V[j, h0, :], worked here; the last row their sum, Z's row
+    std::vector<std::vector<float>> vectors(kT + 1, std::vector<float>(kHs, 0.0f));
+    for (std::size_t d = 0; d < kHs; ++d) {
+        float acc = 0.0f;
+        for (std::size_t j = 0; j < kT; ++j) {
+            vectors[j][d] = at(e->exact, "blocks.0.attn.hook_pattern", {0, 2, j}) * at(e->exact, "blocks.0.attn.hook_v", {j, 0, d});
+            acc += vectors[j][d];
+        }
+        vectors[kT][d] = acc;
+    }
+    CHECK(vectors[0][1] == x.mix[0]);  // column 1's terms are the cell claim's
+    auto rows = [&](std::size_t n) {
+        json m = json::array();
+        for (std::size_t j = 0; j < n; ++j) m.push_back(printed(vectors[j]));
+        return m;
+    };
+    json doc = lesson_doc();
+    const json at_row = {{"query", "c"}, {"head", "h0"}};
+    doc["claims"] = {{{"id", "vectors"}, {"step", "hook_z"}, {"at", at_row}, {"of", "terms"}, {"decimals", kDecimals},
+                      {"values", rows(kT)}, {"expect", "agrees"}},
+                     {{"id", "with-sum"}, {"step", "hook_z"}, {"at", at_row}, {"of", "terms"}, {"decimals", kDecimals},
+                      {"values", rows(kT + 1)}, {"expect", "agrees"}},
+                     {{"id", "wrong"}, {"step", "hook_z"}, {"at", at_row}, {"of", "terms"}, {"decimals", kDecimals},
+                      {"values", rows(kT)}, {"expect", "disagrees"}}};
+    doc["claims"][2]["values"][1][0] = doc["claims"][2]["values"][1][0].get<double>() + 0.01;
+    auto checked = evaluate(parse_lesson(doc.dump(), "claim-terms.json"));
+    REQUIRE(checked->report.results.size() == 3);
+    CHECK(checked->report.results[0].verdict == Verdict::agrees);
+    CHECK(checked->report.results[0].computed.shape == Shape{kT, kHs});
+    CHECK(checked->report.results[1].verdict == Verdict::agrees);
+    CHECK(checked->report.results[1].computed.shape == Shape{kT + 1, kHs});
+    CHECK(checked->report.results[2].verdict == Verdict::disagrees);
+
+    // rows that are neither the keys nor the keys and their sum: refused by the check, one line, exit 2
+    json count = doc;
+    count["claims"][0]["values"].erase(0);
+    count["claims"][0]["values"].erase(0);
+    attntrace::test::TempDir dir;
+    attntrace::test::write_text(dir.file("count.json"), count.dump());
+    const auto r = attntrace::test::run_cli({"check", dir.file("count.json")});
+    CHECK(r.status == 2);
+    INFO(r.err);
+    CHECK(r.err.find("claims[0].values: expected 3 rows of 2 (the weighted value vectors of 3 keys), or 4 with their sum "
+                     "last, found a 1x2 array") != std::string::npos);
+    // a free axis other than d_head, or a free d_head on another step, is refused when the lesson is read
+    json two = doc;
+    two["claims"][0]["at"].erase("query");
+    CHECK(error_of(two).find("or all but d_head (the weighted value vectors of one row), found query, d_head left free") !=
+          std::string::npos);
+    json q = doc;
+    q["claims"][0]["step"] = "hook_q";
+    q["claims"][0]["at"] = {{"query", "c"}, {"head", "h0"}};
+    INFO(error_of(q));
+    CHECK(error_of(q).find("claims[0].at: expected every axis of blocks.0.attn.hook_q fixed (terms are of one cell), "
+                           "found d_head left free") != std::string::npos);
+}
+
+TEST_CASE("a terms claim on a one-head lesson needs no head: an axis of one is fixed by itself", "[terms]") {
+    json doc = lesson_doc();
+    doc["config"]["heads"] = 1;
+    auto e = evaluate(parse_lesson(doc.dump(), "one-head.json"));
+    std::vector<float> p;
+    for (std::size_t j = 0; j < kT; ++j)
+        p.push_back(at(e->exact, "blocks.0.attn.hook_pattern", {0, 1, j}) * at(e->exact, "blocks.0.attn.hook_v", {j, 0, 3}));
+    doc["claims"] = {terms_claim("no-head", "hook_z", {{"query", "b"}, {"d_head", 3}}, with_sum(p))};
+    auto checked = evaluate(parse_lesson(doc.dump(), "one-head.json"));
+    REQUIRE(checked->report.results.size() == 1);
+    CHECK(checked->report.results[0].verdict == Verdict::agrees);
+}
+
 TEST_CASE("the export writes a terms claim with of terms, its printed and computed terms", "[terms]") {
     const Expected x = expected_terms();
     attntrace::test::TempDir dir;

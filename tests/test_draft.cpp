@@ -158,12 +158,17 @@ TEST_CASE("an article that works one word at a time: captioned rows read as arra
     CHECK(verdict["blocks.0.attn.hook_scores_raw{\"query\":0}"] == "agrees");
     CHECK(verdict["blocks.0.attn.hook_scores_scaled{\"query\":0}"] == "agrees");
     CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
-    // the dot products' factors are no arrays of their own; the weighted values (A[0,j]·V[j]) have no step
-    // to be placed on and are listed, the wrong 0.464 among them
-    bool weighted_listed = false;
-    for (const auto& u : d.unplaced) weighted_listed = weighted_listed || u.quote.find("0.464") != std::string::npos;
-    CHECK(weighted_listed);
-    for (const auto& u : d.unplaced) CHECK(u.quote.find("\xC2\xB7") == std::string::npos);
+    // the weighted values A[0, j]·V[j], a line per key, are Z's first row's terms: the wrong 0.464 found
+    const nlohmann::json* terms = nullptr;
+    for (const auto& c : lesson["claims"])
+        if (c.value("of", "") == "terms") terms = &c;
+    REQUIRE(terms);
+    CHECK((*terms)["step"] == "blocks.0.attn.hook_z");
+    CHECK((*terms)["at"] == nlohmann::json{{"query", 0}});
+    CHECK((*terms)["values"].size() == 3);
+    CHECK((*terms)["expect"] == "disagrees");
+    // the dot products' factors are no arrays of their own: nothing is left unplaced
+    CHECK(d.unplaced.empty());
 }
 
 TEST_CASE("a notebook printing X below its source at other decimals, two heads: the run from the embeddings", "[draft]") {

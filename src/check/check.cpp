@@ -127,8 +127,16 @@ ClaimResult check_terms(const Lesson& lesson, const Trace& exact, const Trace* d
         r.reason = terms.reason;
         return r;
     }
+    if (c.values.rank() == 2) {  // weighted value vectors (claim_terms.hpp): a row per key, then maybe their sum
+        const std::size_t keys = terms.values.shape[0] - 1;  // on a mismatch the terms come with their sum
+        if (c.values.shape != terms.values.shape)
+            fail_field(lesson.file, join(index("claims", ci), "values"),
+                       fmt::format("{} rows of {} (the weighted value vectors of {} keys), or {} with their sum last", keys,
+                                   terms.values.shape[1], keys, keys + 1),
+                       array_text(c.values.shape));
+    }
     const std::size_t n = terms.values.size() - 1;
-    if (c.values.size() != terms.values.size())
+    if (c.values.rank() == 1 && c.values.size() != terms.values.size())
         fail_field(lesson.file, join(index("claims", ci), "values"),
                    fmt::format("{} numbers: the {} terms of this cell of {}, then their sum", n + 1, n, c.step),
                    fmt::format("{} numbers", c.values.size()));
@@ -212,7 +220,9 @@ std::string describe_at(const Claim& claim, const Step& step) {
         }
     }
     if (claim.kind == Claim::Kind::reduced) out += (out.empty() ? "" : ", ") + reduction_words(claim.reduction);
-    if (claim.kind == Claim::Kind::terms) out += (out.empty() ? "" : ", ") + std::string("its terms and their sum");
+    if (claim.kind == Claim::Kind::terms)
+        out += (out.empty() ? "" : ", ") +
+               std::string(claim.values.rank() == 2 ? "its weighted value vectors, a row per key" : "its terms and their sum");
     if (claim.kind == Claim::Kind::next_token)
         out += (out.empty() ? "" : ", ") + fmt::format("the next token '{}' and its probability", vocab_label(step, claim.token));
     return out;

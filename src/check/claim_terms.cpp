@@ -43,16 +43,43 @@ CellTerms terms_within(const Lesson& lesson, const Trace& trace, const Step& ste
 
 }  // namespace
 
-CellTerms claimed_terms(const Lesson& lesson, const Trace& trace, const Claim& claim) {
-    const Step* step = trace.find(claim.step);
-    if (!step) return {{}, "the step is not recorded (see the trace policy)"};
-    const std::vector<std::size_t> at = cell_of(claim, *step);
-    if (const auto seq = sequence_cell(lesson, trace, *step, at)) {
-        const Step* inner = seq->trace.find(claim.step);
+namespace {
+
+CellTerms cell_terms(const Lesson& lesson, const Trace& trace, const Step& step, const std::vector<std::size_t>& at,
+                     const std::string& name) {
+    if (const auto seq = sequence_cell(lesson, trace, step, at)) {
+        const Step* inner = seq->trace.find(name);
         return inner ? terms_within(seq->lesson, seq->trace, *inner, seq->at)
                      : CellTerms{{}, "the step is not recorded (see the trace policy)"};
     }
-    return terms_within(lesson, trace, *step, at);
+    return terms_within(lesson, trace, step, at);
+}
+
+}  // namespace
+
+CellTerms claimed_terms(const Lesson& lesson, const Trace& trace, const Claim& claim) {
+    const Step* step = trace.find(claim.step);
+    if (!step) return {{}, "the step is not recorded (see the trace policy)"};
+    std::vector<std::size_t> at = cell_of(claim, *step);
+    if (claim.values.rank() != 2) return cell_terms(lesson, trace, *step, at, claim.step);
+    // Z's row, its width free (the reader allows it on hook_z only): column c's terms are A[i, j]·V[j, c] over
+    // the keys j, then their sum; row j of the result is key j's weighted value vector, the last row the sum.
+    const std::size_t cols = step->shape.back();
+    Tensor out;
+    for (std::size_t c = 0; c < cols; ++c) {
+        at.back() = c;
+        CellTerms t = cell_terms(lesson, trace, *step, at, claim.step);
+        if (!t.values.size()) return t;
+        if (c == 0) out = Tensor({t.values.size(), cols});
+        for (std::size_t j = 0; j < t.values.size(); ++j) out.data[j * cols + c] = t.values.data[j];
+    }
+    // the weighted value vectors without their sum, when the claim prints one row per key
+    if (claim.values.shape[0] + 1 == out.shape[0]) {
+        Tensor vectors({out.shape[0] - 1, cols});
+        std::copy(out.data.begin(), out.data.begin() + static_cast<std::ptrdiff_t>(vectors.size()), vectors.data.begin());
+        return {std::move(vectors), ""};
+    }
+    return {std::move(out), ""};
 }
 
 }  // namespace attntrace

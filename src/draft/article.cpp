@@ -29,6 +29,32 @@ std::string article_format(const std::string& path, std::string_view content) {
     return "text";
 }
 
+namespace {
+
+// Weighted vectors a line each ("0.07 * [1, 1, 3] = [..]" on consecutive lines, their factors and the weights
+// in prose between them) are the rows of one array: the terms of one weighted sum, one per key.
+void merge_weighted(std::vector<PrintedArray>& arrays) {
+    std::vector<PrintedArray> out;
+    std::size_t last = static_cast<std::size_t>(-1);  // the weighted array being grown, in out
+    for (PrintedArray& a : arrays) {
+        if (a.weighted && last != static_cast<std::size_t>(-1)) {
+            PrintedArray& g = out[last];
+            const std::size_t line = g.place.line + g.rows.size();
+            if (g.place.cell == a.place.cell && a.place.line == line && a.rows[0].size() == g.rows[0].size()) {
+                g.rows.push_back(a.rows[0]);
+                g.shape = {g.rows.size(), g.rows[0].size()};
+                continue;
+            }
+        }
+        if (a.weighted) last = out.size();
+        else if (!a.operand && a.form != PrintedForm::prose) last = static_cast<std::size_t>(-1);
+        out.push_back(std::move(a));
+    }
+    arrays = std::move(out);
+}
+
+}  // namespace
+
 Article read_article_text(std::string_view content, const std::string& file, const std::string& format) {
     Article out;
     out.file = file;
@@ -45,6 +71,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     scan_tables(scan);
     scan_prose(scan);
     out.arrays = std::move(scan).arrays();
+    merge_weighted(out.arrays);
     read_mask_numbers(out.arrays);
     out.tokens = scan_tokens(text);
     out.settings = scan_settings(text);

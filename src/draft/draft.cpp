@@ -273,10 +273,11 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         if (p.step.empty()) continue;
         const PrintedArray& a = art.arrays[ex.candidates[k]];
         used[ex.candidates[k]] = true;
-        OrderedJson c = {{"id", claim_id(a.name.empty() ? step_leaf(p.step) : bare(a.name), ids)}, {"step", p.step}};
+        OrderedJson c = {{"id", claim_id(!p.of.empty() ? "weighted-values" : a.name.empty() ? step_leaf(p.step) : bare(a.name), ids)}, {"step", p.step}};
         if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
+        if (!p.of.empty()) c["of"] = p.of;
         c["decimals"] = decimals_of(a);
-        c["values"] = values_json(a);
+        c["values"] = p.of.empty() || a.rows.size() > 1 ? values_json(a) : OrderedJson::array({values_json(a)});
         c["expect"] = "agrees";  // replaced below by the verdict the check gives
         c["quote"] = a.quote;
         c["note"] = "drafted from " + a.place.describe() + (a.legend.empty() ? "" : ", read " + a.legend);
@@ -284,7 +285,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
                                         a.place.describe(), p.step, p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total,
                                         2 * p.agree >= p.total ? "" : " (placed by its name or form, not its numbers)"));
         claims.push_back(std::move(c));
-        splits.push_back({claims.size() - 1, &a, p});
+        if (p.of.empty()) splits.push_back({claims.size() - 1, &a, p});  // terms are claimed whole
         if (step_leaf(p.step) == "pattern" && (p.at.empty() || p.at.contains("head")) && sums_to_one(a)) {
             OrderedJson sum = {{"id", claim_id("rows-sum-to-1", ids)}, {"step", p.step}};
             if (!p.at.empty()) sum["at"] = OrderedJson::parse(p.at.dump());

@@ -155,9 +155,50 @@ bool better(const Placement& a, const Placement& b, const std::string& hint) {
 
 }  // namespace
 
+namespace {
+
+// Weighted value vectors (a.weighted: "0.07 * [1, 1, 3] = [..]", a line per key) placed on a row of Z as its
+// terms: for each attention block, head h and query i, the keys' A[h, i, j]·V[j, kv(h), :], compared as the
+// article prints them (a row per key).
+Placement place_weighted(const PrintedArray& a, const Trace& trace) {
+    Placement best;
+    const std::size_t pr = a.rows.size(), pc = a.rows[0].size();
+    std::vector<float> buf(pr * pc);
+    for (const Step& z : trace.steps) {
+        if (!ends_with(z.name, "attn.hook_z") || z.shape.size() != 3) continue;  // (query, head, d_head)
+        const std::string prefix = z.name.substr(0, z.name.size() - std::string("hook_z").size());
+        const Step* pat = trace.find(prefix + "hook_pattern");  // (head, query, key)
+        const Step* val = trace.find(prefix + "hook_v");        // (key, kv_head, d_head)
+        if (!pat || !val || pat->shape.size() != 3 || val->shape.size() != 3 || !pat->holds_values() || !val->holds_values()) continue;
+        const std::size_t H = pat->shape[0], T = pat->shape[1], K = pat->shape[2], KV = val->shape[1], D = val->shape[2];
+        if (K != pr || D != pc || KV == 0 || H % KV) continue;
+        const StepValues A = values_of(trace, *pat), V = values_of(trace, *val);
+        for (std::size_t h = 0; h < H; ++h)
+            for (std::size_t i = 0; i < T; ++i) {
+                const std::size_t kv = h / (H / KV);
+                for (std::size_t j = 0; j < K; ++j)
+                    for (std::size_t c = 0; c < D; ++c)
+                        buf[j * D + c] = static_cast<float>(static_cast<double>(A->ptr()[(h * T + i) * K + j]) *
+                                                            V->ptr()[(j * KV + kv) * D + c]);
+                Placement p;
+                compare(a, buf, p);
+                if (!best.step.empty() && !better(p, best, "")) continue;
+                p.step = z.name;
+                p.at = H > 1 ? json{{"query", i}, {"head", h}} : json{{"query", i}};
+                p.row_axis = "key";
+                p.of = "terms";
+                best = std::move(p);
+            }
+    }
+    return best;
+}
+
+}  // namespace
+
 Placement place_array(const PrintedArray& a, const Trace& trace, const std::string& only) {
     Placement best;
     if (a.elided || a.rows.empty()) return best;
+    if (a.weighted) return place_weighted(a, trace);
     const std::size_t pr = a.rows.size(), pc = a.rows[0].size();
     for (const auto& r : a.rows)
         if (r.size() != pc) return best;

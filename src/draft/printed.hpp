@@ -47,6 +47,8 @@ struct PrintedArray {
     std::vector<std::string> col_labels;   // a table's header
     bool elided = false;                   // "..." stands for numbers not printed
     bool operand = false;                  // printed as a factor of a product (a matrix right before another), not a result
+    bool weighted = false;                 // a weight times a vector, a line each ("0.07 * [1, 1, 3] = [..]"): rows are
+                                           // the terms of a weighted sum (Z's weighted value vectors), not a matrix
     std::string quote;                     // the text it stands in, as written (a bounded excerpt)
     // A mask drawn in glyphs or words (scan_masks): how they were read ("● visible (0), ○ blocked (-inf)"),
     // the labels its legend calls global ("G = global token"), and the caption and legend around it, in

@@ -166,6 +166,34 @@ bool written_as_factor(std::string_view s, std::size_t close) {
     return false;
 }
 
+// "0.07 * [1, 1, 3] = [" before a vector: a weight times a printed vector, the vector after '=' their product.
+bool weight_times_vector(std::string_view line) {
+    std::size_t i = 0;
+    auto skip = [&] {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '-' || line[i] == '*' || line[i] == '#')) ++i;
+    };
+    skip();
+    if (i >= line.size() || !may_start_number(line, i)) return false;
+    const auto w = read_number(line, i);
+    if (!w) return false;
+    i = w->end;
+    while (i < line.size() && line[i] == ' ') ++i;
+    bool op = false;
+    for (std::string_view o : {std::string_view("*"), std::string_view("\xC2\xB7"), std::string_view("\xC3\x97"), std::string_view("x")})
+        if (line.substr(i, o.size()) == o) i += o.size(), op = true;
+    if (!op) return false;
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (i >= line.size() || line[i] != '[') return false;
+    const std::size_t close = line.find(']', i);
+    if (close == std::string_view::npos) return false;
+    i = close + 1;
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (i >= line.size() || line[i] != '=') return false;
+    ++i;
+    while (i < line.size() && line[i] == ' ') ++i;
+    return i == line.size();
+}
+
 // A vector's caption that names one of a family of rows: "Input 1 (my):", "Key for Input 2:", "x_3 =",
 // "Token 'cat':". Its stem is the caption with the varying part put as '#' (a number) or taken out (a word
 // in parentheses or quotes, which is the row's label); consecutive vectors whose captions share a stem
@@ -440,6 +468,9 @@ void scan_brackets(Scan& scan) {
         }
         if (j == k && written_as_factor(s, first.close)) {
             a.operand = true;
+            a.name.clear();
+        } else if (j == k && first.levels == 1 && weight_times_vector(s.substr(line_begin, first.open - line_begin))) {
+            a.weighted = true;
             a.name.clear();
         }
         if (!a.rows.empty() && !scan.taken(first.open, arrays[j]->close + 1))

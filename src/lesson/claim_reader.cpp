@@ -63,8 +63,10 @@ constexpr std::size_t kMinTermsValues = 2;
 // terms the cell has is the explanation's to say (a bias adds one): the check
 // holds the count (check/claim_terms.cpp).
 Claim read_terms_claim(const ClaimContext& ctx, const json& v, const std::string& path, const StepDef& def,
-                       const std::vector<Axis>& free_axes, Claim c) {
+                       std::vector<Axis> free_axes, Claim c) {
     const Fields& f = ctx.f;
+    // an axis of one (the head of a one-head lesson, the only token) is fixed by itself, at 0
+    std::erase_if(free_axes, [&](Axis a) { return ctx.dims.extent(a) == 1; });
     c.kind = Claim::Kind::terms;
     if (!writes_terms(def.leaf))
         f.fail(join(path, "step"),
@@ -74,15 +76,22 @@ Claim read_terms_claim(const ClaimContext& ctx, const json& v, const std::string
     if (!c.select.empty())
         f.fail(join(join(path, "at"), std::string(axis_name(c.select.front().first))),
                "an index or a label (a terms claim is on one cell)", "a list or a range");
-    if (!free_axes.empty()) {
+    // Z's row with its width left free: the weighted value vectors A[i, j]·V[j], one per key (docs: Terms)
+    const bool vectors = def.leaf == Leaf::z && free_axes.size() == 1 && axis_name(free_axes[0]) == "d_head";  // d_head or d_head_v
+    if (!free_axes.empty() && !vectors) {
         std::string left;
         for (Axis a : free_axes) left += (left.empty() ? "" : ", ") + std::string(axis_name(a));
-        f.fail(join(path, "at"), fmt::format("every axis of {} fixed (terms are of one cell)", c.step),
+        f.fail(join(path, "at"),
+               fmt::format("every axis of {} fixed (terms are of one cell){}", c.step,
+                           def.leaf == Leaf::z ? ", or all but d_head (the weighted value vectors of one row)" : ""),
                fmt::format("{} left free", left));
     }
     const std::string vp = join(path, "values");
     c.values = f.tensor(f.member(v, path, "values"), vp, true);
-    if (c.values.rank() != 1 || c.values.size() < kMinTermsValues)
+    if (vectors && (c.values.rank() != 2 || c.values.shape[0] < 1))
+        f.fail(vp, "the weighted value vectors, a row per key (then, optionally, their sum), since d_head is left free",
+               array_text(c.values.shape));
+    if (!vectors && (c.values.rank() != 1 || c.values.size() < kMinTermsValues))
         f.fail(vp, "a list of the cell's terms, then their sum (at least 2 numbers)", array_text(c.values.shape));
     read_precision(f, v, path, c.values.shape, c);
     return c;

@@ -53,7 +53,8 @@ std::string numbers(const Tensor& t, Precision p, bool as_sum = false) {
 
 // At the claim's own precision, value by value: what it printed, the right values.
 std::string as_printed(const Tensor& t, const Claim& c) {
-    return numbers(t, [&](std::size_t i) { return c.precision_at(i); }, c.kind == Claim::Kind::terms);
+    // weighted value vectors (a terms claim of rank 2) print as rows, one per key, like any matrix
+    return numbers(t, [&](std::size_t i) { return c.precision_at(i); }, c.kind == Claim::Kind::terms && t.rank() == 1);
 }
 
 // Values as numbers() writes them, after a label ("      computed:       "),
