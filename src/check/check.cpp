@@ -68,8 +68,8 @@ int written_decimals(const Tensor& t) {
     return kMaxDecimals;
 }
 
-// A given step the article got wrong: its formula could be computed, and the
-// given values do not round from it at the decimals they are written with.
+}  // namespace
+
 bool given_wrongly(const Step& s) {
     if (s.source != StepSource::given || !s.formula || s.recorded != Record::full) return false;
     const Tensor& given = s.held();  // a given step holds its values (a derived step is never given)
@@ -78,6 +78,8 @@ bool given_wrongly(const Step& s) {
         if (!agrees_at_precision(s.formula->data[i], given.data[i], d)) return true;
     return false;
 }
+
+namespace {
 
 // The first given step the article got wrong among the steps `step` was
 // computed from, transitively (by the inputs each step names), or "".

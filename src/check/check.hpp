@@ -36,6 +36,7 @@ struct ClaimResult {
     std::size_t cells_off = 0;   // how many printed numbers disagree (exact)
     std::string reason;          // not checkable: why; shape claims: the shapes
     std::string rests_on;        // agrees_from_given: the given step upstream that its formula does not give
+    Tensor formula_only;         // agrees_from_given: the values without the article's wrong given values (empty: none)
     // A next_token claim whose token is not the top one: the top one (a vocabulary id). It disagrees for
     // that, whatever its probability (cells_off says whether the probability is off too).
     std::optional<std::size_t> top_token;
@@ -47,6 +48,10 @@ struct CheckReport {
     bool all_as_expected() const;
     std::size_t count(Verdict v) const;
 };
+
+// A given step the article got wrong: its formula could be computed, and the
+// given values do not round from it at the decimals they are written with.
+bool given_wrongly(const Step& s);
 
 // `document` is the trace of the document-arithmetic run, or null when the
 // lesson rounds nothing.

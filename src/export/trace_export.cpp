@@ -68,6 +68,7 @@ OrderedJson claim_json(const ClaimResult& r) {
     j["expected"] = std::string(verdict_name(c.expect));
     if (!r.reason.empty()) j["reason"] = r.reason;
     if (!r.rests_on.empty()) j["rests_on"] = r.rests_on;  // agrees-from-given: the given step its formula does not give
+    if (r.formula_only.size()) j["formula_only"] = tensor_to_json(r.formula_only);
     if (!c.quote.empty()) j["quote"] = c.quote;
     if (!c.note.empty()) j["note"] = c.note;
     return j;

@@ -195,15 +195,17 @@ void render_claim(std::ostream& out, const ClaimResult& r, const Step& step, int
     out << number_lines(fmt::format("      printed ({}): ", precision_text(c)), as_printed(c.values, c), w);
     if (r.computed.size()) {
         const Precision shown = computed_precision(c, precision);
-        out << number_lines("      computed:       ", numbers(r.computed, shown, c.kind == Claim::Kind::terms), w);
+        out << number_lines("      computed:       ", numbers(r.computed, shown, c.kind == Claim::Kind::terms && r.computed.rank() == 1), w);
         if (r.verdict == Verdict::agrees_when_rounded || (r.verdict == Verdict::disagrees && rounding_moves(r)))
             out << number_lines("      with the article's rounding: ",
-                                numbers(r.document, shown, c.kind == Claim::Kind::terms), w);
+                                numbers(r.document, shown, c.kind == Claim::Kind::terms && r.document.rank() == 1), w);
         if ((r.verdict == Verdict::disagrees && values_off(r)) || r.verdict == Verdict::agrees_when_rounded)
             out << number_lines(fmt::format("      largest deviation {:.4g}; right values: ", r.max_deviation),
                                 as_printed(r.computed, c), w);  // at the claim's own precision
         else if (r.verdict == Verdict::disagrees)
             out << "      (its probability agrees; the token is what differs)\n";
+        if (r.formula_only.size())  // agrees-from-given: what the formula gives without the article's given values
+            out << number_lines("      without the given values: ", as_printed(r.formula_only, c), w);
         if (!r.reason.empty() && !r.top_token) out << wrap_text(printable(r.reason), w, "      ", "      ");
     } else {
         out << wrap_text(printable(r.reason), w, "      ", "      ");
@@ -520,6 +522,8 @@ void render_check(std::ostream& out, const Lesson& lesson, const Trace& trace, c
         } else if (r.verdict == Verdict::agrees_from_given) {
             out << wrap_hanging(printable(r.rests_on) + "   (given by the lesson; its formula gives other values)",
                                 style.width, "      from    ");
+            if (r.formula_only.size())  // what attention gives without the article's numbers, as "right" under disagrees
+                out << number_lines("      formula ", as_printed(r.formula_only, c), style.width, "   (without the given values)");
         } else if (r.verdict == Verdict::disagrees)
             out << wrap_text(printable(r.reason), style.width, "      ", "      ");
     }
