@@ -82,6 +82,11 @@ else
   fail "model-lesson: attntrace report or chromium failed"
 fi
 
+# An agrees-from-given claim shows what its formula gives without the article's given values (the flagship's A).
+row=$(tr '\n' ' ' <"$work/003-3.1-ring-fell.dom" | grep -o '<tr [^>]*data-claim="A".*' | sed 's#</tr>.*##')
+[[ $row == *"without the given values:"* && $row == *"0.30"* ]] ||
+  fail "003-3.1-ring-fell: claim A does not show the formula's values without the given ones: ${row:0:400}"
+
 # What a reader does, on pages with elided matrices and with two heads:
 # interact.js, run after the page's script, records the outcome on <body>.
 here=$(dirname "$0")

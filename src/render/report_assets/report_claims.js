@@ -84,10 +84,12 @@
       } else {
         const d = digitsOf(c);
         // ours: two digits more than printed, one format for the claim's numbers (fixed, else scientific)
-        const f = numberFormat(flat([c.computed, c.document_arithmetic === undefined ? [] : c.document_arithmetic]),
+        const f = numberFormat(flat([c.computed, c.document_arithmetic === undefined ? [] : c.document_arithmetic,
+                                     c.formula_only === undefined ? [] : c.formula_only]),
                                Math.max(PRECISION, d.most + 2));
         const p = d.sig ? (v) => sigText(v, Math.min(d.most + 2, 9)) : (v) => f.text(v);
-        printed = [lines(c.printed, asPrinted(c)), c.of === "terms" ? el("div", { class: "muted" }, "(its terms, then their sum)")
+        printed = [lines(c.printed, asPrinted(c)), c.of === "terms" ? el("div", { class: "muted" },
+            c.printed.length && Array.isArray(c.printed[0]) ? "(the weighted value vectors, a row per key)" : "(its terms, then their sum)")
           : c.of === "next_token" ? el("div", { class: "muted" }, `(the probability that ${vocabLabel(c, steps)} comes next)`)
           : c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
         computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
@@ -96,6 +98,8 @@
         if (wrongToken) computed.unshift(el("div", {}, c.reason));
         if ((c.verdict === "agrees-when-rounded" || c.verdict === "disagrees") && c.document_arithmetic)
           computed.push(el("div", { class: "muted" }, "with the article's rounding:"), lines(c.document_arithmetic, p));
+        if (c.verdict === "agrees-from-given" && c.formula_only)  // what attention gives without the article's numbers
+          computed.push(el("div", { class: "muted" }, "without the given values:"), lines(c.formula_only, p));
         if (typeof c.max_deviation === "number" && c.verdict !== "agrees" && !(wrongToken && c.cells_off === 0))
           computed.push(el("div", { class: "muted" }, `largest deviation ${c.max_deviation.toPrecision(4)} (${c.cells_off} cells off)`));
         else if (wrongToken)
