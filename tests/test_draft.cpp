@@ -269,6 +269,30 @@ TEST_CASE("positional encodings added to printed embeddings: X read, E + PE plac
     CHECK(verdict["blocks.0.hook_resid_pre{\"pos\":1}"] == "agrees");
 }
 
+TEST_CASE("a notebook printing nn.Linear weights: named by its print calls, d_k x d_model read as x·Wᵀ", "[draft]") {
+    // three weights printed by one cell (Parameter containing: tensor(..., requires_grad=True)), each d_out x d_in
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/nn-linear.ipynb";
+    const attntrace::Article art = attntrace::read_article(file);
+    std::vector<std::string> names;
+    for (const auto& a : art.arrays)
+        if (a.place.cell == 2 && a.form != attntrace::PrintedForm::prose) names.push_back(a.name);
+    CHECK(names == std::vector<std::string>{"W_query", "W_key", "W_value"});
+    const attntrace::Draft d = attntrace::draft_lesson(art);
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(lesson["config"]["weight_layout"] == "out_in");
+    CHECK(lesson["config"]["d_k"] == 2);
+    CHECK(lesson["weights"]["W_Q"].size() == 2);  // as printed: 2 x 3
+    std::map<std::string, std::string> verdict;
+    for (const auto& c : lesson["claims"])
+        if (!c.contains("at")) verdict[c["step"].get<std::string>()] = c["expect"].get<std::string>();
+    CHECK(verdict["blocks.0.attn.hook_pattern"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
+    // one score PyTorch printed from the unrounded weights is 0.0001 off what the printed weights give
+    CHECK(verdict.count("blocks.0.attn.hook_scores_raw"));
+}
+
 TEST_CASE("two heads from the embeddings: W^Q split by search, each head's weights placed on its head", "[draft]") {
     const std::string md =
         "Tokens: [\"we\", \"read\", \"books\"]\n\n"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 
 #include "draft/article_text.hpp"
 #include "draft/scan.hpp"
@@ -53,6 +54,47 @@ void merge_weighted(std::vector<PrintedArray>& arrays) {
     arrays = std::move(out);
 }
 
+// What `print(...)` prints, by name: its last argument's last name that is not an attribute of every tensor
+// ("sa.W_query.weight" -> "W_query", "attn_scores" -> "attn_scores", "'Q:', Q" -> "Q"); "" for a call's result.
+std::string printed_name(std::string_view arg) {
+    const std::size_t comma = arg.rfind(',');
+    if (comma != std::string_view::npos) arg = arg.substr(comma + 1);
+    while (!arg.empty() && arg.front() == ' ') arg.remove_prefix(1);
+    while (!arg.empty() && arg.back() == ' ') arg.remove_suffix(1);
+    for (std::string_view tail : {".detach()", ".numpy()", ".cpu()", ".data", ".weight", ".T"})
+        while (arg.size() > tail.size() && arg.substr(arg.size() - tail.size()) == tail) arg.remove_suffix(tail.size());
+    if (arg.empty() || arg.find_first_of("()[]'\"+-*/@ ") != std::string_view::npos) return "";
+    const std::size_t dot = arg.rfind('.');
+    return std::string(dot == std::string_view::npos ? arg : arg.substr(dot + 1));
+}
+
+// A notebook cell that prints several arrays: its outputs named, in order, by its print() calls, when they
+// are as many (a cell's output is otherwise named by the cell's last statement only).
+void name_printed_outputs(std::vector<PrintedArray>& arrays, const ArticleText& text) {
+    std::map<int, std::vector<std::string>> prints;  // cell -> names, in order
+    const std::string& t = text.text();
+    for (std::size_t b = 0; b < t.size();) {
+        const std::size_t e = std::min(t.find('\n', b), t.size());
+        const ArticlePlace& place = text.place_of(b);
+        std::string_view line(t.data() + b, e - b);
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+        if (place.cell >= 0 && !place.output && line.substr(0, 6) == "print(") {
+            const std::size_t close = line.rfind(')');
+            if (close != std::string_view::npos && close > 6) prints[place.cell].push_back(printed_name(line.substr(6, close - 6)));
+        }
+        b = e + 1;
+    }
+    std::map<int, std::vector<PrintedArray*>> outputs;
+    for (PrintedArray& a : arrays)
+        if (a.place.cell >= 0 && a.place.output && a.form != PrintedForm::prose) outputs[a.place.cell].push_back(&a);
+    for (auto& [cell, out] : outputs) {
+        const auto it = prints.find(cell);
+        if (it == prints.end() || it->second.size() != out.size() || out.size() < 2) continue;
+        for (std::size_t k = 0; k < out.size(); ++k)
+            if (!it->second[k].empty()) out[k]->name = it->second[k];
+    }
+}
+
 }  // namespace
 
 Article read_article_text(std::string_view content, const std::string& file, const std::string& format) {
@@ -72,6 +114,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     scan_prose(scan);
     out.arrays = std::move(scan).arrays();
     merge_weighted(out.arrays);
+    if (format == "notebook") name_printed_outputs(out.arrays, text);
     read_mask_numbers(out.arrays);
     out.tokens = scan_tokens(text);
     out.settings = scan_settings(text);

@@ -206,9 +206,20 @@ Start embed_start(const Article& art, bool& found) {
     if (x == kNone) return s;
     s.inputs[0] = x;
     std::vector<std::size_t> unnamed;
+    // nn.Linear prints its weight d_out x d_in: named weights of d_model columns and another count of rows
+    std::size_t out_in_rows = 0;
     for (std::size_t i = 0; i < art.arrays.size(); ++i) {
         const auto& a = art.arrays[i];
-        if (i == x || !is_table(a) || a.rows.size() != s.d_model) continue;
+        if (i != x && is_table(a) && weight_role(a.name) >= 0 && a.rows.size() != s.d_model && a.rows[0].size() == s.d_model &&
+            (out_in_rows == 0 || out_in_rows == a.rows.size()))
+            out_in_rows = a.rows.size();
+    }
+    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
+        const auto& a = art.arrays[i];
+        const bool out_in = out_in_rows && a.rows.size() == out_in_rows && a.rows[0].size() == s.d_model;
+        if (i == x || !is_table(a) || (a.rows.size() != s.d_model && !out_in)) continue;
+        if (out_in && weight_role(a.name) < 0) continue;  // only named weights are read so
+        if (!out_in && out_in_rows && weight_role(a.name) >= 0) continue;
         const int role = weight_role(a.name);
         if (role >= 0 && s.inputs[1 + static_cast<std::size_t>(role)] == kNone) s.inputs[1 + static_cast<std::size_t>(role)] = i;
         else if (role < 0 && i > x && step_hint(a.name).empty() && !sums_to_one(a)) unnamed.push_back(i);
@@ -225,7 +236,14 @@ Start embed_start(const Article& art, bool& found) {
         }
     }
     found = std::none_of(s.inputs.begin(), s.inputs.end(), [](std::size_t i) { return i == kNone; });
-    if (found) s.d_k = art.arrays[s.inputs[1]].rows[0].size() == s.d_model ? 0 : art.arrays[s.inputs[1]].rows[0].size();
+    s.out_in = found && out_in_rows && art.arrays[s.inputs[1]].rows.size() == out_in_rows;
+    if (s.out_in) {
+        s.d_k = out_in_rows;
+        s.reasons.push_back(fmt::format("the weights are printed {} x {}, d_k x d_model as nn.Linear keeps them: read as x·Wᵀ",
+                                        out_in_rows, s.d_model));
+    } else if (found) {
+        s.d_k = art.arrays[s.inputs[1]].rows[0].size() == s.d_model ? 0 : art.arrays[s.inputs[1]].rows[0].size();
+    }
     if (found) later_weights(art, s);
     return s;
 }
@@ -572,7 +590,7 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
                 for (bool transposed : {false, true})
                     for (const auto& mask : masks)
                         for (bool scale : {true, false}) {
-                            if (transposed && s.d_k) continue;  // out_in needs the square matrices printed
+                            if (transposed != s.out_in && (s.d_k || s.out_in)) continue;  // a non-square W reads one way
                             for (const char* act : {"relu", "gelu"}) {
                                 if (!s.d_ff && std::string(act) != "relu") continue;
                                 for (bool sinusoidal : {false, true}) {
