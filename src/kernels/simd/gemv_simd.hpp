@@ -1,0 +1,152 @@
+// GEMV with xsimd: one row times a matrix, y = x·W + b or x·Wᵀ + b (gemv_ref),
+// the products of a decode step (one new token's row against every weight).
+//
+// The GEMM (gemm_simd.hpp) packs B to reuse each packed float across the MR
+// rows of an A panel; with one row there is nothing to reuse, and a decode
+// token packed every weight again. Here W streams from memory once:
+//   x·W:  for each K block, the block's rows of W read in order, a chunk of
+//         y's columns at a time held in L1 (four rows of W per pass over it);
+//   x·Wᵀ: each NR rows of W (NR of y's columns) transposed into an L1 panel
+//         one K block at a time (the GEMM's pack_b), then the GEMM's own
+//         micro-kernel with one row.
+// The sums are the GEMM's, element by element: K cut into the same kc blocks
+// (blocking_for), each block's sum from 0 over k ascending with the same
+// fused multiply-add (mul + add on SSE), then y + the block's sum, and the
+// bias after the last block. So a row of x·W here is the GEMM's row bit for
+// bit (tests/test_simd_kernels.cpp), and a decode step's products equal the
+// causal run's rows: the decode's check (kDecodeTol) sees no new rounding.
+// Threads split y's columns (x·W: by whole registers; x·Wᵀ: by NR panels),
+// each column summed by one thread in the same order: the result does not
+// depend on their number.
+#pragma once
+
+#include <omp.h>
+
+#include <cmath>
+#include <type_traits>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/simd/gemm_simd.hpp"
+#include "kernels/simd/kernels.hpp"
+
+namespace attntrace::simd {
+
+namespace gemm_detail {
+namespace {  // internal linkage, as gemm_simd.hpp's helpers
+
+// acc + a·b on one float, rounded as fmadd<Arch> rounds each lane: fused
+// where the instruction set has FMA, a product then a sum on SSE.
+template <class Arch>
+float fmadd1(float a, float b, float acc) {
+    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch> || std::is_base_of_v<xsimd::fma3<xsimd::avx2>, Arch>)
+        return std::fma(a, b, acc);
+    else
+        return a * b + acc;
+}
+
+// acc[0, n) = Σ_{k < kc} x[k]·W[k, 0..n) from 0, k ascending: one K block of
+// x·W for n columns, acc in L1 (n <= kGemvColumns). Four rows of W per pass
+// over acc: each acc register loaded and stored once per four k, summed in k order.
+template <class Arch>
+void gemv_block(const float* x, const float* W, std::size_t ldw, std::size_t kc, std::size_t n, float* acc) {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t V = B::size;
+    const std::size_t nv = n / V * V;
+    for (std::size_t j = 0; j < n; ++j) acc[j] = 0.0f;
+    std::size_t k = 0;
+    for (; k + 4 <= kc; k += 4) {
+        const float* w0 = W + k * ldw;
+        const float* w1 = w0 + ldw;
+        const float* w2 = w1 + ldw;
+        const float* w3 = w2 + ldw;
+        const B x0(x[k]), x1(x[k + 1]), x2(x[k + 2]), x3(x[k + 3]);
+        for (std::size_t j = 0; j < nv; j += V) {
+            B a = B::load_unaligned(acc + j);
+            a = fmadd<Arch>(x0, B::load_unaligned(w0 + j), a);
+            a = fmadd<Arch>(x1, B::load_unaligned(w1 + j), a);
+            a = fmadd<Arch>(x2, B::load_unaligned(w2 + j), a);
+            a = fmadd<Arch>(x3, B::load_unaligned(w3 + j), a);
+            a.store_unaligned(acc + j);
+        }
+        for (std::size_t j = nv; j < n; ++j)
+            acc[j] = fmadd1<Arch>(x[k + 3], w3[j],
+                                  fmadd1<Arch>(x[k + 2], w2[j], fmadd1<Arch>(x[k + 1], w1[j], fmadd1<Arch>(x[k], w0[j], acc[j]))));
+    }
+    for (; k < kc; ++k) {
+        const float* w0 = W + k * ldw;
+        const B x0(x[k]);
+        for (std::size_t j = 0; j < nv; j += V)
+            fmadd<Arch>(x0, B::load_unaligned(w0 + j), B::load_unaligned(acc + j)).store_unaligned(acc + j);
+        for (std::size_t j = nv; j < n; ++j) acc[j] = fmadd1<Arch>(x[k], w0[j], acc[j]);
+    }
+}
+
+// y[0, n) = x·W + b over n columns of W (K, ·) ld ldw, on the calling thread; `acc`: kGemvColumns floats.
+template <class Arch>
+void gemv_columns(const float* x, const float* W, std::size_t ldw, const float* bias, float* y, std::size_t K,
+                  std::size_t n, std::size_t kKC, float* acc) {
+    for (std::size_t j0 = 0; j0 < n; j0 += kGemvColumns) {
+        const std::size_t cols = min_sz(kGemvColumns, n - j0);
+        for (std::size_t pc = 0; pc < K; pc += kKC) {
+            const std::size_t kc = min_sz(kKC, K - pc);
+            gemv_block<Arch>(x + pc, W + pc * ldw + j0, ldw, kc, cols, acc);
+            // y + the block's sum (the GEMM's C + tile), then the bias after the last block
+            float* yj = y + j0;
+            if (pc == 0) for (std::size_t j = 0; j < cols; ++j) yj[j] = acc[j];
+            else for (std::size_t j = 0; j < cols; ++j) yj[j] = yj[j] + acc[j];
+            if (bias && pc + kc == K)
+                for (std::size_t j = 0; j < cols; ++j) yj[j] = yj[j] + bias[j0 + j];
+        }
+    }
+}
+
+// y[0, n) = x·Wᵀ + b over n rows of W (·, K) ld ldw, on the calling thread: each NR rows' K block
+// packed (pack_b, bᵀ) into `panel` (kc·NR floats), then the micro-kernel of one row.
+template <class Arch>
+void gemv_t_rows(const float* x, const float* W, std::size_t ldw, const float* bias, float* y, std::size_t K,
+                 std::size_t n, std::size_t kKC, float* panel) {
+    constexpr std::size_t NR = Tile<Arch>::NR;
+    for (std::size_t j = 0; j < n; j += NR) {
+        const std::size_t cols = min_sz(NR, n - j);
+        for (std::size_t pc = 0; pc < K; pc += kKC) {
+            const std::size_t kc = min_sz(kKC, K - pc);
+            pack_b<Arch, NR>(W + j * ldw + pc, ldw, true, kc, cols, panel);
+            micro_kernel<Arch, true, 1>(kc, x + pc, 0, panel, y + j, 0, pc > 0, 1, cols, false,
+                                        bias && pc + kc == K ? bias + j : nullptr);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace gemm_detail
+
+template <class Arch>
+void Gemv::operator()(Arch, const float* x, const float* W, std::size_t ldw, bool w_transposed, const float* bias,
+                      float* y, std::size_t K, std::size_t N, float* (*workspace)(), GemmBlocking blk) const {
+    using namespace gemm_detail;
+    using T = Tile<Arch>;
+    if (N == 0) return;
+    if (K == 0) {  // the empty sum, then the bias, as the GEMM
+        for (std::size_t j = 0; j < N; ++j) y[j] = bias ? 0.0f + bias[j] : 0.0f;
+        return;
+    }
+    const std::size_t kc = blocking_for<Arch>(blk, K).kc;  // the GEMM's K blocks: its order of the sums
+    // Columns split in units of whole registers (x·W) or NR panels (x·Wᵀ), when W is large enough.
+    const std::size_t unit = w_transposed ? T::NR : T::W;
+    const bool parallel = static_cast<double>(K) * static_cast<double>(N) > kGemvParallelFloats && N > unit;
+#pragma omp parallel if (parallel)
+    {
+        const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
+        const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+        const std::size_t units = (N + unit - 1) / unit;
+        const std::size_t n0 = min_sz(N, units * t / threads * unit), n1 = min_sz(N, units * (t + 1) / threads * unit);
+        if (n0 < n1) {
+            float* work = workspace();
+            const float* b = bias ? bias + n0 : nullptr;
+            if (w_transposed) gemv_t_rows<Arch>(x, W + n0 * ldw, ldw, b, y + n0, K, n1 - n0, kc, work);
+            else gemv_columns<Arch>(x, W + n0, ldw, b, y + n0, K, n1 - n0, kc, work);
+        }
+    }
+}
+
+}  // namespace attntrace::simd
