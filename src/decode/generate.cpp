@@ -54,6 +54,9 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
     g.sampling = s;
     g.prompt = lesson.token_ids;
     TokenSampler sampler(s);
+    // every weight converted once for all the tokens, when the budget has room beside a run's plan over the
+    // prompt (a window, one row against the cache, holds less)
+    const HeldWeights weights(lesson, make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads).peak_bytes);
     KeyCache cache;
     Trace window;
     // The prompt, one row at a time as decode runs it: each token's keys and values join the caches.
@@ -61,8 +64,10 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
         const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads);
         const Trace embedded = run_embeddings(lesson, plan);
         const Step& X = *embedded.find(x_name);  // (T, C)
-        for (std::size_t t = 0; t < lesson.token_ids.size(); ++t)
+        for (std::size_t t = 0; t < lesson.token_ids.size(); ++t) {
             window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.held(), Shape{1, X.shape[1]}, X.axes, t));
+            cache.reclaim(window, cat);
+        }
     }
     for (std::size_t i = 0; i < count; ++i) {
         // the logits of the last row (1, V); the next token is their argmax (ties: the lower id, as next_tokens
@@ -86,6 +91,7 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
         window = run_window(lesson, plan, RowWindow{tok.t, 1, &cache}, last_row(embedded, x_name));
         materialise(window);  // its derived steps (one query row each) as buffers, for window_step
         tok.window = window_step(lesson, window, tok.t);
+        cache.reclaim(window, cat);
         g.tokens.push_back(std::move(tok));
     }
     for (const std::string& piece : lesson.tokens) g.text += piece;
