@@ -78,6 +78,9 @@ inline constexpr double kGemvParallelFloats = double(std::size_t{1} << 17);
 // x·W holds a chunk of y's running sums in L1 while W's rows stream past:
 // 4096 floats (16 KiB, beside the four rows' lines in flight on a 32 KiB L1).
 inline constexpr std::size_t kGemvColumns = 4096;
+// x·W split over the threads by K blocks: up to this many threads (each
+// one's block sums are read by the others; beyond it the columns are split).
+inline constexpr std::size_t kGemvMaxThreads = 64;
 // Streaming attention: NH·ceil(Tq/Br) items, each a block of queries against
 // up to T keys. Its time follows items·T·hs more than its flops (a block of
 // one query costs nearly what a full one does): one query, 12 heads of 64,
