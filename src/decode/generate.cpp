@@ -41,7 +41,8 @@ Tensor last_row(const Trace& trace, const std::string& name) {
 
 }  // namespace
 
-Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s) {
+Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s,
+                    const std::function<void(std::size_t)>& after) {
     if (const GenerateRefusal r = generate_refusal(m, n); !r.expected.empty()) fail_file("--generate", r.expected, r.found);
     if (const SamplingRefusal r = sampling_refusal(s); !r.flag.empty()) fail_file(r.flag, r.expected, r.found);
     const auto count = static_cast<std::size_t>(n);  // 1..kMaxGenerate, checked above
@@ -67,6 +68,7 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
         for (std::size_t t = 0; t < lesson.token_ids.size(); ++t) {
             window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.held(), Shape{1, X.shape[1]}, X.axes, t));
             cache.reclaim(window, cat);
+            if (after) after(t);
         }
     }
     for (std::size_t i = 0; i < count; ++i) {
@@ -92,6 +94,7 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
         materialise(window);  // its derived steps (one query row each) as buffers, for window_step
         tok.window = window_step(lesson, window, tok.t);
         cache.reclaim(window, cat);
+        if (after) after(tok.t);
         g.tokens.push_back(std::move(tok));
     }
     for (const std::string& piece : lesson.tokens) g.text += piece;
