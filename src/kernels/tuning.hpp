@@ -78,6 +78,10 @@ inline constexpr double kGemvParallelFloats = double(std::size_t{1} << 17);
 // x·W holds a chunk of y's running sums in L1 while W's rows stream past:
 // 4096 floats (16 KiB, beside the four rows' lines in flight on a 32 KiB L1).
 inline constexpr std::size_t kGemvColumns = 4096;
+// x·W reads 16 rows of W per pass over y's sums on AVX-512 up to this many
+// columns (a chunk of sums in L1 then takes 16 rows' lines in flight), 8 beyond:
+// measured in gemv_simd.hpp.
+inline constexpr std::size_t kGemvNarrow = 1024;
 // x·W split over the threads by K blocks: up to this many threads (each
 // one's block sums are read by the others; beyond it the columns are split).
 inline constexpr std::size_t kGemvMaxThreads = 64;
