@@ -63,6 +63,14 @@ HeldWeights::HeldWeights(const Lesson& lesson, std::size_t beside) {
     if (need < beside || need > max_memory_bytes()) return;
     w->hold_all(true);
     source_ = w;
+    // A tied unembedding reads W_E (V, C) transposed; held as W_Eᵀ (C, V) too when there is room, its
+    // product is a row by a matrix read in order (gemv's x·W, ~2x the rate of x·Wᵀ: docs/performance.md,
+    // Decode), with the same sums.
+    const auto e = lesson.inputs.find("embedding");
+    if (!lesson.config.unembed_tied || e == lesson.inputs.end()) return;
+    const std::size_t transposed_bytes = e->second.size() * sizeof(float);
+    if (need + transposed_bytes < need || need + transposed_bytes > max_memory_bytes()) return;
+    w->put(kTiedUnembeddingTransposed, transposed(e->second));
 }
 
 HeldWeights::~HeldWeights() {

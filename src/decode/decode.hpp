@@ -70,8 +70,10 @@ struct DecodeReport {
 // beside `beside` bytes (the window plan's peak, which counts one block's
 // weights, and whatever else the decode holds): each token then reads weights
 // converted once, where a run converts each block's when its passes start and
-// releases them after. Released at the end of the decode. Without a source
-// (a lesson file's weights) or the room, nothing changes.
+// releases them after; with a tied unembedding and room for it too, the
+// embedding table transposed (kTiedUnembeddingTransposed). Released at the
+// end of the decode. Without a source (a lesson file's weights) or the room,
+// nothing changes.
 class HeldWeights {
 public:
     HeldWeights(const Lesson& lesson, std::size_t beside);

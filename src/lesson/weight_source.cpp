@@ -67,6 +67,13 @@ void WeightSource::hold_all(bool on) {
     if (!on) release_all();
 }
 
+void WeightSource::put(const std::string& name, Tensor value) {
+    if (!hold_all_) throw std::logic_error("attntrace: WeightSource::put outside hold_all");
+    held_bytes_ += value.size() * sizeof(float);
+    peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
+    held_[name] = std::move(value);
+}
+
 std::size_t WeightSource::total_bytes() const {
     std::size_t bytes = 0;
     for (const auto& [name, e] : entries_) bytes += e.floats * sizeof(float);

@@ -24,6 +24,10 @@
 
 namespace attntrace {
 
+// The name a decode holds a tied unembedding's W_E transposed under, (C, V)
+// (decode/decode.hpp, HeldWeights; read by the unembedding, pipeline/unembed.cpp).
+inline constexpr const char* kTiedUnembeddingTransposed = "W_E_transposed";
+
 class WeightSource {
 public:
     // `floats`: the float32 values load() returns (its shape's product), for the plan.
@@ -46,6 +50,10 @@ public:
     bool holds_all() const { return hold_all_; }
     // The float32 bytes of every weight: what hold_all holds at most.
     std::size_t total_bytes() const;
+    // While hold_all is on: `value` held under `name` (a weight in another
+    // layout, made once for a decode's tokens: the tied embedding transposed),
+    // get(name) gives it, and hold_all(false) releases it with the rest.
+    void put(const std::string& name, Tensor value);
 
     // The float32 bytes of the largest block's group plus the ungrouped ones: what a run holds at once.
     std::size_t largest_group_bytes() const;
