@@ -31,7 +31,7 @@ Tensor KeyCache::lend(std::size_t step, const Shape& shape) {
     if (!shape.empty() && shape[0] < r.rows) throw std::logic_error("attntrace: KeyCache: fewer rows lent than cached");
     Tensor t = std::move(r.data);
     const std::size_t n = numel(shape);
-    // resize() past the capacity grows it geometrically (libstdc++: at least twice): amortised O(1) a token
+    // past the capacity, at least twice it: the rows are copied only when it doubles, amortised O(1) a token
     if (n > t.data.capacity()) t.data.reserve(std::max(n, 2 * t.data.capacity()));
     t.data.resize(n);  // the new rows uninitialised: the stage writes them
     t.shape = shape;
