@@ -23,6 +23,19 @@
 #                    minute to the next; a ratio from one round can read a
 #                    target met that the next reads missed.
 #   --raw DIR        keep the raw JSON outputs in DIR (default: a new directory under /tmp)
+#   --decode DIR     also the decode row: a GPT-2-small-sized F32 checkpoint
+#                    (tests/models/make_tiny_models.py --gpt2-small DIR) decoded
+#                    one token at a time, ms per token on 1 and 2 threads, each
+#                    round against PyTorch's KV-cache loop on the same checkpoint
+#                    (bench/torch_decode.py) and against the memory limit: the
+#                    bytes of weights a token reads over the read bandwidth
+#                    measured right before (bench/read_bandwidth.cpp, built here
+#                    with c++). Ours: `bench --model DIR --ids (32 ids) --generate 32`,
+#                    each window of decode --generate timed in the process: the
+#                    median ms of the generated tokens (and of the prompt's
+#                    windows); and the wall time of `decode --ids` over 64 ids,
+#                    each step checked against the causal run, beside `run`'s.
+#   --decode-only    only the decode row (with --decode): printed, the file left alone
 #   --ours-spin      run attntrace without OMP_WAIT_POLICY=PASSIVE (libgomp's default:
 #                    its threads spin between parallel regions; on a quiet machine its
 #                    2-thread block was ~5% faster so, but its threads then spin against
@@ -56,6 +69,8 @@ REPEATS="31 15 7"
 ROUNDS=3
 RAW=""
 OURS_PASSIVE=1
+DECODE_MODEL=""
+DECODE_ONLY=0
 PYTHON=${PYTHON:-/usr/bin/python3}   # Debian's torch is for the system python
 TOKENS=(128 512 2048)
 THREADS=(1 2)
@@ -73,6 +88,8 @@ while [ $# -gt 0 ]; do
         --rounds) ROUNDS=$2; shift 2 ;;
         --raw) RAW=$2; shift 2 ;;
         --ours-spin) OURS_PASSIVE=0; shift ;;
+        --decode) DECODE_MODEL=$2; shift 2 ;;
+        --decode-only) DECODE_ONLY=1; PRINT_ONLY=1; shift ;;
         -*) echo "run_standard.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) positional+=("$1"); shift ;;
     esac
@@ -83,6 +100,14 @@ case "$ROUNDS" in ''|*[!0-9]*|0) echo "run_standard.sh: --rounds takes a whole n
 read -r -a REP <<<"$REPEATS"
 [ ${#REP[@]} -eq ${#TOKENS[@]} ] || { echo "run_standard.sh: --repeat takes ${#TOKENS[@]} numbers" >&2; exit 2; }
 
+if [ $DECODE_ONLY -eq 1 ] && [ -z "$DECODE_MODEL" ]; then
+    echo "run_standard.sh: --decode-only needs --decode DIR" >&2; exit 2
+fi
+if [ -n "$DECODE_MODEL" ] && [ ! -f "$DECODE_MODEL/model.safetensors" ]; then
+    echo "run_standard.sh: --decode $DECODE_MODEL: no model.safetensors there (make one with" >&2
+    echo "  /usr/bin/python3 tests/models/make_tiny_models.py --gpt2-small $DECODE_MODEL)" >&2
+    exit 2
+fi
 if [ ! -x "$BIN" ]; then
     echo "run_standard.sh: no attntrace binary at $BIN. Build one first, e.g." >&2
     echo "  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && make -C build -j2 attntrace" >&2
@@ -150,7 +175,9 @@ fi
 
 start=$(date +%s)
 echo "run_standard.sh: $BIN, raw results in $RAW" >&2
-for t in "${THREADS[@]}"; do
+BLOCK_THREADS="${THREADS[*]}"
+[ $DECODE_ONLY -eq 0 ] || BLOCK_THREADS=""   # --decode-only: no block runs
+for t in $BLOCK_THREADS; do
     for i in "${!TOKENS[@]}"; do
         n=${TOKENS[$i]}
         r=${REP[$i]}
@@ -183,6 +210,45 @@ for t in "${THREADS[@]}"; do
         done
     done
 done
+
+# The decode row: for each thread count and round, the read bandwidth, then
+# ours (decode of 64 ids and the run over them; bench --generate 32 after a
+# 32-id prompt), then PyTorch's KV-cache loop right after.
+seconds() {  # seconds OUT CMD...: CMD's wall time, its output to /dev/null
+    local out=$1; shift
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" >/dev/null
+    t1=$(date +%s.%N)
+    echo "$t0 $t1" | awk '{printf "%.3f\n", $2 - $1}' >"$out"
+}
+if [ -n "$DECODE_MODEL" ]; then
+    DECODE_MODEL=$(cd "$DECODE_MODEL" && pwd)
+    c++ -O3 -march=native -fopenmp -o "$RAW/read_bandwidth" "$ROOT/bench/read_bandwidth.cpp"
+    vocab=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$DECODE_MODEL/config.json")
+    ids64=$("$PYTHON" -c "print(','.join(str(5 + (i * 7919) % ($vocab - 5)) for i in range(64)))")
+    ids32=$(echo "$ids64" | cut -d, -f1-32)
+    echo "$ids64" >"$RAW/decode-ids.txt"
+    for t in "${THREADS[@]}"; do
+        envs="OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t OMP_WAIT_POLICY=PASSIVE$CORE_ENV"
+        echo "$envs $RAW/read_bandwidth 1024 5" >>"$RAW/commands.txt"
+        echo "$envs attntrace --threads $t decode --model $DECODE_MODEL --ids \$(cat decode-ids.txt)   # and run, the same ids" >>"$RAW/commands.txt"
+        echo "$envs attntrace --threads $t bench --model $DECODE_MODEL --ids <its first 32> --generate 32 --json" >>"$RAW/commands.txt"
+        echo "$envs $PYTHON bench/torch_decode.py --model $DECODE_MODEL --threads $t --tokens 64 --repeat 3" >>"$RAW/commands.txt"
+        for k in $(seq "$ROUNDS"); do
+            echo "  decode, threads=$t round $k/$ROUNDS: bandwidth, attntrace decode, run, bench --generate, PyTorch's loop..." >&2
+            env $envs "$RAW/read_bandwidth" 1024 5 >"$RAW/bandwidth-t$t-r$k.json"
+            seconds "$RAW/decode-t$t-r$k.s" env $envs "$BIN" --threads "$t" decode --model "$DECODE_MODEL" --ids "$ids64"
+            seconds "$RAW/run-t$t-r$k.s" env $envs "$BIN" --threads "$t" run --model "$DECODE_MODEL" --ids "$ids64"
+            env $envs "$BIN" --threads "$t" bench --model "$DECODE_MODEL" --ids "$ids32" --generate 32 --json \
+                >"$RAW/generate-t$t-r$k.json"
+            if [ $USE_TORCH -eq 1 ]; then
+                env $envs "$PYTHON" "$ROOT/bench/torch_decode.py" --model "$DECODE_MODEL" --threads "$t" --tokens 64 \
+                    --repeat 3 >"$RAW/torch-decode-t$t-r$k.json"
+            fi
+        done
+    done
+fi
 elapsed=$(($(date +%s) - start))
 
 # Machine and versions, for the record.
@@ -211,6 +277,8 @@ elapsed=$(($(date +%s) - start))
     echo "repeats=${REPEATS}"
     echo "rounds=${ROUNDS}"
     echo "ours_passive=$OURS_PASSIVE"
+    echo "decode_model=$DECODE_MODEL"
+    echo "decode_only=$DECODE_ONLY"
 } >"$RAW/machine.txt"
 
 "$PYTHON" - "$RAW" "$OUT" "$PRINT_ONLY" <<'PY'
@@ -227,6 +295,76 @@ products = ("qkv", "ffn", "out", "scores", "mix")
 
 
 rounds = int(m.get("rounds", "1"))
+
+
+def decode_section():
+    """The decode row (--decode DIR): ms per token, ours against PyTorch's KV-cache loop and the memory limit."""
+    model = m.get("decode_model")
+    if not model:
+        return []
+    import struct
+    with open(os.path.join(model, "model.safetensors"), "rb") as f:
+        header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
+    sizes = {k: v["data_offsets"][1] - v["data_offsets"][0] for k, v in header.items() if k != "__metadata__"}
+    # A token reads every weight once (the tied unembedding reads the whole embedding table) but
+    # the position table, of which it reads one row.
+    weight_bytes = sum(b for k, b in sizes.items() if not k.endswith("wpe.weight"))
+
+    def seconds(name):
+        try:
+            return float(open(os.path.join(raw, name)).read())
+        except (OSError, ValueError):
+            return None
+
+    def mid(xs):
+        x = med(xs)
+        return "-" if x is None else f"{x:.1f}"
+
+    per, rows = {}, []
+    for t in (1, 2):
+        rs = []
+        for k in range(1, rounds + 1):
+            bw = load(os.path.join(raw, f"bandwidth-t{t}-r{k}.json"))
+            tdoc = load(os.path.join(raw, f"torch-decode-t{t}-r{k}.json"))
+            gdoc = load(os.path.join(raw, f"generate-t{t}-r{k}.json"))
+            win = sorted(gdoc["window_s"][1:gdoc["prompt_tokens"]]) if gdoc else []
+            r = {"bw": bw["median_gb_per_s"] if bw else None,
+                 "decode_s": seconds(f"decode-t{t}-r{k}.s"), "run_s": seconds(f"run-t{t}-r{k}.s"),
+                 "prompt": med(win) * 1e3 if win else None,
+                 "gen": gdoc["generated_median_s"] * 1e3 if gdoc else None,
+                 "torch": tdoc.get("ms_per_token") if tdoc else None}
+            r["limit"] = weight_bytes / (r["bw"] * 1e9) * 1e3 if r["bw"] else None
+            rs.append(r)
+        per[t] = rs
+        rows.append(f"| {t} | {mid([r['gen'] for r in rs])} | {mid([r['prompt'] for r in rs])} | "
+                    f"{mid([r['torch'] for r in rs])} | {fmt2(med(ratio(rs, 'gen', 'torch')))} | "
+                    f"{mid([r['bw'] for r in rs])} | {mid([r['limit'] for r in rs])} | "
+                    f"{fmt2(med(ratio(rs, 'gen', 'limit')))} | {fmt2(med([r['decode_s'] for r in rs]))} / "
+                    f"{fmt2(med([r['run_s'] for r in rs]))} |")
+    targets = [f"| generated token / PyTorch's loop ≤ 0.7 | " + " | ".join(verdict(ratio(per[t], "gen", "torch"), 0.7) for t in (1, 2)) + " |",
+               f"| generated token / memory limit ≤ 1.5 | " + " | ".join(verdict(ratio(per[t], "gen", "limit"), 1.5) for t in (1, 2)) + " |"]
+    one, two = med([r["gen"] for r in per[1]]), med([r["gen"] for r in per[2]])
+    targets.append("| two threads against one, generated token (median ms) ≥ 1.6 | "
+                   + (f"{one / two:.2f}: {'met' if one / two >= 1.6 else '**not met**'}" if one and two else "-") + " | |")
+    L = ["### Decode (GPT-2-small-sized, F32)", "",
+         f"`{model}` (tests/models/make_tiny_models.py --gpt2-small: 12 blocks, d_model 768, 12 heads, vocabulary "
+         f"50257, random weights): a token reads {weight_bytes / 1e6:.0f} MB of weights (every tensor once, the tied "
+         "unembedding the whole embedding table, one row of the positions). Ours: `bench --model DIR --ids (the "
+         "first 32 ids) --generate 32`, every window of `decode --generate` timed in the process: the median "
+         "of the 32 generated tokens (each: its embedding row, one row through every block against the caches, "
+         "the logits, the argmax, the report's row) and of the prompt's windows after the first (the first "
+         "converts the weights the decode holds); and, whole commands, `decode --ids` of the 64 ids (each "
+         "step checked against its row of the causal run) beside `run` over them. PyTorch: `bench/torch_decode.py`, GPT-2 in "
+         "plain PyTorch, one token at a time with preallocated K/V caches written in place (64 ids, median of 3 "
+         "loops). Memory limit: the weights' bytes over the read bandwidth measured just before "
+         "(`bench/read_bandwidth.cpp`: a streaming sum over 1 GiB on that many threads, median of 5).", "",
+         "| threads | ours, generated token, ms | ours, prompt window, ms | PyTorch loop, ms/token | "
+         "generated / PyTorch | read bandwidth, GB/s | memory limit, ms/token | generated / limit | "
+         "decode (checked) / run over 64 ids, s |",
+         "|---|---|---|---|---|---|---|---|---|"] + rows + [
+         "", "Medians over the rounds; ratios taken within each round, then the median. Targets (issue 34):", "",
+         "| target | one thread | two threads |", "|---|---|---|"] + targets + [""]
+    return L
 
 
 def load(path):
@@ -352,6 +490,11 @@ def verdict(xs, limit, at_least=False):
     return f"{x:.2f}{spread}: {'met' if ok else '**not met**'}"
 
 
+if m.get("decode_only") == "1":
+    sys.stdout.write("\n".join(decode_section() + ["Commands:", "", "```sh"] + commands + ["```"]) + "\n")
+    sys.exit(0)
+
+
 targets = []
 for label, a, b, n, limit in (("full / PyTorch layer", "full", "torch", 512, "0.9"),
                               ("full / PyTorch layer", "full", "torch", 2048, "1.0"),
@@ -474,6 +617,7 @@ L.append("\"In block\" is the stage's median inside the block with the full trac
          "the mix's products too (a row block at a time), so their own stages hold only the opening and "
          "recording of their steps, and the last column holds all of the attention's time.")
 L.append("")
+L.extend(decode_section())
 L.append("Commands (from the repository's root; `attntrace` is the binary given to the script):")
 L.append("")
 L.append("```sh")

@@ -302,6 +302,40 @@ TEST_CASE("bench --model times a checkpoint's stack stage by stage, says what it
     CHECK(r.err.find("--text: expected --model DIR beside it") != std::string::npos);
 }
 
+TEST_CASE("bench --model --generate times each window of decode --generate and refuses what it cannot time", "[cli][process]") {
+    // Structure only: how many windows, which tokens they were; never timings.
+    const std::string gpt2 = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
+    auto r = run_process({"--threads", "1", "bench", "--model", gpt2, "--ids", "287,262,267", "--generate", "4", "--json"});
+    REQUIRE(r.status == 0);
+    json j = json::parse(r.out);
+    CHECK(j["format"] == "attntrace-bench-generate");
+    CHECK(j["model_type"] == "gpt2");
+    CHECK(j["threads"] == 1);
+    CHECK(j["prompt_tokens"] == 3);
+    CHECK(j["generated_tokens"] == 4);
+    REQUIRE(j["window_s"].size() == 7);  // the prompt's three windows, then one per generated token
+    for (const auto& s : j["window_s"]) CHECK(s.get<double>() > 0);
+    CHECK(j["generated_min_s"].get<double>() <= j["generated_median_s"].get<double>());
+    CHECK(j["generated_median_s"].get<double>() <= j["generated_max_s"].get<double>());
+    r = run_process({"bench", "--model", gpt2, "--ids", "287,262,267", "--generate", "2"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("3 prompt tokens, 2 generated") != std::string::npos);
+    CHECK(r.out.find("generated tokens") != std::string::npos);
+    // refused: no model, a model with no next token, a count past the model's positions, a trace policy beside it
+    r = run_process({"bench", "--generate", "2"});
+    CHECK(r.status == 2);
+    CHECK(r.err == "attntrace: error: --generate: expected --model DIR beside it (a random block has no next token), found no --model\n");
+    r = run_process({"bench", "--model", attntrace::test::source_dir() + "/tests/models/tiny-bert", "--ids", "2,40,3", "--generate", "2"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--generate: expected a causal model with a next-token head") != std::string::npos);
+    r = run_process({"bench", "--model", gpt2, "--ids", "287,262", "--generate", "1000"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--generate: expected the prompt plus the generated tokens within") != std::string::npos);
+    r = run_process({"bench", "--model", gpt2, "--ids", "287,262", "--generate", "2", "--trace", "none"});
+    CHECK(r.status == 2);
+    CHECK(r.err == "attntrace: error: --generate: expected no --trace or --repeat beside it (each window is timed once), found --trace\n");
+}
+
 TEST_CASE("a negative count or seed is refused as written, never wrapped to 2^64 - 1 or to 1", "[cli]") {
     const std::string gpt2 = attntrace::test::source_dir() + "/tests/models/tiny-gpt2";
     // Each unsigned flag with the arguments it runs with; CLI11 reads unsigned values with strtoull,

@@ -11,7 +11,9 @@
 #include "core/error.hpp"
 #include "decode/generate.hpp"
 #include "evaluate/evaluate.hpp"
+#include "core/memory.hpp"
 #include "model/hf_model.hpp"
+#include "pipeline/plan.hpp"
 #include "support.hpp"
 
 using namespace attntrace;
@@ -100,6 +102,35 @@ TEST_CASE("decode --generate on tiny GPT-2 equals the greedy loop over whole run
 
 TEST_CASE("decode --generate on tiny Llama equals the greedy loop over whole runs, logits within kGenerateLogitTol") {
     check_against_full_runs("tiny-llama", {1, 262, 265, 276}, 8);
+}
+
+TEST_CASE("decode --generate converts each weight once when --max-memory holds them all (W_E transposed too), else a "
+          "block at a time per token; the same tokens and logits either way") {
+    const std::vector<std::int64_t> prompt{287, 262, 267};
+    constexpr std::size_t kNew = 4, kWindows = 3 + kNew;  // the prompt's windows, then one per generated token
+    HfModel held = load_hf_model(model("tiny-gpt2"), ids_input(prompt));
+    const Generation a = generate(held, kNew, 3);
+    const WeightSource& hw = *held.lesson.weight_source;
+    CHECK(hw.held_bytes() == 0);  // released at the end
+    // every weight, and the tied unembedding's W_E transposed beside them
+    REQUIRE(held.lesson.config.unembed_tied);
+    CHECK(hw.peak_held_bytes() == hw.total_bytes() + held.lesson.inputs.at("embedding").size() * sizeof(float));
+    // room for one block's weights beside the plan, not for all of them
+    HfModel tight = load_hf_model(model("tiny-gpt2"), ids_input(prompt));
+    const WeightSource& tw = *tight.lesson.weight_source;
+    const std::size_t peak = make_plan(tight.lesson, TracePolicy{}, Arithmetic::exact, 1).peak_bytes;
+    REQUIRE(tw.total_bytes() > tw.largest_group_bytes());
+    set_max_memory(peak + (tw.total_bytes() - tw.largest_group_bytes()) / 2);
+    const Generation b = generate(tight, kNew, 3);
+    set_max_memory(0);
+    CHECK(tw.peak_held_bytes() <= tw.largest_group_bytes());
+    // each window converted every weight again: kWindows times the held decode's conversions
+    CHECK(tw.loads() == kWindows * hw.loads());
+    REQUIRE(a.tokens.size() == b.tokens.size());
+    for (std::size_t i = 0; i < kNew; ++i) {
+        CHECK(a.tokens[i].chosen.id == b.tokens[i].chosen.id);
+        CHECK(a.tokens[i].logits == b.tokens[i].logits);  // the same sums, bit for bit (x·W_Eᵀ held, or W_E read by rows)
+    }
 }
 
 TEST_CASE("decode --generate's first token is PyTorch's argmax of the prompt's last logits (reference.json)") {

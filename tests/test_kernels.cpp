@@ -78,6 +78,33 @@ TEST_CASE("matmul_nt_ref multiplies by the transpose without forming it") {
     for (int i = 0; i < 6; ++i) CHECK(c[i] == want[i]);
 }
 
+TEST_CASE("gemv_ref multiplies one row by a matrix and by its transpose, the bias after the sum, as worked by hand") {
+    // x = [1, 2]   W = [[5, 6, 7], [8, 9, 10]] (ld 4)   x·W = [21, 24, 27]; + b = [0.5, -1, 0] -> [21.5, 23, 27]
+    const float x[] = {1, 2};
+    const float W[] = {5, 6, 7, -1, 8, 9, 10, -1};
+    const float b[] = {0.5f, -1, 0};
+    float y[4] = {-7, -7, -7, -7};
+    gemv_ref(x, W, 4, false, nullptr, y, 2, 3);
+    CHECK(y[0] == 21.0f);
+    CHECK(y[1] == 24.0f);
+    CHECK(y[2] == 27.0f);
+    CHECK(y[3] == -7.0f);  // nothing past N
+    gemv_ref(x, W, 4, false, b, y, 2, 3);
+    CHECK(y[0] == 21.5f);
+    CHECK(y[1] == 23.0f);
+    CHECK(y[2] == 27.0f);
+    // transposed: Wt = [[5, 8], [6, 9], [7, 10]] (ld 3), x·Wtᵀ = x·W
+    const float Wt[] = {5, 8, -1, 6, 9, -1, 7, 10, -1};
+    gemv_ref(x, Wt, 3, true, b, y, 2, 3);
+    CHECK(y[0] == 21.5f);
+    CHECK(y[1] == 23.0f);
+    CHECK(y[2] == 27.0f);
+    // K = 0: the empty sum, then the bias
+    gemv_ref(x, W, 4, false, b, y, 0, 3);
+    CHECK(y[0] == 0.5f);
+    CHECK(y[1] == -1.0f);
+}
+
 TEST_CASE("add_bias_rows_ref adds the bias to every row and leaves the padding alone") {
     // c: (2, 3) with ldc 4 = [[1, 2, 3 | pad], [4, 5, 6 | pad]]   bias = [10, 20, 30]
     // -> [[11, 22, 33], [14, 25, 36]]

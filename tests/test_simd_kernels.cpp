@@ -268,6 +268,91 @@ TEST_CASE("SIMD GEMM split over threads (rows or columns) gives the same C, bit 
     omp_set_num_threads(saved);
 }
 
+// A GEMV's y[j] against the float64 sum: any order of K float32 products and
+// sums is within K·eps·Σ|x·w| of it (each partial sum rounds once, the
+// products once each); the bias adds one more rounding of |y|.
+constexpr double kGemvF64Slack = 1.0;
+
+TEST_CASE("SIMD GEMV is the GEMM's row bit for bit, within the order slack of gemv_ref and of float64, on any threads",
+          "[simd][gemv]") {
+    using namespace attntrace::simd;
+    auto* const ws = &gemm_workspace;
+    const int saved = omp_get_max_threads();
+    // the measured blocking, and a small one whose kc = 96 cuts every K below into several blocks
+    const GemmBlocking blockings[] = {kGemmMeasured, GemmBlocking{96, 84, 96}};
+    for_each_arch([&](auto arch, const char* name) {
+        const GemmTile t = tile_of(name);
+        // (K, N): lane and panel edges, K across kc, N across kGemvColumns, above kGemvParallelFloats, K = 0
+        const std::size_t shapes[][2] = {{1, 1},   {7, 17},          {64, 33},
+                                         {385, t.nr + 1},            {2 * kGemmMeasured.kc + 5, 3 * t.nr + 1},
+                                         {203, kGemvColumns + 19},   {768, 2304}, {0, 9}};
+        for (const GemmBlocking blk : blockings)
+            for (const auto& sh : shapes)
+                for (bool transposed : {false, true})
+                    for (bool with_bias : {false, true}) {
+                        const std::size_t K = sh[0], N = sh[1], ldw = (transposed ? K : N) + 5;
+                        const auto x = values(K + 1, 51), w = values((transposed ? N : K) * ldw + 1, 52);
+                        auto bias = values(N, 53);
+                        bias[0] = -0.0f;
+                        const float* b = with_bias ? bias.data() : nullptr;
+                        // the GEMM's row: one row of A
+                        attntrace::FloatBuffer gemm(N + 1, 5.0f);
+                        Gemm{}(arch, x.data(), K, w.data(), ldw, transposed, gemm.data(), N, 1, K, N, ws, blk,
+                               GemmOptions{false, nullptr, b});
+                        std::vector<float> ref(N);
+                        attntrace::gemv_ref(x.data(), w.data(), ldw, transposed, b, ref.data(), K, N);
+                        std::vector<float> one;
+                        for (int threads : {1, 2, 3}) {
+                            INFO(name << " K " << K << " N " << N << (transposed ? " W transposed" : "")
+                                      << (with_bias ? " with a bias" : "") << " kc " << blk.kc << " on " << threads
+                                      << " threads");
+                            omp_set_num_threads(threads);
+                            attntrace::FloatBuffer got(N + 1, 6.0f);
+                            Gemv{}(arch, x.data(), w.data(), ldw, transposed, b, got.data(), K, N, ws, blk);
+                            REQUIRE(got[N] == 6.0f);  // nothing past y
+                            REQUIRE(std::memcmp(got.data(), gemm.data(), N * sizeof(float)) == 0);
+                            for (std::size_t j = 0; j < N; ++j) {
+                                double exact = 0, magnitude = 0;
+                                for (std::size_t k = 0; k < K; ++k) {
+                                    const double p = double(x[k]) * (transposed ? w[j * ldw + k] : w[k * ldw + j]);
+                                    exact += p;
+                                    magnitude += std::fabs(p);
+                                }
+                                if (b) exact += b[j];
+                                const double order = kGemmOrderSlack * K * kEps * magnitude + kEps * std::fabs(exact);
+                                REQUIRE(std::fabs(double(got[j]) - ref[j]) <= order);
+                                REQUIRE(std::fabs(double(got[j]) - exact) <=
+                                        kGemvF64Slack * (K * kEps * magnitude + kEps * std::fabs(exact)));
+                            }
+                            if (threads == 1) one.assign(got.begin(), got.end() - 1);
+                            else REQUIRE(std::memcmp(got.data(), one.data(), N * sizeof(float)) == 0);
+                        }
+                    }
+    });
+    omp_set_num_threads(saved);
+}
+
+TEST_CASE("matmul, matmul_nt and linear of one row (a decode step's products) give that row of the whole product",
+          "[simd][gemv]") {
+    // The decode holds each step's rows to the causal run's (kDecodeTol): the one-row products run as
+    // gemv, and must be the rows the whole sequence's GEMM gives. With the kernels in use (or the _ref).
+    const std::size_t M = 5, K = 2 * 384 + 37, N = 3 * 32 + 5;
+    const auto a = values(M * K, 61), b = values(K * N, 62), bt = values(N * K, 63), bias = values(N, 64);
+    std::vector<float> whole(M * N), whole_nt(M * N), whole_linear(M * N), row(N), row_nt(N), row_linear(N);
+    attntrace::matmul(a.data(), K, b.data(), N, whole.data(), N, M, K, N);
+    attntrace::matmul_nt(a.data(), K, bt.data(), K, whole_nt.data(), N, M, K, N);
+    attntrace::linear(a.data(), b.data(), bias.data(), whole_linear.data(), M, K, N);
+    for (std::size_t i = 0; i < M; ++i) {
+        INFO("row " << i << ", kernels " << attntrace::kernel_isa());
+        attntrace::matmul(a.data() + i * K, K, b.data(), N, row.data(), N, 1, K, N);
+        attntrace::matmul_nt(a.data() + i * K, K, bt.data(), K, row_nt.data(), N, 1, K, N);
+        attntrace::linear(a.data() + i * K, b.data(), bias.data(), row_linear.data(), 1, K, N);
+        CHECK(std::memcmp(row.data(), whole.data() + i * N, N * sizeof(float)) == 0);
+        CHECK(std::memcmp(row_nt.data(), whole_nt.data() + i * N, N * sizeof(float)) == 0);
+        CHECK(std::memcmp(row_linear.data(), whole_linear.data() + i * N, N * sizeof(float)) == 0);
+    }
+}
+
 TEST_CASE("SIMD softmax matches softmax_rows_ref, masked cells exactly 0, empty rows all 0", "[simd]") {
     const float neg_inf = -std::numeric_limits<float>::infinity();
     for_each_arch([&](auto arch, const char* name) {

@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/memory.hpp"
+#include "decode/generate.hpp"
 #include "kernels/kernels.hpp"
 #include "pipeline/run.hpp"
 
@@ -158,6 +160,25 @@ BenchReport run_bench(const Lesson& lesson, int repeat, int threads, const std::
     set_big_buffer_reuse(false);
     if (progress) progress({"bench", {}, total, total});
     return r;
+}
+
+GenerateBench bench_generate(HfModel& m, std::size_t n, int threads) {
+    GenerateBench b;
+    b.model_type = m.model_type;
+    b.model_dir = m.dir;
+    b.threads = threads;
+    b.kernels = std::string(kernel_isa());
+    b.prompt = m.lesson.token_ids.size();
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
+    Clock::time_point last = start;
+    generate(m, static_cast<std::int64_t>(n), 1, Sampling{}, [&](std::size_t) {
+        const Clock::time_point now = Clock::now();
+        b.window_s.push_back(std::chrono::duration<double>(now - last).count());
+        last = now;
+    });
+    b.total_s = std::chrono::duration<double>(Clock::now() - start).count();
+    return b;
 }
 
 }  // namespace attntrace

@@ -11,6 +11,7 @@
 #include "core/progress.hpp"
 #include "kernels/blocking.hpp"
 #include "lesson/random_lesson.hpp"
+#include "model/hf_model.hpp"
 #include "trace/policy.hpp"
 #include "trace/steps.hpp"
 
@@ -58,6 +59,21 @@ BenchReport run_bench(const RandomSpec& spec, int repeat, int threads, const std
 // time includes converting its weights, as a run's does.
 BenchReport run_bench(const Lesson& lesson, int repeat, int threads, const std::vector<TracePolicy>& policies,
                       const ProgressFn& progress = {});
+
+// bench --model DIR --generate N: the checkpoint's prompt and N generated
+// tokens as decode --generate runs them (decode/generate.hpp: every window
+// one row against the KV caches, greedy), each window timed: what a token
+// costs. The first window also converts the weights the decode holds across
+// its tokens (HeldWeights).
+struct GenerateBench {
+    std::string model_type, model_dir;
+    int threads = 1;
+    std::string kernels;
+    std::size_t prompt = 0;         // the prompt's tokens (its windows come first)
+    std::vector<double> window_s;   // each window's seconds: the prompt's, then the generated tokens'
+    double total_s = 0;             // generate() whole, sampling and the report included
+};
+GenerateBench bench_generate(HfModel& m, std::size_t n, int threads);
 
 enum class Backend { ours, openblas };
 // The matrix products of `stage`, in the pipeline's shapes and layouts, timed

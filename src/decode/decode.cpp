@@ -8,6 +8,7 @@
 
 #include <omp.h>
 
+#include "core/memory.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/run.hpp"
 
@@ -53,6 +54,28 @@ std::string not_applicable(const Lesson& lesson, const Trace& full) {
 }
 
 }  // namespace
+
+HeldWeights::HeldWeights(const Lesson& lesson, std::size_t beside) {
+    WeightSource* w = lesson.weight_source.get();
+    if (!w || w->holds_all()) return;  // none, or an outer decode holds them already
+    const std::size_t all = w->total_bytes(), one_block = w->largest_group_bytes();
+    const std::size_t need = beside + (all > one_block ? all - one_block : 0);  // the plan counts one block already
+    if (need < beside || need > max_memory_bytes()) return;
+    w->hold_all(true);
+    source_ = w;
+    // A tied unembedding reads W_E (V, C) transposed; held as W_Eᵀ (C, V) too when there is room, its
+    // product is a row by a matrix read in order (gemv's x·W, ~2x the rate of x·Wᵀ: docs/performance.md,
+    // Decode), with the same sums.
+    const auto e = lesson.inputs.find("embedding");
+    if (!lesson.config.unembed_tied || e == lesson.inputs.end()) return;
+    const std::size_t transposed_bytes = e->second.size() * sizeof(float);
+    if (need + transposed_bytes < need || need + transposed_bytes > max_memory_bytes()) return;
+    w->put(kTiedUnembeddingTransposed, transposed(e->second));
+}
+
+HeldWeights::~HeldWeights() {
+    if (source_) source_->hold_all(false);
+}
 
 bool DecodeReport::matches() const {
     if (!applicable) return false;
@@ -183,8 +206,11 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
     const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, omp_get_max_threads());
     const Catalogue& cat = lesson.catalogue();
     const Step& X = *full.find(cat.step(Leaf::resid_pre).name);
+    std::size_t full_bytes = 0;  // the whole run's trace, held beside the decode
+    for (const Step& s : full.steps)
+        if (s.holds_values()) full_bytes += s.held().size() * sizeof(float);
+    const HeldWeights weights(lesson, plan.peak_bytes + full_bytes);
     KeyCache cache;
-    Trace last;
     for (std::size_t t = 0; t < lesson.tokens.size(); ++t) {
         DecodeStep s;
         s.t = t;
@@ -197,7 +223,10 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         show(lesson, window, s);
         report.max_dev = std::max({report.max_dev, s.dev_k, s.dev_pattern, s.dev_z, s.dev_rows});
         report.steps.push_back(std::move(s));
-        last = std::move(window);
+        if (t + 1 == lesson.tokens.size())
+            for (const Step& st : window.steps)
+                if (computed(&st)) report.through = st.name;
+        cache.reclaim(window, cat);  // its keys and values: the cache's rows for the next token
     }
     // What a KV cache holds: per attention, the keys its scores read (rotated with RoPE) and the values.
     const bool rope = lesson.config.positions.kind == PositionKind::rope;
@@ -208,8 +237,6 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         for (Leaf leaf : {scores_key(rope && !p.cross), Leaf::v})
             report.cache_floats += cache.floats(cat.index_of(cat.step(p, leaf)));
     }
-    for (const Step& s : last.steps)
-        if (computed(&s)) report.through = s.name;
     return report;
 }
 

@@ -65,6 +65,27 @@ struct DecodeReport {
     bool matches() const;          // every deviation within kDecodeTol and no weight past t
 };
 
+// A checkpoint's weights (Lesson::weight_source) held converted across a
+// decode's tokens when all of them fit in the memory budget (--max-memory)
+// beside `beside` bytes (the window plan's peak, which counts one block's
+// weights, and whatever else the decode holds): each token then reads weights
+// converted once, where a run converts each block's when its passes start and
+// releases them after; with a tied unembedding and room for it too, the
+// embedding table transposed (kTiedUnembeddingTransposed). Released at the
+// end of the decode. Without a source (a lesson file's weights) or the room,
+// nothing changes.
+class HeldWeights {
+public:
+    HeldWeights(const Lesson& lesson, std::size_t beside);
+    ~HeldWeights();
+    HeldWeights(const HeldWeights&) = delete;
+    HeldWeights& operator=(const HeldWeights&) = delete;
+    bool held() const { return source_ != nullptr; }
+
+private:
+    WeightSource* source_ = nullptr;
+};
+
 // Decodes `lesson` token by token and compares with `full`, its exact causal
 // trace (the trace must keep every step in full, as the default policy does).
 // Every block of a stack, pre-norm or post-norm, and decoder blocks (their

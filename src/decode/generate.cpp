@@ -41,7 +41,8 @@ Tensor last_row(const Trace& trace, const std::string& name) {
 
 }  // namespace
 
-Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s) {
+Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s,
+                    const std::function<void(std::size_t)>& after) {
     if (const GenerateRefusal r = generate_refusal(m, n); !r.expected.empty()) fail_file("--generate", r.expected, r.found);
     if (const SamplingRefusal r = sampling_refusal(s); !r.flag.empty()) fail_file(r.flag, r.expected, r.found);
     const auto count = static_cast<std::size_t>(n);  // 1..kMaxGenerate, checked above
@@ -54,6 +55,9 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
     g.sampling = s;
     g.prompt = lesson.token_ids;
     TokenSampler sampler(s);
+    // every weight converted once for all the tokens, when the budget has room beside a run's plan over the
+    // prompt (a window, one row against the cache, holds less)
+    const HeldWeights weights(lesson, make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads).peak_bytes);
     KeyCache cache;
     Trace window;
     // The prompt, one row at a time as decode runs it: each token's keys and values join the caches.
@@ -61,8 +65,11 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
         const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads);
         const Trace embedded = run_embeddings(lesson, plan);
         const Step& X = *embedded.find(x_name);  // (T, C)
-        for (std::size_t t = 0; t < lesson.token_ids.size(); ++t)
+        for (std::size_t t = 0; t < lesson.token_ids.size(); ++t) {
             window = run_window(lesson, plan, RowWindow{t, 1, &cache}, window_slice(X.held(), Shape{1, X.shape[1]}, X.axes, t));
+            cache.reclaim(window, cat);
+            if (after) after(t);
+        }
     }
     for (std::size_t i = 0; i < count; ++i) {
         // the logits of the last row (1, V); the next token is their argmax (ties: the lower id, as next_tokens
@@ -86,6 +93,8 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
         window = run_window(lesson, plan, RowWindow{tok.t, 1, &cache}, last_row(embedded, x_name));
         materialise(window);  // its derived steps (one query row each) as buffers, for window_step
         tok.window = window_step(lesson, window, tok.t);
+        cache.reclaim(window, cat);
+        if (after) after(tok.t);
         g.tokens.push_back(std::move(tok));
     }
     for (const std::string& piece : lesson.tokens) g.text += piece;

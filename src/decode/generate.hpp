@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,10 @@ GenerateRefusal generate_refusal(const HfModel& m, std::int64_t n);
 
 // Generates `n` tokens after m.lesson's tokens (m.lesson.token_ids and tokens
 // grow by them), keeping the top `k` at each step, each token the argmax or
-// drawn under `s`. Checks generate_refusal and sampling_refusal.
-Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s = {});
+// drawn under `s`. Checks generate_refusal and sampling_refusal. `after`,
+// when given, hears of each window as it ends (the prompt's, then each
+// generated token's, with its position): what bench --generate times.
+Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s = {},
+                    const std::function<void(std::size_t)>& after = {});
 
 }  // namespace attntrace

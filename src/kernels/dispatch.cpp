@@ -136,8 +136,16 @@ std::string_view kernel_isa() {
     return simd_expr
 #endif
 
+void gemv(const float* x, const float* W, std::size_t ldw, bool w_transposed, const float* b, float* y, std::size_t K,
+          std::size_t N) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemv{}, x, W, ldw, w_transposed, b, y, K, N, &gemm_workspace,
+                                   gemm_blocking_in_use().blocking),
+                          gemv_ref(x, W, ldw, w_transposed, b, y, K, N));
+}
+
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
             std::size_t M, std::size_t K, std::size_t N) {
+    if (M == 1) return gemv(a, b, ldb, false, nullptr, c, K, N);
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, false, c, ldc, M, K, N, &gemm_workspace,
                                    gemm_blocking_in_use().blocking),
                           matmul_ref(a, lda, b, ldb, c, ldc, M, K, N));
@@ -145,6 +153,7 @@ void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, fl
 
 void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                std::size_t M, std::size_t K, std::size_t N) {
+    if (M == 1) return gemv(a, b, ldb, true, nullptr, c, K, N);
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, a, lda, b, ldb, true, c, ldc, M, K, N, &gemm_workspace,
                                    gemm_blocking_in_use().blocking),
                           matmul_nt_ref(a, lda, b, ldb, c, ldc, M, K, N));
@@ -175,6 +184,7 @@ void matmul_packed(const float* a, std::size_t lda, const float* bp, float* c, s
 }
 
 void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N) {
+    if (M == 1) return gemv(x, W, N, false, b, y, K, N);
     // the bias added as the product stores its tiles (GemmOptions::bias): no pass reading y back
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, x, K, W, N, false, y, N, M, K, N, &gemm_workspace,
                                    gemm_blocking_in_use().blocking, simd::GemmOptions{false, nullptr, b}),

@@ -26,6 +26,8 @@ std::string_view kernel_isa();
 struct GemmBlockingInUse;  // kernels/blocking.hpp
 const GemmBlockingInUse& gemm_blocking_in_use();
 
+// matmul, matmul_nt and linear of one row (M = 1: a decode step's products)
+// run as gemv, with the same numbers.
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
             std::size_t M, std::size_t K, std::size_t N);
 void matmul_nt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
@@ -47,6 +49,11 @@ void gemm_pack_b(const float* b, std::size_t ldb, bool b_transposed, std::size_t
 void matmul_packed(const float* a, std::size_t lda, const float* bp, float* c, std::size_t ldc, std::size_t M,
                    std::size_t K, std::size_t N);
 void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N);
+// y = x·W + b, or x·Wᵀ + b with w_transposed (gemv_ref): W streamed once, not
+// packed; the GEMM's row bit for bit (simd::Gemv), columns split over the threads.
+//   x: (K)   W: (K, N) ld ldw, or (N, K) ld ldw   b: (N) or null   y: (N)
+void gemv(const float* x, const float* W, std::size_t ldw, bool w_transposed, const float* b, float* y, std::size_t K,
+          std::size_t N);
 std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted, float* e,
                          float* row_sum, float* out);
 // softmax_rows_inplace_ref, exp_rows_ref: equal to softmax_rows' m, s, out and e bit for bit

@@ -37,6 +37,15 @@ void linear_ref(const float* x, const float* W, const float* b, float* y, std::s
     if (b) add_bias_rows_ref(y, N, b, M, N);
 }
 
+void gemv_ref(const float* x, const float* W, std::size_t ldw, bool w_transposed, const float* b, float* y,
+              std::size_t K, std::size_t N) {
+    for (std::size_t j = 0; j < N; ++j) {
+        float acc = 0.0f;
+        for (std::size_t k = 0; k < K; ++k) acc += x[k] * (w_transposed ? W[j * ldw + k] : W[k * ldw + j]);
+        y[j] = b ? acc + b[j] : acc;
+    }
+}
+
 void add_bias_rows_ref(float* c, std::size_t ldc, const float* bias, std::size_t M, std::size_t N) {
     for (std::size_t i = 0; i < M; ++i)
         for (std::size_t j = 0; j < N; ++j) c[i * ldc + j] += bias[j];

@@ -24,6 +24,14 @@ void pack_b_ref(const float* b, std::size_t ldb, bool b_transposed, std::size_t 
 void linear_ref(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K,
                 std::size_t N);
 
+// One row against a matrix, the decode's product (a new token's row by a weight):
+//   y = x·W + b    x: (K)   W: (K, N) ld ldw   b: (N) or null   y: (N)
+//   y = x·Wᵀ + b   with w_transposed, W: (N, K) ld ldw (the tied unembedding's W_E)
+// matmul_ref's (matmul_nt_ref's) row with the bias added after the whole
+// sum: each y[j] summed over k ascending from 0.
+void gemv_ref(const float* x, const float* W, std::size_t ldw, bool w_transposed, const float* b, float* y,
+              std::size_t K, std::size_t N);
+
 // c[i, :] += bias   c: (M, N) ld ldc   bias: (N)
 void add_bias_rows_ref(float* c, std::size_t ldc, const float* bias, std::size_t M, std::size_t N);
 

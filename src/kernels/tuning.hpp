@@ -68,6 +68,23 @@ inline constexpr std::size_t gemm_workspace_floats() { return kGemmWorkspaceFloa
 // shapes: not measured again). Above one panel, 2·M·K·N must exceed
 // kGemmParallelFlops: ~40 us of work at ~100 GFLOP/s per core.
 inline constexpr double kGemmParallelFlops = 4.0e6;
+// GEMV (one row by a matrix: a decode step's products, gemv_simd.hpp): W's
+// floats read once from memory, so its time is W's bytes over the read
+// bandwidth (~15 GB/s a core here: 512 KiB of W take ~35 us). Split over
+// the threads above kGemvParallelFloats floats of W: calls of a few wake-ups
+// and more (GPT-2-small's 768 x 768 W^O, 590 K floats, is split; attention's
+// per-head products over a short cache are not).
+inline constexpr double kGemvParallelFloats = double(std::size_t{1} << 17);
+// x·W holds a chunk of y's running sums in L1 while W's rows stream past:
+// 4096 floats (16 KiB, beside the four rows' lines in flight on a 32 KiB L1).
+inline constexpr std::size_t kGemvColumns = 4096;
+// x·W reads 16 rows of W per pass over y's sums on AVX-512 up to this many
+// columns (a chunk of sums in L1 then takes 16 rows' lines in flight), 8 beyond:
+// measured in gemv_simd.hpp.
+inline constexpr std::size_t kGemvNarrow = 1024;
+// x·W split over the threads by K blocks: up to this many threads (each
+// one's block sums are read by the others; beyond it the columns are split).
+inline constexpr std::size_t kGemvMaxThreads = 64;
 // Streaming attention: NH·ceil(Tq/Br) items, each a block of queries against
 // up to T keys. Its time follows items·T·hs more than its flops (a block of
 // one query costs nearly what a full one does): one query, 12 heads of 64,

@@ -31,6 +31,7 @@ const Tensor* WeightSource::get(const std::string& name) {
 }
 
 void WeightSource::keep_group(const std::string& prefix) {
+    if (hold_all_) return;
     const std::string keep = weight_group(prefix);  // "blocks.3." and "blocks.3.cross." -> "blocks.3."
     if (keep.empty()) return;  // a pass of no block's (the embedding, a residual add): the block stays held
     for (auto it = held_.begin(); it != held_.end();) {
@@ -44,6 +45,7 @@ void WeightSource::keep_group(const std::string& prefix) {
 }
 
 void WeightSource::release_blocks() {
+    if (hold_all_) return;
     for (auto it = held_.begin(); it != held_.end();) {
         if (weight_group(it->first).empty()) {
             ++it;
@@ -55,8 +57,27 @@ void WeightSource::release_blocks() {
 }
 
 void WeightSource::release_all() {
+    if (hold_all_) return;
     held_.clear();
     held_bytes_ = 0;
+}
+
+void WeightSource::hold_all(bool on) {
+    hold_all_ = on;
+    if (!on) release_all();
+}
+
+void WeightSource::put(const std::string& name, Tensor value) {
+    if (!hold_all_) throw std::logic_error("attntrace: WeightSource::put outside hold_all");
+    held_bytes_ += value.size() * sizeof(float);
+    peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
+    held_[name] = std::move(value);
+}
+
+std::size_t WeightSource::total_bytes() const {
+    std::size_t bytes = 0;
+    for (const auto& [name, e] : entries_) bytes += e.floats * sizeof(float);
+    return bytes;
 }
 
 std::size_t WeightSource::largest_group_bytes() const {

@@ -10,8 +10,8 @@
 // Run::begin_pass keeps the pass's group and releases the other blocks', so
 // a block's weights are held from its first pass to the next block's first
 // (the passes outside the blocks, the final norm and the unembedding, release
-// them all); Run::finish releases all. A weight asked for again (explain, decode's next
-// token) is converted again. Not thread-safe: the stages ask for their
+// them all); Run::finish releases all. A weight asked for again (explain) is
+// converted again, unless hold_all keeps every weight (a decode's tokens). Not thread-safe: the stages ask for their
 // weights before their parallel loops, on the run's thread.
 #pragma once
 
@@ -23,6 +23,10 @@
 #include "core/tensor.hpp"
 
 namespace attntrace {
+
+// The name a decode holds a tied unembedding's W_E transposed under, (C, V)
+// (decode/decode.hpp, HeldWeights; read by the unembedding, pipeline/unembed.cpp).
+inline constexpr const char* kTiedUnembeddingTransposed = "W_E_transposed";
 
 class WeightSource {
 public:
@@ -38,6 +42,18 @@ public:
     // Releases every block's weights, keeping the model's own (W_U): for the passes after the last block.
     void release_blocks();
     void release_all();
+    // While on, nothing is released (keep_group, release_blocks and
+    // release_all do nothing): every weight is converted once and kept, for
+    // a decode whose every token runs every block (decode/decode.hpp,
+    // HeldWeights). Off again releases everything.
+    void hold_all(bool on);
+    bool holds_all() const { return hold_all_; }
+    // The float32 bytes of every weight: what hold_all holds at most.
+    std::size_t total_bytes() const;
+    // While hold_all is on: `value` held under `name` (a weight in another
+    // layout, made once for a decode's tokens: the tied embedding transposed),
+    // get(name) gives it, and hold_all(false) releases it with the rest.
+    void put(const std::string& name, Tensor value);
 
     // The float32 bytes of the largest block's group plus the ungrouped ones: what a run holds at once.
     std::size_t largest_group_bytes() const;
@@ -53,6 +69,7 @@ private:
     std::map<std::string, Entry> entries_;
     std::map<std::string, Tensor> held_;
     std::size_t held_bytes_ = 0, peak_held_bytes_ = 0, loads_ = 0;
+    bool hold_all_ = false;
 };
 
 // The group of a weight name: "blocks.3." for "blocks.3.W_Q" and "blocks.3.cross.W_K", else "".

@@ -20,20 +20,40 @@ std::size_t KeyCache::rows(std::size_t step) const {
     return it == steps_.end() ? 0 : it->second.rows;
 }
 
-const float* KeyCache::data(std::size_t step) const {
-    auto it = steps_.find(step);
-    return it == steps_.end() ? nullptr : it->second.data.data();
-}
-
 std::size_t KeyCache::floats(std::size_t step) const {
     auto it = steps_.find(step);
     return it == steps_.end() ? 0 : it->second.data.size();
 }
 
-void KeyCache::append(std::size_t step, const float* rows, std::size_t n_rows, std::size_t row_floats) {
+Tensor KeyCache::lend(std::size_t step, const Shape& shape) {
     Rows& r = steps_[step];
-    r.data.insert(r.data.end(), rows, rows + n_rows * row_floats);
-    r.rows += n_rows;
+    if (r.lent) throw std::logic_error("attntrace: KeyCache: a key-axis step's rows were lent twice (reclaim the window)");
+    if (!shape.empty() && shape[0] < r.rows) throw std::logic_error("attntrace: KeyCache: fewer rows lent than cached");
+    Tensor t = std::move(r.data);
+    const std::size_t n = numel(shape);
+    // past the capacity, at least twice it: the rows are copied only when it doubles, amortised O(1) a token
+    if (n > t.data.capacity()) t.data.reserve(std::max(n, 2 * t.data.capacity()));
+    t.data.resize(n);  // the new rows uninitialised: the stage writes them
+    t.shape = shape;
+    r.lent = true;
+    return t;
+}
+
+void KeyCache::reclaim(Trace& window, const Catalogue& catalogue) {
+    for (Step& s : window.steps) {
+        if (!s.def || s.def->axes.front() != Axis::key) continue;
+        auto it = steps_.find(catalogue.index_of(*s.def));
+        if (it == steps_.end() || !it->second.lent) continue;  // not lent: not computable in this window
+        Rows& r = it->second;
+        r.lent = false;
+        if (s.source == StepSource::not_computable || !s.holds_values()) {
+            r = Rows{};  // nothing computed: the cache starts again from this step's next window
+            continue;
+        }
+        r.data = std::move(s.buffer());
+        r.rows = s.shape.at(0);
+        s.buffer() = Tensor{};
+    }
 }
 
 Tensor window_slice(const Tensor& full, const Shape& shape, const std::vector<std::string>& axes, std::size_t pos0) {
@@ -45,13 +65,17 @@ Tensor window_slice(const Tensor& full, const Shape& shape, const std::vector<st
         if (from[a] + shape[a] > full.shape[a]) throw std::logic_error("attntrace: window_slice: out of range");
     }
     Tensor out = Tensor::uninitialized(shape);
-    // Row-major walk over `shape`, reading full at (index + from).
-    std::vector<std::size_t> idx(shape.size(), 0);
-    for (std::size_t flat = 0; flat < out.size(); ++flat) {
+    // The trailing axes taken whole are contiguous in both: copied a run of `inner` floats at a time
+    // (a decode's row of the logits, 50257 floats, was a walk of one float at a time).
+    std::size_t whole = shape.size(), inner = 1;
+    while (whole > 0 && from[whole - 1] == 0 && shape[whole - 1] == full.shape[whole - 1]) inner *= shape[--whole];
+    // Row-major walk over the other axes of `shape`, reading full at (index + from).
+    std::vector<std::size_t> idx(whole, 0);
+    for (std::size_t flat = 0; flat < out.size(); flat += inner) {
         std::size_t off = 0;
-        for (std::size_t a = 0; a < shape.size(); ++a) off = off * full.shape[a] + idx[a] + from[a];
-        out.data[flat] = full.data[off];
-        for (std::size_t a = shape.size(); a-- > 0;) {
+        for (std::size_t a = 0; a < whole; ++a) off = off * full.shape[a] + idx[a] + from[a];
+        std::copy_n(full.data.data() + off * inner, inner, out.data.data() + flat);
+        for (std::size_t a = whole; a-- > 0;) {
             if (++idx[a] < shape[a]) break;
             idx[a] = 0;
         }
@@ -189,11 +213,10 @@ float* Run::open(const std::string& name, std::initializer_list<Need> needs, std
                            : fmt::format("needs {}, which is not available", missing);
         return nullptr;
     }
-    Tensor& buffer = s.buffer() = Tensor::uninitialized(s.shape);  // the stage writes every element (a decode's key-axis step: the new rows)
-    if (window_.cache && def->axes.front() == Axis::key) {
-        const std::size_t i = catalogue_.index_of(*def);
-        std::copy_n(window_.cache->data(i), window_.cache->floats(i), buffer.ptr());
-    }
+    // The stage writes every element; a decode's key-axis step: the new rows, after the cache's in place.
+    Tensor& buffer = s.buffer() = window_.cache && def->axes.front() == Axis::key
+                                      ? window_.cache->lend(catalogue_.index_of(*def), s.shape)
+                                      : Tensor::uninitialized(s.shape);
     return buffer.ptr();
 }
 
@@ -280,13 +303,7 @@ void Run::close_step(Step& s) {
         }
     }
     check_finite(s);
-    // A decode step's new keys and values join the cache.
-    if (window_.cache && s.def && s.def->axes.front() == Axis::key && s.source != StepSource::not_computable) {
-        const Tensor& v = s.held();
-        const std::size_t i = catalogue_.index_of(*s.def), row = v.size() / s.shape[0];
-        const std::size_t from = window_.cache->rows(i);
-        window_.cache->append(i, v.ptr() + from * row, s.shape[0] - from, row);
-    }
+    // A decode step's new keys and values are already in the cache's rows (KeyCache::lend); reclaim keeps them.
     // The values stay until nothing reads them (end_pass); the summary is what the trace keeps.
     if (s.recorded == Record::summary && s.source != StepSource::not_computable) s.summary = summarize(s.held());
 }

@@ -26,18 +26,31 @@ namespace attntrace {
 
 // The rows of every key-axis step (K, V, RoPE's rotated K: first axis `key`)
 // a decode has computed so far, per catalogue step: what a KV cache holds.
+// A decode step writes its new rows in place: the window's run borrows each
+// step's rows as its buffer (lend: grown by the new rows, the cached ones
+// neither copied nor moved), and the caller gives the buffer back with them
+// once it has read the window's trace (reclaim). Growing reserves room
+// geometrically, so appending a token copies the rows only when the
+// capacity doubles, not at every token.
 class KeyCache {
 public:
     std::size_t rows(std::size_t step) const;
-    const float* data(std::size_t step) const;
-    // Appends n_rows rows of row_floats floats each.
-    void append(std::size_t step, const float* rows, std::size_t n_rows, std::size_t row_floats);
     std::size_t floats(std::size_t step) const;
+    // Step `step`'s buffer, shape `shape` (its first axis the rows so far plus
+    // the new ones): its first rows(step) rows are the cache's. Refuses
+    // (std::logic_error) a step whose buffer is lent and not yet given back.
+    Tensor lend(std::size_t step, const Shape& shape);
+    // Every key-axis step of `window` (a run_window trace over this cache)
+    // gives its buffer back: its rows are the cache's from now on, and the
+    // step holds no values any more. Call it once done with the window's
+    // keys and values, before the next window.
+    void reclaim(Trace& window, const Catalogue& catalogue);
 
 private:
     struct Rows {
-        std::vector<float> data;
+        Tensor data;
         std::size_t rows = 0;
+        bool lent = false;
     };
     std::map<std::size_t, Rows> steps_;
 };

@@ -32,9 +32,13 @@ void unembed_forward(Run& run) {
     std::string formula = run.lesson().catalogue().at(run.pass().out).formula;
     if (run.lesson().config.unembed_tied) {
         const Tensor* E = run.input("embedding");
+        // W_E transposed, (C, V), when a decode holds it (HeldWeights): a row by it reads W_E in order,
+        // with the same sums as by W_E's rows (gemv and the GEMM sum each column alike either way)
+        const Tensor* Et = run.lesson().weight(kTiedUnembeddingTransposed);
         // (P, C)·(V, C)ᵀ -> (P, V), then + b_U
         if (float* out = run.open(out_name, {{x_name, x}, {"inputs.embedding", E}}, {{run.wpath("b_U"), b}})) {
-            matmul_nt(x->ptr(), d.C, E->ptr(), d.C, out, d.V, d.P, d.C, d.V);
+            if (Et) matmul(x->ptr(), d.C, Et->ptr(), d.V, out, d.V, d.P, d.C, d.V);
+            else matmul_nt(x->ptr(), d.C, E->ptr(), d.C, out, d.V, d.P, d.C, d.V);
             if (b) add_unembed_bias(out, b->ptr(), d.P, d.V);
         }
         run.close();

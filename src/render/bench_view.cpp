@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/memory.hpp"
 #include "lesson/lesson.hpp"
@@ -211,6 +212,56 @@ OrderedJson bench_json(const BenchReport& r) {
                         {"estimated_peak_bytes", run.estimated_peak},
                         {"stages", stages_json(run)}});
     j["runs"] = std::move(runs);
+    return j;
+}
+
+namespace {
+
+struct Spread {
+    double median = 0, min = 0, max = 0;
+};
+// Over windows [from, to) of b.window_s (none: zeros).
+Spread spread(const GenerateBench& b, std::size_t from, std::size_t to) {
+    std::vector<double> xs(b.window_s.begin() + static_cast<std::ptrdiff_t>(std::min(from, b.window_s.size())),
+                           b.window_s.begin() + static_cast<std::ptrdiff_t>(std::min(to, b.window_s.size())));
+    if (xs.empty()) return {};
+    std::sort(xs.begin(), xs.end());
+    const std::size_t h = xs.size() / 2;
+    return {xs.size() % 2 ? xs[h] : (xs[h - 1] + xs[h]) / 2, xs.front(), xs.back()};
+}
+
+}  // namespace
+
+void render_generate_bench(std::ostream& out, const GenerateBench& b) {
+    const std::size_t generated = b.window_s.size() > b.prompt ? b.window_s.size() - b.prompt : 0;
+    out << fmt::format("{} ({}), {} thread{}, kernels {}: {} prompt tokens, {} generated, one row against the KV caches each\n",
+                       b.model_dir, b.model_type, b.threads, b.threads == 1 ? "" : "s", b.kernels, b.prompt, generated);
+    const auto line = [&](const char* what, const Spread& s, std::size_t n) {
+        if (n) out << fmt::format("  {:<28} {:8.2f} ms a token (min {:.2f}, max {:.2f}; {} tokens)\n", what, 1e3 * s.median,
+                                  1e3 * s.min, 1e3 * s.max, n);
+    };
+    if (!b.window_s.empty()) out << fmt::format("  {:<28} {:8.2f} ms (converts the weights it holds)\n", "first window", 1e3 * b.window_s.front());
+    line("the prompt's other windows", spread(b, 1, b.prompt), b.prompt > 1 ? b.prompt - 1 : 0);
+    line("generated tokens", spread(b, b.prompt, b.window_s.size()), generated);
+    out << fmt::format("  {:<28} {:8.3f} s\n", "in all", b.total_s);
+}
+
+OrderedJson generate_bench_json(const GenerateBench& b) {
+    OrderedJson j;
+    j["format"] = "attntrace-bench-generate";
+    j["version"] = 1;
+    j["model_dir"] = b.model_dir;
+    j["model_type"] = b.model_type;
+    j["threads"] = b.threads;
+    j["kernels"] = b.kernels;
+    j["prompt_tokens"] = b.prompt;
+    j["generated_tokens"] = b.window_s.size() > b.prompt ? b.window_s.size() - b.prompt : 0;
+    const Spread g = spread(b, b.prompt, b.window_s.size());
+    j["generated_median_s"] = g.median;
+    j["generated_min_s"] = g.min;
+    j["generated_max_s"] = g.max;
+    j["window_s"] = b.window_s;
+    j["total_s"] = b.total_s;
     return j;
 }
 

@@ -20,5 +20,11 @@ namespace attntrace {
 void render_bench(std::ostream& out, const BenchReport& r, bool passive_wait, std::size_t width);
 // The same as JSON: format "attntrace-bench", version 2.
 OrderedJson bench_json(const BenchReport& r);
+// bench --generate: the model, the threads, the prompt's windows and the
+// generated tokens' (median, min and max ms per token; the first window,
+// which converts the weights, apart), and as JSON (format
+// "attntrace-bench-generate": every window's seconds).
+void render_generate_bench(std::ostream& out, const GenerateBench& b);
+OrderedJson generate_bench_json(const GenerateBench& b);
 
 }  // namespace attntrace

@@ -6,6 +6,7 @@
 #include "kernels/simd/attention_simd.hpp"
 #include "kernels/simd/elementwise_simd.hpp"
 #include "kernels/simd/gemm_simd.hpp"
+#include "kernels/simd/gemv_simd.hpp"
 #include "kernels/simd/map_fold_simd.hpp"
 #include "kernels/simd/norm_stats_simd.hpp"
 #include "kernels/simd/softmax_simd.hpp"
@@ -16,6 +17,9 @@
                                                           std::size_t, std::size_t, float* (*)(),                 \
                                                           attntrace::simd::GemmBlocking,                          \
                                                           attntrace::simd::GemmOptions) const;                    \
+    template void attntrace::simd::Gemv::operator()<ARCH>(ARCH, const float*, const float*, std::size_t, bool,     \
+                                                          const float*, float*, std::size_t, std::size_t,         \
+                                                          float* (*)(), attntrace::simd::GemmBlocking) const;     \
     template void attntrace::simd::GemmPackB::operator()<ARCH>(ARCH, const float*, std::size_t, bool, std::size_t,  \
                                                                std::size_t, attntrace::simd::GemmBlocking, float*) \
         const;                                                                                                    \

@@ -60,6 +60,18 @@ struct GemmPackB {
                     GemmBlocking blk, float* out) const;
 };
 
+// One row by a matrix, y = x·W + b or x·Wᵀ + b (w_transposed): see gemv_ref,
+// with the GEMM's order of the sums for blocking blk (its kc blocks), so
+// that y is Gemm's row bit for bit (gemv_simd.hpp). W is read in place,
+// never packed whole; `workspace()` as Gemm's (a chunk of y's sums, or one
+// NR-row panel of a K block), one per thread of the call's parallel region.
+//   x: (K)   W: (K, N) ld ldw, or (N, K) ld ldw transposed   bias: (N) or null   y: (N)
+struct Gemv {
+    template <class Arch>
+    void operator()(Arch, const float* x, const float* W, std::size_t ldw, bool w_transposed, const float* bias,
+                    float* y, std::size_t K, std::size_t N, float* (*workspace)(), GemmBlocking blk) const;
+};
+
 // See softmax_rows_ref. Returns the number of rows with every cell -inf.
 struct SoftmaxRows {
     template <class Arch>

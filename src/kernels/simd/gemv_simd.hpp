@@ -1,0 +1,206 @@
+// GEMV with xsimd: one row times a matrix, y = x·W + b or x·Wᵀ + b (gemv_ref),
+// the products of a decode step (one new token's row against every weight).
+//
+// The GEMM (gemm_simd.hpp) packs B to reuse each packed float across the MR
+// rows of an A panel; with one row there is nothing to reuse, and a decode
+// token packed every weight again. Here W streams from memory once:
+//   x·W:  for each K block, the block's rows of W read in order, a chunk of
+//         y's columns at a time held in L1 (8 or 16 rows of W per pass over it);
+//   x·Wᵀ: each NR rows of W (NR of y's columns) transposed into an L1 panel
+//         one K block at a time (the GEMM's pack_b), then the GEMM's own
+//         micro-kernel with one row.
+// The sums are the GEMM's, element by element: K cut into the same kc blocks
+// (blocking_for), each block's sum from 0 over k ascending with the same
+// fused multiply-add (mul + add on SSE), then y + the block's sum, and the
+// bias after the last block. So a row of x·W here is the GEMM's row bit for
+// bit (tests/test_simd_kernels.cpp), and a decode step's products equal the
+// causal run's rows: the decode's check (kDecodeTol) sees no new rounding.
+// Threads split W by contiguous rows: x·Wᵀ y's columns by NR panels; x·W
+// K's blocks, each block's sums kept and then added in block order. Every
+// sum runs in the same order whatever their number: the result does not
+// depend on it.
+#pragma once
+
+#include <omp.h>
+
+#include <cmath>
+#include <type_traits>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/simd/gemm_simd.hpp"
+#include "kernels/simd/kernels.hpp"
+
+namespace attntrace::simd {
+
+namespace gemm_detail {
+namespace {  // internal linkage, as gemm_simd.hpp's helpers
+
+// acc + a·b on one float, rounded as fmadd<Arch> rounds each lane: fused
+// where the instruction set has FMA, a product then a sum on SSE.
+template <class Arch>
+float fmadd1(float a, float b, float acc) {
+    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch> || std::is_base_of_v<xsimd::fma3<xsimd::avx2>, Arch>)
+        return std::fma(a, b, acc);
+    else
+        return a * b + acc;
+}
+
+// acc[0, n) = Σ_{k < kc} x[k]·W[k, 0..n) from 0, k ascending: one K block of
+// x·W for n columns, acc in L1 (n <= kGemvColumns). R rows of W per pass over
+// acc, their x[k] held in registers: each acc register loaded and stored once
+// per R rows, summed in k order. The more rows a pass reads, the fewer
+// passes over acc, and the closer W streams to a plain sum's rate: 40
+// matrices on the EPYC of 2026-11-29, one thread, a sum at 22-24 GB/s:
+// 768 x 768 at 15.7 GB/s with 4 rows, 18.2 with 8, 21.2 with 16; 768 x 3072
+// at 20.5, 23 and 21 (AVX-512; x's registers: 16 of its 32).
+template <class Arch, std::size_t R>
+void gemv_block_rows(const float* x, const float* W, std::size_t ldw, std::size_t kc, std::size_t n, float* acc) {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t V = B::size;
+    const std::size_t nv = n / V * V;
+    for (std::size_t j = 0; j < n; ++j) acc[j] = 0.0f;
+    std::size_t k = 0;
+    for (; k + R <= kc; k += R) {
+        const float* w = W + k * ldw;
+        B xs[R];
+        for (std::size_t r = 0; r < R; ++r) xs[r] = B(x[k + r]);
+        for (std::size_t j = 0; j < nv; j += V) {
+            B a = B::load_unaligned(acc + j);
+#pragma GCC unroll 16
+            for (std::size_t r = 0; r < R; ++r) a = fmadd<Arch>(xs[r], B::load_unaligned(w + r * ldw + j), a);
+            a.store_unaligned(acc + j);
+        }
+        for (std::size_t j = nv; j < n; ++j) {
+            float a = acc[j];
+            for (std::size_t r = 0; r < R; ++r) a = fmadd1<Arch>(x[k + r], w[r * ldw + j], a);
+            acc[j] = a;
+        }
+    }
+    for (; k < kc; ++k) {
+        const float* w0 = W + k * ldw;
+        const B x0(x[k]);
+        for (std::size_t j = 0; j < nv; j += V)
+            fmadd<Arch>(x0, B::load_unaligned(w0 + j), B::load_unaligned(acc + j)).store_unaligned(acc + j);
+        for (std::size_t j = nv; j < n; ++j) acc[j] = fmadd1<Arch>(x[k], w0[j], acc[j]);
+    }
+}
+
+// gemv_block_rows with 16 rows a pass for narrow W on AVX-512 (its 32 registers hold x's 16), else 8.
+template <class Arch>
+void gemv_block(const float* x, const float* W, std::size_t ldw, std::size_t kc, std::size_t n, float* acc) {
+    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
+        if (n <= kGemvNarrow) return gemv_block_rows<Arch, 16>(x, W, ldw, kc, n, acc);
+    }
+    gemv_block_rows<Arch, 8>(x, W, ldw, kc, n, acc);
+}
+
+// y[0, n) = x·W + b over n columns of W (K, ·) ld ldw, on the calling thread; `acc`: kGemvColumns floats.
+template <class Arch>
+void gemv_columns(const float* x, const float* W, std::size_t ldw, const float* bias, float* y, std::size_t K,
+                  std::size_t n, std::size_t kKC, float* acc) {
+    for (std::size_t j0 = 0; j0 < n; j0 += kGemvColumns) {
+        const std::size_t cols = min_sz(kGemvColumns, n - j0);
+        for (std::size_t pc = 0; pc < K; pc += kKC) {
+            const std::size_t kc = min_sz(kKC, K - pc);
+            gemv_block<Arch>(x + pc, W + pc * ldw + j0, ldw, kc, cols, acc);
+            // y + the block's sum (the GEMM's C + tile), then the bias after the last block
+            float* yj = y + j0;
+            if (pc == 0) for (std::size_t j = 0; j < cols; ++j) yj[j] = acc[j];
+            else for (std::size_t j = 0; j < cols; ++j) yj[j] = yj[j] + acc[j];
+            if (bias && pc + kc == K)
+                for (std::size_t j = 0; j < cols; ++j) yj[j] = yj[j] + bias[j0 + j];
+        }
+    }
+}
+
+// y[0, n) = x·Wᵀ + b over n rows of W (·, K) ld ldw, on the calling thread: each NR rows' K block
+// packed (pack_b, bᵀ) into `panel` (kc·NR floats), then the micro-kernel of one row.
+template <class Arch>
+void gemv_t_rows(const float* x, const float* W, std::size_t ldw, const float* bias, float* y, std::size_t K,
+                 std::size_t n, std::size_t kKC, float* panel) {
+    constexpr std::size_t NR = Tile<Arch>::NR;
+    for (std::size_t j = 0; j < n; j += NR) {
+        const std::size_t cols = min_sz(NR, n - j);
+        for (std::size_t pc = 0; pc < K; pc += kKC) {
+            const std::size_t kc = min_sz(kKC, K - pc);
+            pack_b<Arch, NR>(W + j * ldw + pc, ldw, true, kc, cols, panel);
+            micro_kernel<Arch, true, 1>(kc, x + pc, 0, panel, y + j, 0, pc > 0, 1, cols, false,
+                                        bias && pc + kc == K ? bias + j : nullptr);
+        }
+    }
+}
+
+// The thread among `threads` whose share of nb K blocks (t·nb/threads .. (t+1)·nb/threads) holds block b.
+inline std::size_t block_owner(std::size_t b, std::size_t nb, std::size_t threads) {
+    std::size_t t = 0;
+    while (nb * (t + 1) / threads <= b) ++t;
+    return t;
+}
+
+}  // namespace
+}  // namespace gemm_detail
+
+template <class Arch>
+void Gemv::operator()(Arch, const float* x, const float* W, std::size_t ldw, bool w_transposed, const float* bias,
+                      float* y, std::size_t K, std::size_t N, float* (*workspace)(), GemmBlocking blk) const {
+    using namespace gemm_detail;
+    using T = Tile<Arch>;
+    if (N == 0) return;
+    if (K == 0) {  // the empty sum, then the bias, as the GEMM
+        for (std::size_t j = 0; j < N; ++j) y[j] = bias ? 0.0f + bias[j] : 0.0f;
+        return;
+    }
+    const std::size_t kc = blocking_for<Arch>(blk, K).kc;  // the GEMM's K blocks: its order of the sums
+    // Threads split W by contiguous rows, one stream each: x·Wᵀ by NR panels of y's columns (W's rows);
+    // x·W by K blocks (below). Only when W is large enough to pay for the region.
+    const std::size_t unit = w_transposed ? T::NR : T::W;
+    const std::size_t nb = (K + kc - 1) / kc;  // K blocks
+    const bool parallel = static_cast<double>(K) * static_cast<double>(N) > kGemvParallelFloats && N > unit;
+    float* sums_of[kGemvMaxThreads];  // x·W by K blocks: each thread's block sums, read by all after the barrier
+#pragma omp parallel if (parallel)
+    {
+        const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
+        const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+        // x·W split by columns, each thread reading a part of every row of W, read 30% less a second on two
+        // threads than one on the EPYC of 2026-11-29 (a sum over 40 768 x 3072 matrices: 19.5 GB/s against
+        // 22 on one thread; by contiguous rows 28.5). So each thread takes a range of the K blocks (rows)
+        // and keeps each block's sums; after a barrier the blocks' sums are added in block order, a range of
+        // columns per thread, the bias last: the GEMM's order. Needs a block per thread and the sums of
+        // its blocks within its workspace; else (and for x·Wᵀ) the columns are split.
+        const bool by_blocks = !w_transposed && threads > 1 && threads <= kGemvMaxThreads && nb >= threads &&
+                               (nb + threads - 1) / threads * N <= kGemmWorkspaceFloats;
+        if (by_blocks) {
+            const std::size_t b0 = nb * t / threads, b1 = nb * (t + 1) / threads;
+            float* sums = workspace();
+            sums_of[t] = sums;
+            for (std::size_t b = b0; b < b1; ++b) {
+                const std::size_t pc = b * kc, kcb = min_sz(kc, K - pc);
+                for (std::size_t j0 = 0; j0 < N; j0 += kGemvColumns)
+                    gemv_block<Arch>(x + pc, W + pc * ldw + j0, ldw, kcb, min_sz(kGemvColumns, N - j0),
+                                     sums + (b - b0) * N + j0);
+            }
+#pragma omp barrier
+            const std::size_t units = (N + unit - 1) / unit;
+            const std::size_t c0 = min_sz(N, units * t / threads * unit), c1 = min_sz(N, units * (t + 1) / threads * unit);
+            for (std::size_t b = 0; b < nb; ++b) {
+                const std::size_t owner = block_owner(b, nb, threads);
+                const float* s = sums_of[owner] + (b - nb * owner / threads) * N;
+                if (b == 0) for (std::size_t j = c0; j < c1; ++j) y[j] = s[j];
+                else for (std::size_t j = c0; j < c1; ++j) y[j] = y[j] + s[j];
+            }
+            if (bias)
+                for (std::size_t j = c0; j < c1; ++j) y[j] = y[j] + bias[j];
+        } else {
+            const std::size_t units = (N + unit - 1) / unit;
+            const std::size_t n0 = min_sz(N, units * t / threads * unit), n1 = min_sz(N, units * (t + 1) / threads * unit);
+            if (n0 < n1) {
+                float* work = workspace();
+                const float* b = bias ? bias + n0 : nullptr;
+                if (w_transposed) gemv_t_rows<Arch>(x, W + n0 * ldw, ldw, b, y + n0, K, n1 - n0, kc, work);
+                else gemv_columns<Arch>(x, W + n0, ldw, b, y + n0, K, n1 - n0, kc, work);
+            }
+        }
+    }
+}
+
+}  // namespace attntrace::simd
