@@ -48,6 +48,14 @@ void add_draft_command(CLI::App& app, CliContext& cli) {
                        std::to_string(opts->example));
         if (opts->example) drafts = {std::move(drafts[opts->example - 1])};
         else if (opts->out == "-") drafts.resize(1);
+        // A file per example: a bound on the files one run writes (each written whole beside its folder's
+        // other files); an article of more examples is drafted one example at a time.
+        constexpr std::size_t kMaxLessonFiles = 256;
+        if (drafts.size() > kMaxLessonFiles)
+            fail_field(opts->article, "",
+                       fmt::format("at most {} worked examples to write as lessons (--example N writes the Nth alone)",
+                                   kMaxLessonFiles),
+                       fmt::format("{} examples", drafts.size()));
         std::vector<std::string> written;
         if (opts->out == "-") {
             written.push_back("-");

@@ -89,19 +89,26 @@ std::vector<TokenCandidate> token_candidates(const Article& art) {
     for (const auto& a : art.arrays)
         if (is_table(a) && a.row_labels.size() >= 2 && labelled(a.row_labels, a.row_labels.size()))
             out.push_back({a.row_labels, "the row labels at " + a.place.describe(), a.place.line});
+    // by line, so that a start looks only at the lists near it (a long article stays linear)
+    std::stable_sort(out.begin(), out.end(), [](const TokenCandidate& a, const TokenCandidate& b) { return a.line < b.line; });
     return out;
 }
 
 // The tokens of an example of n keys starting at array `at`: its own labels, else the nearest list of n words
 // given before it (after it, when none is), else t1 ... tn.
-std::vector<std::string> tokens_for(const Article& art, const PrintedArray& a, std::size_t n, std::string& from) {
+// `cands`: token_candidates(art), by line.
+std::vector<std::string> tokens_for(const std::vector<TokenCandidate>& cands, const PrintedArray& a, std::size_t n,
+                                    std::string& from) {
     if (a.rows.size() == n && labelled(a.row_labels, n)) return from = "its row labels", a.row_labels;
     if (labelled(a.col_labels, n)) return from = "its column labels", a.col_labels;
     // a list this many lines from the array is another passage's
     constexpr std::size_t kTokensNear = 40;
-    const std::vector<TokenCandidate> cands = token_candidates(art);
+    const std::size_t lo = a.place.line > kTokensNear ? a.place.line - kTokensNear : 0;
+    const auto first = std::lower_bound(cands.begin(), cands.end(), lo,
+                                        [](const TokenCandidate& c, std::size_t line) { return c.line < line; });
     const TokenCandidate* best = nullptr;
-    for (const auto& c : cands) {
+    for (auto it = first; it != cands.end() && it->line <= a.place.line + kTokensNear; ++it) {
+        const TokenCandidate& c = *it;
         if (c.words.size() != n || (c.line > a.place.line ? c.line - a.place.line : a.place.line - c.line) > kTokensNear) continue;
         const bool before = c.line <= a.place.line;
         const bool best_before = best && best->line <= a.place.line;
@@ -283,8 +290,9 @@ bool same_shape(const PrintedArray& a, const PrintedArray& b) {
 // The row `v` is of an earlier printed array with labelled rows (x is row "ring" of X): its label, else "".
 std::string row_label_of(const Article& art, std::size_t v) {
     const PrintedArray& a = art.arrays[v];
+    constexpr std::size_t kLookBack = 256;  // the example's X is near it; a bound keeps a long article linear
     if (a.rows.size() != 1) return "";
-    for (std::size_t j = 0; j < v; ++j) {
+    for (std::size_t j = v > kLookBack ? v - kLookBack : 0; j < v; ++j) {
         const PrintedArray& e = art.arrays[j];
         if (!is_table(e) || e.rows[0].size() != a.rows[0].size() || !labelled(e.row_labels, e.rows.size())) continue;
         for (std::size_t r = 0; r < e.rows.size(); ++r)
@@ -296,7 +304,7 @@ std::string row_label_of(const Article& art, std::size_t v) {
 // A table of the paper's sinusoidal encodings: its first row sin 0, cos 0, ... = 0, 1, 0, 1, ... and its
 // second row's first number sin 1 = 0.841..., each at its printed decimals. The embeddings are the array of
 // its shape printed just before it and named as an input (E, X, embeddings), if any.
-void position_starts(const Article& art, std::vector<Start>& out) {
+void position_starts(const Article& art, const std::vector<TokenCandidate>& cands, std::vector<Start>& out) {
     constexpr std::size_t kNear = 3;
     const auto& A = art.arrays;
     auto close_to = [](const PrintedNumber& n, double v) { return std::fabs(n.value - v) <= 0.5 * std::pow(10.0, -n.decimals) + 1e-9; };
@@ -316,7 +324,7 @@ void position_starts(const Article& art, std::vector<Start>& out) {
                 break;
             }
         std::string from;
-        s.tokens = tokens_for(art, a, a.rows.size(), from);
+        s.tokens = tokens_for(cands, a, a.rows.size(), from);
         s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
         s.reasons.push_back(fmt::format("positions: the {} x {} array at {} (its first row 0, 1, 0, 1, ...: sin and cos of 0)",
                                         a.rows.size(), s.d_model, a.place.describe()));
@@ -328,7 +336,7 @@ void position_starts(const Article& art, std::vector<Start>& out) {
 
 // Add & Norm worked by hand: x and z printed just before their sum (the residual), or a row printed just
 // before a number or an array named as the norm's (its mean, σ, variance, normalized values).
-void norm_starts(const Article& art, std::vector<Start>& out) {
+void norm_starts(const Article& art, const std::vector<TokenCandidate>& cands, std::vector<Start>& out) {
     constexpr std::size_t kMaxRows = 64, kNear = 4;
     const auto& A = art.arrays;
     std::vector<bool> summed(A.size(), false);
@@ -349,7 +357,7 @@ void norm_starts(const Article& art, std::vector<Start>& out) {
             std::string from;
             const std::string label = row_label_of(art, x);
             if (!label.empty()) s.tokens = {label}, from = "x is its row of an earlier array";
-            else s.tokens = tokens_for(art, sum, sum.rows.size(), from);
+            else s.tokens = tokens_for(cands, sum, sum.rows.size(), from);
             s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
             s.reasons.push_back(fmt::format("x: the array at {}; z: the array at {}; their sum printed at {} (the residual x + z)",
                                             A[x].place.describe(), A[z].place.describe(), sum.place.describe()));
@@ -372,7 +380,7 @@ void norm_starts(const Article& art, std::vector<Start>& out) {
         std::string from;
         const std::string label = row_label_of(art, v);
         if (!label.empty()) s.tokens = {label}, from = "its row of an earlier array";
-        else s.tokens = tokens_for(art, a, a.rows.size(), from);
+        else s.tokens = tokens_for(cands, a, a.rows.size(), from);
         s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
         s.reasons.push_back(fmt::format("the row the norm reads: the array at {} (the {} at {} is named {})", a.place.describe(),
                                         A[named].form == PrintedForm::prose ? "number" : "array", A[named].place.describe(), A[named].name));
@@ -483,6 +491,7 @@ std::string Conventions::describe(StartKind kind) const {
 
 std::vector<Start> find_starts(const Article& art) {
     std::vector<Start> out;
+    const std::vector<TokenCandidate> cands = token_candidates(art);
     bool found = false;
     Start e = embed_start(art, found);
     if (found) out.push_back(std::move(e));
@@ -504,7 +513,7 @@ std::vector<Start> find_starts(const Article& art) {
             }
             if (s.inputs[1] == kNone) continue;
             std::string from;
-            s.tokens = tokens_for(art, a, rows, from);
+            s.tokens = tokens_for(cands, a, rows, from);
             s.d_model = cols;
             if (s.inputs[2] != kNone && A[s.inputs[2]].rows[0].size() != cols) s.inputs[2] = kNone;  // a V of another width: not run
             s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
@@ -524,7 +533,7 @@ std::vector<Start> find_starts(const Article& art) {
         s.kind = weights ? StartKind::weights : StartKind::scores;
         s.inputs = {i, value_after(art, i, cols)};
         std::string from;
-        s.tokens = tokens_for(art, a, cols, from);
+        s.tokens = tokens_for(cands, a, cols, from);
         if (rows == 1) s.query_tokens = {labelled(a.row_labels, 1) ? a.row_labels[0] : "row"};
         s.d_model = s.has_v() ? A[s.inputs[1]].rows[0].size() : 0;
         const long d_model = art.setting("d_model"), d_k = art.setting("d_k");
@@ -553,7 +562,7 @@ std::vector<Start> find_starts(const Article& art) {
         } else if (labelled(a.col_labels, cols)) {
             s.tokens = a.col_labels, from = "its column labels";
         } else {
-            s.tokens = tokens_for(art, a, cols, from);
+            s.tokens = tokens_for(cands, a, cols, from);
         }
         s.d_model = 2;  // any: the mask does not depend on the scores, given as zeros
         s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
@@ -567,8 +576,8 @@ std::vector<Start> find_starts(const Article& art) {
         for (const auto& [kind, word] : mask_hints(a)) s.reasons.push_back(fmt::format("the text around the mask says \"{}\": {} tried first", word, kind));
         out.push_back(std::move(s));
     }
-    norm_starts(art, out);
-    if (!found) position_starts(art, out);  // from the embeddings and weights, the search tries the positions itself
+    norm_starts(art, cands, out);
+    if (!found) position_starts(art, cands, out);  // from the embeddings and weights, the search tries the positions itself
     std::stable_sort(out.begin(), out.end(), [](const Start& a, const Start& b) { return a.first() < b.first(); });
     return out;
 }
