@@ -51,11 +51,23 @@
 #              the same process as our OpenMP kernels, so the same trap applies).
 #
 # OpenBLAS (PyTorch's fp32 matmul and bench's BLAS column) picks its kernels by
-# the core it detects; 0.3.21 takes some newer CPUs for a Prescott and runs 4x
-# slower. The script asks OpenBLAS which core it detected
-# (openblas_get_corename) and, when that core lacks the AVX-512 or AVX2 the CPU
-# has, sets OPENBLAS_CORETYPE (SkylakeX or Haswell) for every run, and says
-# so in the table. $OPENBLAS_CORETYPE set by the caller is kept.
+# the core it detects, or by $OPENBLAS_CORETYPE; 0.3.21 takes some newer CPUs
+# for a Prescott (4x slower), and an environment may set an older core than
+# the CPU has (Haswell's AVX2 kernels on AVX-512 hardware ran PyTorch 1.8x
+# slower). Before the runs, bench/openblas_cores.py (~20 s) tries each
+# candidate core in a child process of its own: the core OpenBLAS detects, the
+# caller's $OPENBLAS_CORETYPE if set, and the cores the CPU's flags allow and
+# this OpenBLAS knows (SkylakeX, Cooperlake; Haswell, Zen). Each child checks
+# that OpenBLAS took the core (openblas_get_corename), times fp32 products of
+# this run's shapes on one thread and checks every entry against a float64
+# product within the worst-case bound of a float32 sum of K products. The
+# comparison columns (PyTorch's runs, and attntrace's runs for their BLAS
+# column; our own kernels do not use OpenBLAS) then run with
+# OPENBLAS_CORETYPE set to the fastest core that computed correctly, also when
+# the caller set another (the caller's value is overridden for these runs only
+# if a faster core is correct). The table says which core ran, which were
+# tried with their GFLOP/s and correctness, and what the caller had set; the
+# helper's JSON is kept as openblas-cores.json in the raw directory.
 #
 # Takes ~4-5 minutes on 2 cores with 3 rounds (n = 2048 needs ~1.4 GB for the full trace).
 set -euo pipefail
@@ -128,45 +140,61 @@ else
     TORCH_NOTE="PyTorch was skipped (--no-torch)."
 fi
 
-# The core OpenBLAS detects, and the core type to force when it is wrong.
-CORE_DETECTED=$("$PYTHON" - <<'PY' 2>/dev/null || true
-import ctypes, ctypes.util
-for name in ("libopenblas.so.0", ctypes.util.find_library("openblas") or ""):
-    try:
-        lib = ctypes.CDLL(name)
-    except OSError:
-        continue
-    lib.openblas_get_corename.restype = ctypes.c_char_p
-    print(lib.openblas_get_corename().decode())
-    break
-PY
-)
-CORE_NOTE=""
-if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
-    CORE_NOTE="OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE was set by the caller (OpenBLAS alone detects ${CORE_DETECTED:-?})."
-elif [ -n "$CORE_DETECTED" ]; then
-    flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
-    want=""
-    case " $flags " in
-        *" avx512f "*) case "${CORE_DETECTED,,}" in skylakex|cooperlake|sapphirerapids|zen) ;; *) want=SkylakeX ;; esac ;;
-        *" avx2 "*) case "${CORE_DETECTED,,}" in haswell|zen|skylakex|cooperlake|sapphirerapids) ;; *) want=Haswell ;; esac ;;
-    esac
-    if [ -n "$want" ]; then
-        export OPENBLAS_CORETYPE=$want
-        CORE_NOTE="OpenBLAS detected this CPU as ${CORE_DETECTED}, a core without the vector units it has: every run had OPENBLAS_CORETYPE=$want."
-    else
-        CORE_NOTE="OpenBLAS detected this CPU as ${CORE_DETECTED}, whose kernels use its vector units: OPENBLAS_CORETYPE was not set."
-    fi
-else
-    CORE_NOTE="OpenBLAS was not found by $PYTHON (libopenblas0): its core type is unknown."
-fi
-echo "run_standard.sh: $CORE_NOTE" >&2
-CORE_ENV=""
-[ -z "${OPENBLAS_CORETYPE:-}" ] || CORE_ENV=" OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"
-
 [ -n "$RAW" ] || RAW=$(mktemp -d /tmp/attntrace-standard.XXXXXX)
 mkdir -p "$RAW"
+
+# OpenBLAS's core for the comparison columns (PyTorch's fp32 matmul and bench's
+# cblas_sgemm column): the fastest of the cores the CPU can run that computes
+# the run's products correctly (bench/openblas_cores.py). The caller's
+# $OPENBLAS_CORETYPE is one of the candidates, kept only if it is that core.
+CALLER_CORE=${OPENBLAS_CORETYPE:-}
+CORE_ENV=""
+echo "run_standard.sh: trying OpenBLAS's cores on the run's products (bench/openblas_cores.py, ~20 s)..." >&2
+cores_rc=0
+"$PYTHON" "$ROOT/bench/openblas_cores.py" >"$RAW/openblas-cores.json" || cores_rc=$?
+CORE_CHOSEN=""
+CORE_NOTE=$("$PYTHON" - "$RAW/openblas-cores.json" "$CALLER_CORE" <<'PY' 2>/dev/null || true
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    d = None
+caller = sys.argv[2]
+said = f"the caller had set OPENBLAS_CORETYPE={caller}" if caller else "the caller had not set OPENBLAS_CORETYPE"
+if not d or not d.get("cores"):
+    print("")
+    print(f"bench/openblas_cores.py failed, so no core was tried: OpenBLAS ran the core it chose ({said}).")
+    sys.exit(0)
+tried = []
+for c in d["cores"]:
+    if c["corename"] is None:
+        tried.append(f"{c['asked']} failed")
+        continue
+    state = "correct" if c["correct"] else "wrong (" + ", ".join(c["wrong_products"]) + ")"
+    if not c["taken"]:
+        state = f"not taken (OpenBLAS ran {c['corename']})"
+    mark = " (detected by OpenBLAS)" if c["asked"].lower() == (d["detected"] or "").lower() else ""
+    tried.append(f"{c['asked']}{mark} {c['gflops_all']:.1f} GFLOP/s, {state}")
+print(d["chosen"] or "")
+head = (f"the comparison columns ran with OPENBLAS_CORETYPE={d['chosen']}, the fastest core that computed "
+        f"correctly" if d["chosen"] else "no core computed correctly, so OpenBLAS ran the core it chose")
+override = ""
+if caller and d["chosen"] and caller.lower() != d["chosen"].lower():
+    override = " (overridden for the comparison runs)"
+print(f"{head}; {said}{override}. Tried by bench/openblas_cores.py, fp32 products of the run's shapes "
+      f"(n = 512 projections, n = 2048 attention) on {d['threads']} thread, each entry checked against "
+      f"float64 within the worst-case bound of a float32 sum of K products: " + "; ".join(tried) + "."
+      + (f" Within 5% of the chosen core (the machine's noise): {', '.join(d['near'])}." if d.get("near") else ""))
+PY
+)
+CORE_CHOSEN=$(printf '%s\n' "$CORE_NOTE" | sed -n 1p)
+CORE_NOTE=$(printf '%s\n' "$CORE_NOTE" | sed -n '2,$p')
+[ -n "$CORE_NOTE" ] || CORE_NOTE="bench/openblas_cores.py failed (exit status $cores_rc): OpenBLAS ran the core it chose."
+[ -z "$CORE_CHOSEN" ] || CORE_ENV=" OPENBLAS_CORETYPE=$CORE_CHOSEN"
+echo "run_standard.sh: OpenBLAS: $CORE_NOTE" >&2
+
 : >"$RAW/commands.txt"
+echo "${CALLER_CORE:+OPENBLAS_CORETYPE=$CALLER_CORE }$PYTHON bench/openblas_cores.py   # chose: ${CORE_CHOSEN:-none}" >>"$RAW/commands.txt"
 
 avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
 if [ "${avail_kb:-0}" -lt 3000000 ]; then
@@ -532,7 +560,7 @@ L.append(f"Written by `bench/run_standard.sh` on {m['date']} (the script took "
          f"{m['hypervisor'] + ' guest, ' if m['hypervisor'] else ''}{m['mem']}, {m['os']}, Linux {m['kernel']}. "
          f"{m['version']} (commit {m['commit']}), kernels "
          f"{cells[(128, 1)][0]['ours']['kernels'] if cells[(128, 1)] else '?'}"
-         f", OpenBLAS {m['openblas'] or '?'} (pthread; {m.get('core_note', '')})"
+         f", OpenBLAS {m['openblas'] or '?'} (pthread; its core: below)"
          + (f", PyTorch {torch_version}"
             + (f" (Debian python3-torch {m['torch_pkg']})" if m.get('torch_pkg') else "")
             + f" run by {m['python']}." if torch_version else "."))
@@ -557,6 +585,9 @@ L.append("Threads, for N of them: PyTorch ran with `OMP_NUM_THREADS=N OPENBLAS_N
             "within a round, and the tables give the median over the rounds (times too). " if torch_version else "")
          + "The machine is shared and noisy: compare the ratios (taken within one run or two adjacent ones), "
          "not the times across rows.")
+L.append("")
+L.append("OpenBLAS's core (PyTorch's fp32 matmul and bench's `cblas_sgemm` column; attntrace's own kernels "
+         f"do not use OpenBLAS): {m.get('core_note', '')}")
 if m.get("torch_note"):
     L.append("")
     L.append(f"**{m['torch_note']}**")
