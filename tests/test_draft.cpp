@@ -415,6 +415,21 @@ TEST_CASE("draft refuses in one line an article it cannot start from", "[draft][
     CHECK_FALSE(std::filesystem::exists(dir.file("badv.json")));
     r = run_cli({"draft", dir.file("missing.md")});
     CHECK(r.status == 2);
+    // more worked examples than one run writes lesson files for: refused in one line, nothing written; one by --example
+    std::string many;
+    for (int i = 0; i < 300; ++i)
+        many += "x = [" + std::to_string(i % 7) + ".5, 1.0, 2.0, 3.0]\nz = [0.5, 0.5, 0.5, 0.5]\nsum: [" + std::to_string(i % 7 + 1) +
+                ".0, 1.5, 2.5, 3.5]\n\n";
+    const std::string many_md = write("many.md", many);
+    r = run_cli({"draft", many_md, "-o", dir.file("many.json")});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("many.md: expected at most 256 worked examples to write as lessons (--example N writes the Nth alone), "
+                     "found 300 examples") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(std::filesystem::exists(dir.file("many-1.json")));
+    r = run_cli({"draft", many_md, "--example", "300", "-o", dir.file("many.json")});
+    CHECK(r.status == 0);
+    CHECK(std::filesystem::exists(dir.file("many.json")));
 }
 
 TEST_CASE("the ring-fell article drafted: its printed Q, K and V given, its Z agreeing only with rounded weights",
