@@ -293,6 +293,19 @@ TEST_CASE("a notebook printing nn.Linear weights: named by its print calls, d_k 
     CHECK(verdict.count("blocks.0.attn.hook_scores_raw"));
 }
 
+TEST_CASE("a row whose sentence calls it scores starts an example, whatever its caption's last words name", "[draft]") {
+    const std::string md = "Take the scores of one query against three keys: [2.0, 1.0, 0.1].\n\n"
+                           "Divide each exponential by their sum:\n\nsoftmax = [0.659, 0.242, 0.099]\n";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "softmax.md", "markdown"));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the printed scores");
+    bool weights = false;
+    for (const auto& c : lesson["claims"])
+        weights = weights || (c["step"] == "blocks.0.attn.hook_pattern" && !c.contains("of") && c["expect"] == "agrees");
+    CHECK(weights);
+}
+
 TEST_CASE("two heads from the embeddings: W^Q split by search, each head's weights placed on its head", "[draft]") {
     const std::string md =
         "Tokens: [\"we\", \"read\", \"books\"]\n\n"

@@ -524,9 +524,11 @@ std::vector<Start> find_starts(const Article& art) {
         }
         // scores or weights: a square matrix, or one row of one, of at least two keys
         if (cols < 2 || (rows != 1 && rows != cols) || mask_like(a)) continue;
-        // not named as another step's (Q, V) or as an input (a printed "Embedding" row is no score)
-        if (!hint.empty() && hint != "hook_scores_raw" && hint != "hook_scores_scaled" && hint != "hook_pattern") continue;
-        if (!a.name.empty() && hint.empty() && !names_scores(a.name)) continue;
+        // not named as another step's (Q, V) or as an input (a printed "Embedding" row is no score), unless its
+        // sentence says it is ("the scores of one query against three keys: [..]": named by the last words)
+        const bool said_scores = rows == 1 && names_scores(a.quote.substr(0, a.quote.find('[')));
+        if (!hint.empty() && hint != "hook_scores_raw" && hint != "hook_scores_scaled" && hint != "hook_pattern" && !said_scores) continue;
+        if (!a.name.empty() && hint.empty() && !names_scores(a.name) && !said_scores) continue;
         Start s;
         const bool weights = sums_to_one(a);
         if (hint == "hook_pattern" && !weights) continue;
