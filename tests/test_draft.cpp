@@ -22,6 +22,14 @@ namespace {
 
 const std::string kExample = attntrace::test::source_dir() + "/docs/examples/draft/tiny-attention.md";
 
+// Each claim's expected verdict by its step and its cells: "blocks.0.attn.hook_z", "blocks.0.attn.hook_z{\"query\":1}".
+std::map<std::string, std::string> verdicts(const nlohmann::json& lesson) {
+    std::map<std::string, std::string> out;
+    for (const auto& c : lesson["claims"])
+        out[c["step"].get<std::string>() + (c.contains("at") ? c["at"].dump() : "")] = c["expect"].get<std::string>();
+    return out;
+}
+
 const nlohmann::json* claim_on(const nlohmann::json& lesson, const std::string& step) {
     for (const auto& c : lesson["claims"])
         if (c["step"] == step && !c.contains("at")) return &c;
@@ -149,9 +157,7 @@ TEST_CASE("an article that works one word at a time: captioned rows read as arra
     CHECK(lesson["tokens"] == nlohmann::json{"my", "dog", "barks"});
     CHECK(lesson["inputs"]["X"] == nlohmann::json{{1, 0, 0, 1}, {0, 1, 1, 0}, {1, 1, 0, 0}});
     CHECK(lesson["weights"]["W_Q"] == nlohmann::json{{1, 0, 1}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}});
-    std::map<std::string, std::string> verdict;  // step and at -> expect
-    for (const auto& c : lesson["claims"])
-        verdict[c["step"].get<std::string>() + (c.contains("at") ? c["at"].dump() : "")] = c["expect"].get<std::string>();
+    std::map<std::string, std::string> verdict = verdicts(lesson);
     CHECK(verdict["blocks.0.attn.hook_k"] == "agrees");  // "Key for Input 1: [..]" a line each: one array
     CHECK(verdict["blocks.0.attn.hook_q"] == "agrees");
     CHECK(verdict["blocks.0.attn.hook_v"] == "agrees");
@@ -178,9 +184,7 @@ TEST_CASE("a notebook printing X below its source at other decimals, two heads: 
     INFO(lesson.dump(1));
     CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
     CHECK(lesson["config"]["heads"] == 2);
-    std::map<std::string, std::string> verdict;
-    for (const auto& c : lesson["claims"])
-        verdict[c["step"].get<std::string>() + (c.contains("at") ? c["at"].dump() : "")] = c["expect"].get<std::string>();
+    std::map<std::string, std::string> verdict = verdicts(lesson);
     CHECK(verdict["blocks.0.attn.hook_q"] == "agrees");
     CHECK(verdict["blocks.0.attn.hook_pattern{\"head\":0}"] == "agrees");
     CHECK(verdict["blocks.0.attn.hook_pattern{\"head\":1}"] == "agrees");
@@ -238,9 +242,7 @@ TEST_CASE("an HTML page: a table of positional encodings alone is an example, to
     INFO(pe.dump(1));
     CHECK(ds[0].start == "the printed positional encodings");
     CHECK(pe["config"]["positions"] == "sinusoidal");
-    std::map<std::string, std::string> verdict;
-    for (const auto& c : pe["claims"])
-        verdict[c["step"].get<std::string>() + (c.contains("at") ? c["at"].dump() : "")] = c["expect"].get<std::string>();
+    std::map<std::string, std::string> verdict = verdicts(pe);
     CHECK(verdict["hook_pos_embed"] == "disagrees");  // position 3's third number: sin(0.03) is 0.030, not 0.300
     CHECK(verdict["hook_pos_embed{\"pos\":2}"] == "agrees");
     CHECK(verdict["hook_pos_embed{\"pos\":3}"] == "disagrees");
@@ -260,9 +262,7 @@ TEST_CASE("positional encodings added to printed embeddings: X read, E + PE plac
     INFO(lesson.dump(1));
     CHECK(d.start == "the printed positional encodings and embeddings");
     CHECK(lesson["inputs"]["X"][1] == nlohmann::json{0.5, 0.1, 0.0, 0.2});
-    std::map<std::string, std::string> verdict;
-    for (const auto& c : lesson["claims"])
-        verdict[c["step"].get<std::string>() + (c.contains("at") ? c["at"].dump() : "")] = c["expect"].get<std::string>();
+    std::map<std::string, std::string> verdict = verdicts(lesson);
     CHECK(verdict["hook_pos_embed"] == "agrees");
     CHECK(verdict["blocks.0.hook_resid_pre"] == "disagrees");  // 0.2 + 1.0 = 1.2 is right; 0.1 + 1.0 is 1.1, not 1.2
     CHECK(verdict["blocks.0.hook_resid_pre{\"pos\":2}"] == "disagrees");

@@ -110,7 +110,7 @@ std::string hint_of(const std::string& name) {
     for (char c : name)
         if (c != '\\' && c != '{' && c != '}' && c != '^' && c != '_' && c != ' ' && c != '$') n += c;
     // a LayerNorm's statistics by their symbols or words (before a head's number is taken off: σ² is no σ)
-    if (n == "sigma2" || n == "\xCF\x83\xC2\xB2" || n == "\xCF\x832" || n == "var" || n == "variance" || n == "Var" || n == "Variance")
+    if (n == "sigma2" || n == "\xCF\x83\xC2\xB2" || n == "\xCF\x83" "2" || n == "var" || n == "variance" || n == "Var" || n == "Variance")
         return "ln1.hook_var";
     if (n == "mu" || n == "\xCE\xBC" || n == "mean" || n == "Mean") return "ln1.hook_mean";
     if (n == "sigma" || n == "\xCF\x83" || n == "std" || n == "Std") return "ln1.hook_scale";

@@ -198,16 +198,16 @@ bool weight_times_vector(std::string_view line) {
 // "Token 'cat':". Its stem is the caption with the varying part put as '#' (a number) or taken out (a word
 // in parentheses or quotes, which is the row's label); consecutive vectors whose captions share a stem
 // are the rows of one array ("Key for Input #": the keys, a row per input).
-struct Family {
+struct CaptionFamily {
     std::string stem, label;
 };
 
-std::optional<Family> family_of(std::string_view caption) {
+std::optional<CaptionFamily> family_of(std::string_view caption) {
     std::string raw = trim(caption);
     while (!raw.empty() && (raw.back() == ':' || raw.back() == '=' || raw.back() == ' ')) raw.pop_back();
     while (!raw.empty() && (raw[0] == '-' || raw[0] == '*' || raw[0] == '#' || raw[0] == ' ')) raw.erase(0, 1);
     if (raw.empty() || raw.size() > 48 || raw.find_first_of("[]{}=\\$|") != std::string::npos) return std::nullopt;
-    Family f;
+    CaptionFamily f;
     for (std::size_t i = 0; i < raw.size();) {
         const char c = raw[i];
         const char close = c == '(' ? ')' : c == '\'' || c == '"' || c == '`' ? c : 0;

@@ -334,6 +334,17 @@ void position_starts(const Article& art, const std::vector<TokenCandidate>& cand
     }
 }
 
+// A norm example's tokens: the label of the row `x` is of an earlier array (x_ring is X's row "ring"), else
+// the list nearest `rows` that has a word per row.
+void set_norm_tokens(const Article& art, const std::vector<TokenCandidate>& cands, std::size_t x, const PrintedArray& rows,
+                     Start& s) {
+    std::string from;
+    const std::string label = row_label_of(art, x);
+    if (!label.empty()) s.tokens = {label}, from = "x is its row of an earlier array";
+    else s.tokens = tokens_for(cands, rows, rows.rows.size(), from);
+    s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+}
+
 // Add & Norm worked by hand: x and z printed just before their sum (the residual), or a row printed just
 // before a number or an array named as the norm's (its mean, σ, variance, normalized values).
 void norm_starts(const Article& art, const std::vector<TokenCandidate>& cands, std::vector<Start>& out) {
@@ -354,11 +365,7 @@ void norm_starts(const Article& art, const std::vector<TokenCandidate>& cands, s
             s.kind = StartKind::norm;
             s.inputs = {x, z};
             s.d_model = sum.rows[0].size();
-            std::string from;
-            const std::string label = row_label_of(art, x);
-            if (!label.empty()) s.tokens = {label}, from = "x is its row of an earlier array";
-            else s.tokens = tokens_for(cands, sum, sum.rows.size(), from);
-            s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+            set_norm_tokens(art, cands, x, sum, s);
             s.reasons.push_back(fmt::format("x: the array at {}; z: the array at {}; their sum printed at {} (the residual x + z)",
                                             A[x].place.describe(), A[z].place.describe(), sum.place.describe()));
             summed[c] = true;
@@ -377,11 +384,7 @@ void norm_starts(const Article& art, const std::vector<TokenCandidate>& cands, s
         s.kind = StartKind::norm;
         s.inputs = {v};
         s.d_model = a.rows[0].size();
-        std::string from;
-        const std::string label = row_label_of(art, v);
-        if (!label.empty()) s.tokens = {label}, from = "its row of an earlier array";
-        else s.tokens = tokens_for(cands, a, a.rows.size(), from);
-        s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
+        set_norm_tokens(art, cands, v, a, s);
         s.reasons.push_back(fmt::format("the row the norm reads: the array at {} (the {} at {} is named {})", a.place.describe(),
                                         A[named].form == PrintedForm::prose ? "number" : "array", A[named].place.describe(), A[named].name));
         out.push_back(std::move(s));
@@ -606,7 +609,7 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
                                 if (!s.d_ff && std::string(act) != "relu") continue;
                                 for (bool sinusoidal : {false, true}) {
                                     if (sinusoidal && s.d_model % 2) continue;  // PE pairs the dimensions
-                                    out.push_back({scale, mask, transposed, "", n, s.d_ff ? act : "", sinusoidal});
+                                    out.push_back({.scale = scale, .mask = mask, .transposed = transposed, .heads = n, .activation = s.d_ff ? act : "", .sinusoidal = sinusoidal});
                                 }
                             }
                         }
@@ -619,7 +622,7 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
             if (s.d_model % 2 == 0 && s.d_model >= 4 && std::find(heads.begin(), heads.end(), 2) == heads.end()) heads.push_back(2);
             for (std::size_t n : heads)
                 for (const auto& mask : masks)
-                    for (bool scale : {true, false}) out.push_back({scale, mask, false, "", n});
+                    for (bool scale : {true, false}) out.push_back({.scale = scale, .mask = mask, .heads = n});
             break;
         }
         case StartKind::scores: {
@@ -627,15 +630,15 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
             const bool scaled = step_hint(art.arrays[s.inputs[0]].name) == "hook_scores_scaled";
             for (const auto& mask : masks) {
                 if (scaled) {
-                    out.push_back({true, mask, false, "hook_scores_scaled", 1});
+                    out.push_back({.scale = true, .mask = mask, .given_at = "hook_scores_scaled"});
                 } else {
-                    out.push_back({false, mask, false, "hook_scores_raw", 1});
-                    out.push_back({true, mask, false, "hook_scores_raw", 1});
+                    out.push_back({.scale = false, .mask = mask, .given_at = "hook_scores_raw"});
+                    out.push_back({.scale = true, .mask = mask, .given_at = "hook_scores_raw"});
                 }
             }
             break;
         }
-        case StartKind::weights: out.push_back({true, "none", false, "hook_pattern", 1}); break;
+        case StartKind::weights: out.push_back({.given_at = "hook_pattern"}); break;
         case StartKind::mask: return mask_conventions(art, s);
         case StartKind::positions: out.push_back(Conventions{}); return out;
         case StartKind::norm:
