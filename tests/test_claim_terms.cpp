@@ -295,7 +295,7 @@ TEST_CASE("a terms claim on a one-head lesson needs no head: an axis of one is f
     std::vector<float> p;
     for (std::size_t j = 0; j < kT; ++j)
         p.push_back(at(e->exact, "blocks.0.attn.hook_pattern", {0, 1, j}) * at(e->exact, "blocks.0.attn.hook_v", {j, 0, 3}));
-    doc["claims"] = {terms_claim("no-head", "hook_z", {{"query", "b"}, {"d_head", 3}}, with_sum(p))};
+    doc["claims"] = json::array({terms_claim("no-head", "hook_z", {{"query", "b"}, {"d_head", 3}}, with_sum(p))});
     auto checked = evaluate(parse_lesson(doc.dump(), "one-head.json"));
     REQUIRE(checked->report.results.size() == 1);
     CHECK(checked->report.results[0].verdict == Verdict::agrees);
