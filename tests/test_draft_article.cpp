@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "draft/article.hpp"
 #include "support.hpp"
 
@@ -421,6 +422,23 @@ TEST_CASE("tokens quoted one by one in a sentence are a token list, two quoted w
     CHECK(a.tokens[0].words == std::vector<std::string>{"I", "like", "tea"});
     CHECK(a.tokens[1].words == std::vector<std::string>{"the", "cat"});
     CHECK(a.tokens[2].words == std::vector<std::string>{"a", "b"});  // a list's words once, not again as a run
+}
+
+TEST_CASE("a prose number's symbol is what the sentence sets it to, whole characters only", "[draft]") {
+    std::string alphas;
+    for (int i = 0; i < 30; ++i) alphas += "\xCE\xB1";  // α: the 40-byte look-back falls inside one
+    const Article a = read("Here \\(\\mu = 2.65\\), \xCF\x83 \xE2\x89\x88 0.48, mean: 2.5, the variance is 1.25, d_k = 64.\n" + alphas +
+                               " = 3.5\nno symbol 4.5\n",
+                           "text");
+    const auto prose = of_form(a, PrintedForm::prose);
+    REQUIRE(prose.size() == 7);
+    CHECK(prose[0]->name == "\\mu");
+    CHECK(prose[1]->name == "\xCF\x83");
+    CHECK(prose[2]->name == "mean");
+    CHECK(prose[3]->name == "variance");
+    CHECK(prose[4]->name == "d_k");
+    CHECK(valid_utf8(prose[5]->name) == prose[5]->name);  // a symbol that long is no name: none
+    CHECK(prose[6]->name.empty());
 }
 
 TEST_CASE("a vector written as an equation's factor is an operand, the result after '=' the printed array", "[draft]") {

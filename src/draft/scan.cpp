@@ -154,6 +154,8 @@ std::string prose_symbol(std::string_view s, std::size_t begin) {
         if (std::isalnum(c) || c == '_' || c == '^' || c == '\\' || c == '{' || c == '}' || c >= 0x80) --i;
         else break;
     }
+    // the look-back's floor may fall inside a character: a name starts at a character's first byte
+    while (i < end && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
     std::string sym(s.substr(i, end - i));
     if (sym.rfind("\\(", 0) == 0) sym.erase(0, 2);
     if (sym.empty() || sym.size() > 24 || std::isdigit(static_cast<unsigned char>(sym[0]))) return "";
