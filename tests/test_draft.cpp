@@ -306,6 +306,27 @@ TEST_CASE("a row whose sentence calls it scores starts an example, whatever its 
     CHECK(weights);
 }
 
+TEST_CASE("a softmax worked by hand: its exps in prose choose the softmax without the max shift, and are claimed", "[draft]") {
+    const std::string md = "The scores of one query against three keys: [2.0, 1.0, 0.1].\n\n"
+                           "First exponentiate each score: e^2.0 = 7.389, e^1.0 = 2.718, e^0.1 = 1.105.\n\n"
+                           "softmax = [0.659, 0.242, 0.099]\n";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "exp.md", "markdown"));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["config"]["max_shift"] == false);
+    std::vector<double> exps;
+    for (const auto& c : lesson["claims"])
+        if (c["step"] == "blocks.0.attn.softmax.hook_exp") {
+            CHECK(c["expect"] == "agrees");
+            exps.push_back(c["values"].get<double>());
+        }
+    CHECK(exps == std::vector<double>{7.389, 2.718, 1.105});
+    // without exps printed, PyTorch's shift is kept (the weights are the same either way: a tie)
+    const attntrace::Draft plain = attntrace::draft_lesson(attntrace::read_article_text(
+        "The scores of one query against three keys: [2.0, 1.0, 0.1].\n\nsoftmax = [0.659, 0.242, 0.099]\n", "plain.md", "markdown"));
+    CHECK_FALSE(nlohmann::json::parse(plain.lesson.dump())["config"].contains("max_shift"));
+}
+
 TEST_CASE("two heads from the embeddings: W^Q split by search, each head's weights placed on its head", "[draft]") {
     const std::string md =
         "Tokens: [\"we\", \"read\", \"books\"]\n\n"

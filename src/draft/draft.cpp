@@ -101,6 +101,38 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
     return out;
 }
 
+// The numbers the example's sentences print (two decimals or more, between its first input and its last
+// array): placed on no step by the search, but a convention whose run gives more of them exactly, each on
+// one step only, agrees with more of the article ("e^2.0 = 7.389": the softmax's exp without the max shift).
+std::vector<std::size_t> example_prose(const Article& art, const Start& s, const std::vector<std::size_t>& candidates,
+                                       const std::vector<bool>& used) {
+    constexpr std::size_t kMaxProse = 64;  // a few sentences' numbers: each costs a placement per convention
+    std::vector<std::size_t> out;
+    if (candidates.empty()) return out;
+    for (std::size_t i = s.first() + 1; i < candidates.back() && out.size() < kMaxProse; ++i) {
+        const PrintedArray& a = art.arrays[i];
+        if (a.form == PrintedForm::prose && !used[i] && a.rows[0][0].decimals >= 2) out.push_back(i);
+    }
+    return out;
+}
+
+// How many of `prose` the lesson's run gives exactly, each on one step only (0 when it does not run).
+std::size_t prose_given(const OrderedJson& lesson, const Article& art, const std::vector<std::size_t>& prose) {
+    if (prose.empty()) return 0;
+    std::unique_ptr<Evaluation> e;
+    try {
+        e = run_lesson(lesson);
+    } catch (const InputError&) {
+        return 0;
+    }
+    std::size_t n = 0;
+    for (std::size_t i : prose) {
+        const Placement p = place_array(art.arrays[i], e->exact);
+        n += !p.step.empty() && p.whole() && p.whole_steps == 1;
+    }
+    return n;
+}
+
 // An array no convention reproduces, claimed where its name or its form says it belongs (a printed A on the
 // weights, rows that sum to 1 on the weights): the check then says how far it is.
 std::string claimed_step(const PrintedArray& a) {
@@ -179,16 +211,20 @@ Example search(const Article& art, Start start, const std::vector<bool>& used, c
     const Start& s = ex.start;
     ex.reasons = s.reasons;
     ex.candidates = window(art, s, used, ex.reasons);
+    const std::vector<std::size_t> prose = example_prose(art, s, ex.candidates, used);
     bool have = false;
+    std::size_t best_agree = 0;  // the best's printed numbers agreeing, its prose numbers given exactly among them
     for (const Conventions& c : conventions_for(art, s)) {
         Refined r = refine(base_lesson(art, s, c), art, ex.candidates);
-        ex.trials.push_back({c.describe(s.kind) + (r.steps.empty() ? "" : ", " + join(r.steps)), r.score.agree, r.score.total});
+        const std::size_t in_prose = r.score.ran ? prose_given(r.lesson, art, prose) : 0;
+        const std::size_t agree = r.score.agree + in_prose;
+        ex.trials.push_back({c.describe(s.kind) + (r.steps.empty() ? "" : ", " + join(r.steps)), agree, r.score.total + prose.size()});
         if (!r.score.ran && ex.first_error.empty()) ex.first_error = r.score.error;
         // the most printed numbers agreeing; on a tie, the fewer steps taken from the article's chain and rounding
-        if (r.score.ran && (!have || r.score.agree > ex.best.score.agree ||
-                            (r.score.agree == ex.best.score.agree && r.steps.size() < ex.best.steps.size()))) {
+        if (r.score.ran && (!have || agree > best_agree || (agree == best_agree && r.steps.size() < ex.best.steps.size()))) {
             ex.conventions = c;
             ex.best = std::move(r);
+            best_agree = agree;
             have = true;
         }
     }

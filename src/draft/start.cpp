@@ -480,10 +480,12 @@ std::string Conventions::describe(StartKind kind) const {
                                transposed ? "transposed (out_in)" : "as printed (in_out)",
                                activation.empty() ? "" : ", activation " + activation, sinusoidal ? ", sinusoidal positions" : "");
         case StartKind::qkv:
-            return fmt::format("{} head{}, scaling {}, mask {}", heads, heads == 1 ? "" : "s", scale ? "by 1/sqrt(d_k)" : "off", mask);
+            return fmt::format("{} head{}, scaling {}, mask {}{}", heads, heads == 1 ? "" : "s", scale ? "by 1/sqrt(d_k)" : "off", mask,
+                               max_shift ? "" : ", softmax of the scores as they are (no max subtracted)");
         case StartKind::scores:
-            return fmt::format("the scores given as {}{}, mask {}", given_at,
-                               given_at == "hook_scores_raw" ? (scale ? " then scaled by 1/sqrt(d_k)" : " and not scaled") : "", mask);
+            return fmt::format("the scores given as {}{}, mask {}{}", given_at,
+                               given_at == "hook_scores_raw" ? (scale ? " then scaled by 1/sqrt(d_k)" : " and not scaled") : "", mask,
+                               max_shift ? "" : ", softmax of the scores as they are (no max subtracted)");
         case StartKind::weights: return "the weights given as hook_pattern";
         case StartKind::mask: return "mask " + mask + (hint.empty() ? "" : " (its kind tried first: the text around it says \"" + hint + "\")");
         case StartKind::norm: return fmt::format("variance over {}, eps {}", unbiased ? "n - 1" : "n", eps);
@@ -651,6 +653,16 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
                 }
             return out;
     }
+    // the softmax worked by hand: exp of each score as it is, no maximum subtracted (its exps print other
+    // numbers; its weights are the same), every convention again so (tried after, so that a tie keeps PyTorch's)
+    if (s.kind == StartKind::scores || s.kind == StartKind::qkv) {
+        const std::size_t n = out.size();
+        for (std::size_t k = 0; k < n; ++k) {
+            Conventions c = out[k];
+            c.max_shift = false;
+            out.push_back(std::move(c));
+        }
+    }
     // a mask drawn among the example's numbers, of another kind (a window, global tokens, blocks, padding):
     // every causal convention tried again under it
     if (const auto drawn = drawn_mask(art, s)) {
@@ -702,6 +714,7 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
                           {"scale", c.scale}};
     if (s.d_k) config["d_k"] = s.kind == StartKind::embed ? s.d_k / c.heads : s.d_k;  // embed: W^Q's columns over the heads
     if (c.transposed) config["weight_layout"] = "out_in";
+    if (!c.max_shift) config["max_shift"] = false;
     if (c.sinusoidal) config["positions"] = "sinusoidal";
     l["config"] = config;
     const auto& A = art.arrays;

@@ -70,6 +70,7 @@ struct Conventions {
     bool sinusoidal = false;       // embed: sinusoidal positions added to X (X + PE enters the block)
     OrderedJson mask_json;         // mask: config.mask as the lesson writes it (null: `mask` itself)
     std::string hint;              // mask: the word around the printed mask that put this kind first, or ""
+    bool max_shift = true;         // scores, qkv: the softmax's exp of s - max (PyTorch's), or of s itself (by hand)
     bool unbiased = false;         // norm: the variance over n - 1 (torch's .var() and .std()), not n (LayerNorm's)
     double eps = 1e-5;             // norm: nn.LayerNorm's, or 0 (by hand)
     std::string describe(StartKind kind) const;
