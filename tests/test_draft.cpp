@@ -22,6 +22,11 @@ namespace {
 
 const std::string kExample = attntrace::test::source_dir() + "/docs/examples/draft/tiny-attention.md";
 
+// The first lesson drafted from Markdown text, `name` its file's name.
+attntrace::Draft drafted_markdown(const std::string& md, const std::string& name) {
+    return attntrace::draft_lesson(attntrace::read_article_text(md, name, "markdown"));
+}
+
 // Each claim's expected verdict by its step and its cells: "blocks.0.attn.hook_z", "blocks.0.attn.hook_z{\"query\":1}".
 std::map<std::string, std::string> verdicts(const nlohmann::json& lesson) {
     std::map<std::string, std::string> out;
@@ -201,7 +206,7 @@ TEST_CASE("Add & Norm worked by hand: the residual from x, z and their sum, the 
         "Adding them: [1.5, 2.5, 2.5, 4.5]\n\n"
         "Its mean is \\(\\mu = 2.75\\) and \\(\\sigma = 1.09\\).\n\n"
         "Normalized: [-1.15, -0.23, -0.23, 1.61]\n";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(residual, "norm.md", "markdown"));
+    const attntrace::Draft d = drafted_markdown(residual, "norm.md");
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(d.start == "the printed x and z of the residual");
@@ -221,7 +226,7 @@ TEST_CASE("Add & Norm worked by hand: the residual from x, z and their sum, the 
     const std::string by_hand =
         "Take x = [2.0, 4.0, 6.0, 8.0].\n\nmean = 5.5, variance = 6.667, std = 2.582\n\n"
         "(x - mean) / std = [-1.162, -0.387, 0.387, 1.162]\n";
-    const attntrace::Draft n = attntrace::draft_lesson(attntrace::read_article_text(by_hand, "by-hand.md", "markdown"));
+    const attntrace::Draft n = drafted_markdown(by_hand, "by-hand.md");
     const auto l2 = nlohmann::json::parse(n.lesson.dump());
     INFO(l2.dump(1));
     CHECK(n.start == "the printed row the norm reads");
@@ -257,7 +262,7 @@ TEST_CASE("positional encodings added to printed embeddings: X read, E + PE plac
         "Embeddings E:\n\nE = [[0.1, 0.2, 0.3, 0.4], [0.5, 0.1, 0.0, 0.2], [0.3, 0.3, 0.1, 0.1]]\n\n"
         "PE = [[0.000, 1.000, 0.000, 1.000], [0.841, 0.540, 0.010, 1.000], [0.909, -0.416, 0.020, 1.000]]\n\n"
         "E + PE = [[0.100, 1.200, 0.300, 1.400], [1.341, 0.640, 0.010, 1.200], [1.209, -0.116, 0.120, 1.200]]\n";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "pe.md", "markdown"));
+    const attntrace::Draft d = drafted_markdown(md, "pe.md");
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(d.start == "the printed positional encodings and embeddings");
@@ -296,7 +301,7 @@ TEST_CASE("a notebook printing nn.Linear weights: named by its print calls, d_k 
 TEST_CASE("a row whose sentence calls it scores starts an example, whatever its caption's last words name", "[draft]") {
     const std::string md = "Take the scores of one query against three keys: [2.0, 1.0, 0.1].\n\n"
                            "Divide each exponential by their sum:\n\nsoftmax = [0.659, 0.242, 0.099]\n";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "softmax.md", "markdown"));
+    const attntrace::Draft d = drafted_markdown(md, "softmax.md");
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(d.start == "the printed scores");
@@ -310,7 +315,7 @@ TEST_CASE("a softmax worked by hand: its exps in prose choose the softmax withou
     const std::string md = "The scores of one query against three keys: [2.0, 1.0, 0.1].\n\n"
                            "First exponentiate each score: e^2.0 = 7.389, e^1.0 = 2.718, e^0.1 = 1.105.\n\n"
                            "softmax = [0.659, 0.242, 0.099]\n";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "exp.md", "markdown"));
+    const attntrace::Draft d = drafted_markdown(md, "exp.md");
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(lesson["config"]["max_shift"] == false);
@@ -322,8 +327,8 @@ TEST_CASE("a softmax worked by hand: its exps in prose choose the softmax withou
         }
     CHECK(exps == std::vector<double>{7.389, 2.718, 1.105});
     // without exps printed, PyTorch's shift is kept (the weights are the same either way: a tie)
-    const attntrace::Draft plain = attntrace::draft_lesson(attntrace::read_article_text(
-        "The scores of one query against three keys: [2.0, 1.0, 0.1].\n\nsoftmax = [0.659, 0.242, 0.099]\n", "plain.md", "markdown"));
+    const attntrace::Draft plain = drafted_markdown(
+        "The scores of one query against three keys: [2.0, 1.0, 0.1].\n\nsoftmax = [0.659, 0.242, 0.099]\n", "plain.md");
     CHECK_FALSE(nlohmann::json::parse(plain.lesson.dump())["config"].contains("max_shift"));
 }
 
@@ -341,7 +346,7 @@ TEST_CASE("two heads from the embeddings: W^Q split by search, each head's weigh
         "A_2 = [[0.40, 0.20, 0.40], [0.40, 0.20, 0.40], [0.33, 0.33, 0.33]]\n\n"
         "The heads side by side:\n\n"
         "Z = [[1.00, 1.60, 0.40, 0.80], [1.00, 1.60, 0.40, 0.80], [1.00, 1.60, 0.33, 0.67]]\n";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "heads.md", "markdown"));
+    const attntrace::Draft d = drafted_markdown(md, "heads.md");
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(lesson["config"]["heads"] == 2);
@@ -364,7 +369,7 @@ TEST_CASE("a sentence saying how a token attends: its row of the weights, or the
     md.insert(md.find(after),
               "So \u201clike\u201d attends 45% to \u201ctea\u201d, 27% to itself and 28% to \u201cI\u201d,\n"  // I: 27% computed
               "while \"tea\" attends 67% to \"like\".\n\n");
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(md, "block.md", "markdown"));
+    const attntrace::Draft d = drafted_markdown(md, "block.md");
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson["claims"].dump(1));
     const nlohmann::json* row = nullptr;
