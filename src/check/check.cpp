@@ -57,26 +57,12 @@ ClaimResult check_shape(const Claim& c, const Step& step) {
     return r;
 }
 
-// The fewest decimals (up to kMaxDecimals) at which every value of t is its
-// own rounding: how many the article wrote a given step with (1.4 as float32
-// is 1.39999998: it rounds to itself at 1 decimal).
-int written_decimals(const Tensor& t) {
-    for (int d = 0; d < kMaxDecimals; ++d)
-        if (std::all_of(t.data.begin(), t.data.end(),
-                        [&](float x) { return !std::isfinite(x) || round_decimals(x, d) == x; }))
-            return d;
-    return kMaxDecimals;
-}
-
 }  // namespace
 
 bool given_wrongly(const Step& s) {
     if (s.source != StepSource::given || !s.formula || s.recorded != Record::full) return false;
-    const Tensor& given = s.held();  // a given step holds its values (a derived step is never given)
-    const int d = written_decimals(given);
-    for (std::size_t i = 0; i < given.size(); ++i)
-        if (!agrees_at_precision(s.formula->data[i], given.data[i], d)) return true;
-    return false;
+    const std::vector<bool> wrong = wrongly_given_cells(s.held(), s.given_cells, *s.formula);  // a given step holds its values
+    return std::find(wrong.begin(), wrong.end(), true) != wrong.end();
 }
 
 namespace {

@@ -10,15 +10,6 @@ namespace attntrace {
 
 namespace {
 
-// The indices a claim reads along step axis k: its selection, or all of them.
-std::vector<std::size_t> indices_along(const Claim& claim, const Step& step, std::size_t k) {
-    for (const auto& [axis, indices] : claim.select)
-        if (axis_name(axis) == step.axes[k]) return indices;
-    std::vector<std::size_t> all(step.shape[k]);
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    return all;
-}
-
 // One reduction of n cells spaced `stride` apart, from `first`.
 double reduce_cells(const float* first, std::size_t n, std::size_t stride, Reduction::Op op) {
     double acc = op == Reduction::Op::min ? INFINITY : op == Reduction::Op::max ? -INFINITY : 0.0;
@@ -43,36 +34,10 @@ double reduce_cells(const float* first, std::size_t n, std::size_t stride, Reduc
 }  // namespace
 
 Tensor claimed_region(const Claim& claim, const Step& step, const Tensor& values) {
-    // Strides of the step's tensor, then walk the free axes in order, each over its indices.
-    const std::size_t rank = step.shape.size();
-    std::vector<std::size_t> stride(rank, 1);
-    for (std::size_t k = rank; k-- > 1;) stride[k - 1] = stride[k] * step.shape[k];
-    std::size_t base = 0;
-    std::vector<std::size_t> free;
-    std::vector<std::vector<std::size_t>> along;
-    for (std::size_t k = 0; k < rank; ++k) {
-        auto it = std::find_if(claim.at.begin(), claim.at.end(),
-                               [&](const auto& p) { return axis_name(p.first) == step.axes[k]; });
-        if (it != claim.at.end()) {
-            base += it->second * stride[k];
-        } else {
-            free.push_back(k);
-            along.push_back(indices_along(claim, step, k));
-        }
-    }
     Shape out_shape;
-    for (const auto& a : along) out_shape.push_back(a.size());
+    const std::vector<std::size_t> offsets = selected_offsets(claim.at, claim.select, step.shape, step.axes, &out_shape);
     Tensor region(out_shape);
-    std::vector<std::size_t> idx(free.size(), 0);
-    for (std::size_t n = 0; n < region.size(); ++n) {
-        std::size_t off = base;
-        for (std::size_t f = 0; f < free.size(); ++f) off += along[f][idx[f]] * stride[free[f]];
-        region.data[n] = values.data[off];
-        for (std::size_t f = free.size(); f-- > 0;) {
-            if (++idx[f] < out_shape[f]) break;
-            idx[f] = 0;
-        }
-    }
+    for (std::size_t n = 0; n < region.size(); ++n) region.data[n] = values.data[offsets[n]];
     return region;
 }
 

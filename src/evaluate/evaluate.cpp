@@ -52,22 +52,56 @@ Plans plans_within_memory(const Lesson& lesson, const TracePolicy& policy) {
     return p;
 }
 
-// Under an agrees-from-given claim the check shows what the formula gives without the article's wrong
-// given values: a run of the lesson without each given step the article got wrong (its formula computes
-// it instead), its claims' values taken as the check takes them.
-void add_formula_only(Evaluation& e, const TracePolicy& policy) {
+std::size_t given_count(const Tensor& cells, std::size_t size) {
+    return cells.data.empty() ? size : static_cast<std::size_t>(std::count(cells.data.begin(), cells.data.end(), 1.0f));
+}
+
+// The lesson run again, exactly, each claim's values as the check takes them.
+CheckReport rerun(const Lesson& lesson, const TracePolicy& policy, Trace* kept = nullptr) {
+    const Plans p = plans_within_memory(lesson, policy);
+    Trace t = run_planned(lesson, Arithmetic::exact, p.exact, {});
+    CheckReport r = check_claims(lesson, t, nullptr);
+    if (kept) *kept = std::move(t);
+    return r;
+}
+
+// A claim that agrees with values computed from a given value the article got wrong rests on it only
+// where its own cells do. The lesson is run again without the article's mistakes: each given cell
+// replaces the formula's only where the formula, computed from that run's own inputs, agrees with it
+// (a step given after a wrong one is judged against what the formula gives from the right values). A
+// claim whose cells come out the same, number for number, agrees plainly. The others show what the
+// formula gives without every given step the article got wrong (in part or whole), as a disagreeing
+// claim shows the right values (formula_only).
+void settle_from_given(Evaluation& e, const TracePolicy& policy) {
     auto& results = e.report.results;
     if (std::none_of(results.begin(), results.end(), [](const ClaimResult& r) { return r.verdict == Verdict::agrees_from_given; }))
         return;
+    Lesson repaired = e.lesson;
+    repaired.document_rounding.clear();
+    for (auto& [name, g] : repaired.given) g.only_where_formula_agrees = true;
+    Trace repaired_trace;
+    const CheckReport same_cells = rerun(repaired, policy, &repaired_trace);
+
     Lesson formula = e.lesson;
     formula.document_rounding.clear();
-    for (const Step& s : e.exact.steps)
-        if (given_wrongly(s)) formula.given.erase(s.name);
-    const Plans p = plans_within_memory(formula, policy);
-    const Trace t = run_planned(formula, Arithmetic::exact, p.exact, {});
-    const CheckReport r = check_claims(formula, t, nullptr);
-    for (std::size_t k = 0; k < results.size() && k < r.results.size(); ++k)
-        if (results[k].verdict == Verdict::agrees_from_given) results[k].formula_only = r.results[k].computed;
+    for (const auto& [name, g] : e.lesson.given) {
+        const Step* s = repaired_trace.find(name);
+        if (s && (s->source != StepSource::given ||
+                  given_count(s->given_cells, numel(s->shape)) < given_count(g.cells, g.values.size())))
+            formula.given.erase(name);
+    }
+    const CheckReport formula_only = rerun(formula, policy);
+    for (std::size_t k = 0; k < results.size() && k < same_cells.results.size(); ++k) {
+        ClaimResult& c = results[k];
+        if (c.verdict != Verdict::agrees_from_given) continue;
+        const Tensor& without = same_cells.results[k].computed;
+        if (without.shape == c.computed.shape && without.data == c.computed.data) {
+            c.verdict = Verdict::agrees;
+            c.rests_on.clear();
+        } else if (k < formula_only.results.size()) {
+            c.formula_only = formula_only.results[k].computed;
+        }
+    }
 }
 
 }  // namespace
@@ -94,7 +128,7 @@ std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, c
     require_finite_summaries(e->exact, e->lesson.file);
     if (e->document) require_finite_summaries(*e->document, e->lesson.file);
     e->report = check_claims(e->lesson, e->exact, e->document ? &*e->document : nullptr);
-    add_formula_only(*e, policy);
+    settle_from_given(*e, policy);
     return e;
 }
 

@@ -153,6 +153,28 @@ std::string axes_text(const StepDef& def) {
     return s.empty() ? "scalar" : s;
 }
 
+void read_at(const Fields& f, const Lesson& lesson, const Dims& dims, const StepDef& def, const json& at,
+             const std::string& path, std::vector<Axis>& free_axes, std::vector<std::pair<Axis, std::size_t>>& fixed,
+             std::vector<std::pair<Axis, std::vector<std::size_t>>>& narrowed) {
+    const Dims dd = lesson.dims_of(lesson.catalogue().pass_of(def));
+    f.object(at, path);
+    for (auto it = at.begin(); it != at.end(); ++it) {
+        std::string p = join(path, it.key());
+        auto axis = claim_axis(dims, def, it.key());
+        auto pos = axis ? std::find(free_axes.begin(), free_axes.end(), *axis) : free_axes.end();
+        if (pos == free_axes.end())
+            f.fail(p, "an axis of " + def.name + " (" + (lesson.batch ? "batch, " : "") + axes_text(def) + ")",
+                   "an unknown axis");
+        AxisPick pick = read_axis_pick(f, *it, p, *axis, lesson.axis_labels(*axis, dd, def.cross), dd.extent(*axis));
+        if (pick.fixed) {
+            fixed.emplace_back(*axis, pick.indices[0]);
+            free_axes.erase(pos);
+        } else {
+            narrowed.emplace_back(*axis, std::move(pick.indices));
+        }
+    }
+}
+
 Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path) {
     const Fields& f_ = ctx.f;
     const Lesson& lesson_ = ctx.lesson;
@@ -188,24 +210,8 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     // Region selected by `at`.
     std::vector<Axis> free_axes = def->axes;
     if (lesson_.batch) free_axes.insert(free_axes.begin(), Axis::batch);  // the batched trace's leading axis
-    if (auto* at = f_.optional(v, "at")) {
-        f_.object(*at, join(path, "at"));
-        for (auto it = at->begin(); it != at->end(); ++it) {
-            std::string p = join(join(path, "at"), it.key());
-            auto axis = claim_axis(dims_, *def, it.key());
-            auto pos = axis ? std::find(free_axes.begin(), free_axes.end(), *axis) : free_axes.end();
-            if (pos == free_axes.end())
-                f_.fail(p, "an axis of " + c.step + " (" + (lesson_.batch ? "batch, " : "") + axes_text(*def) + ")",
-                       "an unknown axis");
-            AxisPick pick = read_axis_pick(f_, *it, p, *axis, lesson_.axis_labels(*axis, dd, def->cross), dd.extent(*axis));
-            if (pick.fixed) {
-                c.at.emplace_back(*axis, pick.indices[0]);
-                free_axes.erase(pos);
-            } else {
-                c.select.emplace_back(*axis, std::move(pick.indices));
-            }
-        }
-    }
+    if (auto* at = f_.optional(v, "at"))
+        read_at(f_, lesson_, dims_, *def, *at, join(path, "at"), free_axes, c.at, c.select);
 
     if (auto* s = f_.optional(v, "shape")) {
         if (f_.optional(v, "values") || f_.optional(v, "decimals") || f_.optional(v, "sig") || f_.optional(v, "of"))

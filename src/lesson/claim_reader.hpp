@@ -23,6 +23,13 @@ struct ClaimContext {
 // `at` indices and values fit the step's selected part. Throws InputError.
 Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path);
 
+// A claim's or a partial given's `at` (object at `path`, "claims[3].at") on step `def`: each axis it
+// names is fixed (an index or a label: removed from free_axes, added to `fixed`) or narrowed (a list
+// or a range: added to `narrowed`). Throws InputError naming the axis's path.
+void read_at(const Fields& f, const Lesson& lesson, const Dims& dims, const StepDef& def, const json& at,
+             const std::string& path, std::vector<Axis>& free_axes, std::vector<std::pair<Axis, std::size_t>>& fixed,
+             std::vector<std::pair<Axis, std::vector<std::size_t>>>& narrowed);
+
 // Merge the last two axes: (T, NH, hs) -> (T, C).
 Shape merge_last2(const Shape& s);
 // The article's layout of a step: its shape, without axes of size 1, or with

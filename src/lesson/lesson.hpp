@@ -241,8 +241,25 @@ struct Given {
     Tensor values;  // the step's shape
     Tensor cells;   // empty: every cell; else the step's shape, 1 where `values` replaces the formula's, 0 where it stays
     std::string by; // empty: the lesson; else what set it, as typed ("--ablate blocks.0.attn.h1")
+    // The run without the article's mistakes (evaluate/): a given cell replaces the formula's only where
+    // the formula, computed from this run's inputs, agrees with it at the given values' written decimals
+    // (wrongly_given_cells). The cells each claim rests on are those whose values this changes.
+    bool only_where_formula_agrees = false;
     bool whole() const { return cells.data.empty(); }
 };
+
+// The given cells (`cells` as Given's: empty, every cell) whose formula value does not agree with
+// the given value at the decimals the given values are written with (written_decimals over the
+// given cells): the cells the article got wrong. given, cells (if any) and formula share a shape.
+std::vector<bool> wrongly_given_cells(const Tensor& given, const Tensor& cells, const Tensor& formula);
+
+// The flat offsets of the cells a selection reads from a tensor of `shape` with axes named `axes`:
+// `at` fixes axes, `select` narrows others to some indices; the rest are whole. In row-major order of
+// the axes left (the region's), whose extents go to *region_shape when given.
+std::vector<std::size_t> selected_offsets(const std::vector<std::pair<Axis, std::size_t>>& at,
+                                          const std::vector<std::pair<Axis, std::vector<std::size_t>>>& select,
+                                          const Shape& shape, const std::vector<std::string>& axes,
+                                          Shape* region_shape = nullptr);
 
 struct Lesson {
     std::string file;  // path it was read from, for messages

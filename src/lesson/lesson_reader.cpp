@@ -462,6 +462,39 @@ private:
         }
     }
 
+    // A given part of a step, {"at": {...}, "values": [...]}: the selected cells' values in the
+    // selection's shape (the heads side by side allowed, as for a whole step); the other cells keep
+    // the formula's. Only a step the run computes (at or after run.from) has a formula to keep.
+    Given given_part(const StepDef& def, const json& v, const std::string& path, const Shape& want) {
+        f_.only_keys(v, path, {"at", "values"});
+        if (def.pass < lesson_.first_pass)
+            f_.fail(path, fmt::format("the whole step: a step before run.from (\"{}\") is an input, with no formula "
+                                      "to keep the cells it does not give",
+                                      stage_name(lesson_.from)),
+                    "a part (\"at\")");
+        std::vector<Axis> free_axes = def.axes;
+        std::vector<std::pair<Axis, std::size_t>> fixed;
+        std::vector<std::pair<Axis, std::vector<std::size_t>>> narrowed;
+        read_at(f_, lesson_, dims_, def, f_.member(v, path, "at"), join(path, "at"), free_axes, fixed, narrowed);
+        std::vector<std::string> axes;
+        for (Axis a : def.axes) axes.emplace_back(axis_name(a));
+        Shape region;
+        const std::vector<std::size_t> offsets = selected_offsets(fixed, narrowed, want, axes, &region);
+        const std::string vp = join(path, "values");
+        Tensor part = f_.tensor(f_.member(v, path, "values"), vp, def.neg_inf != NegInf::never);
+        std::string left;
+        for (Axis a : free_axes) left += (left.empty() ? "" : ", ") + std::string(axis_name(a));
+        if (!shape_accepts(part.shape, region, ends_with_heads(free_axes)))
+            f_.fail(vp, fmt::format("{} (the axes \"at\" leaves of {}: {})", array_text(region), def.name, left),
+                    found_shape(v["values"], part.shape));
+        Given g{Tensor(want), Tensor(want), {}};
+        for (std::size_t k = 0; k < offsets.size(); ++k) {
+            g.values.data[offsets[k]] = part.data[k];
+            g.cells.data[offsets[k]] = 1.0f;
+        }
+        return g;
+    }
+
     void given() {
         auto* g = f_.optional(doc_, "given");
         if (!g) return;
@@ -484,6 +517,10 @@ private:
                 f_.fail(path, "a step this lesson records", fmt::format("{} ({})", def->name, why_not_recorded(*def)));
             require_d_ff(*def, path);
             Shape want = step_shape(*def, lesson_.dims_of(lesson_.catalogue().pass_of(*def)));
+            if (it->is_object() && !is_npy_ref(*it)) {
+                lesson_.given[def->name] = given_part(*def, *it, path, want);
+                continue;
+            }
             const bool neg_inf = def->neg_inf != NegInf::never, npy = is_npy_ref(*it);
             Tensor t = npy ? read_npy_ref(*it, path, neg_inf) : f_.tensor(*it, path, neg_inf);
             if (!shape_accepts(t.shape, want, ends_with_heads(def->axes)))

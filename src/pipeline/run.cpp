@@ -309,17 +309,27 @@ void Run::close_step(Step& s) {
 }
 
 void Run::apply_given(Step& s, const Given& g) {
-    if (s.source == StepSource::computed) s.formula = std::move(s.buffer());
     Tensor values = given_value(s, g.values);
+    Tensor cells = g.whole() ? Tensor{} : given_value(s, g.cells);
+    if (g.only_where_formula_agrees && s.source == StepSource::computed) {
+        // The run without the article's mistakes: the cells the formula contradicts keep the formula's values.
+        const std::vector<bool> wrong = wrongly_given_cells(values, cells, s.held());
+        if (std::find(wrong.begin(), wrong.end(), true) != wrong.end()) {
+            if (cells.data.empty()) cells = Tensor(values.shape, 1.0f);
+            for (std::size_t i = 0; i < wrong.size(); ++i)
+                if (wrong[i]) cells.data[i] = 0;
+            if (std::all_of(cells.data.begin(), cells.data.end(), [](float c) { return c == 0; })) return;
+        }
+    }
+    if (s.source == StepSource::computed) s.formula = std::move(s.buffer());
     std::size_t replaced = values.size();
-    if (!g.whole()) {
+    if (!cells.data.empty()) {
         // Only the marked cells: the others keep the formula's values, computed
         // from this run's inputs (an earlier intervention's effect included).
         if (!s.formula)
             throw InputError(fmt::format("{}: {}: expected a step the run computes for {} to change some of its "
                                          "cells, found one that is not computable ({})",
                                          lesson_.file, s.name, g.by.empty() ? "given" : g.by, s.note));
-        const Tensor cells = given_value(s, g.cells);
         const FloatBuffer& formula = s.formula->data;
         replaced = 0;
         for (std::size_t i = 0; i < values.size(); ++i) {
@@ -328,10 +338,14 @@ void Run::apply_given(Step& s, const Given& g) {
         }
     }
     s.buffer() = std::move(values);
+    s.given_cells = std::move(cells);
     s.source = StepSource::given;
     if (!g.by.empty())
         s.note = fmt::format("set by {} ({} of {} cells; {})", g.by, replaced, s.held().size(),
                              s.formula ? "the steps after it read the changed values" : s.note);
+    else if (!s.given_cells.data.empty())
+        s.note = fmt::format("given by the lesson in part ({} of {} cells; the article's values replace the "
+                             "formula's there from here on)", replaced, s.held().size());
     else
         s.note = s.formula ? "given by the lesson (the article's values replace the formula's from here on)"
                            : "given by the lesson; " + s.note;

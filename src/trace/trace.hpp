@@ -43,6 +43,7 @@ struct Step {
     std::vector<std::vector<std::string>> labels;  // per axis: tokens, heads "h0", dims "d0"
     StepSource source = StepSource::computed;
     std::optional<Tensor> formula;  // the formula's value where a given replaced it
+    Tensor given_cells;             // a given step: empty, every cell; else 1 where the given value replaced the formula's
     std::vector<std::string> inputs;  // steps and weights it was computed from
     std::string note;               // why not computable; where a given comes from
     // The operation's formula and meaning where the lesson's config makes them
