@@ -373,3 +373,33 @@ TEST_CASE("a terms claim on a given step with no formula is not checkable, sayin
 }
 
 }  // namespace test_claim_terms
+
+namespace test_claim_terms {
+
+TEST_CASE("terms an article adds as it prints them, rounded, agree when rounded; a sum mis-added still disagrees",
+          "[claims][terms]") {
+    // Q[0, 0] = 0.34·1 + 0.34·1 + 0.34·1 = 1.02 (1.0 at one decimal); printed at one decimal each
+    // term is 0.3, and an article adding its printed terms writes 0.9.
+    auto verdict_of = [](double printed_sum) {
+        const json l = {{"format", "attntrace-lesson"}, {"version", 1}, {"id", "terms-rounded"}, {"title", "terms"},
+                        {"tokens", {"a"}}, {"config", {{"d_model", 3}, {"heads", 1}}},
+                        {"run", {{"from", "embed"}, {"to", "qkv"}}},
+                        {"inputs", {{"X", {{0.34, 0.34, 0.34}}}}},
+                        {"weights", {{"W_Q", {{1, 0, 0}, {1, 0, 0}, {1, 0, 0}}}, {"W_K", {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}},
+                                     {"W_V", {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}}},
+                        {"claims", json::array({{{"id", "q"}, {"step", "hook_q"}, {"at", {{"query", 0}, {"d_head", 0}}},
+                                                 {"of", "terms"}, {"decimals", 1},
+                                                 {"values", {0.3, 0.3, 0.3, printed_sum}}, {"expect", "agrees"}}})}};
+        auto e = evaluate(parse_lesson(l.dump(), "terms.json"));
+        REQUIRE(e->report.results.size() == 1);
+        return e->report.results[0];
+    };
+    CHECK(verdict_of(1.0).verdict == Verdict::agrees);  // the exact sum, rounded once
+    const ClaimResult as_printed = verdict_of(0.9);
+    CHECK(as_printed.verdict == Verdict::agrees_when_rounded);
+    REQUIRE(as_printed.document.size() == 4);
+    CHECK(as_printed.document.data[3] == Approx(0.9).margin(1e-6));  // 0.3 + 0.3 + 0.3, the rounded terms' sum
+    CHECK(verdict_of(0.8).verdict == Verdict::disagrees);  // no rounding of the terms gives it
+}
+
+}  // namespace test_claim_terms

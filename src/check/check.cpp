@@ -102,6 +102,25 @@ void judge(ClaimResult& r, const Trace& exact, const Step& step, Tensor rounded)
         r.verdict = Verdict::agrees_when_rounded;
 }
 
+// A cell's terms (n + 1: the sum last; or a row per key and the sum row last) as an article that adds
+// them as it prints them gets them: each term rounded to its printed precision, the sum theirs (in
+// double, as the exact sum is). 0.124 + 0.124 printed 0.12 + 0.12 = 0.24 where the exact sum is 0.25.
+Tensor summed_as_printed(const Tensor& terms, const Claim& c) {
+    Tensor t = terms;
+    const std::size_t cols = t.rank() == 2 ? t.shape[1] : 1, rows = t.size() / cols;
+    for (std::size_t col = 0; col < cols; ++col) {
+        double sum = 0;
+        for (std::size_t j = 0; j + 1 < rows; ++j) {
+            float& x = t.data[j * cols + col];
+            const Precision p = c.precision_at(j * cols + col);
+            x = p.unit == Precision::Unit::decimals ? round_decimals(x, p.digits) : round_significant(x, p.digits);
+            sum += x;
+        }
+        t.data[(rows - 1) * cols + col] = static_cast<float>(sum);
+    }
+    return t;
+}
+
 // A claim on one cell's terms (check/claim_terms.hpp): the terms recomputed
 // from the exact run's trace and from the document run's, judged as values.
 // A count the cell does not have is the lesson's error: refused, one line.
@@ -132,6 +151,14 @@ ClaimResult check_terms(const Lesson& lesson, const Trace& exact, const Trace* d
     r.computed = std::move(terms.values);
     Tensor rounded = document ? claimed_terms(lesson, *document, c).values : Tensor{};
     judge(r, exact, step, std::move(rounded));
+    if (r.verdict == Verdict::disagrees && terms.with_sum) {
+        Tensor as_printed = summed_as_printed(r.computed, c);
+        if (all_agree(as_printed, c)) {
+            r.verdict = Verdict::agrees_when_rounded;
+            r.document = std::move(as_printed);
+            r.reason = "the article adds its terms as it prints them, rounded";
+        }
+    }
     return r;
 }
 

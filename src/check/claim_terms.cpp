@@ -77,7 +77,7 @@ CellTerms claimed_terms(const Lesson& lesson, const Trace& trace, const Claim& c
     if (claim.values.shape[0] + 1 == out.shape[0]) {
         Tensor vectors({out.shape[0] - 1, cols});
         std::copy(out.data.begin(), out.data.begin() + static_cast<std::ptrdiff_t>(vectors.size()), vectors.data.begin());
-        return {std::move(vectors), ""};
+        return {std::move(vectors), "", false};
     }
     return {std::move(out), ""};
 }

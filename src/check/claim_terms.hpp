@@ -17,6 +17,7 @@ namespace attntrace {
 struct CellTerms {
     Tensor values;
     std::string reason;
+    bool with_sum = true;  // false: weighted value vectors printed without their sum row
 };
 CellTerms claimed_terms(const Lesson& lesson, const Trace& trace, const Claim& claim);
 
