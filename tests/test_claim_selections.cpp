@@ -257,7 +257,8 @@ TEST_CASE("wrong selections and precisions are refused in one line naming the fi
           "l.json: claims[0].decimals: expected one integer, an array of 3 (one per row of values) or a 3x3 array "
           "(one per value), found an array of 2");
     CHECK(refusal(claim("x", {{"of", "col_median"}, {"decimals", 2}, {"values", {1, 1, 1}}})) ==
-          "l.json: claims[0].of: expected \"values\", \"terms\", \"next_token\", or row_, col_ or all_ with sum, min, max, mean, std or "
+          "l.json: claims[0].of: expected \"values\", \"terms\", \"next_token\", \"angle\", \"frequency\", or row_, col_ or all_ "
+          "with sum, min, max, mean, std or "
           "std_unbiased (\"row_sum\", \"col_max\", \"all_mean\"), found string \"col_median\"");
     for (const json& c : {claim("x", {{"at", {{"query", {}}}}, {"decimals", 2}, {"values", full}}),
                           claim("x", {{"at", {{"key", "z"}}}, {"decimals", 2}, {"values", full}}),

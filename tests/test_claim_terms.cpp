@@ -376,7 +376,7 @@ TEST_CASE("a terms claim on a given step with no formula is not checkable, sayin
 
 namespace test_claim_terms {
 
-TEST_CASE("terms an article adds as it prints them, rounded, agree when rounded; a sum mis-added still disagrees",
+TEST_CASE("terms an article adds as it prints them, rounded, agree when rounded, and a sum mis-added still disagrees",
           "[claims][terms]") {
     // Q[0, 0] = 0.34·1 + 0.34·1 + 0.34·1 = 1.02 (1.0 at one decimal); printed at one decimal each
     // term is 0.3, and an article adding its printed terms writes 0.9.

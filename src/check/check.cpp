@@ -1,6 +1,7 @@
 #include "check/check.hpp"
 
 #include "check/claim_region.hpp"
+#include "check/claim_quantity.hpp"
 #include "check/claim_terms.hpp"
 #include "core/decimal.hpp"
 #include "core/error.hpp"
@@ -162,6 +163,22 @@ ClaimResult check_terms(const Lesson& lesson, const Trace& exact, const Trace* d
     return r;
 }
 
+// A claim on a quantity inside the step's formula (check/claim_quantity.hpp), per selected cell:
+// judged as values. The rounding of the document run does not reach it (a position's angle reads no step).
+ClaimResult check_quantity(const Lesson& lesson, const Trace& exact, const Claim& c, const Step& step) {
+    ClaimResult r;
+    r.claim = c;
+    ClaimedQuantity q = claimed_quantity(lesson, exact, c);
+    if (!q.values.size()) {
+        r.reason = q.reason;
+        return r;
+    }
+    r.basis = Basis::formula;
+    r.computed = std::move(q.values);
+    judge(r, exact, step, {});
+    return r;
+}
+
 // A claim `of: "next_token"`: the claimed token's probability judged as a
 // value; a token that is not the top one (the largest logit, the lower id on
 // a tie) disagrees whatever its probability, the top one named in the reason.
@@ -238,6 +255,7 @@ std::string describe_at(const Claim& claim, const Step& step) {
     if (claim.kind == Claim::Kind::terms)
         out += (out.empty() ? "" : ", ") +
                std::string(claim.values.rank() == 2 ? "its weighted value vectors, a row per key" : "its terms and their sum");
+    if (claim.kind == Claim::Kind::quantity) out += (out.empty() ? "" : ", ") + fmt::format("its {}", claim.quantity);
     if (claim.kind == Claim::Kind::next_token)
         out += (out.empty() ? "" : ", ") + fmt::format("the next token '{}' and its probability", vocab_label(step, claim.token));
     return out;
@@ -274,6 +292,8 @@ CheckReport check_claims(const Lesson& lesson, const Trace& exact, const Trace* 
             r = check_shape(c, *step);
         } else if (c.kind == Claim::Kind::terms) {
             r = check_terms(lesson, exact, document, ci, *step);
+        } else if (c.kind == Claim::Kind::quantity) {
+            r = check_quantity(lesson, exact, c, *step);
         } else if (const std::optional<StepValues> v = c.kind == Claim::Kind::next_token ? checked_values(exact, *step)
                                                                                           : std::nullopt) {
             r = check_next_token(c, exact, document, *step, *v);

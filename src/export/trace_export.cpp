@@ -52,6 +52,7 @@ OrderedJson claim_json(const ClaimResult& r) {
         j["of"] = c.kind == Claim::Kind::reduced ? reduction_name(c.reduction)
                   : c.kind == Claim::Kind::terms ? "terms"  // printed and computed: the terms, then their sum
                   : c.kind == Claim::Kind::next_token ? "next_token"  // printed and computed: the token's probability
+                  : c.kind == Claim::Kind::quantity ? c.quantity  // printed and computed: the quantity of each cell
                                                  : "values";
         if (c.kind == Claim::Kind::next_token) j["token"] = c.token;
         precision_json(j, c);

@@ -237,11 +237,22 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
         auto reduction = reduction_from_name(s);
         if (s == "terms") return read_terms_claim(ctx, v, path, *def, free_axes, std::move(c));
         if (s == "next_token") return read_next_token_claim(ctx, v, path, *def, free_axes, std::move(c));
-        if (s != "values" && !reduction)
+        if (s == "angle" || s == "frequency") {  // a quantity inside the step's formula (formula_quantities)
+            const std::vector<std::string> q = formula_quantities(def->leaf, lesson_.config);
+            if (std::find(q.begin(), q.end(), s) == q.end())
+                f_.fail(join(path, "step"),
+                        fmt::format("a step whose formula has {} {} (hook_pos_embed with sinusoidal positions; "
+                                    "attn.hook_rot_q or hook_rot_k with RoPE), since \"of\" is \"{}\"",
+                                    s == "angle" ? "an" : "a", s, s),
+                        def->name);
+            c.kind = Claim::Kind::quantity;
+            c.quantity = s;
+        } else if (s != "values" && !reduction) {
             f_.fail(join(path, "of"),
-                    "\"values\", \"terms\", \"next_token\", or row_, col_ or all_ with sum, min, max, mean, std or "
-                    "std_unbiased (\"row_sum\", \"col_max\", \"all_mean\")",
+                    "\"values\", \"terms\", \"next_token\", \"angle\", \"frequency\", or row_, col_ or all_ with "
+                    "sum, min, max, mean, std or std_unbiased (\"row_sum\", \"col_max\", \"all_mean\")",
                     describe(*of));
+        }
         if (reduction) {
             c.kind = Claim::Kind::reduced;
             c.reduction = *reduction;

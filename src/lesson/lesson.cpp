@@ -96,6 +96,14 @@ bool position_step_applies(PositionKind k, Leaf leaf) {
     return k == PositionKind::sinusoidal || k == PositionKind::learned;
 }
 
+std::vector<std::string> formula_quantities(Leaf leaf, const Config& config) {
+    const PositionKind k = config.positions.kind;
+    if ((leaf == Leaf::pos_embed && k == PositionKind::sinusoidal) ||
+        ((leaf == Leaf::rot_q || leaf == Leaf::rot_k) && k == PositionKind::rope))
+        return {"angle", "frequency"};
+    return {};
+}
+
 std::string_view rope_layout_name(RopeLayout l) { return l == RopeLayout::half ? "half" : "interleaved"; }
 
 }  // namespace attntrace

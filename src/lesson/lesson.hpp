@@ -186,13 +186,21 @@ struct Reduction {
 std::string reduction_name(Reduction r);  // "row_sum", "col_std", "all_max", "row_std_unbiased"
 std::optional<Reduction> reduction_from_name(std::string_view s);
 
+// The quantities inside a step's formula that a claim may state (`of`), as the step's explanation
+// works them out (pipeline/, Cell::quantities), for a lesson of this config; empty: none.
+// hook_pos_embed (sinusoidal): "angle" p·ω_i and "frequency" ω_i = 1/10000^(2i/C); attn.hook_rot_q
+// and hook_rot_k (RoPE): "angle" p·θ_i and "frequency" θ_i = base^(-2i/hs).
+std::vector<std::string> formula_quantities(Leaf leaf, const Config& config);
+
 // What the article prints for one step, at its printed precision.
 struct Claim {
     // terms (`of: "terms"`): one cell's terms as its explanation writes them, then their sum
     // (docs/lesson-format.md#terms): values (n + 1), every axis fixed by `at`.
     // next_token (`of: "next_token"`): at one position of the logits (step unembed), the top next
     // token is `token` (its vocabulary index) with the probability in values (softmax over the row).
-    enum class Kind { values, reduced, shape, terms, next_token };
+    // quantity (`of: "angle"`, `"frequency"`): a quantity inside the step's formula, per selected cell, as
+    // its explanation works it out (formula_quantities); `quantity` names it.
+    enum class Kind { values, reduced, shape, terms, next_token, quantity };
     std::string id;
     std::string step;
     std::vector<std::pair<Axis, std::size_t>> at;  // fixed indices, e.g. head 0, query 1: those axes are gone
@@ -202,6 +210,7 @@ struct Claim {
     Kind kind = Kind::values;
     Reduction reduction;  // kind reduced
     std::size_t token = 0;  // kind next_token: the vocabulary entry claimed to come next
+    std::string quantity;   // kind quantity: "angle" or "frequency"
     Precision precision;  // "decimals": 2 or "sig": 5 as written, for every printed number (with cell_digits: their largest)
     // "decimals" or "sig" written per row or per cell: one per printed number,
     // in the order of values.data, in precision.unit; empty: precision.digits for all.

@@ -43,6 +43,9 @@ struct Cell {
     const std::vector<std::size_t>& at;  // one index per axis
     std::string out;                     // the explanation so far
     std::optional<Terms> terms;          // set by write_dot: what a claim `of: "terms"` is checked against
+    // Quantities inside the formula the explanation works out (a position's angle and frequency), by
+    // the names formula_quantities (lesson.hpp) lists: what a claim `of: "angle"` is checked against.
+    std::vector<std::pair<std::string, double>> quantities{};
     // The derived steps (trace/derived.hpp) an input() computed, held while the cell is explained.
     mutable std::deque<Step> derived_inputs{};
 

@@ -46,6 +46,7 @@ float pos_embed_explain(Cell& c) {
            fmt::format("{:.9g}", std::pow(10000.0, double(two_i) / double(C))), angle);
     const float r = sinusoidal_value(p, d, C);
     c.line("{}({:.9g}) = {}   (rounded to float32)", d % 2 ? "cos" : "sin", angle, c.num(r));
+    c.quantities = {{"angle", angle}, {"frequency", sinusoidal_angle(1, d, C)}};  // ω_i: the angle at p = 1
     return r;
 }
 

@@ -69,6 +69,7 @@ float rope_explain(Cell& c) {
     c.line("θ_{} = base^(-2i/hs) = {:g}^(-{}/{}) = {:.9g};  angle = p·θ = {:.9g} rad   (in double)", pr.i, pos.base,
            2 * pr.i, hs, theta, double(p) * theta);
     c.line("cos = {},  sin = {}   (rounded to float32)", c.num(cs.cos), c.num(cs.sin));
+    c.quantities = {{"angle", double(p) * theta}, {"frequency", theta}};
     const float a = get(X, {r, h, d}), b = get(X, {r, h, pr.partner});
     if (pr.first)
         c.line("{}'[d{}] = {}[d{}]·cos - {}[d{}]·sin = {} · {} - {} · {}", L, d, L, d, L, pr.partner, c.num(a),

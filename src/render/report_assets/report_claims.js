@@ -91,6 +91,7 @@
         printed = [lines(c.printed, asPrinted(c)), c.of === "terms" ? el("div", { class: "muted" },
             c.printed.length && Array.isArray(c.printed[0]) ? "(the weighted value vectors, a row per key)" : "(its terms, then their sum)")
           : c.of === "next_token" ? el("div", { class: "muted" }, `(the probability that ${vocabLabel(c, steps)} comes next)`)
+          : c.of === "angle" || c.of === "frequency" ? el("div", { class: "muted" }, `(the ${c.of} inside each cell's formula)`)
           : c.of !== "values" ? el("div", { class: "muted" }, `(${reducedWords(c.of)})`) : null];
         computed = c.computed === null || c.computed === undefined ? [c.reason || "not checkable"] : [lines(c.computed, p)];
         // A next token that is not the top one disagrees for the token, whatever its probability: said first.
