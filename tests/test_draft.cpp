@@ -12,6 +12,7 @@
 
 #include "draft/article.hpp"
 #include "draft/draft.hpp"
+#include "evaluate/evaluate.hpp"
 #include "support.hpp"
 
 using attntrace::test::run_cli;
@@ -680,6 +681,37 @@ TEST_CASE("a mask drawn among an example's numbers: its kind tried beside none a
     const std::string undrawn = md.substr(0, md.find("Each token")) + md.substr(md.find("A = "));
     const auto plain = nlohmann::json::parse(attntrace::draft_lessons(attntrace::read_article_text(undrawn, "w.md", "markdown"))[0].lesson.dump());
     CHECK(plain["config"]["mask"] != lesson["config"]["mask"]);
+}
+
+}  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("a slip in one printed row is given alone, so the rows that never read it agree plainly", "[draft]") {
+    // tests/draft-articles/one-row-slip.md: a causal head whose printed V has one wrong row (cat's [0, 2]
+    // for [0, 1]), weights printed to 4 decimals, and Z mixed from its own V with those weights.
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/one-row-slip.md";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["config"]["mask"] == "causal");
+    // V's wrong row only, not the whole printed V, and no given weights: the causal mask gives them
+    REQUIRE(lesson["given"].size() == 1);
+    const auto& v = lesson["given"]["blocks.0.attn.hook_v"];
+    CHECK(v["at"]["key"] == nlohmann::json::array({1}));
+    CHECK(v["values"] == nlohmann::json::parse("[[0, 2]]"));
+    CHECK(lesson["document_rounding"]["blocks.0.attn.hook_pattern"] == 4);
+    // Z's row for "the" reads only its own value: named z, placed on Z, agrees without resting on V's row
+    bool z_the = false;
+    for (const auto& c : lesson["claims"])
+        if (c["quote"].get<std::string>().rfind("z_the", 0) == 0) {
+            z_the = true;
+            CHECK(c["step"] == "blocks.0.attn.hook_z");
+            CHECK(c["expect"] == "agrees");
+        }
+    CHECK(z_the);
+    const auto e = attntrace::evaluate(attntrace::parse_lesson(d.lesson.dump(), "slip.json"));
+    CHECK(e->report.all_as_expected());
 }
 
 }  // namespace test_draft

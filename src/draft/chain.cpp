@@ -43,11 +43,83 @@ std::string step_leaf(const std::string& step) {
     return leaf;
 }
 
+namespace {
+
+// A given step whose printed rows the formula gives at their printed decimals but for a few: only those
+// rows given (`at` with the rows' list), so the rest of the step stays checked against attention and
+// the claims that never read the wrong rows agree plainly (docs/lesson-format.md, A part of a step).
+// Kept when the printed numbers agree no less; returns the rows given ("" when the whole step stays).
+std::string narrow_given(OrderedJson& lesson, Scored& kept, const std::string& name, const Article& art,
+                         const std::vector<std::size_t>& candidates) {
+    std::unique_ptr<Evaluation> e;
+    try {
+        e = run_lesson(lesson);
+    } catch (const InputError&) {
+        return "";
+    }
+    const Step* s = e->exact.find(name);
+    const OrderedJson& whole = lesson["given"][name];
+    if (!s || !s->formula || s->axes.empty() || !whole.is_array() || whole.size() != s->shape[0]) return "";
+    const std::string& axis = s->axes[0];
+    if (axis != "query" && axis != "key" && axis != "pos") return "";  // a row per token
+    const std::vector<bool> wrong = wrongly_given_cells(s->held(), {}, *s->formula);
+    const std::size_t rows = s->shape[0], per_row = wrong.size() / rows;
+    OrderedJson at = OrderedJson::array(), values = OrderedJson::array();
+    std::string listed;
+    for (std::size_t i = 0; i < rows; ++i) {
+        if (std::none_of(wrong.begin() + static_cast<std::ptrdiff_t>(i * per_row),
+                         wrong.begin() + static_cast<std::ptrdiff_t>((i + 1) * per_row), [](bool w) { return w; }))
+            continue;
+        at.push_back(i);
+        values.push_back(whole[i]);
+        listed += fmt::format("{}{}", listed.empty() ? "" : ", ", i);
+    }
+    if (at.empty() || at.size() == rows) return "";
+    OrderedJson trial = lesson;
+    trial["given"][name] = OrderedJson::object();
+    trial["given"][name]["at"][axis] = at;
+    trial["given"][name]["values"] = values;
+    Scored t = score(trial, art, candidates);
+    if (!t.ran || t.agree < kept.agree) return "";
+    lesson = std::move(trial);
+    kept = std::move(t);
+    return fmt::format("{} {}", axis == "pos" ? "row" : axis, listed);
+}
+
+// Each step a printed array is placed on whole, rounded at its printed decimals before the next step reads
+// it, kept when more printed numbers agree (the article computed on from its rounded values).
+void round_whole_steps(Refined& r, const Article& art, const std::vector<std::size_t>& candidates) {
+    std::size_t tries = 0;
+    for (std::size_t k = 0; k < candidates.size() && tries < kMaxChainTrials; ++k) {
+        const Placement& p = r.score.placements[k];
+        if (p.step.empty() || !p.whole() || !p.at.empty()) continue;
+        if (r.lesson.contains("document_rounding") && r.lesson["document_rounding"].contains(p.step)) continue;
+        if (r.lesson.contains("given") && r.lesson["given"].contains(p.step)) continue;
+        OrderedJson trial = r.lesson;
+        const int dec = decimals_of(art.arrays[candidates[k]]);
+        trial["document_rounding"][p.step] = dec;
+        ++tries;
+        const Scored s = score(trial, art, candidates);
+        if (s.ran && s.agree > r.score.agree) {
+            r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} ({} more printed numbers agree)",
+                                            p.step, dec, art.arrays[candidates[k]].place.describe(), s.agree - r.score.agree));
+            r.steps.push_back(fmt::format("{} rounded to {}", step_leaf(p.step), dec));
+            r.lesson = std::move(trial);
+            r.score = s;
+        }
+    }
+}
+
+}  // namespace
+
 Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::size_t>& candidates) {
     Refined r;
     r.score = score(lesson, art, candidates);
     r.lesson = std::move(lesson);
     if (!r.score.ran) return r;
+    // Rounding first as well: a given step may be needed only with the rounding of the steps after it
+    // (Z from the article's wrong V and its weights rounded to 4 decimals).
+    round_whole_steps(r, art, candidates);
     // The article's chain: every printed step its formula does not give, given at once; then each taken back,
     // the latest first, unless the printed numbers of the other steps agree less without it. What stays is
     // the set the later numbers need (Q and K together, where neither alone gives a printed score).
@@ -118,8 +190,10 @@ Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::si
                 for (std::size_t g = 0; g < givens.size(); ++g) {
                     const std::string where = art.arrays[candidates[givens[g].candidate]].place.describe();
                     if (use[g] == Use::given) {
-                        r.reasons.push_back(fmt::format("given {}: the array at {} (without it, {} fewer printed numbers of other steps agree)",
-                                                        givens[g].step, where, needed[g]));
+                        const std::string part = narrow_given(r.lesson, r.score, givens[g].step, art, candidates);
+                        r.reasons.push_back(fmt::format("given {}{}: the array at {} (without it, {} fewer printed numbers of other steps agree{})",
+                                                        givens[g].step, part.empty() ? "" : " at " + part, where, needed[g],
+                                                        part.empty() ? "" : "; its other rows are the formula's at their printed decimals"));
                         r.steps.push_back("given " + step_leaf(givens[g].step));
                     } else if (use[g] == Use::rounded) {
                         r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} (the steps after it agree only so)",
@@ -130,25 +204,7 @@ Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::si
             }
         }
     }
-    std::size_t tries = 0;
-    for (std::size_t k = 0; k < candidates.size() && tries < kMaxChainTrials; ++k) {
-        const Placement& p = r.score.placements[k];
-        if (p.step.empty() || !p.whole() || !p.at.empty()) continue;
-        if (r.lesson.contains("document_rounding") && r.lesson["document_rounding"].contains(p.step)) continue;
-        if (r.lesson.contains("given") && r.lesson["given"].contains(p.step)) continue;
-        OrderedJson trial = r.lesson;
-        const int dec = decimals_of(art.arrays[candidates[k]]);
-        trial["document_rounding"][p.step] = dec;
-        ++tries;
-        const Scored s = score(trial, art, candidates);
-        if (s.ran && s.agree > r.score.agree) {
-            r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} ({} more printed numbers agree)",
-                                            p.step, dec, art.arrays[candidates[k]].place.describe(), s.agree - r.score.agree));
-            r.steps.push_back(fmt::format("{} rounded to {}", step_leaf(p.step), dec));
-            r.lesson = std::move(trial);
-            r.score = s;
-        }
-    }
+    round_whole_steps(r, art, candidates);
     return r;
 }
 

@@ -1,6 +1,7 @@
 #include "draft/draft.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -204,6 +205,22 @@ Example search_mask(const Article& art, Start start) {
     return ex;
 }
 
+// How many numbers a drafted lesson takes from the article as `given` (a part of a step: its values only).
+std::size_t given_numbers(const OrderedJson& lesson) {
+    if (!lesson.contains("given")) return 0;
+    std::size_t n = 0;
+    std::function<void(const OrderedJson&)> count = [&](const OrderedJson& v) {
+        if (v.is_array())
+            for (const OrderedJson& x : v) count(x);
+        else if (v.is_object() && v.contains("values"))
+            count(v["values"]);
+        else if (v.is_number() || v.is_string())
+            ++n;
+    };
+    for (const auto& [name, v] : lesson["given"].items()) count(v);
+    return n;
+}
+
 Example search(const Article& art, Start start, const std::vector<bool>& used, const std::vector<bool>& starts_with_v) {
     if (start.kind == StartKind::mask) return search_mask(art, std::move(start));
     Example ex;
@@ -214,14 +231,21 @@ Example search(const Article& art, Start start, const std::vector<bool>& used, c
     const std::vector<std::size_t> prose = example_prose(art, s, ex.candidates, used);
     bool have = false;
     std::size_t best_agree = 0;  // the best's printed numbers agreeing, its prose numbers given exactly among them
+    std::size_t best_taken = 0;  // the best's numbers given by the article (given_numbers)
     for (const Conventions& c : conventions_for(art, s)) {
         Refined r = refine(base_lesson(art, s, c), art, ex.candidates);
         const std::size_t in_prose = r.score.ran ? prose_given(r.lesson, art, prose) : 0;
         const std::size_t agree = r.score.agree + in_prose;
         ex.trials.push_back({c.describe(s.kind) + (r.steps.empty() ? "" : ", " + join(r.steps)), agree, r.score.total + prose.size()});
         if (!r.score.ran && ex.first_error.empty()) ex.first_error = r.score.error;
-        // the most printed numbers agreeing; on a tie, the fewer steps taken from the article's chain and rounding
-        if (r.score.ran && (!have || agree > best_agree || (agree == best_agree && r.steps.size() < ex.best.steps.size()))) {
+        // the most printed numbers agreeing; on a tie, the fewer numbers taken from the article as given (a
+        // given step explains its own numbers by fiat, a rounding does not), then the fewer steps taken from
+        // the article's chain and rounding
+        const std::size_t taken = given_numbers(r.lesson);
+        if (r.score.ran && (!have || agree > best_agree ||
+                            (agree == best_agree && (taken < best_taken ||
+                                                     (taken == best_taken && r.steps.size() < ex.best.steps.size()))))) {
+            best_taken = taken;
             ex.conventions = c;
             ex.best = std::move(r);
             best_agree = agree;

@@ -123,7 +123,7 @@ std::string hint_of(const std::string& name) {
     if (n == "S" || n == "QKT" || n == "QKtop" || n == "scores") return "hook_scores_raw";
     if (n == "tildeS" || n == "S'" || n == "hatS") return "hook_scores_scaled";
     if (n == "A" || n == "P" || n == "weights" || n == "alpha") return "hook_pattern";
-    if (n == "Z" || n == "O" || n == "output") return "hook_z";
+    if (n == "Z" || n == "z" || n == "O" || n == "output") return "hook_z";
     if (n == "LN" || n == "LN1" || n == "LN2" || n == "LayerNorm" || n == "norm" || n == "Norm" || n == "normalized" || n == "Normalized")
         return "hook_normalized";  // the LayerNorm's output, after γ and β (equal to x̂ when γ = 1, β = 0)
     const std::string role = word_role(name);  // "Key for Input", "attention weights"
