@@ -715,3 +715,50 @@ TEST_CASE("a slip in one printed row is given alone, so the rows that never read
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("lines worked as arithmetic name a query and a key; a list in a sentence is a row", "[draft]") {
+    // tests/draft-articles/scores-by-hand.md: "tea · love = 0.4*1.0 + 1.8*0.2 = 0.76" a line per key, then
+    // "they become 1.41, 0.54, 1.05, 0.76" (the scaled scores), and a softmax row whose numbers are wrong.
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/scores-by-hand.md";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    std::map<std::string, nlohmann::json> by_id;
+    for (const auto& c : lesson["claims"]) by_id[c["id"].get<std::string>()] = c;
+    const std::vector<std::pair<std::string, int>> keys = {{"tea-we", 0}, {"tea-love", 1}, {"tea-green", 2}, {"tea-tea", 3}};
+    for (const auto& [id, key] : keys) {
+        INFO(id);
+        REQUIRE(by_id.count(id));
+        CHECK(by_id[id]["step"] == "blocks.0.attn.hook_scores_raw");
+        CHECK(by_id[id]["at"] == nlohmann::json({{"query", 3}, {"key", key}}));
+        CHECK(by_id[id]["expect"] == "agrees");
+    }
+    // the factors of those lines are no shares of tea's attention
+    for (const auto& c : lesson["claims"])
+        if (c["quote"].get<std::string>().find("0.4*") != std::string::npos)
+            CHECK(c["step"] == "blocks.0.attn.hook_scores_raw");
+    bool scaled = false;
+    for (const auto& c : lesson["claims"])
+        if (c["step"] == "blocks.0.attn.hook_scores_scaled" && c["values"].size() == 4) {
+            scaled = true;
+            CHECK(c["at"] == nlohmann::json({{"query", 3}}));
+            CHECK(c["expect"] == "agrees");
+        }
+    CHECK(scaled);
+    const auto e = attntrace::evaluate(attntrace::parse_lesson(d.lesson.dump(), "scores.json"));
+    CHECK(e->report.all_as_expected());
+}
+
+TEST_CASE("a tuple, a shape or positions in a sentence stay numbers, not a row", "[draft]") {
+    const attntrace::Article a = attntrace::read_article_text("The output has shape (2, 10, 64) and tokens 1, 2, 3 see "
+                                                              "it; the row becomes 0.25, 0.5 and 0.25.\n",
+                                                              "list.md", "markdown");
+    std::vector<std::size_t> lists;
+    for (const auto& x : a.arrays)
+        if (x.form == attntrace::PrintedForm::bracket) lists.push_back(x.rows[0].size());
+    CHECK(lists == std::vector<std::size_t>{3});
+}
+
+}  // namespace test_draft

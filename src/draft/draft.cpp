@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/decimal.hpp"
 #include "core/error.hpp"
 #include "draft/chain.hpp"
 #include "draft/masks.hpp"
@@ -425,6 +426,33 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
                                   {"note", "how much " + tokens[r.query] + " attends to " + tokens[r.keys[k]] + ", in words (drafted from " + where + ")"}});
                 d.reasons.push_back(fmt::format("claim {}: the sentence at {} says how much {} attends to {}", claims.back()["id"].get<std::string>(),
                                                 where, tokens[r.query], tokens[r.keys[k]]));
+            }
+        }
+    }
+    // A line that works out one query's number against one key ("tea · love = 0.4*1.0 + 1.8*0.2 = 0.76"):
+    // its result claimed on the first of the scores, the scaled scores and the weights whose cell gives it.
+    if (!mask_only && d.lesson["config"].value("heads", 1) == 1 && !d.lesson.contains("query_tokens")) {
+        const auto tokens = d.lesson["tokens"].get<std::vector<std::string>>();
+        for (const ProsePair& pr : prose_pairs(art, tokens, from_line, text_end, used)) {
+            const PrintedArray& a = art.arrays[pr.array];
+            const PrintedNumber& n = a.rows[0][0];
+            for (const char* leaf : {"attn.hook_scores_raw", "attn.hook_scores_scaled", "attn.hook_pattern"}) {
+                const Step* s = e->exact.find(std::string("blocks.0.") + leaf);
+                if (!s || !s->holds_values() || s->shape.size() != 3) continue;  // (head, query, key)
+                const float x = s->held().data[pr.query * s->shape[2] + pr.key];
+                if (!agrees_at_precision(x, static_cast<float>(n.value), n.decimals)) continue;
+                used[pr.array] = true;
+                OrderedJson at = OrderedJson::object();
+                at["query"] = pr.query;
+                at["key"] = pr.key;
+                claims.push_back({{"id", claim_id(fmt::format("{}-{}", tokens[pr.query], tokens[pr.key]), ids)}, {"step", s->name},
+                                  {"at", at}, {"decimals", n.decimals}, {"values", n.value}, {"expect", "agrees"},
+                                  {"quote", a.quote}, {"note", "the number this line works out for " + tokens[pr.query] + " and " +
+                                                                   tokens[pr.key] + " (drafted from " + a.place.describe() + ")"}});
+                d.reasons.push_back(fmt::format("claim {}: the line at {} names {} and {}; its result is their cell of {}",
+                                                claims.back()["id"].get<std::string>(), a.place.describe(), tokens[pr.query],
+                                                tokens[pr.key], s->name));
+                break;
             }
         }
     }

@@ -59,6 +59,15 @@ std::vector<Item> items_of(const std::string& s) {
     return out;
 }
 
+// A line worked as arithmetic ("tea · love = 0.4*1.0 + 1.8*0.2 = 0.76"): an equals sign and a product or a sum.
+// Its numbers are factors and results, never shares of a row, whatever tokens it names.
+bool is_computation(const std::string& s) {
+    if (s.find('=') == std::string::npos) return false;
+    for (const char* op : {"*", "+", "\xC3\x97", "\xC2\xB7", "\xE2\x8B\x85"})  // *, +, ×, ·, ⋅
+        if (s.find(op) != std::string::npos) return true;
+    return false;
+}
+
 bool same(const PrintedNumber& a, const PrintedNumber& b) { return a.decimals == b.decimals && std::fabs(a.value - b.value) < 1e-12; }
 
 }  // namespace
@@ -89,6 +98,7 @@ std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::stri
     }
     for (const auto& [where, arrays] : lines) {
         const PrintedArray& first = art.arrays[arrays.front()];
+        if (is_computation(first.quote)) continue;
         const std::vector<Item> items = items_of(first.quote);
         // the line's numbers as the prose scanner read them, matched in order
         std::vector<std::optional<std::size_t>> array_of(items.size());
@@ -136,6 +146,48 @@ std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::stri
         if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) continue;
         row.query = *query;
         out.push_back(std::move(row));
+    }
+    return out;
+}
+
+std::vector<ProsePair> prose_pairs(const Article& art, const std::vector<std::string>& tokens, std::size_t from_line,
+                                   std::size_t to_line, const std::vector<bool>& used) {
+    std::map<std::string, std::size_t> index;
+    std::map<std::string, int> count;
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        std::string w;
+        for (char c : tokens[t]) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        index[w] = t;
+        ++count[w];
+    }
+    std::map<std::pair<std::size_t, int>, std::size_t> last;  // each line's last prose number not used
+    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
+        const PrintedArray& a = art.arrays[i];
+        if (a.form != PrintedForm::prose || a.place.line < from_line || a.place.line >= to_line) continue;
+        last[{a.place.line, a.place.cell}] = i;
+    }
+    std::vector<ProsePair> out;
+    for (const auto& [where, i] : last) {
+        const PrintedArray& a = art.arrays[i];
+        const std::size_t eq = a.quote.rfind('=');
+        if (used[i] || eq == std::string::npos) continue;
+        std::vector<std::size_t> named;
+        bool before_eq = true;  // the tokens the line names before its first equals sign
+        for (const Item& it : items_of(a.quote.substr(0, a.quote.find('=')))) {
+            if (it.number) {
+                before_eq = false;
+                break;
+            }
+            // a token, or a query's or key's subscript of one: "q_tea", "k_we"
+            const std::string w = index.count(it.word) || it.word.size() < 3 || it.word[1] != '_' ? it.word : it.word.substr(2);
+            const auto t = index.find(w);
+            if (t != index.end() && count[w] == 1) named.push_back(t->second);
+        }
+        // the line's last number stands after its last equals sign: a result, not a factor
+        const std::vector<Item> tail = items_of(a.quote.substr(eq + 1));
+        const bool result = tail.size() == 1 && tail[0].number && same(*tail[0].number, a.rows[0][0]);
+        if (!before_eq || named.size() != 2 || !result) continue;
+        out.push_back({named[0], named[1], i});
     }
     return out;
 }

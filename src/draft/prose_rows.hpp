@@ -27,4 +27,14 @@ struct ProseRow {
 std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::string>& tokens, std::size_t from_line,
                                  std::size_t to_line, const std::vector<bool>& used);
 
+// A line that names a query and a key of the example and works out their number ("tea · love = 0.4*1.0 +
+// 1.8*0.2 = 0.76", "score(cat, sat) = 1.20"): exactly two mentions of tokens (the same twice for a token
+// with itself), then the line's last number after an equals sign.
+struct ProsePair {
+    std::size_t query = 0, key = 0;  // by index in the example's tokens
+    std::size_t array = 0;           // the prose array of the line's last number
+};
+std::vector<ProsePair> prose_pairs(const Article& art, const std::vector<std::string>& tokens, std::size_t from_line,
+                                   std::size_t to_line, const std::vector<bool>& used);
+
 }  // namespace attntrace

@@ -164,6 +164,54 @@ std::string prose_symbol(std::string_view s, std::size_t begin) {
 
 }  // namespace
 
+namespace {
+
+// A list in a sentence, "they become 1.41, 0.54, 1.05 and 0.76": numbers separated by a comma (and "and"
+// before the last) and nothing else, none a percentage (shares named one by one are prose_rows'), read as
+// one row printed in brackets would be. Fewer than kMinProseList numbers stay prose numbers.
+constexpr std::size_t kMinProseList = 3;
+
+struct ProseList {
+    PrintedArray array;
+    std::size_t end = 0;  // where the list ends in the text
+};
+
+ProseList prose_list(std::string_view s, const NumberToken& first) {
+    PrintedArray a;
+    a.form = PrintedForm::bracket;
+    a.rows = {{first.number}};
+    std::size_t end = first.end;
+    auto percent = [&](const NumberToken& t) { return t.end > t.begin && s[t.end - 1] == '%'; };
+    if (percent(first)) return {a, first.end};
+    for (;;) {
+        std::size_t j = end;
+        if (j >= s.size() || s[j] != ',') break;
+        ++j;
+        while (j < s.size() && s[j] == ' ') ++j;
+        if (s.substr(j, 4) == "and ") j += 4;
+        if (!may_start_number(s, j)) break;
+        const auto t = read_number(s, j);
+        if (!t || percent(*t)) break;
+        a.rows[0].push_back(t->number);
+        end = t->end;
+    }
+    // ", and 0.76" above, or " and 0.76" without the comma
+    if (a.rows[0].size() >= 2 && s.substr(end, 5) == " and " && may_start_number(s, end + 5))
+        if (const auto t = read_number(s, end + 5); t && !percent(*t)) {
+            a.rows[0].push_back(t->number);
+            end = t->end;
+        }
+    // integers only, or in parentheses: a shape, a tuple or positions ("(2, 10, 64)", "tokens 1, 2, 3"), not values
+    std::size_t b = first.begin;
+    while (b > 0 && s[b - 1] == ' ') --b;
+    const bool fractional = std::any_of(a.rows[0].begin(), a.rows[0].end(), [](const PrintedNumber& n) { return n.decimals > 0; });
+    if ((b > 0 && s[b - 1] == '(') || !fractional) a.rows[0].resize(1);
+    a.shape = {a.rows[0].size()};
+    return {a, end};
+}
+
+}  // namespace
+
 void scan_prose(Scan& scan) {
     const std::string_view s = scan.s();
     for (std::size_t i = 0; i < s.size();) {
@@ -174,6 +222,12 @@ void scan_prose(Scan& scan) {
         const auto t = read_number(s, i);
         if (!t) {
             ++i;
+            continue;
+        }
+        if (ProseList list = prose_list(s, *t); list.array.rows[0].size() >= kMinProseList) {
+            list.array.name = prose_symbol(s, t->begin);
+            scan.add(t->begin, list.end, std::move(list.array));
+            i = list.end;
             continue;
         }
         PrintedArray a;
