@@ -762,3 +762,32 @@ TEST_CASE("a tuple, a shape or positions in a sentence stay numbers, not a row",
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("an HTML page: its embeddings table starts the run, its weights are inputs and never claims", "[draft]") {
+    // tests/draft-articles/masked-page.html: X in a table with columns x1..x3, W_Q, W_K, W_V in one MathJax
+    // display, then numpy prints of the scaled scores, the causal weights and A @ V with one number wrong.
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/masked-page.html";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(lesson["config"]["mask"] == "causal");
+    CHECK(lesson["weights"]["W_K"] == nlohmann::json::parse("[[0, 1, 0], [1, 0, 0], [0, 0, 1]]"));
+    std::map<std::string, std::string> verdict;
+    for (const auto& c : lesson["claims"]) {
+        CHECK(c["quote"].get<std::string>().find("W_") == std::string::npos);  // no weight is a claim
+        if (!c.contains("at")) verdict[c["step"].get<std::string>()] = c["expect"].get<std::string>();
+    }
+    CHECK(verdict["blocks.0.attn.hook_scores_scaled"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_z"] == "disagrees");  // 1.140 printed for 1.104
+    bool wrong_row = false;
+    for (const auto& c : lesson["claims"])
+        if (c["step"] == "blocks.0.attn.hook_z" && c.contains("at") && c["at"] == nlohmann::json({{"query", 2}}))
+            wrong_row = c["expect"] == "disagrees";
+    CHECK(wrong_row);
+}
+
+}  // namespace test_draft

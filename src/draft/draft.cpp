@@ -90,7 +90,8 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
         // a table of positions is what its run computes: claimed, not read
         const bool read = std::find(s.inputs.begin(), s.inputs.end(), i) != s.inputs.end() &&
                           !(s.kind == StartKind::positions && i == s.inputs[0]);
-        if ((!is_table(a) && !norm_number) || used[i] || read) continue;
+        // an array named as a weight is an input or nothing: never a claim on a step the run computes
+        if ((!is_table(a) && !norm_number) || used[i] || read || weight_role(a.name) >= 0) continue;
         bool again = false;
         for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)
             again = is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && !same_numbers(A[j], a);

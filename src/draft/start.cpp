@@ -30,19 +30,6 @@ bool rectangular(const PrintedArray& a) {
     return true;
 }
 
-// 0, 1, 2 for a name of W_Q, W_K, W_V; -1 otherwise.
-int weight_role(const std::string& name) {
-    const std::string b = bare(name), words = word_role(name);
-    if (words.size() == 3 && words[0] == 'W') return words[2] == 'Q' ? 0 : words[2] == 'K' ? 1 : 2;
-    if (b.size() != 2 || (b[0] != 'W' && b[0] != 'w')) return -1;
-    switch (std::toupper(static_cast<unsigned char>(b[1]))) {
-        case 'Q': return 0;
-        case 'K': return 1;
-        case 'V': return 2;
-        default: return -1;
-    }
-}
-
 bool names_input(const std::string& name) {
     const std::string b = bare(name);
     return b == "X" || b == "E" || b == "x" || b == "Embeddings" || b == "embeddings" || b == "Embedding" || b == "H" ||
@@ -393,6 +380,19 @@ void norm_starts(const Article& art, const std::vector<TokenCandidate>& cands, s
 
 }  // namespace
 
+int weight_role(const std::string& name) {
+    const std::string b = bare(name), words = word_role(name);
+    if (words.size() == 3 && words[0] == 'W') return words[2] == 'Q' ? 0 : words[2] == 'K' ? 1 : 2;
+    if (b.size() != 2 || (b[0] != 'W' && b[0] != 'w')) return -1;
+    switch (std::toupper(static_cast<unsigned char>(b[1]))) {
+        case 'Q': return 0;
+        case 'K': return 1;
+        case 'V': return 2;
+        default: return -1;
+    }
+}
+
+
 bool is_table(const PrintedArray& a) { return a.form != PrintedForm::prose && rectangular(a) && !a.operand; }
 
 std::string bare(const std::string& name) {
@@ -534,6 +534,8 @@ std::vector<Start> find_starts(const Article& art) {
         const bool said_scores = rows == 1 && names_scores(a.quote.substr(0, a.quote.find('[')));
         if (!hint.empty() && hint != "hook_scores_raw" && hint != "hook_scores_scaled" && hint != "hook_pattern" && !said_scores) continue;
         if (!a.name.empty() && hint.empty() && !names_scores(a.name) && !said_scores) continue;
+        // a table whose columns are labelled otherwise than its rows holds dimensions, not keys ("x1 x2 x3")
+        if (rows == cols && labelled(a.row_labels, rows) && labelled(a.col_labels, cols) && a.row_labels != a.col_labels) continue;
         Start s;
         const bool weights = sums_to_one(a);
         if (hint == "hook_pattern" && !weights) continue;
