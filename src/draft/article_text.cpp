@@ -364,11 +364,16 @@ std::string with_formula_urls(std::string_view line) {
                 }
             }
             tex = decode_entities(tex);
-            if (tex.find('\\') != std::string::npos) {
-                out.append(line.substr(copied, end - copied));
+            if (tex.find('\\') != std::string::npos) {  // a formula image: its LaTeX in place of its address
+                out.append(line.substr(copied, at - copied));
                 out += " \\[" + tex + "\\] ";
                 copied = end;
             }
+        }
+        if (copied < end && (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0)) {
+            // another address: its digits are no printed numbers ("https://example.org/2023/05/attention")
+            out.append(line.substr(copied, at - copied));
+            copied = end;
         }
         at = line.find("http", std::max(end, at + 1));
     }

@@ -41,8 +41,9 @@ private:
 // naming `file` when it is not a notebook's JSON).
 ArticleText article_text(std::string_view content, const std::string& format, const std::string& file);
 
-// Each formula image URL in `line` ("https://latex.codecogs.com/svg.image?X%20%3D%20%5Cbegin..."),
-// the line with its decoded LaTeX after the URL as "\[ ... \]"; the line unchanged when it has none.
+// Each formula image URL in `line` ("https://latex.codecogs.com/svg.image?X%20%3D%20%5Cbegin...")
+// replaced by its decoded LaTeX as "\[ ... \]", and every other http(s) address dropped (its digits
+// are no printed numbers); the line unchanged when it has none.
 std::string with_formula_urls(std::string_view line);
 
 }  // namespace attntrace
