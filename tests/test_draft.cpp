@@ -819,3 +819,25 @@ TEST_CASE("formula images: each URL's LaTeX read in its place, the URL's own dig
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("numpy prints captioned 'NAME =' on the line above: two heads, W_O, the residual and LayerNorm", "[draft]") {
+    // tests/draft-articles/two-heads-residual.md: every array a numpy print under its own "X =" line
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/two-heads-residual.md";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(lesson["config"]["heads"] == 2);
+    CHECK(lesson["weights"].contains("W_O"));
+    std::set<std::string> steps;
+    for (const auto& c : lesson["claims"]) {
+        CHECK(c["expect"] == "agrees");
+        steps.insert(c["step"].get<std::string>());
+    }
+    CHECK(steps == std::set<std::string>{"blocks.0.attn.hook_pattern", "blocks.0.attn.hook_z", "blocks.0.hook_attn_out",
+                                         "blocks.0.hook_resid_mid", "blocks.0.ln1.hook_normalized"});
+}
+
+}  // namespace test_draft

@@ -86,7 +86,7 @@ void read_rows(std::string_view s, const Pair& p, PrintedArray& a, std::vector<s
 
 // What the line above an array printed alone on its lines calls it: a REPL's or a notebook cell's last
 // statement ("print(x)", ">>> q", "In [3]: weights", "display(A)"), or a caption ending in ':'
-// ("Attention weights:"); "" for anything else. Looks at one line only.
+// ("Attention weights:") or in '=' ("W_Q ="); "" for anything else. Looks at one line only.
 std::string name_above(std::string_view s, std::size_t line_begin) {
     if (line_begin < 2) return "";
     const std::size_t end = line_begin - 1;  // the '\n' ending the line above
@@ -100,6 +100,9 @@ std::string name_above(std::string_view s, std::size_t line_begin) {
     }
     if (!line.empty() && line.back() == ':' && line.size() <= 41 && line.find_first_of("()=[]{}") == std::string::npos)
         return trim(line.substr(0, line.size() - 1));  // a caption
+    // "X =" or "W_Q =" alone above a printed array (print("W_Q ="); print(W_Q)): the name before its equals sign
+    if (line.size() >= 2 && line.back() == '=' && line.size() <= 41 && line.find_first_of("()[]{}=") == line.size() - 1)
+        return trim(line.substr(0, line.size() - 1));
     for (std::string_view call : {"print(", "display("})
         if (line.rfind(call, 0) == 0 && line.back() == ')') line = trim(line.substr(call.size(), line.size() - call.size() - 1));
     // one identifier (a trailing ".detach()" or ".numpy()" is no other array)
