@@ -841,3 +841,24 @@ TEST_CASE("numpy prints captioned 'NAME =' on the line above: two heads, W_O, th
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("tables headed q1 q2 and k1 k2 are Q and K: a causal head from its masked scores and weights in percent", "[draft]") {
+    // tests/draft-articles/causal-table.md: Q and K as tables under "token | q1 | q2", the masked scaled
+    // scores with −∞, the weights in percent
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/causal-table.md";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the printed Q and K");
+    CHECK(lesson["config"]["mask"] == "causal");
+    std::set<std::string> steps;
+    for (const auto& c : lesson["claims"]) {
+        CHECK(c["expect"] == "agrees");
+        steps.insert(c["step"].get<std::string>());
+    }
+    CHECK(steps == std::set<std::string>{"blocks.0.attn.hook_attn_scores", "blocks.0.attn.hook_pattern"});
+}
+
+}  // namespace test_draft

@@ -109,6 +109,21 @@ Row plain_row(std::string_view line) {
     return r;
 }
 
+// A table whose columns are one letter's numbered dimensions, "q1 q2", "k_1 k_2", "V0 V1 V2": that
+// letter's array (Q, K or V), named by the letter as the header writes it; "" otherwise.
+std::string name_of_columns(const std::vector<std::string>& labels) {
+    if (labels.size() < 2) return "";
+    char letter = 0;
+    for (const std::string& l : labels) {
+        if (l.size() < 2 || (l[0] != 'q' && l[0] != 'k' && l[0] != 'v' && l[0] != 'Q' && l[0] != 'K' && l[0] != 'V')) return "";
+        const std::size_t digits = l[1] == '_' ? 2 : 1;
+        if (digits >= l.size() || l.find_first_not_of("0123456789", digits) != std::string::npos) return "";
+        if (letter && l[0] != letter) return "";
+        letter = l[0];
+    }
+    return std::string(1, letter);
+}
+
 }  // namespace
 
 void scan_tables(Scan& scan) {
@@ -143,6 +158,7 @@ void scan_tables(Scan& scan) {
             }
         }
         if (header.size() >= a.rows[0].size()) a.col_labels.assign(header.end() - static_cast<std::ptrdiff_t>(a.rows[0].size()), header.end());
+        a.name = name_of_columns(a.col_labels);
         set_shape(a, 2);
         scan.add(run.front().begin, run.back().end, std::move(a));
         run.clear();
