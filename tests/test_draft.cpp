@@ -719,7 +719,7 @@ TEST_CASE("a slip in one printed row is given alone, so the rows that never read
 
 namespace test_draft {
 
-TEST_CASE("lines worked as arithmetic name a query and a key; a list in a sentence is a row", "[draft]") {
+TEST_CASE("lines worked as arithmetic name a query and a key, and a list in a sentence is a row", "[draft]") {
     // tests/draft-articles/scores-by-hand.md: "tea · love = 0.4*1.0 + 1.8*0.2 = 0.76" a line per key, then
     // "they become 1.41, 0.54, 1.05, 0.76" (the scaled scores), and a softmax row whose numbers are wrong.
     const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/scores-by-hand.md";

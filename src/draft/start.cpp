@@ -750,6 +750,14 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
                 }
             }
             l["weights"] = w;
+            // printed by code at 4 decimals or more (PyTorch's 4): values the article computed with more digits
+            // than it printed; a claim off by their rounding is checked against values that print the same
+            auto printed_rounded = [&](const std::string& key, std::size_t input) {
+                if (decimals_of(A[input]) >= kInputPrintDecimals) l["input_decimals"][key] = decimals_of(A[input]);
+            };
+            printed_rounded("inputs.X", s.inputs[0]);
+            for (std::size_t r = 0; r < 3; ++r) printed_rounded(std::string("weights.") + names[r], s.inputs[1 + r]);
+            for (std::size_t k = 0; k < s.later.size(); ++k) printed_rounded("weights." + s.later[k], s.inputs[4 + k]);
             break;
         }
         case StartKind::qkv:

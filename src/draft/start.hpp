@@ -94,6 +94,9 @@ std::string claim_id(const std::string& base, std::map<std::string, int>& used);
 bool is_table(const PrintedArray& a);                 // rows of equal length, not elided, not a product's factor
 std::string bare(const std::string& name);            // "W^{Q}" -> "WQ"
 int weight_role(const std::string& name);             // 0, 1, 2 for a name of W_Q, W_K, W_V ("W^Q", "Weights for key"); -1 otherwise
+// An input or weight printed with this many decimals or more was printed by code from values of more
+// digits (PyTorch prints 4): the drafted lesson's input_decimals names it.
+inline constexpr int kInputPrintDecimals = 4;
 OrderedJson values_json(const PrintedArray& a);        // a scalar, a vector or rows, as a lesson writes them
 int decimals_of(const PrintedArray& a);                // the most decimals any of its numbers shows (at most 8)
 bool sums_to_one(const PrintedArray& a);               // every row non-negative and summing to 1 within its rounding

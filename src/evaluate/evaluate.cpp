@@ -9,6 +9,7 @@
 #include "batch/batch.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "evaluate/printed_inputs.hpp"
 #include "pipeline/run.hpp"
 
 namespace attntrace {
@@ -129,6 +130,7 @@ std::unique_ptr<Evaluation> evaluate(Lesson lesson, const TracePolicy& policy, c
     if (e->document) require_finite_summaries(*e->document, e->lesson.file);
     e->report = check_claims(e->lesson, e->exact, e->document ? &*e->document : nullptr);
     settle_from_given(*e, policy);
+    within_printed_inputs(e->lesson, e->report, [&](const Lesson& l) { return rerun(l, policy); });
     return e;
 }
 

@@ -295,6 +295,10 @@ struct Lesson {
     std::shared_ptr<WeightSource> weight_source;
     std::map<std::string, Given> given;     // step name -> the values that replace the formula's
     std::map<std::string, int> document_rounding;  // step name -> decimals
+    // The inputs and weights the article printed rounded from the values it computed with ("inputs.X",
+    // "weights.W_Q" -> decimals, as PyTorch prints 4): a claim off by their rounding is judged against
+    // runs from values that print the same (evaluate/printed_inputs.cpp).
+    std::map<std::string, int> input_decimals;
     std::vector<Claim> claims;
     // Set: a batched lesson. `tokens` then holds T position labels "p0".."p{T-1}"
     // (the sequences' tokens differ), `inputs` has no X and `token_ids` is empty.

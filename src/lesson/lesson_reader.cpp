@@ -63,7 +63,8 @@ public:
                     "reads traces");
         f_.only_keys(doc_, "", {"format", "version", "id", "title", "source", "description", "tokens",
                                 "query_tokens", "token_ids", "memory_tokens", "config", "run", "inputs", "weights",
-                                "weights_seed", "given", "document_rounding", "claims", "batch", "unplaced"});
+                                "weights_seed", "given", "document_rounding", "input_decimals", "claims", "batch",
+                                "unplaced"});
         header();
         tokens();
         config();
@@ -73,6 +74,7 @@ public:
         weights();
         given();
         document_rounding();
+        input_decimals();
         claims();
         check_entry();
         return std::move(lesson_);
@@ -532,6 +534,22 @@ private:
         }
     }
 
+    // "input_decimals": {"inputs.X": 4, "weights.W_Q": 4}: each an input or a weight the lesson holds.
+    void input_decimals() {
+        auto* d = f_.optional(doc_, "input_decimals");
+        if (!d) return;
+        f_.object(*d, "input_decimals");
+        for (auto it = d->begin(); it != d->end(); ++it) {
+            const std::string path = join("input_decimals", it.key()), key = it.key();
+            const bool input = key.rfind("inputs.", 0) == 0, weight = key.rfind("weights.", 0) == 0;
+            const std::string name = input ? key.substr(7) : weight ? key.substr(8) : "";
+            if ((input && !lesson_.inputs.count(name)) || (weight && !lesson_.weights.count(name)) || name.empty())
+                f_.fail(path, "\"inputs.NAME\" or \"weights.NAME\" of an input or a weight the lesson gives",
+                        fmt::format("\"{}\"", key));
+            lesson_.input_decimals[key] = static_cast<int>(f_.integer(*it, path, 0, kMaxDecimals));
+        }
+    }
+
     void document_rounding() {
         auto* d = f_.optional(doc_, "document_rounding");
         if (!d) return;
@@ -708,6 +726,7 @@ constexpr JsonLimits kLessonLimits = {{"tokens", kMaxTokens},
                                       {"claims", kMaxClaims},
                                       {"given", kMaxNamedMembers},
                                       {"document_rounding", kMaxNamedMembers},
+                                      {"input_decimals", kMaxNamedMembers},
                                       {"weights", kMaxNamedMembers},
                                       {"inputs", kMaxNamedMembers}};
 
