@@ -1002,6 +1002,44 @@ TEST_CASE("the GEMM's packing widens bf16 and f16 as it packs: convert-then-pack
     });
 }
 
+TEST_CASE("the GEMM reading bf16 or f16 B flags a NaN or an infinity as it packs it, on every ISA and on 2 threads",
+          "[simd][gemm][stored]") {
+    using attntrace::StoredType;
+    using attntrace::simd::Gemm;
+    using attntrace::simd::GemmOptions;
+    using attntrace::simd::kGemmMeasured;
+    auto* const ws = &gemm_workspace;
+    const int saved = omp_get_max_threads();
+    for_each_arch([&](auto arch, const char* name) {
+        for (const StoredType type : {StoredType::bf16, StoredType::f16})
+            for (const bool nt : {false, true})
+                for (const int threads : {1, 2}) {
+                    omp_set_num_threads(threads);
+                    const std::size_t M = 40, K = 700, N = 300, ld = nt ? K : N;  // several K blocks and threads' parts
+                    const std::uint16_t nan = type == StoredType::bf16 ? 0x7fc0 : 0x7e00;
+                    const std::uint16_t inf = type == StoredType::bf16 ? 0xff80 : 0xfc00;
+                    const auto a = values(M * K, 51);
+                    std::vector<float> c(M * N);
+                    // clean; then one special value at a corner, past the first K block, in the last column
+                    for (const std::size_t at : {std::size_t{0}, std::size_t{1}, (K - 1) * N + N - 1, 500 * N + 299}) {
+                        auto bits = stored_bits(K * N, type, 52, 0);
+                        const std::size_t k = at / N, j = at % N;
+                        if (at > 0) bits[nt ? j * K + k : k * N + j] = k % 2 ? nan : inf;
+                        INFO(name << (type == StoredType::bf16 ? " bf16" : " f16") << (nt ? " transposed" : "")
+                                  << " threads " << threads << " at " << at);
+                        bool not_finite = false;
+                        Gemm{}(arch, a.data(), K, nullptr, ld, nt, c.data(), N, M, K, N, ws, kGemmMeasured,
+                               GemmOptions{false, nullptr, nullptr, bits.data(), type, &not_finite});
+                        CHECK(not_finite == (at > 0));
+                        const attntrace::StoredMatrix w{bits.data(), type, ld, nt};
+                        std::vector<float> ref(M * N);
+                        CHECK(attntrace::linear_stored_ref(a.data(), w, nullptr, ref.data(), M, K, N) == (at == 0));
+                    }
+                }
+    });
+    omp_set_num_threads(saved);
+}
+
 TEST_CASE("linear_stored on bf16 and f16 weights gives linear's bits on the widened weights, any rows, threads and layout",
           "[simd][gemm][stored]") {
     using attntrace::StoredMatrix;

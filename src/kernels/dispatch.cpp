@@ -197,16 +197,30 @@ void gemm_pack_b_stored(const StoredMatrix& b, std::size_t K, std::size_t N, flo
                           pack_b_stored_ref(b, K, N, out));
 }
 
-void linear_stored(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
+bool linear_stored(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
                    std::size_t N) {
     // float32: linear's route (one row by gemv); else the GEMM, one row too (gemv reads float32 only):
     // its row is gemv's bit for bit (simd::Gemv).
-    if (W.type == StoredType::f32 && M == 1)
-        return gemv(x, static_cast<const float*>(W.data), W.ld, W.transposed, b, y, K, N);
-    ATTNTRACE_SIMD_OR_REF(simd_call(simd::Gemm{}, x, K, static_cast<const float*>(nullptr), W.ld, W.transposed, y, N, M,
-                                   K, N, &gemm_workspace, gemm_blocking_in_use().blocking,
-                                   simd::GemmOptions{false, nullptr, b, W.data, W.type}),
-                          linear_stored_ref(x, W, b, y, M, K, N));
+    if (W.type == StoredType::f32) {
+        if (M == 1) gemv(x, static_cast<const float*>(W.data), W.ld, W.transposed, b, y, K, N);
+        else if (isa() == Isa::ref) linear_stored_ref(x, W, b, y, M, K, N);
+#ifndef ATTNTRACE_SCALAR_ONLY
+        else
+            simd_call(simd::Gemm{}, x, K, static_cast<const float*>(W.data), W.ld, W.transposed, y, N, M, K, N,
+                      &gemm_workspace, gemm_blocking_in_use().blocking, simd::GemmOptions{false, nullptr, b});
+#endif
+        return true;
+    }
+#ifndef ATTNTRACE_SCALAR_ONLY
+    if (isa() != Isa::ref) {
+        bool not_finite = false;
+        simd_call(simd::Gemm{}, x, K, static_cast<const float*>(nullptr), W.ld, W.transposed, y, N, M, K, N,
+                  &gemm_workspace, gemm_blocking_in_use().blocking,
+                  simd::GemmOptions{false, nullptr, b, W.data, W.type, &not_finite});
+        return !not_finite;
+    }
+#endif
+    return linear_stored_ref(x, W, b, y, M, K, N);
 }
 
 std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted, float* e,

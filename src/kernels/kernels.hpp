@@ -57,7 +57,9 @@ void gemm_pack_b_stored(const StoredMatrix& b, std::size_t K, std::size_t N, flo
 // y = x·W + b with W read as stored and widened as the GEMM packs it: linear's
 // numbers on the widened W, bit for bit, with no float32 copy of W but the
 // product's packed panels (linear_stored_ref).   x: (M, K)   W: (K, N)   b: (N) or null   y: (M, N)
-void linear_stored(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
+// False when W is 16-bit and a value of it is an infinity or a NaN (each
+// value checked as it is packed; a float32 W is not checked: true).
+bool linear_stored(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
                    std::size_t N);
 // y = x·W + b, or x·Wᵀ + b with w_transposed (gemv_ref): W streamed once, not
 // packed; the GEMM's row bit for bit (simd::Gemv), columns split over the threads.

@@ -1,5 +1,6 @@
 #include "kernels/matmul.hpp"
 
+#include <cmath>
 #include <cstring>
 
 namespace attntrace {
@@ -49,8 +50,12 @@ void pack_b_stored_ref(const StoredMatrix& w, std::size_t K, std::size_t N, floa
         for (std::size_t j = 0; j < N; ++j) out[k * N + j] = stored_at_ref(w, k, j);
 }
 
-void linear_stored_ref(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
+bool linear_stored_ref(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
                        std::size_t N) {
+    bool finite = true;
+    if (W.type != StoredType::f32 && M > 0)
+        for (std::size_t k = 0; k < K; ++k)
+            for (std::size_t j = 0; j < N; ++j) finite = finite && std::isfinite(stored_at_ref(W, k, j));
     // matmul_ref's i-k-j order, then the bias pass: linear_ref's numbers on the widened W
     for (std::size_t i = 0; i < M; ++i) {
         float* yi = y + i * N;
@@ -61,6 +66,7 @@ void linear_stored_ref(const float* x, const StoredMatrix& W, const float* b, fl
         }
     }
     if (b) add_bias_rows_ref(y, N, b, M, N);
+    return finite;
 }
 
 void matmul_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,

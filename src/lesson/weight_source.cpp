@@ -27,15 +27,17 @@ const StoredMatrix* WeightSource::stored(const std::string& name) {
     auto e = entries_.find(name);
     if (e == entries_.end() || !e->second.stored || hold_all_ || held_.count(name)) return nullptr;
     StoredWeight& s = *e->second.stored;
-    if (!e->second.checked) {
-        if (s.check) s.check();
-        e->second.checked = true;
-    }
     if (in_place_.emplace(name, s.bytes).second) {
         held_bytes_ += s.bytes;
         peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
     }
     return &s.matrix;
+}
+
+void WeightSource::refuse_not_finite(const std::string& name) const {
+    const Entry& e = entries_.at(name);
+    if (e.stored && e.stored->check) e.stored->check();
+    throw std::logic_error("attntrace: weight " + name + " was found not finite by its product, but not by its check");
 }
 
 void WeightSource::release_stored(const std::function<bool(const std::string&)>& which) {

@@ -32,9 +32,10 @@ inline constexpr const char* kTiedUnembeddingTransposed = "W_E_transposed";
 
 // A weight a product may read in place, as the checkpoint stores it
 // (kernels/matmul.hpp's StoredMatrix, widened as the GEMM packs it): `bytes`
-// of the mapped file; `check` refuses it (as its conversion would) unless
-// every value is finite, run before its first use; `release` drops its mapped
-// pages from the resident set once its block is done.
+// of the mapped file; `check` refuses it as its conversion would (naming the
+// first value that is not finite), run when the product that read it found
+// such a value (linear_stored checks each value as it packs it); `release`
+// drops its mapped pages from the resident set once its block is done.
 struct StoredWeight {
     StoredMatrix matrix;
     std::size_t bytes = 0;
@@ -47,12 +48,14 @@ public:
     void add(const std::string& name, std::size_t floats, std::function<Tensor()> load);
     // The same, for a weight that may also be read in place (stored()).
     void add(const std::string& name, std::size_t floats, std::function<Tensor()> load, StoredWeight stored);
-    // The weight as stored, checked, for a product that reads it in place
+    // The weight as stored, for a product that reads it in place
     // (linear_stored): no float32 copy is made. Null when the source has no
     // such weight stored, or it is held converted (get() first, or hold_all:
     // a decode's GEMV reads float32). Its pages count as held, in the
     // stored bytes, until its group is released as get()'s weights are.
     const StoredMatrix* stored(const std::string& name);
+    // A product found a value of stored weight `name` not finite: refused as its conversion refuses it.
+    [[noreturn]] void refuse_not_finite(const std::string& name) const;
     bool provides(const std::string& name) const { return entries_.count(name) != 0; }
     // The weight, converted now if not held; null when the source has no such weight.
     const Tensor* get(const std::string& name);
@@ -88,7 +91,6 @@ private:
         std::size_t floats = 0;
         std::function<Tensor()> load;
         std::optional<StoredWeight> stored;
-        bool checked = false;
     };
     // What the run holds of an entry at once: its float32 values, or its stored bytes when read in place.
     static std::size_t held_size(const Entry& e);

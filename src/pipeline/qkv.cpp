@@ -19,7 +19,9 @@ void project(Run& run, const std::string& step, const std::string& x_name, const
     const Tensor* B = run.weight(b);
     if (float* out = run.open(step, {{x_name, X}, {run.wpath(w), W}}, {{run.wpath(b), B}})) {
         const std::size_t rows = n - from;
-        if (rows) linear_stored(X->ptr() + (X->shape[0] - rows) * d.C, *W, B ? B->ptr() : nullptr, out + from * N, rows, d.C, N);
+        if (rows)
+            run.require_finite(w, linear_stored(X->ptr() + (X->shape[0] - rows) * d.C, *W, B ? B->ptr() : nullptr,
+                                                out + from * N, rows, d.C, N));
     }
     run.close();
 }

@@ -205,6 +205,12 @@ const StoredMatrix* Run::matrix(const std::string& name) {
     return &m;
 }
 
+void Run::require_finite(const std::string& name, bool finite) const {
+    if (finite) return;
+    if (!lesson_.weight_source) throw std::logic_error("attntrace: a stored weight " + name + " without a source");
+    lesson_.weight_source->refuse_not_finite(wname(name));
+}
+
 float* Run::open(const std::string& name, std::initializer_list<Need> needs, std::initializer_list<Need> optional) {
     const StepDef* def = catalogue_.find(name);
     if (!def) throw std::logic_error(fmt::format("attntrace: step {} is not in the catalogue", name));

@@ -118,6 +118,9 @@ public:
     // (WeightSource::stored: no float32 copy), else the float32 tensor's;
     // null when the lesson has none.
     const StoredMatrix* matrix(const std::string& name);
+    // linear_stored's verdict on matrix(name): when not finite, the weight is
+    // refused as its conversion would refuse it (naming the value).
+    void require_finite(const std::string& name, bool finite) const;
     std::string wname(const std::string& name) const { return pass_->weights + name; }
     std::string wpath(const std::string& name) const { return "weights." + wname(name); }
     // Step `leaf` as this pass reads or writes it: Leaf::q -> "blocks.1.cross_attn.hook_q"

@@ -50,7 +50,7 @@ void unembed_forward(Run& run) {
     const StoredMatrix* W = run.matrix("W_U");
     // (P, C)·(C, V) -> (P, V), then + b_U
     if (float* out = run.open(out_name, {{x_name, x}, {run.wpath("W_U"), W}}, {{run.wpath("b_U"), b}})) {
-        linear_stored(x->ptr(), *W, nullptr, out, d.P, d.C, d.V);
+        run.require_finite("W_U", linear_stored(x->ptr(), *W, nullptr, out, d.P, d.C, d.V));
         if (b) add_unembed_bias(out, b->ptr(), d.P, d.V);
     }
     run.close();

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
@@ -218,10 +219,23 @@ GemmBlocking blocking_for(GemmBlocking blk, std::size_t K) {
 // packed blocks in `work` (mc·kc + kc·nc floats of blk), kc given (it fixes
 // the order of the sums: chosen from K alone, so that a C element is summed
 // alike whichever thread and sub-product it falls in).
+// Whether n packed floats (a multiple of the register width) are all finite:
+// |x| <= FLT_MAX is false for an infinity and a NaN. Read from L2, just packed.
+template <class Arch>
+bool panel_finite(const float* p, std::size_t n) {
+    using V = xsimd::batch<float, Arch>;
+    const V most(std::numeric_limits<float>::max());
+    auto ok = xsimd::abs(V::load_aligned(p)) <= most;
+    for (std::size_t i = V::size; i < n; i += V::size) ok = ok && (xsimd::abs(V::load_aligned(p + i)) <= most);
+    return xsimd::all(ok);
+}
+
+// check_b: each packed B block checked finite (panel_finite); false when one was not.
 template <class Arch, class S>
-void gemm_one_thread(const float* a, std::size_t lda, const S* b, std::size_t ldb, bool b_transposed, float* c,
+bool gemm_one_thread(const float* a, std::size_t lda, const S* b, std::size_t ldb, bool b_transposed, float* c,
                      std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work, GemmBlocking blk,
-                     std::size_t kKC, bool stream, const PackedB& packed, const float* bias) {
+                     std::size_t kKC, bool stream, const PackedB& packed, const float* bias, bool check_b) {
+    bool finite = true;
     using T = Tile<Arch>;
     constexpr std::size_t MR = T::MR, NR = T::NR;
     const std::size_t kMC = balanced_block(M, blk.mc, MR), kNC = balanced_block(N, blk.nc, NR);
@@ -256,8 +270,10 @@ void gemm_one_thread(const float* a, std::size_t lda, const S* b, std::size_t ld
                 const std::size_t nc = min_sz(kNC, N - jc);
                 // B's block: packed now, or where the caller packed all of B (gemm_pack_b's layout)
                 const float* bpc = packed.data ? packed.data + pc * packed.ld + (packed.col0 + jc) * kc : bp;
-                if (!packed.data)
+                if (!packed.data) {
                     pack_b<Arch, NR>(b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_transposed, kc, nc, bp);
+                    if (check_b && finite) finite = panel_finite<Arch>(bp, kc * round_up(nc, NR));
+                }
                 for (std::size_t ir = 0; ir < mc; ir += MR) {
                     const std::size_t m = min_sz(MR, mc - ir);
                     const float* ai = a + (ic + ir) * lda + pc;
@@ -278,6 +294,7 @@ void gemm_one_thread(const float* a, std::size_t lda, const S* b, std::size_t ld
             }
         }
     }
+    return finite;
 }
 
 // How `threads` threads split C: a grid of tm x tn parts (tm·tn = threads),
@@ -339,10 +356,12 @@ void gemm_threads(const float* a, std::size_t lda, const S* b, std::size_t ldb, 
         const std::size_t i = t / g.tn, j = t % g.tn;
         const std::size_t m0 = min_sz(M, i * Pm / g.tm * MR), m1 = min_sz(M, (i + 1) * Pm / g.tm * MR);
         const std::size_t n0 = min_sz(N, j * Pn / g.tn * NR), n1 = min_sz(N, (j + 1) * Pn / g.tn * NR);
-        if (m0 < m1 && n0 < n1)
-            gemm_one_thread<Arch, S>(a + m0 * lda, lda, !b ? b : b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
-                                     c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, blk.kc, stream,
-                                     PackedB{opt.b_packed, round_up(N, NR), n0}, opt.bias ? opt.bias + n0 : nullptr);
+        if (m0 < m1 && n0 < n1 &&
+            !gemm_one_thread<Arch, S>(a + m0 * lda, lda, !b ? b : b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
+                                      c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, blk.kc, stream,
+                                      PackedB{opt.b_packed, round_up(N, NR), n0}, opt.bias ? opt.bias + n0 : nullptr,
+                                      opt.b_not_finite != nullptr))
+            __atomic_store_n(opt.b_not_finite, true, __ATOMIC_RELAXED);  // only ever set: any thread's finding stands
         if (stream) _mm_sfence();  // this thread's streamed stores land before the region ends
     }
 }

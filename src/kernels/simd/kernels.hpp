@@ -44,13 +44,17 @@ using Archs = xsimd::arch_list<xsimd::avx512bw, xsimd::fma3<xsimd::avx2>, xsimd:
 //   b_stored: B read from here as b_type (kernels/matmul.hpp's StoredMatrix,
 //     ldb and b_transposed in its elements; b is then not read), widened to
 //     float32 as its panels are packed: the same panels, so the same numbers,
-//     as a float32 copy of it would give.
+//     as a float32 copy of it would give. With b_not_finite, *b_not_finite
+//     is set (never cleared) when a packed value of it is an infinity or a
+//     NaN: every value of B is packed by some thread, so the product checks
+//     all of B as it reads it, with no pass of its own.
 struct GemmOptions {
     bool stream_c = false;
     const float* b_packed = nullptr;
     const float* bias = nullptr;
     const void* b_stored = nullptr;
     StoredType b_type = StoredType::f32;
+    bool* b_not_finite = nullptr;
 };
 struct Gemm {
     template <class Arch>
