@@ -13,6 +13,9 @@
 // them all); Run::finish releases all. A weight asked for again (explain) is
 // converted again, unless hold_all keeps every weight (a decode's tokens). Not thread-safe: the stages ask for their
 // weights before their parallel loops, on the run's thread.
+// A 16-bit matrix may also be given as stored (StoredWeight): the products
+// then read it in place (stored(), linear_stored) with no float32 copy, its
+// mapped pages held and released with its group as a converted weight is.
 #pragma once
 
 #include <cstddef>
