@@ -1073,6 +1073,6 @@ TEST_CASE("linear_stored on bf16 and f16 weights gives linear's bits on the wide
     omp_set_num_threads(saved);
 }
 
-#endif  // ATTNTRACE_SCALAR_ONLY
-
 }  // namespace test_simd_kernels
+
+#endif  // ATTNTRACE_SCALAR_ONLY

@@ -215,10 +215,6 @@ GemmBlocking blocking_for(GemmBlocking blk, std::size_t K) {
     return blk;
 }
 
-// c = a·b (or a·bᵀ) on one thread: the loops of the header's comment over
-// packed blocks in `work` (mc·kc + kc·nc floats of blk), kc given (it fixes
-// the order of the sums: chosen from K alone, so that a C element is summed
-// alike whichever thread and sub-product it falls in).
 // Whether n packed floats (a multiple of the register width) are all finite:
 // |x| <= FLT_MAX is false for an infinity and a NaN. Read from L2, just packed.
 template <class Arch>
@@ -230,7 +226,12 @@ bool panel_finite(const float* p, std::size_t n) {
     return xsimd::all(ok);
 }
 
-// check_b: each packed B block checked finite (panel_finite); false when one was not.
+// c = a·b (or a·bᵀ) on one thread: the loops of the header's comment over
+// packed blocks in `work` (mc·kc + kc·nc floats of blk), kc given (it fixes
+// the order of the sums: chosen from K alone, so that a C element is summed
+// alike whichever thread and sub-product it falls in). S: B's elements as
+// stored (gemm_pack_simd.hpp). check_b: each packed B block checked finite
+// (panel_finite); false when one was not.
 template <class Arch, class S>
 bool gemm_one_thread(const float* a, std::size_t lda, const S* b, std::size_t ldb, bool b_transposed, float* c,
                      std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work, GemmBlocking blk,
