@@ -36,6 +36,14 @@
 #                    windows); and the wall time of `decode --ids` over 64 ids,
 #                    each step checked against the causal run, beside `run`'s.
 #   --decode-only    only the decode row (with --decode): printed, the file left alone
+#   --llama DIR      also the Llama-1B row: a Llama-1B-sized BF16 checkpoint
+#                    (/usr/bin/python3 tests/models/make_tiny_llama.py --llama-1b DIR)
+#                    run over 256 ids on one thread, each round `bench --model DIR
+#                    --ids (256 ids) --trace summary --repeat 3 --json` (the stack's
+#                    time against the FMA peak measured in the same process: the
+#                    limit is the stack's FLOPs at that peak) and the peak memory of
+#                    `run` over them (/usr/bin/time -v's maximum resident set)
+#   --llama-only     only the Llama-1B row (with --llama): printed, the file left alone
 #   --ours-spin      run attntrace without OMP_WAIT_POLICY=PASSIVE (libgomp's default:
 #                    its threads spin between parallel regions; on a quiet machine its
 #                    2-thread block was ~5% faster so, but its threads then spin against
@@ -83,6 +91,8 @@ RAW=""
 OURS_PASSIVE=1
 DECODE_MODEL=""
 DECODE_ONLY=0
+LLAMA_MODEL=""
+LLAMA_ONLY=0
 PYTHON=${PYTHON:-/usr/bin/python3}   # Debian's torch is for the system python
 TOKENS=(128 512 2048)
 THREADS=(1 2)
@@ -102,6 +112,8 @@ while [ $# -gt 0 ]; do
         --ours-spin) OURS_PASSIVE=0; shift ;;
         --decode) DECODE_MODEL=$2; shift 2 ;;
         --decode-only) DECODE_ONLY=1; PRINT_ONLY=1; shift ;;
+        --llama) LLAMA_MODEL=$2; shift 2 ;;
+        --llama-only) LLAMA_ONLY=1; PRINT_ONLY=1; shift ;;
         -*) echo "run_standard.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) positional+=("$1"); shift ;;
     esac
@@ -114,6 +126,17 @@ read -r -a REP <<<"$REPEATS"
 
 if [ $DECODE_ONLY -eq 1 ] && [ -z "$DECODE_MODEL" ]; then
     echo "run_standard.sh: --decode-only needs --decode DIR" >&2; exit 2
+fi
+if [ $LLAMA_ONLY -eq 1 ] && [ -z "$LLAMA_MODEL" ]; then
+    echo "run_standard.sh: --llama-only needs --llama DIR" >&2; exit 2
+fi
+if [ -n "$LLAMA_MODEL" ] && [ ! -f "$LLAMA_MODEL/model.safetensors" ]; then
+    echo "run_standard.sh: --llama $LLAMA_MODEL: no model.safetensors there (make one with" >&2
+    echo "  /usr/bin/python3 tests/models/make_tiny_llama.py --llama-1b $LLAMA_MODEL)" >&2
+    exit 2
+fi
+if [ $LLAMA_ONLY -eq 1 ] && [ -n "$DECODE_MODEL" ] && [ $DECODE_ONLY -eq 0 ]; then
+    echo "run_standard.sh: --llama-only runs the Llama-1B row alone (with --decode, give --decode-only too)" >&2; exit 2
 fi
 if [ -n "$DECODE_MODEL" ] && [ ! -f "$DECODE_MODEL/model.safetensors" ]; then
     echo "run_standard.sh: --decode $DECODE_MODEL: no model.safetensors there (make one with" >&2
@@ -204,7 +227,7 @@ fi
 start=$(date +%s)
 echo "run_standard.sh: $BIN, raw results in $RAW" >&2
 BLOCK_THREADS="${THREADS[*]}"
-[ $DECODE_ONLY -eq 0 ] || BLOCK_THREADS=""   # --decode-only: no block runs
+[ $DECODE_ONLY -eq 0 ] && [ $LLAMA_ONLY -eq 0 ] || BLOCK_THREADS=""   # --decode-only, --llama-only: no block runs
 for t in $BLOCK_THREADS; do
     for i in "${!TOKENS[@]}"; do
         n=${TOKENS[$i]}
@@ -277,6 +300,27 @@ if [ -n "$DECODE_MODEL" ]; then
         done
     done
 fi
+
+# The Llama-1B row: one thread, each round bench's stack against the FMA peak
+# it measures, then run's peak memory over the same ids.
+if [ -n "$LLAMA_MODEL" ]; then
+    LLAMA_MODEL=$(cd "$LLAMA_MODEL" && pwd)
+    vocab=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$LLAMA_MODEL/config.json")
+    ids256=$("$PYTHON" -c "print(','.join(str(13 + (i * 7919) % ($vocab - 13)) for i in range(256)))")
+    echo "$ids256" >"$RAW/llama-ids.txt"
+    envs="OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE$CORE_ENV"
+    echo "$envs attntrace --threads 1 bench --model $LLAMA_MODEL --ids \$(cat llama-ids.txt) --trace summary --repeat 3 --json" >>"$RAW/commands.txt"
+    echo "$envs /usr/bin/time -v attntrace --threads 1 run --model $LLAMA_MODEL --ids \$(cat llama-ids.txt) --trace summary" >>"$RAW/commands.txt"
+    for k in $(seq "$ROUNDS"); do
+        echo "  Llama-1B, round $k/$ROUNDS: bench (3 repeats), run's peak memory..." >&2
+        env $envs "$BIN" --threads 1 bench --model "$LLAMA_MODEL" --ids "$ids256" --trace summary --repeat 3 --json \
+            >"$RAW/llama-bench-r$k.json"
+        if [ -x /usr/bin/time ]; then
+            env $envs /usr/bin/time -v "$BIN" --threads 1 run --model "$LLAMA_MODEL" --ids "$ids256" --trace summary \
+                >/dev/null 2>"$RAW/llama-run-r$k.time"
+        fi
+    done
+fi
 elapsed=$(($(date +%s) - start))
 
 # Machine and versions, for the record.
@@ -307,6 +351,8 @@ elapsed=$(($(date +%s) - start))
     echo "ours_passive=$OURS_PASSIVE"
     echo "decode_model=$DECODE_MODEL"
     echo "decode_only=$DECODE_ONLY"
+    echo "llama_model=$LLAMA_MODEL"
+    echo "llama_only=$LLAMA_ONLY"
 } >"$RAW/machine.txt"
 
 "$PYTHON" - "$RAW" "$OUT" "$PRINT_ONLY" <<'PY'
@@ -393,6 +439,58 @@ def decode_section():
          "", "Medians over the rounds; ratios taken within each round, then the median. Targets (issue 34):", "",
          "| target | one thread | two threads |", "|---|---|---|"] + targets + [""]
     return L
+
+
+def llama_section():
+    """The Llama-1B row (--llama DIR): the stack on one thread against the FMA limit, and run's peak memory."""
+    model = m.get("llama_model")
+    if not model:
+        return []
+    rs = []
+    for k in range(1, rounds + 1):
+        doc = load(os.path.join(raw, f"llama-bench-r{k}.json"))
+        rss = None
+        try:
+            for line in open(os.path.join(raw, f"llama-run-r{k}.time")):
+                if "Maximum resident set size" in line:
+                    rss = int(line.split(":")[1]) * 1024
+        except (OSError, ValueError):
+            pass
+        if not doc:
+            continue
+        st = {s["stage"]: s for s in doc["runs"][0]["stages"]}
+        block, peak = st["block"], doc["fma_peak_gflops"]
+        limit = block["flops"] / (peak * 1e9)
+        rs.append({"ms": block["median_s"] * 1e3, "gflops": block["flops"] / block["median_s"] / 1e9, "peak": peak,
+                   "of_peak": block["flops"] / block["median_s"] / 1e9 / peak, "limit": limit * 1e3,
+                   "ratio": block["median_s"] / limit, "ffn": st["ffn"]["median_s"] * 1e3, "rss": rss,
+                   "est_mib": doc["runs"][0]["estimated_peak_bytes"] / 2**20})
+    if not rs:
+        return []
+
+    def mid(key, f="{:.1f}"):
+        x = med([r[key] for r in rs if r[key] is not None])
+        return "-" if x is None else f.format(x)
+
+    rss = med([r["rss"] for r in rs if r["rss"]])
+    ratios = [r["ratio"] for r in rs]
+    return ["### Llama-1B-sized BF16 forward (one thread)", "",
+            f"`{model}` (tests/models/make_tiny_llama.py --llama-1b: 16 blocks, d_model 2048, 32 heads, 8 K/V heads, "
+            "d_ff 8192, vocabulary 32000, BF16, random weights), 256 ids, one thread: `bench --model DIR --ids (256 "
+            "ids) --trace summary --repeat 3`, the stack (bench's `block` row: every block, the final norm and the "
+            "unembedding) against the FMA limit, its FLOPs at the FMA peak bench measured in the same process; "
+            "and `run`'s peak memory over the same ids (/usr/bin/time -v).", "",
+            "| stack, ms | GFLOP/s | FMA peak, GFLOP/s | % of peak | FMA limit, ms | stack / limit | FFN, ms | "
+            "peak memory (run), MiB | estimated peak (bench), MiB |",
+            "|---|---|---|---|---|---|---|---|---|",
+            f"| {mid('ms')} | {mid('gflops')} | {mid('peak')} | {mid('of_peak', '{:.0%}')} | {mid('limit')} | "
+            f"{fmt2(med(ratios))} | {mid('ffn')} | {'-' if rss is None else f'{rss / 2**20:.0f}'} | "
+            f"{mid('est_mib', '{:.0f}')} |",
+            "", "Medians over the rounds. Targets (issue 34):", "",
+            "| target | result |", "|---|---|",
+            f"| stack / FMA limit ≤ 1.35 (≥ 75% of the peak) | {verdict(ratios, 1.35)} |",
+            f"| peak memory ≤ 1.2 GB | " + ("-" if rss is None else
+                                           f"{rss / 1e9:.2f} GB: {'met' if rss <= 1.2e9 else '**not met**'}") + " |", ""]
 
 
 def load(path):
@@ -518,8 +616,9 @@ def verdict(xs, limit, at_least=False):
     return f"{x:.2f}{spread}: {'met' if ok else '**not met**'}"
 
 
-if m.get("decode_only") == "1":
-    sys.stdout.write("\n".join(decode_section() + ["Commands:", "", "```sh"] + commands + ["```"]) + "\n")
+if m.get("decode_only") == "1" or m.get("llama_only") == "1":
+    only = (decode_section() if m.get("decode_only") == "1" else []) + (llama_section() if m.get("llama_only") == "1" else [])
+    sys.stdout.write("\n".join(only + ["Commands:", "", "```sh"] + commands + ["```"]) + "\n")
     sys.exit(0)
 
 
@@ -649,6 +748,7 @@ L.append("\"In block\" is the stage's median inside the block with the full trac
          "recording of their steps, and the last column holds all of the attention's time.")
 L.append("")
 L.extend(decode_section())
+L.extend(llama_section())
 L.append("Commands (from the repository's root; `attntrace` is the binary given to the script):")
 L.append("")
 L.append("```sh")

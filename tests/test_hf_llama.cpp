@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -15,6 +16,7 @@
 #include "core/error.hpp"
 #include "model_reference.hpp"
 #include "evaluate/evaluate.hpp"
+#include "io/safetensors.hpp"
 #include "model/hf_model.hpp"
 #include "model/tokenizer.hpp"
 #include "pipeline/plan.hpp"
@@ -113,6 +115,91 @@ TEST_CASE("a bf16 Llama checkpoint gives its rounded weights' logits") {
     HfModel m = load_hf_model(models_dir() + "/tiny-llama-bf16", ids_input(r["ids"]));
     auto e = evaluate(std::move(m.lesson));
     CHECK(max_abs_diff(last_row_of(e->exact, "unembed"), flat(r["last_logits"])) < kBf16LogitTol);
+}
+
+// Every step a trace holds, by name, and whether two traces hold the same bits in each.
+std::size_t same_bits_in_every_step(const Trace& a, const Trace& b) {
+    std::size_t compared = 0;
+    for (const Step& s : a.steps) {
+        if (!s.holds_values()) continue;
+        const Step* t = b.find(s.name);
+        REQUIRE(t != nullptr);
+        REQUIRE(t->holds_values());
+        INFO(s.name);
+        REQUIRE(s.held().shape == t->held().shape);
+        REQUIRE(std::memcmp(s.held().ptr(), t->held().ptr(), s.held().size() * sizeof(float)) == 0);
+        ++compared;
+    }
+    return compared;
+}
+
+TEST_CASE("a bf16 checkpoint's products read its weights in place, widened as packed: every step as when converted first") {
+    // hold_all makes the source convert every weight to float32 (as decode's HeldWeights): the products then read
+    // float32 copies; without it they read the mapped bf16 (nn.Linear's layout, transposed) through linear_stored.
+    const auto& r = reference()["bf16"];
+    HfModel in_place = load_hf_model(models_dir() + "/tiny-llama-bf16", ids_input(r["ids"]));
+    HfModel converted = load_hf_model(models_dir() + "/tiny-llama-bf16", ids_input(r["ids"]));
+    REQUIRE(in_place.lesson.weight_source->stored("blocks.0.W_Q") != nullptr);
+    in_place.lesson.weight_source->release_all();
+    converted.lesson.weight_source->hold_all(true);
+    REQUIRE(converted.lesson.weight_source->stored("blocks.0.W_Q") == nullptr);
+    auto a = evaluate(std::move(in_place.lesson));
+    auto b = evaluate(std::move(converted.lesson));
+    CHECK(same_bits_in_every_step(a->exact, b->exact) > 20);
+}
+
+// The refusal (what()) a run of `m` ends in, or "" when it runs.
+std::string refusal_of_run(HfModel m) {
+    try {
+        evaluate(std::move(m.lesson));
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST_CASE("a bf16 weight read in place with a NaN or an infinity is refused naming the value, as its conversion refuses it") {
+    // The product checks each value as it packs it; the refusal then names the first, as converting did.
+    const auto& r = reference()["bf16"];
+    for (const auto& [tensor, bits] : std::vector<std::pair<std::string, std::uint16_t>>{
+             {"model.layers.1.mlp.down_proj.weight", 0x7fc0}, {"model.layers.0.self_attn.k_proj.weight", 0xff80}}) {
+        INFO(tensor);
+        TempDir d;
+        for (const auto& e : fs::directory_iterator(models_dir() + "/tiny-llama-bf16"))
+            fs::copy_file(e.path(), d.file(e.path().filename().string()));
+        std::size_t at = 0;
+        {
+            SafetensorsFile f(d.file("model.safetensors"));
+            const StTensor* t = f.header().find(tensor);
+            REQUIRE(t != nullptr);
+            at = f.header().data_offset + t->begin + 2 * 7;  // its value [7]
+        }
+        std::string bytes = read_text(d.file("model.safetensors"));
+        bytes[at] = static_cast<char>(bits & 0xff);
+        bytes[at + 1] = static_cast<char>(bits >> 8);
+        write_text(d.file("model.safetensors"), bytes);
+        HfModel in_place = load_hf_model(d.path(), ids_input(r["ids"]));
+        HfModel converted = load_hf_model(d.path(), ids_input(r["ids"]));
+        converted.lesson.weight_source->hold_all(true);
+        const std::string refusal = refusal_of_run(std::move(in_place));
+        CHECK(refusal.find(tensor + "[7]: expected a finite number, found " + (bits == 0x7fc0 ? "nan" : "-inf")) !=
+              std::string::npos);
+        CHECK(refusal == refusal_of_run(std::move(converted)));
+    }
+}
+
+TEST_CASE("a f16 GPT-2 checkpoint's fused c_attn read in place, in runs of columns: every step as when converted first") {
+    const std::string dir = models_dir() + "/tiny-gpt2-f16";
+    ModelInput input;
+    input.ids = {287, 262, 267, 11};
+    HfModel in_place = load_hf_model(dir, input);
+    HfModel converted = load_hf_model(dir, input);
+    REQUIRE(in_place.lesson.weight_source->stored("blocks.0.W_K") != nullptr);
+    in_place.lesson.weight_source->release_all();
+    converted.lesson.weight_source->hold_all(true);
+    auto a = evaluate(std::move(in_place.lesson));
+    auto b = evaluate(std::move(converted.lesson));
+    CHECK(same_bits_in_every_step(a->exact, b->exact) > 20);
 }
 
 TEST_CASE("a tiny Qwen2 checkpoint (Q/K/V biases, one K/V head, tied embeddings, rope_theta 1e6) computes PyTorch's forward") {

@@ -129,6 +129,55 @@ TEST_CASE("the summary policy keeps min, max, mean, -inf count, row sums and a c
     for (float r : sum.find("blocks.0.attn.hook_pattern")->summary->row_sums.data) CHECK(r == Approx(1.0).epsilon(1e-6));
 }
 
+TEST_CASE("summarize's rows side by side give one row at a time's sums, min and max: ±0 first met, inf and NaN left out",
+          "[policy]") {
+    // One row at a time, each summed in double over c ascending (summarize before its rows ran side by side).
+    auto one_at_a_time = [](const Tensor& t) {
+        const std::size_t cols = t.shape.back(), rows = t.size() / cols;
+        StepSummary s;
+        s.row_sums = Tensor(Shape{rows});
+        double lo = std::numeric_limits<double>::infinity(), hi = -lo, total = 0;
+        std::size_t finite = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+            double row = 0;
+            for (std::size_t c = 0; c < cols; ++c) {
+                const float x = t.data[r * cols + c];
+                if (!std::isfinite(x)) {
+                    s.neg_inf += x < 0;
+                    continue;
+                }
+                lo = std::min(lo, double(x)), hi = std::max(hi, double(x));
+                row += x, ++finite;
+            }
+            s.row_sums.data[r] = static_cast<float>(row);
+            total += row;
+        }
+        if (finite) s.min = lo, s.max = hi, s.mean = total / static_cast<double>(finite);
+        return s;
+    };
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    for (const std::size_t rows : {1, 7, 8, 9, 19}) {
+        for (const std::size_t cols : {1, 3, 50}) {
+            Tensor t(Shape{rows, cols});
+            std::uint32_t seed = static_cast<std::uint32_t>(rows * 131 + cols);
+            for (auto& x : t.data) {
+                seed = seed * 1664525u + 1013904223u;
+                const std::uint32_t k = seed >> 24;
+                // sums whose order shows (1e8 beside 1), signed zeros, and cells left out
+                x = k < 8 ? 0.0f : k < 16 ? -0.0f : k < 20 ? -inf : k < 22 ? inf : k < 24 ? nan : k < 30 ? 1e8f
+                    : static_cast<float>(seed >> 8 & 0xffff) / 100.0f - 300.0f;
+            }
+            INFO(rows << " x " << cols);
+            const StepSummary got = summarize(t), want = one_at_a_time(t);
+            CHECK(std::memcmp(got.row_sums.ptr(), want.row_sums.ptr(), rows * sizeof(float)) == 0);
+            CHECK(std::memcmp(&got.min, &want.min, sizeof(double)) == 0);
+            CHECK(std::memcmp(&got.max, &want.max, sizeof(double)) == 0);
+            CHECK(std::memcmp(&got.mean, &want.mean, sizeof(double)) == 0);
+            CHECK(got.neg_inf == want.neg_inf);
+        }
+    }
+}
+
 TEST_CASE("streamed attention and the chunked FFN agree with the materialized block", "[policy][streaming]") {
     // Sizes crossing several key blocks and FFN chunks, with and without the causal mask.
     for (MaskKind mask : {MaskKind::none, MaskKind::causal}) {

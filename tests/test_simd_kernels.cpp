@@ -908,6 +908,171 @@ TEST_CASE("the in-place softmax and the row exps equal SoftmaxRows' m, s, weight
     });
 }
 
-#endif  // ATTNTRACE_SCALAR_ONLY
+namespace {
+
+// 16-bit weights of a checkpoint: random bits of finite values in [-2, 2]
+// for bfloat16 and half, and every `special`-th one an edge of the format
+// (±0, subnormals, the largest finite, ±inf, quiet and signalling NaN).
+std::vector<std::uint16_t> stored_bits(std::size_t n, attntrace::StoredType type, std::uint32_t seed, std::size_t special) {
+    const bool bf16 = type == attntrace::StoredType::bf16;
+    const std::uint16_t edges_bf16[] = {0x0000, 0x8000, 0x0001, 0x807f, 0x7f7f, 0x7f80, 0xff80, 0x7fc1, 0x7f81};
+    const std::uint16_t edges_half[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0x7c00, 0xfc00, 0x7e01, 0x7c01};
+    const auto v = values(n, seed);
+    std::vector<std::uint16_t> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const float x = 2.0f * v[i];
+        if (bf16) {
+            std::uint32_t b;
+            std::memcpy(&b, &x, 4);
+            out[i] = static_cast<std::uint16_t>(b >> 16);
+        } else {
+            // a half of about x: sign, exponent 13..16, mantissa from x's bits
+            std::uint32_t b;
+            std::memcpy(&b, &x, 4);
+            out[i] = static_cast<std::uint16_t>((b >> 16 & 0x8000u) | ((13u + (b >> 21) % 4u) << 10) | (b >> 5 & 0x3ffu));
+        }
+        if (special && i % special == special - 1) out[i] = (bf16 ? edges_bf16 : edges_half)[(i / special) % 9];
+    }
+    return out;
+}
+
+// The stored matrix widened value by value (the conversion the loader ran before packing).
+std::vector<float> widened(const std::vector<std::uint16_t>& bits, attntrace::StoredType type) {
+    std::vector<float> out(bits.size());
+    for (std::size_t i = 0; i < bits.size(); ++i)
+        out[i] = type == attntrace::StoredType::bf16 ? attntrace::bf16_to_float_ref(bits[i])
+                                                     : attntrace::half_to_float_ref(bits[i]);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("bf16_to_float_ref and half_to_float_ref widen exactly: edges, subnormals, NaN bits kept", "[simd][stored]") {
+    using attntrace::bf16_to_float_ref;
+    using attntrace::half_to_float_ref;
+    auto bits = [](float f) {
+        std::uint32_t b;
+        std::memcpy(&b, &f, 4);
+        return b;
+    };
+    CHECK(bf16_to_float_ref(0x3f80) == 1.0f);
+    CHECK(bits(bf16_to_float_ref(0x7f81)) == 0x7f810000u);  // a signalling NaN stays one
+    CHECK(half_to_float_ref(0x3c00) == 1.0f);
+    CHECK(half_to_float_ref(0x0001) == std::ldexp(1.0f, -24));  // the least subnormal half
+    CHECK(half_to_float_ref(0x03ff) == std::ldexp(1023.0f, -24));
+    CHECK(half_to_float_ref(0x7bff) == 65504.0f);
+    CHECK(bits(half_to_float_ref(0x7c01)) == 0x7f802000u);
+    CHECK(bits(half_to_float_ref(0xfc00)) == 0xff800000u);
+}
+
+TEST_CASE("the GEMM's packing widens bf16 and f16 as it packs: convert-then-pack's floats bit for bit, ragged edges",
+          "[simd][gemm][stored]") {
+    using attntrace::StoredMatrix;
+    using attntrace::StoredType;
+    using attntrace::simd::GemmPackB;
+    using attntrace::simd::GemmPackBStored;
+    using attntrace::simd::kGemmMeasured;
+    for_each_arch([&](auto arch, const char* name) {
+        for (const StoredType type : {StoredType::bf16, StoredType::f16})
+            for (const bool nt : {false, true})
+                // K past kc (several K blocks) and not a multiple of 16; N around NR = 2W (16, 32, 8)
+                for (const auto& [K, N] : std::vector<std::pair<std::size_t, std::size_t>>{
+                         {1, 1}, {17, 5}, {31, 33}, {64, 47}, {700, 70}, {33, 100}}) {
+                    const std::size_t ld = (nt ? K : N) + 3;
+                    INFO(name << (type == StoredType::bf16 ? " bf16" : " f16") << (nt ? " transposed" : "") << " K " << K
+                              << " N " << N);
+                    const auto bits = stored_bits((nt ? N : K) * ld, type, static_cast<std::uint32_t>(K + N), 7);
+                    const auto f = widened(bits, type);
+                    const std::size_t floats = attntrace::gemm_packed_b_floats(K, N);
+                    std::vector<float> want_buffer(floats + 32, 9.0f), got_buffer(floats + 32, 9.0f);
+                    auto aligned = [](std::vector<float>& v) {
+                        return v.data() + (16 - reinterpret_cast<std::uintptr_t>(v.data()) / sizeof(float) % 16) % 16;
+                    };
+                    float* want = aligned(want_buffer);
+                    float* got = aligned(got_buffer);
+                    GemmPackB{}(arch, f.data(), ld, nt, K, N, kGemmMeasured, want);
+                    GemmPackBStored{}(arch, bits.data(), type, ld, nt, K, N, kGemmMeasured, got);
+                    REQUIRE(std::memcmp(want, got, floats * sizeof(float)) == 0);
+                    // the scalar twins: pack_b_stored_ref is pack_b_ref of the widened matrix
+                    std::vector<float> ref_want(K * N), ref_got(K * N);
+                    attntrace::pack_b_ref(f.data(), ld, nt, K, N, ref_want.data());
+                    attntrace::pack_b_stored_ref(StoredMatrix{bits.data(), type, ld, nt}, K, N, ref_got.data());
+                    REQUIRE(std::memcmp(ref_want.data(), ref_got.data(), K * N * sizeof(float)) == 0);
+                }
+    });
+}
+
+TEST_CASE("the GEMM reading bf16 or f16 B flags a NaN or an infinity as it packs it, on every ISA and on 2 threads",
+          "[simd][gemm][stored]") {
+    using attntrace::StoredType;
+    using attntrace::simd::Gemm;
+    using attntrace::simd::GemmOptions;
+    using attntrace::simd::kGemmMeasured;
+    auto* const ws = &gemm_workspace;
+    const int saved = omp_get_max_threads();
+    for_each_arch([&](auto arch, const char* name) {
+        for (const StoredType type : {StoredType::bf16, StoredType::f16})
+            for (const bool nt : {false, true})
+                for (const int threads : {1, 2}) {
+                    omp_set_num_threads(threads);
+                    const std::size_t M = 40, K = 700, N = 300, ld = nt ? K : N;  // several K blocks and threads' parts
+                    const std::uint16_t nan = type == StoredType::bf16 ? 0x7fc0 : 0x7e00;
+                    const std::uint16_t inf = type == StoredType::bf16 ? 0xff80 : 0xfc00;
+                    const auto a = values(M * K, 51);
+                    std::vector<float> c(M * N);
+                    // clean; then one special value at a corner, past the first K block, in the last column
+                    for (const std::size_t at : {std::size_t{0}, std::size_t{1}, (K - 1) * N + N - 1, 500 * N + 299}) {
+                        auto bits = stored_bits(K * N, type, 52, 0);
+                        const std::size_t k = at / N, j = at % N;
+                        if (at > 0) bits[nt ? j * K + k : k * N + j] = k % 2 ? nan : inf;
+                        INFO(name << (type == StoredType::bf16 ? " bf16" : " f16") << (nt ? " transposed" : "")
+                                  << " threads " << threads << " at " << at);
+                        bool not_finite = false;
+                        Gemm{}(arch, a.data(), K, nullptr, ld, nt, c.data(), N, M, K, N, ws, kGemmMeasured,
+                               GemmOptions{false, nullptr, nullptr, bits.data(), type, &not_finite});
+                        CHECK(not_finite == (at > 0));
+                        const attntrace::StoredMatrix w{bits.data(), type, ld, nt};
+                        std::vector<float> ref(M * N);
+                        CHECK(attntrace::linear_stored_ref(a.data(), w, nullptr, ref.data(), M, K, N) == (at == 0));
+                    }
+                }
+    });
+    omp_set_num_threads(saved);
+}
+
+TEST_CASE("linear_stored on bf16 and f16 weights gives linear's bits on the widened weights, any rows, threads and layout",
+          "[simd][gemm][stored]") {
+    using attntrace::StoredMatrix;
+    using attntrace::StoredType;
+    const int saved = omp_get_max_threads();
+    for (const StoredType type : {StoredType::bf16, StoredType::f16})
+        for (const bool nt : {false, true})
+            for (const auto& [M, K, N] : std::vector<std::array<std::size_t, 3>>{{1, 40, 33}, {3, 17, 70}, {37, 300, 47},
+                                                                              {64, 512, 96}}) {
+                INFO((type == StoredType::bf16 ? "bf16" : "f16") << (nt ? " transposed" : "") << " M " << M << " K " << K
+                                                                 << " N " << N << ", kernels " << attntrace::kernel_isa());
+                const auto bits = stored_bits(K * N, type, static_cast<std::uint32_t>(M + K), 0);  // finite values
+                const auto f = widened(bits, type);
+                // the float32 W (K, N) the loader made: transposed from nn.Linear's (N, K)
+                std::vector<float> w(K * N);
+                for (std::size_t k = 0; k < K; ++k)
+                    for (std::size_t j = 0; j < N; ++j) w[k * N + j] = nt ? f[j * K + k] : f[k * N + j];
+                const auto x = values(M * K, 41), bias = values(N, 42);
+                const StoredMatrix stored{bits.data(), type, nt ? K : N, nt};
+                for (const int threads : {1, 2}) {
+                    omp_set_num_threads(threads);
+                    std::vector<float> want(M * N, 1.0f), got(M * N, 2.0f), ref_want(M * N), ref_got(M * N);
+                    attntrace::linear(x.data(), w.data(), bias.data(), want.data(), M, K, N);
+                    attntrace::linear_stored(x.data(), stored, bias.data(), got.data(), M, K, N);
+                    REQUIRE(std::memcmp(want.data(), got.data(), M * N * sizeof(float)) == 0);
+                    attntrace::linear_ref(x.data(), w.data(), bias.data(), ref_want.data(), M, K, N);
+                    attntrace::linear_stored_ref(x.data(), stored, bias.data(), ref_got.data(), M, K, N);
+                    REQUIRE(std::memcmp(ref_want.data(), ref_got.data(), M * N * sizeof(float)) == 0);
+                }
+            }
+    omp_set_num_threads(saved);
+}
 
 }  // namespace test_simd_kernels
+
+#endif  // ATTNTRACE_SCALAR_ONLY

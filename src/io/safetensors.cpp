@@ -19,6 +19,7 @@
 #include "core/file_kind.hpp"
 #include "core/json_field.hpp"
 #include "core/memory.hpp"
+#include "kernels/matmul.hpp"  // bf16_to_float_ref, half_to_float_ref
 
 namespace attntrace {
 
@@ -46,30 +47,6 @@ std::uint64_t le64(const std::uint8_t* p) {
     std::uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
     return v;
-}
-
-// IEEE 754 half -> float32, exactly (subnormals, infinities and NaN kept).
-float half_to_float(std::uint16_t h) {
-    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-    std::uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (mant << 13);  // inf, NaN
-    } else if (exp != 0) {
-        bits = sign | ((exp + 112) << 23) | (mant << 13);  // 127 - 15 = 112
-    } else if (mant == 0) {
-        bits = sign;  // ±0
-    } else {
-        // subnormal: mant · 2^-24, normalised into float32's exponent range
-        int e = -1;
-        do {
-            ++e;
-            mant <<= 1;
-        } while ((mant & 0x400u) == 0);
-        bits = sign | (static_cast<std::uint32_t>(112 - e) << 23) | ((mant & 0x3ffu) << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
 }
 
 std::string tensor_field(const std::string& name, const char* field) { return join(name, field); }
@@ -201,23 +178,17 @@ void require_float_dtype(const StTensor& t, const std::string& file) {
                    std::string(dtype_name(t.dtype)));
 }
 
-// Values [first, first + n) of t into out[first ..]: F32 copied, F16 and BF16
-// widened, each checked finite (the error names the value's index in t).
-void convert_values(const StTensor& t, const std::uint8_t* data, float* out, std::size_t first, std::size_t n,
+// Values [first, first + n) of t into o[0 .. n): F32 copied, F16 and BF16
+// widened (kernels/matmul.hpp), each checked finite (the error names the value's index in t).
+void convert_values(const StTensor& t, const std::uint8_t* data, float* o, std::size_t first, std::size_t n,
                     const std::string& file) {
     const std::uint8_t* p = data + t.begin + first * dtype_bytes(t.dtype);
-    float* o = out + first;
     if (t.dtype == StDtype::f32) {
         if (n) std::memcpy(o, p, n * 4);  // little-endian, as this machine; a tensor of 0 values has no buffer
     } else {
         for (std::size_t i = 0; i < n; ++i) {
             const std::uint16_t v = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
-            if (t.dtype == StDtype::f16) {
-                o[i] = half_to_float(v);
-            } else {
-                const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;  // bfloat16: float32's top half
-                std::memcpy(&o[i], &bits, 4);
-            }
+            o[i] = t.dtype == StDtype::f16 ? half_to_float_ref(v) : bf16_to_float_ref(v);
         }
     }
     for (std::size_t i = 0; i < n; ++i)
@@ -273,24 +244,66 @@ Tensor SafetensorsFile::load(const StTensor& t) const {
     require_float_dtype(t, path_);
     Tensor out = Tensor::uninitialized(t.shape.empty() ? Shape{} : t.shape);
     const std::uint8_t* data = map_ + header_.data_offset;
-    const std::size_t n = out.size(), bytes = dtype_bytes(t.dtype);
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t n = out.size();
     // A chunk's mapped pages are not read again once converted: dropped from
     // the resident set (they are the file's, clean; a later read would fault
     // them back in) before the next chunk is read, so that the float32 copy
     // and the file's pages are never resident together beyond one chunk.
     for (std::size_t first = 0; first < n; first += kConvertChunkValues) {
         const std::size_t count = std::min(kConvertChunkValues, n - first);
-        convert_values(t, data, out.ptr(), first, count, path_);
-        const std::size_t begin = header_.data_offset + t.begin + first * bytes;
-        const std::size_t from = begin / page * page;  // the chunk's first page, shared with what came before
-        const std::size_t end = begin + count * bytes;
-        // the last page whole only at the tensor's end (the next chunk reads the rest of it);
-        // a page shared with the next tensor is dropped too: it is faulted back in when read
-        const std::size_t to = first + count == n ? (end + page - 1) / page * page : end / page * page;
-        if (to > from) ::madvise(const_cast<std::uint8_t*>(map_) + from, std::min(to, size_) - from, MADV_DONTNEED);
+        convert_values(t, data, out.ptr() + first, first, count, path_);
+        drop_pages(t, first, count, first + count == n);
     }
     return out;
+}
+
+void SafetensorsFile::drop_pages(const StTensor& t, std::size_t first, std::size_t count, bool last) const {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)), bytes = dtype_bytes(t.dtype);
+    const std::size_t begin = header_.data_offset + t.begin + first * bytes;
+    const std::size_t from = begin / page * page;  // the chunk's first page, shared with what came before
+    const std::size_t end = begin + count * bytes;
+    // the last page whole only at the tensor's end (the next chunk reads the rest of it);
+    // a page shared with the next tensor is dropped too: it is faulted back in when read
+    const std::size_t to = last ? (end + page - 1) / page * page : end / page * page;
+    if (to > from) ::madvise(const_cast<std::uint8_t*>(map_) + from, std::min(to, size_) - from, MADV_DONTNEED);
+}
+
+const std::uint8_t* SafetensorsFile::bytes(const StTensor& t) const { return map_ + header_.data_offset + t.begin; }
+
+namespace {
+
+// True when no value of the n little-endian values at p has every exponent
+// bit set (an infinity or a NaN): integer tests the compiler vectorises.
+bool exponents_finite(const std::uint8_t* p, StDtype d, std::size_t n) {
+    bool special = false;
+    if (d == StDtype::f32) {
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint32_t v;
+            std::memcpy(&v, p + 4 * i, 4);
+            special |= (v & 0x7f800000u) == 0x7f800000u;
+        }
+    } else {
+        const std::uint16_t exp = d == StDtype::f16 ? 0x7c00u : 0x7f80u;
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint16_t v;
+            std::memcpy(&v, p + 2 * i, 2);
+            special |= (v & exp) == exp;
+        }
+    }
+    return !special;
+}
+
+}  // namespace
+
+void SafetensorsFile::check_finite(const StTensor& t) const {
+    require_float_dtype(t, path_);
+    const std::size_t n = numel(t.shape);
+    if (exponents_finite(bytes(t), t.dtype, n)) return;
+    // one is not: found and named as load() names it
+    constexpr std::size_t kChunk = 4096;  // values widened at a time, on the stack
+    float buffer[kChunk];
+    for (std::size_t first = 0; first < n; first += kChunk)
+        convert_values(t, map_ + header_.data_offset, buffer, first, std::min(kChunk, n - first), path_);
 }
 
 Checkpoint Checkpoint::open(const std::string& dir) {
@@ -346,6 +359,8 @@ const StTensor& Checkpoint::expect(const std::string& name, const Shape& shape, 
                    fmt::format("a {} tensor", shape_str(t.shape)));
     return t;
 }
+
+const SafetensorsFile& Checkpoint::file_of(const std::string& name) const { return *index_.at(name).first; }
 
 Tensor Checkpoint::get(const std::string& name, const Shape& shape, const std::string& role) const {
     const StTensor& t = expect(name, shape, role);

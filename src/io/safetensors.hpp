@@ -84,6 +84,16 @@ public:
     // Its float32 values, converted from the mapping now, kConvertChunkValues
     // at a time, each chunk's mapped pages dropped once converted.
     Tensor load(const StTensor& t) const;
+    // The tensor's bytes in the mapping, for a product that reads it in place
+    // (kernels/matmul.hpp's StoredMatrix) rather than converted.
+    const std::uint8_t* bytes(const StTensor& t) const;
+    // Refused, as load() refuses it, unless of a float dtype with every value
+    // finite: what a tensor read in place is held to before its first use.
+    void check_finite(const StTensor& t) const;
+    // The mapped pages of values [first, first + count) dropped from the
+    // resident set (clean file pages: read again, they fault back in); the
+    // last page whole when `last` (the tensor's end).
+    void drop_pages(const StTensor& t, std::size_t first, std::size_t count, bool last) const;
 
 private:
     std::string path_;
@@ -108,6 +118,8 @@ public:
     // of every tensor before it converts any.
     const StTensor& expect(const std::string& name, const Shape& shape, const std::string& role) const;
     const std::string& where() const { return where_; }  // the file or index, for messages
+    // The file holding tensor `name` (one `expect` accepted).
+    const SafetensorsFile& file_of(const std::string& name) const;
 
 private:
     std::string where_;

@@ -191,6 +191,38 @@ void linear(const float* x, const float* W, const float* b, float* y, std::size_
                           (matmul_ref(x, K, W, N, y, N, M, K, N), b ? add_bias_rows_ref(y, N, b, M, N) : void()));
 }
 
+void gemm_pack_b_stored(const StoredMatrix& b, std::size_t K, std::size_t N, float* out) {
+    ATTNTRACE_SIMD_OR_REF(simd_call(simd::GemmPackBStored{}, b.data, b.type, b.ld, b.transposed, K, N,
+                                   gemm_blocking_in_use().blocking, out),
+                          pack_b_stored_ref(b, K, N, out));
+}
+
+bool linear_stored(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
+                   std::size_t N) {
+    // float32: linear's route (one row by gemv); else the GEMM, one row too (gemv reads float32 only):
+    // its row is gemv's bit for bit (simd::Gemv).
+    if (W.type == StoredType::f32) {
+        if (M == 1) gemv(x, static_cast<const float*>(W.data), W.ld, W.transposed, b, y, K, N);
+        else if (isa() == Isa::ref) linear_stored_ref(x, W, b, y, M, K, N);
+#ifndef ATTNTRACE_SCALAR_ONLY
+        else
+            simd_call(simd::Gemm{}, x, K, static_cast<const float*>(W.data), W.ld, W.transposed, y, N, M, K, N,
+                      &gemm_workspace, gemm_blocking_in_use().blocking, simd::GemmOptions{false, nullptr, b});
+#endif
+        return true;
+    }
+#ifndef ATTNTRACE_SCALAR_ONLY
+    if (isa() != Isa::ref) {
+        bool not_finite = false;
+        simd_call(simd::Gemm{}, x, K, static_cast<const float*>(nullptr), W.ld, W.transposed, y, N, M, K, N,
+                  &gemm_workspace, gemm_blocking_in_use().blocking,
+                  simd::GemmOptions{false, nullptr, b, W.data, W.type, &not_finite});
+        return !not_finite;
+    }
+#endif
+    return linear_stored_ref(x, W, b, y, M, K, N);
+}
+
 std::size_t softmax_rows(const float* x, std::size_t rows, std::size_t cols, float* row_max, float* shifted, float* e,
                          float* row_sum, float* out) {
     ATTNTRACE_SIMD_OR_REF(simd_call(simd::SoftmaxRows{}, x, rows, cols, row_max, shifted, e, row_sum, out),

@@ -12,6 +12,7 @@
 #include "kernels/activations.hpp"  // FloatBitsMax
 #include "kernels/attention.hpp"  // KeyWindow
 #include "kernels/map_fold.hpp"  // MapFold, MapMask
+#include "kernels/matmul.hpp"  // StoredMatrix
 
 namespace attntrace {
 
@@ -49,6 +50,17 @@ void gemm_pack_b(const float* b, std::size_t ldb, bool b_transposed, std::size_t
 void matmul_packed(const float* a, std::size_t lda, const float* bp, float* c, std::size_t ldc, std::size_t M,
                    std::size_t K, std::size_t N);
 void linear(const float* x, const float* W, const float* b, float* y, std::size_t M, std::size_t K, std::size_t N);
+// gemm_pack_b of a matrix as stored (StoredMatrix, kernels/matmul.hpp), widened
+// to float32 as it is packed: gemm_pack_b's floats for the matrix widened
+// first, bit for bit (pack_b_stored_ref for the scalar kernels).
+void gemm_pack_b_stored(const StoredMatrix& b, std::size_t K, std::size_t N, float* out);
+// y = x·W + b with W read as stored and widened as the GEMM packs it: linear's
+// numbers on the widened W, bit for bit, with no float32 copy of W but the
+// product's packed panels (linear_stored_ref).   x: (M, K)   W: (K, N)   b: (N) or null   y: (M, N)
+// False when W is 16-bit and a value of it is an infinity or a NaN (each
+// value checked as it is packed; a float32 W is not checked: true).
+bool linear_stored(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
+                   std::size_t N);
 // y = x·W + b, or x·Wᵀ + b with w_transposed (gemv_ref): W streamed once, not
 // packed; the GEMM's row bit for bit (simd::Gemv), columns split over the threads.
 //   x: (K)   W: (K, N) ld ldw, or (N, K) ld ldw   b: (N) or null   y: (N)

@@ -3,8 +3,37 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace attntrace {
+
+// A weight matrix as a checkpoint stores it, read in place: float32, or the
+// 16-bit bfloat16 and IEEE half, each widened to float32 exactly (every
+// bfloat16 and half value is a float32). The (K, N) matrix W it stands for:
+//   W[k, j] = data[k·ld + j], or with transposed (nn.Linear's (N, K) layout)
+//   W[k, j] = data[j·ld + k]; in elements of `type`.
+enum class StoredType : std::uint8_t { f32, f16, bf16 };
+struct StoredMatrix {
+    const void* data = nullptr;
+    StoredType type = StoredType::f32;
+    std::size_t ld = 0;
+    bool transposed = false;
+};
+
+// bfloat16 -> float32 (float32's top half) and IEEE 754 half -> float32,
+// exactly: subnormals, infinities and NaN (payload and quiet bit as they are) kept.
+float bf16_to_float_ref(std::uint16_t h);
+float half_to_float_ref(std::uint16_t h);
+// W[k, j] of a stored matrix, widened.
+float stored_at_ref(const StoredMatrix& w, std::size_t k, std::size_t j);
+// out = W as (K, N) float32 row-major: pack_b_ref of the widened matrix
+// (gemm_pack_b_stored's scalar twin)
+void pack_b_stored_ref(const StoredMatrix& w, std::size_t K, std::size_t N, float* out);
+// y = x·W + b with W read as stored: linear_ref's sums on the widened values
+//   x: (M, K)   W: (K, N) as above   b: (N) or null   y: (M, N)
+// False when W is 16-bit and a value of it is not finite (as linear_stored).
+bool linear_stored_ref(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
+                       std::size_t N);
 
 // c = a·b        a: (M, K) ld lda   b: (K, N) ld ldb   c: (M, N) ld ldc
 void matmul_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,

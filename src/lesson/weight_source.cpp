@@ -14,7 +14,42 @@ std::string weight_group(const std::string& name) {
 }
 
 void WeightSource::add(const std::string& name, std::size_t floats, std::function<Tensor()> load) {
-    entries_[name] = Entry{floats, std::move(load)};
+    entries_[name] = Entry{floats, std::move(load), std::nullopt};
+}
+
+void WeightSource::add(const std::string& name, std::size_t floats, std::function<Tensor()> load, StoredWeight stored) {
+    entries_[name] = Entry{floats, std::move(load), std::move(stored)};
+}
+
+std::size_t WeightSource::held_size(const Entry& e) { return e.stored ? e.stored->bytes : e.floats * sizeof(float); }
+
+const StoredMatrix* WeightSource::stored(const std::string& name) {
+    auto e = entries_.find(name);
+    if (e == entries_.end() || !e->second.stored || hold_all_ || held_.count(name)) return nullptr;
+    StoredWeight& s = *e->second.stored;
+    if (in_place_.emplace(name, s.bytes).second) {
+        held_bytes_ += s.bytes;
+        peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
+    }
+    return &s.matrix;
+}
+
+void WeightSource::refuse_not_finite(const std::string& name) const {
+    const Entry& e = entries_.at(name);
+    if (e.stored && e.stored->check) e.stored->check();
+    throw std::logic_error("attntrace: weight " + name + " was found not finite by its product, but not by its check");
+}
+
+void WeightSource::release_stored(const std::function<bool(const std::string&)>& which) {
+    for (auto it = in_place_.begin(); it != in_place_.end();) {
+        if (!which(it->first)) {
+            ++it;
+            continue;
+        }
+        if (const StoredWeight& s = *entries_.at(it->first).stored; s.release) s.release();
+        held_bytes_ -= it->second;
+        it = in_place_.erase(it);
+    }
 }
 
 const Tensor* WeightSource::get(const std::string& name) {
@@ -34,6 +69,7 @@ void WeightSource::keep_group(const std::string& prefix) {
     if (hold_all_) return;
     const std::string keep = weight_group(prefix);  // "blocks.3." and "blocks.3.cross." -> "blocks.3."
     if (keep.empty()) return;  // a pass of no block's (the embedding, a residual add): the block stays held
+    release_stored([&](const std::string& name) { return weight_group(name) != keep; });
     for (auto it = held_.begin(); it != held_.end();) {
         if (weight_group(it->first) == keep) {
             ++it;
@@ -46,6 +82,7 @@ void WeightSource::keep_group(const std::string& prefix) {
 
 void WeightSource::release_blocks() {
     if (hold_all_) return;
+    release_stored([](const std::string& name) { return !weight_group(name).empty(); });
     for (auto it = held_.begin(); it != held_.end();) {
         if (weight_group(it->first).empty()) {
             ++it;
@@ -58,6 +95,7 @@ void WeightSource::release_blocks() {
 
 void WeightSource::release_all() {
     if (hold_all_) return;
+    release_stored([](const std::string&) { return true; });
     held_.clear();
     held_bytes_ = 0;
 }
@@ -82,7 +120,7 @@ std::size_t WeightSource::total_bytes() const {
 
 std::size_t WeightSource::largest_group_bytes() const {
     std::map<std::string, std::size_t> groups;
-    for (const auto& [name, e] : entries_) groups[weight_group(name)] += e.floats * sizeof(float);
+    for (const auto& [name, e] : entries_) groups[weight_group(name)] += held_size(e);
     // ungrouped weights (a one-block model's) are held together, and beside any block's
     const std::size_t ungrouped = groups.count("") ? groups[""] : 0;
     std::size_t block = 0;

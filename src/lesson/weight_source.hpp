@@ -13,14 +13,19 @@
 // them all); Run::finish releases all. A weight asked for again (explain) is
 // converted again, unless hold_all keeps every weight (a decode's tokens). Not thread-safe: the stages ask for their
 // weights before their parallel loops, on the run's thread.
+// A 16-bit matrix may also be given as stored (StoredWeight): the products
+// then read it in place (stored(), linear_stored) with no float32 copy, its
+// mapped pages held and released with its group as a converted weight is.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/tensor.hpp"
+#include "kernels/matmul.hpp"  // StoredMatrix
 
 namespace attntrace {
 
@@ -28,10 +33,32 @@ namespace attntrace {
 // (decode/decode.hpp, HeldWeights; read by the unembedding, pipeline/unembed.cpp).
 inline constexpr const char* kTiedUnembeddingTransposed = "W_E_transposed";
 
+// A weight a product may read in place, as the checkpoint stores it
+// (kernels/matmul.hpp's StoredMatrix, widened as the GEMM packs it): `bytes`
+// of the mapped file; `check` refuses it as its conversion would (naming the
+// first value that is not finite), run when the product that read it found
+// such a value (linear_stored checks each value as it packs it); `release`
+// drops its mapped pages from the resident set once its block is done.
+struct StoredWeight {
+    StoredMatrix matrix;
+    std::size_t bytes = 0;
+    std::function<void()> check, release;
+};
+
 class WeightSource {
 public:
     // `floats`: the float32 values load() returns (its shape's product), for the plan.
     void add(const std::string& name, std::size_t floats, std::function<Tensor()> load);
+    // The same, for a weight that may also be read in place (stored()).
+    void add(const std::string& name, std::size_t floats, std::function<Tensor()> load, StoredWeight stored);
+    // The weight as stored, for a product that reads it in place
+    // (linear_stored): no float32 copy is made. Null when the source has no
+    // such weight stored, or it is held converted (get() first, or hold_all:
+    // a decode's GEMV reads float32). Its pages count as held, in the
+    // stored bytes, until its group is released as get()'s weights are.
+    const StoredMatrix* stored(const std::string& name);
+    // A product found a value of stored weight `name` not finite: refused as its conversion refuses it.
+    [[noreturn]] void refuse_not_finite(const std::string& name) const;
     bool provides(const std::string& name) const { return entries_.count(name) != 0; }
     // The weight, converted now if not held; null when the source has no such weight.
     const Tensor* get(const std::string& name);
@@ -55,7 +82,8 @@ public:
     // get(name) gives it, and hold_all(false) releases it with the rest.
     void put(const std::string& name, Tensor value);
 
-    // The float32 bytes of the largest block's group plus the ungrouped ones: what a run holds at once.
+    // The bytes of the largest block's group plus the ungrouped ones: what a run holds at once
+    // (a weight read in place counted in its stored bytes).
     std::size_t largest_group_bytes() const;
     std::size_t held_bytes() const { return held_bytes_; }
     std::size_t peak_held_bytes() const { return peak_held_bytes_; }  // since the source was made
@@ -65,9 +93,14 @@ private:
     struct Entry {
         std::size_t floats = 0;
         std::function<Tensor()> load;
+        std::optional<StoredWeight> stored;
     };
+    // What the run holds of an entry at once: its float32 values, or its stored bytes when read in place.
+    static std::size_t held_size(const Entry& e);
+    void release_stored(const std::function<bool(const std::string&)>& which);
     std::map<std::string, Entry> entries_;
     std::map<std::string, Tensor> held_;
+    std::map<std::string, std::size_t> in_place_;  // stored weights read in place, with their bytes
     std::size_t held_bytes_ = 0, peak_held_bytes_ = 0, loads_ = 0;
     bool hold_all_ = false;
 };

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "core/error.hpp"
 #include "io/safetensors.hpp"
@@ -77,6 +79,34 @@ Tensor take(const Checkpoint& ck, const Read& r, std::size_t part) {
     return columns(t, part * width, (part + 1) * width);
 }
 
+// Part `part` of a tensor as the products may read it in place (the GEMM
+// widening it as it packs: kernels/matmul.hpp's StoredMatrix): a BF16 or F16
+// matrix split in runs (or not), aligned to its element; nothing otherwise
+// (F32 and per-head splits are converted as before). The lesson's (K, N) is
+// the stored matrix, or nn.Linear's (N, K) transposed; a part's columns are
+// then the stored matrix's columns, or its rows.
+std::optional<StoredWeight> stored_part(const std::shared_ptr<const Checkpoint>& ck, const Read& r, std::size_t part) {
+    if (r.use->kind == TensorUse::Kind::input || r.shape.size() != 2) return std::nullopt;
+    if (r.use->into.size() > 1 && r.use->split != TensorUse::Split::runs) return std::nullopt;
+    const SafetensorsFile& file = ck->file_of(r.tensor);
+    const StTensor& t = ck->expect(r.tensor, r.shape, r.role);
+    if (t.dtype != StDtype::bf16 && t.dtype != StDtype::f16) return std::nullopt;
+    const std::uint8_t* bytes = file.bytes(t);
+    if (reinterpret_cast<std::uintptr_t>(bytes) % 2) return std::nullopt;
+    const bool linear = r.use->layout == TensorUse::Layout::linear;
+    const std::size_t parts = r.use->into.size(), rows = r.shape[0], cols = r.shape[1];
+    const std::size_t width = (linear ? rows : cols) / parts;  // the part's output columns
+    StoredWeight w;
+    w.matrix.type = t.dtype == StDtype::bf16 ? StoredType::bf16 : StoredType::f16;
+    w.matrix.transposed = linear;
+    w.matrix.ld = cols;
+    w.matrix.data = bytes + 2 * part * width * (linear ? cols : 1);
+    w.bytes = 2 * rows * cols / parts;
+    w.check = [ck, &t, &file] { file.check_finite(t); };
+    w.release = [ck, &t, &file] { file.drop_pages(t, 0, numel(t.shape), true); };
+    return w;
+}
+
 std::string title_of(const Family& fam, const ModelSizes& z, const std::string& dir) {
     const bool grouped = [&] {
         for (const SizeField& s : fam.sizes)
@@ -148,30 +178,45 @@ void build_family(HfModel& m, const Family& fam, const ModelSizes& z, const Chec
     // its passes run, lesson/weight_source.hpp) and the block's largest
     // tensor read whole once more to be transposed or split. The plan adds the trace's
     // bytes to it before the run.
-    std::size_t held = 0, block = 0, whole = 0;
+    // A matrix the products read in place (stored_part) counts in its stored
+    // bytes, and is never read whole for a transpose or a split.
+    auto shared = std::make_shared<const Checkpoint>(ck);
+    std::size_t held = 0, block = 0, whole = 0, in_place = 0;
     auto check = [&](const Read& r) {
         ck.expect(r.tensor, r.shape, r.role);
         return numel(r.shape);  // the config's extents, each bounded above
     };
-    for (const Read& r : model) held += check(r);
+    for (const Read& r : model) held += check(r) * (stored_part(shared, r, 0) ? 2 : sizeof(float));
     for (const auto& reads : blocks) {
         std::size_t n = 0;
         for (const Read& r : reads) {
-            n += check(r);
-            if (r.use->layout == TensorUse::Layout::linear || r.use->into.size() > 1) whole = std::max(whole, numel(r.shape));
+            const std::size_t values = check(r);
+            if (stored_part(shared, r, 0)) {
+                n += values * 2;
+                ++in_place;
+                continue;
+            }
+            n += values * sizeof(float);
+            if (r.use->layout == TensorUse::Layout::linear || r.use->into.size() > 1)
+                whole = std::max(whole, values * sizeof(float));
         }
         block = std::max(block, n);
     }
     require_weight_budget(ck.where(), held + block + whole,
-                          ": the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split");
+                          in_place ? ": the model's own tensors, one block's weights (its matrices as stored, read in place) "
+                                     "and one of them once more, read whole to be transposed or split"
+                                   : ": the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split");
 
     start_model_lesson(m, fam.model_type, title_of(fam, z, m.dir), ids);
     Lesson& l = m.lesson;
     configure(fam, z, l);
     auto source = std::make_shared<WeightSource>();
-    auto shared = std::make_shared<const Checkpoint>(ck);
     auto later = [&](const std::string& name, const Read& r, std::size_t part) {
-        source->add(name, numel(r.shape) / r.use->into.size(), [shared, r, part] { return take(*shared, r, part); });
+        auto load = [shared, r, part] { return take(*shared, r, part); };
+        if (auto stored = stored_part(shared, r, part))
+            source->add(name, numel(r.shape) / r.use->into.size(), std::move(load), std::move(*stored));
+        else
+            source->add(name, numel(r.shape) / r.use->into.size(), std::move(load));
     };
     for (const Read& r : model)
         for (std::size_t i = 0; i < r.use->into.size(); ++i) {

@@ -111,11 +111,11 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
     return m;
 }
 
-void require_weight_budget(const std::string& where, std::size_t floats, const std::string& what) {
+void require_weight_budget(const std::string& where, std::size_t bytes, const std::string& what) {
     const std::size_t budget = max_memory_bytes();
-    if (floats > budget / sizeof(float))
+    if (bytes > budget)
         fail_file(where, fmt::format("weights whose float32 values fit in {} (--max-memory){}", human_bytes(budget), what),
-                  fmt::format("{} of them", human_bytes(floats * sizeof(float))));
+                  fmt::format("{} of them", human_bytes(bytes)));
 }
 
 double read_norm_eps(const Fields& f, const json& config, const char* key, double fallback) {

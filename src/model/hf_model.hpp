@@ -61,9 +61,10 @@ struct HfModel {
 HfModel load_hf_model(const std::string& dir, const ModelInput& input);
 
 // For the families' loaders (gpt2, bert, llama): refuses, naming `where`, weights
-// whose float32 values (`floats`, as the family counts what it holds at once:
-// `what`) exceed --max-memory, before any is converted.
-void require_weight_budget(const std::string& where, std::size_t floats, const std::string& what);
+// whose `bytes` (float32 values, or a matrix read in place in its stored
+// dtype, as the family counts what it holds at once: `what`) exceed
+// --max-memory, before any is converted.
+void require_weight_budget(const std::string& where, std::size_t bytes, const std::string& what);
 // For the families' config readers: config.json's norm eps under `key` (absent:
 // `fallback`), refused naming the field unless from kMinEps to kMaxEps, the
 // range a lesson's config.eps is held to (lesson/lesson.hpp).

@@ -29,15 +29,15 @@ void ffn_chunked(Run& run) {
     const Dims& d = run.dims();
     const std::string& in_name = run.name(run.pass().x);
     const Tensor* x = run.value(in_name);
-    const Tensor* W1 = run.weight("W_1");
+    const StoredMatrix* W1 = run.matrix("W_1");
     const Tensor* b1 = run.weight("b_1");
-    const Tensor* W2 = run.weight("W_2");
+    const StoredMatrix* W2 = run.matrix("W_2");
     const Tensor* b2 = run.weight("b_2");
     const Config& cfg = run.config();
     const bool gated = cfg.activation == Activation::swiglu;
-    const Tensor* W3 = run.weight("W_3");
+    const StoredMatrix* W3 = run.matrix("W_3");
     const Tensor* b3 = run.weight("b_3");
-    const Tensor* gate_ok = gated ? W3 : W1;  // SwiGLU also needs W_3
+    const StoredMatrix* gate_ok = gated ? W3 : W1;  // SwiGLU also needs W_3
     if (float* out = run.open(run.name(Leaf::mlp_out),
                               {{in_name, x}, {run.wpath("W_1"), W1}, {run.wpath("W_2"), W2}, {gated ? run.wpath("W_3") : run.wpath("W_1"), gate_ok}},
                               {{run.wpath("b_1"), b1}, {run.wpath("b_2"), b2}, {run.wpath("b_3"), gated ? b3 : nullptr}})) {
@@ -52,11 +52,11 @@ void ffn_chunked(Run& run) {
             const std::size_t rows = std::min(chunk, d.P - r);
             float* h = hidden.ptr();
             // H = x·W_1 + b_1;  act(H) in place;  out = act(H)·W_2 + b_2   for rows r .. r+rows-1
-            linear(x->ptr() + r * d.C, W1->ptr(), b1 ? b1->ptr() : nullptr, h, rows, d.C, d.F);
-            if (gated) linear(x->ptr() + r * d.C, W3->ptr(), b3 ? b3->ptr() : nullptr, lin.ptr(), rows, d.C, d.F);
+            run.require_finite("W_1", linear_stored(x->ptr() + r * d.C, *W1, b1 ? b1->ptr() : nullptr, h, rows, d.C, d.F));
+            if (gated) run.require_finite("W_3", linear_stored(x->ptr() + r * d.C, *W3, b3 ? b3->ptr() : nullptr, lin.ptr(), rows, d.C, d.F));
             float* a = scalar_act ? act.ptr() : h;
             ffn_activate(cfg, h, gated ? lin.ptr() : nullptr, a, rows * d.F);
-            linear(a, W2->ptr(), b2 ? b2->ptr() : nullptr, out + r * d.C, rows, d.F, d.C);
+            run.require_finite("W_2", linear_stored(a, *W2, b2 ? b2->ptr() : nullptr, out + r * d.C, rows, d.F, d.C));
         }
     }
     run.close();
@@ -69,11 +69,11 @@ void ffn_forward(Run& run) {
     const Dims& d = run.dims();
     const std::string& in_name = run.name(run.pass().x);
     const Tensor* x = run.value(in_name);
-    const Tensor* W1 = run.weight("W_1");
+    const StoredMatrix* W1 = run.matrix("W_1");
     const Tensor* b1 = run.weight("b_1");
     // H = x·W_1 + b_1   x: (P, C)   W_1: (C, F)   H: (P, F)
     if (float* h = run.open(run.name(Leaf::mlp_pre), {{in_name, x}, {run.wpath("W_1"), W1}}, {{run.wpath("b_1"), b1}})) {
-        linear(x->ptr(), W1->ptr(), b1 ? b1->ptr() : nullptr, h, d.P, d.C, d.F);
+        run.require_finite("W_1", linear_stored(x->ptr(), *W1, b1 ? b1->ptr() : nullptr, h, d.P, d.C, d.F));
     }
     run.close();
 
@@ -81,10 +81,10 @@ void ffn_forward(Run& run) {
     const Config& cfg = run.config();
     if (cfg.activation == Activation::swiglu) {
         // U = x·W_3 + b_3   W_3: (C, F)   U: (T, F);  then SiLU(H) ⊙ U   (T, F)
-        const Tensor* W3 = run.weight("W_3");
+        const StoredMatrix* W3 = run.matrix("W_3");
         const Tensor* b3 = run.weight("b_3");
         if (float* u = run.open(run.name(Leaf::mlp_pre_linear), {{in_name, x}, {run.wpath("W_3"), W3}}, {{run.wpath("b_3"), b3}}))
-            linear(x->ptr(), W3->ptr(), b3 ? b3->ptr() : nullptr, u, d.P, d.C, d.F);
+            run.require_finite("W_3", linear_stored(x->ptr(), *W3, b3 ? b3->ptr() : nullptr, u, d.P, d.C, d.F));
         run.close();
         const Tensor* u = run.value(run.name(Leaf::mlp_pre_linear));
         if (float* post = run.open(run.name(Leaf::mlp_post),
@@ -99,12 +99,12 @@ void ffn_forward(Run& run) {
     }
 
     const Tensor* post = run.value(run.name(Leaf::mlp_post));
-    const Tensor* W2 = run.weight("W_2");
+    const StoredMatrix* W2 = run.matrix("W_2");
     const Tensor* b2 = run.weight("b_2");
     // FFN = act(H)·W_2 + b_2   W_2: (F, C)   out: (T, C)
     if (float* out = run.open(run.name(Leaf::mlp_out), {{run.name(Leaf::mlp_post), post}, {run.wpath("W_2"), W2}},
                               {{run.wpath("b_2"), b2}})) {
-        linear(post->ptr(), W2->ptr(), b2 ? b2->ptr() : nullptr, out, d.P, d.F, d.C);
+        run.require_finite("W_2", linear_stored(post->ptr(), *W2, b2 ? b2->ptr() : nullptr, out, d.P, d.F, d.C));
     }
     run.close();
 }

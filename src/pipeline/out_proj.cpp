@@ -7,12 +7,12 @@ namespace attntrace {
 void out_proj_forward(Run& run) {
     const Dims& d = run.dims();
     const Tensor* z = run.value(run.name(Leaf::z));
-    const Tensor* W = run.weight("W_O");
+    const StoredMatrix* W = run.matrix("W_O");
     const Tensor* B = run.weight("b_O");
     // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, NH·hv)   W_O: (NH·hv, C)   (NH·hv = C unless config.d_v)
     if (float* out = run.open(run.name(Leaf::attn_out), {{run.name(Leaf::z), z}, {run.wpath("W_O"), W}},
                               {{run.wpath("b_O"), B}})) {
-        linear(z->ptr(), W->ptr(), B ? B->ptr() : nullptr, out, d.Tq, d.NH * d.hv, d.C);
+        run.require_finite("W_O", linear_stored(z->ptr(), *W, B ? B->ptr() : nullptr, out, d.Tq, d.NH * d.hv, d.C));
     }
     run.close();
 }

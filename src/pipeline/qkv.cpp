@@ -15,11 +15,13 @@ namespace {
 void project(Run& run, const std::string& step, const std::string& x_name, const Tensor* X, const std::string& w,
              const std::string& b, std::size_t N, std::size_t n, std::size_t from) {
     const Dims& d = run.dims();
-    const Tensor* W = run.weight(w);
+    const StoredMatrix* W = run.matrix(w);
     const Tensor* B = run.weight(b);
     if (float* out = run.open(step, {{x_name, X}, {run.wpath(w), W}}, {{run.wpath(b), B}})) {
         const std::size_t rows = n - from;
-        if (rows) linear(X->ptr() + (X->shape[0] - rows) * d.C, W->ptr(), B ? B->ptr() : nullptr, out + from * N, rows, d.C, N);
+        if (rows)
+            run.require_finite(w, linear_stored(X->ptr() + (X->shape[0] - rows) * d.C, *W, B ? B->ptr() : nullptr,
+                                                out + from * N, rows, d.C, N));
     }
     run.close();
 }

@@ -194,6 +194,23 @@ const Tensor* Run::value(const std::string& name) const {
     return &s->held();  // refuses a derived step without a buffer, or one a later pass fills
 }
 
+const StoredMatrix* Run::matrix(const std::string& name) {
+    const std::string w = wname(name);
+    if (!lesson_.weights.count(w) && lesson_.weight_source)
+        if (const StoredMatrix* m = lesson_.weight_source->stored(w)) return m;
+    const Tensor* t = lesson_.weight(w);
+    if (!t) return nullptr;
+    StoredMatrix& m = matrices_[w];
+    m = StoredMatrix{t->ptr(), StoredType::f32, t->shape.back(), false};  // W: (K, N) row-major
+    return &m;
+}
+
+void Run::require_finite(const std::string& name, bool finite) const {
+    if (finite) return;
+    if (!lesson_.weight_source) throw std::logic_error("attntrace: a stored weight " + name + " without a source");
+    lesson_.weight_source->refuse_not_finite(wname(name));
+}
+
 float* Run::open(const std::string& name, std::initializer_list<Need> needs, std::initializer_list<Need> optional) {
     const StepDef* def = catalogue_.find(name);
     if (!def) throw std::logic_error(fmt::format("attntrace: step {} is not in the catalogue", name));

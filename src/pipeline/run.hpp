@@ -68,9 +68,15 @@ struct RowWindow {
     KeyCache* cache = nullptr;  // null: the whole sequence
 };
 
-// An input a step needs: its name (a step or "weights.W_Q") and its value, or
-// null when it is missing.
-using Need = std::pair<std::string, const Tensor*>;
+// An input a step needs: its name (a step or "weights.W_Q") and its value (a
+// tensor, or a weight matrix as the products read it: Run::matrix), or null
+// when it is missing.
+struct Need {
+    Need(std::string n, const Tensor* t) : name(std::move(n)), ptr(t) {}
+    Need(std::string n, const StoredMatrix* m) : name(std::move(n)), ptr(m) {}
+    std::string name;
+    const void* ptr;
+};
 
 class Run {
 public:
@@ -107,6 +113,14 @@ public:
     const Tensor* value(const std::string& name) const;
     // A weight of the pass ("W_Q": blocks.1.cross.W_Q in block 1's cross-attention), or null when the lesson has none.
     const Tensor* weight(const std::string& name) const { return lesson_.weight(wname(name)); }
+    // A weight matrix of the pass as the products read it (linear_stored): in
+    // place as the checkpoint stores it when the lesson's source has it so
+    // (WeightSource::stored: no float32 copy), else the float32 tensor's;
+    // null when the lesson has none.
+    const StoredMatrix* matrix(const std::string& name);
+    // linear_stored's verdict on matrix(name): when not finite, the weight is
+    // refused as its conversion would refuse it (naming the value).
+    void require_finite(const std::string& name, bool finite) const;
     std::string wname(const std::string& name) const { return pass_->weights + name; }
     std::string wpath(const std::string& name) const { return "weights." + wname(name); }
     // Step `leaf` as this pass reads or writes it: Leaf::q -> "blocks.1.cross_attn.hook_q"
@@ -198,6 +212,7 @@ public:
     Trace finish();
 
 private:
+    std::map<std::string, StoredMatrix> matrices_;  // matrix()'s views of float32 tensors
     const Lesson& lesson_;
     Arithmetic mode_;
     const Plan& plan_;

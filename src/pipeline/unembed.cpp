@@ -47,10 +47,10 @@ void unembed_forward(Run& run) {
         run.set_formula(out_name, formula);
         return;
     }
-    const Tensor* W = run.weight("W_U");
+    const StoredMatrix* W = run.matrix("W_U");
     // (P, C)·(C, V) -> (P, V), then + b_U
     if (float* out = run.open(out_name, {{x_name, x}, {run.wpath("W_U"), W}}, {{run.wpath("b_U"), b}})) {
-        matmul(x->ptr(), d.C, W->ptr(), d.V, out, d.V, d.P, d.C, d.V);
+        run.require_finite("W_U", linear_stored(x->ptr(), *W, nullptr, out, d.P, d.C, d.V));
         if (b) add_unembed_bias(out, b->ptr(), d.P, d.V);
     }
     run.close();

@@ -1,6 +1,7 @@
 #include "trace/trace.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -68,6 +69,42 @@ Step* Trace::find(std::string_view name) {
     return nullptr;
 }
 
+namespace {
+
+// R rows' sums (double, over c ascending), finite cells, -inf cells, and
+// least and greatest finite values (the first met of equal ones).
+template <std::size_t R>
+struct RowsSummary {
+    std::array<double, R> sum;
+    std::array<float, R> lo, hi;
+    std::array<std::size_t, R> count, neg_inf;
+};
+
+// R rows of `cols` floats from p, side by side: fixed R, so that the
+// accumulators live in registers.
+template <std::size_t R>
+void summary_rows(const float* p, std::size_t cols, RowsSummary<R>& b) {
+    std::array<double, R> sum{};
+    std::array<float, R> lo, hi;
+    lo.fill(std::numeric_limits<float>::infinity());
+    hi.fill(-std::numeric_limits<float>::infinity());
+    std::array<std::size_t, R> count{}, neg_inf{};
+    for (std::size_t c = 0; c < cols; ++c)
+#pragma GCC unroll 8
+        for (std::size_t i = 0; i < R; ++i) {
+            const float x = p[i * cols + c];
+            if (!std::isfinite(x)) {
+                neg_inf[i] += x < 0;
+                continue;
+            }
+            lo[i] = std::min(lo[i], x), hi[i] = std::max(hi[i], x);
+            sum[i] += x, ++count[i];
+        }
+    b = {sum, lo, hi, count, neg_inf};
+}
+
+}  // namespace
+
 StepSummary summarize(const Tensor& t) {
     StepSummary s;
     const std::size_t n = t.size();
@@ -76,21 +113,35 @@ StepSummary summarize(const Tensor& t) {
     Shape row_shape(t.shape.begin(), t.shape.end() - (t.shape.empty() ? 0 : 1));
     if (row_shape.empty()) row_shape = {1};
     s.row_sums = Tensor(row_shape);
+    // Each row summed in double over c ascending, skipping the cells that are
+    // not finite; kRows rows side by side (summary_rows), so that their
+    // chains of additions overlap (one row alone waits on each add's latency:
+    // 7% of a Llama-1B-sized forward with --trace summary). Each row's sum,
+    // the total over the rows in order, and min and max (the first of equal
+    // values, ±0, in row-major order, row by row then across rows) are those
+    // of one row at a time.
+    constexpr std::size_t kRows = 8;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, total = 0;
     std::size_t finite = 0;
-    for (std::size_t r = 0; r < rows; ++r) {
-        double row = 0;  // double, so that a long row's sum does not lose its small terms
-        for (std::size_t c = 0; c < cols; ++c) {
-            const float x = t.data[r * cols + c];
-            if (!std::isfinite(x)) {
-                s.neg_inf += x < 0;
-                continue;
-            }
-            lo = std::min(lo, double(x)), hi = std::max(hi, double(x));
-            row += x, ++finite;
+    RowsSummary<kRows> block;
+    RowsSummary<1> one;
+    auto fold = [&](const auto& b, std::size_t r0) {
+        for (std::size_t i = 0; i < b.sum.size(); ++i) {
+            if (b.count[i]) lo = std::min(lo, double(b.lo[i])), hi = std::max(hi, double(b.hi[i]));
+            s.row_sums.data[r0 + i] = static_cast<float>(b.sum[i]);
+            total += b.sum[i];
+            finite += b.count[i];
+            s.neg_inf += b.neg_inf[i];
         }
-        s.row_sums.data[r] = static_cast<float>(row);
-        total += row;
+    };
+    std::size_t r0 = 0;
+    for (; r0 + kRows <= rows; r0 += kRows) {
+        summary_rows(t.data.data() + r0 * cols, cols, block);
+        fold(block, r0);
+    }
+    for (; r0 < rows; ++r0) {
+        summary_rows(t.data.data() + r0 * cols, cols, one);
+        fold(one, r0);
     }
     if (finite) s.min = lo, s.max = hi, s.mean = total / static_cast<double>(finite);
     // corner: index 0 of the leading axes, the first <= 4 of the last two

@@ -1,20 +1,78 @@
 // The GEMM's packing (simd/gemm_simd.hpp): A's MR-row panels and B's
 // NR-column panels, k-major, in the layouts the micro-kernel reads.
 // AVX-512 packs through 16 x 16 register transposes; the other instruction
-// sets copy float by float. Internal linkage, as in gemm_simd.hpp: each
+// sets copy float by float. B may be read as a checkpoint stores it
+// (bfloat16 or half, kernels/matmul.hpp's StoredMatrix): its values are
+// widened to float32 exactly as they are packed, so the panels hold the same
+// floats as a float32 B would give, and there is no float32 copy of B but them. Internal linkage, as in gemm_simd.hpp: each
 // instruction set's unit keeps its own copy.
 #pragma once
 
 #include <immintrin.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
+
+#include "kernels/matmul.hpp"  // bf16_to_float_ref, half_to_float_ref
 
 namespace attntrace::simd::gemm_detail {
 namespace {
 
 inline std::size_t min_sz(std::size_t a, std::size_t b) { return a < b ? a : b; }
+
+// B's element as stored: float32, bfloat16 or half (distinct types, so that
+// pointer arithmetic counts their 2-byte elements), and its float32 value.
+struct Bf16 {
+    std::uint16_t bits;
+};
+struct Half {
+    std::uint16_t bits;
+};
+inline float widen(float x) { return x; }
+inline float widen(Bf16 x) { return bf16_to_float_ref(x.bits); }
+inline float widen(Half x) { return half_to_float_ref(x.bits); }
+
+// 16 consecutive elements widened to float32 (AVX-512), the same bits as
+// widen's. Templates, so that only the AVX-512 unit instantiates them (an
+// __m512 return elsewhere changes the ABI).
+template <int = 0>
+__m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+template <int = 0>
+__m512 load16(const Bf16* p) {
+    const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+}
+// vcvtph2ps quiets a signalling NaN; half_to_float_ref keeps every NaN's bits:
+// lanes of exponent 31 (infinities, NaN) are built from the bits instead.
+template <int = 0>
+__m512 load16(const Half* p) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m512i w = _mm512_cvtepu16_epi32(h);
+    const __m512i exp = _mm512_set1_epi32(0x7c00);
+    const __mmask16 special = _mm512_cmpeq_epi32_mask(_mm512_and_si512(w, exp), exp);
+    const __m512i sign = _mm512_slli_epi32(_mm512_and_si512(w, _mm512_set1_epi32(0x8000)), 16);
+    const __m512i mant = _mm512_slli_epi32(_mm512_and_si512(w, _mm512_set1_epi32(0x3ff)), 13);
+    const __m512i bits = _mm512_or_si512(_mm512_or_si512(sign, mant), _mm512_set1_epi32(0x7f800000));
+    return _mm512_mask_blend_ps(special, _mm512_cvtph_ps(h), _mm512_castsi512_ps(bits));
+}
+
+// W consecutive elements widened into a register of Arch: 16 at once with
+// AVX-512, else one by one.
+template <class Arch, class S>
+xsimd::batch<float, Arch> load_widened(const S* p) {
+    using V = xsimd::batch<float, Arch>;
+    if constexpr (std::is_same_v<S, float>) {
+        return V::load_unaligned(p);
+    } else if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
+        return V(load16(p));
+    } else {
+        alignas(64) float tmp[V::size];
+        for (std::size_t i = 0; i < V::size; ++i) tmp[i] = widen(p[i]);
+        return V::load_aligned(tmp);
+    }
+}
 
 // 16 x 16 floats transposed in registers (AVX-512): r[i] lane j -> r[j] lane i.
 // Pairs of rows interleaved by 32 bits, then by 64 bits (each 128-bit lane
@@ -49,21 +107,21 @@ inline void transpose16(__m512 r[16]) {
 // (rows <= lanes <= 16), k < kc: rows read contiguously, written as columns.
 // AVX-512: 16 k at a time through transpose16, each column stored under a
 // mask of `lanes`; the last kc % 16 and the other instruction sets, scalar.
-template <class Arch>
-void pack_columns(const float* src, std::size_t ld, std::size_t rows, std::size_t lanes, std::size_t kc, float* dst,
+template <class Arch, class S = float>
+void pack_columns(const S* src, std::size_t ld, std::size_t rows, std::size_t lanes, std::size_t kc, float* dst,
                   std::size_t stride) {
     std::size_t k0 = 0;
     if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
         const __mmask16 mask = static_cast<__mmask16>((1u << lanes) - 1u);
         for (; k0 + 16 <= kc; k0 += 16) {
             __m512 r[16];
-            for (std::size_t i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_loadu_ps(src + i * ld + k0) : _mm512_setzero_ps();
+            for (std::size_t i = 0; i < 16; ++i) r[i] = i < rows ? load16(src + i * ld + k0) : _mm512_setzero_ps();
             transpose16(r);
             for (std::size_t k = 0; k < 16; ++k) _mm512_mask_storeu_ps(dst + (k0 + k) * stride, mask, r[k]);
         }
     }
     for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t k = k0; k < kc; ++k) dst[k * stride + i] = src[i * ld + k];
+        for (std::size_t k = k0; k < kc; ++k) dst[k * stride + i] = widen(src[i * ld + k]);
     for (std::size_t i = rows; i < lanes; ++i)
         for (std::size_t k = k0; k < kc; ++k) dst[k * stride + i] = 0.0f;
 }
@@ -80,11 +138,12 @@ void pack_a(const float* a, std::size_t lda, std::size_t mc, std::size_t kc, flo
     }
 }
 
-// bp: panels of NR columns, k-major: bp[q][k][j] = b[pc + k, q·NR + j] (or bᵀ), 0 past N.
+// bp: panels of NR columns, k-major: bp[q][k][j] = b[pc + k, q·NR + j] (or bᵀ), 0 past N,
+// widened from S.
 // b row-major: each k's NR floats copied as whole registers; bᵀ: its rows
 // are bp's columns, packed 16 at a time as A's are.
-template <class Arch, std::size_t NR>
-void pack_b(const float* b, std::size_t ldb, bool transposed, std::size_t kc, std::size_t n, float* bp) {
+template <class Arch, std::size_t NR, class S = float>
+void pack_b(const S* b, std::size_t ldb, bool transposed, std::size_t kc, std::size_t n, float* bp) {
     using V = xsimd::batch<float, Arch>;
     constexpr std::size_t W = V::size;
     for (std::size_t q = 0; q < n; q += NR) {
@@ -96,10 +155,10 @@ void pack_b(const float* b, std::size_t ldb, bool transposed, std::size_t kc, st
             }
         } else if (cols == NR) {
             for (std::size_t k = 0; k < kc; ++k)
-                for (std::size_t j = 0; j < NR; j += W) V::load_unaligned(b + k * ldb + q + j).store_aligned(bp + k * NR + j);
+                for (std::size_t j = 0; j < NR; j += W) load_widened<Arch>(b + k * ldb + q + j).store_aligned(bp + k * NR + j);
         } else {
             for (std::size_t k = 0; k < kc; ++k) {
-                for (std::size_t j = 0; j < cols; ++j) bp[k * NR + j] = b[k * ldb + q + j];
+                for (std::size_t j = 0; j < cols; ++j) bp[k * NR + j] = widen(b[k * ldb + q + j]);
                 for (std::size_t j = cols; j < NR; ++j) bp[k * NR + j] = 0.0f;
             }
         }

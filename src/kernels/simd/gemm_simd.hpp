@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
@@ -214,14 +215,28 @@ GemmBlocking blocking_for(GemmBlocking blk, std::size_t K) {
     return blk;
 }
 
+// Whether n packed floats (a multiple of the register width) are all finite:
+// |x| <= FLT_MAX is false for an infinity and a NaN. Read from L2, just packed.
+template <class Arch>
+bool panel_finite(const float* p, std::size_t n) {
+    using V = xsimd::batch<float, Arch>;
+    const V most(std::numeric_limits<float>::max());
+    auto ok = xsimd::abs(V::load_aligned(p)) <= most;
+    for (std::size_t i = V::size; i < n; i += V::size) ok = ok && (xsimd::abs(V::load_aligned(p + i)) <= most);
+    return xsimd::all(ok);
+}
+
 // c = a·b (or a·bᵀ) on one thread: the loops of the header's comment over
 // packed blocks in `work` (mc·kc + kc·nc floats of blk), kc given (it fixes
 // the order of the sums: chosen from K alone, so that a C element is summed
-// alike whichever thread and sub-product it falls in).
-template <class Arch>
-void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed, float* c,
+// alike whichever thread and sub-product it falls in). S: B's elements as
+// stored (gemm_pack_simd.hpp). check_b: each packed B block checked finite
+// (panel_finite); false when one was not.
+template <class Arch, class S>
+bool gemm_one_thread(const float* a, std::size_t lda, const S* b, std::size_t ldb, bool b_transposed, float* c,
                      std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* work, GemmBlocking blk,
-                     std::size_t kKC, bool stream, const PackedB& packed, const float* bias) {
+                     std::size_t kKC, bool stream, const PackedB& packed, const float* bias, bool check_b) {
+    bool finite = true;
     using T = Tile<Arch>;
     constexpr std::size_t MR = T::MR, NR = T::NR;
     const std::size_t kMC = balanced_block(M, blk.mc, MR), kNC = balanced_block(N, blk.nc, NR);
@@ -256,8 +271,10 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
                 const std::size_t nc = min_sz(kNC, N - jc);
                 // B's block: packed now, or where the caller packed all of B (gemm_pack_b's layout)
                 const float* bpc = packed.data ? packed.data + pc * packed.ld + (packed.col0 + jc) * kc : bp;
-                if (!packed.data)
+                if (!packed.data) {
                     pack_b<Arch, NR>(b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_transposed, kc, nc, bp);
+                    if (check_b && finite) finite = panel_finite<Arch>(bp, kc * round_up(nc, NR));
+                }
                 for (std::size_t ir = 0; ir < mc; ir += MR) {
                     const std::size_t m = min_sz(MR, mc - ir);
                     const float* ai = a + (ic + ir) * lda + pc;
@@ -278,6 +295,7 @@ void gemm_one_thread(const float* a, std::size_t lda, const float* b, std::size_
             }
         }
     }
+    return finite;
 }
 
 // How `threads` threads split C: a grid of tm x tn parts (tm·tn = threads),
@@ -317,28 +335,13 @@ inline Grid gemm_grid(std::size_t threads, std::size_t M, std::size_t K, std::si
     return best;
 }
 
-}  // namespace
-}  // namespace gemm_detail
-
-template <class Arch>
-void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
-                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* (*workspace)(),
-                      GemmBlocking blk, GemmOptions opt) const {
-    using namespace gemm_detail;
+// The parallel region of Gemm below, over B's elements as stored (S).
+template <class Arch, class S>
+void gemm_threads(const float* a, std::size_t lda, const S* b, std::size_t ldb, bool b_transposed, float* c,
+                  std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* (*workspace)(), GemmBlocking blk,
+                  bool stream, const GemmOptions& opt) {
     using T = Tile<Arch>;
     constexpr std::size_t MR = T::MR, NR = T::NR;
-    if (K == 0) {  // the empty sum, then the bias as the pass after it would add it
-        for (std::size_t i = 0; i < M; ++i)
-            for (std::size_t j = 0; j < N; ++j) c[i * ldc + j] = opt.bias ? 0.0f + opt.bias[j] : 0.0f;
-        return;
-    }
-    // The blocking must suit this tile (kernels/blocking.hpp: gemm_blocking_valid); else the measured one.
-    blk = blocking_for<Arch>(blk, K);
-    const std::size_t kc = blk.kc;
-    // Streamed stores need every whole tile's rows aligned: C and its row stride
-    // a multiple of the register width (tiles start at multiples of NR columns).
-    constexpr std::size_t W = T::W;
-    const bool stream = opt.stream_c && reinterpret_cast<std::uintptr_t>(c) % (W * sizeof(float)) == 0 && ldc % W == 0;
     // Each thread computes a part of C, so every C element is summed by one
     // thread in the same k order whatever the number of threads: the result
     // does not depend on it. Inside another parallel region (attention's
@@ -354,24 +357,76 @@ void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std
         const std::size_t i = t / g.tn, j = t % g.tn;
         const std::size_t m0 = min_sz(M, i * Pm / g.tm * MR), m1 = min_sz(M, (i + 1) * Pm / g.tm * MR);
         const std::size_t n0 = min_sz(N, j * Pn / g.tn * NR), n1 = min_sz(N, (j + 1) * Pn / g.tn * NR);
-        if (m0 < m1 && n0 < n1)
-            gemm_one_thread<Arch>(a + m0 * lda, lda, !b ? b : b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
-                                  c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, kc, stream,
-                                  PackedB{opt.b_packed, round_up(N, NR), n0}, opt.bias ? opt.bias + n0 : nullptr);
+        if (m0 < m1 && n0 < n1 &&
+            !gemm_one_thread<Arch, S>(a + m0 * lda, lda, !b ? b : b_transposed ? b + n0 * ldb : b + n0, ldb, b_transposed,
+                                      c + m0 * ldc + n0, ldc, m1 - m0, K, n1 - n0, workspace(), blk, blk.kc, stream,
+                                      PackedB{opt.b_packed, round_up(N, NR), n0}, opt.bias ? opt.bias + n0 : nullptr,
+                                      opt.b_not_finite != nullptr))
+            __atomic_store_n(opt.b_not_finite, true, __ATOMIC_RELAXED);  // only ever set: any thread's finding stands
         if (stream) _mm_sfence();  // this thread's streamed stores land before the region ends
     }
 }
 
-template <class Arch>
-void GemmPackB::operator()(Arch, const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N,
-                           GemmBlocking blk, float* out) const {
-    using namespace gemm_detail;
+// B packed whole (GemmPackB), from its elements as stored.
+template <class Arch, class S>
+void pack_b_whole(const S* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N, GemmBlocking blk,
+                  float* out) {
     constexpr std::size_t NR = Tile<Arch>::NR;
     blk = blocking_for<Arch>(blk, K);
     const std::size_t ld = round_up(N, NR);
     for (std::size_t pc = 0; pc < K; pc += blk.kc) {
         const std::size_t kc = min_sz(blk.kc, K - pc);
         pack_b<Arch, NR>(b_transposed ? b + pc : b + pc * ldb, ldb, b_transposed, kc, N, out + pc * ld);
+    }
+}
+
+}  // namespace
+}  // namespace gemm_detail
+
+template <class Arch>
+void Gemm::operator()(Arch, const float* a, std::size_t lda, const float* b, std::size_t ldb, bool b_transposed,
+                      float* c, std::size_t ldc, std::size_t M, std::size_t K, std::size_t N, float* (*workspace)(),
+                      GemmBlocking blk, GemmOptions opt) const {
+    using namespace gemm_detail;
+    using T = Tile<Arch>;
+    if (K == 0) {  // the empty sum, then the bias as the pass after it would add it
+        for (std::size_t i = 0; i < M; ++i)
+            for (std::size_t j = 0; j < N; ++j) c[i * ldc + j] = opt.bias ? 0.0f + opt.bias[j] : 0.0f;
+        return;
+    }
+    // The blocking must suit this tile (kernels/blocking.hpp: gemm_blocking_valid); else the measured one.
+    blk = blocking_for<Arch>(blk, K);
+    // Streamed stores need every whole tile's rows aligned: C and its row stride
+    // a multiple of the register width (tiles start at multiples of NR columns).
+    constexpr std::size_t W = T::W;
+    const bool stream = opt.stream_c && reinterpret_cast<std::uintptr_t>(c) % (W * sizeof(float)) == 0 && ldc % W == 0;
+    switch (opt.b_stored && !opt.b_packed ? opt.b_type : StoredType::f32) {
+        case StoredType::bf16:
+            return gemm_threads<Arch>(a, lda, static_cast<const Bf16*>(opt.b_stored), ldb, b_transposed, c, ldc, M, K, N,
+                                      workspace, blk, stream, opt);
+        case StoredType::f16:
+            return gemm_threads<Arch>(a, lda, static_cast<const Half*>(opt.b_stored), ldb, b_transposed, c, ldc, M, K, N,
+                                      workspace, blk, stream, opt);
+        case StoredType::f32:
+            return gemm_threads<Arch>(a, lda, opt.b_stored ? static_cast<const float*>(opt.b_stored) : b, ldb,
+                                      b_transposed, c, ldc, M, K, N, workspace, blk, stream, opt);
+    }
+}
+
+template <class Arch>
+void GemmPackB::operator()(Arch, const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N,
+                           GemmBlocking blk, float* out) const {
+    gemm_detail::pack_b_whole<Arch>(b, ldb, b_transposed, K, N, blk, out);
+}
+
+template <class Arch>
+void GemmPackBStored::operator()(Arch, const void* b, StoredType type, std::size_t ldb, bool b_transposed, std::size_t K,
+                                 std::size_t N, GemmBlocking blk, float* out) const {
+    using namespace gemm_detail;
+    switch (type) {
+        case StoredType::bf16: return pack_b_whole<Arch>(static_cast<const Bf16*>(b), ldb, b_transposed, K, N, blk, out);
+        case StoredType::f16: return pack_b_whole<Arch>(static_cast<const Half*>(b), ldb, b_transposed, K, N, blk, out);
+        case StoredType::f32: return pack_b_whole<Arch>(static_cast<const float*>(b), ldb, b_transposed, K, N, blk, out);
     }
 }
 

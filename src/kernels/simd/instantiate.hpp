@@ -23,6 +23,9 @@
     template void attntrace::simd::GemmPackB::operator()<ARCH>(ARCH, const float*, std::size_t, bool, std::size_t,  \
                                                                std::size_t, attntrace::simd::GemmBlocking, float*) \
         const;                                                                                                    \
+    template void attntrace::simd::GemmPackBStored::operator()<ARCH>(ARCH, const void*, attntrace::StoredType,     \
+                                                                     std::size_t, bool, std::size_t, std::size_t, \
+                                                                     attntrace::simd::GemmBlocking, float*) const; \
     template std::size_t attntrace::simd::SoftmaxRows::operator()<ARCH>(                                          \
         ARCH, const float*, std::size_t, std::size_t, float*, float*, float*, float*, float*) const;             \
     template std::size_t attntrace::simd::SoftmaxRowsInPlace::operator()<ARCH>(                                   \

@@ -16,6 +16,7 @@
 
 #include "kernels/activations.hpp"  // FloatBitsMax
 #include "kernels/map_fold.hpp"     // MapFold, MapMask
+#include "kernels/matmul.hpp"       // StoredType
 #include "kernels/attention.hpp"  // kAttnBr, kAttnBc
 #include "kernels/tuning.hpp"     // blocking and when to use threads
 
@@ -39,11 +40,21 @@ using Archs = xsimd::arch_list<xsimd::avx512bw, xsimd::fma3<xsimd::avx2>, xsimd:
 //   bias: (N) added to every row of C as each tile's final values are
 //     stored, after its last K block: the sum C + bias of the product then a
 //     bias pass (add_bias_rows_ref's order: the same bits), without reading
-//     C back.
+//     C back;
+//   b_stored: B read from here as b_type (kernels/matmul.hpp's StoredMatrix,
+//     ldb and b_transposed in its elements; b is then not read), widened to
+//     float32 as its panels are packed: the same panels, so the same numbers,
+//     as a float32 copy of it would give. With b_not_finite, *b_not_finite
+//     is set (never cleared) when a packed value of it is an infinity or a
+//     NaN: every value of B is packed by some thread, so the product checks
+//     all of B as it reads it, with no pass of its own.
 struct GemmOptions {
     bool stream_c = false;
     const float* b_packed = nullptr;
     const float* bias = nullptr;
+    const void* b_stored = nullptr;
+    StoredType b_type = StoredType::f32;
+    bool* b_not_finite = nullptr;
 };
 struct Gemm {
     template <class Arch>
@@ -58,6 +69,13 @@ struct GemmPackB {
     template <class Arch>
     void operator()(Arch, const float* b, std::size_t ldb, bool b_transposed, std::size_t K, std::size_t N,
                     GemmBlocking blk, float* out) const;
+};
+// GemmPackB of a B stored as `type` (GemmOptions::b_stored), widened as packed:
+// the floats GemmPackB gives for B widened first, bit for bit.
+struct GemmPackBStored {
+    template <class Arch>
+    void operator()(Arch, const void* b, StoredType type, std::size_t ldb, bool b_transposed, std::size_t K,
+                    std::size_t N, GemmBlocking blk, float* out) const;
 };
 
 // One row by a matrix, y = x·W + b or x·Wᵀ + b (w_transposed): see gemv_ref,
