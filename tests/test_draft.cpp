@@ -862,3 +862,24 @@ TEST_CASE("tables headed q1 q2 and k1 k2 are Q and K: a causal head from its mas
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("LaTeX: one matrix for W^Q = W^K = W^V, and a sentence in ``LaTeX quotes''", "[draft]") {
+    // tests/draft-articles/chained-weights.tex
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/chained-weights.tex";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["tokens"] == nlohmann::json({"dogs", "bark", "loudly"}));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    for (const char* w : {"W_Q", "W_K", "W_V"}) CHECK(lesson["weights"][w] == nlohmann::json::parse("[[1, 0], [0, 1]]"));
+    std::set<std::string> steps;
+    for (const auto& c : lesson["claims"]) {
+        CHECK(c["expect"] == "agrees");
+        steps.insert(c["step"].get<std::string>());
+    }
+    CHECK(steps == std::set<std::string>{"blocks.0.attn.hook_scores_scaled", "blocks.0.attn.hook_pattern"});
+}
+
+}  // namespace test_draft

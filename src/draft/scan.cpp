@@ -243,8 +243,9 @@ void scan_prose(Scan& scan) {
 namespace {
 
 bool is_quote_open(std::string_view s, std::size_t i, std::size_t& len) {
-    // " or “ (U+201C)
+    // " or “ (U+201C), or LaTeX's ``
     if (s[i] == '"') return len = 1, true;
+    if (s.substr(i, 2) == "``") return len = 2, true;
     if (s.substr(i, 3) == "\xE2\x80\x9C") return len = 3, true;
     return false;
 }
@@ -253,6 +254,7 @@ std::size_t quote_close(std::string_view s, std::size_t from, std::size_t limit)
     for (std::size_t k = from; k < s.size() && k < limit; ++k) {
         if (s[k] == '"') return k;
         if (s.substr(k, 3) == "\xE2\x80\x9D") return k;
+        if (s.substr(k, 2) == "''") return k;  // LaTeX's closing quote
         if (s[k] == '\n') return std::string_view::npos;
     }
     return std::string_view::npos;

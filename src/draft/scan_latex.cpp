@@ -160,7 +160,7 @@ std::vector<std::vector<Cell>> read_body(std::string_view body) {
 // The name a formula gives the matrix at `begin`: "Q" in "Q = \begin{bmatrix}", "S" in
 // "S = QK^\top = [..][..] = \begin{bmatrix}"; "" when none. `operand`: the matrix right
 // after another one (the second factor of a product).
-std::string name_before(std::string_view s, std::size_t begin, bool& after_matrix) {
+std::string name_before(std::string_view s, std::size_t begin, bool& after_matrix, std::vector<std::string>* weights) {
     constexpr std::size_t kLookBack = 400;
     std::size_t from = begin > kLookBack ? begin - kLookBack : 0;
     while (from < begin && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;  // a whole character first
@@ -189,6 +189,18 @@ std::string name_before(std::string_view s, std::size_t begin, bool& after_matri
         if (at != std::string::npos) eq = std::min(eq, at);
     }
     if (eq == std::string::npos) return "";
+    // "W^Q = W^K = W^V = \begin{pmatrix}": one matrix for every weight the chain names
+    if (weights) {
+        std::vector<std::string> parts;
+        std::size_t at = 0;
+        for (std::size_t next; (next = t.find('=', at)) != std::string::npos; at = next + 1) parts.push_back(trim(t.substr(at, next - at)));
+        const bool all_weights = parts.size() >= 2 && trim(t.substr(at)).empty() &&
+                                 std::all_of(parts.begin(), parts.end(), [](const std::string& p) {
+                                     return p.size() >= 2 && p.size() <= 8 && (p[0] == 'W' || p[0] == 'w') &&
+                                            p.find_first_of(" +-*/()") == std::string::npos;
+                                 });
+        if (all_weights) *weights = parts;
+    }
     std::string head = trim(t.substr(0, eq));
     if (head.find("\\begin") != std::string::npos || head.find("\\end") != std::string::npos || head.size() > 40) return "";
     return head;
@@ -272,7 +284,8 @@ void scan_latex(Scan& scan) {
         set_shape(a, 2);
         if (a.rows.size() == 1) a.shape = {a.rows[0].size()};  // one row: a vector
         bool after_matrix = false;
-        a.name = name_before(s, e.begin, after_matrix);
+        std::vector<std::string> chain;
+        a.name = name_before(s, e.begin, after_matrix, &chain);
         // a factor of a product: right after another matrix, or right before one
         std::size_t k = e.end;
         while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
@@ -284,9 +297,18 @@ void scan_latex(Scan& scan) {
         const bool before_matrix = s.substr(k, 6) == "\\begin";
         a.operand = before_matrix || (after_matrix && adjacent);
         if (a.operand && after_matrix) a.name.clear();
+        std::vector<PrintedArray> same;  // the chain's other weights: the same numbers again
+        for (std::size_t c = 1; c < chain.size(); ++c) {
+            same.push_back(a);
+            same.back().name = chain[c];
+        }
         arrays.push_back(std::move(a));
         spans.emplace_back(e.begin, e.end);
-        last = arrays.size() - 1;
+        for (PrintedArray& x : same) {
+            arrays.push_back(std::move(x));
+            spans.emplace_back(e.end, e.end);
+        }
+        last = arrays.size() - 1 - same.size();
         last_end = e.end;
         last_after_matrix = after_matrix && adjacent;
     }
