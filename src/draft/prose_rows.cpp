@@ -68,6 +68,28 @@ bool is_computation(const std::string& s) {
     return false;
 }
 
+// The example's tokens by their lowercased words; a word written twice among them names no one token.
+class TokenIndex {
+public:
+    explicit TokenIndex(const std::vector<std::string>& tokens) {
+        for (std::size_t t = 0; t < tokens.size(); ++t) {
+            std::string w;
+            for (char c : tokens[t]) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            index_[w] = t;
+            ++count_[w];
+        }
+    }
+    std::optional<std::size_t> find(const std::string& word) const {
+        const auto it = index_.find(word);
+        if (it == index_.end() || count_.at(word) != 1) return std::nullopt;
+        return it->second;
+    }
+
+private:
+    std::map<std::string, std::size_t> index_;
+    std::map<std::string, int> count_;
+};
+
 bool same(const PrintedNumber& a, const PrintedNumber& b) { return a.decimals == b.decimals && std::fabs(a.value - b.value) < 1e-12; }
 
 }  // namespace
@@ -75,19 +97,8 @@ bool same(const PrintedNumber& a, const PrintedNumber& b) { return a.decimals ==
 std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::string>& tokens, std::size_t from_line,
                                  std::size_t to_line, const std::vector<bool>& used) {
     // each token once: a word written twice among the tokens names no one key
-    std::map<std::string, std::size_t> index;
-    std::map<std::string, int> count;
-    for (std::size_t t = 0; t < tokens.size(); ++t) {
-        std::string w;
-        for (char c : tokens[t]) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        index[w] = t;
-        ++count[w];
-    }
-    auto token_of = [&](const std::string& w) -> std::optional<std::size_t> {
-        const auto it = index.find(w);
-        if (it == index.end() || count[w] != 1) return std::nullopt;
-        return it->second;
-    };
+    const TokenIndex index(tokens);
+    auto token_of = [&](const std::string& w) { return index.find(w); };
     std::vector<ProseRow> out;
     // the prose numbers of each line, in order
     std::map<std::pair<std::size_t, int>, std::vector<std::size_t>> lines;
@@ -152,14 +163,7 @@ std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::stri
 
 std::vector<ProsePair> prose_pairs(const Article& art, const std::vector<std::string>& tokens, std::size_t from_line,
                                    std::size_t to_line, const std::vector<bool>& used) {
-    std::map<std::string, std::size_t> index;
-    std::map<std::string, int> count;
-    for (std::size_t t = 0; t < tokens.size(); ++t) {
-        std::string w;
-        for (char c : tokens[t]) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        index[w] = t;
-        ++count[w];
-    }
+    const TokenIndex index(tokens);
     std::map<std::pair<std::size_t, int>, std::size_t> last;  // each line's last prose number not used
     for (std::size_t i = 0; i < art.arrays.size(); ++i) {
         const PrintedArray& a = art.arrays[i];
@@ -179,9 +183,9 @@ std::vector<ProsePair> prose_pairs(const Article& art, const std::vector<std::st
                 break;
             }
             // a token, or a query's or key's subscript of one: "q_tea", "k_we"
-            const std::string w = index.count(it.word) || it.word.size() < 3 || it.word[1] != '_' ? it.word : it.word.substr(2);
-            const auto t = index.find(w);
-            if (t != index.end() && count[w] == 1) named.push_back(t->second);
+            std::optional<std::size_t> t = index.find(it.word);
+            if (!t && it.word.size() >= 3 && it.word[1] == '_') t = index.find(it.word.substr(2));
+            if (t) named.push_back(*t);
         }
         // the line's last number stands after its last equals sign: a result, not a factor
         const std::vector<Item> tail = items_of(a.quote.substr(eq + 1));
