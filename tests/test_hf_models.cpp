@@ -274,7 +274,7 @@ TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next
     for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(tiny() + "/" + f, bare.file(f));
     r = run_cli({"--max-memory", "105K", "run", "--model", bare.path(), "--ids", "1"});
     CHECK(r.status == 2);
-    CHECK(r.err.find("model.safetensors: expected weights whose float32 values fit in 105.0 KiB (--max-memory): the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split, found 110.0 KiB of them") != std::string::npos);
+    CHECK(r.err.find("model.safetensors: expected weights that fit in 105.0 KiB (--max-memory) as the run holds them: the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split, found 110.0 KiB of them") != std::string::npos);
 }
 
 TEST_CASE("steps --model lists a checkpoint's steps without a text, the token axes as T, and with --text its shapes") {

@@ -114,7 +114,7 @@ HfModel load_hf_model(const std::string& dir, const ModelInput& input) {
 void require_weight_budget(const std::string& where, std::size_t bytes, const std::string& what) {
     const std::size_t budget = max_memory_bytes();
     if (bytes > budget)
-        fail_file(where, fmt::format("weights whose float32 values fit in {} (--max-memory){}", human_bytes(budget), what),
+        fail_file(where, fmt::format("weights that fit in {} (--max-memory) as the run holds them{}", human_bytes(budget), what),
                   fmt::format("{} of them", human_bytes(bytes)));
 }
 

@@ -57,7 +57,8 @@ struct HfModel {
 // input. Refusals (InputError, exit 2) name the file and the field or tensor:
 // an unknown model_type (listing the known), a missing tensor, one of the
 // wrong shape, ids past the vocabulary, more tokens than n_positions. The
-// float32 size of every weight is held to --max-memory before any is converted.
+// size of every weight as the run holds it (float32, or a 16-bit matrix read in place) is held to
+// --max-memory before any is converted.
 HfModel load_hf_model(const std::string& dir, const ModelInput& input);
 
 // For the families' loaders (gpt2, bert, llama): refuses, naming `where`, weights
