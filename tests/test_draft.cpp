@@ -300,6 +300,38 @@ TEST_CASE("a notebook printing nn.Linear weights: named by its print calls, d_k 
     CHECK(verdict.count("blocks.0.attn.hook_scores_raw"));
 }
 
+TEST_CASE("a notebook that masks the raw scores and scales after: mask_at raw found, each weight named above Parameter containing:",
+          "[draft]") {
+    // tests/draft-articles/masked-before-scaling.ipynb: written with PyTorch, a cell per nn.Linear weight (printed
+    // 3 x 4 at 4 decimals, computed with all its digits), masked_fill on q @ k.T then / sqrt(d_k), and a sentence
+    // giving two rows of weights in words, one share wrong (38% where the weights print 0.2844)
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/masked-before-scaling.ipynb";
+    const attntrace::Article art = attntrace::read_article(file);
+    std::vector<std::string> names;
+    for (const auto& a : art.arrays)
+        if (a.place.cell >= 3 && a.place.cell <= 5 && a.form != attntrace::PrintedForm::prose) names.push_back(a.name);
+    CHECK(names == std::vector<std::string>{"W_query", "W_key", "W_value"});
+    const attntrace::Draft d = attntrace::draft_lesson(art);
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(lesson["config"]["mask_at"] == "raw");
+    CHECK(lesson["config"]["mask"] == "causal");
+    CHECK(lesson["config"]["weight_layout"] == "out_in");
+    CHECK(lesson["config"].value("scale", true));
+    CHECK_FALSE(lesson.contains("given"));  // every printed step is the formula's, from weights that print the same
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    CHECK(verdict["blocks.0.attn.hook_scores_masked"] == "agrees-when-rounded");
+    CHECK(verdict["blocks.0.attn.hook_pattern"] == "agrees");  // the weights are less sensitive: 4 decimals hold
+    CHECK(verdict["blocks.0.attn.hook_z"] == "agrees-when-rounded");
+    // the sentence: journey's two shares agree; with's row disagrees, by its 38%
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"key\":0,\"query\":1}"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":3}"] == "disagrees");
+    std::size_t wrong = 0;
+    for (const auto& [where, v] : verdict) wrong += v == "disagrees";
+    CHECK(wrong == 1);
+}
+
 TEST_CASE("a row whose sentence calls it scores starts an example, whatever its caption's last words name", "[draft]") {
     const std::string md = "Take the scores of one query against three keys: [2.0, 1.0, 0.1].\n\n"
                            "Divide each exponential by their sum:\n\nsoftmax = [0.659, 0.242, 0.099]\n";

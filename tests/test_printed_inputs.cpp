@@ -87,6 +87,35 @@ TEST_CASE("every run the witness search makes has inputs that print as the artic
     CHECK(runs >= 18);  // one per printed weight value (3 weights of 2 x 3), then the witnesses
 }
 
+TEST_CASE("a whole matrix off in many cells by the weights' printing: a witness for every cell at once", "[printed-inputs][draft]") {
+    // masked-before-scaling.ipynb's 4 x 4 raw scores, from nn.Linear weights scaled up: seven cells off by one or
+    // two units of the 4th decimal in both directions, which no single direction of the weights moves together
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/masked-before-scaling.ipynb";
+    json l = json::parse(draft_lesson(read_article(file)).lesson.dump());
+    REQUIRE(l.contains("input_decimals"));
+    auto scores = [](const Evaluation& e) -> const ClaimResult& {
+        for (const ClaimResult& r : e.report.results)
+            if (r.claim.step == "blocks.0.attn.hook_scores_raw" && r.claim.at.empty()) return r;
+        FAIL("no claim on the whole of the raw scores");
+        throw;
+    };
+    auto e = evaluate(parse_lesson(l.dump(), "nb.json"));
+    const ClaimResult& s = scores(*e);
+    CHECK(s.verdict == Verdict::agrees_when_rounded);
+    REQUIRE(s.document.size() == s.claim.values.size());
+    std::size_t moved = 0;
+    for (std::size_t i = 0; i < s.document.size(); ++i) {
+        CHECK(agrees_as_printed(s.document.data[i], s.claim.values.data[i], s.claim.precision_at(i)));
+        moved += !agrees_as_printed(s.computed.data[i], s.claim.values.data[i], s.claim.precision_at(i));
+    }
+    CHECK(moved >= 3);  // cells the printed weights alone get wrong
+
+    // three units of the last digit in one cell: more than the weights' printing can move it
+    for (auto& c : l["claims"])
+        if (c["step"] == "blocks.0.attn.hook_scores_raw" && !c.contains("at")) c["values"][1][1] = 1.9246;
+    CHECK(scores(*evaluate(parse_lesson(l.dump(), "nb.json"))).verdict == Verdict::disagrees);
+}
+
 TEST_CASE("input_decimals names inputs and weights the lesson holds, or is refused in one line", "[printed-inputs][errors]") {
     json l = drafted();
     l["input_decimals"] = {{"weights.W_O", 4}};

@@ -54,20 +54,6 @@ void merge_weighted(std::vector<PrintedArray>& arrays) {
     arrays = std::move(out);
 }
 
-// What `print(...)` prints, by name: its last argument's last name that is not an attribute of every tensor
-// ("sa.W_query.weight" -> "W_query", "attn_scores" -> "attn_scores", "'Q:', Q" -> "Q"); "" for a call's result.
-std::string printed_name(std::string_view arg) {
-    const std::size_t comma = arg.rfind(',');
-    if (comma != std::string_view::npos) arg = arg.substr(comma + 1);
-    while (!arg.empty() && arg.front() == ' ') arg.remove_prefix(1);
-    while (!arg.empty() && arg.back() == ' ') arg.remove_suffix(1);
-    for (std::string_view tail : {".detach()", ".numpy()", ".cpu()", ".data", ".weight", ".T"})
-        while (arg.size() > tail.size() && arg.substr(arg.size() - tail.size()) == tail) arg.remove_suffix(tail.size());
-    if (arg.empty() || arg.find_first_of("()[]'\"+-*/@ ") != std::string_view::npos) return "";
-    const std::size_t dot = arg.rfind('.');
-    return std::string(dot == std::string_view::npos ? arg : arg.substr(dot + 1));
-}
-
 // A notebook cell that prints several arrays: its outputs named, in order, by its print() calls, when they
 // are as many (a cell's output is otherwise named by the cell's last statement only).
 void name_printed_outputs(std::vector<PrintedArray>& arrays, const ArticleText& text) {
@@ -80,7 +66,7 @@ void name_printed_outputs(std::vector<PrintedArray>& arrays, const ArticleText& 
         while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
         if (place.cell >= 0 && !place.output && line.substr(0, 6) == "print(") {
             const std::size_t close = line.rfind(')');
-            if (close != std::string_view::npos && close > 6) prints[place.cell].push_back(printed_name(line.substr(6, close - 6)));
+            if (close != std::string_view::npos && close > 6) prints[place.cell].push_back(print_argument_name(line.substr(6, close - 6)));
         }
         b = e + 1;
     }

@@ -1,19 +1,22 @@
 #include "draft/chain.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "draft/start.hpp"
 #include "lesson/lesson.hpp"
+#include "trace/derived.hpp"
+#include "trace/trace.hpp"
 
 namespace attntrace {
 
 std::unique_ptr<Evaluation> run_lesson(const OrderedJson& lesson) { return evaluate(parse_lesson(lesson.dump(), "draft")); }
 
 // The lesson run, and each candidate placed on the exact run or, where the lesson rounds, the document run.
-Scored score(const OrderedJson& lesson, const Article& art, const std::vector<std::size_t>& candidates) {
+Scored score(const OrderedJson& lesson, const Article& art, const std::vector<std::size_t>& candidates, const Slack* slack) {
     Scored s;
     std::unique_ptr<Evaluation> e;
     try {
@@ -24,9 +27,9 @@ Scored score(const OrderedJson& lesson, const Article& art, const std::vector<st
     }
     s.ran = true;
     for (std::size_t i : candidates) {
-        Placement p = place_array(art.arrays[i], e->exact);
+        Placement p = place_array(art.arrays[i], e->exact, "", slack);
         if (e->document) {
-            Placement q = place_array(art.arrays[i], *e->document);
+            Placement q = place_array(art.arrays[i], *e->document, "", slack);
             if (q.agree > p.agree) p = std::move(q);
         }
         s.agree += p.agree;
@@ -34,6 +37,62 @@ Scored score(const OrderedJson& lesson, const Article& art, const std::vector<st
         s.placements.push_back(std::move(p));
     }
     return s;
+}
+
+Slack input_rounding_slack(const OrderedJson& lesson) {
+    Slack slack;
+    if (!lesson.contains("input_decimals") || lesson["input_decimals"].empty()) return slack;
+    Lesson base;
+    std::unique_ptr<Evaluation> e;
+    try {
+        base = parse_lesson(lesson.dump(), "draft");
+        base.document_rounding.clear();  // the exact arithmetic, its inputs moved
+        e = evaluate(base);
+    } catch (const InputError&) {
+        return slack;
+    }
+    auto tensor = [](Lesson& l, const std::string& key) -> Tensor* {
+        if (key.rfind("inputs.", 0) == 0 && l.inputs.count(key.substr(7))) return &l.inputs.at(key.substr(7));
+        if (key.rfind("weights.", 0) == 0 && l.weights.count(key.substr(8))) return &l.weights.at(key.substr(8));
+        return nullptr;
+    };
+    std::size_t count = 0;
+    for (const auto& [key, decimals] : base.input_decimals)
+        if (const Tensor* t = tensor(base, key)) count += t->size();
+    if (count == 0 || count > kMaxSlackValues) return slack;
+    std::vector<StepValues> at_base;  // per step of the exact run kept in full, its values
+    std::vector<const Step*> steps;
+    for (const Step& s : e->exact.steps)
+        if (s.recorded == Record::full && (s.holds_values() || is_derived(s))) {
+            steps.push_back(&s);
+            at_base.push_back(values_of(e->exact, s));
+            slack[s.name].assign(at_base.back()->size(), 0.0f);
+        }
+    for (const auto& [key, decimals] : base.input_decimals) {
+        const float half = static_cast<float>(0.5 * std::pow(10.0, -decimals));
+        for (std::size_t i = 0; i < tensor(base, key)->size(); ++i) {
+            Lesson moved = base;
+            tensor(moved, key)->data[i] += half;
+            std::unique_ptr<Evaluation> m;
+            try {
+                m = evaluate(std::move(moved));
+            } catch (const InputError&) {
+                continue;
+            }
+            for (std::size_t k = 0; k < steps.size(); ++k) {
+                const Step* ms = m->exact.find(steps[k]->name);
+                if (!ms || ms->recorded != Record::full) continue;
+                const StepValues mv = values_of(m->exact, *ms);
+                std::vector<float>& out = slack[steps[k]->name];
+                if (mv->size() != out.size()) continue;
+                for (std::size_t c = 0; c < out.size(); ++c) {
+                    const float d = std::fabs(mv->ptr()[c] - at_base[k]->ptr()[c]);
+                    if (std::isfinite(d)) out[c] += d;
+                }
+            }
+        }
+    }
+    return slack;
 }
 
 // "blocks.0.attn.hook_scores_raw" -> "scores_raw": a claim's id when the article names nothing.
@@ -50,7 +109,7 @@ namespace {
 // the claims that never read the wrong rows agree plainly (docs/lesson-format.md, A part of a step).
 // Kept when the printed numbers agree no less; returns the rows given ("" when the whole step stays).
 std::string narrow_given(OrderedJson& lesson, Scored& kept, const std::string& name, const Article& art,
-                         const std::vector<std::size_t>& candidates) {
+                         const std::vector<std::size_t>& candidates, const Slack* slack) {
     std::unique_ptr<Evaluation> e;
     try {
         e = run_lesson(lesson);
@@ -79,7 +138,7 @@ std::string narrow_given(OrderedJson& lesson, Scored& kept, const std::string& n
     trial["given"][name] = OrderedJson::object();
     trial["given"][name]["at"][axis] = at;
     trial["given"][name]["values"] = values;
-    Scored t = score(trial, art, candidates);
+    Scored t = score(trial, art, candidates, slack);
     if (!t.ran || t.agree < kept.agree) return "";
     lesson = std::move(trial);
     kept = std::move(t);
@@ -88,7 +147,7 @@ std::string narrow_given(OrderedJson& lesson, Scored& kept, const std::string& n
 
 // Each step a printed array is placed on whole, rounded at its printed decimals before the next step reads
 // it, kept when more printed numbers agree (the article computed on from its rounded values).
-void round_whole_steps(Refined& r, const Article& art, const std::vector<std::size_t>& candidates) {
+void round_whole_steps(Refined& r, const Article& art, const std::vector<std::size_t>& candidates, const Slack* slack) {
     std::size_t tries = 0;
     for (std::size_t k = 0; k < candidates.size() && tries < kMaxChainTrials; ++k) {
         const Placement& p = r.score.placements[k];
@@ -99,7 +158,7 @@ void round_whole_steps(Refined& r, const Article& art, const std::vector<std::si
         const int dec = decimals_of(art.arrays[candidates[k]]);
         trial["document_rounding"][p.step] = dec;
         ++tries;
-        const Scored s = score(trial, art, candidates);
+        const Scored s = score(trial, art, candidates, slack);
         if (s.ran && s.agree > r.score.agree) {
             r.reasons.push_back(fmt::format("document_rounding {} at {} decimals, as printed at {} ({} more printed numbers agree)",
                                             p.step, dec, art.arrays[candidates[k]].place.describe(), s.agree - r.score.agree));
@@ -114,12 +173,15 @@ void round_whole_steps(Refined& r, const Article& art, const std::vector<std::si
 
 Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::size_t>& candidates) {
     Refined r;
-    r.score = score(lesson, art, candidates);
+    // the effect of the inputs' printing, measured once on the lesson as the start gives it
+    const Slack rounding = input_rounding_slack(lesson);
+    const Slack* slack = rounding.empty() ? nullptr : &rounding;
+    r.score = score(lesson, art, candidates, slack);
     r.lesson = std::move(lesson);
     if (!r.score.ran) return r;
     // Rounding first as well: a given step may be needed only with the rounding of the steps after it
     // (Z from the article's wrong V and its weights rounded to 4 decimals).
-    round_whole_steps(r, art, candidates);
+    round_whole_steps(r, art, candidates, slack);
     // The article's chain: every printed step its formula does not give, given at once; then each taken back,
     // the latest first, unless the printed numbers of the other steps agree less without it. What stays is
     // the set the later numbers need (Q and K together, where neither alone gives a printed score).
@@ -165,7 +227,7 @@ Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::si
         return n;
     };
     if (!givens.empty()) {
-        Scored all = score(with(use), art, candidates);
+        Scored all = score(with(use), art, candidates, slack);
         if (all.ran) {
             std::vector<std::size_t> needed(givens.size(), 0);
             for (std::size_t g = givens.size(); g-- > 0;) {
@@ -174,7 +236,7 @@ Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::si
                 for (Use instead : {Use::computed, Use::rounded}) {
                     std::vector<Use> trial = use;
                     trial[g] = instead;
-                    const Scored t = score(with(trial), art, candidates);
+                    const Scored t = score(with(trial), art, candidates, slack);
                     if (t.ran && others(t, use) >= have) {
                         use = std::move(trial);
                         all = t;
@@ -190,7 +252,7 @@ Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::si
                 for (std::size_t g = 0; g < givens.size(); ++g) {
                     const std::string where = art.arrays[candidates[givens[g].candidate]].place.describe();
                     if (use[g] == Use::given) {
-                        const std::string part = narrow_given(r.lesson, r.score, givens[g].step, art, candidates);
+                        const std::string part = narrow_given(r.lesson, r.score, givens[g].step, art, candidates, slack);
                         r.reasons.push_back(fmt::format("given {}{}: the array at {} (without it, {} fewer printed numbers of other steps agree{})",
                                                         givens[g].step, part.empty() ? "" : " at " + part, where, needed[g],
                                                         part.empty() ? "" : "; its other rows are the formula's at their printed decimals"));
@@ -204,7 +266,7 @@ Refined refine(OrderedJson lesson, const Article& art, const std::vector<std::si
             }
         }
     }
-    round_whole_steps(r, art, candidates);
+    round_whole_steps(r, art, candidates, slack);
     return r;
 }
 

@@ -38,8 +38,19 @@ struct Refined {
 // The lesson evaluated (InputError when it cannot run).
 std::unique_ptr<Evaluation> run_lesson(const OrderedJson& lesson);
 
-// The lesson run, and each candidate placed on the exact run or, where the lesson rounds, the document run.
-Scored score(const OrderedJson& lesson, const Article& art, const std::vector<std::size_t>& candidates);
+// The most printed input values whose effect the search measures (one run each, for each convention
+// tried): a few hundred runs of a small lesson stay well under a second. Past it, no slack.
+inline constexpr std::size_t kMaxSlackValues = 256;
+
+// The lesson run, and each candidate placed on the exact run or, where the lesson rounds, the document run
+// (within `slack` where there is one: place.hpp).
+Scored score(const OrderedJson& lesson, const Article& art, const std::vector<std::size_t>& candidates,
+             const Slack* slack = nullptr);
+
+// How far each step may move with the rounding of the lesson's input_decimals inputs (place.hpp's Slack):
+// one run per printed value, moved by half its last digit; empty without input_decimals, past
+// kMaxSlackValues values, or when the lesson does not run.
+Slack input_rounding_slack(const OrderedJson& lesson);
 
 // The base lesson with the article's chain and rounding that make the most of the candidates' printed
 // numbers agree (docs/drafting.md, steps 4 and 5).

@@ -48,16 +48,21 @@ std::vector<Slice> slices_of(const Step& s) {
     return out;
 }
 
-// The numbers of `a` against `values` (row-major, as `a` prints them).
-void compare(const PrintedArray& a, const std::vector<float>& values, Placement& p) {
+// The numbers of `a` against `values` (row-major, as `a` prints them), each also within its `slack` when
+// there is one (as many as the values).
+void compare(const PrintedArray& a, const std::vector<float>& values, Placement& p, const std::vector<float>* slack = nullptr) {
     p.agree = p.total = 0;
     p.max_error = 0;
     std::size_t k = 0;
     for (const auto& row : a.rows)
         for (const auto& n : row) {
-            const float x = values[k++];
+            const float x = values[k];
+            const float extra = slack ? (*slack)[k] : 0.0f;
+            ++k;
             ++p.total;
-            if (agrees_at_precision(x, static_cast<float>(n.value), n.decimals)) ++p.agree;
+            if (agrees_at_precision(x, static_cast<float>(n.value), n.decimals) ||
+                (extra > 0 && std::fabs(static_cast<double>(x) - n.value) <= 0.5 * std::pow(10.0, -n.decimals) + extra))
+                ++p.agree;
             p.max_error = std::max(p.max_error, std::fabs(static_cast<double>(x) - n.value));
         }
     p.computed.assign(values.begin(), values.end());
@@ -195,7 +200,7 @@ Placement place_weighted(const PrintedArray& a, const Trace& trace) {
 
 }  // namespace
 
-Placement place_array(const PrintedArray& a, const Trace& trace, const std::string& only) {
+Placement place_array(const PrintedArray& a, const Trace& trace, const std::string& only, const Slack* slack) {
     Placement best;
     if (a.elided || a.rows.empty()) return best;
     if (a.weighted) return place_weighted(a, trace);
@@ -207,7 +212,7 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
     // "Z_2", "head 2": the head a name numbers from 1 (0 numbers the first too)
     int head_hint = -1;
     if (!a.name.empty() && std::isdigit(static_cast<unsigned char>(a.name.back()))) head_hint = std::max(0, a.name.back() - '0' - 1);
-    std::vector<float> buf;
+    std::vector<float> buf, buf_slack;
     std::vector<std::string> whole_in;  // the steps with a selection it agrees with whole
     for (const Step& s : trace.steps) {
         if (s.recorded != Record::full || s.shape.empty() || s.axes.size() != s.shape.size()) continue;
@@ -215,11 +220,18 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
         if (!only.empty() && !ends_with(s.name, only)) continue;
         const StepValues v = values_of(trace, s);
         const float* x = v->ptr();
-        auto consider = [&](json at, auto value_at, std::size_t n, const Slice& sl) {
+        const auto sl_it = slack ? slack->find(s.name) : Slack::const_iterator{};
+        const float* y = slack && sl_it != slack->end() && sl_it->second.size() == v->size() ? sl_it->second.data() : nullptr;
+        // offset_at(k): the step's flat offset of the selection's k-th number
+        auto consider = [&](json at, auto offset_at, std::size_t n, const Slice& sl) {
             buf.resize(n);
-            for (std::size_t k = 0; k < n; ++k) buf[k] = value_at(k);
+            buf_slack.resize(n);
+            for (std::size_t k = 0; k < n; ++k) {
+                buf[k] = x[offset_at(k)];
+                buf_slack[k] = y ? y[offset_at(k)] : 0.0f;
+            }
             Placement p;
-            compare(a, buf, p);
+            compare(a, buf, p, y ? &buf_slack : nullptr);
             p.step = s.name;
             p.row_axis = sl.row_axis;
             p.col_axis = sl.col_axis;
@@ -233,8 +245,7 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
             }
         };
         for (const Slice& sl : slices_of(s)) {
-            const float* base = x + sl.offset;
-            auto at_ij = [&](std::size_t i, std::size_t j) { return base[i * sl.row_stride + j * sl.col_stride]; };
+            auto at_ij = [&](std::size_t i, std::size_t j) { return sl.offset + i * sl.row_stride + j * sl.col_stride; };
             if (!scalar && pr == sl.rows && pc == sl.cols)  // the whole slice
                 consider(sl.at, [&](std::size_t k) { return at_ij(k / pc, k % pc); }, pr * pc, sl);
             if (!scalar && pr == 1 && pc == sl.cols && sl.rows > 1 && !sl.row_axis.empty())  // a row

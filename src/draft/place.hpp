@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,19 @@ struct Placement {
     bool whole() const { return total > 0 && agree == total; }
 };
 
+// How far each cell of a step may move with the rounding of the inputs an article printed (a bound of
+// the first order: the sum over the printed input values of each one's own effect, moved by half its
+// last digit), by step name, row-major as the step holds it. A number that differs from the run by no
+// more than its own half unit and this agrees in a placement (the article computed with more digits
+// than it printed; the check then looks for a witness, docs/lesson-format.md, Inputs printed rounded).
+using Slack = std::map<std::string, std::vector<float>>;
+
 // The best placement of `a` in `trace` (every step recorded in full), or one
 // with an empty step when no selection has its shape. Prose numbers (1 x 1)
 // are placed on single cells only; an elided array is placed on nothing.
-// With `only`, the steps whose names end with it ("hook_pattern").
-Placement place_array(const PrintedArray& a, const Trace& trace, const std::string& only = "");
+// With `only`, the steps whose names end with it ("hook_pattern"); with `slack`, each
+// number agrees within its step's slack too.
+Placement place_array(const PrintedArray& a, const Trace& trace, const std::string& only = "", const Slack* slack = nullptr);
 
 // The last part of the step an article's usual name for an array points to
 // ("Q": "hook_q", "\tilde{S}": "hook_scores_scaled", "A": "hook_pattern"); "" when the name says nothing.

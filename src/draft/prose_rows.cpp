@@ -10,10 +10,12 @@ namespace attntrace {
 
 namespace {
 
-// A word or a number of a sentence, in order; punctuation and quotes between them dropped.
+// A word or a number of a sentence, in order; punctuation and quotes between them dropped, but for the end
+// of a clause (';', or a '.' ending a sentence): an item of no word and no number.
 struct Item {
-    std::string word;                    // lowercased; "" for a number
+    std::string word;                    // lowercased; "" for a number or a clause's end
     std::optional<PrintedNumber> number;
+    bool ends_clause() const { return word.empty() && !number; }
 };
 
 bool word_byte(unsigned char c) { return std::isalnum(c) || c == '_' || c == '[' || c == ']' || c == '<' || c == '>'; }
@@ -53,6 +55,7 @@ std::vector<Item> items_of(const std::string& s) {
             out.push_back({w, std::nullopt});
             i = j;
         } else {
+            if (c == ';' || (c == '.' && (i + 1 == s.size() || s[i + 1] == ' '))) out.push_back({"", std::nullopt});
             ++i;
         }
     }
@@ -116,47 +119,52 @@ std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::stri
         std::size_t next = 0;
         for (std::size_t k = 0; k < items.size() && next < arrays.size(); ++k)
             if (items[k].number && same(*items[k].number, art.arrays[arrays[next]].rows[0][0])) array_of[k] = arrays[next++];
-        ProseRow row;
-        row.first = &first;
-        std::optional<std::size_t> query;
-        std::vector<std::pair<std::size_t, std::size_t>> pending;  // (item, key) with "itself" as the query, later
-        bool any_number = false;
-        constexpr std::size_t kItself = static_cast<std::size_t>(-1);
-        for (std::size_t k = 0; k < items.size(); ++k) {
-            if (!items[k].number) {
-                // the query: the last token named before the first number, unless that number is its own ("cat (30%)")
-                if (!any_number)
-                    if (auto t = token_of(items[k].word); t && !(k + 1 < items.size() && items[k + 1].number)) query = t;
-                continue;
+        // each clause its own row ("the attends 60% to cat; cat attends 70% to itself")
+        for (std::size_t begin = 0, end = 0; begin < items.size(); begin = end + 1) {
+            end = begin;
+            while (end < items.size() && !items[end].ends_clause()) ++end;
+            ProseRow row;
+            row.first = &first;
+            std::optional<std::size_t> query;
+            std::vector<std::pair<std::size_t, std::size_t>> pending;  // (item, key) with "itself" as the query, later
+            bool any_number = false;
+            constexpr std::size_t kItself = static_cast<std::size_t>(-1);
+            for (std::size_t k = begin; k < end; ++k) {
+                if (!items[k].number) {
+                    // the query: the last token named before the first number, unless that number is its own ("cat (30%)")
+                    if (!any_number)
+                        if (auto t = token_of(items[k].word); t && !(k + 1 < end && items[k + 1].number)) query = t;
+                    continue;
+                }
+                any_number = true;
+                if (!array_of[k]) continue;
+                const PrintedNumber& n = *items[k].number;
+                if (n.value < 0 || n.value > 1) continue;  // a weight: a share of the row
+                std::optional<std::size_t> key;
+                const auto key_word = [&](const std::string& w) -> std::optional<std::size_t> {
+                    if (w == "itself") return kItself;
+                    return token_of(w);
+                };
+                if (k + 2 < end && !items[k + 1].number && !items[k + 2].number &&
+                    (items[k + 1].word == "to" || items[k + 1].word == "on" || items[k + 1].word == "for" || items[k + 1].word == "towards"))
+                    key = key_word(items[k + 2].word);  // "51% to fell"
+                if (!key && k > begin && !items[k - 1].number) key = key_word(items[k - 1].word);  // "cat (30%)", "cat: 0.30"
+                if (!key) continue;
+                pending.push_back({k, *key});
             }
-            any_number = true;
-            if (!array_of[k]) continue;
-            const PrintedNumber& n = *items[k].number;
-            if (n.value < 0 || n.value > 1) continue;  // a weight: a share of the row
-            std::optional<std::size_t> key;
-            const auto key_word = [&](const std::string& w) -> std::optional<std::size_t> {
-                if (w == "itself") return kItself;
-                return token_of(w);
-            };
-            if (k + 2 < items.size() && !items[k + 1].number && !items[k + 2].number &&
-                (items[k + 1].word == "to" || items[k + 1].word == "on" || items[k + 1].word == "for" || items[k + 1].word == "towards"))
-                key = key_word(items[k + 2].word);  // "51% to fell"
-            if (!key && k >= 1 && !items[k - 1].number) key = key_word(items[k - 1].word);  // "cat (30%)", "cat: 0.30"
-            if (!key) continue;
-            pending.push_back({k, *key});
+            if (!query || pending.size() < 1) continue;
+            for (const auto& [k, key] : pending) {
+                row.keys.push_back(key == kItself ? *query : key);
+                row.numbers.push_back(*items[k].number);
+                row.arrays.push_back(*array_of[k]);
+            }
+            // one number per key: a key named twice is no row
+            std::vector<std::size_t> keys = row.keys;
+            std::sort(keys.begin(), keys.end());
+            if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) continue;
+            row.query = *query;
+            out.push_back(std::move(row));
         }
-        if (!query || pending.size() < 1) continue;
-        for (const auto& [k, key] : pending) {
-            row.keys.push_back(key == kItself ? *query : key);
-            row.numbers.push_back(*items[k].number);
-            row.arrays.push_back(*array_of[k]);
-        }
-        // one number per key: a key named twice is no row
-        std::vector<std::size_t> keys = row.keys;
-        std::sort(keys.begin(), keys.end());
-        if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) continue;
-        row.query = *query;
-        out.push_back(std::move(row));
     }
     return out;
 }

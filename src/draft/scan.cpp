@@ -77,6 +77,21 @@ std::string trim(std::string_view s) {
     return std::string(s.substr(a, b - a));
 }
 
+// What `print(...)` prints, by name: its last argument's last name that is not an attribute of every tensor
+// ("sa.W_query.weight" -> "W_query", "attn_scores" -> "attn_scores", "'Q:', Q" -> "Q"); "" for a call's result.
+std::string print_argument_name(std::string_view arg) {
+    const std::size_t comma = arg.rfind(',');
+    if (comma != std::string_view::npos) arg = arg.substr(comma + 1);
+    while (!arg.empty() && arg.front() == ' ') arg.remove_prefix(1);
+    while (!arg.empty() && arg.back() == ' ') arg.remove_suffix(1);
+    if (const std::size_t r = arg.rfind(".round("); r != std::string_view::npos && arg.back() == ')') arg = arg.substr(0, r);
+    for (std::string_view tail : {".detach()", ".numpy()", ".cpu()", ".data", ".weight", ".T"})
+        while (arg.size() > tail.size() && arg.substr(arg.size() - tail.size()) == tail) arg.remove_suffix(tail.size());
+    if (arg.empty() || arg.find_first_of("()[]'\"+-*/@ ") != std::string_view::npos) return "";
+    const std::size_t dot = arg.rfind('.');
+    return std::string(dot == std::string_view::npos ? arg : arg.substr(dot + 1));
+}
+
 std::string clean_label(std::string_view s) {
     std::string out;
     for (std::size_t i = 0; i < s.size();) {

@@ -79,6 +79,9 @@ std::vector<PrintedSetting> scan_settings(const ArticleText& text);
 
 // Helpers the scanners share.
 std::string trim(std::string_view s);
+// The array a print(...) call's argument names: its last argument's last name that is not an attribute of
+// every tensor ("sa.W_query.weight" -> "W_query", "'Q:', Q" -> "Q"); "" for a call's result.
+std::string print_argument_name(std::string_view arg);
 // A label as a reader sees it: LaTeX's \text{...}, quotes, arrows and markup taken off.
 std::string clean_label(std::string_view s);
 // Fills a.shape from a.rows (1 x n: (n)) and a.elided from ragged rows.

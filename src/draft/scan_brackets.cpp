@@ -86,13 +86,16 @@ void read_rows(std::string_view s, const Pair& p, PrintedArray& a, std::vector<s
 
 // What the line above an array printed alone on its lines calls it: a REPL's or a notebook cell's last
 // statement ("print(x)", ">>> q", "In [3]: weights", "display(A)"), or a caption ending in ':'
-// ("Attention weights:") or in '=' ("W_Q ="); "" for anything else. Looks at one line only.
+// ("Attention weights:") or in '=' ("W_Q ="); "" for anything else. Looks at one line only, or two where
+// torch's "Parameter containing:" stands between the statement and the array.
 std::string name_above(std::string_view s, std::size_t line_begin) {
     if (line_begin < 2) return "";
     const std::size_t end = line_begin - 1;  // the '\n' ending the line above
     const std::size_t begin = s.rfind('\n', end - 1) == std::string_view::npos ? 0 : s.rfind('\n', end - 1) + 1;
     if (end - begin > 200) return "";
     std::string line = trim(s.substr(begin, end - begin));
+    // torch prints a module's weight under "Parameter containing:": the statement above it names it
+    if (line == "Parameter containing:") return name_above(s, begin);
     for (std::string_view prompt : {">>> ", "In [", "... "}) {
         if (line.rfind(prompt, 0) != 0) continue;
         line = prompt == "In [" && line.find("]:") != std::string::npos ? trim(line.substr(line.find("]:") + 2))
@@ -104,7 +107,8 @@ std::string name_above(std::string_view s, std::size_t line_begin) {
     if (line.size() >= 2 && line.back() == '=' && line.size() <= 41 && line.find_first_of("()[]{}=") == line.size() - 1)
         return trim(line.substr(0, line.size() - 1));
     for (std::string_view call : {"print(", "display("})
-        if (line.rfind(call, 0) == 0 && line.back() == ')') line = trim(line.substr(call.size(), line.size() - call.size() - 1));
+        if (line.rfind(call, 0) == 0 && line.back() == ')')
+            return print_argument_name(std::string_view(line).substr(call.size(), line.size() - call.size() - 1));
     // one identifier (a trailing ".detach()" or ".numpy()" is no other array)
     std::size_t k = 0;
     while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_')) ++k;

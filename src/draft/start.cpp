@@ -473,6 +473,10 @@ std::string Start::describe() const {
 }
 
 std::string Conventions::describe(StartKind kind) const {
+    return describe_grid(kind) + (mask_raw ? ", masked before the scaling" : "");
+}
+
+std::string Conventions::describe_grid(StartKind kind) const {
     switch (kind) {
         case StartKind::embed:
             return fmt::format("{}scaling {}, mask {}, weights {}{}{}", heads == 1 ? "" : fmt::format("{} heads, ", heads),
@@ -678,6 +682,17 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
                 out.push_back(std::move(c));
             }
     }
+    // code that masks the raw scores and scales after (masked_fill on q @ k.T, then / sqrt(d_k)): the same
+    // weights, other masked scores; each masked, scaled convention tried again so (after: a tie keeps PyTorch's)
+    if (s.kind == StartKind::embed || s.kind == StartKind::qkv || s.kind == StartKind::scores) {
+        const std::size_t n = out.size();
+        for (std::size_t k = 0; k < n; ++k)
+            if (out[k].mask != "none" && out[k].scale && (s.kind != StartKind::scores || out[k].given_at == "hook_scores_raw")) {
+                Conventions c = out[k];
+                c.mask_raw = true;
+                out.push_back(std::move(c));
+            }
+    }
     return out;
 }
 
@@ -717,6 +732,7 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
     if (s.d_k) config["d_k"] = s.kind == StartKind::embed ? s.d_k / c.heads : s.d_k;  // embed: W^Q's columns over the heads
     if (c.transposed) config["weight_layout"] = "out_in";
     if (!c.max_shift) config["max_shift"] = false;
+    if (c.mask_raw) config["mask_at"] = "raw";
     if (c.sinusoidal) config["positions"] = "sinusoidal";
     l["config"] = config;
     const auto& A = art.arrays;

@@ -71,9 +71,13 @@ struct Conventions {
     OrderedJson mask_json;         // mask: config.mask as the lesson writes it (null: `mask` itself)
     std::string hint;              // mask: the word around the printed mask that put this kind first, or ""
     bool max_shift = true;         // scores, qkv: the softmax's exp of s - max (PyTorch's), or of s itself (by hand)
+    bool mask_raw = false;         // embed, qkv, raw scores: the mask applied to the raw scores, before the scaling (mask_at raw)
     bool unbiased = false;         // norm: the variance over n - 1 (torch's .var() and .std()), not n (LayerNorm's)
     double eps = 1e-5;             // norm: nn.LayerNorm's, or 0 (by hand)
     std::string describe(StartKind kind) const;
+
+private:
+    std::string describe_grid(StartKind kind) const;  // describe() without mask_raw
 };
 
 // Every start the article's arrays allow, in the order of the text (the

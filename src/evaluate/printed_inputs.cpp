@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "core/decimal.hpp"
 
@@ -40,6 +43,64 @@ double half_unit(float printed, Precision p) {
     if (p.unit == Precision::Unit::decimals) return 0.5 * std::pow(10.0, -p.digits);
     const double mag = printed == 0 ? 1 : std::pow(10.0, std::floor(std::log10(std::fabs(printed))) - p.digits + 1);
     return 0.5 * mag;
+}
+
+// The linear model's target, in units of each cell's half unit: inside this much of it, so that the real
+// run (not quite linear, and in float32) still prints as the claim.
+constexpr double kSolveMargins[] = {0.8, 0.5};
+// The projected gradient's iterations at most, and its work (iterations x cells x values) at most.
+constexpr std::size_t kSolveIterations = 3000;
+constexpr double kSolveWork = 6e7;
+
+// Values u (each in [-1, 1], in units of its move) under which the linear model of the claim's cells,
+// computed + slope·u, is within `margin` half units of each printed number: projected gradient descent
+// (with momentum) on the squared excess. `half` holds each cell's half unit (0: a cell left out). Returns
+// nothing when the model has no such u or the work is too much.
+std::optional<std::vector<double>> solve_witness(const std::vector<double>& computed, const std::vector<double>& printed,
+                                                 const std::vector<double>& half, const std::vector<std::vector<float>>& slope,
+                                                 double margin) {
+    const std::size_t V = slope.size(), C = computed.size();
+    if (V == 0 || C == 0) return std::nullopt;
+    const std::size_t iterations =
+        std::min(kSolveIterations, static_cast<std::size_t>(kSolveWork / static_cast<double>(V * C)));
+    if (iterations < 50) return std::nullopt;
+    // the slopes in half units: S[i][v]
+    std::vector<double> S(C * V, 0.0), target(C, 0.0);
+    double lipschitz = 0;
+    for (std::size_t i = 0; i < C; ++i) {
+        if (half[i] <= 0) continue;
+        target[i] = (printed[i] - computed[i]) / half[i];
+        for (std::size_t v = 0; v < V; ++v) {
+            S[i * V + v] = slope[v].size() == C ? slope[v][i] / half[i] : 0.0;
+            lipschitz += S[i * V + v] * S[i * V + v];
+        }
+    }
+    if (lipschitz == 0) return std::nullopt;
+    const double step = 1.0 / (2.0 * lipschitz);
+    std::vector<double> u(V, 0.0), prev(V, 0.0), y(V, 0.0), grad(V), r(C);
+    double t = 1;
+    for (std::size_t it = 0; it < iterations; ++it) {
+        // the excess at y, and whether u itself is inside
+        std::fill(grad.begin(), grad.end(), 0.0);
+        double excess = 0;
+        for (std::size_t i = 0; i < C; ++i) {
+            if (half[i] <= 0) continue;
+            double ri = -target[i];
+            for (std::size_t v = 0; v < V; ++v) ri += S[i * V + v] * y[v];
+            const double e = std::fabs(ri) - margin;
+            if (e <= 0) continue;
+            excess += e * e;
+            const double g = 2 * e * (ri > 0 ? 1 : -1);
+            for (std::size_t v = 0; v < V; ++v) grad[v] += g * S[i * V + v];
+        }
+        if (excess == 0) return y;
+        prev = u;
+        for (std::size_t v = 0; v < V; ++v) u[v] = std::clamp(y[v] - step * grad[v], -1.0, 1.0);
+        const double t_next = (1 + std::sqrt(1 + 4 * t * t)) / 2;
+        for (std::size_t v = 0; v < V; ++v) y[v] = u[v] + (t - 1) / t_next * (u[v] - prev[v]);
+        t = t_next;
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -102,6 +163,25 @@ void within_printed_inputs(const Lesson& lesson, CheckReport& report,
             got = rerun(moved).results.at(wrong[w]).computed;
             if (agrees(got, c)) break;
             got = Tensor{};
+        }
+        // else every cell at once: the values that the linear model puts inside each printed number's
+        // rounding, then a real run from them
+        for (const double margin : kSolveMargins) {
+            if (got.size()) break;
+            std::vector<double> computed(pull.size()), printed(pull.size()), half(pull.size(), 0.0);
+            for (std::size_t i = 0; i < pull.size(); ++i) {
+                const float x = r.computed.data[i], p = c.values.data[i];
+                computed[i] = x;
+                printed[i] = p;
+                if (std::isfinite(x) && std::isfinite(p)) half[i] = half_unit(p, c.precision_at(i));
+            }
+            const auto u = solve_witness(computed, printed, half, slope[w], margin);
+            if (!u) continue;
+            Lesson moved = base;
+            for (std::size_t v = 0; v < values.size(); ++v)
+                input_tensor(moved, values[v].key).data[values[v].cell] += static_cast<float>((*u)[v]) * values[v].half;
+            got = rerun(moved).results.at(wrong[w]).computed;
+            if (!agrees(got, c)) got = Tensor{};
         }
         if (!got.size()) continue;
         r.verdict = Verdict::agrees_when_rounded;
