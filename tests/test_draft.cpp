@@ -854,6 +854,36 @@ TEST_CASE("formula images: each URL's LaTeX read in its place, the URL's own dig
 
 namespace test_draft {
 
+TEST_CASE("formula images whose alt text repeats the formula, spaces as &space;, the formula in the path", "[draft]") {
+    // tests/draft-articles/formula-titles.md: codecogs URLs as its editor writes them (&space;), each image's alt text
+    // (or an <img>'s title) the same LaTeX, Q, K and V as i.upmath.me/svg/TEX images; Z's last row planted wrong
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/formula-titles.md";
+    const attntrace::Article a = attntrace::read_article(file);
+    std::map<std::string, int> named;
+    for (const auto& x : a.arrays) ++named[x.name];
+    for (const char* n : {"X", "W^Q", "W^K", "W^V", "Q", "K", "V", "Z"}) CHECK(named[n] == 1);  // each once, named by its formula
+    const attntrace::Draft d = attntrace::draft_lesson(a);
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(d.unplaced.empty());
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    for (const char* step : {"blocks.0.attn.hook_q", "blocks.0.attn.hook_k", "blocks.0.attn.hook_v", "blocks.0.attn.hook_scores_raw",
+                             "blocks.0.attn.hook_pattern"})
+        CHECK(verdict[step] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_z"] == "disagrees");
+    CHECK(verdict["blocks.0.attn.hook_z{\"query\":2}"] == "disagrees");
+    CHECK(verdict["blocks.0.attn.hook_z{\"query\":0}"] == "agrees");  // its rows claimed each, the right ones agreeing
+    // in a page, an <img>'s alt text that repeats its formula is not read again
+    const std::string page = "<p><img src=\"https://latex.codecogs.com/svg.image?Q%20%3D%20%5Cbegin%7Bbmatrix%7D1.5%260%5C%5C0%261%5Cend%7Bbmatrix%7D\" "
+                             "alt=\"Q = \\begin{bmatrix}1.5&amp;0\\\\0&amp;1\\end{bmatrix}\"></p>\n";
+    const attntrace::Article html = attntrace::read_article_text(page, "p.html", "html");
+    REQUIRE(html.arrays.size() == 1);
+    CHECK(html.arrays[0].name == "Q");
+    // the path's formula read; the same host's other addresses still dropped
+    CHECK(attntrace::read_article_text("See https://i.upmath.me/2023/05/attention for more.\n", "l.md", "markdown").arrays.empty());
+}
+
 TEST_CASE("numpy prints captioned 'NAME =' on the line above: two heads, W_O, the residual and LayerNorm", "[draft]") {
     // tests/draft-articles/two-heads-residual.md: every array a numpy print under its own "X =" line
     const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/two-heads-residual.md";

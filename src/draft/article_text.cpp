@@ -237,7 +237,10 @@ void html_text(std::string_view s, ArticleText& out, ArticlePlace place) {
                 continue;
             }
             if (name == "img") {
-                line += " " + decode_entities(attribute(tag, "src")) + " " + decode_entities(attribute(tag, "alt")) + " ";
+                // a formula image's alt text repeats its formula, which its address gives (with_formula_urls)
+                const std::string src = decode_entities(attribute(tag, "src"));
+                const bool formula = with_formula_urls(src).find("\\[") != std::string::npos;
+                line += " " + src + " " + (formula ? std::string() : decode_entities(attribute(tag, "alt"))) + " ";
                 continue;
             }
             if (name == "pre") {
@@ -351,7 +354,14 @@ std::string with_formula_urls(std::string_view line) {
             if (c == ')' && --parens < 0) break;
         }
         const std::string_view url = line.substr(at, end - at);
-        const std::size_t q = url.find('?');
+        // the formula: the query (latex.codecogs.com/svg.image?TEX), else the path's part from the last '/'
+        // before its first backslash, plain or escaped (i.upmath.me/svg/TEX)
+        std::size_t q = url.find('?');
+        if (q == std::string_view::npos || (url.find('\\', q) == std::string_view::npos && url.find("%5C", q) == std::string_view::npos &&
+                                            url.find("%5c", q) == std::string_view::npos)) {
+            std::size_t slash = std::min({url.find('\\'), url.find("%5C"), url.find("%5c")});
+            if (slash != std::string_view::npos && slash > 8) q = url.rfind('/', slash);
+        }
         if (q != std::string_view::npos) {
             std::string tex;
             const std::string_view query = url.substr(q + 1);
@@ -365,9 +375,26 @@ std::string with_formula_urls(std::string_view line) {
             }
             tex = decode_entities(tex);
             if (tex.find('\\') != std::string::npos) {  // a formula image: its LaTeX in place of its address
-                out.append(line.substr(copied, at - copied));
+                std::string_view before = line.substr(copied, at - copied);
+                // a Markdown image, ![ALT](URL): its alt text, which often repeats the formula, goes with it
+                const std::size_t alt = before.size() >= 2 && before.substr(before.size() - 2) == "](" ? before.rfind("![")
+                                                                                                      : std::string_view::npos;
+                bool image = false;
+                if (alt != std::string_view::npos) {
+                    before = before.substr(0, alt);
+                    image = true;
+                }
+                // an <img src="URL" title="..." alt="..."> in Markdown: the tag goes with it (its title and alt repeat it)
+                std::size_t resume = image && end < line.size() && line[end] == ')' ? end + 1 : end;
+                const bool in_tag = before.size() >= 5 && (before.substr(before.size() - 5) == "src=\"" || before.substr(before.size() - 5) == "src='");
+                if (const std::size_t open = in_tag ? before.rfind('<') : std::string_view::npos; open != std::string_view::npos) {
+                    const std::size_t close = line.find('>', end);
+                    before = before.substr(0, open);
+                    resume = close == std::string_view::npos ? line.size() : close + 1;
+                }
+                out.append(before);
                 out += " \\[" + tex + "\\] ";
-                copied = end;
+                copied = resume;
             }
         }
         if (copied < end && (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0)) {

@@ -41,7 +41,8 @@ private:
 // naming `file` when it is not a notebook's JSON).
 ArticleText article_text(std::string_view content, const std::string& format, const std::string& file);
 
-// Each formula image URL in `line` ("https://latex.codecogs.com/svg.image?X%20%3D%20%5Cbegin...")
+// Each formula image URL in `line` ("https://latex.codecogs.com/svg.image?X%20%3D%20%5Cbegin...", or the
+// formula in its path: "https://i.upmath.me/svg/X%20%3D%20%5Cbegin...") with a Markdown image's alt text,
 // replaced by its decoded LaTeX as "\[ ... \]", and every other http(s) address dropped (its digits
 // are no printed numbers); the line unchanged when it has none.
 std::string with_formula_urls(std::string_view line);
