@@ -332,6 +332,57 @@ TEST_CASE("a notebook that masks the raw scores and scales after: mask_at raw fo
     CHECK(wrong == 1);
 }
 
+TEST_CASE("a notebook that works attention on X itself, then with weights: two examples sharing X, row sums placed", "[draft]") {
+    // tests/draft-articles/without-then-with-weights.ipynb (written with PyTorch): inputs @ inputs.T, its softmax,
+    // "All row sums: tensor([1.0000, ...])", the context vectors; then W_query, W_key, W_value printed, keys,
+    // scores, weights (one planted wrong) and context vectors under the same names as before
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/without-then-with-weights.ipynb";
+    const attntrace::Article art = attntrace::read_article(file);
+    REQUIRE(art.arrays.size() > 1);
+    CHECK(art.arrays[1].name == "inputs");  // "inputs = torch.tensor(" on the line above its first row
+    const std::vector<attntrace::Draft> ds = attntrace::draft_lessons(art);
+    REQUIRE(ds.size() == 2);
+    const auto alone = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(alone.dump(1));
+    CHECK(ds[0].start == "the embeddings X alone (Q = K = V = X)");
+    CHECK(alone["weights"]["W_Q"] == nlohmann::json{{"generate", "identity"}});
+    std::map<std::string, std::string> v1 = verdicts(alone);
+    CHECK(v1["blocks.0.attn.hook_scores_raw"] == "agrees");
+    CHECK(v1["blocks.0.attn.hook_z"] == "agrees");
+    bool sums = false;
+    for (const auto& c : alone["claims"])
+        sums = sums || (c["id"] == "Allrowsums" && c["of"] == "row_sum" && c["step"] == "blocks.0.attn.hook_pattern" &&
+                        c["expect"] == "agrees");
+    CHECK(sums);
+    const auto with = nlohmann::json::parse(ds[1].lesson.dump());
+    INFO(with.dump(1));
+    CHECK(ds[1].start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(ds[1].unplaced.empty());
+    std::map<std::string, std::string> v2 = verdicts(with);
+    CHECK(v2["blocks.0.attn.hook_scores_raw"] == "agrees");
+    CHECK(v2["blocks.0.attn.hook_z"] == "agrees");
+    CHECK(v2["blocks.0.attn.hook_pattern{\"query\":2}"] == "disagrees");
+    CHECK(v2["blocks.0.attn.hook_pattern{\"query\":1}"] == "agrees");
+}
+
+TEST_CASE("an HTML page of per-head tables with captions: each head's scores, weights and output on its head", "[draft]") {
+    // tests/draft-articles/two-heads-tables.html: MathJax pmatrix inputs, then <table>s captioned "Head 2: attention
+    // weights"; head 2's first row planted wrong
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/two-heads-tables.html";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["config"]["heads"] == 2);
+    CHECK(d.unplaced.empty());
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    CHECK(verdict["blocks.0.attn.hook_scores_scaled{\"head\":1}"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"head\":0}"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"head\":1}"] == "disagrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"head\":1,\"query\":0}"] == "disagrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"head\":1,\"query\":1}"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_z{\"head\":1}"] == "agrees");
+}
+
 TEST_CASE("a row whose sentence calls it scores starts an example, whatever its caption's last words name", "[draft]") {
     const std::string md = "Take the scores of one query against three keys: [2.0, 1.0, 0.1].\n\n"
                            "Divide each exponential by their sum:\n\nsoftmax = [0.659, 0.242, 0.099]\n";

@@ -93,8 +93,8 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
         // an array named as a weight is an input or nothing: never a claim on a step the run computes
         if ((!is_table(a) && !norm_number) || used[i] || read || weight_role(a.name) >= 0) continue;
         bool again = false;
-        for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)
-            again = is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && !same_numbers(A[j], a);
+        for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)  // (another example's array is not this one's)
+            again = !used[j] && is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && !same_numbers(A[j], a);
         if (again) {
             reasons.push_back(fmt::format("the example ends before {} ({} printed again with other numbers)", a.place.describe(), a.name));
             break;
@@ -335,11 +335,12 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         if (p.step.empty()) continue;
         const PrintedArray& a = art.arrays[ex.candidates[k]];
         used[ex.candidates[k]] = true;
-        OrderedJson c = {{"id", claim_id(!p.of.empty() ? "weighted-values" : a.name.empty() ? step_leaf(p.step) : bare(a.name), ids)}, {"step", p.step}};
+        const bool terms = p.of == "terms";
+        OrderedJson c = {{"id", claim_id(terms ? "weighted-values" : a.name.empty() ? step_leaf(p.step) : bare(a.name), ids)}, {"step", p.step}};
         if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
         if (!p.of.empty()) c["of"] = p.of;
         c["decimals"] = decimals_of(a);
-        c["values"] = p.of.empty() || a.rows.size() > 1 ? values_json(a) : OrderedJson::array({values_json(a)});
+        c["values"] = !terms || a.rows.size() > 1 ? values_json(a) : OrderedJson::array({values_json(a)});
         c["expect"] = "agrees";  // replaced below by the verdict the check gives
         c["quote"] = a.quote;
         c["note"] = "drafted from " + a.place.describe() + (a.legend.empty() ? "" : ", read " + a.legend);
@@ -347,7 +348,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
                                         a.place.describe(), p.step, p.at.empty() ? "" : " " + p.at.dump(), p.agree, p.total,
                                         2 * p.agree >= p.total ? "" : " (placed by its name or form, not its numbers)"));
         claims.push_back(std::move(c));
-        if (p.of.empty()) splits.push_back({claims.size() - 1, &a, p});  // terms are claimed whole
+        if (p.of.empty()) splits.push_back({claims.size() - 1, &a, p});  // terms and sums are claimed whole
         if (step_leaf(p.step) == "pattern" && (p.at.empty() || p.at.contains("head")) && sums_to_one(a)) {
             OrderedJson sum = {{"id", claim_id("rows-sum-to-1", ids)}, {"step", p.step}};
             if (!p.at.empty()) sum["at"] = OrderedJson::parse(p.at.dump());
@@ -518,7 +519,10 @@ std::vector<Draft> draft_lessons(const Article& art) {
         Start s = starts[k];
         // a V another example took is that example's: this one runs without it
         if (s.has_v() && used[s.inputs.back()]) s.without_v();
-        if (std::any_of(s.inputs.begin(), s.inputs.end(), [&](std::size_t i) { return i != kNone && used[i]; })) continue;
+        // an input another example read or claimed is that example's; but X: the embeddings may be read by one
+        // example on X alone and another with the weights
+        const auto own = s.inputs.begin() + (s.kind == StartKind::embed ? 1 : 0);
+        if (std::any_of(own, s.inputs.end(), [&](std::size_t i) { return i != kNone && used[i]; })) continue;
         Example ex = search(art, s, used, starts_with_v);
         if (!ex.best.score.ran) {
             if (refusal.empty()) refusal = ex.first_error;

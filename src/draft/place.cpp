@@ -147,6 +147,20 @@ std::string step_hint(const std::string& name) {
 
 namespace {
 
+// A name that says its numbers are sums: a word "sum" or "sums" ("All row sums", "row_sums", "Sum").
+bool names_sums(const std::string& name) {
+    std::string w;
+    for (char c : name + " ") {
+        if (std::isalpha(static_cast<unsigned char>(c))) {
+            w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else {
+            if (w == "sum" || w == "sums") return true;
+            w.clear();
+        }
+    }
+    return false;
+}
+
 bool ends_with(const std::string& s, const std::string& tail) {
     return !tail.empty() && s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -270,6 +284,31 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
                     }
         }
     }
+    // a vector named as sums ("All row sums", "sum(dim=-1)"): each 2-D selection's row sums (of: row_sum)
+    if (!scalar && pr == 1 && names_sums(a.name))
+        for (const Step& s : trace.steps) {
+            if (s.recorded != Record::full || s.shape.empty() || s.axes.size() != s.shape.size()) continue;
+            if (!s.holds_values() && !is_derived(s)) continue;
+            if (!only.empty() && !ends_with(s.name, only)) continue;
+            const StepValues v = values_of(trace, s);
+            for (const Slice& sl : slices_of(s)) {
+                if (sl.rows != pc || sl.cols < 2 || sl.row_axis.empty()) continue;
+                buf.assign(pc, 0.0f);
+                for (std::size_t i = 0; i < sl.rows; ++i) {
+                    double sum = 0;
+                    for (std::size_t j = 0; j < sl.cols; ++j) sum += v->ptr()[sl.offset + i * sl.row_stride + j * sl.col_stride];
+                    buf[i] = static_cast<float>(sum);
+                }
+                Placement p;
+                compare(a, buf, p);
+                p.step = s.name;
+                p.at = sl.at;
+                p.row_axis = "";
+                p.col_axis = sl.row_axis;
+                p.of = "row_sum";
+                if (best.step.empty() || better(p, best, hint)) best = std::move(p);
+            }
+        }
     best.whole_steps = whole_in.size();
     return best;
 }

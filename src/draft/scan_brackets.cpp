@@ -103,6 +103,14 @@ std::string name_above(std::string_view s, std::size_t line_begin) {
     }
     if (!line.empty() && line.back() == ':' && line.size() <= 41 && line.find_first_of("()=[]{}") == std::string::npos)
         return trim(line.substr(0, line.size() - 1));  // a caption
+    // "inputs = torch.tensor(" or "X = np.array([" above the array's first row: the call's name
+    for (std::string_view call : {"torch.tensor(", "np.array(", "numpy.array(", "torch.Tensor(", "torch.FloatTensor(", "tensor(", "array(", "["}) {
+        if (line.size() <= call.size() || line.compare(line.size() - call.size(), call.size(), call) != 0) continue;
+        const std::string head = trim(std::string_view(line).substr(0, line.size() - call.size()));
+        if (head.size() >= 2 && head.back() == '=' && head.find_first_of("()[]{}=") == head.size() - 1)
+            return trim(std::string_view(head).substr(0, head.size() - 1));
+        break;
+    }
     // "X =" or "W_Q =" alone above a printed array (print("W_Q ="); print(W_Q)): the name before its equals sign
     if (line.size() >= 2 && line.back() == '=' && line.size() <= 41 && line.find_first_of("()[]{}=") == line.size() - 1)
         return trim(line.substr(0, line.size() - 1));

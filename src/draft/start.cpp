@@ -165,8 +165,9 @@ void later_weights(const Article& art, Start& s) {
 }
 
 // The embeddings start: the token list most arrays have a row for, X (named, else the first with a row per
-// token), and the d_model-row arrays named W^Q, W^K, W^V (else the first three after X).
-Start embed_start(const Article& art, bool& found) {
+// token), and the d_model-row arrays named W^Q, W^K, W^V (else the first three after X); with `alone`, X
+// named so and no weights: attention on X itself.
+Start embed_start(const Article& art, bool& found, bool alone = false) {
     Start s;
     s.kind = StartKind::embed;
     s.inputs = {kNone, kNone, kNone, kNone};
@@ -183,6 +184,7 @@ Start embed_start(const Article& art, bool& found) {
     s.tokens = cands[best].words;
     const std::size_t T = s.tokens.size();
     std::size_t x = kNone;
+    bool named_x = false;  // X found by its name (X, E, inputs, embeddings), not as the first with a row per token
     for (int pass = 0; pass < 2 && x == kNone; ++pass)
         for (std::size_t i = 0; i < art.arrays.size(); ++i) {
             const auto& a = art.arrays[i];
@@ -190,6 +192,7 @@ Start embed_start(const Article& art, bool& found) {
             if (pass == 0 && !names_input(a.name)) continue;
             if (pass == 1 && (!step_hint(a.name).empty() || sums_to_one(a))) continue;  // a named Q or a matrix of weights is no X
             x = i;
+            named_x = pass == 0;
             s.d_model = a.rows[0].size();
             s.reasons.push_back(fmt::format("tokens: {} ({}; {} printed arrays have a row per token)", json(s.tokens).dump(),
                                             cands[best].from, best_score));
@@ -199,6 +202,12 @@ Start embed_start(const Article& art, bool& found) {
         }
     if (x == kNone) return s;
     s.inputs[0] = x;
+    if (alone) {
+        if (!named_x) return s;
+        s.identity = true;
+        s.reasons.push_back("no weights: W_Q, W_K and W_V the identity, so that Q = K = V = X");
+        return found = true, s;
+    }
     std::vector<std::size_t> unnamed;
     // nn.Linear prints its weight d_out x d_in: named weights of d_model columns and another count of rows
     std::size_t out_in_rows = 0;
@@ -217,6 +226,13 @@ Start embed_start(const Article& art, bool& found) {
         const int role = weight_role(a.name);
         if (role >= 0 && s.inputs[1 + static_cast<std::size_t>(role)] == kNone) s.inputs[1 + static_cast<std::size_t>(role)] = i;
         else if (role < 0 && i > x && step_hint(a.name).empty() && !sums_to_one(a)) unnamed.push_back(i);
+    }
+    // X named so, no weight named, nor three arrays that could be the weights: the scores of X with itself
+    // (Q = K = V = X), as a tutorial works attention before it brings in weights
+    if (named_x && unnamed.size() < 3 && std::all_of(s.inputs.begin() + 1, s.inputs.end(), [](std::size_t i) { return i == kNone; })) {
+        s.identity = true;
+        s.reasons.push_back("no weights printed: W_Q, W_K and W_V the identity, so that Q = K = V = X");
+        return found = true, s;
     }
     const char* names[] = {"W_Q", "W_K", "W_V"};
     for (std::size_t r = 0, u = 0; r < 3; ++r) {
@@ -461,7 +477,7 @@ void Start::without_v() {
 
 std::string Start::describe() const {
     switch (kind) {
-        case StartKind::embed: return "the embeddings X and the weights W_Q, W_K, W_V";
+        case StartKind::embed: return identity ? "the embeddings X alone (Q = K = V = X)" : "the embeddings X and the weights W_Q, W_K, W_V";
         case StartKind::qkv: return has_v() ? "the printed Q, K and V" : "the printed Q and K";
         case StartKind::scores: return has_v() ? "the printed scores (and V)" : "the printed scores";
         case StartKind::weights: return has_v() ? "the printed attention weights (and V)" : "the printed attention weights";
@@ -503,7 +519,15 @@ std::vector<Start> find_starts(const Article& art) {
     const std::vector<TokenCandidate> cands = token_candidates(art);
     bool found = false;
     Start e = embed_start(art, found);
-    if (found) out.push_back(std::move(e));
+    if (found) {
+        // the article may work attention on X itself before it brings in its weights: that start too
+        const bool weights = !e.identity;
+        out.push_back(std::move(e));
+        if (weights) {
+            Start alone = embed_start(art, found, true);
+            if (found) out.push_back(std::move(alone));
+        }
+    }
     const auto& A = art.arrays;
     for (std::size_t i = 0; i < A.size(); ++i) {
         const PrintedArray& a = A[i];
@@ -608,11 +632,12 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
             const long h = art.setting("heads");
             for (std::size_t n : {std::size_t{2}, static_cast<std::size_t>(std::max(h, 1L))})
                 if (n > 1 && width % n == 0 && width / n >= 1 && std::find(heads.begin(), heads.end(), n) == heads.end()) heads.push_back(n);
+            if (s.identity) heads = {1};  // attention on X itself: one head
             for (std::size_t n : heads)
                 for (bool transposed : {false, true})
                     for (const auto& mask : masks)
                         for (bool scale : {true, false}) {
-                            if (transposed != s.out_in && (s.d_k || s.out_in)) continue;  // a non-square W reads one way
+                            if (transposed != s.out_in && (s.d_k || s.out_in || s.identity)) continue;  // a non-square W reads one way
                             for (const char* act : {"relu", "gelu"}) {
                                 if (!s.d_ff && std::string(act) != "relu") continue;
                                 for (bool sinusoidal : {false, true}) {
@@ -747,7 +772,8 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             l["inputs"] = {{"X", values_json(A[s.inputs[0]])}};
             OrderedJson w = OrderedJson::object();
             const char* names[] = {"W_Q", "W_K", "W_V"};
-            for (std::size_t r = 0; r < 3; ++r) w[names[r]] = values_json(A[s.inputs[1 + r]]);
+            for (std::size_t r = 0; r < 3; ++r)
+                w[names[r]] = s.identity ? OrderedJson{{"generate", "identity"}} : values_json(A[s.inputs[1 + r]]);
             // the block's later weights: through Add & Norm (post-norm, as the original transformer), and the FFN
             for (std::size_t k = 0; k < s.later.size(); ++k) w[s.later[k]] = values_json(A[s.inputs[4 + k]]);
             if (!s.later.empty()) {
@@ -772,7 +798,7 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
                 if (decimals_of(A[input]) >= kInputPrintDecimals) l["input_decimals"][key] = decimals_of(A[input]);
             };
             printed_rounded("inputs.X", s.inputs[0]);
-            for (std::size_t r = 0; r < 3; ++r) printed_rounded(std::string("weights.") + names[r], s.inputs[1 + r]);
+            for (std::size_t r = 0; r < 3 && !s.identity; ++r) printed_rounded(std::string("weights.") + names[r], s.inputs[1 + r]);
             for (std::size_t k = 0; k < s.later.size(); ++k) printed_rounded("weights." + s.later[k], s.inputs[4 + k]);
             break;
         }

@@ -44,6 +44,7 @@ struct Start {
     std::vector<std::string> query_tokens;  // set when the printed rows are not the tokens (one row of a matrix)
     std::size_t d_model = 0, d_k = 0;       // d_k: 0 when it is d_model / heads
     bool out_in = false;                    // embed: W^Q, W^K, W^V printed d_k x d_model (nn.Linear's weight): read as x·Wᵀ
+    bool identity = false;                  // embed: no weights printed, attention on X itself (Q = K = V = X): inputs[1..3] npos
     // embed: the block's later weights printed by name (W^O, W_1, b_1, W_2, b_2, γ, β), their arrays
     // inputs[4...], in this order; the run goes on through Add & Norm (and the FFN when W_1 and W_2 are printed)
     std::vector<std::string> later;
@@ -81,7 +82,8 @@ private:
 };
 
 // Every start the article's arrays allow, in the order of the text (the
-// earliest input first): at most one from the embeddings, then each Q/K/V
+// earliest input first): at most one from the embeddings and its weights
+// and one from X alone (Q = K = V = X, where X is named so), then each Q/K/V
 // triple, each score matrix and each matrix of weights.
 std::vector<Start> find_starts(const Article& art);
 
