@@ -1,6 +1,7 @@
 #include "lesson/generate.hpp"
 
 #include <cmath>
+#include <random>
 
 namespace attntrace {
 
@@ -47,6 +48,18 @@ Tensor generate(Fill fill, const Shape& shape, std::uint64_t seed, double std_de
             }
             break;
         }
+    }
+    return t;
+}
+
+Tensor torch_uniform(const Shape& shape, std::uint64_t seed, std::uint64_t offset, double low, double high) {
+    Tensor t(shape, 0.0f);
+    std::mt19937 engine(static_cast<std::uint32_t>(seed & 0xffffffffu));
+    engine.discard(offset);
+    const double lo = static_cast<float>(low), hi = static_cast<float>(high);
+    for (float& x : t.data) {
+        const double u = static_cast<double>(engine() & 0xffffffu) * (1.0 / 16777216.0);
+        x = static_cast<float>(u * (hi - lo) + lo);
     }
     return t;
 }

@@ -357,6 +357,8 @@ private:
     // generated tables get `rows_if_generated` rows.
     Tensor read_matrix(const json& v, const std::string& path, Shape shape, const std::string& what,
                        double default_std, std::size_t rows_if_generated = 0) {
+        if (v.is_object() && !is_npy_ref(v) && v.contains("generate") && v["generate"] == "torch_uniform")
+            return read_torch_uniform(v, path, std::move(shape), what, rows_if_generated);
         if (v.is_object() && !is_npy_ref(v)) {
             f_.only_keys(v, path, {"generate", "seed", "std"});
             auto kind = f_.string(f_.member(v, path, "generate"), join(path, "generate"));
@@ -365,7 +367,7 @@ private:
             else if (kind == "zeros") fill = Fill::zeros;
             else if (kind == "ones") fill = Fill::ones;
             else if (kind == "identity") fill = Fill::identity;
-            else f_.fail(join(path, "generate"), "\"normal\", \"zeros\", \"ones\" or \"identity\"", describe(v["generate"]));
+            else f_.fail(join(path, "generate"), "\"normal\", \"zeros\", \"ones\", \"identity\" or \"torch_uniform\"", describe(v["generate"]));
             std::uint64_t seed = 0;
             if (auto* s = f_.optional(v, "seed"))
                 seed = static_cast<std::uint64_t>(f_.integer(*s, join(path, "seed"), 0, INT64_MAX));
@@ -401,6 +403,30 @@ private:
             f_.fail(path, fmt::format("a {} array ({})", w, what), npy ? npy_found(t.shape) : found_shape(v, t.shape));
         }
         return t;
+    }
+
+    // {"generate": "torch_uniform", "seed": S, "offset": K, "low": L, "high": H}: PyTorch's uniform_ after
+    // torch.manual_seed(S), from draw K on (generate.hpp).
+    Tensor read_torch_uniform(const json& v, const std::string& path, Shape shape, const std::string& what,
+                              std::size_t rows_if_generated) {
+        f_.only_keys(v, path, {"generate", "seed", "offset", "low", "high"});
+        const auto seed = static_cast<std::uint64_t>(f_.integer(f_.member(v, path, "seed"), join(path, "seed"), 0, INT64_MAX));
+        std::uint64_t offset = 0;
+        if (auto* o = f_.optional(v, "offset"))
+            offset = static_cast<std::uint64_t>(f_.integer(*o, join(path, "offset"), 0, static_cast<std::int64_t>(kMaxTorchOffset)));
+        double low = 0, high = 1;
+        if (auto* l = f_.optional(v, "low")) low = f_.number(*l, join(path, "low"));
+        if (auto* h = f_.optional(v, "high")) high = f_.number(*h, join(path, "high"));
+        if (!(std::fabs(low) <= kMaxStd && std::fabs(high) <= kMaxStd))
+            f_.fail(join(path, std::fabs(low) > kMaxStd ? "low" : "high"), fmt::format("a number from {:g} to {:g}", -kMaxStd, kMaxStd),
+                    describe(std::fabs(low) > kMaxStd ? v["low"] : v["high"]));
+        if (low > high) f_.fail(join(path, "high"), fmt::format("a number at least low ({:g})", low), describe(v["high"]));
+        for (auto& d : shape)
+            if (d == 0) d = rows_if_generated;
+        std::size_t n = 0;
+        if (!checked_numel(shape, kMaxElements, n)) f_.fail(path, fmt::format("at most {} numbers", kMaxElements), shape_str(shape));
+        reserve(n, path, "a generated " + shape_str(shape) + " " + what);
+        return torch_uniform(shape, seed, offset, low, high);
     }
 
     void weights() {
