@@ -1,6 +1,7 @@
 // `attntrace draft`: a lesson written from an article's text, then checked.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "draft/article.hpp"
 #include "draft/draft.hpp"
 #include "evaluate/evaluate.hpp"
+#include "lesson/generate.hpp"
 #include "support.hpp"
 
 using attntrace::test::run_cli;
@@ -381,6 +383,72 @@ TEST_CASE("an HTML page of per-head tables with captions: each head's scores, we
     CHECK(verdict["blocks.0.attn.hook_pattern{\"head\":1,\"query\":0}"] == "disagrees");
     CHECK(verdict["blocks.0.attn.hook_pattern{\"head\":1,\"query\":1}"] == "agrees");
     CHECK(verdict["blocks.0.attn.hook_z{\"head\":1}"] == "agrees");
+}
+
+TEST_CASE("weights the code generates from a seed: torch.rand, nn.Linear in a module, two sets two examples", "[draft]") {
+    // tests/draft-articles/seeded-weights.ipynb (written with PyTorch): torch.manual_seed(42) then three
+    // nn.Parameter(torch.rand(d_in, d_out)) never printed, one query's row worked; then a module of three
+    // nn.Linear(d_in, d_out, bias=qkv_bias) built after torch.manual_seed(7), its output's last row planted wrong
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/seeded-weights.ipynb";
+    const std::vector<attntrace::Draft> ds = attntrace::draft_lessons(attntrace::read_article(file));
+    REQUIRE(ds.size() == 2);
+    const auto rand = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(rand.dump(1));
+    CHECK(rand["weights"]["W_Q"] == nlohmann::json{{"generate", "torch_uniform"}, {"seed", 42}, {"offset", 0}, {"low", 0.0}, {"high", 1.0}});
+    CHECK(rand["weights"]["W_V"]["offset"] == 12);  // after W_Q's and W_K's 3 x 2 draws
+    CHECK_FALSE(rand.contains("input_decimals"));
+    CHECK(ds[0].unplaced.empty());
+    for (const auto& c : rand["claims"]) CHECK(c["expect"] == "agrees");
+    std::map<std::string, std::string> v1 = verdicts(rand);
+    CHECK(v1["blocks.0.attn.hook_q{\"query\":1}"] == "agrees");  // x_2 @ W_query
+    CHECK(v1["blocks.0.attn.hook_z{\"query\":1}"] == "agrees");
+    const auto linear = nlohmann::json::parse(ds[1].lesson.dump());
+    INFO(linear.dump(1));
+    CHECK(linear["config"]["weight_layout"] == "out_in");
+    CHECK(linear["weights"]["W_K"]["seed"] == 7);
+    CHECK(linear["weights"]["W_K"]["offset"] == 6);
+    CHECK(linear["weights"]["W_K"]["high"].get<double>() == Approx(1 / std::sqrt(3.0)).epsilon(1e-12));
+    CHECK_FALSE(linear["weights"].contains("b_Q"));  // bias=qkv_bias, False by default
+    std::map<std::string, std::string> v2 = verdicts(linear);
+    CHECK(v2["blocks.0.attn.hook_z"] == "disagrees");
+    CHECK(v2["blocks.0.attn.hook_z{\"query\":4}"] == "disagrees");
+    CHECK(v2["blocks.0.attn.hook_z{\"query\":3}"] == "agrees");
+}
+
+TEST_CASE("nn.Linear's bias drawn after its weight and used: b_Q, b_K, b_V generated", "[draft]") {
+    // tests/draft-articles/biased-linear.md: a module of nn.Linear(d_in, d_out) (bias by default), built after a seed
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/biased-linear.md";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["weights"]["W_Q"]["offset"] == 0);
+    CHECK(lesson["weights"]["b_Q"]["offset"] == 12);  // the 4 x 3 weight first
+    CHECK(lesson["weights"]["W_K"]["offset"] == 16);
+    CHECK(lesson["weights"]["b_V"]["offset"] == 44);
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    CHECK(verdict["blocks.0.attn.hook_pattern"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
+}
+
+TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one or an unknown module ends the stream",
+          "[draft]") {
+    auto generated = [](const std::string& code) {
+        std::vector<attntrace::PrintedArray> out;
+        for (auto& a : attntrace::read_article_text("```python\n" + code + "```\n", "c.md", "markdown").arrays)
+            if (a.generated) out.push_back(a);
+        return out;
+    };
+    auto g = generated("d_in, d_out = 3, 2\ntorch.manual_seed(5)\nprint(torch.rand(2, 2))\nW_q = torch.rand(d_in, d_out)\n");
+    REQUIRE(g.size() == 1);
+    CHECK(g[0].name == "W_Q");
+    CHECK(g[0].shape == std::vector<std::size_t>{3, 2});
+    CHECK(g[0].generated->offset == 4);  // after the 2 x 2 printed and not kept
+    const attntrace::Tensor t = attntrace::torch_uniform({3, 2}, 5, 4, 0.0, 1.0);
+    CHECK(static_cast<float>(g[0].rows[2][1].value) == t.data[5]);
+    CHECK(generated("torch.manual_seed(5)\nE = torch.randn(4, 3)\nW_q = torch.rand(3, 2)\n").empty());
+    CHECK(generated("torch.manual_seed(5)\nmodel = GPT(cfg)\nW_q = torch.rand(3, 2)\n").empty());
+    CHECK(generated("W_q = torch.rand(3, 2)\n").empty());  // no seed: PyTorch's default one is not known
+    CHECK(generated("torch.manual_seed(5)\nW_q = torch.rand(n, 2)\n").empty());  // a size the code does not give
 }
 
 TEST_CASE("a row whose sentence calls it scores starts an example, whatever its caption's last words name", "[draft]") {

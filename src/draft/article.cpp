@@ -97,6 +97,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     scan_latex(scan);
     scan_brackets(scan);
     scan_tables(scan);
+    scan_seeded(scan);
     scan_prose(scan);
     out.arrays = std::move(scan).arrays();
     merge_weighted(out.arrays);

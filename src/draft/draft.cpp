@@ -566,7 +566,7 @@ std::vector<Draft> draft_lessons(const Article& art) {
     std::vector<std::unique_ptr<Evaluation>> runs(out.size());
     for (std::size_t i = 0; i < n; ++i) {
         const PrintedArray& a = art.arrays[i];
-        if (used[i] || !is_table(a)) continue;
+        if (used[i] || !is_table(a) || a.generated) continue;  // (an array the code generates is not printed: nothing to place)
         std::size_t x = 0;
         while (x + 1 < accepted.size() && accepted[x + 1].start.first() <= i) ++x;
         Draft& d = out[x];

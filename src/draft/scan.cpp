@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "core/error.hpp"
 #include "draft/numbers.hpp"
@@ -75,6 +76,32 @@ std::string trim(std::string_view s) {
     while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
     while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
     return std::string(s.substr(a, b - a));
+}
+
+// A call's arguments after s[open] == '(': the text up to its matching ')' (bounded), or none.
+std::optional<std::string_view> call_args(std::string_view s, std::size_t open) {
+    constexpr std::size_t kMaxCall = 200;
+    int depth = 0;
+    for (std::size_t i = open; i < s.size() && i - open < kMaxCall; ++i) {
+        if (s[i] == '(') ++depth;
+        else if (s[i] == ')' && --depth == 0) return s.substr(open + 1, i - open - 1);
+        else if (s[i] == '\n') return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// The top-level items of a call's arguments.
+std::vector<std::string> top_items(std::string_view args) {
+    std::vector<std::string> out;
+    int depth = 0;
+    std::size_t from = 0;
+    for (std::size_t i = 0; i <= args.size(); ++i) {
+        const char c = i < args.size() ? args[i] : ',';
+        if (c == '(' || c == '[') ++depth;
+        else if (c == ')' || c == ']') --depth;
+        else if (c == ',' && depth == 0) out.push_back(trim(args.substr(from, i - from))), from = i + 1;
+    }
+    return out;
 }
 
 // What `print(...)` prints, by name: its last argument's last name that is not an attribute of every tensor

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +33,8 @@ public:
     // The arrays found, in the order of the text.
     std::vector<PrintedArray> arrays() &&;
     const ArticleText& text() const { return text_; }
+    // The arrays found so far, each with the byte it begins at, in the order found.
+    const std::vector<std::pair<std::size_t, PrintedArray>>& found() const { return found_; }
 
 private:
     const ArticleText& text_;
@@ -70,6 +73,11 @@ void read_mask_numbers(std::vector<PrintedArray>& arrays);
 // A mask the code builds at a size it leaves open: drawn at this many tokens, enough to show its pattern.
 inline constexpr std::size_t kDescribedMaskSize = 4;
 void scan_latex(Scan& scan);
+// Weights the code generates from a seed (torch.manual_seed, then torch.rand or nn.Linear, at the top
+// level or in a module's __init__ the code builds): arrays of form `code` with PyTorch's values and
+// `generated` set, named by what the code assigns them to (a module's attribute: W_Q ... by its role).
+// After the bracket and table scanners: NAME.shape[k] reads their arrays.
+void scan_seeded(Scan& scan);
 void scan_brackets(Scan& scan);
 void scan_tables(Scan& scan);
 void scan_prose(Scan& scan);
@@ -82,6 +90,10 @@ std::string trim(std::string_view s);
 // The array a print(...) call's argument names: its last argument's last name that is not an attribute of
 // every tensor ("sa.W_query.weight" -> "W_query", "'Q:', Q" -> "Q"); "" for a call's result.
 std::string print_argument_name(std::string_view arg);
+// A call's arguments after s[open] == '(': the text up to its matching ')' on the same line (bounded), or none.
+std::optional<std::string_view> call_args(std::string_view s, std::size_t open);
+// The top-level items of a call's arguments, each trimmed ("a, f(b, c), d" -> a | f(b, c) | d).
+std::vector<std::string> top_items(std::string_view args);
 // A label as a reader sees it: LaTeX's \text{...}, quotes, arrows and markup taken off.
 std::string clean_label(std::string_view s);
 // Fills a.shape from a.rows (1 x n: (n)) and a.elided from ragged rows.

@@ -281,18 +281,6 @@ namespace attntrace {
 
 namespace {
 
-// A call's arguments after s[open] == '(': the text up to its matching ')' (bounded), or none.
-std::optional<std::string_view> call_args(std::string_view s, std::size_t open) {
-    constexpr std::size_t kMaxCall = 200;
-    int depth = 0;
-    for (std::size_t i = open; i < s.size() && i - open < kMaxCall; ++i) {
-        if (s[i] == '(') ++depth;
-        else if (s[i] == ')' && --depth == 0) return s.substr(open + 1, i - open - 1);
-        else if (s[i] == '\n') return std::nullopt;
-    }
-    return std::nullopt;
-}
-
 // The integer after "name=" in a call's arguments ("diagonal=1", "k = -1"), if it is there.
 std::optional<long> keyword_int(std::string_view args, std::string_view name) {
     for (std::size_t at = args.find(name); at != std::string_view::npos; at = args.find(name, at + 1)) {
@@ -310,20 +298,6 @@ std::optional<long> keyword_int(std::string_view args, std::string_view name) {
         if (digits) return minus ? -v : v;
     }
     return std::nullopt;
-}
-
-// The top-level items of a call's arguments.
-std::vector<std::string> top_items(std::string_view args) {
-    std::vector<std::string> out;
-    int depth = 0;
-    std::size_t from = 0;
-    for (std::size_t i = 0; i <= args.size(); ++i) {
-        const char c = i < args.size() ? args[i] : ',';
-        if (c == '(' || c == '[') ++depth;
-        else if (c == ')' || c == ']') --depth;
-        else if (c == ',' && depth == 0) out.push_back(trim(args.substr(from, i - from))), from = i + 1;
-    }
-    return out;
 }
 
 // The size of the square a constructor ("ones(", "full(") makes in `expr`: a number, a size the text

@@ -117,6 +117,9 @@ std::string later_role(const std::string& name) {
         else if (rest.rfind("\xCE\xB2", 0) == 0) n += "beta", ++i;  // β
         else if (std::isalnum(static_cast<unsigned char>(name[i]))) n += static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
     }
+    if (n == "bq") return "b_Q";
+    if (n == "bk") return "b_K";
+    if (n == "bv") return "b_V";
     if (n == "wo") return "W_O";
     if (n == "bo") return "b_O";
     if (n == "w1") return "W_1";
@@ -144,12 +147,21 @@ void later_weights(const Article& art, Start& s) {
         const bool vector = rows == 1;
         bool fits = false;
         if (role == "W_O") fits = rows == inner && cols == s.d_model;
+        else if (role == "b_Q" || role == "b_K" || role == "b_V") fits = vector && cols == inner;
         else if (role == "W_1") fits = rows == s.d_model && cols >= 1 && !vector;
         else if (role == "W_2") fits = cols == s.d_model && !vector;
         else if (role == "b_1") fits = vector;
         else fits = vector && cols == s.d_model;  // b_O, b_2, the gains and biases of the norms
         if (fits) found[role] = i;
     }
+    // the projections' biases (nn.Linear's, when the code keeps them)
+    for (const char* role : {"b_Q", "b_K", "b_V"})
+        if (found.count(role)) {
+            s.inputs.push_back(found[role]);
+            s.later.push_back(role);
+            s.reasons.push_back(fmt::format("{}: the array at {} (named {})", role, art.arrays[found[role]].place.describe(),
+                                            art.arrays[found[role]].name));
+        }
     if (!found.count("W_O")) return;  // the block goes on from the attention's output: without W^O, no further
     const bool ffn = found.count("W_1") && found.count("W_2") && art.arrays[found["W_2"]].rows.size() == art.arrays[found["W_1"]].rows[0].size() &&
                      (!found.count("b_1") || art.arrays[found["b_1"]].rows[0].size() == art.arrays[found["W_1"]].rows[0].size());
@@ -164,14 +176,15 @@ void later_weights(const Article& art, Start& s) {
     if (ffn) s.d_ff = art.arrays[found["W_1"]].rows[0].size();
 }
 
-// The embeddings start: the token list most arrays have a row for, X (named, else the first with a row per
-// token), and the d_model-row arrays named W^Q, W^K, W^V (else the first three after X); with `alone`, X
-// named so and no weights: attention on X itself.
-Start embed_start(const Article& art, bool& found, bool alone = false) {
+// The embeddings starts: the token list most arrays have a row for, X (named, else the first with a row per
+// token), and each set of weights: the k-th arrays named W^Q, W^K, W^V, of one shape, d_model rows (x·W) or,
+// named, d_model columns and another count of rows (x·Wᵀ, as nn.Linear keeps its weight); without a named
+// set, the named ones with the d_model-row arrays after X in the missing places. Then, X named so, X alone
+// (the identity for every weight: Q = K = V = X, as a tutorial works attention before it brings weights in).
+std::vector<Start> embed_starts(const Article& art) {
     Start s;
     s.kind = StartKind::embed;
     s.inputs = {kNone, kNone, kNone, kNone};
-    found = false;
     const auto cands = token_candidates(art);
     std::size_t best = kNone, best_score = 0;
     for (std::size_t c = 0; c < cands.size(); ++c) {
@@ -180,7 +193,7 @@ Start embed_start(const Article& art, bool& found, bool alone = false) {
             if (is_table(a) && a.rows.size() == cands[c].words.size()) score += 1 + (a.row_labels == cands[c].words ? 2 : 0);
         if (score > best_score) best = c, best_score = score;
     }
-    if (best == kNone) return s;
+    if (best == kNone) return {};
     s.tokens = cands[best].words;
     const std::size_t T = s.tokens.size();
     std::size_t x = kNone;
@@ -200,62 +213,66 @@ Start embed_start(const Article& art, bool& found, bool alone = false) {
                                             pass == 0 ? " (named " + a.name + ")" : " (the first with a row per token)"));
             break;
         }
-    if (x == kNone) return s;
+    if (x == kNone) return {};
     s.inputs[0] = x;
-    if (alone) {
-        if (!named_x) return s;
-        s.identity = true;
-        s.reasons.push_back("no weights: W_Q, W_K and W_V the identity, so that Q = K = V = X");
-        return found = true, s;
-    }
-    std::vector<std::size_t> unnamed;
-    // nn.Linear prints its weight d_out x d_in: named weights of d_model columns and another count of rows
-    std::size_t out_in_rows = 0;
+    // the weights by role, in order, and the unnamed arrays after X that could be weights
+    std::vector<std::size_t> named[3], unnamed;
     for (std::size_t i = 0; i < art.arrays.size(); ++i) {
         const auto& a = art.arrays[i];
-        if (i != x && is_table(a) && weight_role(a.name) >= 0 && a.rows.size() != s.d_model && a.rows[0].size() == s.d_model &&
-            (out_in_rows == 0 || out_in_rows == a.rows.size()))
-            out_in_rows = a.rows.size();
-    }
-    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
-        const auto& a = art.arrays[i];
-        const bool out_in = out_in_rows && a.rows.size() == out_in_rows && a.rows[0].size() == s.d_model;
-        if (i == x || !is_table(a) || (a.rows.size() != s.d_model && !out_in)) continue;
-        if (out_in && weight_role(a.name) < 0) continue;  // only named weights are read so
-        if (!out_in && out_in_rows && weight_role(a.name) >= 0) continue;
+        if (i == x || !is_table(a)) continue;
         const int role = weight_role(a.name);
-        if (role >= 0 && s.inputs[1 + static_cast<std::size_t>(role)] == kNone) s.inputs[1 + static_cast<std::size_t>(role)] = i;
-        else if (role < 0 && i > x && step_hint(a.name).empty() && !sums_to_one(a)) unnamed.push_back(i);
-    }
-    // X named so, no weight named, nor three arrays that could be the weights: the scores of X with itself
-    // (Q = K = V = X), as a tutorial works attention before it brings in weights
-    if (named_x && unnamed.size() < 3 && std::all_of(s.inputs.begin() + 1, s.inputs.end(), [](std::size_t i) { return i == kNone; })) {
-        s.identity = true;
-        s.reasons.push_back("no weights printed: W_Q, W_K and W_V the identity, so that Q = K = V = X");
-        return found = true, s;
+        const bool in_out = a.rows.size() == s.d_model;
+        const bool out_in = role >= 0 && !in_out && a.rows[0].size() == s.d_model;  // only named weights are read so
+        if (role >= 0 && (in_out || out_in)) named[role].push_back(i);
+        else if (role < 0 && in_out && i > x && step_hint(a.name).empty() && !sums_to_one(a)) unnamed.push_back(i);
     }
     const char* names[] = {"W_Q", "W_K", "W_V"};
-    for (std::size_t r = 0, u = 0; r < 3; ++r) {
-        std::size_t& w = s.inputs[1 + r];
-        if (w != kNone) {
-            s.reasons.push_back(fmt::format("{}: the array at {} (named {})", names[r], art.arrays[w].place.describe(), art.arrays[w].name));
-        } else if (u < unnamed.size()) {
-            w = unnamed[u++];
-            s.reasons.push_back(fmt::format("{}: the array at {} (the {} with d_model rows after X)", names[r],
-                                            art.arrays[w].place.describe(), u == 1 ? "first" : u == 2 ? "second" : "third"));
+    auto describe_weights = [&](Start& w) {
+        for (std::size_t r = 0; r < 3; ++r) {
+            const PrintedArray& a = art.arrays[w.inputs[1 + r]];
+            w.reasons.push_back(a.name.empty() || weight_role(a.name) < 0
+                                    ? fmt::format("{}: the array at {} (a d_model-row array after X)", names[r], a.place.describe())
+                                    : fmt::format("{}: the array at {} (named {}{})", names[r], a.place.describe(), a.name,
+                                                  a.generated ? "; generated: " + a.generated->how : ""));
+        }
+        const PrintedArray& q = art.arrays[w.inputs[1]];
+        w.out_in = q.rows.size() != w.d_model;
+        if (w.out_in) {
+            w.d_k = q.rows.size();
+            w.reasons.push_back(fmt::format("the weights are printed {} x {}, d_k x d_model as nn.Linear keeps them: read as x·Wᵀ",
+                                            w.d_k, w.d_model));
+        } else {
+            w.d_k = q.rows[0].size() == w.d_model ? 0 : q.rows[0].size();
+        }
+        later_weights(art, w);
+    };
+    std::vector<Start> out;
+    const std::size_t sets = std::min({named[0].size(), named[1].size(), named[2].size()});
+    for (std::size_t k = 0; k < sets; ++k) {
+        const std::size_t q = named[0][k], kk = named[1][k], v = named[2][k];
+        if (art.arrays[q].shape != art.arrays[kk].shape || art.arrays[q].rows.size() != art.arrays[v].rows.size()) continue;
+        Start w = s;
+        w.inputs = {x, q, kk, v};
+        describe_weights(w);
+        out.push_back(std::move(w));
+    }
+    if (out.empty()) {  // no whole named set: the named ones, the d_model-row arrays after X in the missing places
+        Start w = s;
+        std::size_t u = 0;
+        for (std::size_t r = 0; r < 3; ++r) w.inputs[1 + r] = !named[r].empty() ? named[r][0] : u < unnamed.size() ? unnamed[u++] : kNone;
+        if (std::none_of(w.inputs.begin(), w.inputs.end(), [](std::size_t i) { return i == kNone; }) &&
+            art.arrays[w.inputs[1]].rows.size() == art.arrays[w.inputs[2]].rows.size()) {
+            describe_weights(w);
+            out.push_back(std::move(w));
         }
     }
-    found = std::none_of(s.inputs.begin(), s.inputs.end(), [](std::size_t i) { return i == kNone; });
-    s.out_in = found && out_in_rows && art.arrays[s.inputs[1]].rows.size() == out_in_rows;
-    if (s.out_in) {
-        s.d_k = out_in_rows;
-        s.reasons.push_back(fmt::format("the weights are printed {} x {}, d_k x d_model as nn.Linear keeps them: read as x·Wᵀ",
-                                        out_in_rows, s.d_model));
-    } else if (found) {
-        s.d_k = art.arrays[s.inputs[1]].rows[0].size() == s.d_model ? 0 : art.arrays[s.inputs[1]].rows[0].size();
+    if (named_x) {
+        Start alone = s;
+        alone.identity = true;
+        alone.reasons.push_back("no weights: W_Q, W_K and W_V the identity, so that Q = K = V = X");
+        out.push_back(std::move(alone));
     }
-    if (found) later_weights(art, s);
-    return s;
+    return out;
 }
 
 // The V of an example whose scores or weights are at `at`: the next array named V with a row per key.
@@ -418,6 +435,12 @@ std::string bare(const std::string& name) {
     return out;
 }
 
+OrderedJson input_json(const PrintedArray& a) {
+    if (!a.generated) return values_json(a);
+    const Generated& g = *a.generated;
+    return OrderedJson{{"generate", "torch_uniform"}, {"seed", g.seed}, {"offset", g.offset}, {"low", g.low}, {"high", g.high}};
+}
+
 OrderedJson values_json(const PrintedArray& a) {
     if (a.rows.size() == 1 && a.rows[0].size() == 1) return number_json(a.rows[0][0].value);
     auto row_json = [](const std::vector<PrintedNumber>& r) {
@@ -517,16 +540,10 @@ std::string Conventions::describe_grid(StartKind kind) const {
 std::vector<Start> find_starts(const Article& art) {
     std::vector<Start> out;
     const std::vector<TokenCandidate> cands = token_candidates(art);
-    bool found = false;
-    Start e = embed_start(art, found);
-    if (found) {
-        // the article may work attention on X itself before it brings in its weights: that start too
-        const bool weights = !e.identity;
+    bool found = false;  // a start from the embeddings and weights
+    for (Start& e : embed_starts(art)) {
+        found = found || !e.identity;
         out.push_back(std::move(e));
-        if (weights) {
-            Start alone = embed_start(art, found, true);
-            if (found) out.push_back(std::move(alone));
-        }
     }
     const auto& A = art.arrays;
     for (std::size_t i = 0; i < A.size(); ++i) {
@@ -769,14 +786,14 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
     switch (s.kind) {
         case StartKind::embed: {
             l["run"] = {{"from", "embed"}, {"to", "mix"}};
-            l["inputs"] = {{"X", values_json(A[s.inputs[0]])}};
+            l["inputs"] = {{"X", input_json(A[s.inputs[0]])}};
             OrderedJson w = OrderedJson::object();
             const char* names[] = {"W_Q", "W_K", "W_V"};
             for (std::size_t r = 0; r < 3; ++r)
-                w[names[r]] = s.identity ? OrderedJson{{"generate", "identity"}} : values_json(A[s.inputs[1 + r]]);
+                w[names[r]] = s.identity ? OrderedJson{{"generate", "identity"}} : input_json(A[s.inputs[1 + r]]);
             // the block's later weights: through Add & Norm (post-norm, as the original transformer), and the FFN
-            for (std::size_t k = 0; k < s.later.size(); ++k) w[s.later[k]] = values_json(A[s.inputs[4 + k]]);
-            if (!s.later.empty()) {
+            for (std::size_t k = 0; k < s.later.size(); ++k) w[s.later[k]] = input_json(A[s.inputs[4 + k]]);
+            if (std::find(s.later.begin(), s.later.end(), "W_O") != s.later.end()) {  // the block beyond the attention
                 l["run"]["to"] = s.d_ff ? "norm2" : "norm1";
                 for (const char* n : {"ln1", "ln2"}) {
                     if (!s.d_ff && std::string(n) == "ln2") continue;
@@ -795,7 +812,7 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             // printed by code at 4 decimals or more (PyTorch's 4): values the article computed with more digits
             // than it printed; a claim off by their rounding is checked against values that print the same
             auto printed_rounded = [&](const std::string& key, std::size_t input) {
-                if (decimals_of(A[input]) >= kInputPrintDecimals) l["input_decimals"][key] = decimals_of(A[input]);
+                if (!A[input].generated && decimals_of(A[input]) >= kInputPrintDecimals) l["input_decimals"][key] = decimals_of(A[input]);
             };
             printed_rounded("inputs.X", s.inputs[0]);
             for (std::size_t r = 0; r < 3 && !s.identity; ++r) printed_rounded(std::string("weights.") + names[r], s.inputs[1 + r]);

@@ -104,6 +104,7 @@ int weight_role(const std::string& name);             // 0, 1, 2 for a name of W
 // digits (PyTorch prints 4): the drafted lesson's input_decimals names it.
 inline constexpr int kInputPrintDecimals = 4;
 OrderedJson values_json(const PrintedArray& a);        // a scalar, a vector or rows, as a lesson writes them
+OrderedJson input_json(const PrintedArray& a);         // values_json, or the generator of an array the code generates
 int decimals_of(const PrintedArray& a);                // the most decimals any of its numbers shows (at most 8)
 bool sums_to_one(const PrintedArray& a);               // every row non-negative and summing to 1 within its rounding
 

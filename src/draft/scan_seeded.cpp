@@ -1,0 +1,407 @@
+// Weights the code generates from a seed instead of printing them: after
+// torch.manual_seed(N), each torch.rand(...) (in nn.Parameter too) and each
+// nn.Linear(...) draws from PyTorch's generator in the order the code runs,
+// at the top level or in the __init__ of a module the code then builds. Each
+// becomes an array of form `code` whose values are PyTorch's
+// (lesson/generate.hpp's torch_uniform) and whose `generated` says how. A
+// draw the reader cannot count (torch.randn, an nn.Embedding, a module it
+// does not know) ends the seed's stream: nothing after it is generated.
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "draft/scan.hpp"
+#include "lesson/generate.hpp"
+
+namespace attntrace {
+
+namespace {
+
+// A line of code longer than this is not read: generating code is short lines.
+constexpr std::size_t kMaxCodeLine = 300;
+// A generated side past this is no worked example's; its stream is not followed further.
+constexpr long kMaxGeneratedSide = 1024;
+// A module's __init__ with more draws than this is not a worked example's.
+constexpr std::size_t kMaxModuleDraws = 16;
+// Modules the code defines that are followed: each line is looked at for each (a bounded cost per line).
+constexpr std::size_t kMaxModules = 32;
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool is_identifier(std::string_view s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    for (char c : s)
+        if (!ident_char(c)) return false;
+    return true;
+}
+
+// The position of `call` ("torch.rand(") in `line` as a whole name (not "torch.randn(", not "xtorch.rand("), or npos.
+std::size_t find_call(std::string_view line, std::string_view call) {
+    for (std::size_t at = line.find(call); at != std::string_view::npos; at = line.find(call, at + 1))
+        if (at == 0 || (!ident_char(line[at - 1]) && line[at - 1] != '.')) return at;
+    return std::string_view::npos;
+}
+
+// One draw statement of a module's __init__: `self.attr = nn.Linear(...)` or `... torch.rand(...)`.
+struct Draw {
+    std::string attr;
+    bool linear = false;             // nn.Linear(in, out, bias=...); else torch.rand(dims...)
+    std::vector<std::string> args;   // as written
+};
+
+struct Module {
+    std::vector<std::string> params;               // __init__'s, without self
+    std::map<std::string, std::string> defaults;   // param -> its default, as written
+    std::vector<Draw> draws;
+    bool unknown = false;                          // draws the reader cannot count
+};
+
+// The names the code gives integers and booleans, and the shapes of the arrays printed before.
+struct Env {
+    std::map<std::string, std::string> values;  // name -> an integer or True/False, as written
+    std::function<std::optional<long>(const std::string&, long)> shape;  // NAME.shape[k]
+};
+
+std::optional<long> eval_int(std::string_view e, const Env& env, int depth = 0);
+
+std::optional<long> eval_atom(std::string_view a, const Env& env, int depth) {
+    const std::string t = trim(a);
+    if (t.empty() || depth > 4) return std::nullopt;
+    if (std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        return t.size() <= 6 ? std::optional<long>(std::stol(t)) : std::nullopt;
+    if (is_identifier(t)) {
+        const auto it = env.values.find(t);
+        return it == env.values.end() ? std::nullopt : eval_int(it->second, env, depth + 1);
+    }
+    // NAME.shape[k], NAME.shape[-1]
+    const std::size_t dot = t.find(".shape[");
+    if (dot != std::string::npos && t.back() == ']' && is_identifier(t.substr(0, dot)) && env.shape) {
+        const std::string k = t.substr(dot + 7, t.size() - dot - 8);
+        long index = 0;
+        try {
+            index = std::stol(k);
+        } catch (...) {
+            return std::nullopt;
+        }
+        return env.shape(t.substr(0, dot), index);
+    }
+    return std::nullopt;
+}
+
+// An integer the code writes: a literal, a name given one, NAME.shape[k], or two of them joined by //, *, + or -.
+std::optional<long> eval_int(std::string_view e, const Env& env, int depth) {
+    for (std::string_view op : {"//", "*", "+", "-"}) {
+        const std::size_t at = e.find(op);
+        if (at == std::string_view::npos || at == 0) continue;
+        const auto l = eval_atom(e.substr(0, at), env, depth), r = eval_atom(e.substr(at + op.size()), env, depth);
+        if (!l || !r) return std::nullopt;
+        if (op == "//") return *r > 0 ? std::optional<long>(*l / *r) : std::nullopt;
+        if (op == "*") return *l * *r;
+        if (op == "+") return *l + *r;
+        return *l - *r;
+    }
+    return eval_atom(e, env, depth);
+}
+
+// A boolean argument as written (True, False, or a name given one); `fallback` when it is neither.
+bool eval_bool(const std::string& e, const Env& env, bool fallback) {
+    const std::string t = trim(e);
+    if (t == "True") return true;
+    if (t == "False") return false;
+    const auto it = env.values.find(t);
+    return it != env.values.end() && (it->second == "True" || it->second == "False") ? it->second == "True" : fallback;
+}
+
+// A keyword argument's value ("bias=False" -> "False"), or "".
+std::string keyword(const std::vector<std::string>& items, std::string_view name) {
+    for (const std::string& it : items) {
+        const std::size_t eq = it.find('=');
+        if (eq != std::string::npos && trim(std::string_view(it).substr(0, eq)) == name) return trim(std::string_view(it).substr(eq + 1));
+    }
+    return "";
+}
+
+// Calls whose draws the reader cannot count: after one, the seed's stream is unknown.
+bool draws_uncounted(std::string_view line) {
+    for (std::string_view call : {"torch.randn(", "torch.randint(", "torch.normal(", "torch.randperm(", "torch.rand_like(", "torch.randn_like(",
+                                  "nn.Embedding(", "nn.MultiheadAttention(", "nn.TransformerEncoderLayer(", "nn.TransformerDecoderLayer(",
+                                  "nn.Transformer(", "nn.Conv1d(", "nn.Conv2d(", "nn.init.", ".normal_(", ".uniform_(", "np.random."})
+        if (line.find(call) != std::string_view::npos) return true;
+    return false;
+}
+
+// "W_query", "query", "q_proj", "Wq": the weight a module's attribute is, W_Q, W_K, W_V or W_O; "" when none.
+std::string linear_role(const std::string& attr) {
+    std::string lower;
+    for (char c : attr) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::vector<std::string> words;
+    std::string w;
+    for (char c : lower + "_") {
+        if (std::isalnum(static_cast<unsigned char>(c))) w += c;
+        else if (!w.empty()) words.push_back(std::move(w)), w.clear();
+    }
+    for (const std::string& x : words) {
+        if (x == "q" || x == "query" || x == "queries" || x == "wq") return "W_Q";
+        if (x == "k" || x == "key" || x == "keys" || x == "wk") return "W_K";
+        if (x == "v" || x == "value" || x == "values" || x == "wv") return "W_V";
+        if (x == "o" || x == "out" || x == "output" || x == "wo") return "W_O";
+    }
+    return "";
+}
+
+class Seeded {
+public:
+    explicit Seeded(Scan& scan) : scan_(scan), s_(scan.s()) {
+        env_.shape = [this](const std::string& name, long k) -> std::optional<long> {
+            const auto it = shapes_.find(name);
+            if (it == shapes_.end()) return std::nullopt;
+            const long n = static_cast<long>(it->second.size()), i = k < 0 ? n + k : k;
+            return i >= 0 && i < n ? std::optional<long>(static_cast<long>(it->second[static_cast<std::size_t>(i)])) : std::nullopt;
+        };
+    }
+
+    void run() {
+        for (const auto& [at, a] : scan_.found())
+            if (!a.name.empty() && !a.shape.empty()) shapes_[a.name] = a.shape;
+        for (std::size_t b = 0; b < s_.size();) {
+            const std::size_t e = std::min(s_.find('\n', b), s_.size());
+            if (e - b <= kMaxCodeLine && !scan_.text().place_of(b).output) line(b, e);
+            b = e + 1;
+        }
+    }
+
+private:
+    void line(std::size_t b, std::size_t e) {
+        const std::string_view raw = s_.substr(b, e - b);
+        std::size_t indent = 0;
+        while (indent < raw.size() && (raw[indent] == ' ' || raw[indent] == '\t')) ++indent;
+        std::string text = trim(raw);
+        if (const std::size_t hash = text.find('#'); hash != std::string::npos) text = trim(std::string_view(text).substr(0, hash));
+        if (text.empty()) return;
+        // inside a class body: its __init__'s draws
+        if (cls_ && indent > class_indent_) {
+            body(text, indent);
+            return;
+        }
+        cls_.reset();
+        if (text.rfind("class ", 0) == 0) {
+            std::size_t k = 6;
+            while (k < text.size() && ident_char(text[k])) ++k;
+            cls_ = text.substr(6, k - 6);
+            class_indent_ = indent;
+            if (modules_.size() >= kMaxModules && !modules_.count(*cls_)) {  // past the bound: its instances end the stream
+                cls_.reset();
+                return;
+            }
+            modules_[*cls_] = Module{};
+            init_indent_ = std::string::npos;
+            return;
+        }
+        top(text, b, e);
+    }
+
+    void body(const std::string& text, std::size_t indent) {
+        Module& m = modules_[*cls_];
+        if (text.rfind("def ", 0) == 0) {
+            init_indent_ = text.rfind("def __init__(", 0) == 0 ? indent : std::string::npos;
+            if (init_indent_ == std::string::npos) return;
+            const auto args = call_args(text, text.find('('));
+            if (!args) return void(m.unknown = true);
+            for (const std::string& item : top_items(*args)) {
+                const std::size_t eq = item.find('=');
+                std::string name = trim(std::string_view(item).substr(0, eq));
+                if (const std::size_t colon = name.find(':'); colon != std::string::npos) name = trim(std::string_view(name).substr(0, colon));
+                if (name == "self" || name.empty() || name[0] == '*') continue;
+                m.params.push_back(name);
+                if (eq != std::string::npos) m.defaults[name] = trim(std::string_view(item).substr(eq + 1));
+            }
+            return;
+        }
+        if (init_indent_ == std::string::npos || indent <= init_indent_) return;
+        if (draws_uncounted(text)) return void(m.unknown = true);
+        const std::size_t linear = find_call(text, "nn.Linear("), rand = find_call(text, "torch.rand(");
+        if (linear == std::string::npos && rand == std::string::npos) {
+            // an instance of another module built here draws too: its draws are not followed
+            for (const auto& [name, mod] : modules_)
+                if (name != *cls_ && find_call(text, name + "(") != std::string::npos) m.unknown = true;
+            return;
+        }
+        Draw d;
+        const std::size_t eq = text.find('=');
+        if (eq == std::string::npos || text.rfind("self.", 0) != 0) return void(m.unknown = true);  // a draw not kept: counted blind
+        d.attr = trim(std::string_view(text).substr(5, eq - 5));
+        d.linear = linear != std::string::npos;
+        const std::size_t open = (d.linear ? linear + 9 : rand + 10);
+        const auto args = call_args(text, open);
+        if (!args || m.draws.size() >= kMaxModuleDraws) return void(m.unknown = true);
+        d.args = top_items(*args);
+        m.draws.push_back(std::move(d));
+    }
+
+    void top(const std::string& text, std::size_t b, std::size_t e) {
+        if (const std::size_t at = find_call(text, "torch.manual_seed("); at != std::string::npos) {
+            const auto args = call_args(text, at + 17);
+            const auto seed = args ? eval_int(*args, env_) : std::nullopt;
+            seed_ = seed && *seed >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*seed)) : std::nullopt;
+            seed_where_ = scan_.text().place_of(b).describe();
+            drawn_ = 0;
+            return;
+        }
+        // NAME = RHS (one name: a tuple or an attribute is not followed)
+        std::string name, rhs = text;
+        if (const std::size_t eq = text.find('='); eq != std::string::npos && eq + 1 < text.size() && text[eq + 1] != '=' && eq > 0 &&
+                                                   text[eq - 1] != '!' && text[eq - 1] != '<' && text[eq - 1] != '>') {
+            const std::string lhs = trim(std::string_view(text).substr(0, eq));
+            rhs = trim(std::string_view(text).substr(eq + 1));
+            if (is_identifier(lhs)) name = lhs;
+            else if (lhs.find(',') != std::string::npos) return assign_tuple(lhs, rhs);
+        }
+        if (draws_uncounted(rhs)) return void(seed_.reset());
+        if (const std::size_t at = find_call(rhs, "torch.rand("); at != std::string::npos) {
+            const auto args = call_args(rhs, at + 10);
+            return rand_draw(name, args ? top_items(*args) : std::vector<std::string>{}, env_, b, e);
+        }
+        if (const std::size_t at = find_call(rhs, "nn.Linear("); at != std::string::npos) {
+            const auto args = call_args(rhs, at + 9);
+            return linear_draw(name, args ? top_items(*args) : std::vector<std::string>{}, env_, b, e);
+        }
+        for (auto& [cls, mod] : modules_) {
+            const std::size_t at = find_call(rhs, cls + "(");
+            if (at == std::string::npos) continue;
+            const auto args = call_args(rhs, at + cls.size());
+            return build(mod, args ? top_items(*args) : std::vector<std::string>{}, b, e);
+        }
+        // another module the article does not define may draw: the stream is no longer known
+        for (std::size_t k = 0; k < rhs.size(); ++k)
+            if (std::isupper(static_cast<unsigned char>(rhs[k])) && (k == 0 || !ident_char(rhs[k - 1]))) {
+                std::size_t j = k;
+                while (j < rhs.size() && ident_char(rhs[j])) ++j;
+                if (j < rhs.size() && rhs[j] == '(' && rhs.compare(k, j - k, "True") != 0) return void(seed_.reset());
+            }
+        if (!name.empty() && (eval_int(rhs, env_) || rhs == "True" || rhs == "False")) env_.values[name] = rhs;
+    }
+
+    void assign_tuple(const std::string& lhs, const std::string& rhs) {
+        const auto names = top_items(lhs), values = top_items(rhs);
+        if (names.size() != values.size()) return;
+        for (std::size_t k = 0; k < names.size(); ++k)
+            if (is_identifier(names[k]) && eval_int(values[k], env_)) env_.values[names[k]] = values[k];
+    }
+
+    // torch.rand(a, b) or torch.rand((a, b)), at most two sides.
+    void rand_draw(const std::string& name, std::vector<std::string> args, const Env& env, std::size_t b, std::size_t e) {
+        if (args.size() >= 1 && !args[0].empty() && args[0].front() == '(' && args[0].back() == ')')
+            args = top_items(std::string_view(args[0]).substr(1, args[0].size() - 2));
+        std::vector<long> dims;
+        for (const std::string& a : args) {
+            if (a.find('=') != std::string::npos) continue;  // requires_grad=..., dtype=...
+            const auto v = eval_int(a, env);
+            if (!v || *v < 1 || *v > kMaxGeneratedSide) return void(seed_.reset());
+            dims.push_back(*v);
+        }
+        if (dims.empty() || dims.size() > 2) return void(seed_.reset());
+        const std::size_t rows = dims.size() == 2 ? static_cast<std::size_t>(dims[0]) : 1, cols = static_cast<std::size_t>(dims.back());
+        emit(name, rows, cols, 0.0, 1.0, fmt::format("torch.rand({})", fmt::join(args, ", ")), b, e);
+    }
+
+    // nn.Linear(in, out, bias=...): its weight (out x in, as nn.Linear keeps it) between ±sqrt(3)·gain/sqrt(in)
+    // (kaiming_uniform_ with a = sqrt(5), as torch computes the bound in double), then its bias between ±1/sqrt(in).
+    void linear_draw(const std::string& name, const std::vector<std::string>& args, const Env& env, std::size_t b, std::size_t e) {
+        std::vector<std::string> positional;
+        for (const std::string& a : args)
+            if (a.find('=') == std::string::npos) positional.push_back(a);
+        std::string in_s = positional.size() > 0 ? positional[0] : keyword(args, "in_features");
+        std::string out_s = positional.size() > 1 ? positional[1] : keyword(args, "out_features");
+        const auto in = eval_int(in_s, env), out = eval_int(out_s, env);
+        const std::string bias_s = positional.size() > 2 ? positional[2] : keyword(args, "bias");
+        const bool bias = bias_s.empty() || eval_bool(bias_s, env, true);
+        if (!in || !out || *in < 1 || *out < 1 || *in > kMaxGeneratedSide || *out > kMaxGeneratedSide) return void(seed_.reset());
+        const double slope = std::sqrt(5.0), gain = std::sqrt(2.0 / (1 + slope * slope));
+        const double bound = std::sqrt(3.0) * (gain / std::sqrt(static_cast<double>(*in)));
+        const std::string call = fmt::format("nn.Linear({})", fmt::join(args, ", "));
+        emit(name, static_cast<std::size_t>(*out), static_cast<std::size_t>(*in), -bound, bound, call + ", its weight", b, e);
+        if (!bias || !seed_) return;
+        const double bias_bound = 1.0 / std::sqrt(static_cast<double>(*in));
+        const std::string role = linear_role(name);
+        emit(role.empty() ? name + "_bias" : "b_" + role.substr(2), 1, static_cast<std::size_t>(*out), -bias_bound, bias_bound,
+             call + ", its bias", b, e);
+    }
+
+    // A module built: its __init__'s draws in order, its parameters bound to the call's arguments.
+    void build(const Module& m, const std::vector<std::string>& args, std::size_t b, std::size_t e) {
+        if (!seed_) return;
+        if (m.unknown) return void(seed_.reset());
+        Env env = env_;
+        std::size_t p = 0;
+        for (const std::string& a : args) {
+            const std::size_t eq = a.find('=');
+            if (eq != std::string::npos) {
+                env.values[trim(std::string_view(a).substr(0, eq))] = resolved(trim(std::string_view(a).substr(eq + 1)));
+            } else if (p < m.params.size()) {
+                env.values[m.params[p++]] = resolved(a);
+            }
+        }
+        for (const auto& [param, def] : m.defaults)
+            if (!env.values.count(param) || std::find(m.params.begin(), m.params.end(), param) - m.params.begin() >= static_cast<long>(p))
+                if (!std::any_of(args.begin(), args.end(), [&](const std::string& a) { return a.rfind(param + "=", 0) == 0 || a.rfind(param + " =", 0) == 0; }))
+                    env.values[param] = def;
+        for (const Draw& d : m.draws) {
+            if (!seed_) return;
+            if (d.linear) linear_draw(d.attr, d.args, env, b, e);
+            else rand_draw(d.attr, d.args, env, b, e);
+        }
+    }
+
+    // An argument as the module sees it: an integer or a boolean the caller's names give, else as written.
+    std::string resolved(const std::string& a) const {
+        if (const auto v = eval_int(a, env_)) return std::to_string(*v);
+        if (a == "True" || a == "False") return a;
+        const auto it = env_.values.find(a);
+        return it != env_.values.end() ? it->second : a;
+    }
+
+    void emit(const std::string& name, std::size_t rows, std::size_t cols, double low, double high, const std::string& call,
+              std::size_t b, std::size_t e) {
+        if (!seed_) return;
+        const std::uint64_t n = static_cast<std::uint64_t>(rows) * cols;
+        if (drawn_ + n > kMaxTorchOffset) return void(seed_.reset());
+        if (name.empty()) return void(drawn_ += n);  // drawn and not kept (print(torch.rand(2, 2))): counted only
+        const Tensor t = torch_uniform({rows, cols}, *seed_, drawn_, low, high);
+        PrintedArray a;
+        a.form = PrintedForm::code;
+        const std::string role = linear_role(name);  // self.query, q_proj, W_query: W_Q by its role
+        a.name = role.empty() || name.rfind("b_", 0) == 0 ? name : role;
+        for (std::size_t i = 0; i < rows; ++i) {
+            a.rows.emplace_back();
+            for (std::size_t j = 0; j < cols; ++j) a.rows.back().push_back({t.data[i * cols + j], 9});
+        }
+        a.generated = Generated{*seed_, drawn_, low, high,
+                                fmt::format("torch.manual_seed({}) at {}, then {}{} from draw {}", *seed_, seed_where_,
+                                            name == a.name ? "" : name + " = ", call, drawn_)};
+        set_shape(a, rows == 1 ? 1 : 2);
+        drawn_ += n;
+        if (!name.empty()) shapes_[name] = a.shape;
+        scan_.add(b, e, std::move(a));
+    }
+
+    Scan& scan_;
+    std::string_view s_;
+    Env env_;
+    std::map<std::string, std::vector<std::size_t>> shapes_;  // the arrays' shapes by name (the last printed under it)
+    std::map<std::string, Module> modules_;
+    std::optional<std::string> cls_;
+    std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
+    std::optional<std::uint64_t> seed_;
+    std::string seed_where_;
+    std::uint64_t drawn_ = 0;
+};
+
+}  // namespace
+
+void scan_seeded(Scan& scan) { Seeded(scan).run(); }
+
+}  // namespace attntrace
