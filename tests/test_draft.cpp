@@ -449,6 +449,45 @@ TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one
     CHECK(generated("torch.manual_seed(5)\nmodel = GPT(cfg)\nW_q = torch.rand(3, 2)\n").empty());
     CHECK(generated("W_q = torch.rand(3, 2)\n").empty());  // no seed: PyTorch's default one is not known
     CHECK(generated("torch.manual_seed(5)\nW_q = torch.rand(n, 2)\n").empty());  // a size the code does not give
+    // drawn, then shifted: counted, not kept (its values are not the draws)
+    g = generated("torch.manual_seed(5)\nW_k = torch.rand(2, 2) * 2 - 1\nW_q = torch.rand(3, 2)\n");
+    REQUIRE(g.size() == 1);
+    CHECK(g[0].generated->offset == 4);
+
+    // numpy's legacy generator: the values numpy printed for np.random.seed(42); rand(3); randn(3); normal(1, 2, size=(2,))
+    g = generated("np.random.seed(42)\na = np.random.rand(3)\nb = np.random.randn(3)\nc = np.random.normal(1.0, 2.0, size=(2,))\n");
+    REQUIRE(g.size() == 3);
+    auto values = [](const attntrace::PrintedArray& a) {
+        std::vector<double> v;
+        for (const auto& n : a.rows[0]) v.push_back(n.value);
+        return v;
+    };
+    CHECK(values(g[0]) == std::vector<double>{0.3745401188473625, 0.9507143064099162, 0.7319939418114051});
+    CHECK(values(g[1]) == std::vector<double>{-1.1118801180469204, 0.31890218468938336, 0.2790412922001377});
+    CHECK(values(g[2]) == std::vector<double>{3.021030569613053, -0.16175626804702992});  // the cached second normal first
+    CHECK_FALSE(g[0].generated->torch);
+    // scaled by a constant: kept, scaled; a draw not followed ends the stream
+    g = generated("np.random.seed(42)\nW = np.random.rand(3) / np.sqrt(4)\nnp.random.shuffle(x)\nV = np.random.rand(2)\n");
+    REQUIRE(g.size() == 1);
+    CHECK(values(g[0])[0] == 0.3745401188473625 / 2);
+}
+
+TEST_CASE("an article whose numpy code draws X and the weights from a seed, scaled: all drafted from the seed", "[draft]") {
+    // tests/draft-articles/numpy-seeded.md (written with numpy): np.random.seed(7), X = randn(4, 6), each W randn(6, 3) * 0.5,
+    // a causal mask built with triu; the weights' last row planted wrong
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/numpy-seeded.md";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(lesson["weights"]["W_Q"].is_array());  // numpy's values, every digit
+    CHECK(lesson["config"]["mask"] == "causal");
+    CHECK(d.unplaced.empty());
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    CHECK(verdict["blocks.0.hook_resid_pre"] == "agrees");  // the printed X is the generated one
+    CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":3}"] == "disagrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":2}"] == "agrees");
 }
 
 TEST_CASE("a row whose sentence calls it scores starts an example, whatever its caption's last words name", "[draft]") {

@@ -1,16 +1,21 @@
 // Weights the code generates from a seed instead of printing them: after
 // torch.manual_seed(N), each torch.rand(...) (in nn.Parameter too) and each
 // nn.Linear(...) draws from PyTorch's generator in the order the code runs,
-// at the top level or in the __init__ of a module the code then builds. Each
-// becomes an array of form `code` whose values are PyTorch's
-// (lesson/generate.hpp's torch_uniform) and whose `generated` says how. A
-// draw the reader cannot count (torch.randn, an nn.Embedding, a module it
-// does not know) ends the seed's stream: nothing after it is generated.
+// at the top level or in the __init__ of a module the code then builds; after
+// np.random.seed(N), each np.random.rand, randn, random, uniform and normal
+// draws from numpy's legacy generator (a Mersenne Twister, 53-bit doubles,
+// the polar method's normals with its cached second value), times or over a
+// constant when the code scales it. Each becomes an array of form `code`
+// whose values are the library's and whose `generated` says how. A draw the
+// reader cannot count (torch.randn, an nn.Embedding, np.random.randint, a
+// module it does not know) ends that seed's stream: nothing after it is
+// generated. An array drawn and then transformed otherwise is counted, not kept.
 #include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -19,7 +24,8 @@
 
 namespace attntrace {
 
-namespace {
+// This file's own names (the unity build puts several files in one translation unit).
+namespace seeded_code {
 
 // A line of code longer than this is not read: generating code is short lines.
 constexpr std::size_t kMaxCodeLine = 300;
@@ -125,13 +131,53 @@ std::string keyword(const std::vector<std::string>& items, std::string_view name
     return "";
 }
 
-// Calls whose draws the reader cannot count: after one, the seed's stream is unknown.
+// Calls whose draws from torch's generator the reader cannot count: after one, the seed's stream is unknown.
 bool draws_uncounted(std::string_view line) {
     for (std::string_view call : {"torch.randn(", "torch.randint(", "torch.normal(", "torch.randperm(", "torch.rand_like(", "torch.randn_like(",
                                   "nn.Embedding(", "nn.MultiheadAttention(", "nn.TransformerEncoderLayer(", "nn.TransformerDecoderLayer(",
-                                  "nn.Transformer(", "nn.Conv1d(", "nn.Conv2d(", "nn.init.", ".normal_(", ".uniform_(", "np.random."})
+                                  "nn.Transformer(", "nn.Conv1d(", "nn.Conv2d(", "nn.init.", ".normal_(", ".uniform_("})
         if (line.find(call) != std::string_view::npos) return true;
     return false;
+}
+
+// numpy's legacy generator (np.random.seed, np.random.rand ...): std::mt19937 is its Mersenne Twister and seeding.
+struct NumpyStream {
+    std::mt19937 engine;
+    std::optional<double> gauss;  // the polar method's second value, kept for the next normal
+    explicit NumpyStream(std::uint32_t seed) : engine(seed) {}
+    double uniform() {  // random_sample: 53 bits
+        const double a = static_cast<double>(engine() >> 5), b = static_cast<double>(engine() >> 6);
+        return (a * 67108864.0 + b) / 9007199254740992.0;
+    }
+    double normal() {  // standard_normal, the legacy polar method
+        if (gauss) {
+            const double g = *gauss;
+            gauss.reset();
+            return g;
+        }
+        double x1 = 0, x2 = 0, r2 = 0;
+        do {
+            x1 = 2.0 * uniform() - 1.0;
+            x2 = 2.0 * uniform() - 1.0;
+            r2 = x1 * x1 + x2 * x2;
+        } while (r2 >= 1.0 || r2 == 0.0);
+        const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+        gauss = f * x1;
+        return f * x2;
+    }
+};
+
+// A number the code writes (0.1, 1e-2, 2), or none.
+std::optional<double> eval_number(const std::string& e) {
+    const std::string t = trim(e);
+    if (t.empty() || t.size() > 24 || t.find_first_not_of("0123456789.eE+-") != std::string::npos) return std::nullopt;
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(t, &used);
+        return used == t.size() && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+    } catch (...) {
+        return std::nullopt;
+    }
 }
 
 // "W_query", "query", "q_proj", "Wq": the weight a module's attribute is, W_Q, W_K, W_V or W_O; "" when none.
@@ -260,10 +306,15 @@ private:
             if (is_identifier(lhs)) name = lhs;
             else if (lhs.find(',') != std::string::npos) return assign_tuple(lhs, rhs);
         }
+        if (numpy(name, rhs, b, e)) return;
         if (draws_uncounted(rhs)) return void(seed_.reset());
         if (const std::size_t at = find_call(rhs, "torch.rand("); at != std::string::npos) {
             const auto args = call_args(rhs, at + 10);
-            return rand_draw(name, args ? top_items(*args) : std::vector<std::string>{}, env_, b, e);
+            // kept as drawn: alone, or wrapped in nn.Parameter(...); drawn and then scaled or shifted: counted only
+            const std::string before = trim(std::string_view(rhs).substr(0, at));
+            const std::string after = args ? trim(std::string_view(rhs).substr(at + 12 + args->size())) : "";
+            const bool plain = (before.empty() || before.ends_with("Parameter(")) && (after.empty() || after[0] == ')' || after[0] == ',');
+            return rand_draw(plain ? name : "", args ? top_items(*args) : std::vector<std::string>{}, env_, b, e);
         }
         if (const std::size_t at = find_call(rhs, "nn.Linear("); at != std::string::npos) {
             const auto args = call_args(rhs, at + 9);
@@ -283,6 +334,106 @@ private:
                 if (j < rhs.size() && rhs[j] == '(' && rhs.compare(k, j - k, "True") != 0) return void(seed_.reset());
             }
         if (!name.empty() && (eval_int(rhs, env_) || rhs == "True" || rhs == "False")) env_.values[name] = rhs;
+    }
+
+    // np.random.seed(N) and the draws of numpy's legacy generator; true when the line was one of them.
+    bool numpy(const std::string& name, const std::string& rhs, std::size_t b, std::size_t e) {
+        const std::size_t at = std::min(rhs.find("np.random."), rhs.find("numpy.random."));
+        if (at == std::string::npos) return false;
+        const std::size_t fn = rhs.find('.', rhs.find("random.", at)) + 1;
+        std::size_t open = fn;
+        while (open < rhs.size() && ident_char(rhs[open])) ++open;
+        const std::string call = rhs.substr(fn, open - fn);
+        const auto args = open < rhs.size() && rhs[open] == '(' ? call_args(rhs, open) : std::nullopt;
+        if (!args) return np_.reset(), true;
+        const std::vector<std::string> items = top_items(*args);
+        if (call == "seed") {
+            const auto seed = items.size() == 1 ? eval_int(items[0], env_) : std::nullopt;
+            if (seed && *seed >= 0 && *seed <= 0xffffffffL) np_.emplace(static_cast<std::uint32_t>(*seed));
+            else np_.reset();
+            np_where_ = scan_.text().place_of(b).describe();
+            return true;
+        }
+        if (!np_) return true;
+        // the shape: rand(a, b) and randn(a, b) take the sides; the others a size (a tuple), last or as size=
+        std::vector<std::string> dims_s;
+        double p0 = 0, p1 = 1;  // uniform's low and high, normal's loc and scale
+        if (call == "rand" || call == "randn") {
+            dims_s = items;
+        } else if (call == "random" || call == "random_sample" || call == "uniform" || call == "normal") {
+            std::string size = keyword(items, "size");
+            std::vector<std::string> positional;
+            for (const std::string& it : items)
+                if (it.find('=') == std::string::npos) positional.push_back(it);
+            const std::size_t params = call == "uniform" || call == "normal" ? 2 : 0;
+            if (size.empty() && positional.size() == params + 1) size = positional[params];
+            for (std::size_t k = 0; k < params; ++k) {
+                const std::string v = k < positional.size() ? positional[k] : keyword(items, call == "uniform" ? (k ? "high" : "low") : (k ? "scale" : "loc"));
+                const auto x = v.empty() ? std::optional<double>(k == 0 ? 0.0 : 1.0) : eval_number(v);
+                if (!x) return np_.reset(), true;
+                (k ? p1 : p0) = *x;
+            }
+            if (!size.empty() && size.front() == '(' && size.back() == ')') size = size.substr(1, size.size() - 2);
+            dims_s = top_items(size);
+        } else {
+            return np_.reset(), true;  // randint, choice, permutation, shuffle...: not followed
+        }
+        std::vector<long> dims;
+        for (const std::string& d : dims_s) {
+            if (trim(d).empty()) continue;
+            const auto v = eval_int(d, env_);
+            if (!v || *v < 1 || *v > kMaxGeneratedSide) return np_.reset(), true;
+            dims.push_back(*v);
+        }
+        if (dims.size() > 2 || (dims.size() == 2 && dims[0] * dims[1] > kMaxGeneratedSide * 16)) return np_.reset(), true;
+        const std::size_t rows = dims.size() == 2 ? static_cast<std::size_t>(dims[0]) : 1, cols = dims.empty() ? 1 : static_cast<std::size_t>(dims.back());
+        std::vector<double> v(rows * cols);
+        for (double& x : v) {
+            if (call == "randn") x = np_->normal();
+            else if (call == "normal") x = p0 + p1 * np_->normal();
+            else if (call == "uniform") x = p0 + (p1 - p0) * np_->uniform();
+            else x = np_->uniform();
+        }
+        // kept: alone, or times or over a constant (np.random.randn(4, 4) * 0.1, / np.sqrt(d_k)); else counted only
+        const std::string before = trim(std::string_view(rhs).substr(0, at));
+        std::string after = trim(std::string_view(rhs).substr(open + 2 + args->size()));
+        bool keep = before.empty() && !name.empty();
+        if (keep && !after.empty()) {
+            const char op = after[0];
+            std::string operand = trim(std::string_view(after).substr(1));
+            std::optional<double> c;
+            auto value = [&](const std::string& x) -> std::optional<double> {
+                if (const auto n = eval_number(x)) return n;
+                if (const auto i = eval_int(x, env_)) return static_cast<double>(*i);
+                return std::nullopt;
+            };
+            if (operand.rfind("np.sqrt(", 0) == 0 && operand.back() == ')') {
+                const auto k = value(operand.substr(8, operand.size() - 9));
+                if (k && *k > 0) c = std::sqrt(*k);
+            } else {
+                c = value(operand);
+            }
+            keep = c && (op == '*' || (op == '/' && *c != 0));
+            if (keep)
+                for (double& x : v) x = op == '*' ? x * *c : x / *c;
+        }
+        if (!keep) return true;
+        PrintedArray a;
+        a.form = PrintedForm::code;
+        const std::string role = linear_role(name);
+        a.name = role.empty() ? name : role;
+        for (std::size_t i = 0; i < rows; ++i) {
+            a.rows.emplace_back();
+            for (std::size_t j = 0; j < cols; ++j) a.rows.back().push_back({v[i * cols + j], 9});
+        }
+        Generated g;
+        g.torch = false;
+        g.how = fmt::format("np.random.seed at {}, then {}", np_where_, trim(rhs));
+        a.generated = std::move(g);
+        set_shape(a, rows == 1 ? 1 : 2);
+        if (!name.empty()) shapes_[name] = a.shape;
+        scan_.add(b, e, std::move(a));
+        return true;
     }
 
     void assign_tuple(const std::string& lhs, const std::string& rhs) {
@@ -379,9 +530,14 @@ private:
             a.rows.emplace_back();
             for (std::size_t j = 0; j < cols; ++j) a.rows.back().push_back({t.data[i * cols + j], 9});
         }
-        a.generated = Generated{*seed_, drawn_, low, high,
-                                fmt::format("torch.manual_seed({}) at {}, then {}{} from draw {}", *seed_, seed_where_,
-                                            name == a.name ? "" : name + " = ", call, drawn_)};
+        Generated g;
+        g.seed = *seed_;
+        g.offset = drawn_;
+        g.low = low;
+        g.high = high;
+        g.how = fmt::format("torch.manual_seed({}) at {}, then {}{} from draw {}", *seed_, seed_where_, name == a.name ? "" : name + " = ",
+                            call, drawn_);
+        a.generated = std::move(g);
         set_shape(a, rows == 1 ? 1 : 2);
         drawn_ += n;
         if (!name.empty()) shapes_[name] = a.shape;
@@ -397,11 +553,13 @@ private:
     std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
     std::optional<std::uint64_t> seed_;
     std::string seed_where_;
+    std::optional<NumpyStream> np_;  // numpy's legacy generator after np.random.seed, while its draws are counted
+    std::string np_where_;
     std::uint64_t drawn_ = 0;
 };
 
-}  // namespace
+}  // namespace seeded_code
 
-void scan_seeded(Scan& scan) { Seeded(scan).run(); }
+void scan_seeded(Scan& scan) { seeded_code::Seeded(scan).run(); }
 
 }  // namespace attntrace
