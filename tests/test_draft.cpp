@@ -1012,7 +1012,7 @@ TEST_CASE("formula images: each URL's LaTeX read in its place, the URL's own dig
 
 namespace test_draft {
 
-TEST_CASE("formula images whose alt text repeats the formula, spaces as &space;, the formula in the path", "[draft]") {
+TEST_CASE("formula images whose alt text repeats the formula, spaces as the editor writes them, the formula in the path", "[draft]") {
     // tests/draft-articles/formula-titles.md: codecogs URLs as its editor writes them (&space;), each image's alt text
     // (or an <img>'s title) the same LaTeX, Q, K and V as i.upmath.me/svg/TEX images; Z's last row planted wrong
     const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/formula-titles.md";
