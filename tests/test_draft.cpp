@@ -445,7 +445,7 @@ TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one
     CHECK(g[0].generated->offset == 4);  // after the 2 x 2 printed and not kept
     const attntrace::Tensor t = attntrace::torch_uniform({3, 2}, 5, 4, 0.0, 1.0);
     CHECK(static_cast<float>(g[0].rows[2][1].value) == t.data[5]);
-    CHECK(generated("torch.manual_seed(5)\nE = torch.randn(4, 3)\nW_q = torch.rand(3, 2)\n").empty());
+    CHECK(generated("torch.manual_seed(5)\nE = torch.randint(0, 9, (4,))\nW_q = torch.rand(3, 2)\n").empty());
     CHECK(generated("torch.manual_seed(5)\nmodel = GPT(cfg)\nW_q = torch.rand(3, 2)\n").empty());
     CHECK(generated("W_q = torch.rand(3, 2)\n").empty());  // no seed: PyTorch's default one is not known
     CHECK(generated("torch.manual_seed(5)\nW_q = torch.rand(n, 2)\n").empty());  // a size the code does not give
@@ -453,6 +453,33 @@ TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one
     g = generated("torch.manual_seed(5)\nW_k = torch.rand(2, 2) * 2 - 1\nW_q = torch.rand(3, 2)\n");
     REQUIRE(g.size() == 1);
     CHECK(g[0].generated->offset == 4);
+
+    // torch.randn: the values PyTorch 1.13 printed after torch.manual_seed(0) for randn(5), randn(3) (the first
+    // from the normal randn(5) left kept), randn(4, 5) (the 16-or-more path), then rand(2) after them all
+    g = generated("torch.manual_seed(0)\na = torch.randn(5)\nb = torch.randn(3)\nc = torch.randn(4, 5)\nd = torch.rand(2)\n");
+    REQUIRE(g.size() == 4);
+    auto floats = [](const attntrace::PrintedArray& a) {
+        std::vector<float> v;
+        for (const auto& r : a.rows)
+            for (const auto& n : r) v.push_back(static_cast<float>(n.value));
+        return v;
+    };
+    CHECK(floats(g[0]) == std::vector<float>{1.5409960746765137f, -0.293428897857666f, -2.1787893772125244f, 0.5684312582015991f,
+                                             -1.0845223665237427f});
+    CHECK(floats(g[1]) == std::vector<float>{-1.3985954523086548f, 0.40334683656692505f, 0.8380263447761536f});
+    // 16 or more: PyTorch's vectorised log, sin and cos may differ from libm's in the last bits
+    constexpr float kVectorisedMathTol = 1e-6f;
+    const std::vector<float> c = floats(g[2]);
+    CHECK(c[0] == Approx(-1.3526537418365479).margin(kVectorisedMathTol));
+    CHECK(c[7] == Approx(0.441156268119812).margin(kVectorisedMathTol));
+    CHECK(c[19] == Approx(-0.004785737954080105).margin(kVectorisedMathTol));
+    CHECK(floats(g[3]) == std::vector<float>{0.6984410881996155f, 0.5675464272499084f});
+    CHECK(g[3].generated->as_generator);
+    CHECK(g[3].generated->offset == 52);  // 5 and 3 normals: 4 pairs of two 64-bit draws (16); 20 floats and a tail block of 16 (36)
+    g = generated("torch.manual_seed(1)\nW = torch.randn(2, 3) * 0.1\n");
+    REQUIRE(g.size() == 1);
+    CHECK(floats(g[0]) == std::vector<float>{0.0661352202296257f, 0.026692410930991173f, 0.0061677261255681515f, 0.06213173270225525f,
+                                             -0.04519059881567955f, -0.016613023355603218f});
 
     // numpy's legacy generator: the values numpy printed for np.random.seed(42); rand(3); randn(3); normal(1, 2, size=(2,))
     g = generated("np.random.seed(42)\na = np.random.rand(3)\nb = np.random.randn(3)\nc = np.random.normal(1.0, 2.0, size=(2,))\n");
@@ -465,11 +492,29 @@ TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one
     CHECK(values(g[0]) == std::vector<double>{0.3745401188473625, 0.9507143064099162, 0.7319939418114051});
     CHECK(values(g[1]) == std::vector<double>{-1.1118801180469204, 0.31890218468938336, 0.2790412922001377});
     CHECK(values(g[2]) == std::vector<double>{3.021030569613053, -0.16175626804702992});  // the cached second normal first
-    CHECK_FALSE(g[0].generated->torch);
+    CHECK_FALSE(g[0].generated->as_generator);
     // scaled by a constant: kept, scaled; a draw not followed ends the stream
     g = generated("np.random.seed(42)\nW = np.random.rand(3) / np.sqrt(4)\nnp.random.shuffle(x)\nV = np.random.rand(2)\n");
     REQUIRE(g.size() == 1);
     CHECK(values(g[0])[0] == 0.3745401188473625 / 2);
+}
+
+TEST_CASE("a notebook whose X is torch.randn(B, T, C) and whose head is a module of nn.Linear: drafted from the seed",
+          "[draft]") {
+    // tests/draft-articles/randn-head.ipynb (written with PyTorch): torch.manual_seed(0), B, T, C = 1, 4, 8,
+    // x = torch.randn(B, T, C) never printed, Head(C, 4) with key, query, value in that order, a tril mask
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/randn-head.ipynb";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["inputs"]["X"].size() == 4);  // torch.randn's values, the batch of one dropped
+    CHECK(lesson["weights"]["W_K"]["offset"] == 32);  // after x's 32 draws; key first, as __init__ builds it
+    CHECK(lesson["weights"]["W_Q"]["offset"] == 64);
+    CHECK(lesson["config"]["mask"] == "causal");
+    for (const auto& c : lesson["claims"]) CHECK(c["expect"] == "agrees");
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    CHECK(verdict["blocks.0.attn.hook_pattern"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
 }
 
 TEST_CASE("an article whose numpy code draws X and the weights from a seed, scaled: all drafted from the seed", "[draft]") {

@@ -39,10 +39,10 @@ struct ArticlePlace {
 
 // An array the code generates from a seed instead of printing it (scan_seeded), and the code that says
 // so: PyTorch's uniform_ after torch.manual_seed(seed), from draw `offset` on, between low and high (a
-// lesson's {"generate": "torch_uniform", ...}); or numpy's legacy generator after np.random.seed(seed),
-// its values (float64) the array's rows.
+// lesson's {"generate": "torch_uniform", ...}); or another draw (torch.randn, numpy's legacy
+// generator), its values the array's rows.
 struct Generated {
-    bool torch = true;  // torch_uniform; else numpy's values
+    bool as_generator = true;  // written as torch_uniform; else as its values
     std::uint64_t seed = 0, offset = 0;
     double low = 0, high = 1;
     std::string how;  // "torch.manual_seed(123) at cell 3, line 1, then torch.rand(3, 2)"

@@ -52,11 +52,19 @@ std::size_t find_call(std::string_view line, std::string_view call) {
     return std::string_view::npos;
 }
 
-// One draw statement of a module's __init__: `self.attr = nn.Linear(...)` or `... torch.rand(...)`.
+// What the code does with a draw (kept_draw): times or over `factor`.
+struct Kept {
+    double factor = 1;
+    bool divide = false;
+};
+
+// One draw statement of a module's __init__: `self.attr = nn.Linear(...)`, `... torch.rand(...)` or
+// `... torch.randn(...) * c`.
 struct Draw {
+    enum class Kind { linear, rand, randn } kind = Kind::linear;
     std::string attr;
-    bool linear = false;             // nn.Linear(in, out, bias=...); else torch.rand(dims...)
     std::vector<std::string> args;   // as written
+    Kept kept;                        // randn: its constant
 };
 
 struct Module {
@@ -133,7 +141,7 @@ std::string keyword(const std::vector<std::string>& items, std::string_view name
 
 // Calls whose draws from torch's generator the reader cannot count: after one, the seed's stream is unknown.
 bool draws_uncounted(std::string_view line) {
-    for (std::string_view call : {"torch.randn(", "torch.randint(", "torch.normal(", "torch.randperm(", "torch.rand_like(", "torch.randn_like(",
+    for (std::string_view call : {"torch.randint(", "torch.normal(", "torch.randperm(", "torch.rand_like(", "torch.randn_like(",
                                   "nn.Embedding(", "nn.MultiheadAttention(", "nn.TransformerEncoderLayer(", "nn.TransformerDecoderLayer(",
                                   "nn.Transformer(", "nn.Conv1d(", "nn.Conv2d(", "nn.init.", ".normal_(", ".uniform_("})
         if (line.find(call) != std::string_view::npos) return true;
@@ -167,6 +175,57 @@ struct NumpyStream {
     }
 };
 
+// torch.randn's n values from the generator as torch.manual_seed(seed) left it after `drawn` draws, `drawn`
+// advanced past what they take: 16 or more as normal_fill does (n uniform floats, then Box-Muller on each
+// block of 16, its tail block redrawn), fewer one at a time as normal_distribution<double> does (two 53-bit
+// uniforms a pair, the second of the pair kept in `cached` for the next normal, as the generator keeps it).
+std::vector<float> torch_randn(std::uint64_t seed, std::uint64_t& drawn, std::optional<double>& cached, std::size_t n) {
+    std::mt19937 engine(static_cast<std::uint32_t>(seed & 0xffffffffu));
+    engine.discard(drawn);
+    std::vector<float> out(n);
+    const double pi = 3.14159265358979323846;
+    if (n >= 16) {
+        auto uniform = [&] {
+            ++drawn;
+            return static_cast<float>(static_cast<double>(engine() & 0xffffffu) * (1.0 / 16777216.0));
+        };
+        auto fill16 = [&](float* d) {
+            for (std::size_t j = 0; j < 8; ++j) {
+                const float u1 = 1 - d[j], u2 = d[j + 8];
+                const float radius = std::sqrt(-2 * std::log(u1));
+                const double theta = 2.0f * pi * u2;
+                d[j] = static_cast<float>(radius * std::cos(theta));
+                d[j + 8] = static_cast<float>(radius * std::sin(theta));
+            }
+        };
+        for (float& x : out) x = uniform();
+        for (std::size_t i = 0; i + 16 <= n; i += 16) fill16(out.data() + i);
+        if (n % 16) {
+            float* tail = out.data() + n - 16;
+            for (std::size_t k = 0; k < 16; ++k) tail[k] = uniform();
+            fill16(tail);
+        }
+        return out;
+    }
+    auto uniform64 = [&] {
+        const std::uint64_t hi = engine(), lo = engine();
+        drawn += 2;
+        return static_cast<double>(((hi << 32) | lo) & ((std::uint64_t{1} << 53) - 1)) * (1.0 / 9007199254740992.0);
+    };
+    for (float& x : out) {
+        if (cached) {
+            x = static_cast<float>(*cached);
+            cached.reset();
+            continue;
+        }
+        const double u1 = uniform64(), u2 = uniform64();
+        const double r = std::sqrt(-2.0 * std::log1p(-u2)), theta = 2.0 * pi * u1;
+        cached = r * std::sin(theta);
+        x = static_cast<float>(r * std::cos(theta));
+    }
+    return out;
+}
+
 // A number the code writes (0.1, 1e-2, 2), or none.
 std::optional<double> eval_number(const std::string& e) {
     const std::string t = trim(e);
@@ -197,6 +256,36 @@ std::string linear_role(const std::string& attr) {
         if (x == "o" || x == "out" || x == "output" || x == "wo") return "W_O";
     }
     return "";
+}
+
+// What the code does with a draw, from the text before and after the call: kept as drawn (alone, or in
+// nn.Parameter(...)), or times or over a constant (* 0.1, / np.sqrt(d_k), / math.sqrt(8)); else none (the
+// draw is counted, not kept). `factor` is 1 for a draw kept as drawn; `divide` says which way.
+std::optional<Kept> kept_draw(const std::string& before, const std::string& after, const Env& env) {
+    if (!before.empty() && !before.ends_with("Parameter(")) return std::nullopt;
+    if (after.empty() || after[0] == ')' || after[0] == ',') return Kept{};
+    if (after[0] != '*' && after[0] != '/') return std::nullopt;
+    std::string operand = trim(std::string_view(after).substr(1));
+    if (const std::size_t close = operand.find_first_of("),"); close != std::string::npos && !operand.ends_with(")"))
+        operand = trim(std::string_view(operand).substr(0, close));  // nn.Parameter(torch.randn(4, 4) * 0.1)
+    auto value = [&](const std::string& x) -> std::optional<double> {
+        if (const auto n = eval_number(x)) return n;
+        if (const auto i = eval_int(x, env)) return static_cast<double>(*i);
+        return std::nullopt;
+    };
+    // one constant only: a further operation (* 2 - 1) is no constant factor
+    const bool call = operand.find('(') != std::string::npos;
+    if (operand.empty() || (!call && operand.find_first_of("+-*/ ") != std::string::npos && !eval_number(operand))) return std::nullopt;
+    std::optional<double> c;
+    for (std::string_view sqrt : {"np.sqrt(", "math.sqrt(", "numpy.sqrt("})
+        if (operand.rfind(sqrt, 0) == 0 && operand.back() == ')') {
+            const auto k = value(operand.substr(sqrt.size(), operand.size() - sqrt.size() - 1));
+            if (k && *k > 0) c = std::sqrt(*k);
+            if (!c) return std::nullopt;
+        }
+    if (!c) c = value(operand);
+    if (!c || (after[0] == '/' && *c == 0)) return std::nullopt;
+    return Kept{*c, after[0] == '/'};
 }
 
 class Seeded {
@@ -269,8 +358,9 @@ private:
         }
         if (init_indent_ == std::string::npos || indent <= init_indent_) return;
         if (draws_uncounted(text)) return void(m.unknown = true);
-        const std::size_t linear = find_call(text, "nn.Linear("), rand = find_call(text, "torch.rand(");
-        if (linear == std::string::npos && rand == std::string::npos) {
+        const std::size_t linear = find_call(text, "nn.Linear("), rand = find_call(text, "torch.rand("),
+                          randn = find_call(text, "torch.randn(");
+        if (linear == std::string::npos && rand == std::string::npos && randn == std::string::npos) {
             // an instance of another module built here draws too: its draws are not followed
             for (const auto& [name, mod] : modules_)
                 if (name != *cls_ && find_call(text, name + "(") != std::string::npos) m.unknown = true;
@@ -280,11 +370,20 @@ private:
         const std::size_t eq = text.find('=');
         if (eq == std::string::npos || text.rfind("self.", 0) != 0) return void(m.unknown = true);  // a draw not kept: counted blind
         d.attr = trim(std::string_view(text).substr(5, eq - 5));
-        d.linear = linear != std::string::npos;
-        const std::size_t open = (d.linear ? linear + 9 : rand + 10);
+        d.kind = linear != std::string::npos ? Draw::Kind::linear : rand != std::string::npos ? Draw::Kind::rand : Draw::Kind::randn;
+        const std::size_t at = d.kind == Draw::Kind::linear ? linear : d.kind == Draw::Kind::rand ? rand : randn;
+        const std::size_t open = at + (d.kind == Draw::Kind::linear ? 9 : d.kind == Draw::Kind::rand ? 10 : 11);
         const auto args = call_args(text, open);
         if (!args || m.draws.size() >= kMaxModuleDraws) return void(m.unknown = true);
         d.args = top_items(*args);
+        if (d.kind != Draw::Kind::linear) {  // kept as drawn (rand), or scaled by a constant (randn)
+            const std::string rhs = trim(std::string_view(text).substr(eq + 1));
+            const std::size_t in_rhs = rhs.find(d.kind == Draw::Kind::rand ? "torch.rand(" : "torch.randn(");
+            const auto kept = kept_draw(trim(std::string_view(rhs).substr(0, in_rhs)),
+                                        trim(std::string_view(rhs).substr(in_rhs + (open - at) + 2 + args->size())), env_);
+            if (!kept || (d.kind == Draw::Kind::rand && kept->factor != 1)) d.attr.clear();  // counted, not kept
+            else d.kept = *kept;
+        }
         m.draws.push_back(std::move(d));
     }
 
@@ -295,6 +394,7 @@ private:
             seed_ = seed && *seed >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*seed)) : std::nullopt;
             seed_where_ = scan_.text().place_of(b).describe();
             drawn_ = 0;
+            torch_normal_.reset();  // manual_seed clears the generator's kept normal too
             return;
         }
         // NAME = RHS (one name: a tuple or an attribute is not followed)
@@ -311,10 +411,16 @@ private:
         if (const std::size_t at = find_call(rhs, "torch.rand("); at != std::string::npos) {
             const auto args = call_args(rhs, at + 10);
             // kept as drawn: alone, or wrapped in nn.Parameter(...); drawn and then scaled or shifted: counted only
-            const std::string before = trim(std::string_view(rhs).substr(0, at));
-            const std::string after = args ? trim(std::string_view(rhs).substr(at + 12 + args->size())) : "";
-            const bool plain = (before.empty() || before.ends_with("Parameter(")) && (after.empty() || after[0] == ')' || after[0] == ',');
+            const auto kept = args ? kept_draw(trim(std::string_view(rhs).substr(0, at)), trim(std::string_view(rhs).substr(at + 12 + args->size())), env_)
+                                   : std::nullopt;
+            const bool plain = kept && kept->factor == 1;
             return rand_draw(plain ? name : "", args ? top_items(*args) : std::vector<std::string>{}, env_, b, e);
+        }
+        if (const std::size_t at = find_call(rhs, "torch.randn("); at != std::string::npos) {
+            const auto args = call_args(rhs, at + 11);
+            const auto kept = args ? kept_draw(trim(std::string_view(rhs).substr(0, at)), trim(std::string_view(rhs).substr(at + 13 + args->size())), env_)
+                                   : std::nullopt;
+            return randn_draw(kept ? name : "", args ? top_items(*args) : std::vector<std::string>{}, kept.value_or(Kept{}), env_, b, e);
         }
         if (const std::size_t at = find_call(rhs, "nn.Linear("); at != std::string::npos) {
             const auto args = call_args(rhs, at + 9);
@@ -395,29 +501,9 @@ private:
             else x = np_->uniform();
         }
         // kept: alone, or times or over a constant (np.random.randn(4, 4) * 0.1, / np.sqrt(d_k)); else counted only
-        const std::string before = trim(std::string_view(rhs).substr(0, at));
-        std::string after = trim(std::string_view(rhs).substr(open + 2 + args->size()));
-        bool keep = before.empty() && !name.empty();
-        if (keep && !after.empty()) {
-            const char op = after[0];
-            std::string operand = trim(std::string_view(after).substr(1));
-            std::optional<double> c;
-            auto value = [&](const std::string& x) -> std::optional<double> {
-                if (const auto n = eval_number(x)) return n;
-                if (const auto i = eval_int(x, env_)) return static_cast<double>(*i);
-                return std::nullopt;
-            };
-            if (operand.rfind("np.sqrt(", 0) == 0 && operand.back() == ')') {
-                const auto k = value(operand.substr(8, operand.size() - 9));
-                if (k && *k > 0) c = std::sqrt(*k);
-            } else {
-                c = value(operand);
-            }
-            keep = c && (op == '*' || (op == '/' && *c != 0));
-            if (keep)
-                for (double& x : v) x = op == '*' ? x * *c : x / *c;
-        }
-        if (!keep) return true;
+        const auto kept = kept_draw(trim(std::string_view(rhs).substr(0, at)), trim(std::string_view(rhs).substr(open + 2 + args->size())), env_);
+        if (!kept || name.empty()) return true;
+        for (double& x : v) x = kept->divide ? x / kept->factor : x * kept->factor;
         PrintedArray a;
         a.form = PrintedForm::code;
         const std::string role = linear_role(name);
@@ -427,7 +513,7 @@ private:
             for (std::size_t j = 0; j < cols; ++j) a.rows.back().push_back({v[i * cols + j], 9});
         }
         Generated g;
-        g.torch = false;
+        g.as_generator = false;
         g.how = fmt::format("np.random.seed at {}, then {}", np_where_, trim(rhs));
         a.generated = std::move(g);
         set_shape(a, rows == 1 ? 1 : 2);
@@ -457,6 +543,50 @@ private:
         if (dims.empty() || dims.size() > 2) return void(seed_.reset());
         const std::size_t rows = dims.size() == 2 ? static_cast<std::size_t>(dims[0]) : 1, cols = static_cast<std::size_t>(dims.back());
         emit(name, rows, cols, 0.0, 1.0, fmt::format("torch.rand({})", fmt::join(args, ", ")), b, e);
+    }
+
+    // torch.randn(a, b) (or (1, a, b): a batch of one), its values written out, times or over `kept`'s constant
+    // in float32 as torch scales a tensor by a Python number.
+    void randn_draw(const std::string& name, std::vector<std::string> args, const Kept& kept, const Env& env, std::size_t b, std::size_t e) {
+        if (!seed_) return;
+        if (args.size() >= 1 && !args[0].empty() && args[0].front() == '(' && args[0].back() == ')')
+            args = top_items(std::string_view(args[0]).substr(1, args[0].size() - 2));
+        std::vector<long> dims;
+        for (const std::string& a : args) {
+            if (a.find('=') != std::string::npos) continue;
+            const auto v = eval_int(a, env);
+            if (!v || *v < 1 || *v > kMaxGeneratedSide) return void(seed_.reset());
+            dims.push_back(*v);
+        }
+        while (dims.size() > 2 && dims.front() == 1) dims.erase(dims.begin());  // a batch of one
+        if (dims.empty() || dims.size() > 2 || drawn_ + 4 * static_cast<std::uint64_t>(dims[0]) * dims.back() > kMaxTorchOffset)
+            return void(seed_.reset());
+        const std::size_t rows = dims.size() == 2 ? static_cast<std::size_t>(dims[0]) : 1, cols = static_cast<std::size_t>(dims.back());
+        const std::uint64_t from = drawn_;
+        std::vector<float> v = torch_randn(*seed_, drawn_, torch_normal_, rows * cols);
+        if (name.empty()) return;
+        const float c = static_cast<float>(kept.factor);
+        PrintedArray a;
+        a.form = PrintedForm::code;
+        const std::string role = linear_role(name);
+        a.name = role.empty() ? name : role;
+        for (std::size_t i = 0; i < rows; ++i) {
+            a.rows.emplace_back();
+            for (std::size_t j = 0; j < cols; ++j) {
+                const float x = v[i * cols + j];
+                a.rows.back().push_back({kept.divide ? x / c : x * c, 9});
+            }
+        }
+        Generated g;
+        g.as_generator = false;
+        g.seed = *seed_;
+        g.offset = from;
+        g.how = fmt::format("torch.manual_seed({}) at {}, then {}torch.randn({}) from draw {}", *seed_, seed_where_,
+                            name == a.name ? "" : name + " = ", fmt::join(args, ", "), from);
+        a.generated = std::move(g);
+        set_shape(a, rows == 1 ? 1 : 2);
+        shapes_[name] = a.shape;
+        scan_.add(b, e, std::move(a));
     }
 
     // nn.Linear(in, out, bias=...): its weight (out x in, as nn.Linear keeps it) between ±sqrt(3)·gain/sqrt(in)
@@ -502,8 +632,9 @@ private:
                     env.values[param] = def;
         for (const Draw& d : m.draws) {
             if (!seed_) return;
-            if (d.linear) linear_draw(d.attr, d.args, env, b, e);
-            else rand_draw(d.attr, d.args, env, b, e);
+            if (d.kind == Draw::Kind::linear) linear_draw(d.attr, d.args, env, b, e);
+            else if (d.kind == Draw::Kind::rand) rand_draw(d.attr, d.args, env, b, e);
+            else randn_draw(d.attr, d.args, d.kept, env, b, e);
         }
     }
 
@@ -556,6 +687,7 @@ private:
     std::optional<NumpyStream> np_;  // numpy's legacy generator after np.random.seed, while its draws are counted
     std::string np_where_;
     std::uint64_t drawn_ = 0;
+    std::optional<double> torch_normal_;  // the second normal of torch.randn's last pair, kept by the generator
 };
 
 }  // namespace seeded_code

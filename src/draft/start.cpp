@@ -436,7 +436,7 @@ std::string bare(const std::string& name) {
 }
 
 OrderedJson input_json(const PrintedArray& a) {
-    if (!a.generated || !a.generated->torch) return values_json(a);  // numpy's: its values, every digit
+    if (!a.generated || !a.generated->as_generator) return values_json(a);  // torch.randn's, numpy's: its values, every digit
     const Generated& g = *a.generated;
     return OrderedJson{{"generate", "torch_uniform"}, {"seed", g.seed}, {"offset", g.offset}, {"low", g.low}, {"high", g.high}};
 }
