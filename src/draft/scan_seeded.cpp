@@ -379,7 +379,7 @@ private:
         if (d.kind != Draw::Kind::linear) {  // kept as drawn (rand), or scaled by a constant (randn)
             const std::string rhs = trim(std::string_view(text).substr(eq + 1));
             const std::size_t in_rhs = rhs.find(d.kind == Draw::Kind::rand ? "torch.rand(" : "torch.randn(");
-            const auto kept = kept_draw(trim(std::string_view(rhs).substr(0, in_rhs)),
+            const auto kept = in_rhs == std::string::npos || in_rhs + (open - at) + 2 + args->size() > rhs.size() ? std::nullopt : kept_draw(trim(std::string_view(rhs).substr(0, in_rhs)),
                                         trim(std::string_view(rhs).substr(in_rhs + (open - at) + 2 + args->size())), env_);
             if (!kept || (d.kind == Draw::Kind::rand && kept->factor != 1)) d.attr.clear();  // counted, not kept
             else d.kept = *kept;
