@@ -1087,6 +1087,34 @@ TEST_CASE("formula images whose alt text repeats the formula, spaces as the edit
     CHECK(attntrace::read_article_text("See https://i.upmath.me/2023/05/attention for more.\n", "l.md", "markdown").arrays.empty());
 }
 
+TEST_CASE("a page as rendered: MathJax 3's assistive MathML and KaTeX's TeX source, each formula read once", "[draft]") {
+    // tests/draft-articles/rendered-math.html: X and the weights as MathJax 3 renders them (CSS glyphs that print no
+    // digit, and a MathML copy: <msup>, <mtable>), Q, K and the weights as KaTeX renders them (MathML whose cells are
+    // not the matrix's layout, its TeX in an annotation, its glyphs hidden); the weights' second row planted wrong
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/rendered-math.html";
+    const attntrace::Article a = attntrace::read_article(file);
+    std::vector<std::string> names;
+    for (const auto& x : a.arrays)
+        if (x.form != attntrace::PrintedForm::prose) names.push_back(x.name);
+    CHECK(names == std::vector<std::string>{"X", "W^Q", "W^K", "W^V", "Q", "K", "A", "Z"});
+    const attntrace::Draft d = attntrace::draft_lesson(a);
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(d.unplaced.empty());
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    CHECK(verdict["blocks.0.attn.hook_q"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":1}"] == "disagrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":2}"] == "agrees");
+    // a subscript is no number: x_1 = 0.25 is one number
+    const attntrace::Article sub = attntrace::read_article_text(
+        "<p><math><msub><mi>x</mi><mn>1</mn></msub><mo>=</mo><mn>0.25</mn></math></p>\n", "s.html", "html");
+    REQUIRE(sub.arrays.size() == 1);
+    CHECK(sub.arrays[0].name == "x_1");
+    CHECK(sub.arrays[0].rows[0][0].value == 0.25);
+}
+
 TEST_CASE("numpy prints captioned 'NAME =' on the line above: two heads, W_O, the residual and LayerNorm", "[draft]") {
     // tests/draft-articles/two-heads-residual.md: every array a numpy print under its own "X =" line
     const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/two-heads-residual.md";

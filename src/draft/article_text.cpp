@@ -1,4 +1,5 @@
 #include "draft/article_text.hpp"
+#include "draft/mathml.hpp"
 
 #include <algorithm>
 #include <array>
@@ -164,6 +165,7 @@ void html_text(std::string_view s, ArticleText& out, ArticlePlace place) {
     int hidden_spans = -1;   // span depth of a KaTeX rendering being skipped (its TeX is in an annotation), or -1
     int span_depth = 0;
     bool no_tag_end = false;  // no '>' closes a tag after here: every '<' is text
+    MathMlText mathml;        // inside a <math> read from its elements
     auto flush = [&] {
         const auto not_space = [](unsigned char c) { return !std::isspace(c); };
         if (std::any_of(line.begin(), line.end(), not_space)) {
@@ -210,6 +212,21 @@ void html_text(std::string_view s, ArticleText& out, ArticlePlace place) {
             std::string name(tag.substr(n0, n1 - n0));
             for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
             i = k + 1;
+            const bool empty = !tag.empty() && tag.back() == '/';
+            if (name == "math" && !closing && hidden_spans < 0) {
+                // its TeX source when it carries it (KaTeX), read once; else its elements (mathml.hpp)
+                if (const auto tex = math_tex_source(s, i)) {
+                    line += " \\[" + decode_entities(tex->tex) + "\\] ";
+                    src_line += static_cast<std::size_t>(std::count(s.begin() + static_cast<std::ptrdiff_t>(i),
+                                                                    s.begin() + static_cast<std::ptrdiff_t>(tex->end), '\n'));
+                    i = tex->end;
+                    continue;
+                }
+            }
+            if (hidden_spans < 0 && (name == "math" || mathml.inside())) {
+                line += mathml.tag(name, closing, empty);
+                continue;
+            }
             if (name == "span") {
                 if (closing) {
                     --span_depth;
