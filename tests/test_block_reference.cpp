@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lesson/lesson.hpp"
+#include "support.hpp"
 #include "pipeline/run.hpp"
 #include "reference_block.hpp"
 
@@ -370,6 +371,44 @@ TEST_CASE("the block matches the double-precision reference with projection widt
     // heads that do not divide d_model: 2 heads of width 1 on 3-wide inputs, 3 heads on 4
     check_against_reference({5, 3, 2, 6}, true, false, 101, true, {{"d_k", 1}});
     check_against_reference({6, 4, 3, 8}, false, true, 102, {{"divide_by", "sqrt_dk"}}, {{"d_k", 2}, {"d_v", 3}});
+}
+
+TEST_CASE("an output projection of its own width (config.d_out): d_in 3, two heads of width 1, out_proj 2 -> 2 with a bias") {
+    // A MultiHeadAttention module's out_proj = nn.Linear(d_out, d_out): attn_out is T x d_out, not T x d_model. The
+    // reference is what PyTorch 1.13 computed for the same numbers: Q = X·W_Q (and K, V), each head's
+    // softmax(q·kᵀ / 1)·v side by side, then ·W_O + b_O.
+    nlohmann::json l = {{"format", "attntrace-lesson"},
+                        {"version", 1},
+                        {"id", "d-out"},
+                        {"title", "out_proj 2 -> 2"},
+                        {"tokens", {"a", "b", "c"}},
+                        {"config", {{"d_model", 3}, {"heads", 2}, {"d_k", 1}, {"d_out", 2}}},
+                        {"run", {{"from", "embed"}, {"to", "out"}}},
+                        {"inputs", {{"X", {{0.4, 0.1, 0.9}, {0.6, 0.8, 0.2}, {0.3, 0.7, 0.5}}}}},
+                        {"weights",
+                         {{"W_Q", {{0.2, 0.7}, {0.5, 0.1}, {0.9, 0.3}}},
+                          {"W_K", {{0.6, 0.2}, {0.1, 0.8}, {0.4, 0.5}}},
+                          {"W_V", {{0.3, 0.9}, {0.7, 0.2}, {0.5, 0.6}}},
+                          {"W_O", {{0.5, -0.2}, {0.3, 0.8}}},
+                          {"b_O", {0.1, -0.1}}}},
+                        {"claims", nlohmann::json::array()}};
+    const Trace trace = run_held(parse_lesson(l.dump(), "d-out.json"));
+    const Step* out = trace.find("blocks.0.hook_attn_out");
+    REQUIRE(out);
+    CHECK(out->shape == Shape{3, 2});
+    CHECK(out->axes == std::vector<std::string>{"query", "d_model"});
+    const double want[] = {0.726, 0.396422, 0.726653, 0.396161, 0.726553, 0.397228};  // PyTorch, rounded to 6 decimals
+    for (std::size_t i = 0; i < 6; ++i) CHECK(out->held().data[i] == Approx(want[i]).margin(1e-6));
+
+    // no residual of another width: a run past "out", or a W_O of d_model columns, is refused in one line
+    nlohmann::json past = l;
+    past["run"]["to"] = "norm1";
+    CHECK(test::lesson_refusal(past.dump(), "d-out.json") ==
+          "d-out.json: config.d_out: expected d_model (3) when the run goes past \"out\" (the residual adds attn_out to X), or run.to "
+          "\"out\", found 2 with the run to norm1");
+    nlohmann::json wide = l;
+    wide["weights"]["W_O"] = {{0.5, -0.2, 0.0}, {0.3, 0.8, 0.0}};
+    CHECK(test::lesson_refusal(wide.dump(), "d-out.json").find("weights.W_O: expected a 2x2 array") != std::string::npos);
 }
 
 TEST_CASE("the reference itself: one head, T = 2, worked by hand") {

@@ -126,6 +126,7 @@ OrderedJson trace_to_json(const Lesson& lesson, const Trace& trace, const CheckR
     if (c.norm_steps_all) spelled("norm_steps", 1);      // absent: fused
     if (c.variance != Variance::biased) spelled("variance", static_cast<int>(c.variance));
     if (c.dv() != c.dk()) j["config"]["d_v"] = c.dv();  // absent: d_v = d_head (the query/key width d_k)
+    if (c.dout() != c.d_model) j["config"]["d_out"] = c.dout();  // absent: attn_out is d_model wide
     if (c.positions.kind != PositionKind::none) {  // absent when none: traces without positions are unchanged
         const Positions& p = c.positions;
         OrderedJson pj;

@@ -21,12 +21,14 @@ namespace {
 // An axis a claim names. K and V's heads are `kv_head`; lessons written
 // before K/V heads existed say `head`, which is the same axis in
 // multi-head attention (kv_heads = heads) and is read as kv_head there.
-// V's and Z's head width is d_head_v, written "d_head" as every head width.
+// V's and Z's head width is d_head_v, written "d_head" as every head width; attn_out's width d_out is
+// written "d_model".
 std::optional<Axis> claim_axis(const Dims& dims, const StepDef& def, const std::string& name) {
     auto axis = axis_from_name(name);
     const auto& axes = def.axes;
     if (axis == Axis::d_head && std::find(axes.begin(), axes.end(), Axis::d_head_v) != axes.end())
         return Axis::d_head_v;
+    if (axis == Axis::d_model && std::find(axes.begin(), axes.end(), Axis::d_out) != axes.end()) return Axis::d_out;  // attn_out's
     if (axis == Axis::head && dims.KVH == dims.NH && std::find(axes.begin(), axes.end(), Axis::head) == axes.end() &&
         std::find(axes.begin(), axes.end(), Axis::kv_head) != axes.end())
         return Axis::kv_head;

@@ -129,6 +129,7 @@ const std::array kFields = {
     ConfigField{"kv_heads", "integer dividing heads", {}, "heads", {}, "KVH, the K/V heads (MQA, GQA)"},
     ConfigField{"d_k", "integer", {}, "d_model / heads", {}, "each query and key head's width"},
     ConfigField{"d_v", "integer", {}, "d_k", {}, "each value head's width"},
+    ConfigField{"d_out", "integer", {}, "d_model", {}, "W_O's output width, attn_out's (a run past out needs d_model)"},
     ConfigField{"d_ff", "integer 1..262144", {}, "none", {}, "F, the FFN's hidden width"},
     ConfigField{"mask", "a spelling or an object with a kind", kMaskKinds, "\"none\"", {}, "which keys each query may see"},
     ConfigField{"scale", "true, false or {\"divide_by\" | \"multiply_by\": x}", {}, "true", kScaleSteps,

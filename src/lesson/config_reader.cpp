@@ -93,6 +93,8 @@ void read_widths(const Fields& f, const json& c, Config& cfg) {
     };
     cfg.d_k = width("d_k");
     cfg.d_v = width("d_v");
+    if (const json* o = f.optional(c, "d_out"))
+        cfg.d_out = static_cast<std::size_t>(f.integer(*o, "config.d_out", 1, kMaxDModel));
     if (!cfg.d_k && cfg.d_model % cfg.heads != 0)
         f.fail("config.heads", fmt::format("a divisor of d_model = {} (or config.d_k, the width of each head)", cfg.d_model),
                fmt::format("{}", cfg.heads));
@@ -186,6 +188,7 @@ Config read_config(const Fields& f, const json& cv, const std::vector<std::strin
     d.NH = cfg.heads;
     d.hs = cfg.dk();
     d.hv = cfg.dv();
+    d.O = cfg.dout();
     d.KVH = cfg.kv_heads ? cfg.kv_heads : cfg.heads;
     d.F = cfg.d_ff;
     if (auto* p = f.optional(c, "positions")) cfg.positions = read_positions(f, *p, d);

@@ -51,6 +51,7 @@ std::vector<std::string> Lesson::axis_labels(Axis a, const Dims& d, bool cross) 
         case Axis::head: return numbered("h", d.NH);
         case Axis::kv_head: return numbered("kv", d.KVH);
         case Axis::d_model:
+        case Axis::d_out:
         case Axis::d_head:
         case Axis::d_head_v: return numbered("d", d.extent(a));
         case Axis::d_ff: return numbered("f", d.F);

@@ -129,6 +129,10 @@ struct Config {
     std::size_t d_v = 0;
     std::size_t dk() const { return d_k ? d_k : (heads ? d_model / heads : 0); }
     std::size_t dv() const { return d_v ? d_v : dk(); }
+    // W_O's output width: attn_out is T x d_out (0: d_model). Other than d_model only for a run that ends at
+    // "out": the residual adds attn_out to X.
+    std::size_t d_out = 0;
+    std::size_t dout() const { return d_out ? d_out : d_model; }
     std::size_t d_ff = 0;  // 0: no FFN stage in this lesson
     MaskKind mask = MaskKind::none;
     MaskSpec mask_spec;  // the fields of an object mask

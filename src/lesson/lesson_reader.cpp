@@ -253,6 +253,12 @@ private:
                         "a run range");
         }
         lesson_.set_range(lesson_.from, lesson_.to);
+        // attn_out of another width than X's cannot be added to X: such a run ends at "out"
+        if (const Config& c = lesson_.config; c.dout() != c.d_model && (lesson_.to > Stage::out || !c.arch.is_default()))
+            f_.fail("config.d_out",
+                    fmt::format("d_model ({}) when the run goes past \"out\" (the residual adds attn_out to X), or run.to \"out\"",
+                                c.d_model),
+                    fmt::format("{} with the run to {}", c.d_out, c.arch.is_default() ? stage_name(lesson_.to) : "the whole block"));
         if (!lesson_.config.arch.is_default() && !lesson_.query_tokens.empty())
             f_.fail("query_tokens", "no query_tokens with config.blocks, norm_first, embed_norm, final_norm, unembed or block \"decoder\"",
                     fmt::format("{} query tokens", lesson_.query_tokens.size()));
@@ -680,6 +686,7 @@ Dims Lesson::dims() const {
     d.NH = config.heads;
     d.hs = config.dk();
     d.hv = config.dv();
+    d.O = config.dout();
     d.KVH = config.kv_heads ? config.kv_heads : config.heads;
     d.F = config.d_ff;
     d.B = batch ? batch->sequences.size() : 1;

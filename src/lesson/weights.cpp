@@ -19,8 +19,8 @@ const std::vector<WeightSpec> kWeights = {
     {"b_Q", Stage::qkv, {A::d_model}, Fill::zeros, H::q},
     {"b_K", Stage::qkv, {A::d_model}, Fill::zeros, H::k},
     {"b_V", Stage::qkv, {A::d_model}, Fill::zeros, H::v},
-    {"W_O", Stage::out, {A::d_model, A::d_model}, Fill::normal, H::o},
-    {"b_O", Stage::out, {A::d_model}, Fill::zeros},
+    {"W_O", Stage::out, {A::d_model, A::d_out}, Fill::normal, H::o},
+    {"b_O", Stage::out, {A::d_out}, Fill::zeros},
     {"ln1_gamma", Stage::norm1, {A::d_model}, Fill::ones},
     {"ln1_beta", Stage::norm1, {A::d_model}, Fill::zeros},
     {"ln1_alpha", Stage::norm1, {}, Fill::half},  // DyT's α: one number, shape (1)
@@ -40,8 +40,8 @@ const std::vector<WeightSpec> kWeights = {
     {"cross.b_Q", Stage::qkv, {A::d_model}, Fill::zeros, H::q},
     {"cross.b_K", Stage::qkv, {A::d_model}, Fill::zeros, H::k},
     {"cross.b_V", Stage::qkv, {A::d_model}, Fill::zeros, H::v},
-    {"cross.W_O", Stage::out, {A::d_model, A::d_model}, Fill::normal, H::o},
-    {"cross.b_O", Stage::out, {A::d_model}, Fill::zeros},
+    {"cross.W_O", Stage::out, {A::d_model, A::d_out}, Fill::normal, H::o},
+    {"cross.b_O", Stage::out, {A::d_out}, Fill::zeros},
     {"ln3_gamma", Stage::norm2, {A::d_model}, Fill::ones},
     {"ln3_beta", Stage::norm2, {A::d_model}, Fill::zeros},
     {"ln3_alpha", Stage::norm2, {}, Fill::half},  // DyT's α: one number, shape (1)

@@ -9,10 +9,10 @@ void out_proj_forward(Run& run) {
     const Tensor* z = run.value(run.name(Leaf::z));
     const StoredMatrix* W = run.matrix("W_O");
     const Tensor* B = run.weight("b_O");
-    // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, NH·hv)   W_O: (NH·hv, C)   (NH·hv = C unless config.d_v)
+    // attn_out = concat(Z)·W_O + b_O   concat(Z): (Tq, NH·hv)   W_O: (NH·hv, O)   (NH·hv = C unless config.d_v, O = C unless config.d_out)
     if (float* out = run.open(run.name(Leaf::attn_out), {{run.name(Leaf::z), z}, {run.wpath("W_O"), W}},
                               {{run.wpath("b_O"), B}})) {
-        run.require_finite("W_O", linear_stored(z->ptr(), *W, B ? B->ptr() : nullptr, out, d.Tq, d.NH * d.hv, d.C));
+        run.require_finite("W_O", linear_stored(z->ptr(), *W, B ? B->ptr() : nullptr, out, d.Tq, d.NH * d.hv, d.extent(Axis::d_out)));
     }
     run.close();
 }
@@ -31,14 +31,15 @@ float out_proj_explain(Cell& c) {
     return write_dot(
         c, K, [&](std::size_t k) { return fmt::format("Z[{},h{},d{}]", q, k / d.hv, k % d.hv); },
         [&](std::size_t k) { return Z.held().data[i * K + k]; },
-        [&](std::size_t k) { return c.weight_entry("W_O", k, col); }, [&](std::size_t k) { return W.data[k * d.C + col]; },
+        [&](std::size_t k) { return c.weight_entry("W_O", k, col); }, [&](std::size_t k) { return W.data[k * d.extent(Axis::d_out) + col]; },
         "b_O", b ? &b->data[col] : nullptr);
 }
 
-// concat(Z) (Tq, NH·hv) by W_O (NH·hv, C).
+// concat(Z) (Tq, NH·hv) by W_O (NH·hv, O).
 std::vector<CostTerm> out_proj_cost(const CostQuery& q) {
     const Dims& d = q.d;
-    return {{"out = Z·W^O", "n, C", {d.Tq, d.C}, double(d.Tq) * d.C, 2.0 * d.Tq * double(d.NH * d.hv) * d.C, true, false}};
+    const std::size_t O = d.extent(Axis::d_out);
+    return {{"out = Z·W^O", "n, C", {d.Tq, O}, double(d.Tq) * O, 2.0 * d.Tq * double(d.NH * d.hv) * O, true, false}};
 }
 
 }  // namespace attntrace

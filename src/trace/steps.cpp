@@ -12,8 +12,8 @@ constexpr std::array<std::string_view, kStageCount> kStageNames = {
     "out",   "add1", "norm1", "ffn",   "add2", "norm2", "unembed"};
 
 // d_head_v is written "d_head" (see steps.hpp); a name read back is d_head, the first.
-constexpr std::array<std::string_view, 11> kAxisNames = {"pos",    "query", "key",     "head",  "d_model",
-                                                         "d_head", "d_ff",  "kv_head", "batch", "d_head", "vocab"};
+constexpr std::array<std::string_view, 12> kAxisNames = {"pos",    "query", "key",     "head",  "d_model", "d_head",
+                                                         "d_ff",   "kv_head", "batch", "d_head", "vocab", "d_model"};
 
 using A = Axis;
 
@@ -152,7 +152,7 @@ const std::vector<StepTemplate> kSteps = {
     {"blocks.0.hook_attn_out", Leaf::attn_out, Stage::out, "Attention output",
      "concat(Z_1 … Z_NH)·W^O + b^O",
      "W^O mixes what the heads found into one d_model vector per token.",
-     {A::query, A::d_model}},
+     {A::query, A::d_out}},
     // stage add1
     {"blocks.0.hook_resid_mid", Leaf::resid_mid, Stage::add1, "Residual add",
      "X_mid = X + attn_out",
@@ -310,6 +310,7 @@ std::size_t Dims::extent(Axis a) const {
         case Axis::kv_head: return KVH;
         case Axis::batch: return B;
         case Axis::vocab: return V;
+        case Axis::d_out: return O ? O : C;
     }
     return 0;
 }

@@ -41,7 +41,8 @@ std::string stage_list();  // "embed, qkv, ..." for error messages
 // d_head_v is the value heads' width d_v: in traces it is named "d_head" too
 // (TransformerLens' name for z's last axis), and equals d_head unless config.d_v differs.
 // vocab: the vocabulary (the logits' last axis), labelled by the lesson's pieces when it has them.
-enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head, batch, d_head_v, vocab };
+// d_out is attn_out's width (W_O's output), written "d_model", and d_model unless config.d_out differs.
+enum class Axis { pos, query, key, head, d_model, d_head, d_ff, kv_head, batch, d_head_v, vocab, d_out };
 std::string_view axis_name(Axis a);
 std::optional<Axis> axis_from_name(std::string_view name);
 
@@ -57,6 +58,7 @@ struct Dims {
     std::size_t KVH = 1; // K/V heads (= NH in multi-head attention)
     std::size_t B = 1;   // sequences in a batch (the leading `batch` axis of a batched trace; src/batch/)
     std::size_t V = 0;   // the vocabulary: inputs.embedding's rows (0 without one)
+    std::size_t O = 0;   // attn_out's width, W_O's output (= C but under config.d_out; 0 read as C)
     std::size_t extent(Axis a) const;
     // The K/V head query head h reads: h / (NH / KVH), as Llama's repeat_kv.
     std::size_t kv_of(std::size_t h) const { return h / (NH / KVH); }
