@@ -517,6 +517,28 @@ TEST_CASE("a notebook whose X is torch.randn(B, T, C) and whose head is a module
     CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
 }
 
+TEST_CASE("a multi-head module whose out_proj maps d_out to d_out: config.d_out, the run to its output", "[draft]") {
+    // tests/draft-articles/two-head-module.ipynb (written with PyTorch): MHA(d_in=3, d_out=2, n_heads=2, max_len=4) after
+    // torch.manual_seed(11): q_proj, k_proj, v_proj (no bias), o_proj = nn.Linear(d_out, d_out) with its bias; the
+    // module's output printed for a batch of one, then its shape
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/two-head-module.ipynb";
+    const std::vector<attntrace::Draft> ds = attntrace::draft_lessons(attntrace::read_article(file));
+    REQUIRE(!ds.empty());
+    const auto lesson = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["config"]["heads"] == 2);
+    CHECK(lesson["config"]["d_k"] == 1);
+    CHECK(lesson["config"]["d_out"] == 2);
+    CHECK(lesson["run"]["to"] == "out");
+    CHECK(lesson["weights"]["W_O"]["offset"] == 18);  // after three 2 x 3 weights
+    CHECK(lesson["weights"]["b_O"]["offset"] == 22);
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    CHECK(verdict["blocks.0.hook_attn_out"] == "agrees");
+    bool named = false;
+    for (const auto& c : lesson["claims"]) named = named || (c["id"] == "y" && c["step"] == "blocks.0.hook_attn_out");
+    CHECK(named);  // print(y); print(y.shape): the array is y
+}
+
 TEST_CASE("an article whose numpy code draws X and the weights from a seed, scaled: all drafted from the seed", "[draft]") {
     // tests/draft-articles/numpy-seeded.md (written with numpy): np.random.seed(7), X = randn(4, 6), each W randn(6, 3) * 0.5,
     // a causal mask built with triu; the weights' last row planted wrong

@@ -54,8 +54,8 @@ void merge_weighted(std::vector<PrintedArray>& arrays) {
     arrays = std::move(out);
 }
 
-// A notebook cell that prints several arrays: its outputs named, in order, by its print() calls, when they
-// are as many (a cell's output is otherwise named by the cell's last statement only).
+// A notebook cell's printed arrays named, in order, by its print() calls, when they are as many (a print of
+// a shape aside): print(y); print(y.shape) names its one array y, not by the cell's last statement.
 void name_printed_outputs(std::vector<PrintedArray>& arrays, const ArticleText& text) {
     std::map<int, std::vector<std::string>> prints;  // cell -> names, in order
     const std::string& t = text.text();
@@ -66,7 +66,10 @@ void name_printed_outputs(std::vector<PrintedArray>& arrays, const ArticleText& 
         while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
         if (place.cell >= 0 && !place.output && line.substr(0, 6) == "print(") {
             const std::size_t close = line.rfind(')');
-            if (close != std::string_view::npos && close > 6) prints[place.cell].push_back(print_argument_name(line.substr(6, close - 6)));
+            // a print of a shape prints no array (its torch.Size is read as a shape): not counted
+            const std::string_view arg = close != std::string_view::npos && close > 6 ? line.substr(6, close - 6) : std::string_view{};
+            const bool shape = arg.ends_with(".shape") || arg.ends_with(".size()") || arg.ends_with(".dim()");
+            if (!arg.empty() && !shape) prints[place.cell].push_back(print_argument_name(arg));
         }
         b = e + 1;
     }
@@ -75,7 +78,7 @@ void name_printed_outputs(std::vector<PrintedArray>& arrays, const ArticleText& 
         if (a.place.cell >= 0 && a.place.output && a.form != PrintedForm::prose) outputs[a.place.cell].push_back(&a);
     for (auto& [cell, out] : outputs) {
         const auto it = prints.find(cell);
-        if (it == prints.end() || it->second.size() != out.size() || out.size() < 2) continue;
+        if (it == prints.end() || it->second.size() != out.size()) continue;
         for (std::size_t k = 0; k < out.size(); ++k)
             if (!it->second[k].empty()) out[k]->name = it->second[k];
     }

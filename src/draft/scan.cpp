@@ -112,6 +112,8 @@ std::string print_argument_name(std::string_view arg) {
     while (!arg.empty() && arg.front() == ' ') arg.remove_prefix(1);
     while (!arg.empty() && arg.back() == ' ') arg.remove_suffix(1);
     if (const std::size_t r = arg.rfind(".round("); r != std::string_view::npos && arg.back() == ')') arg = arg.substr(0, r);
+    for (std::string_view shape : {".shape", ".size()", ".dim()"})  // a print of its shape: no array of numbers
+        if (arg.size() > shape.size() && arg.substr(arg.size() - shape.size()) == shape) return "";
     for (std::string_view tail : {".detach()", ".numpy()", ".cpu()", ".data", ".weight", ".T"})
         while (arg.size() > tail.size() && arg.substr(arg.size() - tail.size()) == tail) arg.remove_suffix(tail.size());
     if (arg.empty() || arg.find_first_of("()[]'\"+-*/@ ") != std::string_view::npos) return "";

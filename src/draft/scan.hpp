@@ -88,7 +88,7 @@ std::vector<PrintedSetting> scan_settings(const ArticleText& text);
 // Helpers the scanners share.
 std::string trim(std::string_view s);
 // The array a print(...) call's argument names: its last argument's last name that is not an attribute of
-// every tensor ("sa.W_query.weight" -> "W_query", "'Q:', Q" -> "Q"); "" for a call's result.
+// every tensor ("sa.W_query.weight" -> "W_query", "'Q:', Q" -> "Q"); "" for a call's result or a shape (x.shape).
 std::string print_argument_name(std::string_view arg);
 // A call's arguments after s[open] == '(': the text up to its matching ')' on the same line (bounded), or none.
 std::optional<std::string_view> call_args(std::string_view s, std::size_t open);

@@ -146,13 +146,21 @@ void later_weights(const Article& art, Start& s) {
         const std::size_t rows = a.rows.size(), cols = a.rows[0].size();
         const bool vector = rows == 1;
         bool fits = false;
-        if (role == "W_O") fits = rows == inner && cols == s.d_model;
+        // W^O: heads·d_k rows (columns as nn.Linear keeps it), to d_model or another width (a module's out_proj)
+        if (role == "W_O") fits = s.out_in ? cols == inner : rows == inner;
         else if (role == "b_Q" || role == "b_K" || role == "b_V") fits = vector && cols == inner;
         else if (role == "W_1") fits = rows == s.d_model && cols >= 1 && !vector;
         else if (role == "W_2") fits = cols == s.d_model && !vector;
         else if (role == "b_1") fits = vector;
-        else fits = vector && cols == s.d_model;  // b_O, b_2, the gains and biases of the norms
+        else if (role == "b_O") fits = vector;  // checked against W^O's width below
+        else fits = vector && cols == s.d_model;  // b_2, the gains and biases of the norms
         if (fits) found[role] = i;
+    }
+    if (found.count("W_O")) {  // attn_out's width: W^O's other side
+        const PrintedArray& o = art.arrays[found["W_O"]];
+        const std::size_t width = s.out_in ? o.rows.size() : o.rows[0].size();
+        if (width != s.d_model) s.d_out = width;
+        if (found.count("b_O") && art.arrays[found["b_O"]].rows[0].size() != width) found.erase("b_O");
     }
     // the projections' biases (nn.Linear's, when the code keeps them)
     for (const char* role : {"b_Q", "b_K", "b_V"})
@@ -169,11 +177,12 @@ void later_weights(const Article& art, Start& s) {
         if (!found.count(role)) continue;
         const std::string r = role;
         if (!ffn && (r == "W_1" || r == "b_1" || r == "W_2" || r == "b_2" || r.rfind("ln2", 0) == 0)) continue;
+        if (s.d_out && r != "W_O" && r != "b_O") continue;  // attn_out of another width: no residual, no block after it
         s.inputs.push_back(found[r]);
         s.later.push_back(r);
         s.reasons.push_back(fmt::format("{}: the array at {} (named {})", r, art.arrays[found[r]].place.describe(), art.arrays[found[r]].name));
     }
-    if (ffn) s.d_ff = art.arrays[found["W_1"]].rows[0].size();
+    if (ffn && !s.d_out) s.d_ff = art.arrays[found["W_1"]].rows[0].size();
 }
 
 // The embeddings starts: the token list most arrays have a row for, X (named, else the first with a row per
@@ -793,7 +802,11 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
                 w[names[r]] = s.identity ? OrderedJson{{"generate", "identity"}} : input_json(A[s.inputs[1 + r]]);
             // the block's later weights: through Add & Norm (post-norm, as the original transformer), and the FFN
             for (std::size_t k = 0; k < s.later.size(); ++k) w[s.later[k]] = input_json(A[s.inputs[4 + k]]);
-            if (std::find(s.later.begin(), s.later.end(), "W_O") != s.later.end()) {  // the block beyond the attention
+            if (s.d_out) {  // W^O to another width (a module's out_proj): the run ends at its output
+                config["d_out"] = s.d_out;
+                l["config"] = config;
+                l["run"]["to"] = "out";
+            } else if (std::find(s.later.begin(), s.later.end(), "W_O") != s.later.end()) {  // the block beyond the attention
                 l["run"]["to"] = s.d_ff ? "norm2" : "norm1";
                 for (const char* n : {"ln1", "ln2"}) {
                     if (!s.d_ff && std::string(n) == "ln2") continue;

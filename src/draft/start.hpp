@@ -49,6 +49,7 @@ struct Start {
     // inputs[4...], in this order; the run goes on through Add & Norm (and the FFN when W_1 and W_2 are printed)
     std::vector<std::string> later;
     std::size_t d_ff = 0;                   // W_1's columns, when printed
+    std::size_t d_out = 0;                  // W^O's output width when not d_model (a module's out_proj): the run ends at "out"
     std::vector<std::string> reasons;       // why each input was read as it was
     // mask: a sentence's row over every token (masks.hpp's expand_row), and the printed list its tokens are
     std::optional<PrintedArray> drawn;
