@@ -273,7 +273,7 @@ TEST_CASE("a f32 weight read in place with a NaN or an infinity is refused namin
     }
 }
 
-TEST_CASE("--max-memory counts a f32 checkpoint's matrices read in place in their stored bytes, none read whole again") {
+TEST_CASE("the --max-memory estimate counts a f32 checkpoint's matrices read in place in their stored bytes, none read whole again") {
     // tiny Llama: its embedding (inputs), final γ and lm_head, and one block's 2 γ and 7 matrices: 225.6 KiB
     TempDir bare;
     for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(tiny() + "/" + f, bare.file(f));
