@@ -27,8 +27,8 @@
 
 #include <atomic>
 #include <cmath>
-#include <vector>
 #include <type_traits>
+#include <vector>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/simd/gemm_simd.hpp"
