@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -208,6 +210,15 @@ std::string unwrapped(const std::string& text) {
 void write_text(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     out << text;
+}
+
+std::string with_header_padding(const std::string& safetensors, std::size_t extra) {
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(safetensors.at(static_cast<std::size_t>(i)));
+    std::string out = safetensors.substr(0, 8) + safetensors.substr(8, n) + std::string(extra, ' ') + safetensors.substr(8 + n);
+    const std::uint64_t grown = n + extra;
+    for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((grown >> (8 * i)) & 0xff);
+    return out;
 }
 
 namespace {

@@ -83,6 +83,10 @@ std::string unwrapped(const std::string& text);
 // The one-line InputError a lesson's text is refused with, or "(accepted)".
 std::string lesson_refusal(const std::string& text, const std::string& file = "lesson.json");
 void write_text(const std::string& path, const std::string& text);
+// A safetensors file's bytes with `extra` spaces after its JSON header (the
+// length field grown to match): every tensor's data `extra` bytes further
+// on, e.g. a float32 matrix at an address not a multiple of 4.
+std::string with_header_padding(const std::string& safetensors, std::size_t extra);
 
 // This process's resident memory (bytes) now, and its peak since
 // reset_peak_rss() (Linux's /proc/self/clear_refs "5"); reset_peak_rss is

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -130,6 +132,32 @@ TEST_CASE("decode --generate converts each weight once when --max-memory holds t
     for (std::size_t i = 0; i < kNew; ++i) {
         CHECK(a.tokens[i].chosen.id == b.tokens[i].chosen.id);
         CHECK(a.tokens[i].logits == b.tokens[i].logits);  // the same sums, bit for bit (x·W_Eᵀ held, or W_E read by rows)
+    }
+}
+
+TEST_CASE("decode --generate reads a f32 GPT-2's matrices in place (c_attn's three runs as one product per token): "
+          "the same tokens and logits, bit for bit, as with every weight converted") {
+    const std::vector<std::int64_t> prompt{287, 262, 267};
+    constexpr std::size_t kNew = 4;
+    HfModel in_place = load_hf_model(model("tiny-gpt2"), ids_input(prompt));
+    HfModel converted = load_hf_model(model("tiny-gpt2"), ids_input(prompt));
+    converted.lesson.weight_source->read_in_place(false);
+    const Generation a = generate(in_place, kNew, 3);
+    const Generation b = generate(converted, kNew, 3);
+    CHECK(in_place.lesson.weight_source->loads() < converted.lesson.weight_source->loads());
+    REQUIRE(a.tokens.size() == kNew);
+    REQUIRE(b.tokens.size() == kNew);
+    for (std::size_t i = 0; i < kNew; ++i) {
+        CHECK(a.tokens[i].chosen.id == b.tokens[i].chosen.id);
+        CHECK(a.tokens[i].logits == b.tokens[i].logits);
+        // block 0's query, key and value of the new token: the fused product's columns, with their biases
+        for (const auto& [x, y] : {std::pair{&a.tokens[i].window.q, &b.tokens[i].window.q},
+                                   std::pair{&a.tokens[i].window.k, &b.tokens[i].window.k},
+                                   std::pair{&a.tokens[i].window.v, &b.tokens[i].window.v}}) {
+            REQUIRE(x->size() == y->size());
+            REQUIRE(x->size() > 0);
+            CHECK(std::memcmp(x->ptr(), y->ptr(), x->size() * sizeof(float)) == 0);
+        }
     }
 }
 

@@ -202,6 +202,88 @@ TEST_CASE("a f16 GPT-2 checkpoint's fused c_attn read in place, in runs of colum
     CHECK(same_bits_in_every_step(a->exact, b->exact) > 20);
 }
 
+// Two loads of checkpoint `dir`: one reading its matrices in place (the default), one converting each
+// (WeightSource::read_in_place off); every step of their runs compared bit for bit.
+std::size_t in_place_against_converted(const std::string& dir, const ModelInput& input, const std::string& weight) {
+    HfModel in_place = load_hf_model(dir, input);
+    HfModel converted = load_hf_model(dir, input);
+    const StoredMatrix* m = in_place.lesson.weight_source->stored(weight);
+    REQUIRE(m != nullptr);
+    CHECK(m->type == StoredType::f32);
+    in_place.lesson.weight_source->release_all();
+    converted.lesson.weight_source->read_in_place(false);
+    REQUIRE(converted.lesson.weight_source->stored(weight) == nullptr);
+    auto a = evaluate(std::move(in_place.lesson));
+    auto b = evaluate(std::move(converted.lesson));
+    return same_bits_in_every_step(a->exact, b->exact);
+}
+
+TEST_CASE("a f32 checkpoint's matrices read in place from the mapped file, GPT-2's c_attn in runs of columns and Llama's "
+          "nn.Linear layout transposed: every step as when converted first") {
+    ModelInput gpt2;
+    gpt2.ids = {287, 262, 267, 11};
+    CHECK(in_place_against_converted(models_dir() + "/tiny-gpt2", gpt2, "blocks.0.W_K") > 20);
+    CHECK(in_place_against_converted(tiny(), ids_input(reference()["texts"][0]["ids"]), "blocks.1.W_2") > 20);
+    CHECK(in_place_against_converted(tiny(), ids_input(reference()["texts"][0]["ids"]), "W_U") > 20);
+}
+
+TEST_CASE("a f32 checkpoint whose data starts at an odd address is converted, not read in place: every step the same") {
+    // The mapping is page-aligned, the data follows the JSON header: one more byte of header puts every
+    // float32 at an address not a multiple of 4, which the products must not read as floats.
+    TempDir d;
+    for (const auto& e : fs::directory_iterator(tiny())) fs::copy_file(e.path(), d.file(e.path().filename().string()));
+    write_text(d.file("model.safetensors"), with_header_padding(read_text(tiny() + "/model.safetensors"), 1));
+    const ModelInput input = ids_input(reference()["texts"][0]["ids"]);
+    HfModel odd = load_hf_model(d.path(), input);
+    HfModel aligned = load_hf_model(tiny(), input);
+    CHECK(odd.lesson.weight_source->stored("blocks.0.W_Q") == nullptr);
+    REQUIRE(aligned.lesson.weight_source->stored("blocks.0.W_Q") != nullptr);
+    aligned.lesson.weight_source->release_all();
+    auto a = evaluate(std::move(odd.lesson));
+    auto b = evaluate(std::move(aligned.lesson));
+    CHECK(same_bits_in_every_step(a->exact, b->exact) > 20);
+}
+
+TEST_CASE("a f32 weight read in place with a NaN or an infinity is refused naming the value, as its conversion refuses it") {
+    // Its product's output then holds a value not finite (inf·0 and NaN·x are NaN); the weight is checked then.
+    const ModelInput input = ids_input(reference()["texts"][0]["ids"]);
+    for (const auto& [tensor, bits] : std::vector<std::pair<std::string, std::uint32_t>>{
+             {"model.layers.1.mlp.down_proj.weight", 0x7fc00000u}, {"model.layers.0.self_attn.k_proj.weight", 0xff800000u},
+             {"lm_head.weight", 0x7f800000u}}) {
+        INFO(tensor);
+        TempDir d;
+        for (const auto& e : fs::directory_iterator(tiny())) fs::copy_file(e.path(), d.file(e.path().filename().string()));
+        std::size_t at = 0;
+        {
+            SafetensorsFile f(d.file("model.safetensors"));
+            const StTensor* t = f.header().find(tensor);
+            REQUIRE(t != nullptr);
+            at = f.header().data_offset + t->begin + 4 * 7;  // its value [7]
+        }
+        std::string bytes = read_text(d.file("model.safetensors"));
+        for (std::size_t i = 0; i < 4; ++i) bytes[at + i] = static_cast<char>((bits >> (8 * i)) & 0xff);
+        write_text(d.file("model.safetensors"), bytes);
+        HfModel in_place = load_hf_model(d.path(), input);
+        HfModel converted = load_hf_model(d.path(), input);
+        converted.lesson.weight_source->read_in_place(false);
+        const std::string refusal = refusal_of_run(std::move(in_place));
+        const std::string found = bits == 0x7fc00000u ? "nan" : bits == 0x7f800000u ? "inf" : "-inf";
+        CHECK(refusal.find(tensor + "[7]: expected a finite number, found " + found) != std::string::npos);
+        CHECK(refusal == refusal_of_run(std::move(converted)));
+    }
+}
+
+TEST_CASE("the --max-memory estimate counts a f32 checkpoint's matrices read in place in their stored bytes, none read whole again") {
+    // tiny Llama: its embedding (inputs), final γ and lm_head, and one block's 2 γ and 7 matrices: 225.6 KiB
+    TempDir bare;
+    for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(tiny() + "/" + f, bare.file(f));
+    const CliResult r = run_cli({"--max-memory", "150K", "run", "--model", bare.path(), "--ids", "1"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("model.safetensors: expected weights that fit in 150.0 KiB (--max-memory) as the run holds them: the "
+                     "model's own tensors, one block's weights (its matrices as stored, read in place), found 225.6 KiB of "
+                     "them") != std::string::npos);
+}
+
 TEST_CASE("a tiny Qwen2 checkpoint (Q/K/V biases, one K/V head, tied embeddings, rope_theta 1e6) computes PyTorch's forward") {
     const auto& r = reference()["qwen2"];
     HfModel m = load_hf_model(models_dir() + "/tiny-qwen2", ids_input(r["ids"]));
@@ -382,7 +464,8 @@ TEST_CASE("a Llama checkpoint's block weights are converted when their block run
     auto e = evaluate(std::move(m.lesson));
     CHECK(src->peak_held_bytes() == std::max(block, w_u));  // never two blocks at once, nor a block beside W_U
     CHECK(src->held_bytes() == 0);                         // all released at the run's end
-    CHECK(src->loads() == 2 * 9 + 1);                      // each of the 2 blocks' 9 tensors converted once, and W_U
+    // each of the 2 blocks' two γ converted once; its 7 float32 matrices and W_U read in place from the mapped file
+    CHECK(src->loads() == 2 * 2);
 }
 
 TEST_CASE("the --blocks option traces the chosen blocks under the policy and runs the others untraced, and refuses bad lists") {

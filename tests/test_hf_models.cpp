@@ -272,7 +272,18 @@ TEST_CASE("run --model: the text's tokens as pieces, the blocks traced, the next
     // (a copy without the tokenizer, whose parse alone would need more than that)
     TempDir bare;
     for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(tiny() + "/" + f, bare.file(f));
+    // Its float32 matrices are read in place (98.0 KiB, none read whole for a split), within 105 KiB: the
+    // run's plan refuses it then (tests/test_hf_llama.cpp holds a refusal of the weights themselves).
     r = run_cli({"--max-memory", "105K", "run", "--model", bare.path(), "--ids", "1"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("expected weights that fit") == std::string::npos);
+    CHECK(r.err.find("expected a run that fits in 105.0 KiB") != std::string::npos);
+    // a copy whose data starts 1 byte later (its header 1 byte longer): every float32 matrix at an odd
+    // address, converted, and c_attn read whole once more to be split (12.0 KiB): 110.0 KiB
+    TempDir odd;
+    fs::copy_file(tiny() + "/config.json", odd.file("config.json"));
+    write_text(odd.file("model.safetensors"), with_header_padding(read_text(bare.file("model.safetensors")), 1));
+    r = run_cli({"--max-memory", "105K", "run", "--model", odd.path(), "--ids", "1"});
     CHECK(r.status == 2);
     CHECK(r.err.find("model.safetensors: expected weights that fit in 105.0 KiB (--max-memory) as the run holds them: the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split, found 110.0 KiB of them") != std::string::npos);
 }

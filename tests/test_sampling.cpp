@@ -112,6 +112,25 @@ TEST_CASE("the sampling distribution worked by hand: temperature, top-k, top-p, 
     CHECK(sampling_distribution(tied.data(), tied.size(), s)[0].id == 1);
 }
 
+TEST_CASE("the greedy choice is next_tokens' first entry: the largest logit, the lower id on a tie", "[sampling]") {
+    const std::vector<std::vector<float>> rows = {
+        {0.5f}, {1, 3, 3, 2}, {-1, -1, -1}, {2, 7, 1, 7, 7}, {-0.0f, 0.0f}, {-1e30f, -3e38f, -1e30f}};
+    for (const auto& r : rows) {
+        const NextToken want = next_tokens(r.data(), r.size(), 1).front();
+        CHECK(top_token(r.data(), r.size()) == static_cast<std::size_t>(want.id));
+        const std::vector<NextToken> greedy = sampling_distribution(r.data(), r.size(), Sampling{});
+        REQUIRE(greedy.size() == 1);
+        CHECK(greedy[0].id == want.id);
+        CHECK(greedy[0].logit == want.logit);
+        CHECK(greedy[0].probability == 1.0);
+        // and next_tokens with its probabilities given is next_tokens
+        const auto k = std::min<std::size_t>(3, r.size());
+        const auto a = next_tokens(r.data(), r.size(), k), b = next_tokens(r.data(), r.size(), k, next_token_probabilities(r.data(), r.size()));
+        REQUIRE(a.size() == b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) CHECK((a[i].id == b[i].id && a[i].probability == b[i].probability));
+    }
+}
+
 TEST_CASE("the sampling distribution equals Hugging Face's warpers over random logits", "[sampling]") {
     const std::vector<double> temperatures = {0.05, 0.7, 1, 2.5}, tops_p = {0.05, 0.5, 0.9, 1};
     const std::vector<std::size_t> tops_k = {0, 1, 7, 200};

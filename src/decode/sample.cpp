@@ -18,9 +18,8 @@ SamplingRefusal sampling_refusal(const Sampling& s) {
 std::vector<NextToken> sampling_distribution(const float* logits, std::size_t V, const Sampling& s) {
     if (V == 0) return {};
     if (s.greedy()) {
-        NextToken top = next_tokens(logits, V, 1).front();
-        top.probability = 1;
-        return {top};
+        const std::size_t top = top_token(logits, V);  // next_tokens(logits, V, 1)'s entry, without its softmax
+        return {NextToken{static_cast<std::int64_t>(top), logits[top], 1.0}};
     }
     // p = softmax(logits / T), shifted by the max: every exponent <= 0
     const double mx = *std::max_element(logits, logits + V);

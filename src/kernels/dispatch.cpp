@@ -200,16 +200,17 @@ void gemm_pack_b_stored(const StoredMatrix& b, std::size_t K, std::size_t N, flo
 bool linear_stored(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
                    std::size_t N) {
     // float32: linear's route (one row by gemv); else the GEMM, one row too (gemv reads float32 only):
-    // its row is gemv's bit for bit (simd::Gemv).
+    // its row is gemv's bit for bit (simd::Gemv). Not checked as read: a value of W not finite makes
+    // its column's sums so (inf·0 and NaN·x are NaN), found in y by one integer pass over M·N floats.
     if (W.type == StoredType::f32) {
         if (M == 1) gemv(x, static_cast<const float*>(W.data), W.ld, W.transposed, b, y, K, N);
-        else if (isa() == Isa::ref) linear_stored_ref(x, W, b, y, M, K, N);
+        else if (isa() == Isa::ref) return linear_stored_ref(x, W, b, y, M, K, N);
 #ifndef ATTNTRACE_SCALAR_ONLY
         else
             simd_call(simd::Gemm{}, x, K, static_cast<const float*>(W.data), W.ld, W.transposed, y, N, M, K, N,
                       &gemm_workspace, gemm_blocking_in_use().blocking, simd::GemmOptions{false, nullptr, b});
 #endif
-        return true;
+        return M * N == 0 || float_bits_max(y, M * N).magnitude < 0x7f800000;
     }
 #ifndef ATTNTRACE_SCALAR_ONLY
     if (isa() != Isa::ref) {

@@ -58,11 +58,13 @@ void gemm_pack_b_stored(const StoredMatrix& b, std::size_t K, std::size_t N, flo
 // numbers on the widened W, bit for bit, with no float32 copy of W but the
 // product's packed panels (linear_stored_ref).   x: (M, K)   W: (K, N)   b: (N) or null   y: (M, N)
 // False when W is 16-bit and a value of it is an infinity or a NaN (each
-// value checked as it is packed; a float32 W is not checked: true).
+// value checked as it is packed), or W is float32 and a value of y is not
+// finite (which any value of W not finite gives, x finite; the caller then
+// checks W itself: WeightSource::refuse_if_not_finite).
 bool linear_stored(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
                    std::size_t N);
 // y = x·W + b, or x·Wᵀ + b with w_transposed (gemv_ref): W streamed once, not
-// packed; the GEMM's row bit for bit (simd::Gemv), columns split over the threads.
+// packed; the GEMM's row bit for bit (simd::Gemv), its units shared among the threads.
 //   x: (K)   W: (K, N) ld ldw, or (N, K) ld ldw   b: (N) or null   y: (N)
 void gemv(const float* x, const float* W, std::size_t ldw, bool w_transposed, const float* b, float* y, std::size_t K,
           std::size_t N);

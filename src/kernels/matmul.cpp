@@ -66,6 +66,8 @@ bool linear_stored_ref(const float* x, const StoredMatrix& W, const float* b, fl
         }
     }
     if (b) add_bias_rows_ref(y, N, b, M, N);
+    if (W.type == StoredType::f32)  // a float32 W's value not finite makes its column of y so (x finite)
+        for (std::size_t i = 0; i < M * N; ++i) finite = finite && std::isfinite(y[i]);
     return finite;
 }
 

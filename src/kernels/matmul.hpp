@@ -31,7 +31,7 @@ float stored_at_ref(const StoredMatrix& w, std::size_t k, std::size_t j);
 void pack_b_stored_ref(const StoredMatrix& w, std::size_t K, std::size_t N, float* out);
 // y = x·W + b with W read as stored: linear_ref's sums on the widened values
 //   x: (M, K)   W: (K, N) as above   b: (N) or null   y: (M, N)
-// False when W is 16-bit and a value of it is not finite (as linear_stored).
+// False when W is 16-bit and a value of it is not finite, or float32 and a value of y is not (as linear_stored).
 bool linear_stored_ref(const float* x, const StoredMatrix& W, const float* b, float* y, std::size_t M, std::size_t K,
                        std::size_t N);
 

@@ -16,7 +16,17 @@ std::vector<double> next_token_probabilities(const float* logits, std::size_t V)
 }
 
 std::vector<NextToken> next_tokens(const float* logits, std::size_t V, std::size_t k) {
-    const std::vector<double> p = next_token_probabilities(logits, V);
+    return next_tokens(logits, V, k, next_token_probabilities(logits, V));
+}
+
+std::size_t top_token(const float* logits, std::size_t V) {
+    std::size_t best = 0;
+    for (std::size_t v = 1; v < V; ++v)
+        if (logits[v] > logits[best]) best = v;  // strictly larger: the lower id stays on a tie
+    return best;
+}
+
+std::vector<NextToken> next_tokens(const float* logits, std::size_t V, std::size_t k, const std::vector<double>& p) {
     std::vector<std::size_t> order(V);
     std::iota(order.begin(), order.end(), std::size_t{0});
     k = std::min(k, V);

@@ -82,9 +82,21 @@ inline constexpr std::size_t kGemvColumns = 4096;
 // columns (a chunk of sums in L1 then takes 16 rows' lines in flight), 8 beyond:
 // measured in gemv_simd.hpp.
 inline constexpr std::size_t kGemvNarrow = 1024;
-// x·W split over the threads by K blocks: up to this many threads (each
-// one's block sums are read by the others; beyond it the columns are split).
-inline constexpr std::size_t kGemvMaxThreads = 64;
+// A GEMV split over the threads is cut in units the threads claim one at a
+// time (gemv_simd.hpp): about kGemvUnitFloats of W each (256 KiB, ~20 us of
+// reading), so that a thread that wakes late (~30 us in the KVM guest of
+// 2026-12-07) still finds work and the threads end within a unit of each
+// other. x·W's units are a K block's rows by a chunk of at least
+// kGemvUnitColumns columns (4 KiB of each row, or the whole row): chunks of
+// 128 or 256 columns balanced better but read 20-25% less a second on two
+// threads (768 x 3072: 19 GB/s against 23-24; the Intel Xeon of 2026-12-07,
+// docs/performance.md).
+inline constexpr std::size_t kGemvUnitFloats = std::size_t{1} << 16;
+inline constexpr std::size_t kGemvUnitColumns = 1024;
+// The calling thread waits for the others' last units spinning this many
+// pauses (~40 ns each), then yielding its core: the thread it waits for
+// may be waiting for the core (a busy neighbour; docs/performance.md, "Waiting threads").
+inline constexpr std::size_t kGemvSpinPauses = 2000;
 // Streaming attention: NH·ceil(Tq/Br) items, each a block of queries against
 // up to T keys. Its time follows items·T·hs more than its flops (a block of
 // one query costs nearly what a full one does): one query, 12 heads of 64,

@@ -25,8 +25,10 @@ std::size_t WeightSource::held_size(const Entry& e) { return e.stored ? e.stored
 
 const StoredMatrix* WeightSource::stored(const std::string& name) {
     auto e = entries_.find(name);
-    if (e == entries_.end() || !e->second.stored || hold_all_ || held_.count(name)) return nullptr;
+    if (e == entries_.end() || !e->second.stored || !in_place_on_ || held_.count(name)) return nullptr;
     StoredWeight& s = *e->second.stored;
+    // held for a decode's tokens: as stored only when its GEMV reads it as it is (float32, (K, N))
+    if (hold_all_ && (s.matrix.type != StoredType::f32 || s.matrix.transposed)) return nullptr;
     if (in_place_.emplace(name, s.bytes).second) {
         held_bytes_ += s.bytes;
         peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
@@ -34,9 +36,12 @@ const StoredMatrix* WeightSource::stored(const std::string& name) {
     return &s.matrix;
 }
 
-void WeightSource::refuse_not_finite(const std::string& name) const {
+void WeightSource::refuse_if_not_finite(const std::string& name) const {
     const Entry& e = entries_.at(name);
-    if (e.stored && e.stored->check) e.stored->check();
+    if (!e.stored || !in_place_.count(name)) return;  // converted: checked then
+    if (e.stored->check) e.stored->check();
+    // a float32 weight's product reports any value of its output not finite, which finite weights may give too
+    if (e.stored->matrix.type == StoredType::f32) return;
     throw std::logic_error("attntrace: weight " + name + " was found not finite by its product, but not by its check");
 }
 

@@ -13,9 +13,10 @@
 // them all); Run::finish releases all. A weight asked for again (explain) is
 // converted again, unless hold_all keeps every weight (a decode's tokens). Not thread-safe: the stages ask for their
 // weights before their parallel loops, on the run's thread.
-// A 16-bit matrix may also be given as stored (StoredWeight): the products
-// then read it in place (stored(), linear_stored) with no float32 copy, its
-// mapped pages held and released with its group as a converted weight is.
+// A matrix may also be given as stored (StoredWeight: float32, bfloat16 or
+// half): the products then read it in place (stored(), linear_stored) with
+// no float32 copy, its mapped pages held and released with its group as a
+// converted weight is.
 #pragma once
 
 #include <cstddef>
@@ -37,7 +38,8 @@ inline constexpr const char* kTiedUnembeddingTransposed = "W_E_transposed";
 // (kernels/matmul.hpp's StoredMatrix, widened as the GEMM packs it): `bytes`
 // of the mapped file; `check` refuses it as its conversion would (naming the
 // first value that is not finite), run when the product that read it found
-// such a value (linear_stored checks each value as it packs it); `release`
+// such a value (linear_stored checks each 16-bit value as it packs it, and
+// a float32 product's output: a weight not finite makes its column's sum so); `release`
 // drops its mapped pages from the resident set once its block is done.
 struct StoredWeight {
     StoredMatrix matrix;
@@ -53,12 +55,21 @@ public:
     void add(const std::string& name, std::size_t floats, std::function<Tensor()> load, StoredWeight stored);
     // The weight as stored, for a product that reads it in place
     // (linear_stored): no float32 copy is made. Null when the source has no
-    // such weight stored, or it is held converted (get() first, or hold_all:
-    // a decode's GEMV reads float32). Its pages count as held, in the
-    // stored bytes, until its group is released as get()'s weights are.
+    // such weight stored, read_in_place is off, or it is held converted
+    // (get() first, or hold_all of a 16-bit or transposed matrix: a decode's
+    // GEMV reads float32, and a (K, N) one at twice the rate of (N, K)).
+    // Its pages count as held, in the stored bytes, until its group is
+    // released as get()'s weights are.
     const StoredMatrix* stored(const std::string& name);
-    // A product found a value of stored weight `name` not finite: refused as its conversion refuses it.
-    [[noreturn]] void refuse_not_finite(const std::string& name) const;
+    // Whether stored() gives weights in place (on by default); off, every
+    // weight is converted as get() converts it (tests compare the two).
+    void read_in_place(bool on) { in_place_on_ = on; }
+    // A product of stored weight `name` found a value not finite (linear_stored):
+    // refused as its conversion refuses it when a value of the weight is not
+    // finite. Else returns for a float32 weight (its product's own inputs or
+    // sums were not finite: the run's checks report them), and is a logic
+    // error for a 16-bit one (its packing found the value).
+    void refuse_if_not_finite(const std::string& name) const;
     bool provides(const std::string& name) const { return entries_.count(name) != 0; }
     // The weight, converted now if not held; null when the source has no such weight.
     const Tensor* get(const std::string& name);
@@ -102,7 +113,7 @@ private:
     std::map<std::string, Tensor> held_;
     std::map<std::string, std::size_t> in_place_;  // stored weights read in place, with their bytes
     std::size_t held_bytes_ = 0, peak_held_bytes_ = 0, loads_ = 0;
-    bool hold_all_ = false;
+    bool hold_all_ = false, in_place_on_ = true;
 };
 
 // The group of a weight name: "blocks.3." for "blocks.3.W_Q" and "blocks.3.cross.W_K", else "".

@@ -80,28 +80,32 @@ Tensor take(const Checkpoint& ck, const Read& r, std::size_t part) {
 }
 
 // Part `part` of a tensor as the products may read it in place (the GEMM
-// widening it as it packs: kernels/matmul.hpp's StoredMatrix): a BF16 or F16
-// matrix split in runs (or not), aligned to its element; nothing otherwise
-// (F32 and per-head splits are converted as before). The lesson's (K, N) is
-// the stored matrix, or nn.Linear's (N, K) transposed; a part's columns are
-// then the stored matrix's columns, or its rows.
+// widening it as it packs: kernels/matmul.hpp's StoredMatrix): a F32, BF16
+// or F16 matrix split in runs (or not), at an address aligned to its element
+// (the mapping is page-aligned, but a safetensors file's data starts right
+// after its JSON header, of any length: a float32 matrix at an odd address
+// is converted, a copy, as before); nothing otherwise (per-head splits are
+// converted as before). The lesson's (K, N) is the stored matrix, or
+// nn.Linear's (N, K) transposed; a part's columns are then the stored
+// matrix's columns, or its rows.
 std::optional<StoredWeight> stored_part(const std::shared_ptr<const Checkpoint>& ck, const Read& r, std::size_t part) {
     if (r.use->kind == TensorUse::Kind::input || r.shape.size() != 2) return std::nullopt;
     if (r.use->into.size() > 1 && r.use->split != TensorUse::Split::runs) return std::nullopt;
     const SafetensorsFile& file = ck->file_of(r.tensor);
     const StTensor& t = ck->expect(r.tensor, r.shape, r.role);
-    if (t.dtype != StDtype::bf16 && t.dtype != StDtype::f16) return std::nullopt;
+    if (t.dtype != StDtype::f32 && t.dtype != StDtype::bf16 && t.dtype != StDtype::f16) return std::nullopt;
+    const std::size_t size = t.dtype == StDtype::f32 ? 4 : 2;  // bytes of an element
     const std::uint8_t* bytes = file.bytes(t);
-    if (reinterpret_cast<std::uintptr_t>(bytes) % 2) return std::nullopt;
+    if (reinterpret_cast<std::uintptr_t>(bytes) % size) return std::nullopt;
     const bool linear = r.use->layout == TensorUse::Layout::linear;
     const std::size_t parts = r.use->into.size(), rows = r.shape[0], cols = r.shape[1];
     const std::size_t width = (linear ? rows : cols) / parts;  // the part's output columns
     StoredWeight w;
-    w.matrix.type = t.dtype == StDtype::bf16 ? StoredType::bf16 : StoredType::f16;
+    w.matrix.type = t.dtype == StDtype::f32 ? StoredType::f32 : t.dtype == StDtype::bf16 ? StoredType::bf16 : StoredType::f16;
     w.matrix.transposed = linear;
     w.matrix.ld = cols;
-    w.matrix.data = bytes + 2 * part * width * (linear ? cols : 1);
-    w.bytes = 2 * rows * cols / parts;
+    w.matrix.data = bytes + size * part * width * (linear ? cols : 1);
+    w.bytes = size * rows * cols / parts;
     w.check = [ck, &t, &file] { file.check_finite(t); };
     w.release = [ck, &t, &file] { file.drop_pages(t, 0, numel(t.shape), true); };
     return w;
@@ -186,13 +190,20 @@ void build_family(HfModel& m, const Family& fam, const ModelSizes& z, const Chec
         ck.expect(r.tensor, r.shape, r.role);
         return numel(r.shape);  // the config's extents, each bounded above
     };
-    for (const Read& r : model) held += check(r) * (stored_part(shared, r, 0) ? 2 : sizeof(float));
+    auto stored_bytes = [&](const Read& r) -> std::size_t {  // of an element read in place, else 0
+        const auto s = stored_part(shared, r, 0);
+        return !s ? 0 : s->matrix.type == StoredType::f32 ? 4 : 2;
+    };
+    for (const Read& r : model) {
+        const std::size_t values = check(r), in_place_size = stored_bytes(r);
+        held += values * (in_place_size ? in_place_size : sizeof(float));
+    }
     for (const auto& reads : blocks) {
         std::size_t n = 0;
         for (const Read& r : reads) {
             const std::size_t values = check(r);
-            if (stored_part(shared, r, 0)) {
-                n += values * 2;
+            if (const std::size_t size = stored_bytes(r)) {
+                n += values * size;
                 ++in_place;
                 continue;
             }
@@ -203,9 +214,9 @@ void build_family(HfModel& m, const Family& fam, const ModelSizes& z, const Chec
         block = std::max(block, n);
     }
     require_weight_budget(ck.where(), held + block + whole,
-                          in_place ? ": the model's own tensors, one block's weights (its matrices as stored, read in place) "
-                                     "and one of them once more, read whole to be transposed or split"
-                                   : ": the model's own tensors, one block's weights and one of them once more, read whole to be transposed or split");
+                          std::string(": the model's own tensors, one block's weights") +
+                              (in_place ? " (its matrices as stored, read in place)" : "") +
+                              (whole ? " and one of them once more, read whole to be transposed or split" : ""));
 
     start_model_lesson(m, fam.model_type, title_of(fam, z, m.dir), ids);
     Lesson& l = m.lesson;

@@ -1,4 +1,7 @@
 // Operation qkv: the three projections of X, and which K/V head each query head reads.
+#include <tuple>
+#include <vector>
+
 #include "kernels/kernels.hpp"
 #include "pipeline/stages.hpp"
 
@@ -13,17 +16,49 @@ namespace {
 // decode's cache (run.hpp, RowWindow): out's last n - from rows are computed,
 // from X's last n - from rows (a lesson's run: from = 0, every row).
 void project(Run& run, const std::string& step, const std::string& x_name, const Tensor* X, const std::string& w,
-             const std::string& b, std::size_t N, std::size_t n, std::size_t from) {
+             const std::string& b, std::size_t N, std::size_t n, std::size_t from, const float* fused = nullptr) {
     const Dims& d = run.dims();
     const StoredMatrix* W = run.matrix(w);
     const Tensor* B = run.weight(b);
     if (float* out = run.open(step, {{x_name, X}, {run.wpath(w), W}}, {{run.wpath(b), B}})) {
         const std::size_t rows = n - from;
-        if (rows)
+        if (fused) {  // its columns of the one row by the fused matrix, then the bias as the product adds it
+            float* y = out + from * N;
+            for (std::size_t j = 0; j < N; ++j) y[j] = B ? fused[j] + B->data[j] : fused[j];
+        } else if (rows) {
             run.require_finite(w, linear_stored(X->ptr() + (X->shape[0] - rows) * d.C, *W, B ? B->ptr() : nullptr,
                                                 out + from * N, rows, d.C, N));
+        }
     }
     run.close();
+}
+
+// A decode step's one row by W_Q, W_K and W_V as one product, when the three
+// are runs of columns of one float32 matrix read in place (GPT-2's c_attn,
+// (C, 3C)): W streams once in one GEMV, in units shared by the threads, rather
+// than in three of a third of its bytes, each paying for waking the threads
+// (docs/performance.md, 2026-12-07). Each column's sum is the one its own
+// product gives (the K blocks are K's alone), the bias added after it as the
+// product adds it: the same bits. Empty when the projections are not so.
+std::vector<float> fused_qkv_row(Run& run, const Tensor* X, std::size_t nq, std::size_t nk, std::size_t nv,
+                                 std::size_t k_rows, std::size_t v_rows) {
+    const Dims& d = run.dims();
+    if (run.pass().cross || !X || d.Tq != 1 || k_rows != 1 || v_rows != 1) return {};
+    const StoredMatrix* q = run.matrix("W_Q");
+    const StoredMatrix* k = run.matrix("W_K");
+    const StoredMatrix* v = run.matrix("W_V");
+    if (!q || !k || !v) return {};
+    for (const StoredMatrix* m : {q, k, v})
+        if (m->type != StoredType::f32 || m->transposed || m->ld != q->ld) return {};
+    const float* base = static_cast<const float*>(q->data);
+    if (k->data != base + nq || v->data != base + nq + nk || q->ld < nq + nk + nv) return {};
+    std::vector<float> y(nq + nk + nv);
+    const bool finite = linear_stored(X->ptr() + (X->shape[0] - 1) * d.C, *q, nullptr, y.data(), 1, d.C, y.size());
+    if (!finite)  // which of the three: each checked as its own product would be
+        for (const auto& [w, j0, n] : {std::tuple{"W_Q", std::size_t{0}, nq}, std::tuple{"W_K", nq, nk},
+                                       std::tuple{"W_V", nq + nk, nv}})
+            run.require_finite(w, float_bits_max(y.data() + j0, n).magnitude < 0x7f800000);
+    return y;
 }
 
 }  // namespace
@@ -41,11 +76,15 @@ void qkv_forward(Run& run) {
     const Dims& d = run.dims();
     const std::string& x_name = run.name(run.pass().x);
     const Tensor* X = run.value(x_name);
-    project(run, run.name(Leaf::q), x_name, X, "W_Q", "b_Q", d.NH * d.hs, d.Tq, 0);
+    const std::size_t nq = d.NH * d.hs, nk = d.KVH * d.hs, nv = d.KVH * d.hv;
+    const std::size_t k_from = run.cached_rows(run.name(Leaf::k)), v_from = run.cached_rows(run.name(Leaf::v));
+    const std::vector<float> fused = fused_qkv_row(run, X, nq, nk, nv, d.T - k_from, d.T - v_from);
+    const float* part = fused.empty() ? nullptr : fused.data();
+    project(run, run.name(Leaf::q), x_name, X, "W_Q", "b_Q", nq, d.Tq, 0, part);
     const std::string kv_name = run.pass().cross ? "inputs.memory" : x_name;
     const Tensor* KV = run.pass().cross ? run.input("memory") : X;
-    project(run, run.name(Leaf::k), kv_name, KV, "W_K", "b_K", d.KVH * d.hs, d.T, run.cached_rows(run.name(Leaf::k)));
-    project(run, run.name(Leaf::v), kv_name, KV, "W_V", "b_V", d.KVH * d.hv, d.T, run.cached_rows(run.name(Leaf::v)));
+    project(run, run.name(Leaf::k), kv_name, KV, "W_K", "b_K", nk, d.T, k_from, part ? part + nq : nullptr);
+    project(run, run.name(Leaf::v), kv_name, KV, "W_V", "b_V", nv, d.T, v_from, part ? part + nq + nk : nullptr);
     // g(h) = h / (NH / KVH)   (NH): the sharing the scores and mix stages use, recorded
     if (float* g = run.open(run.name(Leaf::kv_head), {})) {
         for (std::size_t h = 0; h < d.NH; ++h) g[h] = static_cast<float>(d.kv_of(h));

@@ -207,8 +207,10 @@ const StoredMatrix* Run::matrix(const std::string& name) {
 
 void Run::require_finite(const std::string& name, bool finite) const {
     if (finite) return;
-    if (!lesson_.weight_source) throw std::logic_error("attntrace: a stored weight " + name + " without a source");
-    lesson_.weight_source->refuse_not_finite(wname(name));
+    const std::string w = wname(name);
+    // the lesson's own float32 weight (or a converted one): its product's values not finite are the run's to report
+    if (lesson_.weights.count(w) || !lesson_.weight_source || !lesson_.weight_source->provides(w)) return;
+    lesson_.weight_source->refuse_if_not_finite(w);
 }
 
 float* Run::open(const std::string& name, std::initializer_list<Need> needs, std::initializer_list<Need> optional) {

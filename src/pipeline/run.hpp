@@ -119,7 +119,8 @@ public:
     // null when the lesson has none.
     const StoredMatrix* matrix(const std::string& name);
     // linear_stored's verdict on matrix(name): when not finite, the weight is
-    // refused as its conversion would refuse it (naming the value).
+    // refused as its conversion would refuse it (naming the value) if a value
+    // of it is not finite (WeightSource::refuse_if_not_finite).
     void require_finite(const std::string& name, bool finite) const;
     std::string wname(const std::string& name) const { return pass_->weights + name; }
     std::string wpath(const std::string& name) const { return "weights." + wname(name); }

@@ -15,16 +15,20 @@
 // bias after the last block. So a row of x·W here is the GEMM's row bit for
 // bit (tests/test_simd_kernels.cpp), and a decode step's products equal the
 // causal run's rows: the decode's check (kDecodeTol) sees no new rounding.
-// Threads split W by contiguous rows: x·Wᵀ y's columns by NR panels; x·W
-// K's blocks, each block's sums kept and then added in block order. Every
-// sum runs in the same order whatever their number: the result does not
-// depend on it.
+// Threads claim units of W one at a time (Gemv below): x·Wᵀ runs of NR
+// panels of y's columns; x·W a K block by a chunk of columns, each block's
+// sums kept and then added in block order. Every sum runs in the same order
+// whatever their number and whoever computes it: the result does not depend on it.
 #pragma once
 
 #include <omp.h>
 
+#include <sched.h>
+
+#include <atomic>
 #include <cmath>
 #include <type_traits>
+#include <vector>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/simd/gemm_simd.hpp"
@@ -130,11 +134,13 @@ void gemv_t_rows(const float* x, const float* W, std::size_t ldw, const float* b
     }
 }
 
-// The thread among `threads` whose share of nb K blocks (t·nb/threads .. (t+1)·nb/threads) holds block b.
-inline std::size_t block_owner(std::size_t b, std::size_t nb, std::size_t threads) {
-    std::size_t t = 0;
-    while (nb * (t + 1) / threads <= b) ++t;
-    return t;
+// Waits (spinning, then yielding the core) until `done` reaches `total`:
+// the other threads' last units of a GEMV, a few microseconds when they run.
+inline void wait_units(const std::atomic<std::size_t>& done, std::size_t total) {
+    for (std::size_t spins = 0; done.load(std::memory_order_acquire) < total; ++spins) {
+        if (spins < kGemvSpinPauses) _mm_pause();
+        else sched_yield();  // the thread it waits for may be waiting for this core
+    }
 }
 
 }  // namespace
@@ -151,53 +157,61 @@ void Gemv::operator()(Arch, const float* x, const float* W, std::size_t ldw, boo
         return;
     }
     const std::size_t kc = blocking_for<Arch>(blk, K).kc;  // the GEMM's K blocks: its order of the sums
-    // Threads split W by contiguous rows, one stream each: x·Wᵀ by NR panels of y's columns (W's rows);
-    // x·W by K blocks (below). Only when W is large enough to pay for the region.
     const std::size_t unit = w_transposed ? T::NR : T::W;
+    const bool parallel = static_cast<double>(K) * static_cast<double>(N) > kGemvParallelFloats && N > unit &&
+                          omp_get_max_threads() > 1 && !omp_in_parallel();
+    if (!parallel) {
+        if (w_transposed) gemv_t_rows<Arch>(x, W, ldw, bias, y, K, N, kc, workspace());
+        else gemv_columns<Arch>(x, W, ldw, bias, y, K, N, kc, workspace());
+        return;
+    }
+    // Split over the threads in units claimed one at a time from a counter,
+    // so that the calling thread starts at once and the others join when
+    // they wake (~30 us in a KVM guest whose idle vCPUs halt: docs/performance.md,
+    // 2026-12-07), and all end within a unit of each other. The calling thread
+    // then waits for the last unit spinning, not asleep (libgomp's barrier
+    // puts it to sleep when it arrives first, and waking it costs as much again),
+    // and arrives last at the region's end. A unit's sums do not depend on
+    // the thread that computes it:
+    //   x·Wᵀ: NR-panels of y's columns (W's rows), each y[j] summed whole as on one thread;
+    //   x·W:  (K block b, chunk of columns): the block's sums (from 0, k ascending)
+    //         kept in S (nb, N), then y = S[0] + S[1] + ... + bias in block order,
+    //         by the calling thread once every unit is done: the GEMM's order.
     const std::size_t nb = (K + kc - 1) / kc;  // K blocks
-    const bool parallel = static_cast<double>(K) * static_cast<double>(N) > kGemvParallelFloats && N > unit;
-    float* sums_of[kGemvMaxThreads];  // x·W by K blocks: each thread's block sums, read by all after the barrier
-#pragma omp parallel if (parallel)
+    std::size_t cols = 0, per_block = 1, total = 0;
+    if (w_transposed) {
+        cols = round_up(std::max<std::size_t>(1, kGemvUnitFloats / K), T::NR);  // W's rows per unit
+        total = (N + cols - 1) / cols;
+    } else {
+        cols = std::min(std::max(round_up(kGemvUnitFloats / kc, T::W), kGemvUnitColumns), kGemvColumns);
+        per_block = (N + cols - 1) / cols;
+        total = nb * per_block;
+    }
+    thread_local std::vector<float> block_sums;  // S, the calling thread's
+    if (!w_transposed && block_sums.size() < nb * N) block_sums.resize(nb * N);
+    float* S = w_transposed ? nullptr : block_sums.data();
+    std::atomic<std::size_t> next{0}, done{0};
+#pragma omp parallel
     {
-        const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
-        const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
-        // x·W split by columns, each thread reading a part of every row of W, read 30% less a second on two
-        // threads than one on the EPYC of 2026-11-29 (a sum over 40 768 x 3072 matrices: 19.5 GB/s against
-        // 22 on one thread; by contiguous rows 28.5). So each thread takes a range of the K blocks (rows)
-        // and keeps each block's sums; after a barrier the blocks' sums are added in block order, a range of
-        // columns per thread, the bias last: the GEMM's order. Needs a block per thread and the sums of
-        // its blocks within its workspace; else (and for x·Wᵀ) the columns are split.
-        const bool by_blocks = !w_transposed && threads > 1 && threads <= kGemvMaxThreads && nb >= threads &&
-                               (nb + threads - 1) / threads * N <= kGemmWorkspaceFloats;
-        if (by_blocks) {
-            const std::size_t b0 = nb * t / threads, b1 = nb * (t + 1) / threads;
-            float* sums = workspace();
-            sums_of[t] = sums;
-            for (std::size_t b = b0; b < b1; ++b) {
-                const std::size_t pc = b * kc, kcb = min_sz(kc, K - pc);
-                for (std::size_t j0 = 0; j0 < N; j0 += kGemvColumns)
-                    gemv_block<Arch>(x + pc, W + pc * ldw + j0, ldw, kcb, min_sz(kGemvColumns, N - j0),
-                                     sums + (b - b0) * N + j0);
+        float* work = workspace();
+        for (std::size_t u; (u = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
+            if (w_transposed) {
+                const std::size_t j0 = u * cols, n = min_sz(cols, N - j0);
+                gemv_t_rows<Arch>(x, W + j0 * ldw, ldw, bias ? bias + j0 : nullptr, y + j0, K, n, kc, work);
+            } else {
+                const std::size_t b = u / per_block, j0 = u % per_block * cols, pc = b * kc;
+                gemv_block<Arch>(x + pc, W + pc * ldw + j0, ldw, min_sz(kc, K - pc), min_sz(cols, N - j0), S + b * N + j0);
             }
-#pragma omp barrier
-            const std::size_t units = (N + unit - 1) / unit;
-            const std::size_t c0 = min_sz(N, units * t / threads * unit), c1 = min_sz(N, units * (t + 1) / threads * unit);
-            for (std::size_t b = 0; b < nb; ++b) {
-                const std::size_t owner = block_owner(b, nb, threads);
-                const float* s = sums_of[owner] + (b - nb * owner / threads) * N;
-                if (b == 0) for (std::size_t j = c0; j < c1; ++j) y[j] = s[j];
-                else for (std::size_t j = c0; j < c1; ++j) y[j] = y[j] + s[j];
-            }
-            if (bias)
-                for (std::size_t j = c0; j < c1; ++j) y[j] = y[j] + bias[j];
-        } else {
-            const std::size_t units = (N + unit - 1) / unit;
-            const std::size_t n0 = min_sz(N, units * t / threads * unit), n1 = min_sz(N, units * (t + 1) / threads * unit);
-            if (n0 < n1) {
-                float* work = workspace();
-                const float* b = bias ? bias + n0 : nullptr;
-                if (w_transposed) gemv_t_rows<Arch>(x, W + n0 * ldw, ldw, b, y + n0, K, n1 - n0, kc, work);
-                else gemv_columns<Arch>(x, W + n0, ldw, b, y + n0, K, n1 - n0, kc, work);
+            done.fetch_add(1, std::memory_order_release);
+        }
+        if (omp_get_thread_num() == 0) {
+            wait_units(done, total);
+            if (!w_transposed) {
+                for (std::size_t j = 0; j < N; ++j) y[j] = S[j];
+                for (std::size_t b = 1; b < nb; ++b)
+                    for (std::size_t j = 0; j < N; ++j) y[j] = y[j] + S[b * N + j];
+                if (bias)
+                    for (std::size_t j = 0; j < N; ++j) y[j] = y[j] + bias[j];
             }
         }
     }
