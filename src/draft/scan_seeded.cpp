@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -617,19 +618,21 @@ private:
         if (!seed_) return;
         if (m.unknown) return void(seed_.reset());
         Env env = env_;
+        std::set<std::string> bound;  // the parameters the call gives, by position or keyword
         std::size_t p = 0;
         for (const std::string& a : args) {
             const std::size_t eq = a.find('=');
             if (eq != std::string::npos) {
-                env.values[trim(std::string_view(a).substr(0, eq))] = resolved(trim(std::string_view(a).substr(eq + 1)));
+                const std::string param = trim(std::string_view(a).substr(0, eq));
+                env.values[param] = resolved(trim(std::string_view(a).substr(eq + 1)));
+                bound.insert(param);
             } else if (p < m.params.size()) {
-                env.values[m.params[p++]] = resolved(a);
+                env.values[m.params[p]] = resolved(a);
+                bound.insert(m.params[p++]);
             }
         }
-        for (const auto& [param, def] : m.defaults)
-            if (!env.values.count(param) || std::find(m.params.begin(), m.params.end(), param) - m.params.begin() >= static_cast<long>(p))
-                if (!std::any_of(args.begin(), args.end(), [&](const std::string& a) { return a.rfind(param + "=", 0) == 0 || a.rfind(param + " =", 0) == 0; }))
-                    env.values[param] = def;
+        for (const auto& kv : m.defaults)  // the others take their defaults
+            if (!bound.count(kv.first)) env.values[kv.first] = kv.second;
         for (const Draw& d : m.draws) {
             if (!seed_) return;
             if (d.kind == Draw::Kind::linear) linear_draw(d.attr, d.args, env, b, e);
