@@ -505,21 +505,10 @@ private:
         const auto kept = kept_draw(trim(std::string_view(rhs).substr(0, at)), trim(std::string_view(rhs).substr(open + 2 + args->size())), env_);
         if (!kept || name.empty()) return true;
         for (double& x : v) x = kept->divide ? x / kept->factor : x * kept->factor;
-        PrintedArray a;
-        a.form = PrintedForm::code;
-        const std::string role = linear_role(name);
-        a.name = role.empty() ? name : role;
-        for (std::size_t i = 0; i < rows; ++i) {
-            a.rows.emplace_back();
-            for (std::size_t j = 0; j < cols; ++j) a.rows.back().push_back({v[i * cols + j], 9});
-        }
         Generated g;
         g.as_generator = false;
         g.how = fmt::format("np.random.seed at {}, then {}", np_where_, trim(rhs));
-        a.generated = std::move(g);
-        set_shape(a, rows == 1 ? 1 : 2);
-        if (!name.empty()) shapes_[name] = a.shape;
-        scan_.add(b, e, std::move(a));
+        add_generated(name, rows, cols, v, std::move(g), b, e);
         return true;
     }
 
@@ -566,28 +555,16 @@ private:
         const std::uint64_t from = drawn_;
         std::vector<float> v = torch_randn(*seed_, drawn_, torch_normal_, rows * cols);
         if (name.empty()) return;
-        const float c = static_cast<float>(kept.factor);
-        PrintedArray a;
-        a.form = PrintedForm::code;
-        const std::string role = linear_role(name);
-        a.name = role.empty() ? name : role;
-        for (std::size_t i = 0; i < rows; ++i) {
-            a.rows.emplace_back();
-            for (std::size_t j = 0; j < cols; ++j) {
-                const float x = v[i * cols + j];
-                a.rows.back().push_back({kept.divide ? x / c : x * c, 9});
-            }
-        }
+        const float c = static_cast<float>(kept.factor);  // torch scales a float tensor by a Python number in float32
+        std::vector<double> values(v.size());
+        for (std::size_t k = 0; k < v.size(); ++k) values[k] = kept.divide ? v[k] / c : v[k] * c;
         Generated g;
         g.as_generator = false;
         g.seed = *seed_;
         g.offset = from;
         g.how = fmt::format("torch.manual_seed({}) at {}, then {}torch.randn({}) from draw {}", *seed_, seed_where_,
-                            name == a.name ? "" : name + " = ", fmt::join(args, ", "), from);
-        a.generated = std::move(g);
-        set_shape(a, rows == 1 ? 1 : 2);
-        shapes_[name] = a.shape;
-        scan_.add(b, e, std::move(a));
+                            generated_name(name) == name ? "" : name + " = ", fmt::join(args, ", "), from);
+        add_generated(name, rows, cols, values, std::move(g), b, e);
     }
 
     // nn.Linear(in, out, bias=...): its weight (out x in, as nn.Linear keeps it) between ±sqrt(3)·gain/sqrt(in)
@@ -656,25 +633,36 @@ private:
         if (drawn_ + n > kMaxTorchOffset) return void(seed_.reset());
         if (name.empty()) return void(drawn_ += n);  // drawn and not kept (print(torch.rand(2, 2))): counted only
         const Tensor t = torch_uniform({rows, cols}, *seed_, drawn_, low, high);
-        PrintedArray a;
-        a.form = PrintedForm::code;
-        const std::string role = linear_role(name);  // self.query, q_proj, W_query: W_Q by its role
-        a.name = role.empty() || name.rfind("b_", 0) == 0 ? name : role;
-        for (std::size_t i = 0; i < rows; ++i) {
-            a.rows.emplace_back();
-            for (std::size_t j = 0; j < cols; ++j) a.rows.back().push_back({t.data[i * cols + j], 9});
-        }
         Generated g;
         g.seed = *seed_;
         g.offset = drawn_;
         g.low = low;
         g.high = high;
-        g.how = fmt::format("torch.manual_seed({}) at {}, then {}{} from draw {}", *seed_, seed_where_, name == a.name ? "" : name + " = ",
-                            call, drawn_);
+        g.how = fmt::format("torch.manual_seed({}) at {}, then {}{} from draw {}", *seed_, seed_where_,
+                            generated_name(name) == name ? "" : name + " = ", call, drawn_);
+        drawn_ += n;
+        add_generated(name, rows, cols, std::vector<double>(t.data.begin(), t.data.end()), std::move(g), b, e);
+    }
+
+    // What a draw assigned to `name` is called: its role when it has one (self.query, q_proj, W_query: W_Q), a bias as named.
+    static std::string generated_name(const std::string& name) {
+        const std::string role = linear_role(name);
+        return role.empty() || name.rfind("b_", 0) == 0 ? name : role;
+    }
+
+    // The array a draw gives `name`, its values row-major, added where its line stands.
+    void add_generated(const std::string& name, std::size_t rows, std::size_t cols, const std::vector<double>& values, Generated g,
+                       std::size_t b, std::size_t e) {
+        PrintedArray a;
+        a.form = PrintedForm::code;
+        a.name = generated_name(name);
+        for (std::size_t i = 0; i < rows; ++i) {
+            a.rows.emplace_back();
+            for (std::size_t j = 0; j < cols; ++j) a.rows.back().push_back({values[i * cols + j], 9});
+        }
         a.generated = std::move(g);
         set_shape(a, rows == 1 ? 1 : 2);
-        drawn_ += n;
-        if (!name.empty()) shapes_[name] = a.shape;
+        shapes_[name] = a.shape;
         scan_.add(b, e, std::move(a));
     }
 
