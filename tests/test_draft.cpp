@@ -539,6 +539,20 @@ TEST_CASE("a multi-head module whose out_proj maps d_out to d_out: config.d_out,
     CHECK(named);  // print(y); print(y.shape): the array is y
 }
 
+TEST_CASE("a batch of copies of one sequence is read as the sequence; a batch of different ones stays as printed", "[draft]") {
+    // torch.stack((x, x)) through a module, printed: three levels of brackets, each sequence the same numbers
+    const auto read = [](const std::string& printed) {
+        return attntrace::read_article_text("```\nprint(y)\n```\n```\n" + printed + "\n```\n", "b.md", "markdown").arrays;
+    };
+    auto arrays = read("tensor([[[0.45, 0.08],\n         [0.42, 0.06]],\n\n        [[0.45, 0.08],\n         [0.42, 0.06]]])");
+    REQUIRE(arrays.size() == 1);
+    CHECK(arrays[0].shape == std::vector<std::size_t>{2, 2});
+    CHECK(arrays[0].rows.size() == 2);
+    arrays = read("tensor([[[0.45, 0.08],\n         [0.42, 0.06]],\n\n        [[0.45, 0.08],\n         [0.42, 0.07]]])");
+    REQUIRE(arrays.size() == 1);
+    CHECK(arrays[0].shape == std::vector<std::size_t>{2, 2, 2});
+}
+
 TEST_CASE("an article whose numpy code draws X and the weights from a seed, scaled: all drafted from the seed", "[draft]") {
     // tests/draft-articles/numpy-seeded.md (written with numpy): np.random.seed(7), X = randn(4, 6), each W randn(6, 3) * 0.5,
     // a causal mask built with triu; the weights' last row planted wrong

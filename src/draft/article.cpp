@@ -54,6 +54,22 @@ void merge_weighted(std::vector<PrintedArray>& arrays) {
     arrays = std::move(out);
 }
 
+// A batch printed as three levels of brackets whose sequences are the same numbers (torch.stack((x, x)), as
+// tutorials show batching): one sequence, the first, read as the array (its rows a token's each). A batch of
+// different sequences, or heads, stays as printed.
+void collapse_copied_batches(std::vector<PrintedArray>& arrays) {
+    for (PrintedArray& a : arrays) {
+        if (a.shape.size() != 3 || a.shape[0] < 2 || a.elided || a.rows.size() != a.shape[0] * a.shape[1]) continue;
+        const std::size_t per = a.shape[1];
+        bool same = true;
+        for (std::size_t b = 1; b < a.shape[0] && same; ++b)
+            for (std::size_t r = 0; r < per && same; ++r) same = a.rows[b * per + r] == a.rows[r];
+        if (!same) continue;
+        a.rows.resize(per);
+        a.shape = {a.shape[1], a.shape[2]};
+    }
+}
+
 // A notebook cell's printed arrays named, in order, by its print() calls, when they are as many (a print of
 // a shape aside): print(y); print(y.shape) names its one array y, not by the cell's last statement.
 void name_printed_outputs(std::vector<PrintedArray>& arrays, const ArticleText& text) {
@@ -104,6 +120,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     scan_prose(scan);
     out.arrays = std::move(scan).arrays();
     merge_weighted(out.arrays);
+    collapse_copied_batches(out.arrays);
     if (format == "notebook") name_printed_outputs(out.arrays, text);
     read_mask_numbers(out.arrays);
     out.tokens = scan_tokens(text);
