@@ -539,7 +539,7 @@ TEST_CASE("a multi-head module whose out_proj maps d_out to d_out: config.d_out,
     CHECK(named);  // print(y); print(y.shape): the array is y
 }
 
-TEST_CASE("a batch of copies of one sequence is read as the sequence; a batch of different ones stays as printed", "[draft]") {
+TEST_CASE("a batch of copies of one sequence is read as the sequence, a batch of different ones stays as printed", "[draft]") {
     // torch.stack((x, x)) through a module, printed: three levels of brackets, each sequence the same numbers
     const auto read = [](const std::string& printed) {
         return attntrace::read_article_text("```\nprint(y)\n```\n```\n" + printed + "\n```\n", "b.md", "markdown").arrays;
