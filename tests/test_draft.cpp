@@ -31,6 +31,11 @@ attntrace::Draft drafted_markdown(const std::string& md, const std::string& name
     return attntrace::draft_lesson(attntrace::read_article_text(md, name, "markdown"));
 }
 
+// The drafts of one of tests/draft-articles/ (an article written for these tests).
+std::vector<attntrace::Draft> test_article_drafts(const std::string& name) {
+    return attntrace::draft_lessons(attntrace::read_article(attntrace::test::source_dir() + "/tests/draft-articles/" + name));
+}
+
 // Each claim's expected verdict by its step and its cells: "blocks.0.attn.hook_z", "blocks.0.attn.hook_z{\"query\":1}".
 std::map<std::string, std::string> verdicts(const nlohmann::json& lesson) {
     std::map<std::string, std::string> out;
@@ -370,8 +375,7 @@ TEST_CASE("a notebook that works attention on X itself, then with weights: two e
 TEST_CASE("an HTML page of per-head tables with captions: each head's scores, weights and output on its head", "[draft]") {
     // tests/draft-articles/two-heads-tables.html: MathJax pmatrix inputs, then <table>s captioned "Head 2: attention
     // weights"; head 2's first row planted wrong
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/two-heads-tables.html";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("two-heads-tables.html").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(lesson["config"]["heads"] == 2);
@@ -389,8 +393,7 @@ TEST_CASE("weights the code generates from a seed: torch.rand, nn.Linear in a mo
     // tests/draft-articles/seeded-weights.ipynb (written with PyTorch): torch.manual_seed(42) then three
     // nn.Parameter(torch.rand(d_in, d_out)) never printed, one query's row worked; then a module of three
     // nn.Linear(d_in, d_out, bias=qkv_bias) built after torch.manual_seed(7), its output's last row planted wrong
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/seeded-weights.ipynb";
-    const std::vector<attntrace::Draft> ds = attntrace::draft_lessons(attntrace::read_article(file));
+    const std::vector<attntrace::Draft> ds = test_article_drafts("seeded-weights.ipynb");
     REQUIRE(ds.size() == 2);
     const auto rand = nlohmann::json::parse(ds[0].lesson.dump());
     INFO(rand.dump(1));
@@ -417,8 +420,7 @@ TEST_CASE("weights the code generates from a seed: torch.rand, nn.Linear in a mo
 
 TEST_CASE("nn.Linear's bias drawn after its weight and used: b_Q, b_K, b_V generated", "[draft]") {
     // tests/draft-articles/biased-linear.md: a module of nn.Linear(d_in, d_out) (bias by default), built after a seed
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/biased-linear.md";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("biased-linear.md").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(lesson["weights"]["W_Q"]["offset"] == 0);
@@ -503,8 +505,7 @@ TEST_CASE("a notebook whose X is torch.randn(B, T, C) and whose head is a module
           "[draft]") {
     // tests/draft-articles/randn-head.ipynb (written with PyTorch): torch.manual_seed(0), B, T, C = 1, 4, 8,
     // x = torch.randn(B, T, C) never printed, Head(C, 4) with key, query, value in that order, a tril mask
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/randn-head.ipynb";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("randn-head.ipynb").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(lesson["inputs"]["X"].size() == 4);  // torch.randn's values, the batch of one dropped
@@ -521,8 +522,7 @@ TEST_CASE("a multi-head module whose out_proj maps d_out to d_out: config.d_out,
     // tests/draft-articles/two-head-module.ipynb (written with PyTorch): MHA(d_in=3, d_out=2, n_heads=2, max_len=4) after
     // torch.manual_seed(11): q_proj, k_proj, v_proj (no bias), o_proj = nn.Linear(d_out, d_out) with its bias; the
     // module's output printed for a batch of one, then its shape
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/two-head-module.ipynb";
-    const std::vector<attntrace::Draft> ds = attntrace::draft_lessons(attntrace::read_article(file));
+    const std::vector<attntrace::Draft> ds = test_article_drafts("two-head-module.ipynb");
     REQUIRE(!ds.empty());
     const auto lesson = nlohmann::json::parse(ds[0].lesson.dump());
     INFO(lesson.dump(1));
@@ -556,8 +556,7 @@ TEST_CASE("a batch of copies of one sequence is read as the sequence, a batch of
 TEST_CASE("an article whose numpy code draws X and the weights from a seed, scaled: all drafted from the seed", "[draft]") {
     // tests/draft-articles/numpy-seeded.md (written with numpy): np.random.seed(7), X = randn(4, 6), each W randn(6, 3) * 0.5,
     // a causal mask built with triu; the weights' last row planted wrong
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/numpy-seeded.md";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("numpy-seeded.md").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
@@ -962,8 +961,7 @@ namespace test_draft {
 TEST_CASE("a slip in one printed row is given alone, so the rows that never read it agree plainly", "[draft]") {
     // tests/draft-articles/one-row-slip.md: a causal head whose printed V has one wrong row (cat's [0, 2]
     // for [0, 1]), weights printed to 4 decimals, and Z mixed from its own V with those weights.
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/one-row-slip.md";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("one-row-slip.md").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(lesson["config"]["mask"] == "causal");
@@ -993,8 +991,7 @@ namespace test_draft {
 TEST_CASE("lines worked as arithmetic name a query and a key, and a list in a sentence is a row", "[draft]") {
     // tests/draft-articles/scores-by-hand.md: "tea · love = 0.4*1.0 + 1.8*0.2 = 0.76" a line per key, then
     // "they become 1.41, 0.54, 1.05, 0.76" (the scaled scores), and a softmax row whose numbers are wrong.
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/scores-by-hand.md";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("scores-by-hand.md").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     std::map<std::string, nlohmann::json> by_id;
@@ -1040,8 +1037,7 @@ namespace test_draft {
 TEST_CASE("an HTML page: its embeddings table starts the run, its weights are inputs and never claims", "[draft]") {
     // tests/draft-articles/masked-page.html: X in a table with columns x1..x3, W_Q, W_K, W_V in one MathJax
     // display, then numpy prints of the scaled scores, the causal weights and A @ V with one number wrong.
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/masked-page.html";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("masked-page.html").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
@@ -1153,8 +1149,7 @@ TEST_CASE("a page as rendered: MathJax 3's assistive MathML and KaTeX's TeX sour
 
 TEST_CASE("numpy prints captioned 'NAME =' on the line above: two heads, W_O, the residual and LayerNorm", "[draft]") {
     // tests/draft-articles/two-heads-residual.md: every array a numpy print under its own "X =" line
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/two-heads-residual.md";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("two-heads-residual.md").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
@@ -1176,8 +1171,7 @@ namespace test_draft {
 TEST_CASE("tables headed q1 q2 and k1 k2 are Q and K: a causal head from its masked scores and weights in percent", "[draft]") {
     // tests/draft-articles/causal-table.md: Q and K as tables under "token | q1 | q2", the masked scaled
     // scores with −∞, the weights in percent
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/causal-table.md";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("causal-table.md").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(d.start == "the printed Q and K");
@@ -1196,8 +1190,7 @@ namespace test_draft {
 
 TEST_CASE("LaTeX: one matrix for W^Q = W^K = W^V, and a sentence in ``LaTeX quotes''", "[draft]") {
     // tests/draft-articles/chained-weights.tex
-    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/chained-weights.tex";
-    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article(file));
+    const attntrace::Draft d = test_article_drafts("chained-weights.tex").at(0);
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     CHECK(lesson["tokens"] == nlohmann::json({"dogs", "bark", "loudly"}));
