@@ -418,6 +418,45 @@ TEST_CASE("weights the code generates from a seed: torch.rand, nn.Linear in a mo
     CHECK(v2["blocks.0.attn.hook_z{\"query\":3}"] == "agrees");
 }
 
+TEST_CASE("an nn.Embedding's rows looked up: the exact embeddings, the seed's stream followed past the table", "[draft]") {
+    // tests/draft-articles/embedding-lookup.ipynb (written with PyTorch): torch.manual_seed(3), nn.Embedding(6, 4)
+    // looked up by ids it prints, then three torch.rand weights never printed, one weight planted wrong; then
+    // torch.manual_seed(11), nn.Embedding(40, 4, padding_idx=0) looked up by ids it does not print, and a
+    // module of three nn.Linear(4, 2, bias=False) built after it
+    const std::vector<attntrace::Draft> ds = test_article_drafts("embedding-lookup.ipynb");
+    REQUIRE(ds.size() >= 2);
+    const auto first = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(first.dump(1));
+    CHECK(first["tokens"] == nlohmann::json{"owls", "hunt", "small", "mice", "at", "night"});  // sentence = '...' in the code
+    // X is the table's rows 4, 1, 5, 2, 0, 3 as PyTorch drew them, every digit (printed at 4 decimals), within
+    // what PyTorch's vectorised log, sin and cos of normal_fill (16 values or more) leave in the last bits
+    constexpr double kNormalFillLastBits = 1e-6;
+    CHECK(first["inputs"]["X"][0][0].get<double>() == Approx(0.4851140081882477).margin(kNormalFillLastBits));
+    CHECK(first["inputs"]["X"][5][3].get<double>() == Approx(-1.8053644895553589).margin(kNormalFillLastBits));
+    CHECK_FALSE(first.contains("input_decimals"));
+    // the 24 normals of the table take 40 draws (normal_fill's tail block of 16 again): W_Q from draw 40
+    CHECK(first["weights"]["W_Q"]["offset"] == 40);
+    CHECK(first["config"]["d_k"] == 3);
+    CHECK(ds[0].unplaced.empty());  // the printed ids are what the rows were looked up by, not a value to place
+    std::map<std::string, std::string> v1 = verdicts(first);
+    CHECK(v1["blocks.0.hook_resid_pre"] == "agrees");  // print(x): the lookup at 4 decimals
+    CHECK(v1["blocks.0.attn.hook_scores_raw"] == "agrees");
+    CHECK(v1["blocks.0.attn.hook_pattern{\"query\":2}"] == "disagrees");  // the planted 0.2332 (0.2322)
+    CHECK(v1["blocks.0.attn.hook_pattern{\"query\":1}"] == "agrees");
+    CHECK(v1["blocks.0.attn.hook_z"] == "agrees");
+    const auto second = nlohmann::json::parse(ds[1].lesson.dump());
+    INFO(second.dump(1));
+    CHECK(second["tokens"] == nlohmann::json{"rain", "fell", "on", "tin", "roofs"});
+    // ids not printed: each printed row of x2 matched to the table's row it rounds from (26, 19, 21, 11, 33)
+    CHECK(second["inputs"]["X"][0][0].get<double>() == Approx(2.1535050868988037).margin(kNormalFillLastBits));
+    CHECK(second["inputs"]["X"][4][3].get<double>() == Approx(-0.7475910782814026).margin(kNormalFillLastBits));
+    CHECK(second["weights"]["W_Q"]["seed"] == 11);
+    CHECK(second["weights"]["W_Q"]["offset"] == 160);  // 160 normals, no tail block
+    CHECK(second["config"]["weight_layout"] == "out_in");
+    CHECK(ds[1].unplaced.empty());
+    for (const auto& c : second["claims"]) CHECK(c["expect"] == "agrees");
+}
+
 TEST_CASE("nn.Linear's bias drawn after its weight and used: b_Q, b_K, b_V generated", "[draft]") {
     // tests/draft-articles/biased-linear.md: a module of nn.Linear(d_in, d_out) (bias by default), built after a seed
     const attntrace::Draft d = test_article_drafts("biased-linear.md").at(0);
@@ -430,6 +469,32 @@ TEST_CASE("nn.Linear's bias drawn after its weight and used: b_Q, b_K, b_V gener
     std::map<std::string, std::string> verdict = verdicts(lesson);
     CHECK(verdict["blocks.0.attn.hook_pattern"] == "agrees");
     CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
+}
+
+TEST_CASE("an nn.Embedding drawn as randn draws it, its padding row zero, looked up by ids written in the call", "[draft]") {
+    // PyTorch 1.13 after torch.manual_seed(0): nn.Embedding(3, 4, padding_idx=1)'s row 2, then torch.rand(1)
+    const auto arrays = attntrace::read_article_text(
+                            "```python\ntorch.manual_seed(0)\nemb = torch.nn.Embedding(3, 4, padding_idx=1)\nh = emb(torch.tensor([2, 1]))\n"
+                            "w = torch.rand(1)\nE = torch.nn.Embedding(8, 2, max_norm=1.0)\ng = E(torch.tensor([0]))\n```\n",
+                            "c.md", "markdown")
+                            .arrays;
+    std::vector<const attntrace::PrintedArray*> g;
+    for (const auto& a : arrays)
+        if (a.generated) g.push_back(&a);
+    REQUIRE(g.size() == 2);  // h and w; g is not kept (max_norm renormalizes the rows a lookup returns)
+    CHECK(g[0]->name == "h");
+    CHECK(g[0]->generated->embedding);
+    REQUIRE(g[0]->rows.size() == 2);
+    std::vector<float> row2;
+    for (const auto& n : g[0]->rows[0]) row2.push_back(static_cast<float>(n.value));
+    CHECK(row2 == std::vector<float>{-0.7192575931549072f, -0.40334352850914f, -0.5966353416442871f, 0.18203648924827576f});  // 12 values: exact
+    for (const auto& n : g[0]->rows[1]) CHECK(n.value == 0);  // the padding row
+    CHECK(g[1]->name == "w");
+    CHECK(g[1]->generated->offset == 24);  // 12 normals: 6 pairs, each two 64-bit uniforms of two 32-bit draws
+    CHECK(static_cast<float>(g[1]->rows[0][0].value) == 0.41940832138061523f);
+    // the ids of the call are read, not a value to place
+    for (const auto& a : arrays)
+        if (!a.generated && a.rows.size() == 1 && a.rows[0].size() == 2 && a.rows[0][0].value == 2) CHECK(a.ids);
 }
 
 TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one or an unknown module ends the stream",

@@ -340,6 +340,24 @@ TEST_CASE("sizes the prose states: d_k, d_model and heads by the config's names,
     CHECK(a.setting("d_ff") == 0);
 }
 
+TEST_CASE("sizes a tuple assignment states, each in its place: d_in, d_k, d_v = 4, 3, 2", "[draft]") {
+    const Article a = read("```python\nd_in, d_k, heads = 4, 3, 2\nx, d_model = f(y), 8\n```\nFor example, d_k = 64.\n", "markdown");
+    std::vector<std::pair<std::string, long>> got;
+    for (const auto& s : a.settings) got.emplace_back(s.name, s.value);
+    // the last name is not read alone as "heads = 4"; a name whose value is no integer gives nothing; prose after
+    // a comma is no tuple
+    CHECK(got == std::vector<std::pair<std::string, long>>{{"d_k", 3}, {"heads", 2}, {"d_model", 8}, {"d_k", 64}});
+}
+
+TEST_CASE("a sentence the code assigns is a token list, single-quoted too, its commas dropped, at a statement's start only", "[draft]") {
+    const Article a = read("```python\nsentence = 'Owls hunt, small mice sleep.'\ntext=\"a b\"\nif x == 'c d':\n```\n"
+                           "It's a 'quoted' one, title='e f' too.\n",
+                           "markdown");
+    REQUIRE(a.tokens.size() == 2);
+    CHECK(a.tokens[0].words == std::vector<std::string>{"Owls", "hunt", "small", "mice", "sleep"});
+    CHECK(a.tokens[1].words == std::vector<std::string>{"a", "b"});
+}
+
 TEST_CASE("shapes stated for named arrays: listings, code comments, prose, LaTeX, printed torch.Size and numpy tuples",
           "[draft]") {
     const Article a = read(

@@ -46,6 +46,7 @@ struct Generated {
     std::uint64_t seed = 0, offset = 0;
     double low = 0, high = 1;
     std::string how;  // "torch.manual_seed(123) at cell 3, line 1, then torch.rand(3, 2)"
+    bool embedding = false;  // rows of an nn.Embedding's table the code looks up: the tokens' embeddings, whatever their name
 };
 
 // One printed array: rows of numbers (every row the same length; a scalar
@@ -60,6 +61,7 @@ struct PrintedArray {
     std::vector<std::string> col_labels;   // a table's header
     bool elided = false;                   // "..." stands for numbers not printed
     bool operand = false;                  // printed as a factor of a product (a matrix right before another), not a result
+    bool ids = false;                      // the ids an embedding's rows are looked up by (scan_seeded): read, not computed
     bool weighted = false;                 // a weight times a vector, a line each ("0.07 * [1, 1, 3] = [..]"): rows are
                                            // the terms of a weighted sum (Z's weighted value vectors), not a matrix
     std::string quote;                     // the text it stands in, as written (a bounded excerpt)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <optional>
 
 #include "core/error.hpp"
@@ -304,6 +305,21 @@ std::size_t quote_close(std::string_view s, std::size_t from, std::size_t limit)
     return std::string_view::npos;
 }
 
+// A string literal the code assigns to a name, at its opening quote `i`: NAME = "..." or NAME = '...'.
+bool assigned_string(std::string_view s, std::size_t i) {
+    if (s[i] != '\'' && s[i] != '"') return false;
+    std::size_t k = i;
+    while (k > 0 && s[k - 1] == ' ') --k;
+    if (k < 2 || s[k - 1] != '=' || std::strchr("=!<>", s[k - 2])) return false;
+    std::size_t n = k - 1;
+    while (n > 0 && s[n - 1] == ' ') --n;
+    std::size_t b = n;  // the name, a statement's first word (not an HTML attribute's, title="a b")
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || s[b - 1] == '_')) --b;
+    if (b == n) return false;
+    while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t')) --b;
+    return b == 0 || s[b - 1] == '\n';
+}
+
 // A word of a token list: letters, digits and the marks a tokenizer keeps ("##ing", "Ġthe", "<s>").
 bool plain_word(std::string_view w) {
     if (w.empty() || w.size() > 32) return false;
@@ -381,15 +397,21 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
             continue;
         }
         std::size_t len = 0;
-        if (is_quote_open(s, i, len)) {
+        // a string the code assigns, sentence = 'owls hunt at night' (single quotes too), its words' trailing
+        // commas and stops dropped as the code's .replace(',', '').split() would
+        const bool assigned = assigned_string(s, i);
+        if (assigned || is_quote_open(s, i, len)) {
             std::vector<std::string> run;
-            if (const std::size_t end = quoted_run(s, i, run); end != std::string_view::npos) {
-                out.push_back({std::move(run), false, text.place_of(i)});
-                i = end - 1;
-                continue;
-            }
-            const std::size_t close = quote_close(s, i + len, i + len + kMaxQuote);
-            if (close == std::string_view::npos) continue;
+            if (!assigned)
+                if (const std::size_t end = quoted_run(s, i, run); end != std::string_view::npos) {
+                    out.push_back({std::move(run), false, text.place_of(i)});
+                    i = end - 1;
+                    continue;
+                }
+            if (assigned) len = 1;
+            const std::size_t close = assigned ? std::min(s.find(s[i], i + 1), std::min(s.find('\n', i), i + 1 + kMaxQuote))
+                                               : quote_close(s, i + len, i + len + kMaxQuote);
+            if (close == std::string_view::npos || close >= s.size() || s[close] != (assigned ? s[i] : s[close])) continue;
             const std::string_view body = s.substr(i + len, close - i - len);
             std::vector<std::string> words;
             std::size_t a = 0;
@@ -399,7 +421,8 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
                 std::size_t b = body.find(' ', a);
                 if (b == std::string_view::npos) b = body.size();
                 if (b > a) {
-                    const std::string_view w = body.substr(a, b - a);
+                    std::string_view w = body.substr(a, b - a);
+                    while (assigned && w.size() > 1 && std::strchr(",.;:!?", w.back())) w.remove_suffix(1);
                     for (unsigned char c : w)
                         if (!std::isalpha(c) && c != '\'' && c != '-' && c < 0x80) ok = false;
                     words.emplace_back(w);
@@ -433,6 +456,47 @@ std::string setting_name(std::string_view w) {
 
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '{' || c == '}' || c == '\\'; }
 
+// Code's tuple assignment, `d_in, d_k, d_v = 4, 3, 3`: `name_begin` the last name's first byte, `eq` the '='.
+// True when the line is one (then its settings are read here, each name with the integer in its place, and
+// the last name is not read alone as `d_v = 4`).
+bool tuple_settings(const ArticleText& text, std::size_t name_begin, std::size_t eq, std::vector<PrintedSetting>& out) {
+    constexpr std::size_t kMaxTupleLine = 160;  // a line of code, not a paragraph
+    const std::string_view s = text.text();
+    std::size_t k = name_begin;
+    while (k > 0 && s[k - 1] == ' ') --k;
+    if (k == 0 || s[k - 1] != ',') return false;
+    const std::size_t line = s.rfind('\n', eq) == std::string_view::npos ? 0 : s.rfind('\n', eq) + 1;
+    const std::size_t end = std::min(s.find('\n', eq), s.size());
+    if (end - line > kMaxTupleLine) return false;
+    auto items = [](std::string_view part) {
+        std::vector<std::string_view> v;
+        for (std::size_t a = 0; a <= part.size();) {
+            std::size_t c = part.find(',', a);
+            if (c == std::string_view::npos) c = part.size();
+            std::string_view w = part.substr(a, c - a);
+            while (!w.empty() && w.front() == ' ') w.remove_prefix(1);
+            while (!w.empty() && (w.back() == ' ' || w.back() == '\r')) w.remove_suffix(1);
+            v.push_back(w);
+            a = c + 1;
+        }
+        return v;
+    };
+    const auto names = items(s.substr(line, eq - line)), values = items(s.substr(eq + 1, end - eq - 1));
+    const auto identifier = [](std::string_view w) {
+        return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    };
+    if (names.size() != values.size() || !std::all_of(names.begin(), names.end(), identifier)) return false;  // prose: "For example, d_k = 64"
+    for (std::size_t n = 0; n < names.size(); ++n) {
+        const std::string name = setting_name(names[n]);
+        const std::string_view v = values[n];
+        if (name.empty() || v.empty() || v.size() > 7 || !std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+            continue;
+        const long x = std::stol(std::string(v));
+        if (x > 0) out.push_back({name, x, text.place_of(static_cast<std::size_t>(names[n].data() - s.data()))});
+    }
+    return true;
+}
+
 }  // namespace
 
 std::vector<PrintedSetting> scan_settings(const ArticleText& text) {
@@ -447,6 +511,7 @@ std::vector<PrintedSetting> scan_settings(const ArticleText& text) {
         std::size_t b = e;
         while (b > 0 && e - b < 24 && name_char(s[b - 1])) --b;
         if (b == e || (b > 0 && std::isalnum(static_cast<unsigned char>(s[b - 1])))) continue;
+        if (s[i] == '=' && tuple_settings(text, b, i, out)) continue;
         std::string name = setting_name(s.substr(b, e - b));
         // "Window size: 3": the word before "size" names it
         if (name.empty() && b >= 7 && setting_name(s.substr(b, e - b)).empty() && (s.substr(b, e - b) == "size" || s.substr(b, e - b) == "Size") &&

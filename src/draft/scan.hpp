@@ -35,6 +35,8 @@ public:
     const ArticleText& text() const { return text_; }
     // The arrays found so far, each with the byte it begins at, in the order found.
     const std::vector<std::pair<std::size_t, PrintedArray>>& found() const { return found_; }
+    // The k-th array found is the ids of an embedding's lookup (PrintedArray::ids).
+    void mark_ids(std::size_t k) { found_.at(k).second.ids = true; }
 
 private:
     const ArticleText& text_;

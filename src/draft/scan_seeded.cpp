@@ -5,11 +5,15 @@
 // np.random.seed(N), each np.random.rand, randn, random, uniform and normal
 // draws from numpy's legacy generator (a Mersenne Twister, 53-bit doubles,
 // the polar method's normals with its cached second value), times or over a
-// constant when the code scales it. Each becomes an array of form `code`
-// whose values are the library's and whose `generated` says how. A draw the
-// reader cannot count (torch.randn, an nn.Embedding, np.random.randint, a
-// module it does not know) ends that seed's stream: nothing after it is
-// generated. An array drawn and then transformed otherwise is counted, not kept.
+// constant when the code scales it. An nn.Embedding's table is drawn as
+// torch.randn draws it, and `x = embed(ids)` gives the rows the ids pick (the
+// ids written or printed, else x's printed rows matched to the table). Each
+// becomes an array of form `code` whose values are the library's and whose
+// `generated` says how. A draw the reader cannot count (torch.randint,
+// np.random.randint, nn.init, a module it does not know) ends that seed's
+// stream: nothing after it is generated. An array drawn and then transformed
+// otherwise is counted, not kept.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <functional>
@@ -32,6 +36,8 @@ namespace seeded_code {
 constexpr std::size_t kMaxCodeLine = 300;
 // A generated side past this is no worked example's; its stream is not followed further.
 constexpr long kMaxGeneratedSide = 1024;
+// An nn.Embedding's table past this many values is not followed (a vocabulary of 50257 x 16 is; GPT-2's is not).
+constexpr std::uint64_t kMaxEmbeddingValues = std::uint64_t{1} << 20;
 // A module's __init__ with more draws than this is not a worked example's.
 constexpr std::size_t kMaxModuleDraws = 16;
 // Modules the code defines that are followed: each line is looked at for each (a bounded cost per line).
@@ -47,9 +53,12 @@ bool is_identifier(std::string_view s) {
 }
 
 // The position of `call` ("torch.rand(") in `line` as a whole name (not "torch.randn(", not "xtorch.rand("), or npos.
+// "nn.Linear(" is also found spelled in full, torch.nn.Linear(.
 std::size_t find_call(std::string_view line, std::string_view call) {
-    for (std::size_t at = line.find(call); at != std::string_view::npos; at = line.find(call, at + 1))
+    for (std::size_t at = line.find(call); at != std::string_view::npos; at = line.find(call, at + 1)) {
         if (at == 0 || (!ident_char(line[at - 1]) && line[at - 1] != '.')) return at;
+        if (call.substr(0, 3) == "nn." && at >= 6 && line.substr(at - 6, 6) == "torch." && (at == 6 || !ident_char(line[at - 7]))) return at;
+    }
     return std::string_view::npos;
 }
 
@@ -62,10 +71,18 @@ struct Kept {
 // One draw statement of a module's __init__: `self.attr = nn.Linear(...)`, `... torch.rand(...)` or
 // `... torch.randn(...) * c`.
 struct Draw {
-    enum class Kind { linear, rand, randn } kind = Kind::linear;
+    enum class Kind { linear, rand, randn, embedding } kind = Kind::linear;
     std::string attr;
     std::vector<std::string> args;   // as written
     Kept kept;                        // randn: its constant
+};
+
+// An nn.Embedding's table as drawn, row-major, and the code that drew it.
+struct Table {
+    std::size_t rows = 0, cols = 0;
+    std::vector<float> values;
+    std::uint64_t seed = 0, offset = 0;
+    std::string how;
 };
 
 struct Module {
@@ -143,7 +160,7 @@ std::string keyword(const std::vector<std::string>& items, std::string_view name
 // Calls whose draws from torch's generator the reader cannot count: after one, the seed's stream is unknown.
 bool draws_uncounted(std::string_view line) {
     for (std::string_view call : {"torch.randint(", "torch.normal(", "torch.randperm(", "torch.rand_like(", "torch.randn_like(",
-                                  "nn.Embedding(", "nn.MultiheadAttention(", "nn.TransformerEncoderLayer(", "nn.TransformerDecoderLayer(",
+                                  "nn.MultiheadAttention(", "nn.TransformerEncoderLayer(", "nn.TransformerDecoderLayer(",
                                   "nn.Transformer(", "nn.Conv1d(", "nn.Conv2d(", "nn.init.", ".normal_(", ".uniform_("})
         if (line.find(call) != std::string_view::npos) return true;
     return false;
@@ -359,6 +376,15 @@ private:
         }
         if (init_indent_ == std::string::npos || indent <= init_indent_) return;
         if (draws_uncounted(text)) return void(m.unknown = true);
+        if (const std::size_t at = find_call(text, "nn.Embedding("); at != std::string::npos) {  // counted: its lookups run in forward
+            const auto args = call_args(text, at + 12);
+            if (!args || m.draws.size() >= kMaxModuleDraws) return void(m.unknown = true);
+            Draw d;
+            d.kind = Draw::Kind::embedding;
+            d.args = top_items(*args);
+            m.draws.push_back(std::move(d));
+            return;
+        }
         const std::size_t linear = find_call(text, "nn.Linear("), rand = find_call(text, "torch.rand("),
                           randn = find_call(text, "torch.randn(");
         if (linear == std::string::npos && rand == std::string::npos && randn == std::string::npos) {
@@ -409,6 +435,16 @@ private:
         }
         if (numpy(name, rhs, b, e)) return;
         if (draws_uncounted(rhs)) return void(seed_.reset());
+        if (const std::size_t at = find_call(rhs, "nn.Embedding("); at != std::string::npos) {
+            const auto args = call_args(rhs, at + 12);
+            return embedding_draw(name, args ? top_items(*args) : std::vector<std::string>{}, env_);
+        }
+        for (const auto& [table, t] : tables_)
+            if (const std::size_t at = find_call(rhs, table + "("); at != std::string::npos) {
+                const auto args = call_args(rhs, at + table.size());
+                if (args) lookup(name, t, trim(*args), b, e);
+                return;
+            }
         if (const std::size_t at = find_call(rhs, "torch.rand("); at != std::string::npos) {
             const auto args = call_args(rhs, at + 10);
             // kept as drawn: alone, or wrapped in nn.Parameter(...); drawn and then scaled or shifted: counted only
@@ -590,6 +626,112 @@ private:
              call + ", its bias", b, e);
     }
 
+    // nn.Embedding(num, dim, padding_idx=...): its table drawn as torch.randn(num, dim) draws it (normal_ on the
+    // whole table), the padding row zeroed; kept under `name` for the lookups after it. A table too large to
+    // keep, or one whose lookups renormalize (max_norm), is counted and not kept.
+    void embedding_draw(const std::string& name, const std::vector<std::string>& args, const Env& env) {
+        if (!seed_) return;
+        std::vector<std::string> positional;
+        for (const std::string& a : args)
+            if (a.find('=') == std::string::npos) positional.push_back(a);
+        const auto rows = eval_int(positional.size() > 0 ? positional[0] : keyword(args, "num_embeddings"), env);
+        const auto cols = eval_int(positional.size() > 1 ? positional[1] : keyword(args, "embedding_dim"), env);
+        if (!rows || !cols || *rows < 1 || *cols < 1 || *cols > kMaxGeneratedSide ||
+            static_cast<std::uint64_t>(*rows) * static_cast<std::uint64_t>(*cols) > kMaxEmbeddingValues)
+            return void(seed_.reset());
+        const std::uint64_t n = static_cast<std::uint64_t>(*rows) * static_cast<std::uint64_t>(*cols);
+        if (drawn_ + 2 * n + 32 > kMaxTorchOffset) return void(seed_.reset());
+        const std::uint64_t from = drawn_;
+        Table t;
+        t.rows = static_cast<std::size_t>(*rows);
+        t.cols = static_cast<std::size_t>(*cols);
+        t.values = torch_randn(*seed_, drawn_, torch_normal_, static_cast<std::size_t>(n));
+        t.seed = *seed_;
+        t.offset = from;
+        const std::string pad_s = positional.size() > 2 ? positional[2] : keyword(args, "padding_idx");
+        if (!pad_s.empty() && pad_s != "None") {
+            const auto pad = eval_int(pad_s, env);
+            const long p = pad ? (*pad < 0 ? *pad + *rows : *pad) : -1;
+            if (p < 0 || p >= *rows) return;  // torch refuses it; nothing is kept
+            std::fill_n(t.values.begin() + p * *cols, *cols, 0.0f);
+        }
+        if (name.empty() || !is_identifier(name) || !keyword(args, "max_norm").empty() || positional.size() > 3) return;
+        t.how = fmt::format("torch.manual_seed({}) at {}, then {} = nn.Embedding({}) from draw {}", *seed_, seed_where_, name,
+                            fmt::join(args, ", "), from);
+        tables_[name] = std::move(t);
+    }
+
+    // NAME = table(ids): the table's rows the ids pick, as an array named NAME. The ids: a list the code writes
+    // (torch.tensor([4, 1, 5])), or the integers printed under their name before this line (print(ids)); else
+    // NAME's own printed rows, each matched to the one row of the table it rounds from.
+    void lookup(const std::string& name, const Table& t, const std::string& arg, std::size_t b, std::size_t e) {
+        if (name.empty()) return;
+        std::vector<std::size_t> ids;
+        std::string from;
+        std::optional<std::size_t> ids_array;  // the printed array the ids are read from
+        auto integers = [&](const PrintedArray& a) {
+            std::vector<std::size_t> v;
+            for (const auto& r : a.rows)
+                for (const auto& x : r) {
+                    if (x.decimals != 0 || x.value < 0 || x.value >= static_cast<double>(t.rows) || x.value != std::floor(x.value)) return std::vector<std::size_t>{};
+                    v.push_back(static_cast<std::size_t>(x.value));
+                }
+            return v;
+        };
+        for (std::size_t k = 0; k < scan_.found().size(); ++k) {
+            const auto& [at, a] = scan_.found()[k];
+            if (at >= e) break;
+            if (a.name == arg && !a.generated && !a.rows.empty())
+                if (auto v = integers(a); !v.empty()) ids = std::move(v), ids_array = k, from = fmt::format("the ids {} printed at {}", arg, a.place.describe());
+            if (at >= b && !a.generated && arg.find('[') != std::string::npos)  // written in the call: embed(torch.tensor([4, 1, 5]))
+                if (auto v = integers(a); !v.empty()) ids = std::move(v), ids_array = k, from = "the ids written in the call";
+        }
+        if (ids.empty()) ids = matched_rows(name, t, e), from = "each printed row of " + name + " matched to the one row of the table it rounds from";
+        if (ids.empty() || ids.size() > static_cast<std::size_t>(kMaxGeneratedSide)) return;
+        std::vector<double> values;
+        for (std::size_t i : ids)
+            for (std::size_t j = 0; j < t.cols; ++j) values.push_back(t.values[i * t.cols + j]);
+        Generated g;
+        g.as_generator = false;
+        g.embedding = true;
+        g.seed = t.seed;
+        g.offset = t.offset;
+        g.how = fmt::format("{}; rows {} of its table ({})", t.how, json_ids(ids), from);
+        if (ids_array) scan_.mark_ids(*ids_array);
+        add_generated(name, ids.size(), t.cols, values, std::move(g), b, e);
+    }
+
+    // The rows of `t` NAME's first printed array after byte `from` shows, each printed row rounded from exactly
+    // one of them at its printed decimals; empty when any row matches none or several.
+    std::vector<std::size_t> matched_rows(const std::string& name, const Table& t, std::size_t from) const {
+        for (const auto& [at, a] : scan_.found()) {
+            if (at < from || a.name != name || a.generated || a.rows.empty() || a.rows[0].size() != t.cols) continue;
+            constexpr std::uint64_t kMaxCompared = std::uint64_t{1} << 24;  // a bounded search, whatever the article
+            if (static_cast<std::uint64_t>(a.rows.size()) * t.rows * t.cols > kMaxCompared) return {};
+            std::vector<std::size_t> ids;
+            for (const auto& r : a.rows) {
+                if (r.size() != t.cols) return {};
+                std::size_t hit = t.rows;
+                for (std::size_t i = 0; i < t.rows; ++i) {
+                    bool same = true;
+                    for (std::size_t j = 0; j < t.cols && same; ++j)
+                        same = std::fabs(t.values[i * t.cols + j] - r[j].value) <= 0.5 * std::pow(10.0, -r[j].decimals) * (1 + 1e-9);
+                    if (!same) continue;
+                    if (hit != t.rows) return {};  // two rows round to it: which one is unknown
+                    hit = i;
+                }
+                if (hit == t.rows) return {};
+                ids.push_back(hit);
+            }
+            return ids;
+        }
+        return {};
+    }
+
+    static std::string json_ids(const std::vector<std::size_t>& ids) {
+        return ids.size() <= 16 ? fmt::format("[{}]", fmt::join(ids, ", ")) : fmt::format("[{}, ... ({} ids)]", fmt::join(ids.begin(), ids.begin() + 8, ", "), ids.size());
+    }
+
     // A module built: its __init__'s draws in order, its parameters bound to the call's arguments.
     void build(const Module& m, const std::vector<std::string>& args, std::size_t b, std::size_t e) {
         if (!seed_) return;
@@ -614,6 +756,7 @@ private:
             if (!seed_) return;
             if (d.kind == Draw::Kind::linear) linear_draw(d.attr, d.args, env, b, e);
             else if (d.kind == Draw::Kind::rand) rand_draw(d.attr, d.args, env, b, e);
+            else if (d.kind == Draw::Kind::embedding) embedding_draw("", d.args, env);
             else randn_draw(d.attr, d.args, d.kept, env, b, e);
         }
     }
@@ -671,6 +814,7 @@ private:
     Env env_;
     std::map<std::string, std::vector<std::size_t>> shapes_;  // the arrays' shapes by name (the last printed under it)
     std::map<std::string, Module> modules_;
+    std::map<std::string, Table> tables_;  // the nn.Embedding tables kept, by the name the code gives them
     std::optional<std::string> cls_;
     std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
     std::optional<std::uint64_t> seed_;

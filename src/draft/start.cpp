@@ -211,7 +211,7 @@ std::vector<Start> embed_starts(const Article& art) {
         for (std::size_t i = 0; i < art.arrays.size(); ++i) {
             const auto& a = art.arrays[i];
             if (!is_table(a) || a.rows.size() != T || a.rows[0].size() < 2) continue;
-            if (pass == 0 && !names_input(a.name)) continue;
+            if (pass == 0 && !names_input(a.name) && !(a.generated && a.generated->embedding)) continue;
             if (pass == 1 && (!step_hint(a.name).empty() || sums_to_one(a))) continue;  // a named Q or a matrix of weights is no X
             x = i;
             named_x = pass == 0;
@@ -224,16 +224,44 @@ std::vector<Start> embed_starts(const Article& art) {
         }
     if (x == kNone) return {};
     s.inputs[0] = x;
+    // Other embeddings the code generates (an nn.Embedding's rows looked up), each with the tokens near it: a
+    // set of weights after one of them is run from it. A printed copy of a generated X (print(x)) is a claim.
+    std::vector<Start> xs{s};
+    for (std::size_t i = 0; i < art.arrays.size(); ++i) {
+        const auto& a = art.arrays[i];
+        if (i == x || !a.generated || !a.generated->embedding || !is_table(a) || a.rows[0].size() < 2) continue;
+        Start o = s;
+        o.inputs[0] = i;
+        o.d_model = a.rows[0].size();
+        std::string from;
+        o.tokens = tokens_for(cands, a, a.rows.size(), from);
+        o.reasons = {fmt::format("tokens: {} ({})", json(o.tokens).dump(), from),
+                     fmt::format("X: the {} x {} array at {} (named {}; generated: {})", a.rows.size(), o.d_model, a.place.describe(), a.name,
+                                 a.generated->how)};
+        xs.push_back(std::move(o));
+    }
+    std::sort(xs.begin(), xs.end(), [](const Start& a, const Start& b) { return a.inputs[0] < b.inputs[0]; });
+    // the X a weight of `d_model` rows (x·W) or columns (x·Wᵀ, named) at array `w` is read with: the last before it
+    auto x_for = [&](std::size_t w, bool out_in) -> const Start* {
+        const PrintedArray& a = art.arrays[w];
+        const Start* found = nullptr;
+        for (const Start& c : xs)
+            if (c.inputs[0] < w && (out_in ? a.rows[0].size() : a.rows.size()) == c.d_model) found = &c;
+        if (!found)
+            for (const Start& c : xs)  // a weight printed before its X
+                if ((out_in ? a.rows[0].size() : a.rows.size()) == c.d_model) return &c;
+        return found;
+    };
     // the weights by role, in order, and the unnamed arrays after X that could be weights
     std::vector<std::size_t> named[3], unnamed;
     for (std::size_t i = 0; i < art.arrays.size(); ++i) {
         const auto& a = art.arrays[i];
-        if (i == x || !is_table(a)) continue;
+        if (!is_table(a) || std::any_of(xs.begin(), xs.end(), [&](const Start& c) { return c.inputs[0] == i; })) continue;
         const int role = weight_role(a.name);
-        const bool in_out = a.rows.size() == s.d_model;
-        const bool out_in = role >= 0 && !in_out && a.rows[0].size() == s.d_model;  // only named weights are read so
+        const bool in_out = x_for(i, false) != nullptr;
+        const bool out_in = role >= 0 && !in_out && x_for(i, true) != nullptr;  // only named weights are read so
         if (role >= 0 && (in_out || out_in)) named[role].push_back(i);
-        else if (role < 0 && in_out && i > x && step_hint(a.name).empty() && !sums_to_one(a)) unnamed.push_back(i);
+        else if (role < 0 && a.rows.size() == s.d_model && i > x && step_hint(a.name).empty() && !sums_to_one(a)) unnamed.push_back(i);
     }
     const char* names[] = {"W_Q", "W_K", "W_V"};
     auto describe_weights = [&](Start& w) {
@@ -260,8 +288,10 @@ std::vector<Start> embed_starts(const Article& art) {
     for (std::size_t k = 0; k < sets; ++k) {
         const std::size_t q = named[0][k], kk = named[1][k], v = named[2][k];
         if (art.arrays[q].shape != art.arrays[kk].shape || art.arrays[q].rows.size() != art.arrays[v].rows.size()) continue;
-        Start w = s;
-        w.inputs = {x, q, kk, v};
+        const Start* with = x_for(q, false);
+        if (!with) with = x_for(q, true);
+        Start w = *with;
+        w.inputs = {with->inputs[0], q, kk, v};
         describe_weights(w);
         out.push_back(std::move(w));
     }
@@ -270,7 +300,8 @@ std::vector<Start> embed_starts(const Article& art) {
         std::size_t u = 0;
         for (std::size_t r = 0; r < 3; ++r) w.inputs[1 + r] = !named[r].empty() ? named[r][0] : u < unnamed.size() ? unnamed[u++] : kNone;
         if (std::none_of(w.inputs.begin(), w.inputs.end(), [](std::size_t i) { return i == kNone; }) &&
-            art.arrays[w.inputs[1]].rows.size() == art.arrays[w.inputs[2]].rows.size()) {
+            art.arrays[w.inputs[1]].rows.size() == art.arrays[w.inputs[2]].rows.size() &&
+            (art.arrays[w.inputs[1]].rows.size() == s.d_model || art.arrays[w.inputs[1]].rows[0].size() == s.d_model)) {
             describe_weights(w);
             out.push_back(std::move(w));
         }
@@ -435,7 +466,7 @@ int weight_role(const std::string& name) {
 }
 
 
-bool is_table(const PrintedArray& a) { return a.form != PrintedForm::prose && rectangular(a) && !a.operand; }
+bool is_table(const PrintedArray& a) { return a.form != PrintedForm::prose && rectangular(a) && !a.operand && !a.ids; }
 
 std::string bare(const std::string& name) {
     std::string out;
