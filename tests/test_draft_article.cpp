@@ -237,6 +237,32 @@ TEST_CASE("HTML: tables, <pre>, KaTeX read once from its TeX, entities, a formul
     for (const auto* p : of_form(a, PrintedForm::prose)) CHECK(values(*p)[0] != 9);  // the rendering's glyphs are not read
 }
 
+TEST_CASE("a print in shortest digits is known to the most decimals it shows: numpy's padded print, a notebook's list", "[draft]") {
+    auto decimals = [](const PrintedArray& a) {
+        std::vector<int> d;
+        for (const auto& r : a.rows)
+            for (const auto& n : r) d.push_back(n.decimals);
+        return d;
+    };
+    // numpy pads "0.5" to the width of "0.12345678": all four known to 8 decimals. Torch's scientific notation
+    // keeps each number's own (relative) digits; an author's brackets in prose keep what they show.
+    Article a = read("```\n[[0.12345678 0.5       ]\n [0.25       0.75      ]]\n```\n\n```\ntensor([[9.9995e-01, 4.5398e-05]])\n```\n\n"
+                     "The row is [0.5, 0.25].\n",
+                     "markdown");
+    auto b = of_form(a, PrintedForm::bracket);
+    REQUIRE(b.size() == 3);
+    CHECK(decimals(*b[0]) == std::vector<int>{8, 8, 8, 8});
+    CHECK(decimals(*b[1]) == std::vector<int>{5, 9});
+    CHECK(decimals(*b[2]) == std::vector<int>{1, 2});
+    // a notebook's output: Python prints round(x, 2) = 0.10 as 0.1
+    const std::string nb = R"nb({"cells": [{"cell_type": "code", "source": "print([round(x, 2) for x in w])", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": ["[0.1, 0.25, 0.65]\n"]}]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})nb";
+    a = read(nb, article_format("x.ipynb", nb));
+    b = of_form(a, PrintedForm::bracket);
+    REQUIRE(b.size() == 1);
+    CHECK(decimals(*b[0]) == std::vector<int>{2, 2, 2});
+}
+
 TEST_CASE("a notebook: Markdown cells, code outputs by cell, binary outputs left out", "[draft]") {
     const std::string nb = R"nb({"cells": [
         {"cell_type": "markdown", "source": ["# Attention\n", "$$A = \\begin{bmatrix} 0.5 & 0.5 \\end{bmatrix}$$"]},

@@ -6,6 +6,7 @@
 // of its innermost pair, so any text costs its length.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <optional>
 
 #include "draft/numbers.hpp"
@@ -44,8 +45,15 @@ std::string note_label(std::string_view note) {
     return "";
 }
 
+// How the numbers of an array were written, as read_rows saw them.
+struct Written {
+    bool padded = false;    // a number right-padded with spaces ("0.5       ]"): numpy's shortest digits, aligned
+    bool exponent = false;  // a number in scientific notation ("4.5398e-05"): its digits are relative
+};
+
 // The numbers of [open, close] read into rows: a list of lists' inner lists are rows, of a list its numbers one row.
-void read_rows(std::string_view s, const Pair& p, PrintedArray& a, std::vector<std::size_t>* rows_per_head = nullptr) {
+Written read_rows(std::string_view s, const Pair& p, PrintedArray& a, std::vector<std::size_t>* rows_per_head = nullptr) {
+    Written w;
     int depth = 0;
     bool fresh_line = false;
     std::vector<PrintedNumber> row;
@@ -80,8 +88,28 @@ void read_rows(std::string_view s, const Pair& p, PrintedArray& a, std::vector<s
             if (const auto t = read_number(s, i)) {
                 row.push_back(t->number);
                 i = t->end - 1;
+                const std::string_view text = s.substr(t->begin, t->end - t->begin);
+                w.exponent = w.exponent || text.find_first_of("eE") != std::string_view::npos;
+                std::size_t k = t->end;
+                while (k <= p.close && s[k] == ' ') ++k;
+                const std::size_t spaces = k - t->end;
+                if (k <= p.close && spaces > 0 && (s[k] == ']' || s[k] == ',' || (spaces >= 2 && may_start_number(s, k)))) w.padded = true;
             }
     }
+    return w;
+}
+
+// A print that writes each number in its shortest digits (numpy's default, "0.5" beside "0.12345678", or a
+// Python list of rounded floats in a notebook's output): every number is known to the most decimals any of
+// them shows. Not for scientific notation, whose digits are relative, nor for an author's own brackets.
+void widen_shortest(PrintedArray& a, const Written& w, bool output) {
+    if (w.exponent || (!w.padded && !output)) return;
+    int most = 0;
+    for (const auto& r : a.rows)
+        for (const auto& n : r) most = std::max(most, n.decimals);
+    for (auto& r : a.rows)
+        for (auto& n : r)
+            if (std::isfinite(n.value)) n.decimals = most;
 }
 
 // What the line above an array printed alone on its lines calls it: a REPL's or a notebook cell's last
@@ -451,17 +479,20 @@ void scan_brackets(Scan& scan) {
         PrintedArray a;
         a.form = PrintedForm::bracket;
         if (j > k) {  // rows with labels
+            Written w;
             for (std::size_t m = k; m <= j; ++m) {
-                read_rows(s, *arrays[m], a);
+                const Written wm = read_rows(s, *arrays[m], a);
+                w.padded = w.padded || wm.padded, w.exponent = w.exponent || wm.exponent;
                 a.elided = a.elided || arrays[m]->elided;
             }
+            widen_shortest(a, w, scan.text().place_of(first.open).output);
             if (std::any_of(labels.begin(), labels.end(), [](const std::string& l) { return !l.empty(); })) a.row_labels = labels;
             if (header.size() == first.numbers) a.col_labels = header;
             a.name = family;
             set_shape(a, 2);
         } else {
             std::vector<std::size_t> rows_per_head;
-            read_rows(s, first, a, &rows_per_head);
+            widen_shortest(a, read_rows(s, first, a, &rows_per_head), scan.text().place_of(first.open).output);
             a.elided = first.elided;
             a.name = name_on_line(s, line_begin, first.open);
             if (a.name.empty() && trim(s.substr(line_begin, first.open - line_begin)).find_first_not_of("tensorarray(.") ==
