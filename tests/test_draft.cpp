@@ -457,6 +457,32 @@ TEST_CASE("an nn.Embedding's rows looked up: the exact embeddings, the seed's st
     for (const auto& c : second["claims"]) CHECK(c["expect"] == "agrees");
 }
 
+TEST_CASE("a list of heads the code builds (nn.ModuleList of a head module): each weight's heads side by side", "[draft]") {
+    // tests/draft-articles/heads-list.ipynb (written with PyTorch): torch.manual_seed(21), two heads of three
+    // torch.rand(3, 2) each, their outputs concatenated, one number planted wrong in the last row; then
+    // torch.manual_seed(4), three heads of three nn.Linear(3, 2, bias=False)
+    const std::vector<attntrace::Draft> ds = test_article_drafts("heads-list.ipynb");
+    REQUIRE(ds.size() == 2);
+    const auto rand = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(rand.dump(1));
+    CHECK(rand["config"]["heads"] == 2);
+    CHECK(rand["config"]["d_k"] == 2);
+    // W_Q's columns: head 0's torch.rand(3, 2) (draws 0-5), then head 1's (draws 18-23, after head 0's W_K, W_V)
+    CHECK(rand["weights"]["W_Q"][0][0].get<float>() == 0.47356849908828735f);
+    CHECK(rand["weights"]["W_Q"][0][2].get<float>() == 0.3993681073188782f);
+    std::map<std::string, std::string> v1 = verdicts(rand);
+    CHECK(v1["blocks.0.attn.hook_z{\"query\":3}"] == "disagrees");  // the planted 0.4658 (0.4685)
+    CHECK(v1["blocks.0.attn.hook_z{\"query\":2}"] == "agrees");
+    const auto linear = nlohmann::json::parse(ds[1].lesson.dump());
+    INFO(linear.dump(1));
+    CHECK(linear["config"]["heads"] == 3);  // the list's count, though the prose's first num_heads is 2
+    CHECK(linear["config"]["weight_layout"] == "out_in");
+    CHECK(linear["weights"]["W_Q"].size() == 6);  // nn.Linear's rows: the heads' 2 x 3 weights stacked
+    CHECK(linear["weights"]["W_Q"][0][0].get<float>() == 0.06886474788188934f);
+    for (const auto& c : linear["claims"]) CHECK(c["expect"] == "agrees");
+    CHECK(ds[1].unplaced.empty());
+}
+
 TEST_CASE("nn.Linear's bias drawn after its weight and used: b_Q, b_K, b_V generated", "[draft]") {
     // tests/draft-articles/biased-linear.md: a module of nn.Linear(d_in, d_out) (bias by default), built after a seed
     const attntrace::Draft d = test_article_drafts("biased-linear.md").at(0);

@@ -552,14 +552,25 @@ std::vector<Draft> draft_lessons(const Article& art) {
                    "with numbers computed from them, or that states its arrays' shapes",
                    starts.empty() ? "no array any run can start from" : fmt::format("{} possible starts, none explaining a printed array", starts.size()));
     }
-    std::sort(accepted.begin(), accepted.end(), [](const Example& a, const Example& b) { return a.start.first() < b.start.first(); });
+    // in the order of the text: by the first array each reads, then by the others (two sets of weights on one X;
+    // X alone, which reads no weights, first, as a tutorial works attention before it brings weights in)
+    auto text_order = [](const Example& e) {
+        std::vector<std::size_t> v = e.start.inputs;
+        for (std::size_t& i : v) i = i == std::numeric_limits<std::size_t>::max() ? 0 : i + 1;
+        return std::make_pair(e.start.first(), v);
+    };
+    std::sort(accepted.begin(), accepted.end(), [&](const Example& a, const Example& b) { return text_order(a) < text_order(b); });
     // the claims again, in the order of the text, each marking what it takes
     std::fill(used.begin(), used.end(), false);
     std::vector<Draft> out;
     const std::string base = accepted[0].best.lesson["id"].get<std::string>();
     for (std::size_t x = 0; x < accepted.size(); ++x) {
-        const std::size_t text_end =
-            x + 1 < accepted.size() ? art.arrays[accepted[x + 1].start.first()].place.line : std::numeric_limits<std::size_t>::max();
+        // this example's text ends where the next one's own inputs begin (an X both read is no end)
+        std::size_t text_end = std::numeric_limits<std::size_t>::max();
+        if (x + 1 < accepted.size())
+            for (std::size_t i : accepted[x + 1].start.inputs)
+                if (i < art.arrays.size() && std::find(accepted[x].start.inputs.begin(), accepted[x].start.inputs.end(), i) == accepted[x].start.inputs.end())
+                    text_end = std::min(text_end, art.arrays[i].place.line);
         out.push_back(write_example(art, accepted[x], accepted.size() == 1 ? base : fmt::format("{}-{}", base, x + 1), text_end, used));
     }
     // What no example explains: listed in the lesson of the example before it, with the nearest selection there.

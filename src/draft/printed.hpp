@@ -47,6 +47,7 @@ struct Generated {
     double low = 0, high = 1;
     std::string how;  // "torch.manual_seed(123) at cell 3, line 1, then torch.rand(3, 2)"
     bool embedding = false;  // rows of an nn.Embedding's table the code looks up: the tokens' embeddings, whatever their name
+    std::size_t heads = 0;   // the weights of a list of heads side by side (nn.ModuleList([Head(..) for _ in range(n)])): n
 };
 
 // One printed array: rows of numbers (every row the same length; a scalar

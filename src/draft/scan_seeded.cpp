@@ -7,7 +7,9 @@
 // the polar method's normals with its cached second value), times or over a
 // constant when the code scales it. An nn.Embedding's table is drawn as
 // torch.randn draws it, and `x = embed(ids)` gives the rows the ids pick (the
-// ids written or printed, else x's printed rows matched to the table). Each
+// ids written or printed, else x's printed rows matched to the table). A list
+// of heads (nn.ModuleList([Head(..) for _ in range(n)])) gives each weight of
+// its heads side by side, as the concatenated heads use them. Each
 // becomes an array of form `code` whose values are the library's and whose
 // `generated` says how. A draw the reader cannot count (torch.randint,
 // np.random.randint, nn.init, a module it does not know) ends that seed's
@@ -38,6 +40,8 @@ constexpr std::size_t kMaxCodeLine = 300;
 constexpr long kMaxGeneratedSide = 1024;
 // An nn.Embedding's table past this many values is not followed (a vocabulary of 50257 x 16 is; GPT-2's is not).
 constexpr std::uint64_t kMaxEmbeddingValues = std::uint64_t{1} << 20;
+// A list of heads longer than this is not a worked example's.
+constexpr long kMaxHeads = 64;
 // A module's __init__ with more draws than this is not a worked example's.
 constexpr std::size_t kMaxModuleDraws = 16;
 // Modules the code defines that are followed: each line is looked at for each (a bounded cost per line).
@@ -71,10 +75,11 @@ struct Kept {
 // One draw statement of a module's __init__: `self.attr = nn.Linear(...)`, `... torch.rand(...)` or
 // `... torch.randn(...) * c`.
 struct Draw {
-    enum class Kind { linear, rand, randn, embedding } kind = Kind::linear;
+    enum class Kind { linear, rand, randn, embedding, heads } kind = Kind::linear;
     std::string attr;
     std::vector<std::string> args;   // as written
     Kept kept;                        // randn: its constant
+    std::string module, count;       // heads: the module built `count` times (nn.ModuleList([Head(..) for _ in range(count)]))
 };
 
 // An nn.Embedding's table as drawn, row-major, and the code that drew it.
@@ -388,6 +393,22 @@ private:
         const std::size_t linear = find_call(text, "nn.Linear("), rand = find_call(text, "torch.rand("),
                           randn = find_call(text, "torch.randn(");
         if (linear == std::string::npos && rand == std::string::npos && randn == std::string::npos) {
+            // a list of heads: self.heads = nn.ModuleList([Head(d_in, d_out) for _ in range(num_heads)])
+            if (const std::size_t loop = text.find(" for _ in range("); loop != std::string::npos && text.rfind("self.", 0) == 0)
+                for (const auto& [name, mod] : modules_) {
+                    const std::size_t at = find_call(text, name + "(");
+                    if (name == *cls_ || at == std::string::npos || at > loop) continue;
+                    const auto args = call_args(text, at + name.size());
+                    const auto count = call_args(text, loop + 15);
+                    if (!args || !count || m.draws.size() >= kMaxModuleDraws) break;
+                    Draw d;
+                    d.kind = Draw::Kind::heads;
+                    d.module = name;
+                    d.args = top_items(*args);
+                    d.count = trim(*count);
+                    m.draws.push_back(std::move(d));
+                    return;
+                }
             // an instance of another module built here draws too: its draws are not followed
             for (const auto& [name, mod] : modules_)
                 if (name != *cls_ && find_call(text, name + "(") != std::string::npos) m.unknown = true;
@@ -618,7 +639,9 @@ private:
         const double slope = std::sqrt(5.0), gain = std::sqrt(2.0 / (1 + slope * slope));
         const double bound = std::sqrt(3.0) * (gain / std::sqrt(static_cast<double>(*in)));
         const std::string call = fmt::format("nn.Linear({})", fmt::join(args, ", "));
+        out_in_ = true;
         emit(name, static_cast<std::size_t>(*out), static_cast<std::size_t>(*in), -bound, bound, call + ", its weight", b, e);
+        out_in_ = false;
         if (!bias || !seed_) return;
         const double bias_bound = 1.0 / std::sqrt(static_cast<double>(*in));
         const std::string role = linear_role(name);
@@ -733,9 +756,18 @@ private:
     }
 
     // A module built: its __init__'s draws in order, its parameters bound to the call's arguments.
-    void build(const Module& m, const std::vector<std::string>& args, std::size_t b, std::size_t e) {
+    void build(const Module& m, const std::vector<std::string>& args, std::size_t b, std::size_t e) { build(m, args, env_, b, e); }
+
+    // `m` built with `args` as `caller` (the top level, or the module that builds it) names them.
+    void build(const Module& m, const std::vector<std::string>& args, const Env& caller, std::size_t b, std::size_t e) {
         if (!seed_) return;
         if (m.unknown) return void(seed_.reset());
+        const auto resolved = [&](const std::string& a) -> std::string {  // an argument as the module sees it
+            if (const auto v = eval_int(a, caller)) return std::to_string(*v);
+            if (a == "True" || a == "False") return a;
+            const auto it = caller.values.find(a);
+            return it != caller.values.end() ? it->second : a;
+        };
         Env env = env_;
         std::set<std::string> bound;  // the parameters the call gives, by position or keyword
         std::size_t p = 0;
@@ -757,16 +789,48 @@ private:
             if (d.kind == Draw::Kind::linear) linear_draw(d.attr, d.args, env, b, e);
             else if (d.kind == Draw::Kind::rand) rand_draw(d.attr, d.args, env, b, e);
             else if (d.kind == Draw::Kind::embedding) embedding_draw("", d.args, env);
+            else if (d.kind == Draw::Kind::heads) heads_draw(d, env, b, e);
             else randn_draw(d.attr, d.args, d.kept, env, b, e);
         }
     }
 
-    // An argument as the module sees it: an integer or a boolean the caller's names give, else as written.
-    std::string resolved(const std::string& a) const {
-        if (const auto v = eval_int(a, env_)) return std::to_string(*v);
-        if (a == "True" || a == "False") return a;
-        const auto it = env_.values.find(a);
-        return it != env_.values.end() ? it->second : a;
+    // A list of heads, the same module built `count` times in a row: each weight of the heads side by side as
+    // the heads' concatenated outputs use them (x·W's columns, or nn.Linear's rows: head h's block h), one array
+    // per weight in which the draft's heads split. Weights a head does not share with the others are counted only.
+    void heads_draw(const Draw& d, const Env& env, std::size_t b, std::size_t e) {
+        const auto n = eval_int(d.count, env);
+        const auto it = modules_.find(d.module);
+        if (!n || *n < 1 || *n > kMaxHeads || it == modules_.end() || capture_) return void(seed_.reset());  // (no list of lists)
+        const std::uint64_t from = drawn_;
+        std::vector<std::vector<Captured>> heads(static_cast<std::size_t>(*n));
+        for (auto& h : heads) {
+            capture_ = &h;
+            build(it->second, d.args, env, b, e);
+            capture_ = nullptr;
+            if (!seed_) return;
+        }
+        for (std::size_t w = 0; w < heads[0].size(); ++w) {
+            const Captured& c0 = heads[0][w];
+            bool same = !c0.name.empty();
+            for (const auto& h : heads)
+                same = same && w < h.size() && h[w].name == c0.name && h[w].rows == c0.rows && h[w].cols == c0.cols;
+            if (!same) continue;
+            const std::size_t H = heads.size();
+            const std::size_t rows = c0.out_in ? c0.rows * H : c0.rows, cols = c0.out_in ? c0.cols : c0.cols * H;
+            std::vector<double> v(rows * cols);
+            for (std::size_t h = 0; h < H; ++h)
+                for (std::size_t i = 0; i < c0.rows; ++i)
+                    for (std::size_t j = 0; j < c0.cols; ++j)
+                        v[c0.out_in ? (h * c0.rows + i) * cols + j : i * cols + h * c0.cols + j] = heads[h][w].values[i * c0.cols + j];
+            Generated g;
+            g.as_generator = false;
+            g.seed = *seed_;
+            g.offset = from;
+            g.heads = H;
+            g.how = fmt::format("torch.manual_seed({}) at {}, then {} heads of {}({}) from draw {}: each head's {} side by side", *seed_,
+                                seed_where_, H, d.module, fmt::join(d.args, ", "), from, c0.attr);
+            add_generated(c0.attr, rows, cols, v, std::move(g), b, e);
+        }
     }
 
     void emit(const std::string& name, std::size_t rows, std::size_t cols, double low, double high, const std::string& call,
@@ -796,6 +860,7 @@ private:
     // The array a draw gives `name`, its values row-major, added where its line stands.
     void add_generated(const std::string& name, std::size_t rows, std::size_t cols, const std::vector<double>& values, Generated g,
                        std::size_t b, std::size_t e) {
+        if (capture_) return capture_->push_back({generated_name(name), name, rows, cols, values, out_in_});
         PrintedArray a;
         a.form = PrintedForm::code;
         a.name = generated_name(name);
@@ -815,6 +880,15 @@ private:
     std::map<std::string, std::vector<std::size_t>> shapes_;  // the arrays' shapes by name (the last printed under it)
     std::map<std::string, Module> modules_;
     std::map<std::string, Table> tables_;  // the nn.Embedding tables kept, by the name the code gives them
+    // A head's weights as its module draws them, kept aside while a list of heads is built (heads_draw).
+    struct Captured {
+        std::string name, attr;
+        std::size_t rows = 0, cols = 0;
+        std::vector<double> values;
+        bool out_in = false;  // an nn.Linear's weight (out x in): heads stack by rows
+    };
+    std::vector<Captured>* capture_ = nullptr;
+    bool out_in_ = false;  // the draw being added is an nn.Linear's weight
     std::optional<std::string> cls_;
     std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
     std::optional<std::uint64_t> seed_;

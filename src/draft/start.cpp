@@ -687,7 +687,10 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
             const std::size_t width = s.d_k ? s.d_k : s.d_model;
             std::vector<std::size_t> heads{1};
             const long h = art.setting("heads");
-            for (std::size_t n : {std::size_t{2}, static_cast<std::size_t>(std::max(h, 1L))})
+            // a list of heads the code builds (nn.ModuleList of a head module): its count
+            const PrintedArray& wq = art.arrays[s.inputs[1] == kNone ? s.inputs[0] : s.inputs[1]];
+            const std::size_t listed = !s.identity && wq.generated ? wq.generated->heads : 0;
+            for (std::size_t n : {std::size_t{2}, static_cast<std::size_t>(std::max(h, 1L)), listed})
                 if (n > 1 && width % n == 0 && width / n >= 1 && std::find(heads.begin(), heads.end(), n) == heads.end()) heads.push_back(n);
             if (s.identity) heads = {1};  // attention on X itself: one head
             for (std::size_t n : heads)
