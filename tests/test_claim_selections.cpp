@@ -259,7 +259,8 @@ TEST_CASE("wrong selections and precisions are refused in one line naming the fi
     CHECK(refusal(claim("x", {{"of", "col_median"}, {"decimals", 2}, {"values", {1, 1, 1}}})) ==
           "l.json: claims[0].of: expected \"values\", \"terms\", \"next_token\", \"angle\", \"frequency\", or row_, col_ or all_ "
           "with sum, min, max, mean, std or "
-          "std_unbiased (\"row_sum\", \"col_max\", \"all_mean\"), found string \"col_median\"");
+          "std_unbiased (\"row_sum\", \"col_max\", \"all_mean\"), or head_ with one of them (\"head_mean\": across the heads), "
+              "found string \"col_median\"");
     for (const json& c : {claim("x", {{"at", {{"query", {}}}}, {"decimals", 2}, {"values", full}}),
                           claim("x", {{"at", {{"key", "z"}}}, {"decimals", 2}, {"values", full}}),
                           claim("x", {{"sig", {{1, 1, 1}, {1, 0, 1}, {1, 1, 1}}}, {"values", full}})}) {
@@ -350,6 +351,39 @@ TEST_CASE("of: the whole region to one number, and the standard deviation with B
     } catch (const InputError& err) {
         CHECK(std::string(err.what()) ==
               "claims.json: claims[0].of: expected all_std_unbiased of at least two cells (it divides by n - 1), found a single value");
+    }
+}
+
+TEST_CASE("of: head_ reduces across the heads, the averaged weights nn.MultiheadAttention returns", "[claims]") {
+    // Two heads' weights s / Σ s, exact in float32: head 0 as kWeights, head 1 of the scores 2 1 1 / 4 3 1 / 1 1 2:
+    //   0.5 0.25 0.25 / 0.5 0.375 0.125 / 0.25 0.25 0.5. Their mean, by hand:
+    //   0.375 0.25 0.375 / 0.3125 0.375 0.3125 / 0.25 0.25 0.5
+    json l = lesson_with(json::array());
+    l["config"]["heads"] = 2;
+    l["given"]["blocks.0.attn.hook_scores_scaled"] = {{{1, 1, 2}, {1, 3, 4}, {2, 2, 4}}, {{2, 1, 1}, {4, 3, 1}, {1, 1, 2}}};
+    l["claims"] = json::array(
+        {claim("averaged", {{"of", "head_mean"}, {"decimals", 4}, {"values", {{0.375, 0.25, 0.375}, {0.3125, 0.375, 0.3125}, {0.25, 0.25, 0.5}}}}),
+         claim("averaged-b", {{"at", {{"query", "b"}}}, {"of", "head_mean"}, {"decimals", 4}, {"values", {0.3125, 0.375, 0.3125}}}),
+         claim("largest-a", {{"at", {{"query", "a"}}}, {"of", "head_max"}, {"decimals", 4}, {"values", {0.5, 0.25, 0.5}}}),
+         claim("wrong", {{"at", {{"query", "c"}}}, {"of", "head_mean"}, {"decimals", 2}, {"values", {0.25, 0.3, 0.5}}, {"expect", "disagrees"}})});
+    const auto e = evaluate(parse_lesson(l.dump(), "claims.json"));
+    REQUIRE(e->report.results.size() == 4);
+    for (std::size_t i = 0; i < 3; ++i) {
+        INFO(e->report.results[i].claim.id);
+        CHECK(e->report.results[i].verdict == Verdict::agrees);
+    }
+    require_near(computed(e->report.results[1]), {0.3125, 0.375, 0.3125});
+    CHECK(e->report.results[3].verdict == Verdict::disagrees);
+    require_near(computed(e->report.results[3]), {0.25, 0.25, 0.5});
+    // a head fixed by `at` leaves no heads to reduce: refused in one line naming the claim's field
+    l["claims"] = json::array({claim("one", {{"at", {{"head", 0}}}, {"of", "head_mean"}, {"decimals", 4}, {"values", kWeights}})});
+    try {
+        evaluate(parse_lesson(l.dump(), "claims.json"));
+        FAIL("a head_mean with its head fixed was accepted");
+    } catch (const InputError& err) {
+        CHECK(std::string(err.what()) ==
+              "claims.json: claims[0].of: expected head_mean of a step with heads left after \"at\" (hook_q, hook_pattern, hook_z ...), "
+              "found no head axis");
     }
 }
 

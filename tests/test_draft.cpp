@@ -483,6 +483,44 @@ TEST_CASE("a list of heads the code builds (nn.ModuleList of a head module): eac
     CHECK(ds[1].unplaced.empty());
 }
 
+TEST_CASE("nn.MultiheadAttention's weights as PyTorch draws them, its averaged weights claimed as head_mean", "[draft]") {
+    // tests/draft-articles/multihead-module.ipynb (written with PyTorch): torch.manual_seed(8), x = torch.randn(5, 4),
+    // nn.MultiheadAttention(embed_dim=4, num_heads=2) run on x, its output and its averaged weights printed (one
+    // weight planted wrong: 0.2451 for 0.2415); then nn.MultiheadAttention(4, 1, bias=False), its weights and output
+    const std::vector<attntrace::Draft> ds = test_article_drafts("multihead-module.ipynb");
+    REQUIRE(ds.size() == 2);
+    const auto two = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(two.dump(1));
+    CHECK(two["config"]["heads"] == 2);
+    CHECK(two["config"]["weight_layout"] == "out_in");
+    // out_proj's weight (kaiming, ±1/√4) from draw 36 (x's 20 normals and normal_fill's tail block), its bias
+    // drawn and zeroed (4), then in_proj_weight (xavier, ±√(6/16)) from 56, W_K 72, W_V 88
+    CHECK(two["weights"]["W_O"]["offset"] == 36);
+    CHECK(two["weights"]["W_O"]["high"].get<double>() == Approx(0.5).epsilon(1e-7));
+    CHECK(two["weights"]["W_Q"]["offset"] == 56);
+    CHECK(two["weights"]["W_V"]["offset"] == 88);
+    CHECK(two["weights"]["W_Q"]["high"].get<double>() == Approx(std::sqrt(6.0 / 16)).epsilon(1e-7));
+    CHECK_FALSE(two["weights"].contains("b_Q"));  // in_proj_bias and out_proj.bias are zeros
+    std::map<std::string, std::string> v1 = verdicts(two);
+    CHECK(v1["blocks.0.hook_attn_out"] == "agrees");
+    const nlohmann::json* averaged = claim_on(two, "blocks.0.attn.hook_pattern");
+    REQUIRE(averaged);
+    CHECK((*averaged)["of"] == "head_mean");
+    CHECK((*averaged)["expect"] == "disagrees");  // the planted weight, and only it
+    // the torch values of in_proj_weight's row 4, column 1 (W_K) and out_proj's first weight
+    const attntrace::Tensor wk = attntrace::torch_uniform({4, 4}, 8, 72, -std::sqrt(6.0 / 16), std::sqrt(6.0 / 16));
+    CHECK(wk.data[1] == -0.446487694978714f);
+    const attntrace::Tensor wo = attntrace::torch_uniform({4, 4}, 8, 36, -0.5, 0.5);
+    CHECK(wo.data[0] == -0.05384403467178345f);
+    const auto one = nlohmann::json::parse(ds[1].lesson.dump());
+    INFO(one.dump(1));
+    CHECK(one["config"]["heads"] == 1);
+    CHECK(one["weights"]["W_V"]["offset"] == 152);  // after the first module's 68 draws and its own W_O's 16 (no bias)
+    for (const auto& c : one["claims"]) CHECK(c["expect"] == "agrees");
+    CHECK(ds[0].unplaced.empty());
+    CHECK(ds[1].unplaced.empty());
+}
+
 TEST_CASE("nn.Linear's bias drawn after its weight and used: b_Q, b_K, b_V generated", "[draft]") {
     // tests/draft-articles/biased-linear.md: a module of nn.Linear(d_in, d_out) (bias by default), built after a seed
     const attntrace::Draft d = test_article_drafts("biased-linear.md").at(0);

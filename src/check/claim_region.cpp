@@ -50,7 +50,7 @@ Tensor reduce(const Tensor& region, Reduction r, std::optional<std::size_t>* ove
         return out;
     }
     // region as (outer, n, inner): n cells reduced, inner = 1 for rows.
-    const std::size_t axis = region.rank() - (r.over == Reduction::Over::row ? 1 : 2);
+    const std::size_t axis = r.over == Reduction::Over::head ? r.axis : region.rank() - (r.over == Reduction::Over::row ? 1 : 2);
     const std::size_t n = region.shape[axis];
     std::size_t inner = 1;
     for (std::size_t k = axis + 1; k < region.rank(); ++k) inner *= region.shape[k];
@@ -73,6 +73,7 @@ std::string reduction_words(Reduction r) {
     constexpr std::array<const char*, 6> kOne = {"sum", "minimum", "maximum", "mean", "standard deviation",
                                                  "standard deviation (÷ n - 1)"};
     if (r.over == Reduction::Over::all) return fmt::format("the region's {}", kOne[static_cast<int>(r.op)]);
+    if (r.over == Reduction::Over::head) return fmt::format("{} across the heads", kPlural[static_cast<int>(r.op)]);
     return fmt::format("{} {}", r.over == Reduction::Over::row ? "row" : "column", kPlural[static_cast<int>(r.op)]);
 }
 

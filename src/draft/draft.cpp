@@ -349,7 +349,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
                                         2 * p.agree >= p.total ? "" : " (placed by its name or form, not its numbers)"));
         claims.push_back(std::move(c));
         if (p.of.empty()) splits.push_back({claims.size() - 1, &a, p});  // terms and sums are claimed whole
-        if (step_leaf(p.step) == "pattern" && (p.at.empty() || p.at.contains("head")) && sums_to_one(a)) {
+        if (step_leaf(p.step) == "pattern" && p.of.empty() && (p.at.empty() || p.at.contains("head")) && sums_to_one(a)) {
             OrderedJson sum = {{"id", claim_id("rows-sum-to-1", ids)}, {"step", p.step}};
             if (!p.at.empty()) sum["at"] = OrderedJson::parse(p.at.dump());
             sum["of"] = "row_sum";

@@ -284,6 +284,38 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
                     }
         }
     }
+    // the heads' patterns averaged (the weights nn.MultiheadAttention returns by default): the mean across the
+    // heads, whole or a query's row (of: head_mean), as the check reduces them (a double sum over the heads, / H)
+    if (!scalar)
+        for (const Step& s : trace.steps) {
+            if (!ends_with(s.name, "attn.hook_pattern") || s.recorded != Record::full || s.shape.size() != 3 || s.axes.size() != 3 ||
+                s.axes[0] != "head" || s.shape[0] < 2 || !s.holds_values())
+                continue;
+            if (!only.empty() && !ends_with(s.name, only)) continue;
+            const std::size_t H = s.shape[0], T = s.shape[1], K = s.shape[2];
+            if (pc != K || (pr != T && pr != 1)) continue;
+            const StepValues v = values_of(trace, s);
+            std::vector<float> mean(T * K);
+            for (std::size_t o = 0; o < T * K; ++o) {
+                double acc = 0;
+                for (std::size_t h = 0; h < H; ++h) acc += v->ptr()[h * T * K + o];
+                mean[o] = static_cast<float>(acc / static_cast<double>(H));
+            }
+            auto consider_mean = [&](json at, const float* first, std::size_t n, std::string row_axis) {
+                buf.assign(first, first + n);
+                Placement p;
+                compare(a, buf, p);
+                p.step = s.name;
+                p.at = std::move(at);
+                p.row_axis = std::move(row_axis);
+                p.col_axis = "key";
+                p.of = "head_mean";
+                if (best.step.empty() || better(p, best, hint)) best = std::move(p);
+            };
+            if (pr == T) consider_mean(json::object(), mean.data(), T * K, "query");
+            if (pr == 1 && T > 1)
+                for (std::size_t i = 0; i < T; ++i) consider_mean(json{{"query", i}}, mean.data() + i * K, K, "");
+        }
     // a vector named as sums ("All row sums", "sum(dim=-1)"): each 2-D selection's row sums (of: row_sum)
     if (!scalar && pr == 1 && names_sums(a.name))
         for (const Step& s : trace.steps) {

@@ -29,7 +29,8 @@ struct Placement {
     double max_error = 0;     // the largest |computed - printed|
     std::vector<double> computed;  // the selection's values, row-major, as the array prints them
     std::string row_axis, col_axis;  // the selection's axes ("query", "key"; "" where it has none)
-    std::string of;                // "terms": a row of Z's weighted value vectors (a.weighted); "row_sum": a selection's row sums; else ""
+    std::string of;                // "terms": a row of Z's weighted value vectors (a.weighted); "row_sum": a selection's row sums;
+                                   // "head_mean": the heads' patterns averaged (nn.MultiheadAttention's weights); else ""
     std::size_t whole_steps = 0;   // the steps with a selection every number of the array agrees with (1: the step is unambiguous)
     bool whole() const { return total > 0 && agree == total; }
 };

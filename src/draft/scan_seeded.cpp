@@ -9,7 +9,8 @@
 // torch.randn draws it, and `x = embed(ids)` gives the rows the ids pick (the
 // ids written or printed, else x's printed rows matched to the table). A list
 // of heads (nn.ModuleList([Head(..) for _ in range(n)])) gives each weight of
-// its heads side by side, as the concatenated heads use them. Each
+// its heads side by side, as the concatenated heads use them; an
+// nn.MultiheadAttention its in_proj's three blocks and its out_proj. Each
 // becomes an array of form `code` whose values are the library's and whose
 // `generated` says how. A draw the reader cannot count (torch.randint,
 // np.random.randint, nn.init, a module it does not know) ends that seed's
@@ -455,6 +456,10 @@ private:
             else if (lhs.find(',') != std::string::npos) return assign_tuple(lhs, rhs);
         }
         if (numpy(name, rhs, b, e)) return;
+        if (const std::size_t at = find_call(rhs, "nn.MultiheadAttention("); at != std::string::npos) {
+            const auto args = call_args(rhs, at + 21);
+            return mha_draw(args ? top_items(*args) : std::vector<std::string>{}, env_, b, e);
+        }
         if (draws_uncounted(rhs)) return void(seed_.reset());
         if (const std::size_t at = find_call(rhs, "nn.Embedding("); at != std::string::npos) {
             const auto args = call_args(rhs, at + 12);
@@ -794,6 +799,44 @@ private:
         }
     }
 
+    // nn.MultiheadAttention(E, H, bias=...) as PyTorch builds it: its out_proj, an nn.Linear(E, E), draws its weight
+    // (kaiming_uniform_) and its bias; then _reset_parameters draws in_proj_weight (3E x E, xavier_uniform_, ±√(6 / 4E))
+    // and sets both biases to 0. W_Q, W_K and W_V are in_proj_weight's three blocks of E rows (x·Wᵀ), W_O out_proj's
+    // weight. Separate key and value widths (kdim, vdim) or bias_k and bias_v are not followed.
+    void mha_draw(const std::vector<std::string>& args, const Env& env, std::size_t b, std::size_t e) {
+        if (!seed_) return;
+        std::vector<std::string> positional;
+        for (const std::string& a : args)
+            if (a.find('=') == std::string::npos) positional.push_back(a);
+        const auto E = eval_int(positional.size() > 0 ? positional[0] : keyword(args, "embed_dim"), env);
+        const auto H = eval_int(positional.size() > 1 ? positional[1] : keyword(args, "num_heads"), env);
+        const std::string bias_s = positional.size() > 3 ? positional[3] : keyword(args, "bias");
+        const bool bias = bias_s.empty() || eval_bool(bias_s, env, true);
+        const auto other = [&](const char* kw) { const std::string v = keyword(args, kw); return !v.empty() && v != "None" && v != "False"; };
+        if (!E || !H || *E < 1 || *H < 1 || *E > kMaxGeneratedSide || *E % *H != 0 || positional.size() > 4 || other("add_bias_kv") ||
+            other("kdim") || other("vdim"))
+            return void(seed_.reset());
+        const std::size_t n = static_cast<std::size_t>(*E);
+        const std::string call = fmt::format("nn.MultiheadAttention({})", fmt::join(args, ", "));
+        const double slope = std::sqrt(5.0), gain = std::sqrt(2.0 / (1 + slope * slope));
+        const double out_bound = std::sqrt(3.0) * (gain / std::sqrt(static_cast<double>(n)));
+        const double in_bound = std::sqrt(3.0) * (1.0 * std::sqrt(2.0 / static_cast<double>(n + 3 * n)));
+        if (drawn_ + 4 * n * n + n > kMaxTorchOffset) return void(seed_.reset());
+        // W_Q, W_K, W_V listed first (as the code uses them), from their draws after out_proj's; then W_O
+        const std::uint64_t out_from = drawn_;
+        drawn_ += n * n + (bias ? n : 0);  // out_proj's weight, then its bias (drawn and then set to 0)
+        heads_next_ = static_cast<std::size_t>(*H);
+        emit("W_Q", n, n, -in_bound, in_bound, call + ", its in_proj_weight's first " + std::to_string(n) + " rows", b, e);
+        heads_next_ = 0;
+        emit("W_K", n, n, -in_bound, in_bound, call + ", its in_proj_weight's next " + std::to_string(n) + " rows", b, e);
+        emit("W_V", n, n, -in_bound, in_bound, call + ", its in_proj_weight's last " + std::to_string(n) + " rows", b, e);
+        if (!seed_) return;
+        const std::uint64_t after = drawn_;
+        drawn_ = out_from;
+        emit("W_O", n, n, -out_bound, out_bound, call + ", its out_proj.weight", b, e);
+        drawn_ = after;
+    }
+
     // A list of heads, the same module built `count` times in a row: each weight of the heads side by side as
     // the heads' concatenated outputs use them (x·W's columns, or nn.Linear's rows: head h's block h), one array
     // per weight in which the draft's heads split. Weights a head does not share with the others are counted only.
@@ -847,6 +890,7 @@ private:
         g.high = high;
         g.how = fmt::format("torch.manual_seed({}) at {}, then {}{} from draw {}", *seed_, seed_where_,
                             generated_name(name) == name ? "" : name + " = ", call, drawn_);
+        g.heads = heads_next_;
         drawn_ += n;
         add_generated(name, rows, cols, std::vector<double>(t.data.begin(), t.data.end()), std::move(g), b, e);
     }
@@ -889,6 +933,7 @@ private:
     };
     std::vector<Captured>* capture_ = nullptr;
     bool out_in_ = false;  // the draw being added is an nn.Linear's weight
+    std::size_t heads_next_ = 0;  // the heads the next weight emitted is split into (nn.MultiheadAttention's W_Q)
     std::optional<std::string> cls_;
     std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
     std::optional<std::uint64_t> seed_;

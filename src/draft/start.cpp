@@ -136,10 +136,13 @@ std::string later_role(const std::string& name) {
 // The block's later weights printed by name after X, each the first of its name with the shape its role takes:
 // W^O heads·d_k x d_model; W_1 d_model x d_ff, W_2 d_ff x d_model; a bias or a gain a vector of its width.
 void later_weights(const Article& art, Start& s) {
-    const std::size_t x = s.inputs[0];
+    // after X, and after this set's first weight (a later set's W^O is not the first set's)
+    std::size_t from = s.inputs[0];
+    if (s.inputs.size() >= 4 && std::none_of(s.inputs.begin() + 1, s.inputs.begin() + 4, [](std::size_t i) { return i == kNone; }))
+        from = std::max(from, *std::min_element(s.inputs.begin() + 1, s.inputs.begin() + 4));
     const std::size_t inner = s.d_k ? s.d_k : s.d_model;
     std::map<std::string, std::size_t> found;
-    for (std::size_t i = x + 1; i < art.arrays.size(); ++i) {
+    for (std::size_t i = from + 1; i < art.arrays.size(); ++i) {
         const auto& a = art.arrays[i];
         const std::string role = later_role(a.name);
         if (role.empty() || found.count(role) || !is_table(a)) continue;

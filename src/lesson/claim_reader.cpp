@@ -35,9 +35,20 @@ std::optional<Axis> claim_axis(const Dims& dims, const StepDef& def, const std::
     return axis;
 }
 
-// The region's shape once reduced: without its last axis (rows) or the one
-// before it (columns).
-void reduce_region(const Fields& f, Shape& region, Reduction r, const std::string& path) {
+// The region's shape once reduced: without its last axis (rows), the one
+// before it (columns), or its head axis (`axes`: the region's; Over::head sets r.axis).
+void reduce_region(const Fields& f, Shape& region, const std::vector<Axis>& axes, Reduction& r, const std::string& path) {
+    if (r.over == Reduction::Over::head) {
+        const auto at = std::find_if(axes.begin(), axes.end(), [](Axis a) { return a == Axis::head || a == Axis::kv_head; });
+        if (at == axes.end())
+            f.fail(path, fmt::format("{} of a step with heads left after \"at\" (hook_q, hook_pattern, hook_z ...)", reduction_name(r)),
+                   "no head axis");
+        r.axis = static_cast<std::uint8_t>(at - axes.begin());
+        if (r.op == Reduction::Op::std_unbiased && region[r.axis] < 2)
+            f.fail(path, fmt::format("{} over at least two heads (it divides by n - 1)", reduction_name(r)), "one head");
+        region.erase(region.begin() + r.axis);
+        return;
+    }
     if (r.over == Reduction::Over::all) {  // the whole region, one number
         std::size_t cells = 1;
         for (std::size_t e : region) cells *= e;
@@ -252,7 +263,8 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
         } else if (s != "values" && !reduction) {
             f_.fail(join(path, "of"),
                     "\"values\", \"terms\", \"next_token\", \"angle\", \"frequency\", or row_, col_ or all_ with "
-                    "sum, min, max, mean, std or std_unbiased (\"row_sum\", \"col_max\", \"all_mean\")",
+                    "sum, min, max, mean, std or std_unbiased (\"row_sum\", \"col_max\", \"all_mean\"), or head_ with one "
+                    "of them (\"head_mean\": across the heads)",
                     describe(*of));
         }
         if (reduction) {
@@ -266,11 +278,15 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
         auto sel = std::find_if(c.select.begin(), c.select.end(), [&](const auto& s) { return s.first == a; });
         region.push_back(sel != c.select.end() ? sel->second.size() : dd.extent(a));
     }
-    if (c.kind == Claim::Kind::reduced) reduce_region(f_, region, c.reduction, join(path, "of"));
+    std::vector<Axis> kept_axes = free_axes;  // the region's axes once reduced (a head_ reduction takes its head axis)
+    if (c.kind == Claim::Kind::reduced) {
+        reduce_region(f_, region, free_axes, c.reduction, join(path, "of"));
+        if (c.reduction.over == Reduction::Over::head) kept_axes.erase(kept_axes.begin() + c.reduction.axis);
+    }
     if (f_.optional(v, "token")) f_.fail(join(path, "token"), "a token only with \"of\": \"next_token\"", "a token");
     const json& vals = f_.member(v, path, "values");
     c.values = f_.tensor(vals, join(path, "values"), true);  // a single number is rank 0
-    if (!shape_accepts(c.values.shape, region, ends_with_heads(free_axes)))
+    if (!shape_accepts(c.values.shape, region, ends_with_heads(kept_axes)))
         f_.fail(join(path, "values"),
                 fmt::format("{} (the selected part of {})", region.empty() ? "a single number" : "a " + shape_str(region) + " array", c.step),
                 array_text(c.values.shape));

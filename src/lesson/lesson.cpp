@@ -23,7 +23,7 @@ std::optional<Verdict> verdict_from_name(std::string_view s) {
 
 namespace {
 constexpr std::array<std::string_view, 6> kReduceOps = {"sum", "min", "max", "mean", "std", "std_unbiased"};
-constexpr std::array<std::string_view, 3> kReduceOver = {"row", "col", "all"};
+constexpr std::array<std::string_view, 4> kReduceOver = {"row", "col", "all", "head"};
 }  // namespace
 
 std::string reduction_name(Reduction r) {

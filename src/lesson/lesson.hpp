@@ -182,12 +182,15 @@ struct Source {
 struct Reduction {
     // std: population, Σ(x - μ)² / n, as numpy's default; std_unbiased: ÷ (n - 1), Bessel's, torch's .std() default
     enum class Op : std::uint8_t { sum, min, max, mean, std, std_unbiased };
-    enum class Over : std::uint8_t { row, column, all };  // all: the whole region to one number
+    // all: the whole region to one number; head: across the heads (the average of the heads' patterns
+    // nn.MultiheadAttention returns), at `axis`, the head axis's place among the region's axes
+    enum class Over : std::uint8_t { row, column, all, head };
     Op op = Op::sum;
     Over over = Over::row;
+    std::uint8_t axis = 0;  // Over::head: set by the reader
     bool operator==(const Reduction&) const = default;
 };
-std::string reduction_name(Reduction r);  // "row_sum", "col_std", "all_max", "row_std_unbiased"
+std::string reduction_name(Reduction r);  // "row_sum", "col_std", "all_max", "row_std_unbiased", "head_mean"
 std::optional<Reduction> reduction_from_name(std::string_view s);
 
 // The quantities inside a step's formula that a claim may state (`of`), as the step's explanation
