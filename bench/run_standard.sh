@@ -36,14 +36,29 @@
 #                    windows); and the wall time of `decode --ids` over 64 ids,
 #                    each step checked against the causal run, beside `run`'s.
 #   --decode-only    only the decode row (with --decode): printed, the file left alone
+#   --gpt2 DIR       also the GPT-2 trace row: a GPT-2-small-sized F32 checkpoint
+#                    (tests/models/make_tiny_models.py --gpt2-small DIR, as --decode's)
+#                    run over 512 ids on one thread with the full trace, each round
+#                    `bench --model DIR --ids (512 ids) --trace full --repeat 5 --json`
+#                    (the stack: bench's `block` row) then PyTorch's forward keeping
+#                    every intermediate as TransformerLens' run_with_cache would
+#                    (bench/torch_gpt2_trace.py, 1 warm-up, median of 5), the ratio
+#                    taken within each round. PyTorch's logits are checked each round
+#                    against ours (`export --trace unembed --npy`, once before the rounds)
+#   --gpt2-only      only the GPT-2 trace row (with --gpt2): printed, the file left alone
 #   --llama DIR      also the Llama-1B row: a Llama-1B-sized BF16 checkpoint
 #                    (/usr/bin/python3 tests/models/make_tiny_llama.py --llama-1b DIR)
 #                    run over 256 ids on one thread, each round `bench --model DIR
 #                    --ids (256 ids) --trace summary --repeat 3 --json` (the stack's
 #                    time against the FMA peak measured in the same process: the
-#                    limit is the stack's FLOPs at that peak) and the peak memory of
-#                    `run` over them (/usr/bin/time -v's maximum resident set)
+#                    limit is the stack's FLOPs at that peak), the peak memory of
+#                    `run` over them (/usr/bin/time -v's maximum resident set), and
+#                    PyTorch's forward over the same ids (bench/torch_llama_forward.py:
+#                    bf16 weights widened to float32 once before timing, 1 warm-up,
+#                    median of 3; its logits checked against ours, `export --trace
+#                    unembed --npy`, once before the rounds), the ratio within each round
 #   --llama-only     only the Llama-1B row (with --llama): printed, the file left alone
+#                    (the -only options combine: --decode-only --llama-only prints both rows)
 #   --ours-spin      run attntrace without OMP_WAIT_POLICY=PASSIVE (libgomp's default:
 #                    its threads spin between parallel regions; on a quiet machine its
 #                    2-thread block was ~5% faster so, but its threads then spin against
@@ -93,6 +108,8 @@ DECODE_MODEL=""
 DECODE_ONLY=0
 LLAMA_MODEL=""
 LLAMA_ONLY=0
+GPT2_MODEL=""
+GPT2_ONLY=0
 PYTHON=${PYTHON:-/usr/bin/python3}   # Debian's torch is for the system python
 TOKENS=(128 512 2048)
 THREADS=(1 2)
@@ -114,6 +131,8 @@ while [ $# -gt 0 ]; do
         --decode-only) DECODE_ONLY=1; PRINT_ONLY=1; shift ;;
         --llama) LLAMA_MODEL=$2; shift 2 ;;
         --llama-only) LLAMA_ONLY=1; PRINT_ONLY=1; shift ;;
+        --gpt2) GPT2_MODEL=$2; shift 2 ;;
+        --gpt2-only) GPT2_ONLY=1; PRINT_ONLY=1; shift ;;
         -*) echo "run_standard.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) positional+=("$1"); shift ;;
     esac
@@ -135,8 +154,22 @@ if [ -n "$LLAMA_MODEL" ] && [ ! -f "$LLAMA_MODEL/model.safetensors" ]; then
     echo "  /usr/bin/python3 tests/models/make_tiny_llama.py --llama-1b $LLAMA_MODEL)" >&2
     exit 2
 fi
-if [ $LLAMA_ONLY -eq 1 ] && [ -n "$DECODE_MODEL" ] && [ $DECODE_ONLY -eq 0 ]; then
-    echo "run_standard.sh: --llama-only runs the Llama-1B row alone (with --decode, give --decode-only too)" >&2; exit 2
+if [ $GPT2_ONLY -eq 1 ] && [ -z "$GPT2_MODEL" ]; then
+    echo "run_standard.sh: --gpt2-only needs --gpt2 DIR" >&2; exit 2
+fi
+# With any -only option, the rows run are the ones given with their -only.
+ANY_ONLY=$((DECODE_ONLY | LLAMA_ONLY | GPT2_ONLY))
+for row in "decode:$DECODE_MODEL:$DECODE_ONLY" "llama:$LLAMA_MODEL:$LLAMA_ONLY" "gpt2:$GPT2_MODEL:$GPT2_ONLY"; do
+    IFS=: read -r name dir only <<<"$row"
+    if [ $ANY_ONLY -eq 1 ] && [ -n "$dir" ] && [ "$only" -eq 0 ]; then
+        echo "run_standard.sh: with an -only option, the rows run are those given with theirs (--$name DIR: give --$name-only too)" >&2
+        exit 2
+    fi
+done
+if [ -n "$GPT2_MODEL" ] && [ ! -f "$GPT2_MODEL/model.safetensors" ]; then
+    echo "run_standard.sh: --gpt2 $GPT2_MODEL: no model.safetensors there (make one with" >&2
+    echo "  /usr/bin/python3 tests/models/make_tiny_models.py --gpt2-small $GPT2_MODEL)" >&2
+    exit 2
 fi
 if [ -n "$DECODE_MODEL" ] && [ ! -f "$DECODE_MODEL/model.safetensors" ]; then
     echo "run_standard.sh: --decode $DECODE_MODEL: no model.safetensors there (make one with" >&2
@@ -188,6 +221,13 @@ if not d or not d.get("cores"):
     print("")
     print(f"bench/openblas_cores.py failed, so no core was tried: OpenBLAS ran the core it chose ({said}).")
     sys.exit(0)
+if all(c["corename"] is None and "libopenblas" in c.get("note", "") and "cannot open" in c.get("note", "")
+       for c in d["cores"]):
+    print("")
+    print("**OpenBLAS could not be loaded** (libopenblas.so.0 not found: libopenblas0-pthread is not installed), so "
+          "no core was tried and PyTorch's fp32 matmul ran on the libblas.so.3 installed (Debian's reference BLAS "
+          f"ran GPT-2's forward ~36x slower than OpenBLAS on one machine): its times are not a baseline ({said}).")
+    sys.exit(0)
 tried = []
 for c in d["cores"]:
     if c["corename"] is None:
@@ -227,7 +267,7 @@ fi
 start=$(date +%s)
 echo "run_standard.sh: $BIN, raw results in $RAW" >&2
 BLOCK_THREADS="${THREADS[*]}"
-[ $DECODE_ONLY -eq 0 ] && [ $LLAMA_ONLY -eq 0 ] || BLOCK_THREADS=""   # --decode-only, --llama-only: no block runs
+[ $ANY_ONLY -eq 0 ] || BLOCK_THREADS=""   # --decode-only, --llama-only, --gpt2-only: no block runs
 for t in $BLOCK_THREADS; do
     for i in "${!TOKENS[@]}"; do
         n=${TOKENS[$i]}
@@ -301,8 +341,37 @@ if [ -n "$DECODE_MODEL" ]; then
     done
 fi
 
+# The GPT-2 trace row: one thread, 512 ids, the full trace; each round ours,
+# then PyTorch keeping every intermediate right after. PyTorch's logits are
+# checked each round against ours, exported once before the rounds.
+if [ -n "$GPT2_MODEL" ]; then
+    GPT2_MODEL=$(cd "$GPT2_MODEL" && pwd)
+    vocab=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$GPT2_MODEL/config.json")
+    ids512=$("$PYTHON" -c "print(','.join(str(5 + (i * 7919) % ($vocab - 5)) for i in range(512)))")
+    echo "$ids512" >"$RAW/gpt2-ids.txt"
+    envs="OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE$CORE_ENV"
+    echo "$envs attntrace --threads 1 bench --model $GPT2_MODEL --ids \$(cat gpt2-ids.txt) --trace full --repeat 5 --json" >>"$RAW/commands.txt"
+    if [ $USE_TORCH -eq 1 ]; then
+        echo "$envs attntrace --threads 1 export --model $GPT2_MODEL --ids \$(cat gpt2-ids.txt) --trace unembed --npy gpt2-logits   # once" >>"$RAW/commands.txt"
+        echo "$envs $PYTHON bench/torch_gpt2_trace.py --model $GPT2_MODEL --threads 1 --ids-file gpt2-ids.txt --check-logits gpt2-logits/unembed.npy --repeat 5 --warmup 1" >>"$RAW/commands.txt"
+        echo "  GPT-2 trace row: our logits for PyTorch's check (export --trace unembed --npy)..." >&2
+        env $envs "$BIN" --threads 1 export --model "$GPT2_MODEL" --ids "$ids512" --trace unembed --npy "$RAW/gpt2-logits" >/dev/null
+    fi
+    for k in $(seq "$ROUNDS"); do
+        echo "  GPT-2 trace row, round $k/$ROUNDS: bench --trace full (5 repeats), PyTorch keeping every intermediate (5)..." >&2
+        env $envs "$BIN" --threads 1 bench --model "$GPT2_MODEL" --ids "$ids512" --trace full --repeat 5 --json \
+            >"$RAW/gpt2-bench-r$k.json"
+        if [ $USE_TORCH -eq 1 ]; then
+            env $envs "$PYTHON" "$ROOT/bench/torch_gpt2_trace.py" --model "$GPT2_MODEL" --threads 1 \
+                --ids-file "$RAW/gpt2-ids.txt" --check-logits "$RAW/gpt2-logits/unembed.npy" --repeat 5 --warmup 1 \
+                >"$RAW/torch-gpt2-r$k.json" || echo "run_standard.sh: bench/torch_gpt2_trace.py failed (round $k): see $RAW/torch-gpt2-r$k.json" >&2
+        fi
+    done
+fi
+
 # The Llama-1B row: one thread, each round bench's stack against the FMA peak
-# it measures, then run's peak memory over the same ids.
+# it measures, then run's peak memory over the same ids, then PyTorch's
+# forward over them (its logits checked against ours, exported once).
 if [ -n "$LLAMA_MODEL" ]; then
     LLAMA_MODEL=$(cd "$LLAMA_MODEL" && pwd)
     vocab=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$LLAMA_MODEL/config.json")
@@ -311,6 +380,12 @@ if [ -n "$LLAMA_MODEL" ]; then
     envs="OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE$CORE_ENV"
     echo "$envs attntrace --threads 1 bench --model $LLAMA_MODEL --ids \$(cat llama-ids.txt) --trace summary --repeat 3 --json" >>"$RAW/commands.txt"
     echo "$envs /usr/bin/time -v attntrace --threads 1 run --model $LLAMA_MODEL --ids \$(cat llama-ids.txt) --trace summary" >>"$RAW/commands.txt"
+    if [ $USE_TORCH -eq 1 ]; then
+        echo "$envs attntrace --threads 1 export --model $LLAMA_MODEL --ids \$(cat llama-ids.txt) --trace unembed --npy llama-logits   # once" >>"$RAW/commands.txt"
+        echo "$envs $PYTHON bench/torch_llama_forward.py --model $LLAMA_MODEL --threads 1 --ids-file llama-ids.txt --check-logits llama-logits/unembed.npy --repeat 3 --warmup 1" >>"$RAW/commands.txt"
+        echo "  Llama-1B: our logits for PyTorch's check (export --trace unembed --npy)..." >&2
+        env $envs "$BIN" --threads 1 export --model "$LLAMA_MODEL" --ids "$ids256" --trace unembed --npy "$RAW/llama-logits" >/dev/null
+    fi
     for k in $(seq "$ROUNDS"); do
         echo "  Llama-1B, round $k/$ROUNDS: bench (3 repeats), run's peak memory..." >&2
         env $envs "$BIN" --threads 1 bench --model "$LLAMA_MODEL" --ids "$ids256" --trace summary --repeat 3 --json \
@@ -318,6 +393,12 @@ if [ -n "$LLAMA_MODEL" ]; then
         if [ -x /usr/bin/time ]; then
             env $envs /usr/bin/time -v "$BIN" --threads 1 run --model "$LLAMA_MODEL" --ids "$ids256" --trace summary \
                 >/dev/null 2>"$RAW/llama-run-r$k.time"
+        fi
+        if [ $USE_TORCH -eq 1 ]; then
+            echo "  Llama-1B, round $k/$ROUNDS: PyTorch's forward (bf16 widened to float32 first; 3 repeats)..." >&2
+            env $envs "$PYTHON" "$ROOT/bench/torch_llama_forward.py" --model "$LLAMA_MODEL" --threads 1 \
+                --ids-file "$RAW/llama-ids.txt" --check-logits "$RAW/llama-logits/unembed.npy" --repeat 3 --warmup 1 \
+                >"$RAW/torch-llama-r$k.json" || echo "run_standard.sh: bench/torch_llama_forward.py failed (round $k): see $RAW/torch-llama-r$k.json" >&2
         fi
     done
 fi
@@ -353,6 +434,8 @@ elapsed=$(($(date +%s) - start))
     echo "decode_only=$DECODE_ONLY"
     echo "llama_model=$LLAMA_MODEL"
     echo "llama_only=$LLAMA_ONLY"
+    echo "gpt2_model=$GPT2_MODEL"
+    echo "gpt2_only=$GPT2_ONLY"
 } >"$RAW/machine.txt"
 
 "$PYTHON" - "$RAW" "$OUT" "$PRINT_ONLY" <<'PY'
@@ -441,6 +524,71 @@ def decode_section():
     return L
 
 
+def torch_check(doc):
+    """bench/torch_*.py's logit check, in words."""
+    if not doc:
+        return "did not run"
+    c = doc.get("check")
+    if doc.get("error"):
+        return f"**failed**: {doc['error']}" + (f" (max |diff| {c['max_abs_logit_diff']:.3g})" if c else "")
+    if not c:
+        return "not checked"
+    return (f"max |diff| {c['max_abs_logit_diff']:.2g} against a tolerance of {c['tolerance']:.2g} "
+            f"({c['tolerance_rule']}; the largest |logit| {c['max_abs_logit']:.3g})")
+
+
+def gpt2_section():
+    """The GPT-2 trace row (--gpt2 DIR): the stack with the full trace against PyTorch keeping every intermediate."""
+    model = m.get("gpt2_model")
+    if not model:
+        return []
+    rows, rs, checks, kept = [], [], [], None
+    for k in range(1, rounds + 1):
+        doc, tdoc = load(os.path.join(raw, f"gpt2-bench-r{k}.json")), load(os.path.join(raw, f"torch-gpt2-r{k}.json"))
+        if not doc:
+            continue
+        run = doc["runs"][0]
+        st = {s["stage"]: s for s in run["stages"]}
+        trun = first_run(tdoc)
+        r = {"ours": st["block"]["median_s"] * 1e3, "ours_min": st["block"]["min_s"] * 1e3,
+             "torch": trun["median_s"] * 1e3 if trun else None, "torch_min": trun["min_s"] * 1e3 if trun else None,
+             "peak": doc["fma_peak_gflops"], "est_mib": run["estimated_peak_bytes"] / 2**20}
+        rs.append(r)
+        checks.append(torch_check(tdoc))
+        if tdoc and tdoc.get("kept_bytes"):
+            kept = (tdoc["kept_tensors"], tdoc["kept_bytes"] / 2**20)
+        rows.append(f"| {k} | {r['ours']:.1f} ({r['ours_min']:.1f}) | "
+                    + (f"{r['torch']:.1f} ({r['torch_min']:.1f}) | {r['ours'] / r['torch']:.2f}" if r["torch"] else "- | -")
+                    + f" | {r['peak']:.0f} |")
+    if not rs:
+        return []
+    ratios = ratio(rs, "ours", "torch")
+    rows.append(f"| median | {med([r['ours'] for r in rs]):.1f} | "
+                + (f"{med([r['torch'] for r in rs if r['torch']]):.1f}" if ratios else "-")
+                + f" | {spread(ratios) if ratios else '-'} | {med([r['peak'] for r in rs]):.0f} |")
+    same = len(set(checks)) == 1
+    return ["### GPT-2-small-sized forward with the full trace (one thread)", "",
+            f"`{model}` (tests/models/make_tiny_models.py --gpt2-small: 12 blocks, d_model 768, 12 heads, d_ff "
+            "3072, vocabulary 50257, F32, random weights), 512 ids (`5 + (i·7919) mod 50252`), one thread. Ours: "
+            "`bench --model DIR --ids (512 ids) --trace full --repeat 5`, the stack (bench's `block` row: "
+            "the embeddings, every block, the final norm and the tied unembedding) recording every step, "
+            f"median of 5 after a warm-up; bench's estimated peak {med([r['est_mib'] for r in rs]):.0f} MiB. "
+            "PyTorch: `bench/torch_gpt2_trace.py`, GPT-2's forward in plain PyTorch over the same safetensors "
+            "(LayerNorm, Q, K and V as three products, causal attention, c_proj, GELU (tanh) FFN, final norm, "
+            "tied unembedding) keeping every intermediate under TransformerLens' hook names as `run_with_cache` "
+            "would"
+            + (f" ({kept[0]} tensors, {kept[1]:.0f} MiB)" if kept else "")
+            + ", under `torch.no_grad()`, median of 5 after a warm-up. Its logits were checked against ours "
+            "(`export --trace unembed --npy`) before timing: "
+            + ("; ".join(checks) if not same else checks[0] + (" (each round)" if len(checks) > 1 else "")) + ".", "",
+            "| round | ours, stack with the full trace, ms (min) | PyTorch keeping every intermediate, ms (min) | "
+            "ours / PyTorch | FMA peak, GFLOP/s |",
+            "|---|---|---|---|---|"] + rows + [
+            "", "Each round: ours, then PyTorch right after; the ratio is taken within the round, then the median "
+            "over the rounds (their range in brackets; below 1: ours is faster). The FMA peak is bench's, measured "
+            "at the start of its run (a low figure means the neighbours were busy).", ""]
+
+
 def llama_section():
     """The Llama-1B row (--llama DIR): the stack on one thread against the FMA limit, and run's peak memory."""
     model = m.get("llama_model")
@@ -458,13 +606,16 @@ def llama_section():
             pass
         if not doc:
             continue
+        tdoc = load(os.path.join(raw, f"torch-llama-r{k}.json"))
+        trun = first_run(tdoc)
         st = {s["stage"]: s for s in doc["runs"][0]["stages"]}
         block, peak = st["block"], doc["fma_peak_gflops"]
         limit = block["flops"] / (peak * 1e9)
         rs.append({"ms": block["median_s"] * 1e3, "gflops": block["flops"] / block["median_s"] / 1e9, "peak": peak,
                    "of_peak": block["flops"] / block["median_s"] / 1e9 / peak, "limit": limit * 1e3,
                    "ratio": block["median_s"] / limit, "ffn": st["ffn"]["median_s"] * 1e3, "rss": rss,
-                   "est_mib": doc["runs"][0]["estimated_peak_bytes"] / 2**20})
+                   "est_mib": doc["runs"][0]["estimated_peak_bytes"] / 2**20,
+                   "torch": trun["median_s"] * 1e3 if trun else None, "check": torch_check(tdoc) if tdoc else None})
     if not rs:
         return []
 
@@ -474,19 +625,38 @@ def llama_section():
 
     rss = med([r["rss"] for r in rs if r["rss"]])
     ratios = [r["ratio"] for r in rs]
+    vs_torch = ratio(rs, "ms", "torch")
+    checks = [r["check"] for r in rs if r["check"]]
+    torch_text = []
+    if any(r["torch"] for r in rs) or checks:
+        torch_text = [
+            "PyTorch: `bench/torch_llama_forward.py`, Llama's forward in plain PyTorch over the same safetensors "
+            "(RMSNorm, RoPE in the half layout, grouped-query attention, SwiGLU, untied lm_head; logits of every "
+            "position), under `torch.no_grad()`, median of 3 after a warm-up. **Its bf16 weights are widened to "
+            "float32 once, before timing** (torch 1.13's CPU bf16 matmul is far slower than its fp32 one, which "
+            "goes to OpenBLAS): PyTorch's forward is float32 on the same values, while ours reads the bf16 weights "
+            "as stored and widens them inside its GEMM's packing, so our time includes the widening and PyTorch's "
+            "does not. Its logits were checked against ours (`export --trace unembed --npy`) before timing: "
+            + ("; ".join(checks) if len(set(checks)) > 1 else (checks[0] + (" (each round)" if len(checks) > 1 else "")))
+            + ". Ours / PyTorch per round: "
+            + (", ".join(f"{r['ms'] / r['torch']:.2f}" for r in rs if r["torch"]) or "-")
+            + " (the ratio within each round: ours, then PyTorch right after).", ""]
     return ["### Llama-1B-sized BF16 forward (one thread)", "",
             f"`{model}` (tests/models/make_tiny_llama.py --llama-1b: 16 blocks, d_model 2048, 32 heads, 8 K/V heads, "
             "d_ff 8192, vocabulary 32000, BF16, random weights), 256 ids, one thread: `bench --model DIR --ids (256 "
             "ids) --trace summary --repeat 3`, the stack (bench's `block` row: every block, the final norm and the "
             "unembedding) against the FMA limit, its FLOPs at the FMA peak bench measured in the same process; "
             "and `run`'s peak memory over the same ids (/usr/bin/time -v).", "",
+            ] + torch_text + [
             "| stack, ms | GFLOP/s | FMA peak, GFLOP/s | % of peak | FMA limit, ms | stack / limit | FFN, ms | "
-            "peak memory (run), MiB | estimated peak (bench), MiB |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "peak memory (run), MiB | estimated peak (bench), MiB | PyTorch forward, ms | stack / PyTorch |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
             f"| {mid('ms')} | {mid('gflops')} | {mid('peak')} | {mid('of_peak', '{:.0%}')} | {mid('limit')} | "
             f"{fmt2(med(ratios))} | {mid('ffn')} | {'-' if rss is None else f'{rss / 2**20:.0f}'} | "
-            f"{mid('est_mib', '{:.0f}')} |",
-            "", "Medians over the rounds. Targets (issue 34):", "",
+            f"{mid('est_mib', '{:.0f}')} | {mid('torch')} | "
+            + (spread(vs_torch) if vs_torch else "-") + " |",
+            "", "Medians over the rounds (stack / PyTorch: the median of the ratios taken within each round, their "
+            "range in brackets). Targets (issue 34):", "",
             "| target | result |", "|---|---|",
             f"| stack / FMA limit ≤ 1.35 (≥ 75% of the peak) | {verdict(ratios, 1.35)} |",
             f"| peak memory ≤ 1.2 GB | " + ("-" if rss is None else
@@ -515,6 +685,11 @@ def med(xs):
 
 def fmt2(x):
     return "-" if x is None else f"{x:.2f}"
+
+
+def spread(xs):
+    """The median of xs, their range in brackets when there are several."""
+    return f"{med(xs):.2f}" + (f" ({min(xs):.2f}-{max(xs):.2f})" if len(xs) > 1 else "")
 
 
 def stages(run):
@@ -616,9 +791,14 @@ def verdict(xs, limit, at_least=False):
     return f"{x:.2f}{spread}: {'met' if ok else '**not met**'}"
 
 
-if m.get("decode_only") == "1" or m.get("llama_only") == "1":
-    only = (decode_section() if m.get("decode_only") == "1" else []) + (llama_section() if m.get("llama_only") == "1" else [])
-    sys.stdout.write("\n".join(only + ["Commands:", "", "```sh"] + commands + ["```"]) + "\n")
+if "1" in (m.get("decode_only"), m.get("llama_only"), m.get("gpt2_only")):
+    only = ((decode_section() if m.get("decode_only") == "1" else [])
+            + (gpt2_section() if m.get("gpt2_only") == "1" else [])
+            + (llama_section() if m.get("llama_only") == "1" else []))
+    head = [f"Run by `bench/run_standard.sh` on {m['date']} ({int(m['elapsed']) // 60} min {int(m['elapsed']) % 60} s). "
+            f"Machine: {m['model']}, {m['cpus']} CPUs, {m['os']}. {m['version']} (commit {m['commit']}). "
+            f"OpenBLAS's core for PyTorch's fp32 matmul: {m.get('core_note', '')}", ""]
+    sys.stdout.write("\n".join(head + only + ["Commands:", "", "```sh"] + commands + ["```"]) + "\n")
     sys.exit(0)
 
 
@@ -748,6 +928,7 @@ L.append("\"In block\" is the stage's median inside the block with the full trac
          "recording of their steps, and the last column holds all of the attention's time.")
 L.append("")
 L.extend(decode_section())
+L.extend(gpt2_section())
 L.extend(llama_section())
 L.append("Commands (from the repository's root; `attntrace` is the binary given to the script):")
 L.append("")
