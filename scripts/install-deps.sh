@@ -4,6 +4,10 @@
 #   --generators  also what tests/models' generators need to write the tiny
 #                 checkpoints and their float64 references again (never needed
 #                 to build or test: their outputs are committed)
+#   --bench       also what bench/run_standard.sh compares against: PyTorch and
+#                 OpenBLAS (PyTorch's fp32 matmul and bench's cblas_sgemm column;
+#                 without it Debian's torch calls the reference BLAS, ~36x slower,
+#                 no baseline). Never needed to build or test.
 set -euo pipefail
 
 packages=(
@@ -24,10 +28,15 @@ packages=(
   python3-pytest                 # the module's tests (ctest -L python)
   python3-nbconvert python3-ipykernel   # docs/examples/attention.ipynb executed by ctest -R python_notebook
 )
-if [ "${1:-}" = "--generators" ]; then
-  # PyTorch's forward in float64 is the reference each tiny checkpoint is held to
-  packages+=(python3-torch python3-numpy python3-sentencepiece)
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --generators)  # PyTorch's forward in float64 is the reference each tiny checkpoint is held to
+      packages+=(python3-torch python3-numpy python3-sentencepiece) ;;
+    --bench)       # the standard benchmark's anchors: PyTorch on OpenBLAS's kernels, and bench's OpenBLAS column
+      packages+=(python3-torch libopenblas0-pthread libopenblas-dev) ;;
+    *) echo "install-deps: unknown option $arg (--generators, --bench)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
