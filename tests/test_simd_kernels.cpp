@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "kernels/crew.hpp"
 #include "kernels/activations.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/blocking.hpp"
@@ -330,6 +331,42 @@ TEST_CASE("SIMD GEMV is the GEMM's row bit for bit, within the order slack of ge
                     }
     });
     omp_set_num_threads(saved);
+}
+
+TEST_CASE("a GEMV inside a crew (a decode's threads kept awake) is the same GEMV bit for bit, job after job", "[simd][gemv]") {
+    using namespace attntrace::simd;
+    auto* const ws = &gemm_workspace;
+    CHECK(attntrace::Crew::leading() == nullptr);
+    for_each_arch([&](auto arch, const char* name) {
+        const std::size_t shapes[][2] = {{768, 2304}, {203, kGemvColumns + 19}, {3072, 768}};
+        for (const auto& sh : shapes)
+            for (bool transposed : {false, true}) {
+                const std::size_t K = sh[0], N = sh[1], ldw = (transposed ? K : N) + 3;
+                const auto x = values(K, 61), w = values((transposed ? N : K) * ldw, 62), bias = values(N, 63);
+                std::vector<float> alone(N);
+                Gemv{}(arch, x.data(), w.data(), ldw, transposed, bias.data(), alone.data(), K, N, ws, kGemmMeasured);
+                for (int threads : {2, 3}) {
+                    INFO(name << " K " << K << " N " << N << (transposed ? " W transposed" : "") << " a crew of " << threads);
+                    std::vector<std::vector<float>> got(5, std::vector<float>(N));
+                    int size = 0;
+                    attntrace::Crew::run(threads, [&] {
+                        REQUIRE(attntrace::Crew::leading() != nullptr);
+                        size = attntrace::Crew::leading()->size();
+                        for (auto& y : got)  // one job after another, as a decode's products
+                            Gemv{}(arch, x.data(), w.data(), ldw, transposed, bias.data(), y.data(), K, N, ws, kGemmMeasured);
+                    });
+                    CHECK(size >= 2);
+                    CHECK(attntrace::Crew::leading() == nullptr);
+                    for (const auto& y : got) REQUIRE(std::memcmp(y.data(), alone.data(), N * sizeof(float)) == 0);
+                }
+            }
+    });
+    // one thread: the body alone, no crew; an exception leaves the crew stopped and reaches the caller
+    bool ran = false;
+    attntrace::Crew::run(1, [&] { ran = attntrace::Crew::leading() == nullptr; });
+    CHECK(ran);
+    CHECK_THROWS_WITH(attntrace::Crew::run(2, [] { throw std::runtime_error("refused inside"); }), "refused inside");
+    CHECK(attntrace::Crew::leading() == nullptr);
 }
 
 TEST_CASE("matmul, matmul_nt and linear of one row (a decode step's products) give that row of the whole product",

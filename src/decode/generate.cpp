@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include "core/error.hpp"
+#include "kernels/crew.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/run.hpp"
 #include "trace/derived.hpp"
@@ -60,6 +61,9 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
     const HeldWeights weights(lesson, make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads).peak_bytes);
     KeyCache cache;
     Trace window;
+    // Every window is one row against the weights (GEMVs): the threads are kept awake between them, a crew
+    // for the whole loop (kernels/crew.hpp), instead of woken for each product.
+    Crew::run(threads, [&] {
     // The prompt, one row at a time as decode runs it: each token's keys and values join the caches.
     {
         const Plan plan = make_plan(lesson, TracePolicy{}, Arithmetic::exact, threads);
@@ -99,6 +103,7 @@ Generation generate(HfModel& m, std::int64_t n, std::size_t k, const Sampling& s
         if (after) after(tok.t);
         g.tokens.push_back(std::move(tok));
     }
+    });
     for (const std::string& piece : lesson.tokens) g.text += piece;
     if (m.tokenizer) {
         std::vector<std::int64_t> generated;

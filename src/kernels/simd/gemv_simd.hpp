@@ -31,6 +31,7 @@
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/crew.hpp"
 #include "kernels/simd/gemm_simd.hpp"
 #include "kernels/simd/kernels.hpp"
 
@@ -158,8 +159,9 @@ void Gemv::operator()(Arch, const float* x, const float* W, std::size_t ldw, boo
     }
     const std::size_t kc = blocking_for<Arch>(blk, K).kc;  // the GEMM's K blocks: its order of the sums
     const std::size_t unit = w_transposed ? T::NR : T::W;
+    Crew* crew = Crew::leading();  // a decode's threads, kept awake (kernels/crew.hpp): its units go to them
     const bool parallel = static_cast<double>(K) * static_cast<double>(N) > kGemvParallelFloats && N > unit &&
-                          omp_get_max_threads() > 1 && !omp_in_parallel();
+                          (crew ? crew->size() > 1 : omp_get_max_threads() > 1 && !omp_in_parallel());
     if (!parallel) {
         if (w_transposed) gemv_t_rows<Arch>(x, W, ldw, bias, y, K, N, kc, workspace());
         else gemv_columns<Arch>(x, W, ldw, bias, y, K, N, kc, workspace());
@@ -191,8 +193,7 @@ void Gemv::operator()(Arch, const float* x, const float* W, std::size_t ldw, boo
     if (!w_transposed && block_sums.size() < nb * N) block_sums.resize(nb * N);
     float* S = w_transposed ? nullptr : block_sums.data();
     std::atomic<std::size_t> next{0}, done{0};
-#pragma omp parallel
-    {
+    auto units = [&] {  // claims units until none is left
         float* work = workspace();
         for (std::size_t u; (u = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
             if (w_transposed) {
@@ -204,16 +205,22 @@ void Gemv::operator()(Arch, const float* x, const float* W, std::size_t ldw, boo
             }
             done.fetch_add(1, std::memory_order_release);
         }
-        if (omp_get_thread_num() == 0) {
-            wait_units(done, total);
-            if (!w_transposed) {
-                for (std::size_t j = 0; j < N; ++j) y[j] = S[j];
-                for (std::size_t b = 1; b < nb; ++b)
-                    for (std::size_t j = 0; j < N; ++j) y[j] = y[j] + S[b * N + j];
-                if (bias)
-                    for (std::size_t j = 0; j < N; ++j) y[j] = y[j] + bias[j];
-            }
+    };
+    if (crew) {
+        crew->all([](void* f) { (*static_cast<decltype(units)*>(f))(); }, &units);  // returns when every unit is done
+    } else {
+#pragma omp parallel
+        {
+            units();
+            if (omp_get_thread_num() == 0) wait_units(done, total);
         }
+    }
+    if (!w_transposed) {  // the calling thread, every unit done: y = S[0] + S[1] + ... + bias, the GEMM's order
+        for (std::size_t j = 0; j < N; ++j) y[j] = S[j];
+        for (std::size_t b = 1; b < nb; ++b)
+            for (std::size_t j = 0; j < N; ++j) y[j] = y[j] + S[b * N + j];
+        if (bias)
+            for (std::size_t j = 0; j < N; ++j) y[j] = y[j] + bias[j];
     }
 }
 
