@@ -611,6 +611,15 @@ TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one
     REQUIRE(g.size() == 1);
     CHECK(floats(g[0]) == std::vector<float>{0.0661352202296257f, 0.026692410930991173f, 0.0061677261255681515f, 0.06213173270225525f,
                                              -0.04519059881567955f, -0.016613023355603218f});
+    // a batch of one in the middle (nn.MultiheadAttention's (T, 1, E)): the same values as (T, E); PyTorch printed
+    // x[0, 0, :2] = -1.1892, 1.3932 and, after x's 20 normals, rand(1, 3, 1, 2)[0, 0, 0] = 0.4462, 0.7756
+    g = generated("torch.manual_seed(8)\nx = torch.randn(5, 1, 4)\ny = torch.rand(1, 3, 1, 2)\n");
+    REQUIRE(g.size() == 2);
+    CHECK(g[0].shape == std::vector<std::size_t>{5, 4});
+    CHECK(g[0].rows[0][1].value == Approx(1.3932).margin(5e-5));
+    CHECK(g[1].shape == std::vector<std::size_t>{3, 2});
+    CHECK(g[1].rows[0][0].value == Approx(0.4462).margin(5e-5));
+    CHECK(g[1].generated->offset == 36);
 
     // numpy's legacy generator: the values numpy printed for np.random.seed(42); rand(3); randn(3); normal(1, 2, size=(2,))
     g = generated("np.random.seed(42)\na = np.random.rand(3)\nb = np.random.randn(3)\nc = np.random.normal(1.0, 2.0, size=(2,))\n");

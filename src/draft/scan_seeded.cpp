@@ -592,6 +592,7 @@ private:
             if (!v || *v < 1 || *v > kMaxGeneratedSide) return void(seed_.reset());
             dims.push_back(*v);
         }
+        for (std::size_t k = 0; k < dims.size() && dims.size() > 2;) dims[k] == 1 ? void(dims.erase(dims.begin() + static_cast<long>(k))) : void(++k);
         if (dims.empty() || dims.size() > 2) return void(seed_.reset());
         const std::size_t rows = dims.size() == 2 ? static_cast<std::size_t>(dims[0]) : 1, cols = static_cast<std::size_t>(dims.back());
         emit(name, rows, cols, 0.0, 1.0, fmt::format("torch.rand({})", fmt::join(args, ", ")), b, e);
@@ -610,7 +611,8 @@ private:
             if (!v || *v < 1 || *v > kMaxGeneratedSide) return void(seed_.reset());
             dims.push_back(*v);
         }
-        while (dims.size() > 2 && dims.front() == 1) dims.erase(dims.begin());  // a batch of one
+        // a batch of one, first or (nn.MultiheadAttention's (T, 1, E) without batch_first) in the middle: the same values
+        for (std::size_t k = 0; k < dims.size() && dims.size() > 2;) dims[k] == 1 ? void(dims.erase(dims.begin() + static_cast<long>(k))) : void(++k);
         if (dims.empty() || dims.size() > 2 || drawn_ + 4 * static_cast<std::uint64_t>(dims[0]) * dims.back() > kMaxTorchOffset)
             return void(seed_.reset());
         const std::size_t rows = dims.size() == 2 ? static_cast<std::size_t>(dims[0]) : 1, cols = static_cast<std::size_t>(dims.back());
