@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "core/memory.hpp"
+#include "kernels/crew.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/run.hpp"
 
@@ -211,6 +212,8 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
         if (s.holds_values()) full_bytes += s.held().size() * sizeof(float);
     const HeldWeights weights(lesson, plan.peak_bytes + full_bytes);
     KeyCache cache;
+    // each window is one row against the weights (GEMVs): a crew keeps the threads awake between them
+    Crew::run(omp_get_max_threads(), [&] {
     for (std::size_t t = 0; t < lesson.tokens.size(); ++t) {
         DecodeStep s;
         s.t = t;
@@ -228,6 +231,7 @@ DecodeReport decode_lesson(const Lesson& lesson, const Trace& full) {
                 if (computed(&st)) report.through = st.name;
         cache.reclaim(window, cat);  // its keys and values: the cache's rows for the next token
     }
+    });
     // What a KV cache holds: per attention, the keys its scores read (rotated with RoPE) and the values.
     const bool rope = lesson.config.positions.kind == PositionKind::rope;
     report.attentions = 0;
