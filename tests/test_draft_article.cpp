@@ -237,6 +237,30 @@ TEST_CASE("HTML: tables, <pre>, KaTeX read once from its TeX, entities, a formul
     for (const auto* p : of_form(a, PrintedForm::prose)) CHECK(values(*p)[0] != 9);  // the rendering's glyphs are not read
 }
 
+TEST_CASE("a bar chart drawn in text is a row of shares, its labels the columns, not a mask", "[draft]") {
+    const Article a = read("Token: \"sat\"\nAttention weights:\n\nThe: \xE2\x96\x88\xE2\x96\x88\xE2\x96\x91\xE2\x96\x91 (15%)\n"
+                           "cat: \xE2\x96\x88\xE2\x96\x88\xE2\x96\x88\xE2\x96\x91 (30%)\n"
+                           "sat: \xE2\x96\x88\xE2\x96\x88\xE2\x96\x88\xE2\x96\x88\xE2\x96\x88 (55%)\n\n"
+                           "ring \xE2\x96\x88\xE2\x96\x88 0.45\nfell \xE2\x96\x88 0.2\n\n"
+                           "alone: \xE2\x96\x88\xE2\x96\x88 (40%)\n\n"
+                           "The \xE2\x96\x88 \xE2\x96\x91\ncat \xE2\x96\x88 \xE2\x96\x88\n",
+                           "text");
+    std::vector<const PrintedArray*> tables;  // the rows of shares (the mask drawn last is a table too)
+    for (const auto* t : of_form(a, PrintedForm::table))
+        if (t->rows.size() == 1) tables.push_back(t);
+    REQUIRE(tables.size() == 2);
+    CHECK(tables[0]->name == "Attention weights");
+    CHECK(tables[0]->col_labels == std::vector<std::string>{"The", "cat", "sat"});
+    CHECK(values(*tables[0]) == std::vector<double>{0.15, 0.30, 0.55});
+    CHECK(tables[0]->rows[0][0].decimals == 2);
+    CHECK(tables[1]->col_labels == std::vector<std::string>{"ring", "fell"});
+    CHECK(values(*tables[1]) == std::vector<double>{0.45, 0.2});
+    // one bar is no row; bars without shares are a mask's drawing, read as one
+    bool mask = false;
+    for (const auto& x : a.arrays) mask = mask || (x.rows.size() == 2 && !x.legend.empty());
+    CHECK(mask);
+}
+
 TEST_CASE("a print in shortest digits is known to the most decimals it shows: numpy's padded print, a notebook's list", "[draft]") {
     auto decimals = [](const PrintedArray& a) {
         std::vector<int> d;

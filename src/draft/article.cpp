@@ -110,6 +110,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     Scan scan(text, file);
     out.shapes = scan_shapes(scan);
     out.sizes = scan_sizes(text);
+    scan_bars(scan);
     scan_masks(scan);
     scan_mask_rows(scan);
     scan_mask_code(scan, out.sizes);

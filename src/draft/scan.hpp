@@ -61,6 +61,9 @@ std::vector<PrintedShape> scan_shapes(Scan& scan);
 std::vector<PrintedSize> scan_sizes(const ArticleText& text);
 // Masks drawn as grids of glyphs or words ("The ● ○ ○", "True False", "x . ."), read as the mask's 0 and -inf.
 void scan_masks(Scan& scan);
+// Bar charts drawn in text ("The: ███░░░░░░░ (15%)", a line per key): a printed row of shares, its labels its
+// columns. Before scan_masks, which would read the bars' glyphs as a mask's cells.
+void scan_bars(Scan& scan);
 // Masks the code builds: triu/tril of ones or of -inf (torch's, numpy's, a method's), and
 // generate_square_subsequent_mask(n), as the n x n array of 0 and -inf they give; n from the call, else
 // from a size the text assigns (`seq_len = 5`), else kDescribedMaskSize.
