@@ -611,6 +611,14 @@ TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one
     REQUIRE(g.size() == 1);
     CHECK(floats(g[0]) == std::vector<float>{0.0661352202296257f, 0.026692410930991173f, 0.0061677261255681515f, 0.06213173270225525f,
                                              -0.04519059881567955f, -0.016613023355603218f});
+    // a hostile notebook's draws: 80 matrices of 1024 x 1024 (past the stream's bound), then 50 tables of 1M
+    // values, cost a bounded memory: at most 2^22 generated values kept (the first four matrices)
+    std::string many = "torch.manual_seed(0)\n";
+    for (int i = 0; i < 80; ++i) many += fmt::format("W{} = torch.rand(1024, 1024)\n", i);
+    for (int i = 0; i < 50; ++i) many += fmt::format("E{} = nn.Embedding(1024, 1024)\nx{} = E{}(torch.tensor([1, 2]))\n", i, i, i);
+    std::size_t kept = 0;
+    for (const auto& a : generated(many)) kept += a.rows.size() * a.rows[0].size();
+    CHECK(kept == (std::size_t{1} << 22));
     // a batch of one in the middle (nn.MultiheadAttention's (T, 1, E)): the same values as (T, E); PyTorch printed
     // x[0, 0, :2] = -1.1892, 1.3932 and, after x's 20 normals, rand(1, 3, 1, 2)[0, 0, 0] = 0.4462, 0.7756
     g = generated("torch.manual_seed(8)\nx = torch.randn(5, 1, 4)\ny = torch.rand(1, 3, 1, 2)\n");

@@ -41,6 +41,10 @@ constexpr std::size_t kMaxCodeLine = 300;
 constexpr long kMaxGeneratedSide = 1024;
 // An nn.Embedding's table past this many values is not followed (a vocabulary of 50257 x 16 is; GPT-2's is not).
 constexpr std::uint64_t kMaxEmbeddingValues = std::uint64_t{1} << 20;
+// The generated values kept over the whole article (each a PrintedNumber, 16 bytes): past them, draws are
+// counted and not kept, so that a hostile notebook's draws cost a bounded memory (the stream itself is
+// bounded by kMaxTorchOffset draws).
+constexpr std::size_t kMaxKeptValues = std::size_t{1} << 22;
 // A list of heads longer than this is not a worked example's.
 constexpr long kMaxHeads = 64;
 // A module's __init__ with more draws than this is not a worked example's.
@@ -675,7 +679,9 @@ private:
         Table t;
         t.rows = static_cast<std::size_t>(*rows);
         t.cols = static_cast<std::size_t>(*cols);
+        if (n >= 16 && kept_ + n > kMaxKeptValues) return void(drawn_ += n + (n % 16 ? 16 : 0));  // counted as normal_fill draws
         t.values = torch_randn(*seed_, drawn_, torch_normal_, static_cast<std::size_t>(n));
+        kept_ += static_cast<std::size_t>(n);
         t.seed = *seed_;
         t.offset = from;
         const std::string pad_s = positional.size() > 2 ? positional[2] : keyword(args, "padding_idx");
@@ -883,7 +889,7 @@ private:
         if (!seed_) return;
         const std::uint64_t n = static_cast<std::uint64_t>(rows) * cols;
         if (drawn_ + n > kMaxTorchOffset) return void(seed_.reset());
-        if (name.empty()) return void(drawn_ += n);  // drawn and not kept (print(torch.rand(2, 2))): counted only
+        if (name.empty() || kept_ + n > kMaxKeptValues) return void(drawn_ += n);  // drawn and not kept (print(torch.rand(2, 2))): counted only
         const Tensor t = torch_uniform({rows, cols}, *seed_, drawn_, low, high);
         Generated g;
         g.seed = *seed_;
@@ -906,6 +912,8 @@ private:
     // The array a draw gives `name`, its values row-major, added where its line stands.
     void add_generated(const std::string& name, std::size_t rows, std::size_t cols, const std::vector<double>& values, Generated g,
                        std::size_t b, std::size_t e) {
+        if (kept_ + rows * cols > kMaxKeptValues) return;  // counted (by the caller), not kept
+        kept_ += rows * cols;
         if (capture_) return capture_->push_back({generated_name(name), name, rows, cols, values, out_in_});
         PrintedArray a;
         a.form = PrintedForm::code;
@@ -935,6 +943,7 @@ private:
     };
     std::vector<Captured>* capture_ = nullptr;
     bool out_in_ = false;  // the draw being added is an nn.Linear's weight
+    std::size_t kept_ = 0;  // the generated values kept so far (kMaxKeptValues)
     std::size_t heads_next_ = 0;  // the heads the next weight emitted is split into (nn.MultiheadAttention's W_Q)
     std::optional<std::string> cls_;
     std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
