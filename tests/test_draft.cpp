@@ -619,6 +619,14 @@ TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one
     std::size_t kept = 0;
     for (const auto& a : generated(many)) kept += a.rows.size() * a.rows[0].size();
     CHECK(kept == (std::size_t{1} << 22));
+    // 20000 printed arrays and 20000 lookups of a table: only the first lookups are followed (each looks
+    // through the arrays found), so the reading stays linear
+    std::string lookups = "torch.manual_seed(0)\nemb = nn.Embedding(4, 2)\n";
+    for (int i = 0; i < 20000; ++i) lookups += "ids = [1, 2]\n";
+    for (int i = 0; i < 20000; ++i) lookups += "x = emb(ids)\n";
+    std::size_t looked_up = 0;
+    for (const auto& a : generated(lookups)) looked_up += a.generated->embedding;
+    CHECK(looked_up == 64);
     // a batch of one in the middle (nn.MultiheadAttention's (T, 1, E)): the same values as (T, E); PyTorch printed
     // x[0, 0, :2] = -1.1892, 1.3932 and, after x's 20 normals, rand(1, 3, 1, 2)[0, 0, 0] = 0.4462, 0.7756
     g = generated("torch.manual_seed(8)\nx = torch.randn(5, 1, 4)\ny = torch.rand(1, 3, 1, 2)\n");

@@ -617,7 +617,8 @@ TEST_CASE("a drawn mask of millions of cells read in one pass and left unread pa
     const Article a = read(grid + "\n\\[ Z = \\begin{bmatrix} 1 & 2 \\end{bmatrix} \\]\n", "text");
     REQUIRE(a.arrays.size() == 1);  // the grid is more cells than an array holds: not read
     CHECK(values(a.arrays[0]) == std::vector<double>{1, 2});
-    // a line of millions of mask-building calls, and of sentences with their lists: no line looked through again
+    // a line of millions of mask-building calls (each "x, diagonal=k" looked at as a tuple assignment's last
+    // name, within a line of code's bound), and of sentences with their lists: no line looked through again
     std::string calls, sentences;
     while (calls.size() < (4u << 20)) calls += "torch.triu(torch.ones(n, n), diagonal=k); ";
     while (sentences.size() < (4u << 20)) sentences += "Token a can attend to [b, c] ";

@@ -465,8 +465,12 @@ bool tuple_settings(const ArticleText& text, std::size_t name_begin, std::size_t
     std::size_t k = name_begin;
     while (k > 0 && s[k - 1] == ' ') --k;
     if (k == 0 || s[k - 1] != ',') return false;
-    const std::size_t line = s.rfind('\n', eq) == std::string_view::npos ? 0 : s.rfind('\n', eq) + 1;
-    const std::size_t end = std::min(s.find('\n', eq), s.size());
+    // the line around the '=', looked for no further than a line of code (a long line is no tuple: each '='
+    // of a megabyte line costs this bound, not the line)
+    std::size_t line = eq;
+    while (line > 0 && s[line - 1] != '\n' && eq - line <= kMaxTupleLine) --line;
+    std::size_t end = eq;
+    while (end < s.size() && s[end] != '\n' && end - line <= kMaxTupleLine) ++end;
     if (end - line > kMaxTupleLine) return false;
     auto items = [](std::string_view part) {
         std::vector<std::string_view> v;

@@ -45,6 +45,8 @@ constexpr std::uint64_t kMaxEmbeddingValues = std::uint64_t{1} << 20;
 // counted and not kept, so that a hostile notebook's draws cost a bounded memory (the stream itself is
 // bounded by kMaxTorchOffset draws).
 constexpr std::size_t kMaxKeptValues = std::size_t{1} << 22;
+// The lookups of an embedding's rows followed per article: each looks through the arrays found (a bounded cost).
+constexpr std::size_t kMaxLookups = 64;
 // A list of heads longer than this is not a worked example's.
 constexpr long kMaxHeads = 64;
 // A module's __init__ with more draws than this is not a worked example's.
@@ -701,7 +703,7 @@ private:
     // (torch.tensor([4, 1, 5])), or the integers printed under their name before this line (print(ids)); else
     // NAME's own printed rows, each matched to the one row of the table it rounds from.
     void lookup(const std::string& name, const Table& t, const std::string& arg, std::size_t b, std::size_t e) {
-        if (name.empty()) return;
+        if (name.empty() || ++lookups_ > kMaxLookups) return;
         std::vector<std::size_t> ids;
         std::string from;
         std::optional<std::size_t> ids_array;  // the printed array the ids are read from
@@ -944,6 +946,7 @@ private:
     std::vector<Captured>* capture_ = nullptr;
     bool out_in_ = false;  // the draw being added is an nn.Linear's weight
     std::size_t kept_ = 0;  // the generated values kept so far (kMaxKeptValues)
+    std::size_t lookups_ = 0;  // the embedding lookups followed so far (kMaxLookups)
     std::size_t heads_next_ = 0;  // the heads the next weight emitted is split into (nn.MultiheadAttention's W_Q)
     std::optional<std::string> cls_;
     std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
