@@ -169,6 +169,19 @@ std::string keyword(const std::vector<std::string>& items, std::string_view name
     return "";
 }
 
+// The call's positional arguments (those with no '=').
+std::size_t positional_count(const std::vector<std::string>& items) {
+    return static_cast<std::size_t>(std::count_if(items.begin(), items.end(), [](const std::string& it) { return it.find('=') == std::string::npos; }));
+}
+
+// A call's argument as Python binds it: the `index`-th positional one, else the keyword `name`'s value; "" when neither.
+std::string argument(const std::vector<std::string>& items, std::size_t index, std::string_view name) {
+    std::size_t p = 0;
+    for (const std::string& it : items)
+        if (it.find('=') == std::string::npos && p++ == index) return it;
+    return keyword(items, name);
+}
+
 // Calls whose draws from torch's generator the reader cannot count: after one, the seed's stream is unknown.
 bool draws_uncounted(std::string_view line) {
     for (std::string_view call : {"torch.randint(", "torch.normal(", "torch.randperm(", "torch.rand_like(", "torch.randn_like(",
@@ -640,13 +653,8 @@ private:
     // nn.Linear(in, out, bias=...): its weight (out x in, as nn.Linear keeps it) between ±sqrt(3)·gain/sqrt(in)
     // (kaiming_uniform_ with a = sqrt(5), as torch computes the bound in double), then its bias between ±1/sqrt(in).
     void linear_draw(const std::string& name, const std::vector<std::string>& args, const Env& env, std::size_t b, std::size_t e) {
-        std::vector<std::string> positional;
-        for (const std::string& a : args)
-            if (a.find('=') == std::string::npos) positional.push_back(a);
-        std::string in_s = positional.size() > 0 ? positional[0] : keyword(args, "in_features");
-        std::string out_s = positional.size() > 1 ? positional[1] : keyword(args, "out_features");
-        const auto in = eval_int(in_s, env), out = eval_int(out_s, env);
-        const std::string bias_s = positional.size() > 2 ? positional[2] : keyword(args, "bias");
+        const auto in = eval_int(argument(args, 0, "in_features"), env), out = eval_int(argument(args, 1, "out_features"), env);
+        const std::string bias_s = argument(args, 2, "bias");
         const bool bias = bias_s.empty() || eval_bool(bias_s, env, true);
         if (!in || !out || *in < 1 || *out < 1 || *in > kMaxGeneratedSide || *out > kMaxGeneratedSide) return void(seed_.reset());
         const double slope = std::sqrt(5.0), gain = std::sqrt(2.0 / (1 + slope * slope));
@@ -667,11 +675,7 @@ private:
     // keep, or one whose lookups renormalize (max_norm), is counted and not kept.
     void embedding_draw(const std::string& name, const std::vector<std::string>& args, const Env& env) {
         if (!seed_) return;
-        std::vector<std::string> positional;
-        for (const std::string& a : args)
-            if (a.find('=') == std::string::npos) positional.push_back(a);
-        const auto rows = eval_int(positional.size() > 0 ? positional[0] : keyword(args, "num_embeddings"), env);
-        const auto cols = eval_int(positional.size() > 1 ? positional[1] : keyword(args, "embedding_dim"), env);
+        const auto rows = eval_int(argument(args, 0, "num_embeddings"), env), cols = eval_int(argument(args, 1, "embedding_dim"), env);
         if (!rows || !cols || *rows < 1 || *cols < 1 || *cols > kMaxGeneratedSide ||
             static_cast<std::uint64_t>(*rows) * static_cast<std::uint64_t>(*cols) > kMaxEmbeddingValues)
             return void(seed_.reset());
@@ -686,14 +690,14 @@ private:
         kept_ += static_cast<std::size_t>(n);
         t.seed = *seed_;
         t.offset = from;
-        const std::string pad_s = positional.size() > 2 ? positional[2] : keyword(args, "padding_idx");
+        const std::string pad_s = argument(args, 2, "padding_idx");
         if (!pad_s.empty() && pad_s != "None") {
             const auto pad = eval_int(pad_s, env);
             const long p = pad ? (*pad < 0 ? *pad + *rows : *pad) : -1;
             if (p < 0 || p >= *rows) return;  // torch refuses it; nothing is kept
             std::fill_n(t.values.begin() + p * *cols, *cols, 0.0f);
         }
-        if (name.empty() || !is_identifier(name) || !keyword(args, "max_norm").empty() || positional.size() > 3) return;
+        if (name.empty() || !is_identifier(name) || !argument(args, 3, "max_norm").empty()) return;
         t.how = fmt::format("torch.manual_seed({}) at {}, then {} = nn.Embedding({}) from draw {}", *seed_, seed_where_, name,
                             fmt::join(args, ", "), from);
         tables_[name] = std::move(t);
@@ -815,15 +819,11 @@ private:
     // weight. Separate key and value widths (kdim, vdim) or bias_k and bias_v are not followed.
     void mha_draw(const std::vector<std::string>& args, const Env& env, std::size_t b, std::size_t e) {
         if (!seed_) return;
-        std::vector<std::string> positional;
-        for (const std::string& a : args)
-            if (a.find('=') == std::string::npos) positional.push_back(a);
-        const auto E = eval_int(positional.size() > 0 ? positional[0] : keyword(args, "embed_dim"), env);
-        const auto H = eval_int(positional.size() > 1 ? positional[1] : keyword(args, "num_heads"), env);
-        const std::string bias_s = positional.size() > 3 ? positional[3] : keyword(args, "bias");
+        const auto E = eval_int(argument(args, 0, "embed_dim"), env), H = eval_int(argument(args, 1, "num_heads"), env);
+        const std::string bias_s = argument(args, 3, "bias");
         const bool bias = bias_s.empty() || eval_bool(bias_s, env, true);
         const auto other = [&](const char* kw) { const std::string v = keyword(args, kw); return !v.empty() && v != "None" && v != "False"; };
-        if (!E || !H || *E < 1 || *H < 1 || *E > kMaxGeneratedSide || *E % *H != 0 || positional.size() > 4 || other("add_bias_kv") ||
+        if (!E || !H || *E < 1 || *H < 1 || *E > kMaxGeneratedSide || *E % *H != 0 || positional_count(args) > 4 || other("add_bias_kv") ||
             other("kdim") || other("vdim"))
             return void(seed_.reset());
         const std::size_t n = static_cast<std::size_t>(*E);
