@@ -30,28 +30,13 @@ import json
 import math
 import os
 import statistics
-import struct
 import sys
 import time
 
 
-def read_safetensors(path):
-    """{name: float32 numpy array} from an F32 .safetensors file."""
-    import numpy as np
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        base = 8 + n
-    data = np.memmap(path, dtype=np.uint8, mode="r")
-    out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        if t["dtype"] != "F32":
-            raise SystemExit(f"torch_decode.py: {name}: expected F32, found {t['dtype']}")
-        a, b = t["data_offsets"]
-        out[name] = np.frombuffer(data[base + a:base + b], dtype=np.float32).reshape(t["shape"])
-    return out
+sys.dont_write_bytecode = True  # no __pycache__ left in bench/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_common import read_safetensors, settings  # noqa: E402
 
 
 def main() -> int:
@@ -71,8 +56,8 @@ def main() -> int:
     cfg = json.load(open(os.path.join(a.model, "config.json")))
     C, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     hs, eps = C // H, cfg.get("layer_norm_epsilon", 1e-5)
-    raw = read_safetensors(os.path.join(a.model, "model.safetensors"))
-    w = {k.removeprefix("transformer."): torch.from_numpy(v.copy()) for k, v in raw.items()}
+    raw = read_safetensors(os.path.join(a.model, "model.safetensors"), "torch_decode.py")
+    w = {k.removeprefix("transformer."): torch.from_numpy(v) for k, v in raw.items()}
     T = a.tokens
     ids = [5 + (i * 7919) % (cfg["vocab_size"] - 5) for i in range(T)]
     wte, wpe = w["wte.weight"], w["wpe.weight"]
@@ -117,13 +102,9 @@ def main() -> int:
             logits = forward(1, t, kc, vc)
         return logits[-1]
 
-    out = {"format": "torch-decode", "torch": torch.__version__, "python": sys.executable, "threads": a.threads,
-           "torch_num_threads": torch.get_num_threads(),
-           "env": {k: os.environ.get(k) for k in
-                   ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_CORETYPE")},
-           "model": os.path.abspath(a.model), "tokens": T,
-           "loop": "GPT-2 in plain PyTorch, one token at a time under torch.no_grad(): q, k, v of the new row, "
-                   "k and v written into preallocated caches, attention over them, W^O, FFN, final norm, logits"}
+    out = settings("torch-decode", a, torch, T)
+    out.update({"loop": "GPT-2 in plain PyTorch, one token at a time under torch.no_grad(): q, k, v of the new row, "
+                   "k and v written into preallocated caches, attention over them, W^O, FFN, final norm, logits"})
     with torch.no_grad():
         last = decode()
         whole = forward(T, 0, *caches())[-1]

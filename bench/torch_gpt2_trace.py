@@ -39,13 +39,11 @@ import argparse
 import json
 import math
 import os
-import statistics
 import sys
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ left in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_decode import read_safetensors  # noqa: E402
+from torch_common import logits_agree, read_safetensors, settings, timed  # noqa: E402
 
 # Our logits and PyTorch's are both float32 forwards of the same weights whose
 # sums run in other orders (our GEMM's K blocks against OpenBLAS's); over 12
@@ -76,8 +74,8 @@ def main() -> int:
     cfg = json.load(open(os.path.join(a.model, "config.json")))
     C, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     hs, eps = C // H, cfg.get("layer_norm_epsilon", 1e-5)
-    raw = read_safetensors(os.path.join(a.model, "model.safetensors"))
-    w = {k.removeprefix("transformer."): torch.from_numpy(v.copy()) for k, v in raw.items()}
+    raw = read_safetensors(os.path.join(a.model, "model.safetensors"), "torch_gpt2_trace.py")
+    w = {k.removeprefix("transformer."): torch.from_numpy(v) for k, v in raw.items()}
     for i in range(L):  # TransformerLens' W_Q, W_K, W_V: c_attn's column runs, apart
         g = f"h.{i}.attn.c_attn."
         for j, name in enumerate("qkv"):
@@ -126,38 +124,18 @@ def main() -> int:
         cache["logits"] = torch.matmul(h, wte.T)
         return cache
 
-    out = {"format": "torch-gpt2-trace", "torch": torch.__version__, "python": sys.executable, "threads": a.threads,
-           "torch_num_threads": torch.get_num_threads(),
-           "env": {k: os.environ.get(k) for k in
-                   ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_CORETYPE")},
-           "model": os.path.abspath(a.model), "tokens": T,
-           "forward": "GPT-2 in plain PyTorch under torch.no_grad(), every intermediate kept under TransformerLens' "
-                      "hook names (as run_with_cache keeps them)", "runs": []}
+    out = settings("torch-gpt2-trace", a, torch, T)
+    out.update({"forward": "GPT-2 in plain PyTorch under torch.no_grad(), every intermediate kept under TransformerLens' "
+                      "hook names (as run_with_cache keeps them)", "runs": []})
     with torch.no_grad():
         cache = forward()
         out["kept_tensors"] = len(cache)
         out["kept_bytes"] = sum(t.numel() * t.element_size() for t in cache.values())
-        if a.check_logits:
-            ref = torch.from_numpy(np.load(a.check_logits).astype(np.float32)).reshape(cache["logits"].shape)
-            diff = (cache["logits"] - ref).abs().max().item()
-            bound = LOGIT_TOLERANCE * max(1.0, ref.abs().max().item())
-            out["check"] = {"against": os.path.abspath(a.check_logits), "max_abs_logit_diff": diff,
-                            "max_abs_logit": ref.abs().max().item(), "tolerance": bound,
-                            "tolerance_rule": f"{LOGIT_TOLERANCE} x max(1, the largest |logit|)"}
-            if not diff <= bound:
-                out["error"] = "PyTorch's logits differ from the reference's"
-                print(json.dumps(out, indent=1))
-                return 4
+        if a.check_logits and not logits_agree(out, a.check_logits, cache["logits"], LOGIT_TOLERANCE):
+            print(json.dumps(out, indent=1))
+            return 4
         del cache
-        for _ in range(a.warmup):
-            forward()
-        samples = []
-        for _ in range(a.repeat):
-            t0 = time.perf_counter()
-            forward()
-            samples.append(time.perf_counter() - t0)
-    out["runs"].append({"tokens": T, "repeat": a.repeat, "warmup": a.warmup, "samples_s": samples,
-                        "median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples)})
+        out["runs"].append(timed(a, forward, T))
     print(json.dumps(out, indent=1))
     return 0
 

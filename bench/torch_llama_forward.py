@@ -40,8 +40,6 @@ import argparse
 import json
 import math
 import os
-import statistics
-import struct
 import sys
 import time
 
@@ -54,29 +52,9 @@ import time
 # heads shared otherwise, a missing mask: such moves logits by their own scale).
 LOGIT_TOLERANCE = 2e-3
 
-
-def read_safetensors(path):
-    """{name: float32 numpy array} from an F32 or BF16 .safetensors file (bf16 widened: its bits, 16 zeros below)."""
-    import numpy as np
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        base = 8 + n
-    data = np.memmap(path, dtype=np.uint8, mode="r")
-    out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        a, b = t["data_offsets"]
-        raw = data[base + a:base + b]
-        if t["dtype"] == "F32":
-            out[name] = np.frombuffer(raw, dtype=np.float32).reshape(t["shape"]).copy()
-        elif t["dtype"] == "BF16":
-            bits = np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16
-            out[name] = bits.view(np.float32).reshape(t["shape"])
-        else:
-            raise SystemExit(f"torch_llama_forward.py: {name}: expected F32 or BF16, found {t['dtype']}")
-    return out
+sys.dont_write_bytecode = True  # no __pycache__ left in bench/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_common import logits_agree, read_safetensors, settings, timed  # noqa: E402
 
 
 def main() -> int:
@@ -100,7 +78,7 @@ def main() -> int:
     hs, eps, theta = C // H, cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
     G = H // KVH
     t0 = time.perf_counter()
-    w = {k: torch.from_numpy(v) for k, v in read_safetensors(os.path.join(a.model, "model.safetensors")).items()}
+    w = {k: torch.from_numpy(v) for k, v in read_safetensors(os.path.join(a.model, "model.safetensors"), "torch_llama_forward.py").items()}
     widen_s = time.perf_counter() - t0
     head = w["model.embed_tokens.weight"] if cfg.get("tie_word_embeddings") else w["lm_head.weight"]
     ids = [int(x) for x in open(a.ids_file).read().replace("\n", "").split(",") if x.strip()]
@@ -139,36 +117,16 @@ def main() -> int:
             x = x + linear(f, w[g + "mlp.down_proj.weight"])
         return linear(rms_norm(x, w["model.norm.weight"]), head)
 
-    out = {"format": "torch-llama-forward", "torch": torch.__version__, "python": sys.executable, "threads": a.threads,
-           "torch_num_threads": torch.get_num_threads(),
-           "env": {k: os.environ.get(k) for k in
-                   ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_CORETYPE")},
-           "model": os.path.abspath(a.model), "tokens": T, "load_and_widen_s": widen_s,
-           "forward": "Llama in plain PyTorch under torch.no_grad(), float32 (bf16 weights widened once before "
-                      "timing), logits of every position", "runs": []}
+    out = settings("torch-llama-forward", a, torch, T)
+    out.update({"load_and_widen_s": widen_s, "forward": "Llama in plain PyTorch under torch.no_grad(), float32 (bf16 weights widened once before "
+                      "timing), logits of every position", "runs": []})
     with torch.no_grad():
         logits = forward()
-        if a.check_logits:
-            ref = torch.from_numpy(np.load(a.check_logits).astype(np.float32)).reshape(logits.shape)
-            diff = (logits - ref).abs().max().item()
-            bound = LOGIT_TOLERANCE * max(1.0, ref.abs().max().item())
-            out["check"] = {"against": os.path.abspath(a.check_logits), "max_abs_logit_diff": diff,
-                            "max_abs_logit": ref.abs().max().item(), "tolerance": bound,
-                            "tolerance_rule": f"{LOGIT_TOLERANCE} x max(1, the largest |logit|)"}
-            if not diff <= bound:
-                out["error"] = "PyTorch's logits differ from the reference's"
-                print(json.dumps(out, indent=1))
-                return 4
+        if a.check_logits and not logits_agree(out, a.check_logits, logits, LOGIT_TOLERANCE):
+            print(json.dumps(out, indent=1))
+            return 4
         del logits
-        for _ in range(a.warmup):
-            forward()
-        samples = []
-        for _ in range(a.repeat):
-            t0 = time.perf_counter()
-            forward()
-            samples.append(time.perf_counter() - t0)
-    out["runs"].append({"tokens": T, "repeat": a.repeat, "warmup": a.warmup, "samples_s": samples,
-                        "median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples)})
+        out["runs"].append(timed(a, forward, T))
     print(json.dumps(out, indent=1))
     return 0
 
