@@ -115,6 +115,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     scan_mask_rows(scan);
     scan_mask_code(scan, out.sizes);
     scan_latex(scan);
+    scan_vector_tables(scan);
     scan_brackets(scan);
     scan_tables(scan);
     scan_seeded(scan);

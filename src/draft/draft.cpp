@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <memory>
 
 #include <fmt/format.h>
@@ -431,31 +432,50 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
             }
         }
     }
-    // A line that works out one query's number against one key ("tea · love = 0.4*1.0 + 1.8*0.2 = 0.76"):
-    // its result claimed on the first of the scores, the scaled scores and the weights whose cell gives it.
+    // A line that works out one query's number against one key ("tea · love = 0.4*1.0 + 1.8*0.2 = 0.76",
+    // "q1 · k2 = 4"): its result claimed on the first of the scores, the scaled scores and the weights whose
+    // cell gives it; a result no cell gives, on the step every other such line of the example agreed with
+    // (one step, at least two lines: the check then says by how much it is wrong).
     if (!mask_only && d.lesson["config"].value("heads", 1) == 1 && !d.lesson.contains("query_tokens")) {
         const auto tokens = d.lesson["tokens"].get<std::vector<std::string>>();
-        for (const ProsePair& pr : prose_pairs(art, tokens, from_line, text_end, used)) {
-            const PrintedArray& a = art.arrays[pr.array];
-            const PrintedNumber& n = a.rows[0][0];
+        const std::vector<ProsePair> pairs = prose_pairs(art, tokens, from_line, text_end, used);
+        std::vector<const Step*> step_of(pairs.size(), nullptr);
+        std::set<const Step*> agreed;
+        for (std::size_t p = 0; p < pairs.size(); ++p) {
+            const PrintedNumber& n = art.arrays[pairs[p].array].rows[0][0];
             for (const char* leaf : {"attn.hook_scores_raw", "attn.hook_scores_scaled", "attn.hook_pattern"}) {
                 const Step* s = e->exact.find(std::string("blocks.0.") + leaf);
                 if (!s || !s->holds_values() || s->shape.size() != 3) continue;  // (head, query, key)
-                const float x = s->held().data[pr.query * s->shape[2] + pr.key];
+                const float x = s->held().data[pairs[p].query * s->shape[2] + pairs[p].key];
                 if (!agrees_at_precision(x, static_cast<float>(n.value), n.decimals)) continue;
-                used[pr.array] = true;
-                OrderedJson at = OrderedJson::object();
-                at["query"] = pr.query;
-                at["key"] = pr.key;
-                claims.push_back({{"id", claim_id(fmt::format("{}-{}", tokens[pr.query], tokens[pr.key]), ids)}, {"step", s->name},
-                                  {"at", at}, {"decimals", n.decimals}, {"values", n.value}, {"expect", "agrees"},
-                                  {"quote", a.quote}, {"note", "the number this line works out for " + tokens[pr.query] + " and " +
-                                                                   tokens[pr.key] + " (drafted from " + a.place.describe() + ")"}});
-                d.reasons.push_back(fmt::format("claim {}: the line at {} names {} and {}; its result is their cell of {}",
-                                                claims.back()["id"].get<std::string>(), a.place.describe(), tokens[pr.query],
-                                                tokens[pr.key], s->name));
+                step_of[p] = s;
+                agreed.insert(s);
                 break;
             }
+        }
+        const std::size_t agreeing = static_cast<std::size_t>(std::count_if(step_of.begin(), step_of.end(), [](const Step* s) { return s; }));
+        for (std::size_t p = 0; p < pairs.size(); ++p) {
+            const ProsePair& pr = pairs[p];
+            const bool wrong = !step_of[p];
+            if (wrong && (agreed.size() != 1 || agreeing < 2)) continue;
+            const Step* s = wrong ? *agreed.begin() : step_of[p];
+            const PrintedArray& a = art.arrays[pr.array];
+            const PrintedNumber& n = a.rows[0][0];
+            used[pr.array] = true;
+            OrderedJson at = OrderedJson::object();
+            at["query"] = pr.query;
+            at["key"] = pr.key;
+            claims.push_back({{"id", claim_id(fmt::format("{}-{}", tokens[pr.query], tokens[pr.key]), ids)}, {"step", s->name},
+                              {"at", at}, {"decimals", n.decimals}, {"values", n.value}, {"expect", "agrees"},
+                              {"quote", a.quote}, {"note", "the number this line works out for " + tokens[pr.query] + " and " +
+                                                               tokens[pr.key] + " (drafted from " + a.place.describe() + ")"}});
+            d.reasons.push_back(wrong ? fmt::format("claim {}: the line at {} names {} and {}; no step's cell gives its result: claimed on {}, "
+                                                    "where the example's {} other such lines agree",
+                                                    claims.back()["id"].get<std::string>(), a.place.describe(), tokens[pr.query],
+                                                    tokens[pr.key], s->name, agreeing)
+                                      : fmt::format("claim {}: the line at {} names {} and {}; its result is their cell of {}",
+                                                    claims.back()["id"].get<std::string>(), a.place.describe(), tokens[pr.query],
+                                                    tokens[pr.key], s->name));
         }
     }
     // Prose numbers of two decimals or more, in this example's text, that a cell gives exactly as printed.

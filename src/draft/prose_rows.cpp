@@ -172,34 +172,66 @@ std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::stri
 std::vector<ProsePair> prose_pairs(const Article& art, const std::vector<std::string>& tokens, std::size_t from_line,
                                    std::size_t to_line, const std::vector<bool>& used) {
     const TokenIndex index(tokens);
-    std::map<std::pair<std::size_t, int>, std::size_t> last;  // each line's last prose number not used
+    // each line's prose numbers, in order
+    std::map<std::pair<std::size_t, int>, std::vector<std::size_t>> lines;
     for (std::size_t i = 0; i < art.arrays.size(); ++i) {
         const PrintedArray& a = art.arrays[i];
         if (a.form != PrintedForm::prose || a.place.line < from_line || a.place.line >= to_line) continue;
-        last[{a.place.line, a.place.cell}] = i;
+        lines[{a.place.line, a.place.cell}].push_back(i);
     }
     std::vector<ProsePair> out;
-    for (const auto& [where, i] : last) {
-        const PrintedArray& a = art.arrays[i];
-        const std::size_t eq = a.quote.rfind('=');
-        if (used[i] || eq == std::string::npos) continue;
-        std::vector<std::size_t> named;
-        bool before_eq = true;  // the tokens the line names before its first equals sign
-        for (const Item& it : items_of(a.quote.substr(0, a.quote.find('=')))) {
-            if (it.number) {
-                before_eq = false;
-                break;
-            }
-            // a token, or a query's or key's subscript of one: "q_tea", "k_we"
-            std::optional<std::size_t> t = index.find(it.word);
-            if (!t && it.word.size() >= 3 && it.word[1] == '_') t = index.find(it.word.substr(2));
-            if (t) named.push_back(*t);
+    for (const auto& [where, arrays] : lines) {
+        const std::string& quote = art.arrays[arrays.front()].quote;
+        // a line may work several pairs, a clause each: "q1 · k1 = 2, q1 · k2 = 4; q1 · k3 = 4"
+        std::vector<std::string> clauses(1);
+        int depth = 0;  // "score(cat, sat) = 1.20": a comma inside brackets ends no clause
+        for (char c : quote) {
+            depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
+            if ((c == ',' || c == ';') && depth <= 0) clauses.emplace_back();
+            else clauses.back() += c;
         }
-        // the line's last number stands after its last equals sign: a result, not a factor
-        const std::vector<Item> tail = items_of(a.quote.substr(eq + 1));
-        const bool result = tail.size() == 1 && tail[0].number && same(*tail[0].number, a.rows[0][0]);
-        if (!before_eq || named.size() != 2 || !result) continue;
-        out.push_back({named[0], named[1], i});
+        // a clause's numbers after the first: the line's prose numbers, matched in order by value
+        std::size_t next = 0;
+        for (const std::string& clause : clauses) {
+            const std::size_t eq = clause.rfind('=');
+            if (eq == std::string::npos) continue;
+            std::vector<std::size_t> named;
+            std::vector<long> numbered;  // "q1 · k2", "q_1 \\cdot k_2": a query's and a key's numbers
+            for (const Item& it : items_of(clause.substr(0, clause.find('=')))) {
+                if (it.number) {
+                    named.clear(), numbered.clear();
+                    break;
+                }
+                // a token, or a query's or key's subscript of one: "q_tea", "k_we"
+                std::optional<std::size_t> t = index.find(it.word);
+                if (!t && it.word.size() >= 3 && it.word[1] == '_') t = index.find(it.word.substr(2));
+                if (t) named.push_back(*t);
+                const std::size_t digits = it.word.size() > 2 && it.word[1] == '_' ? 2 : 1;
+                if (it.word.size() > digits && it.word.size() <= digits + 3 && (it.word[0] == 'q' || it.word[0] == 'k') &&
+                    std::all_of(it.word.begin() + static_cast<std::ptrdiff_t>(digits), it.word.end(),
+                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+                    (it.word[0] == 'q') == numbered.empty())
+                    numbered.push_back(std::stol(it.word.substr(digits)));
+            }
+            std::vector<Item> tail = items_of(clause.substr(eq + 1));
+            while (!tail.empty() && tail.back().ends_clause()) tail.pop_back();  // "= 4." ends a sentence
+            if (tail.empty() || !tail.back().number) continue;
+            while (next < arrays.size() && !same(*tail.back().number, art.arrays[arrays[next]].rows[0][0])) ++next;
+            if (next == arrays.size()) break;
+            const std::size_t i = arrays[next++];
+            if (used[i]) continue;
+            // the line's last number of the clause stands after its last equals sign: a result, not a factor
+            if (tail.size() != 1) continue;
+            if (named.size() == 2) {
+                out.push_back({named[0], named[1], i});
+            } else if (named.empty() && numbered.size() == 2) {
+                // numbered from 1, as a worked example counts its tokens (q0 on the line: from 0)
+                const long base = numbered[0] == 0 || numbered[1] == 0 ? 0 : 1;
+                const long q = numbered[0] - base, k = numbered[1] - base;
+                if (q >= 0 && k >= 0 && q < static_cast<long>(tokens.size()) && k < static_cast<long>(tokens.size()))
+                    out.push_back({static_cast<std::size_t>(q), static_cast<std::size_t>(k), i});
+            }
+        }
     }
     return out;
 }

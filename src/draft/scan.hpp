@@ -83,6 +83,9 @@ void scan_latex(Scan& scan);
 // `generated` set, named by what the code assigns them to (a module's attribute: W_Q ... by its role).
 // After the bracket and table scanners: NAME.shape[k] reads their arrays.
 void scan_seeded(Scan& scan);
+// Tables whose cells are vectors ("| the | [1, 0, 2] | [0, 1, 1] |", under "| token | query | key |"): an
+// array per column, a row per table row, named by the column's header. Before scan_brackets.
+void scan_vector_tables(Scan& scan);
 void scan_brackets(Scan& scan);
 void scan_tables(Scan& scan);
 void scan_prose(Scan& scan);

@@ -472,6 +472,19 @@ void scan_brackets(Scan& scan) {
             }
             if (j > k) {
                 family = family_name(f0->stem);
+                // "x1 = [1, 0, 1]  # the": a family's rows named by the one word of the comment after each
+                if (std::all_of(flabels.begin(), flabels.end(), [](const std::string& l) { return l.empty(); })) {
+                    std::vector<std::string> notes;
+                    for (std::size_t m = k; m <= j; ++m) {
+                        const std::size_t after = arrays[m]->close + 1, eol = scan.text().line_around(arrays[m]->close).second;
+                        std::string note = trim(s.substr(after, eol > after ? eol - after : 0));
+                        if (note.empty() || note[0] != '#') break;
+                        note = clean_label(std::string_view(note).substr(1));
+                        if (!short_label(note) || note.find(' ') != std::string::npos) break;
+                        notes.push_back(note);
+                    }
+                    if (notes.size() == flabels.size()) flabels = notes;
+                }
                 const bool all = std::none_of(flabels.begin(), flabels.end(), [](const std::string& l) { return l.empty(); });
                 labels = all ? flabels : std::vector<std::string>(j - k + 1);
             }

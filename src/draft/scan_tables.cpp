@@ -126,6 +126,79 @@ std::string name_of_columns(const std::vector<std::string>& labels) {
 
 }  // namespace
 
+namespace vector_tables {
+
+// "[1, 0, 2]" or "[0.5 -0.1]" as a table's cell (markup taken off): its numbers, or none.
+std::optional<std::vector<PrintedNumber>> cell_vector(std::string_view cell) {
+    std::string c;
+    for (char ch : cell)
+        if (ch != '*' && ch != '`' && ch != '$') c += ch;
+    const std::string t = trim(c);
+    if (t.size() < 3 || t.front() != '[' || t.back() != ']') return std::nullopt;
+    std::vector<PrintedNumber> out;
+    for (std::size_t i = 1; i + 1 < t.size();) {
+        if (t[i] == ' ' || t[i] == ',') {
+            ++i;
+            continue;
+        }
+        const auto n = read_number(t, i);
+        if (!n || n->end <= i) return std::nullopt;
+        out.push_back(n->number);
+        i = n->end;
+    }
+    if (out.size() < 2) return std::nullopt;
+    return out;
+}
+
+}  // namespace vector_tables
+
+void scan_vector_tables(Scan& scan) {
+    using vector_tables::cell_vector;
+    const std::string_view s = scan.s();
+    struct Body {
+        std::size_t begin = 0, end = 0;
+        std::vector<std::string> cells;
+    };
+    std::vector<std::string> header;
+    std::vector<Body> body;
+    auto flush = [&] {
+        const std::size_t cols = body.empty() ? 0 : body[0].cells.size();
+        if (body.size() >= 2 && cols >= 2 && header.size() == cols) {
+            std::vector<std::string> labels;
+            for (const Body& b : body) labels.push_back(clean_label(b.cells[0]));
+            for (std::size_t c = 1; c < cols; ++c) {
+                PrintedArray a;
+                a.form = PrintedForm::table;
+                for (const Body& b : body)
+                    if (const auto v = cell_vector(b.cells[c]); v && (a.rows.empty() || v->size() == a.rows[0].size())) a.rows.push_back(*v);
+                if (a.rows.size() != body.size()) continue;
+                a.row_labels = labels;
+                a.name = clean_label(header[c]);
+                set_shape(a, 2);
+                scan.add(body.front().begin, body.back().end, std::move(a));
+            }
+        }
+        body.clear();
+    };
+    for (std::size_t begin = 0; begin < s.size();) {
+        std::size_t end = s.find('\n', begin);
+        if (end == std::string_view::npos) end = s.size();
+        const auto cells = scan.taken(begin, end) ? std::nullopt : pipe_cells(s.substr(begin, end - begin));
+        if (!cells) {
+            flush();
+            header.clear();
+        } else if (separator_row(*cells)) {
+        } else if (cells->size() >= 2 && cell_vector((*cells)[1]) && (body.empty() || body[0].cells.size() == cells->size())) {
+            body.push_back({begin, end, *cells});
+        } else {
+            flush();
+            header = *cells;
+        }
+        begin = end + 1;
+    }
+    flush();
+}
+
 void scan_tables(Scan& scan) {
     const std::string_view s = scan.s();
     std::vector<Row> run;
