@@ -1415,3 +1415,31 @@ TEST_CASE("a blog page: row labels in th cells, MathJax bmatrix weights, a causa
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("tokens from emphasised words, never from emphasised parts of attention, else t1 ... beside a named X", "[draft]") {
+    const std::string body =
+        "x1 = [1, 0, 1, 0]\nx2 = [0, 2, 0, 2]\nx3 = [1, 1, 1, 1]\n\n"
+        "W_Q = [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]\n\nW_K = [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]\n\n"
+        "W_V = [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]\n\n"
+        "Attention weights:\n\n[[0.1361, 0.4319, 0.4319], [0.0009, 0.9088, 0.0903], [0.0074, 0.7547, 0.2378]]\n";
+    SECTION("an emphasised list names the rows") {
+        const attntrace::Draft d = drafted_markdown("We follow **Cats**, **chase** and **mice**.\n\n" + body, "em.md");
+        const auto lesson = nlohmann::json::parse(d.lesson.dump());
+        INFO(lesson.dump(1));
+        CHECK(lesson["tokens"] == nlohmann::json::parse(R"(["Cats", "chase", "mice"])"));
+        CHECK(verdicts(lesson)["blocks.0.attn.hook_pattern"] == "agrees");
+    }
+    SECTION("an emphasised list of attention's parts is no list of tokens") {
+        const attntrace::Draft d = drafted_markdown("Each input gives a *query*, a *key* and a *value*; "
+                                                    "`queries`, `keys` and `values` are stacked.\n\n" + body, "parts.md");
+        const auto lesson = nlohmann::json::parse(d.lesson.dump());
+        INFO(lesson.dump(1));
+        CHECK(lesson["tokens"] == nlohmann::json::parse(R"(["t1", "t2", "t3"])"));  // X named x, no list: numbered
+        CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+        CHECK(verdicts(lesson)["blocks.0.attn.hook_pattern"] == "agrees");
+    }
+}
+
+}  // namespace test_draft

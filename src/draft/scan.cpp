@@ -356,6 +356,56 @@ std::size_t quoted_run(std::string_view s, std::size_t i, std::vector<std::strin
     return end;
 }
 
+// The Markdown emphasis at s[i] ("**", "*", "__", "_", "`"): its marker's length, 0 for none. An underscore
+// inside a word (d_k) is no emphasis.
+std::size_t emphasis_at(std::string_view s, std::size_t i) {
+    if (s[i] == '`') return 1;
+    if (s[i] != '*' && s[i] != '_') return 0;
+    if (s[i] == '_' && i > 0 && std::isalnum(static_cast<unsigned char>(s[i - 1]))) return 0;
+    return i + 1 < s.size() && s[i + 1] == s[i] ? 2 : 1;
+}
+
+// Words an attention tutorial emphasises that name its parts, not its tokens ("**query**, **key** and **value**").
+bool names_a_part(std::string_view w) {
+    std::string l;
+    for (char c : w) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* x : {"query", "queries", "key", "keys", "value", "values", "softmax", "attention", "scores", "score",
+                          "weights", "weight", "output", "outputs", "input", "inputs", "embedding", "embeddings", "head", "heads"})
+        if (l == x) return true;
+    return false;
+}
+
+// Emphasised words one after another, each of one word, apart by commas or "and", with one marker: **the**,
+// **dog** and **ran**, *I*, *like*, *tea*, `the`, `cat`; the words and where the run ends (npos: fewer than
+// two, or a word that names a part of attention).
+std::size_t emphasis_run(std::string_view s, std::size_t i, std::vector<std::string>& words) {
+    constexpr std::size_t kMaxWords = 64;
+    const std::size_t m = emphasis_at(s, i);
+    if (m == 0) return std::string_view::npos;
+    const std::string_view marker = s.substr(i, m);
+    std::size_t k = i, end = std::string_view::npos;
+    words.clear();
+    while (k < s.size() && words.size() < kMaxWords && s.substr(k, m) == marker && (k + m >= s.size() || s[k + m] != marker[0])) {
+        const std::size_t close = s.substr(k + m, 34).find(marker);
+        if (close == std::string_view::npos) break;
+        const std::string_view w = s.substr(k + m, close);
+        if (!plain_word(w) || std::any_of(w.begin(), w.end(), [](char c) { return std::ispunct(static_cast<unsigned char>(c)) && c != '\'' && c != '-'; }) ||
+            names_a_part(w))
+            return std::string_view::npos;
+        words.emplace_back(w);
+        end = k + m + close + m;
+        k = end;
+        std::size_t j = k;
+        while (j < s.size() && (s[j] == ',' || s[j] == ' ')) ++j;
+        if (s.substr(j, 4) == "and ") j += 4;
+        while (j < s.size() && s[j] == ' ') ++j;
+        if (j == k) break;
+        k = j;
+    }
+    if (words.size() < 2) return std::string_view::npos;
+    return end;
+}
+
 }  // namespace
 
 std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
@@ -395,6 +445,13 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
                 i = k;  // its words are read: not a run of quoted words again
             }
             continue;
+        }
+        if (std::vector<std::string> run; emphasis_at(s, i) && (i == 0 || !emphasis_at(s, i - 1))) {
+            if (const std::size_t end = emphasis_run(s, i, run); end != std::string_view::npos) {
+                out.push_back({std::move(run), false, text.place_of(i)});
+                i = end - 1;
+                continue;
+            }
         }
         std::size_t len = 0;
         // a string the code assigns, sentence = 'owls hunt at night' (single quotes too), its words' trailing

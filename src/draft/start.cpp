@@ -205,12 +205,21 @@ std::vector<Start> embed_starts(const Article& art) {
             if (is_table(a) && a.rows.size() == cands[c].words.size()) score += 1 + (a.row_labels == cands[c].words ? 2 : 0);
         if (score > best_score) best = c, best_score = score;
     }
-    if (best == kNone) return {};
-    s.tokens = cands[best].words;
-    const std::size_t T = s.tokens.size();
+    std::size_t T = 0;
+    if (best != kNone) {
+        s.tokens = cands[best].words;
+        T = s.tokens.size();
+    } else {  // no list of tokens: an X named so, its tokens its labels, else t1 ... tn
+        for (const auto& a : art.arrays)
+            if (is_table(a) && a.rows.size() >= 2 && a.rows[0].size() >= 2 && names_input(a.name)) {
+                T = a.rows.size();
+                break;
+            }
+        if (T == 0) return {};
+    }
     std::size_t x = kNone;
     bool named_x = false;  // X found by its name (X, E, inputs, embeddings), not as the first with a row per token
-    for (int pass = 0; pass < 2 && x == kNone; ++pass)
+    for (int pass = 0; pass < (best == kNone ? 1 : 2) && x == kNone; ++pass)
         for (std::size_t i = 0; i < art.arrays.size(); ++i) {
             const auto& a = art.arrays[i];
             if (!is_table(a) || a.rows.size() != T || a.rows[0].size() < 2) continue;
@@ -219,8 +228,14 @@ std::vector<Start> embed_starts(const Article& art) {
             x = i;
             named_x = pass == 0;
             s.d_model = a.rows[0].size();
-            s.reasons.push_back(fmt::format("tokens: {} ({}; {} printed arrays have a row per token)", json(s.tokens).dump(),
-                                            cands[best].from, best_score));
+            if (best == kNone) {
+                std::string from;
+                s.tokens = tokens_for(cands, a, T, from);
+                s.reasons.push_back(fmt::format("tokens: {} ({}: no list of tokens fits the arrays)", json(s.tokens).dump(), from));
+            } else {
+                s.reasons.push_back(fmt::format("tokens: {} ({}; {} printed arrays have a row per token)", json(s.tokens).dump(),
+                                                cands[best].from, best_score));
+            }
             s.reasons.push_back(fmt::format("X: the {} x {} array at {}{}", T, s.d_model, a.place.describe(),
                                             pass == 0 ? " (named " + a.name + ")" : " (the first with a row per token)"));
             break;
@@ -309,7 +324,8 @@ std::vector<Start> embed_starts(const Article& art) {
             out.push_back(std::move(w));
         }
     }
-    if (named_x) {
+    // without a list of tokens, an X named so starts only a run with weights (an E beside its positions is theirs)
+    if (named_x && best != kNone) {
         Start alone = s;
         alone.identity = true;
         alone.reasons.push_back("no weights: W_Q, W_K and W_V the identity, so that Q = K = V = X");
