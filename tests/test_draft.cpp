@@ -1443,3 +1443,55 @@ TEST_CASE("tokens from emphasised words, never from emphasised parts of attentio
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("per-head weights printed apart (W_1^Q, W_2^Q): joined side by side, each head's arrays on its head", "[draft]") {
+    // tests/draft-articles/two-heads-by-hand.md (worked with numpy): X, then for each of two heads its W^Q, W^K,
+    // W^V (4 x 2), its weights A_h and output Z_h (Z_2's last number planted -0.080 for -0.008); then W^O and
+    // the projected output. Before, head 1's weights started a one-head run and head 2's arrays were claimed
+    // on it as wrong: a false verdict.
+    const std::vector<attntrace::Draft> ds = test_article_drafts("two-heads-by-hand.md");
+    REQUIRE(ds.size() == 1);
+    const auto lesson = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["config"]["heads"] == 2);
+    CHECK(lesson["weights"]["W_Q"][1] == nlohmann::json::parse("[-0.4, 0.0, -0.4, -0.6]"));  // head 1's row, then head 2's
+    CHECK(lesson["weights"].contains("W_O"));
+    std::map<std::string, std::string> v = verdicts(lesson);
+    CHECK(v["blocks.0.attn.hook_pattern{\"head\":0}"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_pattern{\"head\":1}"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_z{\"head\":0}"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_z{\"head\":1}"] == "disagrees");
+    CHECK(v["blocks.0.hook_attn_out"] == "agrees");
+    CHECK(ds[0].unplaced.empty());
+}
+
+TEST_CASE("per-head weights printed as nn.Linear keeps them (d_k x d_model) are joined by rows", "[draft]") {
+    // the same heads as above, each W printed transposed (2 x 4) and named W_Q1 ... W_V2
+    auto t = [](const std::string& rows4x2) {
+        const auto m = nlohmann::json::parse(rows4x2);
+        nlohmann::json out = nlohmann::json::array({nlohmann::json::array(), nlohmann::json::array()});
+        for (const auto& r : m)
+            for (std::size_t c = 0; c < 2; ++c) out[c].push_back(r[c]);
+        return out.dump();
+    };
+    const std::string md =
+        "Tokens: \"sun\", \"sets\", \"late\".\n\nX = [[1.0, 0.5, -0.5, 0.0], [0.0, 1.0, 0.5, -1.0], [0.5, 0.0, 1.0, 0.5]]\n\n"
+        "W_Q1 = " + t("[[0.1, 0.4], [-0.4, 0.0], [0.8, 0.8], [-0.7, -0.6]]") + "\n\n" +
+        "W_K1 = " + t("[[-0.9, -0.1], [-0.9, -0.1], [0.3, -0.4], [0.4, 0.2]]") + "\n\n" +
+        "W_V1 = " + t("[[-1.0, 0.1], [-0.5, -0.2], [-0.4, 0.4], [-0.1, -0.7]]") + "\n\n" +
+        "W_Q2 = " + t("[[0.1, 0.6], [-0.4, -0.6], [-0.2, 0.9], [1.0, 0.3]]") + "\n\n" +
+        "W_K2 = " + t("[[0.8, 0.7], [-0.2, -0.8], [0.3, 0.1], [-0.3, -0.5]]") + "\n\n" +
+        "W_V2 = " + t("[[-0.2, -0.1], [-0.5, -0.4], [-0.1, 0.7], [0.2, -0.4]]") + "\n\n" +
+        "Head 2's weights:\n\n[[0.327, 0.345, 0.329], [0.276, 0.444, 0.280], [0.395, 0.228, 0.377]]\n";
+    const attntrace::Draft d = drafted_markdown(md, "linear-heads.md");
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["config"]["heads"] == 2);
+    CHECK(lesson["config"]["weight_layout"] == "out_in");
+    CHECK(lesson["weights"]["W_Q"].size() == 4);  // two heads' 2 x 4, stacked
+    CHECK(verdicts(lesson)["blocks.0.attn.hook_pattern{\"head\":1}"] == "agrees");
+}
+
+}  // namespace test_draft

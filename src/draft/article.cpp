@@ -4,6 +4,9 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "draft/article_text.hpp"
 #include "draft/scan.hpp"
@@ -100,6 +103,77 @@ void name_printed_outputs(std::vector<PrintedArray>& arrays, const ArticleText& 
     }
 }
 
+// Per-head weights printed apart (W_1^Q, W_2^Q, ... or W^Q_1, W_Q^{(2)}): a name that is W and the role's
+// letter once one run of digits (the head's number) is taken out. Returns the role (0, 1, 2) and the number.
+std::optional<std::pair<int, long>> head_weight(const std::string& name) {
+    std::string letters, digits;
+    bool ended = false;  // the digits are one run
+    for (char c : name) {
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            if (ended) return std::nullopt;
+            digits += c;
+        } else if (std::isalpha(static_cast<unsigned char>(c))) {
+            letters += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            ended = ended || !digits.empty();
+        } else {
+            ended = ended || !digits.empty();
+        }
+    }
+    if (digits.empty() || digits.size() > 2 || letters.size() != 2 || letters[0] != 'W') return std::nullopt;
+    const int role = letters[1] == 'Q' ? 0 : letters[1] == 'K' ? 1 : letters[1] == 'V' ? 2 : -1;
+    if (role < 0) return std::nullopt;
+    return std::pair<int, long>{role, std::stol(digits)};
+}
+
+// Per-head weights printed apart, heads numbered 1 ... H (or 0 ... H - 1), H >= 2, one shape per role and
+// each role's H heads: each role's heads joined side by side into one array (x·W's columns, or rows when
+// printed d_k x d_model, fewer rows than columns, as nn.Linear keeps them), as the concatenated heads use
+// them, placed where its first head was printed. The heads' own arrays are kept, marked `joined`.
+void join_head_weights(std::vector<PrintedArray>& arrays) {
+    constexpr std::size_t kMaxJoined = 16;  // heads printed apart by a worked example: a few
+    std::map<long, std::size_t> by_head[3];  // each role's first array of each head's number
+    for (std::size_t i = 0; i < arrays.size(); ++i) {
+        const PrintedArray& a = arrays[i];
+        if (a.form == PrintedForm::prose || a.rows.size() < 1 || a.elided || a.operand) continue;
+        if (const auto hw = head_weight(a.name); hw && by_head[hw->first].size() < kMaxJoined) by_head[hw->first].emplace(hw->second, i);
+    }
+    const std::size_t H = by_head[0].size();
+    if (H < 2 || by_head[1].size() != H || by_head[2].size() != H) return;
+    std::vector<std::pair<std::size_t, PrintedArray>> joined;  // (before which array, the joined array)
+    for (int r = 0; r < 3; ++r) {
+        const long from = by_head[r].begin()->first;
+        if ((from != 0 && from != 1) || by_head[r].rbegin()->first != from + static_cast<long>(H) - 1) return;
+        const PrintedArray& first = arrays[by_head[r].begin()->second];
+        for (const auto& [h, i] : by_head[r])
+            if (arrays[i].rows.size() != first.rows.size() ||
+                std::any_of(arrays[i].rows.begin(), arrays[i].rows.end(), [&](const auto& row) { return row.size() != first.rows[0].size(); }))
+                return;
+        const bool by_rows = first.rows.size() < first.rows[0].size();
+        PrintedArray j = first;
+        j.rows.clear();
+        for (const auto& [h, i] : by_head[r]) {
+            const auto& rows = arrays[i].rows;
+            if (by_rows) {
+                j.rows.insert(j.rows.end(), rows.begin(), rows.end());
+            } else {
+                if (j.rows.empty()) j.rows.resize(rows.size());
+                for (std::size_t k = 0; k < rows.size(); ++k) j.rows[k].insert(j.rows[k].end(), rows[k].begin(), rows[k].end());
+            }
+        }
+        j.shape = {j.rows.size(), j.rows[0].size()};
+        j.name = std::string("W^") + "QKV"[r];
+        j.row_labels.clear();
+        j.col_labels.clear();
+        j.joined_heads = H;
+        j.quote = fmt::format("{} heads' {} printed apart, side by side (the first at {})", H, j.name, first.place.describe());
+        joined.emplace_back(by_head[r].begin()->second, std::move(j));
+    }
+    for (int r = 0; r < 3; ++r)
+        for (const auto& [h, i] : by_head[r]) arrays[i].joined = true;
+    std::sort(joined.begin(), joined.end(), [](const auto& a, const auto& b) { return a.first > b.first; });  // from the back
+    for (auto& [at, j] : joined) arrays.insert(arrays.begin() + static_cast<std::ptrdiff_t>(at), std::move(j));
+}
+
 }  // namespace
 
 Article read_article_text(std::string_view content, const std::string& file, const std::string& format) {
@@ -123,6 +197,7 @@ Article read_article_text(std::string_view content, const std::string& file, con
     out.arrays = std::move(scan).arrays();
     merge_weighted(out.arrays);
     collapse_copied_batches(out.arrays);
+    join_head_weights(out.arrays);
     if (format == "notebook") name_printed_outputs(out.arrays, text);
     read_mask_numbers(out.arrays);
     out.tokens = scan_tokens(text);

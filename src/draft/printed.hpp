@@ -65,6 +65,8 @@ struct PrintedArray {
     bool ids = false;                      // the ids an embedding's rows are looked up by (scan_seeded): read, not computed
     bool weighted = false;                 // a weight times a vector, a line each ("0.07 * [1, 1, 3] = [..]"): rows are
                                            // the terms of a weighted sum (Z's weighted value vectors), not a matrix
+    std::size_t joined_heads = 0;          // per-head weights printed apart (W_1^Q, W_2^Q), here side by side: their count
+    bool joined = false;                   // one head's weight, read as part of such a joined array (not on its own)
     std::string quote;                     // the text it stands in, as written (a bounded excerpt)
     // A mask drawn in glyphs or words (scan_masks): how they were read ("● visible (0), ○ blocked (-inf)"),
     // the labels its legend calls global ("G = global token"), and the caption and legend around it, in

@@ -288,7 +288,9 @@ std::vector<Start> embed_starts(const Article& art) {
             w.reasons.push_back(a.name.empty() || weight_role(a.name) < 0
                                     ? fmt::format("{}: the array at {} (a d_model-row array after X)", names[r], a.place.describe())
                                     : fmt::format("{}: the array at {} (named {}{})", names[r], a.place.describe(), a.name,
-                                                  a.generated ? "; generated: " + a.generated->how : ""));
+                                                  a.generated       ? "; generated: " + a.generated->how
+                                                  : a.joined_heads ? "; " + a.quote
+                                                                    : ""));
         }
         const PrintedArray& q = art.arrays[w.inputs[1]];
         w.out_in = q.rows.size() != w.d_model;
@@ -485,7 +487,7 @@ int weight_role(const std::string& name) {
 }
 
 
-bool is_table(const PrintedArray& a) { return a.form != PrintedForm::prose && rectangular(a) && !a.operand && !a.ids; }
+bool is_table(const PrintedArray& a) { return a.form != PrintedForm::prose && rectangular(a) && !a.operand && !a.ids && !a.joined; }
 
 std::string bare(const std::string& name) {
     std::string out;
@@ -708,7 +710,7 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
             const long h = art.setting("heads");
             // a list of heads the code builds (nn.ModuleList of a head module): its count
             const PrintedArray& wq = art.arrays[s.inputs[1] == kNone ? s.inputs[0] : s.inputs[1]];
-            const std::size_t listed = !s.identity && wq.generated ? wq.generated->heads : 0;
+            const std::size_t listed = s.identity ? 0 : wq.generated ? wq.generated->heads : wq.joined_heads;
             for (std::size_t n : {std::size_t{2}, static_cast<std::size_t>(std::max(h, 1L)), listed})
                 if (n > 1 && width % n == 0 && width / n >= 1 && std::find(heads.begin(), heads.end(), n) == heads.end()) heads.push_back(n);
             if (s.identity) heads = {1};  // attention on X itself: one head
