@@ -1495,3 +1495,21 @@ TEST_CASE("per-head weights printed as nn.Linear keeps them (d_k x d_model) are 
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("formula services that name their parameter: tex=, math=, chl= read as the formula alone", "[draft]") {
+    const std::string md =
+        "![X](https://www.zhihu.com/equation?tex=X%3D%5Cbegin%7Bbmatrix%7D1%260%5C%5C0%261%5Cend%7Bbmatrix%7D)\n\n"
+        "<img src=\"https://chart.googleapis.com/chart?cht=tx&chl=W%5EQ%3D%5Cbegin%7Bbmatrix%7D1%262%5C%5C3%264%5Cend%7Bbmatrix%7D\">\n\n"
+        "![](https://render.githubusercontent.com/render/math?math=W%5EK%3D%5Cbegin%7Bbmatrix%7D0.5%260%5C%5C0%260.5%5Cend%7Bbmatrix%7D)\n";
+    const attntrace::Article art = attntrace::read_article_text(md, "services.md", "markdown");
+    REQUIRE(art.arrays.size() == 3);
+    CHECK(art.arrays[0].name == "X");  // not "tex", the parameter's name
+    CHECK(art.arrays[1].name == "W^Q");  // not "cht": chl's value, not the chart type before it
+    CHECK(art.arrays[1].rows[1][1].value == 4);
+    CHECK(art.arrays[2].name == "W^K");
+    CHECK(art.arrays[2].rows[0][0].decimals == 1);
+}
+
+}  // namespace test_draft

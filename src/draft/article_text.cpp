@@ -381,7 +381,22 @@ std::string with_formula_urls(std::string_view line) {
         }
         if (q != std::string_view::npos) {
             std::string tex;
-            const std::string_view query = url.substr(q + 1);
+            std::string_view query = url.substr(q + 1);
+            // a formula service that names its parameter (zhihu.com/equation?tex=TEX, render/math?math=TEX,
+            // chart.googleapis.com/chart?cht=tx&chl=TEX): that parameter's value alone
+            for (std::size_t p = 0; p < query.size();) {
+                const std::size_t amp = std::min(query.find('&', p), query.size());
+                const std::string_view param = query.substr(p, amp - p);
+                bool named = false;
+                for (std::string_view key : {"tex=", "math=", "chl=", "from=", "latex=", "formula=", "eq=", "equation="})
+                    named = named || param.substr(0, key.size()) == key;
+                if (named && (param.find('\\') != std::string_view::npos || param.find("%5C") != std::string_view::npos ||
+                              param.find("%5c") != std::string_view::npos)) {
+                    query = param.substr(param.find('=') + 1);
+                    break;
+                }
+                p = amp + 1;  // (none named: codecogs' query is the formula itself, its & are &space;)
+            }
             for (std::size_t k = 0; k < query.size(); ++k) {
                 if (query[k] == '%' && k + 2 < query.size() + 0 && hex_digit(query[k + 1]) >= 0 && hex_digit(query[k + 2]) >= 0) {
                     tex += static_cast<char>(hex_digit(query[k + 1]) * 16 + hex_digit(query[k + 2]));
