@@ -1513,3 +1513,26 @@ TEST_CASE("formula services that name their parameter: tex=, math=, chl= read as
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("a notebook that sets its module's weights by hand (weight.copy_): x·Wᵀ, tokens from an emphasised sentence", "[draft]") {
+    // tests/draft-articles/chosen-weights.ipynb (written with PyTorch): "The sentence is *my cat sleeps*", x a
+    // tensor in code, a SelfAttention of three nn.Linear(3, 2, bias=False) whose weights are overwritten with
+    // copy_(torch.tensor(..)), the queries, the weights (one planted 0.3070 for 0.3700) and the context printed
+    const std::vector<attntrace::Draft> ds = test_article_drafts("chosen-weights.ipynb");
+    REQUIRE(ds.size() == 1);
+    const auto lesson = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["tokens"] == nlohmann::json::parse(R"(["my", "cat", "sleeps"])"));
+    CHECK(lesson["config"]["weight_layout"] == "out_in");
+    CHECK(lesson["weights"]["W_K"][1] == nlohmann::json::parse("[-0.5, 0.6, 0.3]"));
+    std::map<std::string, std::string> v = verdicts(lesson);
+    CHECK(v["blocks.0.attn.hook_q"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_pattern"] == "disagrees");
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":1}"] == "disagrees");
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":0}"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_z"] == "agrees");
+}
+
+}  // namespace test_draft

@@ -406,6 +406,38 @@ std::size_t emphasis_run(std::string_view s, std::size_t i, std::vector<std::str
     return end;
 }
 
+// An emphasised phrase the sentence before it calls the input ("The sentence is *my cat sleeps*", "input:
+// **the ring fell**"): its words, and where it ends (npos: none such).
+std::size_t emphasised_sentence(std::string_view s, std::size_t i, std::vector<std::string>& words) {
+    constexpr std::size_t kMaxPhrase = 120, kLookBack = 24;
+    const std::size_t m = emphasis_at(s, i);
+    if (m == 0 || s[i] == '`') return std::string_view::npos;
+    const std::string_view marker = s.substr(i, m);
+    const std::size_t close = s.substr(i + m, kMaxPhrase).find(marker);
+    if (close == std::string_view::npos) return std::string_view::npos;
+    std::string before;
+    for (char c : s.substr(i > kLookBack ? i - kLookBack : 0, std::min(i, kLookBack)))
+        before += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool called = false;
+    for (const char* w : {"sentence", "input", "phrase", "text", "tokens", "sequence"}) called = called || before.find(w) != std::string::npos;
+    if (!called) return std::string_view::npos;
+    words.clear();
+    const std::string_view body = s.substr(i + m, close);
+    for (std::size_t a = 0; a < body.size();) {
+        const std::size_t b = std::min(body.find(' ', a), body.size());
+        std::string_view w = body.substr(a, b - a);
+        while (w.size() > 1 && std::strchr(",.;:!?", w.back())) w.remove_suffix(1);
+        if (!w.empty()) {
+            if (std::any_of(w.begin(), w.end(), [](unsigned char c) { return !std::isalpha(c) && c != '\'' && c != '-' && c < 0x80; }))
+                return std::string_view::npos;
+            words.emplace_back(w);
+        }
+        a = b + 1;
+    }
+    if (words.size() < 2) return std::string_view::npos;
+    return i + m + close + m;
+}
+
 }  // namespace
 
 std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
@@ -449,6 +481,11 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
         if (std::vector<std::string> run; emphasis_at(s, i) && (i == 0 || !emphasis_at(s, i - 1))) {
             if (const std::size_t end = emphasis_run(s, i, run); end != std::string_view::npos) {
                 out.push_back({std::move(run), false, text.place_of(i)});
+                i = end - 1;
+                continue;
+            }
+            if (const std::size_t end = emphasised_sentence(s, i, run); end != std::string_view::npos) {
+                out.push_back({std::move(run), true, text.place_of(i)});
                 i = end - 1;
                 continue;
             }
