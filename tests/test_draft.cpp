@@ -1536,3 +1536,25 @@ TEST_CASE("a notebook that sets its module's weights by hand (weight.copy_): x·
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("a batch of distinct sequences as the only X is refused in one line, never run as one long sequence", "[draft]") {
+    // Before, x = [[[..3 rows..]], [[..3 rows..]]] was read as one sequence of 6 tokens, attending across sequences.
+    const std::string md =
+        "x = [[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.9, 1.0, 1.1, 1.2]],\n"
+        "     [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0]]]\n\n"
+        "W_Q = [[1, 0], [0, 1], [1, 0], [0, 1]]\n\nW_K = [[1, 0], [0, 1], [1, 0], [0, 1]]\n\nW_V = [[1, 0], [0, 1], [1, 0], [0, 1]]\n\n"
+        "out = [[[0.5, 0.6], [0.6, 0.7], [0.7, 0.8]], [[0.3, 0.4], [0.4, 0.3], [0.5, 0.5]]]\n";
+    try {
+        (void)attntrace::draft_lessons(attntrace::read_article_text(md, "batch.md", "markdown"));
+        FAIL("drafted a batch as one sequence");
+    } catch (const attntrace::InputError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("batch.md") != std::string::npos);
+        CHECK(what.find("a batch of 2 sequences of 3 tokens") != std::string::npos);
+        CHECK(what.find('\n') == std::string::npos);
+    }
+}
+
+}  // namespace test_draft

@@ -565,6 +565,11 @@ std::vector<Draft> draft_lessons(const Article& art) {
         return {std::move(*shapes)};
     }
     if (accepted.empty()) {
+        // a batch of sequences as the only X ([B, T, D]): not drafted, and said so
+        for (const PrintedArray& a : art.arrays)
+            if (a.shape.size() == 3 && is_table(a) && names_input(a.name))
+                fail_field(art.file, "", "one sequence's X (a batch of sequences is not drafted)",
+                           fmt::format("{} at {}, a batch of {} sequences of {} tokens", a.name, a.place.describe(), a.shape[0], a.shape[1]));
         if (!refusal.empty())
             fail_field(art.file, "", "printed X and weights that make a lesson that runs", "a lesson refused with \"" + refusal + "\"");
         fail_field(art.file, "",

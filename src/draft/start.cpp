@@ -30,11 +30,6 @@ bool rectangular(const PrintedArray& a) {
     return true;
 }
 
-bool names_input(const std::string& name) {
-    const std::string b = bare(name);
-    return b == "X" || b == "E" || b == "x" || b == "Embeddings" || b == "embeddings" || b == "Embedding" || b == "H" ||
-           word_role(name) == "X";
-}
 
 OrderedJson number_json(double v) {
     if (std::isinf(v)) return v < 0 ? OrderedJson("-inf") : OrderedJson("inf");
@@ -211,7 +206,7 @@ std::vector<Start> embed_starts(const Article& art) {
         T = s.tokens.size();
     } else {  // no list of tokens: an X named so, its tokens its labels, else t1 ... tn
         for (const auto& a : art.arrays)
-            if (is_table(a) && a.rows.size() >= 2 && a.rows[0].size() >= 2 && names_input(a.name)) {
+            if (is_table(a) && a.rows.size() >= 2 && a.rows[0].size() >= 2 && names_input(a.name) && a.shape.size() != 3) {
                 T = a.rows.size();
                 break;
             }
@@ -222,7 +217,8 @@ std::vector<Start> embed_starts(const Article& art) {
     for (int pass = 0; pass < (best == kNone ? 1 : 2) && x == kNone; ++pass)
         for (std::size_t i = 0; i < art.arrays.size(); ++i) {
             const auto& a = art.arrays[i];
-            if (!is_table(a) || a.rows.size() != T || a.rows[0].size() < 2) continue;
+            // a batch of sequences (B, T, D) is no one sequence's X: its rows run together would attend across sequences
+            if (!is_table(a) || a.rows.size() != T || a.rows[0].size() < 2 || a.shape.size() == 3) continue;
             if (pass == 0 && !names_input(a.name) && !(a.generated && a.generated->embedding)) continue;
             if (pass == 1 && (!step_hint(a.name).empty() || sums_to_one(a))) continue;  // a named Q or a matrix of weights is no X
             x = i;
@@ -473,6 +469,12 @@ void norm_starts(const Article& art, const std::vector<TokenCandidate>& cands, s
 }
 
 }  // namespace
+
+bool names_input(const std::string& name) {
+    const std::string b = bare(name);
+    return b == "X" || b == "E" || b == "x" || b == "Embeddings" || b == "embeddings" || b == "Embedding" || b == "H" ||
+           word_role(name) == "X";
+}
 
 int weight_role(const std::string& name) {
     const std::string b = bare(name), words = word_role(name);

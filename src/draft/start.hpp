@@ -100,7 +100,8 @@ std::string lesson_id(const std::string& file);       // the article's file name
 std::string claim_id(const std::string& base, std::map<std::string, int>& used);
 bool is_table(const PrintedArray& a);                 // rows of equal length, not elided, not a product's factor
 std::string bare(const std::string& name);            // "W^{Q}" -> "WQ"
-int weight_role(const std::string& name);             // 0, 1, 2 for a name of W_Q, W_K, W_V ("W^Q", "Weights for key"); -1 otherwise
+int weight_role(const std::string& name);
+bool names_input(const std::string& name);            // a name of the embeddings: X, E, x, H, "inputs", "embeddings"             // 0, 1, 2 for a name of W_Q, W_K, W_V ("W^Q", "Weights for key"); -1 otherwise
 // An input or weight printed with this many decimals or more was printed by code from values of more
 // digits (PyTorch prints 4): the drafted lesson's input_decimals names it.
 inline constexpr int kInputPrintDecimals = 4;
