@@ -450,3 +450,46 @@ TEST_CASE("the export carries the new fields and verdicts, and check prints the 
 }
 
 }  // namespace test_claim_selections
+
+namespace test_claim_selections {
+
+TEST_CASE("axes: an array printed transposed (a key per row of Aᵀ) is checked cell for cell against the step", "[claims]") {
+    // Aᵀ of kWeights: row j is key j's weight from each query
+    const json transposed = {{0.25, 0.125, 0.25}, {0.25, 0.375, 0.25}, {0.5, 0.5, 0.5}};
+    json wrong = transposed;
+    wrong[0][1] = 0.3;  // query b's weight on key a, printed wrong: 0.125
+    const auto e = run(json::array({claim("t", {{"axes", {"key", "query"}}, {"decimals", 3}, {"values", transposed}}),
+                                    claim("w", {{"axes", {"key", "query"}}, {"decimals", 3}, {"values", wrong}, {"expect", "disagrees"}}),
+                                    claim("as-printed", {{"decimals", 3}, {"values", transposed}, {"expect", "disagrees"}}),
+                                    // a column of the step, fixed key: one axis left, `axes` naming it alone
+                                    claim("col", {{"at", {{"key", "c"}}}, {"axes", {"query"}}, {"decimals", 1}, {"values", {0.5, 0.5, 0.5}}})}));
+    REQUIRE(e->report.results.size() == 4);
+    for (const auto& r : e->report.results) {
+        INFO(r.claim.id);
+        CHECK(r.as_expected());
+    }
+    const ClaimResult& w = e->report.results[1];
+    CHECK(w.cells_off == 1);
+    // held in the step's order: the wrong number is query b (row 1), key a (column 0)
+    CHECK(w.claim.values.data[1 * 3 + 0] == Approx(0.3));
+    CHECK(w.claim.values.data[0 * 3 + 1] == Approx(0.25));
+    require_near(computed(w), {0.25, 0.25, 0.5, 0.125, 0.375, 0.5, 0.25, 0.25, 0.5});
+}
+
+TEST_CASE("axes: refused in one line when it names no free axis, repeats one, leaves one out, or comes with of", "[claims][errors]") {
+    auto refusal = [](const json& c) { return attntrace::test::lesson_refusal(lesson_with(json::array({c})).dump(), "l.json"); };
+    const json full = {{0.25, 0.25, 0.5}, {0.125, 0.375, 0.5}, {0.25, 0.25, 0.5}};
+    CHECK(refusal(claim("x", {{"axes", {"key", "d_model"}}, {"decimals", 2}, {"values", full}})) ==
+          "l.json: claims[0].axes[1]: expected an axis the claim leaves free (head, query, key), found string \"d_model\"");
+    CHECK(refusal(claim("x", {{"axes", {"key", "key"}}, {"decimals", 2}, {"values", full}})) ==
+          "l.json: claims[0].axes[1]: expected each axis once, found key again");
+    CHECK(refusal(claim("x", {{"axes", {"key"}}, {"decimals", 2}, {"values", full}})) ==
+          "l.json: claims[0].axes: expected every free axis longer than 1 (query is 3), found it left out");
+    CHECK(refusal(claim("x", {{"axes", {"key", "query"}}, {"of", "row_sum"}, {"decimals", 2}, {"values", {1, 1, 1}}})) ==
+          "l.json: claims[0].axes: expected axes only on a claim of values (not with \"of\"), found an array of 2");
+    CHECK(refusal(claim("x", {{"axes", {"key", "query"}}, {"decimals", 2}, {"values", {{0.25, 0.25}, {0.5, 0.5}}}})) ==
+          "l.json: claims[0].values: expected a 3x3 array (the selected part of blocks.0.attn.hook_pattern, its axes in the order "
+          "of \"axes\"), found a 2x2 array");
+}
+
+}  // namespace test_claim_selections

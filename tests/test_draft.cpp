@@ -1558,3 +1558,26 @@ TEST_CASE("a batch of distinct sequences as the only X is refused in one line, n
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("K printed transposed (a key per column) is claimed with its axes, right cells agreeing, a wrong one found", "[draft]") {
+    const std::string md =
+        "The tokens are \"we\", \"like\", \"tea\".\n\nX = [[1, 0, 1], [0, 1, 1], [1, 1, 0]]\n\n"
+        "W_Q = [[1, 0], [0, 1], [1, 1]]\n\nW_K = [[0, 1], [1, 0], [1, 1]]\n\nW_V = [[1, 0], [0, 1], [1, 0]]\n\n"
+        "Q = XW_Q = [[2, 1], [1, 2], [1, 1]]\n\nK^T = [[1, 2, 1], [2, 1, 2]]\n\nScores QK^T = [[4, 5, 3], [5, 4, 3], [3, 3, 2]]\n";
+    const attntrace::Draft d = drafted_markdown(md, "transposed.md");
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    const nlohmann::json* kt = claim_on(lesson, "blocks.0.attn.hook_k");
+    REQUIRE(kt);
+    CHECK((*kt)["axes"] == nlohmann::json::parse(R"(["d_head", "key"])"));
+    CHECK((*kt)["expect"] == "disagrees");  // tea's second number: 1, printed 2
+    std::map<std::string, std::string> v = verdicts(lesson);
+    CHECK(v["blocks.0.attn.hook_k{\"d_head\":0}"] == "agrees");  // the first printed row, right
+    CHECK(v["blocks.0.attn.hook_k{\"d_head\":1}"] == "disagrees");
+    CHECK(v["blocks.0.attn.hook_scores_raw"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_q"] == "agrees");
+}
+
+}  // namespace test_draft

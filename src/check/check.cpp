@@ -252,6 +252,11 @@ std::string describe_at(const Claim& claim, const Step& step) {
         }
     }
     if (claim.kind == Claim::Kind::reduced) out += (out.empty() ? "" : ", ") + reduction_words(claim.reduction);
+    if (!claim.printed_axes.empty()) {  // printed in another order than the step's (Kᵀ); shown in the step's
+        std::string order;
+        for (Axis a : claim.printed_axes) order += (order.empty() ? "" : " x ") + std::string(axis_name(a));
+        out += (out.empty() ? "" : ", ") + fmt::format("printed {}, shown in the step's order", order);
+    }
     if (claim.kind == Claim::Kind::terms)
         out += (out.empty() ? "" : ", ") +
                std::string(claim.values.rank() == 2 ? "its weighted value vectors, a row per key" : "its terms and their sum");

@@ -342,6 +342,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         if (!p.of.empty()) c["of"] = p.of;
         c["decimals"] = decimals_of(a);
         c["values"] = !terms || a.rows.size() > 1 ? values_json(a) : OrderedJson::array({values_json(a)});
+        if (p.transposed) c["axes"] = OrderedJson::array({p.row_axis, p.col_axis});  // Kᵀ: printed d_head x key
         c["expect"] = "agrees";  // replaced below by the verdict the check gives
         c["quote"] = a.quote;
         c["note"] = "drafted from " + a.place.describe() + (a.legend.empty() ? "" : ", read " + a.legend);

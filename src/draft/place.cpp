@@ -161,6 +161,13 @@ bool names_sums(const std::string& name) {
     return false;
 }
 
+// A name that says its array is printed transposed: "K^T", "K^\\top", "K.T", "Kᵀ", "K_transposed", "keys transposed".
+bool names_transpose(const std::string& name) {
+    for (const char* t : {"^T", "^{T}", "^\\top", "^{\\top}", ".T", "\xE1\xB5\x80", "transpose", "Transpose"})
+        if (name.find(t) != std::string::npos) return true;
+    return false;
+}
+
 bool ends_with(const std::string& s, const std::string& tail) {
     return !tail.empty() && s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -237,7 +244,7 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
         const auto sl_it = slack ? slack->find(s.name) : Slack::const_iterator{};
         const float* y = slack && sl_it != slack->end() && sl_it->second.size() == v->size() ? sl_it->second.data() : nullptr;
         // offset_at(k): the step's flat offset of the selection's k-th number
-        auto consider = [&](json at, auto offset_at, std::size_t n, const Slice& sl) {
+        auto consider = [&](json at, auto offset_at, std::size_t n, const Slice& sl, bool transposed = false) {
             buf.resize(n);
             buf_slack.resize(n);
             for (std::size_t k = 0; k < n; ++k) {
@@ -249,6 +256,9 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
             p.step = s.name;
             p.row_axis = sl.row_axis;
             p.col_axis = sl.col_axis;
+            p.transposed = transposed;
+            // printed transposed without a name saying so: only where every number agrees (a chance fit otherwise)
+            if (transposed && !names_transpose(a.name) && !p.whole()) return;
             if (p.whole() && (whole_in.empty() || whole_in.back() != s.name)) whole_in.push_back(s.name);
             // placed by name (`only`): the head the name numbers ("Z_2": the second) before any number agreeing
             const bool named_head = head_hint >= 0 && at.contains("head") && at["head"] == head_hint;
@@ -262,6 +272,11 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
             auto at_ij = [&](std::size_t i, std::size_t j) { return sl.offset + i * sl.row_stride + j * sl.col_stride; };
             if (!scalar && pr == sl.rows && pc == sl.cols)  // the whole slice
                 consider(sl.at, [&](std::size_t k) { return at_ij(k / pc, k % pc); }, pr * pc, sl);
+            // the whole slice printed transposed (Kᵀ, a key per column): by its shape, or, square, by its name
+            if (!scalar && pr == sl.cols && pc == sl.rows && pr > 1 && pc > 1 && !sl.row_axis.empty() && !sl.col_axis.empty() &&
+                (pr != pc || names_transpose(a.name)))
+                consider(sl.at, [&](std::size_t k) { return at_ij(k % pc, k / pc); }, pr * pc,
+                         Slice{sl.at, sl.offset, sl.cols, sl.rows, sl.col_stride, sl.row_stride, sl.col_axis, sl.row_axis}, true);
             if (!scalar && pr == 1 && pc == sl.cols && sl.rows > 1 && !sl.row_axis.empty())  // a row
                 for (std::size_t i = 0; i < sl.rows; ++i) {
                     json at = sl.at;

@@ -31,6 +31,7 @@ struct Placement {
     std::string row_axis, col_axis;  // the selection's axes ("query", "key"; "" where it has none)
     std::string of;                // "terms": a row of Z's weighted value vectors (a.weighted); "row_sum": a selection's row sums;
                                    // "head_mean": the heads' patterns averaged (nn.MultiheadAttention's weights); else ""
+    bool transposed = false;       // printed transposed (Kᵀ: a key per column): rows along col_axis, columns along row_axis
     std::size_t whole_steps = 0;   // the steps with a selection every number of the array agrees with (1: the step is unambiguous)
     bool whole() const { return total > 0 && agree == total; }
 };

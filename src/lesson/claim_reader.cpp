@@ -135,6 +135,53 @@ Claim read_next_token_claim(const ClaimContext& ctx, const json& v, const std::s
     return c;
 }
 
+// `axes` (a values claim): the printed array's axes in the order printed, a permutation of the region's
+// axes (`kept`, extents `region`) in which an axis of extent 1 may be left out (Kᵀ printed d_head x pos).
+// Returns, for each printed axis, its position in the region.
+std::vector<std::size_t> read_printed_axes(const Fields& f, const Dims& dims, const StepDef& def, const json& axes,
+                                           const std::string& path, const std::vector<Axis>& kept, const Shape& region) {
+    const std::vector<std::string> names = f.strings(axes, path, true);
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string p = index(path, i);
+        const std::string& name = names[i];
+        const auto axis = claim_axis(dims, def, name);
+        const auto at = axis ? std::find(kept.begin(), kept.end(), *axis) : kept.end();
+        std::string free;
+        for (Axis a : kept) free += (free.empty() ? "" : ", ") + std::string(axis_name(a));
+        if (at == kept.end()) f.fail(p, "an axis the claim leaves free (" + (free.empty() ? "none" : free) + ")", describe(axes[i]));
+        const std::size_t k = static_cast<std::size_t>(at - kept.begin());
+        if (std::find(order.begin(), order.end(), k) != order.end()) f.fail(p, "each axis once", name + " again");
+        order.push_back(k);
+    }
+    for (std::size_t k = 0; k < kept.size(); ++k)
+        if (region[k] > 1 && std::find(order.begin(), order.end(), k) == order.end())
+            f.fail(path, fmt::format("every free axis longer than 1 ({} is {})", axis_name(kept[k]), region[k]), "it left out");
+    return order;
+}
+
+// Values written in the printed order (`order`: each printed axis's position in the region) put in the region's
+// order, as the step holds them; `values` of the printed extents, `region` the step's.
+template <class Values>
+Values to_region_order(const Values& values, const Shape& region, const std::vector<std::size_t>& order) {
+    Shape printed;
+    for (std::size_t k : order) printed.push_back(region[k]);
+    std::vector<std::size_t> stride(order.size(), 1);  // the printed array's strides, row-major
+    for (std::size_t i = order.size(); i-- > 1;) stride[i - 1] = stride[i] * printed[i];
+    Values out(values.size());
+    std::vector<std::size_t> r(region.size(), 0);  // the region's multi-index, row-major
+    for (std::size_t flat = 0; flat < out.size(); ++flat) {
+        std::size_t from = 0;
+        for (std::size_t i = 0; i < order.size(); ++i) from += r[order[i]] * stride[i];
+        out[flat] = values[from];
+        for (std::size_t d = region.size(); d-- > 0;) {
+            if (++r[d] < region[d]) break;
+            r[d] = 0;
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 // Merge the last two axes: (T, NH, hs) -> (T, NH·hs), = (T, C) unless config.d_k. The articles print Q and Z
@@ -193,7 +240,7 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     const Lesson& lesson_ = ctx.lesson;
     const Dims& dims_ = ctx.dims;
     f_.object(v, path);
-    f_.only_keys(v, path, {"id", "step", "at", "of", "token", "decimals", "sig", "values", "shape", "expect", "quote", "note"});
+    f_.only_keys(v, path, {"id", "step", "at", "of", "token", "decimals", "sig", "values", "axes", "shape", "expect", "quote", "note"});
     Claim c;
     c.id = f_.string(f_.member(v, path, "id"), join(path, "id"));
     c.step = f_.string(f_.member(v, path, "step"), join(path, "step"));
@@ -286,11 +333,29 @@ Claim read_claim(const ClaimContext& ctx, const json& v, const std::string& path
     if (f_.optional(v, "token")) f_.fail(join(path, "token"), "a token only with \"of\": \"next_token\"", "a token");
     const json& vals = f_.member(v, path, "values");
     c.values = f_.tensor(vals, join(path, "values"), true);  // a single number is rank 0
-    if (!shape_accepts(c.values.shape, region, ends_with_heads(kept_axes)))
+    // `axes`: printed in another order than the step's (Kᵀ): read so, then put in the step's order
+    std::vector<std::size_t> order;
+    if (auto* axes = f_.optional(v, "axes")) {
+        if (c.kind != Claim::Kind::values)
+            f_.fail(join(path, "axes"), "axes only on a claim of values (not with \"of\")", describe(*axes));
+        order = read_printed_axes(f_, dims_, *def, *axes, join(path, "axes"), kept_axes, region);
+        for (std::size_t k : order) c.printed_axes.push_back(kept_axes[k]);
+    }
+    Shape printed = region;
+    if (!order.empty()) {
+        printed.clear();
+        for (std::size_t k : order) printed.push_back(region[k]);
+    }
+    if (!shape_accepts(c.values.shape, printed, order.empty() && ends_with_heads(kept_axes)))
         f_.fail(join(path, "values"),
-                fmt::format("{} (the selected part of {})", region.empty() ? "a single number" : "a " + shape_str(region) + " array", c.step),
+                fmt::format("{} (the selected part of {}{})", printed.empty() ? "a single number" : "a " + shape_str(printed) + " array",
+                            c.step, order.empty() ? "" : ", its axes in the order of \"axes\""),
                 array_text(c.values.shape));
     read_precision(f_, v, path, c.values.shape, c);
+    if (!order.empty()) {
+        c.values.data = to_region_order(c.values.data, region, order);
+        if (!c.cell_digits.empty()) c.cell_digits = to_region_order(c.cell_digits, region, order);
+    }
     c.values.shape = region;
     return c;
 }

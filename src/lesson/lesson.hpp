@@ -222,7 +222,10 @@ struct Claim {
     // "decimals" or "sig" written per row or per cell: one per printed number,
     // in the order of values.data, in precision.unit; empty: precision.digits for all.
     std::vector<int> cell_digits;
-    Tensor values;                                       // as printed (kind values/reduced)
+    Tensor values;                                       // as printed (kind values/reduced), in the step's axis order
+    // `axes`: the order the values were printed in when it is not the step's (Kᵀ: d_head, key); they are
+    // held in the step's order all the same
+    std::vector<Axis> printed_axes;
     std::vector<std::pair<Axis, std::size_t>> shape;     // kind shape: axis -> extent
     Verdict expect = Verdict::agrees;
     std::string quote;  // the article's words around the number
