@@ -655,6 +655,62 @@ TEST_CASE("the code's draws counted: one not kept still counts, an uncounted one
     CHECK(values(g[0])[0] == 0.3745401188473625 / 2);
 }
 
+TEST_CASE("numpy's Generator followed by name: default_rng's random, uniform, normal, standard_normal, each name its stream",
+          "[draft]") {
+    auto generated = [](const std::string& code) {
+        std::vector<attntrace::PrintedArray> out;
+        for (auto& a : attntrace::read_article_text("```python\n" + code + "```\n", "c.md", "markdown").arrays)
+            if (a.generated) out.push_back(a);
+        return out;
+    };
+    auto values = [](const attntrace::PrintedArray& a) {
+        std::vector<double> v;
+        for (const auto& r : a.rows)
+            for (const auto& n : r) v.push_back(n.value);
+        return v;
+    };
+    // g = np.random.default_rng(7); g.uniform(-1, 1, 2).tolist(); g.normal(1.0, 0.5, size=(2,)).tolist(); g.standard_normal(1).tolist()
+    auto g = generated("rng = np.random.default_rng(7)\na = rng.uniform(-1, 1, 2)\nb = rng.normal(1.0, 0.5, size=(2,))\nc = rng.standard_normal(1)\n");
+    REQUIRE(g.size() == 3);
+    CHECK(values(g[0]) == std::vector<double>{0.25019093320933394, 0.794427601939151});
+    CHECK(values(g[1]) == std::vector<double>{0.8629310723188912, 0.5547040806213629});
+    CHECK(values(g[2]) == std::vector<double>{-0.45467078517172255});
+    CHECK_FALSE(g[0].generated->as_generator);
+    CHECK(g[0].generated->how.find("rng = np.random.default_rng(7) at") != std::string::npos);
+    // np.random.Generator(np.random.PCG64(7)).random(1).tolist(): the same generator
+    g = generated("gen = np.random.Generator(np.random.PCG64(seed=7))\nW = gen.random((1, 1))\n");
+    REQUIRE(g.size() == 1);
+    CHECK(values(g[0]) == std::vector<double>{0.625095466604667});
+    // two generators, each its own stream; one drawn and not kept still counts; the legacy generator is not touched:
+    // np.random.default_rng(42).random(3), np.random.default_rng(0).random(1), np.random.seed(42); np.random.rand(1)
+    g = generated("np.random.seed(42)\nrng = np.random.default_rng(42)\ngen = np.random.default_rng(0)\nprint(rng.random(2))\n"
+                  "b = gen.random(1)\nc = rng.random(1)\nd = np.random.rand(1)\n");
+    REQUIRE(g.size() == 3);
+    CHECK(values(g[0]) == std::vector<double>{0.6369616873214543});
+    CHECK(values(g[1]) == std::vector<double>{0.8585979199113825});
+    CHECK(values(g[2]) == std::vector<double>{0.3745401188473625});
+    // scaled by a constant, a 2 x 2 size: np.random.default_rng(42).normal(size=(2, 2)).tolist(), each over 2
+    g = generated("rng = np.random.default_rng(42)\nW = rng.normal(size=(2, 2)) / np.sqrt(4)\n");
+    REQUIRE(g.size() == 1);
+    CHECK(g[0].shape == std::vector<std::size_t>{2, 2});
+    CHECK(values(g[0]) == std::vector<double>{0.30471707975443135 / 2, -1.0399841062404955 / 2, 0.7504511958064572 / 2, 0.9405647163912139 / 2});
+    // a draw not followed ends that generator's stream, not another's
+    for (const std::string end : {"idx = rng.integers(0, 4, 3)", "W = rng.random(2, dtype=np.float32)", "rng.shuffle(x)", "p = rng.permutation(4)",
+                                  "init(W, rng)", "a, b = rng.random(2), rng.random(2)", "x = rng.random(2) + rng.random(2)", "rng = make_rng()"})
+        CHECK(generated("rng = np.random.default_rng(42)\n" + end + "\nV = rng.random(2)\n").empty());
+    g = generated("rng = np.random.default_rng(42)\ngen = np.random.default_rng(0)\nrng.shuffle(x)\nV = gen.random(1)\n");
+    REQUIRE(g.size() == 1);
+    CHECK(values(g[0]) == std::vector<double>{0.6369616873214543});
+    // a generator with no seed (the system's entropy), a draw chained to its making, a generator not named: nothing
+    CHECK(generated("rng = np.random.default_rng()\nV = rng.random(2)\n").empty());
+    CHECK(generated("V = np.random.default_rng(0).random(2)\n").empty());
+    CHECK(generated("self.rng = np.random.default_rng(0)\nV = self.rng.random(2)\n").empty());
+    // a seed of more digits than a size has: np.random.default_rng(20240601).random(1).tolist()
+    g = generated("rng = np.random.default_rng(20240601)\nV = rng.random(1)\n");
+    REQUIRE(g.size() == 1);
+    CHECK(values(g[0]) == std::vector<double>{0.7918213070746603});
+}
+
 TEST_CASE("a notebook whose X is torch.randn(B, T, C) and whose head is a module of nn.Linear: drafted from the seed",
           "[draft]") {
     // tests/draft-articles/randn-head.ipynb (written with PyTorch): torch.manual_seed(0), B, T, C = 1, 4, 8,
@@ -722,6 +778,34 @@ TEST_CASE("an article whose numpy code draws X and the weights from a seed, scal
     CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
     CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":3}"] == "disagrees");
     CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":2}"] == "agrees");
+}
+
+TEST_CASE("an article whose numpy code draws from default_rng: X and the weights drafted from its Generator", "[draft]") {
+    // tests/draft-articles/numpy-generator.md (its numbers printed by numpy running its code): rng = default_rng(2024),
+    // X = rng.normal(size=(3, 4)), W_q and W_k rng.standard_normal((4, 4)) / np.sqrt(4), W_v rng.uniform(-1, 1, (4, 4));
+    // the weights' second row planted wrong (0.8105 for 0.8501)
+    const attntrace::Draft d = test_article_drafts("numpy-generator.md").at(0);
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(d.start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(lesson["weights"]["W_Q"].is_array());  // numpy's values, every digit
+    bool from_rng = false;  // the reason W_V was read says how the code generated it
+    for (const std::string& r : d.reasons)
+        from_rng = from_rng || (r.rfind("W_V:", 0) == 0 && r.find("generated: rng = np.random.default_rng(2024) at") != std::string::npos &&
+                                r.find("then rng.uniform(-1, 1, (4, 4))") != std::string::npos);
+    CHECK(from_rng);
+    std::map<std::string, std::string> verdict = verdicts(lesson);
+    CHECK(verdict["blocks.0.hook_resid_pre"] == "agrees");  // the printed X is the generated one
+    CHECK(verdict["blocks.0.attn.hook_q"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_k"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_scores_scaled"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_z"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":0}"] == "agrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":1}"] == "disagrees");
+    CHECK(verdict["blocks.0.attn.hook_pattern{\"query\":2}"] == "agrees");
+    // the planted number is the only one: what disagrees is its row, and the weights as a whole
+    for (const auto& c : lesson["claims"])
+        if (c["expect"] == "disagrees") CHECK((c["step"] == "blocks.0.attn.hook_pattern" && (!c.contains("at") || c["at"] == nlohmann::json{{"query", 1}})));
 }
 
 TEST_CASE("a row whose sentence calls it scores starts an example, whatever its caption's last words name", "[draft]") {

@@ -26,7 +26,7 @@ namespace attntrace {
 
 namespace {
 
-constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+constexpr std::size_t kNoArray = std::numeric_limits<std::size_t>::max();
 // An example's numbers are printed near its start: arrays further than this after it are another example's.
 constexpr std::size_t kMaxWindow = 48;
 // A table is split into its rows (a claim per row) when it has at most this many: a worked example's size.
@@ -321,8 +321,8 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
     d.lesson = ex.best.lesson;
     d.lesson["id"] = id;
     for (std::size_t i : ex.start.inputs)
-        if (i != kNone) used[i] = true;
-    if (ex.start.token_list != kNone) used[ex.start.token_list] = true;  // read as the tokens
+        if (i != kNoArray) used[i] = true;
+    if (ex.start.token_list != kNoArray) used[ex.start.token_list] = true;  // read as the tokens
     OrderedJson claims = OrderedJson::array();
     std::map<std::string, int> ids;
     struct Split {
@@ -543,7 +543,7 @@ std::vector<Draft> draft_lessons(const Article& art) {
         // an input another example read or claimed is that example's; but X: the embeddings may be read by one
         // example on X alone and another with the weights
         const auto own = s.inputs.begin() + (s.kind == StartKind::embed ? 1 : 0);
-        if (std::any_of(own, s.inputs.end(), [&](std::size_t i) { return i != kNone && used[i]; })) continue;
+        if (std::any_of(own, s.inputs.end(), [&](std::size_t i) { return i != kNoArray && used[i]; })) continue;
         Example ex = search(art, s, used, starts_with_v);
         if (!ex.best.score.ran) {
             if (refusal.empty()) refusal = ex.first_error;
@@ -552,8 +552,8 @@ std::vector<Draft> draft_lessons(const Article& art) {
         // an example is one when its run explains a printed array (or, from printed weights, states their sums)
         if (ex.explained == 0 && s.kind != StartKind::weights) continue;
         for (std::size_t i : s.inputs)
-            if (i != kNone) used[i] = true;
-        if (s.token_list != kNone) used[s.token_list] = true;
+            if (i != kNoArray) used[i] = true;
+        if (s.token_list != kNoArray) used[s.token_list] = true;
         for (std::size_t k = 0; k < ex.candidates.size(); ++k)
             if (!ex.claims[k].step.empty()) used[ex.candidates[k]] = true;
         for (const auto& rc : ex.row_claims) used[ex.candidates[rc.candidate]] = true;

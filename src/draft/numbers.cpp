@@ -13,14 +13,14 @@ constexpr std::string_view kUnicodeMinus = "\xE2\x88\x92";
 // Longer runs of digits are no printed number an article checks (an id, a hash).
 constexpr std::size_t kMaxDigits = 40;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
 
 bool may_start_number(std::string_view s, std::size_t i) {
     const char c = s[i];
-    return is_digit(c) || c == '-' || c == '+' || c == '.' || s.substr(i, 3) == kUnicodeMinus;
+    return ascii_digit(c) || c == '-' || c == '+' || c == '.' || s.substr(i, 3) == kUnicodeMinus;
 }
 // An infinity is read only with its sign ("-inf", "−∞", "-\\infty"): "inf" alone is a word more often.
 
@@ -53,10 +53,10 @@ std::optional<NumberToken> read_number(std::string_view s, std::size_t i) {
         return t;
     }
     std::size_t int_digits = 0, frac_digits = 0;
-    while (k < s.size() && is_digit(s[k]) && int_digits < kMaxDigits) ascii += s[k++], ++int_digits;
-    if (k < s.size() && s[k] == '.' && k + 1 < s.size() && is_digit(s[k + 1])) {
+    while (k < s.size() && ascii_digit(s[k]) && int_digits < kMaxDigits) ascii += s[k++], ++int_digits;
+    if (k < s.size() && s[k] == '.' && k + 1 < s.size() && ascii_digit(s[k + 1])) {
         ascii += s[k++];
-        while (k < s.size() && is_digit(s[k]) && frac_digits < kMaxDigits) ascii += s[k++], ++frac_digits;
+        while (k < s.size() && ascii_digit(s[k]) && frac_digits < kMaxDigits) ascii += s[k++], ++frac_digits;
     }
     if (int_digits + frac_digits == 0 || int_digits + frac_digits >= kMaxDigits) return std::nullopt;
     // numpy's and torch's "1." and "0.  ": a float printed without decimals, its point part of it
@@ -70,8 +70,8 @@ std::optional<NumberToken> read_number(std::string_view s, std::size_t i) {
         if (s[e] == '-' || s[e] == '+') ++e;
         std::size_t ed = 0;
         int value = 0;
-        while (e < s.size() && is_digit(s[e]) && ed < 3) value = value * 10 + (s[e++] - '0'), ++ed;
-        if (ed > 0 && ed < 3 && !(e < s.size() && is_digit(s[e]))) {
+        while (e < s.size() && ascii_digit(s[e]) && ed < 3) value = value * 10 + (s[e++] - '0'), ++ed;
+        if (ed > 0 && ed < 3 && !(e < s.size() && ascii_digit(s[e]))) {
             exponent = neg ? -value : value;
             ascii += 'e';
             ascii += std::to_string(exponent);
@@ -79,7 +79,7 @@ std::optional<NumberToken> read_number(std::string_view s, std::size_t i) {
         }
     }
     // not followed by more of a word or a section number: "3rd", "3.1.4", "2x"
-    if (k < s.size() && (is_word(s[k]) || (s[k] == '.' && k + 1 < s.size() && is_digit(s[k + 1])))) return std::nullopt;
+    if (k < s.size() && (is_word(s[k]) || (s[k] == '.' && k + 1 < s.size() && ascii_digit(s[k + 1])))) return std::nullopt;
     double value = 0;
     const auto [ptr, ec] = std::from_chars(ascii.data(), ascii.data() + ascii.size(), value);
     if (ec != std::errc() || ptr != ascii.data() + ascii.size()) return std::nullopt;

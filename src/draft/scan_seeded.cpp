@@ -2,10 +2,9 @@
 // torch.manual_seed(N), each torch.rand(...) (in nn.Parameter too) and each
 // nn.Linear(...) draws from PyTorch's generator in the order the code runs,
 // at the top level or in the __init__ of a module the code then builds; after
-// np.random.seed(N), each np.random.rand, randn, random, uniform and normal
-// draws from numpy's legacy generator (a Mersenne Twister, 53-bit doubles,
-// the polar method's normals with its cached second value), times or over a
-// constant when the code scales it. An nn.Embedding's table is drawn as
+// np.random.seed(N) or rng = np.random.default_rng(N), numpy's draws
+// (scan_numpy.cpp). A torch.randn(...) is kept times or over a constant when
+// the code scales it. An nn.Embedding's table is drawn as
 // torch.randn draws it, and `x = embed(ids)` gives the rows the ids pick (the
 // ids written or printed, else x's printed rows matched to the table). A list
 // of heads (nn.ModuleList([Head(..) for _ in range(n)])) gives each weight of
@@ -28,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "draft/scan.hpp"
+#include "draft/seeded_code.hpp"
 #include "lesson/generate.hpp"
 
 namespace attntrace {
@@ -37,8 +37,6 @@ namespace seeded_code {
 
 // A line of code longer than this is not read: generating code is short lines.
 constexpr std::size_t kMaxCodeLine = 300;
-// A generated side past this is no worked example's; its stream is not followed further.
-constexpr long kMaxGeneratedSide = 1024;
 // An nn.Embedding's table past this many values is not followed (a vocabulary of 50257 x 16 is; GPT-2's is not).
 constexpr std::uint64_t kMaxEmbeddingValues = std::uint64_t{1} << 20;
 // The generated values kept over the whole article (each a PrintedNumber, 16 bytes): past them, draws are
@@ -73,12 +71,6 @@ std::size_t find_call(std::string_view line, std::string_view call) {
     return std::string_view::npos;
 }
 
-// What the code does with a draw (kept_draw): times or over `factor`.
-struct Kept {
-    double factor = 1;
-    bool divide = false;
-};
-
 // One draw statement of a module's __init__: `self.attr = nn.Linear(...)`, `... torch.rand(...)` or
 // `... torch.randn(...) * c`.
 struct Draw {
@@ -103,14 +95,6 @@ struct Module {
     std::vector<Draw> draws;
     bool unknown = false;                          // draws the reader cannot count
 };
-
-// The names the code gives integers and booleans, and the shapes of the arrays printed before.
-struct Env {
-    std::map<std::string, std::string> values;  // name -> an integer or True/False, as written
-    std::function<std::optional<long>(const std::string&, long)> shape;  // NAME.shape[k]
-};
-
-std::optional<long> eval_int(std::string_view e, const Env& env, int depth = 0);
 
 std::optional<long> eval_atom(std::string_view a, const Env& env, int depth) {
     const std::string t = trim(a);
@@ -190,33 +174,6 @@ bool draws_uncounted(std::string_view line) {
         if (line.find(call) != std::string_view::npos) return true;
     return false;
 }
-
-// numpy's legacy generator (np.random.seed, np.random.rand ...): std::mt19937 is its Mersenne Twister and seeding.
-struct NumpyStream {
-    std::mt19937 engine;
-    std::optional<double> gauss;  // the polar method's second value, kept for the next normal
-    explicit NumpyStream(std::uint32_t seed) : engine(seed) {}
-    double uniform() {  // random_sample: 53 bits
-        const double a = static_cast<double>(engine() >> 5), b = static_cast<double>(engine() >> 6);
-        return (a * 67108864.0 + b) / 9007199254740992.0;
-    }
-    double normal() {  // standard_normal, the legacy polar method
-        if (gauss) {
-            const double g = *gauss;
-            gauss.reset();
-            return g;
-        }
-        double x1 = 0, x2 = 0, r2 = 0;
-        do {
-            x1 = 2.0 * uniform() - 1.0;
-            x2 = 2.0 * uniform() - 1.0;
-            r2 = x1 * x1 + x2 * x2;
-        } while (r2 >= 1.0 || r2 == 0.0);
-        const double f = std::sqrt(-2.0 * std::log(r2) / r2);
-        gauss = f * x1;
-        return f * x2;
-    }
-};
 
 // torch.randn's n values from the generator as torch.manual_seed(seed) left it after `drawn` draws, `drawn`
 // advanced past what they take: 16 or more as normal_fill does (n uniform floats, then Box-Muller on each
@@ -472,9 +429,16 @@ private:
             const std::string lhs = trim(std::string_view(text).substr(0, eq));
             rhs = trim(std::string_view(text).substr(eq + 1));
             if (is_identifier(lhs)) name = lhs;
-            else if (lhs.find(',') != std::string::npos) return assign_tuple(lhs, rhs);
+            else if (lhs.find(',') != std::string::npos) return numpy_.unfollowed(text), assign_tuple(lhs, rhs);
         }
-        if (numpy(name, rhs, b, e)) return;
+        const auto where = [&] { return scan_.text().place_of(b).describe(); };
+        const auto add = [&](const std::string& n, std::size_t rows, std::size_t cols, std::vector<double> values, std::string how) {
+            Generated g;
+            g.as_generator = false;
+            g.how = std::move(how);
+            add_generated(n, rows, cols, values, std::move(g), b, e);
+        };
+        if (numpy_.line(name, rhs, text, where, env_, add)) return;
         if (const std::size_t at = find_call(rhs, "nn.MultiheadAttention("); at != std::string::npos) {
             const auto args = call_args(rhs, at + 21);
             return mha_draw(args ? top_items(*args) : std::vector<std::string>{}, env_, b, e);
@@ -522,75 +486,6 @@ private:
                 if (j < rhs.size() && rhs[j] == '(' && rhs.compare(k, j - k, "True") != 0) return void(seed_.reset());
             }
         if (!name.empty() && (eval_int(rhs, env_) || rhs == "True" || rhs == "False")) env_.values[name] = rhs;
-    }
-
-    // np.random.seed(N) and the draws of numpy's legacy generator; true when the line was one of them.
-    bool numpy(const std::string& name, const std::string& rhs, std::size_t b, std::size_t e) {
-        const std::size_t at = std::min(rhs.find("np.random."), rhs.find("numpy.random."));
-        if (at == std::string::npos) return false;
-        const std::size_t fn = rhs.find('.', rhs.find("random.", at)) + 1;
-        std::size_t open = fn;
-        while (open < rhs.size() && ident_char(rhs[open])) ++open;
-        const std::string call = rhs.substr(fn, open - fn);
-        const auto args = open < rhs.size() && rhs[open] == '(' ? call_args(rhs, open) : std::nullopt;
-        if (!args) return np_.reset(), true;
-        const std::vector<std::string> items = top_items(*args);
-        if (call == "seed") {
-            const auto seed = items.size() == 1 ? eval_int(items[0], env_) : std::nullopt;
-            if (seed && *seed >= 0 && *seed <= 0xffffffffL) np_.emplace(static_cast<std::uint32_t>(*seed));
-            else np_.reset();
-            np_where_ = scan_.text().place_of(b).describe();
-            return true;
-        }
-        if (!np_) return true;
-        // the shape: rand(a, b) and randn(a, b) take the sides; the others a size (a tuple), last or as size=
-        std::vector<std::string> dims_s;
-        double p0 = 0, p1 = 1;  // uniform's low and high, normal's loc and scale
-        if (call == "rand" || call == "randn") {
-            dims_s = items;
-        } else if (call == "random" || call == "random_sample" || call == "uniform" || call == "normal") {
-            std::string size = keyword(items, "size");
-            std::vector<std::string> positional;
-            for (const std::string& it : items)
-                if (it.find('=') == std::string::npos) positional.push_back(it);
-            const std::size_t params = call == "uniform" || call == "normal" ? 2 : 0;
-            if (size.empty() && positional.size() == params + 1) size = positional[params];
-            for (std::size_t k = 0; k < params; ++k) {
-                const std::string v = k < positional.size() ? positional[k] : keyword(items, call == "uniform" ? (k ? "high" : "low") : (k ? "scale" : "loc"));
-                const auto x = v.empty() ? std::optional<double>(k == 0 ? 0.0 : 1.0) : eval_number(v);
-                if (!x) return np_.reset(), true;
-                (k ? p1 : p0) = *x;
-            }
-            if (!size.empty() && size.front() == '(' && size.back() == ')') size = size.substr(1, size.size() - 2);
-            dims_s = top_items(size);
-        } else {
-            return np_.reset(), true;  // randint, choice, permutation, shuffle...: not followed
-        }
-        std::vector<long> dims;
-        for (const std::string& d : dims_s) {
-            if (trim(d).empty()) continue;
-            const auto v = eval_int(d, env_);
-            if (!v || *v < 1 || *v > kMaxGeneratedSide) return np_.reset(), true;
-            dims.push_back(*v);
-        }
-        if (dims.size() > 2 || (dims.size() == 2 && dims[0] * dims[1] > kMaxGeneratedSide * 16)) return np_.reset(), true;
-        const std::size_t rows = dims.size() == 2 ? static_cast<std::size_t>(dims[0]) : 1, cols = dims.empty() ? 1 : static_cast<std::size_t>(dims.back());
-        std::vector<double> v(rows * cols);
-        for (double& x : v) {
-            if (call == "randn") x = np_->normal();
-            else if (call == "normal") x = p0 + p1 * np_->normal();
-            else if (call == "uniform") x = p0 + (p1 - p0) * np_->uniform();
-            else x = np_->uniform();
-        }
-        // kept: alone, or times or over a constant (np.random.randn(4, 4) * 0.1, / np.sqrt(d_k)); else counted only
-        const auto kept = kept_draw(trim(std::string_view(rhs).substr(0, at)), trim(std::string_view(rhs).substr(open + 2 + args->size())), env_);
-        if (!kept || name.empty()) return true;
-        for (double& x : v) x = kept->divide ? x / kept->factor : x * kept->factor;
-        Generated g;
-        g.as_generator = false;
-        g.how = fmt::format("np.random.seed at {}, then {}", np_where_, trim(rhs));
-        add_generated(name, rows, cols, v, std::move(g), b, e);
-        return true;
     }
 
     void assign_tuple(const std::string& lhs, const std::string& rhs) {
@@ -952,8 +847,7 @@ private:
     std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
     std::optional<std::uint64_t> seed_;
     std::string seed_where_;
-    std::optional<NumpyStream> np_;  // numpy's legacy generator after np.random.seed, while its draws are counted
-    std::string np_where_;
+    NumpyCode numpy_;  // numpy's draws, both generators' (scan_numpy.cpp)
     std::uint64_t drawn_ = 0;
     std::optional<double> torch_normal_;  // the second normal of torch.randn's last pair, kept by the generator
 };
