@@ -1665,3 +1665,27 @@ TEST_CASE("K printed transposed (a key per column) is claimed with its axes, rig
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("a table's caption names it: weights printed out of order are read by their captions", "[draft]") {
+    // W_V's table comes first: read in order, it would be taken for W_Q
+    const std::string md =
+        "Tokens: \"a\", \"b\".\n\nX = [[1, 0], [0, 1]]\n\nThe value weights W^V:\n\n| | v1 | v2 |\n|---|---|---|\n| x1 | 2 | 0 |\n| x2 | 0 | 2 |\n\n"
+        "The query weights:\n\n| | q1 | q2 |\n|---|---|---|\n| x1 | 1 | 0 |\n| x2 | 0 | 3 |\n\n"
+        "Key weights:\n\n| 1 | 1 |\n| 0 | 1 |\n\n"
+        "Scores: [[1, 1], [0, 3]]\n";
+    const attntrace::Article art = attntrace::read_article_text(md, "captions.md", "markdown");
+    std::vector<std::string> names;
+    for (const auto& a : art.arrays)
+        if (a.form == attntrace::PrintedForm::table) names.push_back(a.name);
+    CHECK(names == std::vector<std::string>{"The value weights W^V", "The query weights", "Key weights"});
+    const attntrace::Draft d = attntrace::draft_lesson(art);
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["weights"]["W_V"] == nlohmann::json::parse("[[2, 0], [0, 2]]"));
+    CHECK(lesson["weights"]["W_Q"] == nlohmann::json::parse("[[1, 0], [0, 3]]"));
+    CHECK(verdicts(lesson)["blocks.0.attn.hook_scores_raw"] == "agrees");
+}
+
+}  // namespace test_draft

@@ -150,6 +150,25 @@ std::optional<std::vector<PrintedNumber>> cell_vector(std::string_view cell) {
     return out;
 }
 
+// The caption a table stands under: the nearest line above `first` (one blank line between allowed) when it
+// ends in ':' ("The query weights W^Q:", "Attention weights:"), without it; "" for anything else.
+std::string caption_above(std::string_view s, std::size_t first) {
+    constexpr std::size_t kMaxCaption = 60;
+    std::size_t end = first;
+    for (int blank = 0; blank < 2 && end > 0; ++blank) {
+        const std::size_t line_end = end - 1;  // the '\n' ending the line above
+        const std::size_t begin = line_end == 0 ? 0 : (s.rfind('\n', line_end - 1) == std::string_view::npos ? 0 : s.rfind('\n', line_end - 1) + 1);
+        const std::string line = trim(s.substr(begin, line_end - begin));
+        if (line.empty()) {
+            end = begin;
+            continue;
+        }
+        if (line.size() > kMaxCaption || line.back() != ':' || line.find_first_of("()[]{}=|") != std::string::npos) return "";
+        return trim(std::string_view(line).substr(0, line.size() - 1));
+    }
+    return "";
+}
+
 }  // namespace vector_tables
 
 void scan_vector_tables(Scan& scan) {
@@ -203,6 +222,7 @@ void scan_tables(Scan& scan) {
     const std::string_view s = scan.s();
     std::vector<Row> run;
     std::vector<std::string> header;
+    std::size_t table_begin = 0;  // the header's line
     auto flush = [&] {
         if (run.empty()) return;
         PrintedArray a;
@@ -232,6 +252,10 @@ void scan_tables(Scan& scan) {
         }
         if (header.size() >= a.rows[0].size()) a.col_labels.assign(header.end() - static_cast<std::ptrdiff_t>(a.rows[0].size()), header.end());
         a.name = name_of_columns(a.col_labels);
+        // its caption, when the columns name nothing, or when the caption says these are weights (columns q1 q2
+        // under "The query weights:" are W^Q's outputs, not Q)
+        const std::string caption = vector_tables::caption_above(s, header.empty() ? run.front().begin : table_begin);
+        if (a.name.empty() || caption.find("weight") != std::string::npos || caption.find("Weight") != std::string::npos) a.name = caption;
         set_shape(a, 2);
         scan.add(run.front().begin, run.back().end, std::move(a));
         run.clear();
@@ -260,7 +284,7 @@ void scan_tables(Scan& scan) {
                 run.push_back(std::move(r));
             } else if (!table_line || !r.words.empty() || !header.empty()) {
                 // a table's header row is kept for the rows below it; any other line ends it
-                if (table_line && !r.words.empty()) header = r.words;
+                if (table_line && !r.words.empty()) header = r.words, table_begin = begin;
                 else if (!table_line) header.clear();
             }
         }
