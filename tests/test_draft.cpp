@@ -1689,3 +1689,29 @@ TEST_CASE("a table's caption names it: weights printed out of order are read by 
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("column vectors (q = W_Q x): X a token per column, Q and Z printed so, one number wrong", "[draft]") {
+    // tests/draft-articles/column-vectors.md (worked with numpy): X as a table whose columns are the tokens and
+    // whose rows number the dimensions (e1, e2), W_Q, W_K, W_V applied from the left, Q, K and Z printed a
+    // column per token (Z's 0.543 planted 0.534), the weights A a row per query
+    const std::vector<attntrace::Draft> ds = test_article_drafts("column-vectors.md");
+    REQUIRE(ds.size() == 1);
+    const auto lesson = nlohmann::json::parse(ds[0].lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["tokens"] == nlohmann::json::parse(R"(["red", "green", "blue"])"));  // not the rows' e1, e2
+    CHECK(lesson["inputs"]["X"] == nlohmann::json::parse("[[1.0, 0.5], [0.2, 0.9], [0.7, 0.3]]"));
+    CHECK(lesson["config"]["weight_layout"] == "out_in");  // W x = x Wᵀ
+    const nlohmann::json* q = claim_on(lesson, "blocks.0.attn.hook_q");
+    REQUIRE(q);
+    CHECK((*q)["axes"] == nlohmann::json::parse(R"(["d_head", "query"])"));
+    CHECK((*q)["expect"] == "agrees");
+    std::map<std::string, std::string> v = verdicts(lesson);
+    CHECK(v["blocks.0.attn.hook_pattern"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_z"] == "disagrees");
+    CHECK(v["blocks.0.attn.hook_z{\"d_head\":0}"] == "agrees");
+    CHECK(ds[0].unplaced.empty());
+}
+
+}  // namespace test_draft

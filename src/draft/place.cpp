@@ -257,8 +257,9 @@ Placement place_array(const PrintedArray& a, const Trace& trace, const std::stri
             p.row_axis = sl.row_axis;
             p.col_axis = sl.col_axis;
             p.transposed = transposed;
-            // printed transposed without a name saying so: only where every number agrees (a chance fit otherwise)
-            if (transposed && !names_transpose(a.name) && !p.whole()) return;
+            // printed transposed without a name saying so: only where most numbers agree, or, square, every one
+            // (a chance fit otherwise: a row of ones against a step of row sums)
+            if (transposed && !names_transpose(a.name) && !(pr == pc ? p.whole() : 2 * p.agree > p.total)) return;
             if (p.whole() && (whole_in.empty() || whole_in.back() != s.name)) whole_in.push_back(s.name);
             // placed by name (`only`): the head the name numbers ("Z_2": the second) before any number agreeing
             const bool named_head = head_hint >= 0 && at.contains("head") && at["head"] == head_hint;

@@ -68,9 +68,26 @@ std::vector<TokenCandidate> token_candidates(const Article& art) {
     std::vector<TokenCandidate> out;
     for (const auto& t : art.tokens)
         out.push_back({t.words, (t.sentence ? "the sentence at " : "the list at ") + t.place.describe(), t.place.line});
-    for (const auto& a : art.arrays)
-        if (is_table(a) && a.row_labels.size() >= 2 && labelled(a.row_labels, a.row_labels.size()))
+    // labels that number one stem (e1 e2 e3, dim 0, dim 1) name dimensions, not tokens
+    auto numbered = [](const std::vector<std::string>& labels) {
+        std::string stem0;
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            const std::string& l = labels[i];
+            std::size_t d = l.size();
+            while (d > 0 && std::isdigit(static_cast<unsigned char>(l[d - 1]))) --d;
+            if (d == l.size() || (i > 0 && l.substr(0, d) != stem0)) return false;
+            stem0 = l.substr(0, d);
+        }
+        return true;
+    };
+    for (const auto& a : art.arrays) {
+        if (!is_table(a)) continue;
+        if (a.row_labels.size() >= 2 && labelled(a.row_labels, a.row_labels.size()) && !numbered(a.row_labels))
             out.push_back({a.row_labels, "the row labels at " + a.place.describe(), a.place.line});
+        // a token per column under a header of words, beside rows numbering dimensions (| e1 | 1.0 | 0.2 |)
+        if (a.col_labels.size() >= 2 && labelled(a.col_labels, a.col_labels.size()) && numbered(a.row_labels) && !numbered(a.col_labels))
+            out.push_back({a.col_labels, "the column labels at " + a.place.describe(), a.place.line});
+    }
     // by line, so that a start looks only at the lists near it (a long article stays linear)
     std::stable_sort(out.begin(), out.end(), [](const TokenCandidate& a, const TokenCandidate& b) { return a.line < b.line; });
     return out;
@@ -218,12 +235,17 @@ std::vector<Start> embed_starts(const Article& art) {
         for (std::size_t i = 0; i < art.arrays.size(); ++i) {
             const auto& a = art.arrays[i];
             // a batch of sequences (B, T, D) is no one sequence's X: its rows run together would attend across sequences
-            if (!is_table(a) || a.rows.size() != T || a.rows[0].size() < 2 || a.shape.size() == 3) continue;
-            if (pass == 0 && !names_input(a.name) && !(a.generated && a.generated->embedding)) continue;
+            if (!is_table(a) || a.rows[0].size() < 2 || a.shape.size() == 3) continue;
+            // a token per column (q = W_Q x): its columns labelled by the tokens, or named X with T columns, not T rows
+            const bool columns = a.rows.size() != T && a.rows.size() >= 2 && a.rows[0].size() == T && !a.generated &&
+                                 ((best != kNone && a.col_labels == s.tokens) || (pass == 0 && names_input(a.name)));
+            if (a.rows.size() != T && !columns) continue;
+            if (pass == 0 && !names_input(a.name) && !(a.generated && a.generated->embedding) && !columns) continue;
             if (pass == 1 && (!step_hint(a.name).empty() || sums_to_one(a))) continue;  // a named Q or a matrix of weights is no X
             x = i;
-            named_x = pass == 0;
-            s.d_model = a.rows[0].size();
+            named_x = pass == 0 && names_input(a.name);
+            s.x_columns = columns;
+            s.d_model = columns ? a.rows.size() : a.rows[0].size();
             if (best == kNone) {
                 std::string from;
                 s.tokens = tokens_for(cands, a, T, from);
@@ -232,8 +254,10 @@ std::vector<Start> embed_starts(const Article& art) {
                 s.reasons.push_back(fmt::format("tokens: {} ({}; {} printed arrays have a row per token)", json(s.tokens).dump(),
                                                 cands[best].from, best_score));
             }
-            s.reasons.push_back(fmt::format("X: the {} x {} array at {}{}", T, s.d_model, a.place.describe(),
-                                            pass == 0 ? " (named " + a.name + ")" : " (the first with a row per token)"));
+            s.reasons.push_back(columns ? fmt::format("X: the {} x {} array at {}, a token per column (read transposed)", s.d_model, T,
+                                                      a.place.describe())
+                                        : fmt::format("X: the {} x {} array at {}{}", T, s.d_model, a.place.describe(),
+                                                      pass == 0 ? " (named " + a.name + ")" : " (the first with a row per token)"));
             break;
         }
     if (x == kNone) return {};
@@ -852,7 +876,17 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
     switch (s.kind) {
         case StartKind::embed: {
             l["run"] = {{"from", "embed"}, {"to", "mix"}};
-            l["inputs"] = {{"X", input_json(A[s.inputs[0]])}};
+            if (s.x_columns) {  // a token per column: X is its transpose
+                const PrintedArray& x = A[s.inputs[0]];
+                PrintedArray t;
+                for (std::size_t j = 0; j < x.rows[0].size(); ++j) {
+                    t.rows.emplace_back();
+                    for (const auto& row : x.rows) t.rows.back().push_back(row[j]);
+                }
+                l["inputs"] = {{"X", values_json(t)}};
+            } else {
+                l["inputs"] = {{"X", input_json(A[s.inputs[0]])}};
+            }
             OrderedJson w = OrderedJson::object();
             const char* names[] = {"W_Q", "W_K", "W_V"};
             for (std::size_t r = 0; r < 3; ++r)

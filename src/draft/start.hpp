@@ -45,6 +45,7 @@ struct Start {
     std::size_t d_model = 0, d_k = 0;       // d_k: 0 when it is d_model / heads
     bool out_in = false;                    // embed: W^Q, W^K, W^V printed d_k x d_model (nn.Linear's weight): read as x·Wᵀ
     bool identity = false;                  // embed: no weights printed, attention on X itself (Q = K = V = X): inputs[1..3] npos
+    bool x_columns = false;                 // embed: X printed a token per column (d_model x T, as q = W_Q x writes it): read transposed
     // embed: the block's later weights printed by name (W^O, W_1, b_1, W_2, b_2, γ, β), their arrays
     // inputs[4...], in this order; the run goes on through Add & Norm (and the FFN when W_1 and W_2 are printed)
     std::vector<std::string> later;
