@@ -14,6 +14,7 @@
 
 #include "draft/article.hpp"
 #include "draft/draft.hpp"
+#include "draft/place.hpp"
 #include "evaluate/evaluate.hpp"
 #include "lesson/generate.hpp"
 #include "support.hpp"
@@ -1712,6 +1713,24 @@ TEST_CASE("column vectors (q = W_Q x): X a token per column, Q and Z printed so,
     CHECK(v["blocks.0.attn.hook_z"] == "disagrees");
     CHECK(v["blocks.0.attn.hook_z{\"d_head\":0}"] == "agrees");
     CHECK(ds[0].unplaced.empty());
+}
+
+}  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("a formula editor's rendering directives (\\dpi{120}, \\bg_white, \\large, \\inline) are no part of the formula", "[draft]") {
+    const std::string md =
+        "![](https://latex.codecogs.com/png.latex?%5Cdpi%7B120%7D%20%5Cbg_white%20Q%20%3D%20%5Cbegin%7Bbmatrix%7D%201%20%26%200%20%5C%5C%200%20%26%201%20%5Cend%7Bbmatrix%7D)\n\n"
+        "![](https://latex.codecogs.com/svg.latex?\\large&space;W^K=\\begin{pmatrix}0.5&0.1\\\\-0.2&0.7\\end{pmatrix})\n\n"
+        "![](https://latex.codecogs.com/gif.latex?\\inline&space;\\fn_cm&space;\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)="
+        "\\begin{bmatrix}0.6&0.4\\\\0.3&0.7\\end{bmatrix})\n";
+    const attntrace::Article art = attntrace::read_article_text(md, "directives.md", "markdown");
+    REQUIRE(art.arrays.size() == 3);  // no 120 from \dpi{120}
+    CHECK(art.arrays[0].name == "Q");
+    CHECK(art.arrays[1].name == "W^K");
+    CHECK(art.arrays[2].name == "softmax");  // the weights, named by their function however long its argument
+    CHECK(attntrace::word_role(art.arrays[2].name) == "A");
 }
 
 }  // namespace test_draft

@@ -356,7 +356,43 @@ void notebook_text(std::string_view content, const std::string& file, ArticleTex
 
 }  // namespace
 
+namespace formula_urls {
+
+// The rendering directives a formula editor puts before the formula in an image's URL (codecogs': \dpi{120},
+// \bg_white, \inline, \large, \fn_cm): how to draw it, no part of it, and their digits no printed numbers.
+std::string strip_render_directives(const std::string& tex) {
+    std::string out;
+    for (std::size_t i = 0; i < tex.size();) {
+        if (tex[i] == '\\') {
+            std::size_t j = i + 1;
+            while (j < tex.size() && (std::isalpha(static_cast<unsigned char>(tex[j])) || tex[j] == '_')) ++j;
+            const std::string cmd = tex.substr(i + 1, j - i - 1);
+            const bool sized = cmd == "tiny" || cmd == "small" || cmd == "normalsize" || cmd == "large" || cmd == "Large" ||
+                               cmd == "LARGE" || cmd == "huge" || cmd == "Huge";
+            if (cmd == "dpi" && j < tex.size() && tex[j] == '{') {
+                const std::size_t close = tex.find('}', j);
+                if (close != std::string::npos && close - j <= 6) {
+                    i = close + 1;
+                    continue;
+                }
+            }
+            if (sized || cmd == "inline" || cmd.rfind("bg_", 0) == 0 || cmd.rfind("fn_", 0) == 0) {
+                i = j;
+                continue;
+            }
+            out.append(tex, i, j - i);
+            i = j;
+            continue;
+        }
+        out += tex[i++];
+    }
+    return out;
+}
+
+}  // namespace formula_urls
+
 std::string with_formula_urls(std::string_view line) {
+    using formula_urls::strip_render_directives;
     std::size_t at = line.find("http");
     if (at == std::string_view::npos) return std::string(line);
     std::string out;
@@ -405,7 +441,7 @@ std::string with_formula_urls(std::string_view line) {
                     tex += query[k];
                 }
             }
-            tex = decode_entities(tex);
+            tex = strip_render_directives(decode_entities(tex));
             if (tex.find('\\') != std::string::npos) {  // a formula image: its LaTeX in place of its address
                 std::string_view before = line.substr(copied, at - copied);
                 // a Markdown image, ![ALT](URL): its alt text, which often repeats the formula, goes with it

@@ -202,7 +202,11 @@ std::string name_before(std::string_view s, std::size_t begin, bool& after_matri
         if (all_weights) *weights = parts;
     }
     std::string head = trim(t.substr(0, eq));
-    if (head.find("\\begin") != std::string::npos || head.find("\\end") != std::string::npos || head.size() > 40) return "";
+    if (head.find("\\begin") != std::string::npos || head.find("\\end") != std::string::npos) return "";
+    // "\text{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right) =": the weights, however long their argument
+    for (std::string_view f : {"\\text{softmax}", "\\mathrm{softmax}", "\\operatorname{softmax}", "\\textrm{softmax}", "softmax"})
+        if (head.rfind(f, 0) == 0 && head.size() > 40) return "softmax";
+    if (head.size() > 40) return "";
     return head;
 }
 
