@@ -1734,3 +1734,22 @@ TEST_CASE("a formula editor's rendering directives (\\dpi{120}, \\bg_white, \\la
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("positional encodings with every sine first (layout half): found by their first row, a wrong number found", "[draft]") {
+    // values worked with numpy: PE[p, i] = sin(p / 10000^(2i/4)), PE[p, 2 + i] = cos of the same; 0.03 planted 0.3
+    const std::string md =
+        "Every sine first, then every cosine:\n\n```\n[[ 0.      0.      1.      1.    ]\n [ 0.8415  0.01    0.5403  1.    ]\n"
+        " [ 0.9093  0.02   -0.4161  0.9998]\n [ 0.1411  0.3    -0.9900  0.9996]]\n```\n";
+    const attntrace::Draft d = drafted_markdown(md, "pe-halves.md");
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    CHECK(lesson["config"]["positions"] == nlohmann::json::parse(R"({"kind": "sinusoidal", "layout": "half"})"));
+    std::map<std::string, std::string> v = verdicts(lesson);
+    CHECK(v["hook_pos_embed"] == "disagrees");
+    CHECK(v["hook_pos_embed{\"pos\":2}"] == "agrees");
+    CHECK(v["hook_pos_embed{\"pos\":3}"] == "disagrees");
+}
+
+}  // namespace test_draft

@@ -42,6 +42,32 @@ TEST_CASE("sinusoidal PE with an odd d_model: the last dimension is a sine of it
     check_values(t, "hook_pos_embed", {0, 1, 0, 0.841470985, 0.540302306, 0.00215443302});
 }
 
+TEST_CASE("sinusoidal PE in halves (layout half): every sine first, then every cosine of the same angles", "[positions]") {
+    // C = 4: pair 0 in dims 0 (sin) and 2 (cos), angle p; pair 1 in dims 1 (sin) and 3 (cos), angle p / 100
+    Trace t = run(R"("tokens": ["a", "b"], "config": {"d_model": 4, "positions": {"kind": "sinusoidal", "layout": "half"}},
+                    "run": {"from": "embed", "to": "embed"}, "inputs": {"X": [[0, 0, 0, 0], [0, 0, 0, 0]]})");
+    check_values(t, "hook_pos_embed", {0, 0, 1, 1, 0.841470985, 0.00999983333, 0.540302306, 0.99995});
+    // the paper's layout stays the default, written out or not
+    Trace i = run(R"("tokens": ["a", "b"], "config": {"d_model": 4, "positions": {"kind": "sinusoidal", "layout": "interleaved"}},
+                    "run": {"from": "embed", "to": "embed"}, "inputs": {"X": [[0, 0, 0, 0], [0, 0, 0, 0]]})");
+    check_values(i, "hook_pos_embed", {0, 1, 0, 1, 0.841470985, 0.540302306, 0.00999983333, 0.99995});
+}
+
+TEST_CASE("sinusoidal layouts refused in one line: an unknown layout, halves of an odd d_model, another field", "[positions][errors]") {
+    auto refusal = [](const std::string& positions, int d_model) {
+        const std::string l = R"({"format": "attntrace-lesson", "version": 1, "id": "p", "title": "p", "tokens": ["a", "b"],
+            "config": {"d_model": )" + std::to_string(d_model) + R"(, "positions": )" + positions + R"(},
+            "run": {"from": "embed", "to": "embed"}, "inputs": {"X": [[0, 0, 0], [0, 0, 0]]}})";
+        return attntrace::test::lesson_refusal(l, "p.json");
+    };
+    CHECK(refusal(R"({"kind": "sinusoidal", "layout": "sines-first"})", 4) ==
+          "p.json: config.positions.layout: expected \"interleaved\" (sin in d = 2i, cos in 2i+1: the paper's) or \"half\" (sin in "
+          "d = i, cos in C/2 + i), found string \"sines-first\"");
+    CHECK(refusal(R"({"kind": "sinusoidal", "layout": "half"})", 3) ==
+          "p.json: config.d_model: expected an even d_model for sinusoidal positions in halves (sin and cos of each angle), found 3");
+    CHECK(refusal(R"({"kind": "sinusoidal", "base": 500})", 4).find("p.json: config.positions") == 0);
+}
+
 TEST_CASE("learned positions add row p of inputs.positions to token p, from a longer table", "[positions]") {
     Trace t = run(R"("tokens": ["a", "b"], "token_ids": [1, 0], "config": {"d_model": 2, "positions": "learned"},
                     "run": {"from": "embed", "to": "embed"},

@@ -412,10 +412,16 @@ void position_starts(const Article& art, const std::vector<TokenCandidate>& cand
     for (std::size_t i = 0; i < A.size(); ++i) {
         const PrintedArray& a = A[i];
         if (!is_table(a) || a.rows.size() < 2 || a.rows[0].size() < 2 || a.rows[0].size() % 2) continue;
-        bool first = close_to(a.rows[1][0], std::sin(1.0));
-        for (std::size_t c = 0; c < a.rows[0].size() && first; ++c) first = close_to(a.rows[0][c], c % 2 ? 1.0 : 0.0);
-        if (!first) continue;
+        // position 0's row: sin 0 = 0 and cos 0 = 1, interleaved (0, 1, 0, 1) or in halves (0, 0, 1, 1)
+        const std::size_t C = a.rows[0].size();
+        bool interleaved = close_to(a.rows[1][0], std::sin(1.0)), halves = interleaved;
+        for (std::size_t c = 0; c < C; ++c) {
+            interleaved = interleaved && close_to(a.rows[0][c], c % 2 ? 1.0 : 0.0);
+            halves = halves && close_to(a.rows[0][c], c < C / 2 ? 0.0 : 1.0);
+        }
+        if (!interleaved && !halves) continue;
         Start s;
+        s.pe_halves = !interleaved;
         s.kind = StartKind::positions;
         s.inputs = {i, kNone};
         s.d_model = a.rows[0].size();
@@ -427,8 +433,8 @@ void position_starts(const Article& art, const std::vector<TokenCandidate>& cand
         std::string from;
         s.tokens = tokens_for(cands, a, a.rows.size(), from);
         s.reasons.push_back(fmt::format("tokens: {} ({})", json(s.tokens).dump(), from));
-        s.reasons.push_back(fmt::format("positions: the {} x {} array at {} (its first row 0, 1, 0, 1, ...: sin and cos of 0)",
-                                        a.rows.size(), s.d_model, a.place.describe()));
+        s.reasons.push_back(fmt::format("positions: the {} x {} array at {} (its first row {}: sin and cos of 0)", a.rows.size(),
+                                        s.d_model, a.place.describe(), s.pe_halves ? "0, ..., 0, 1, ..., 1" : "0, 1, 0, 1, ..."));
         if (s.inputs[1] != kNone)
             s.reasons.push_back(fmt::format("X: the array at {} (named {})", A[s.inputs[1]].place.describe(), A[s.inputs[1]].name));
         out.push_back(std::move(s));
@@ -619,7 +625,9 @@ std::string Conventions::describe_grid(StartKind kind) const {
         case StartKind::weights: return "the weights given as hook_pattern";
         case StartKind::mask: return "mask " + mask + (hint.empty() ? "" : " (its kind tried first: the text around it says \"" + hint + "\")");
         case StartKind::norm: return fmt::format("variance over {}, eps {}", unbiased ? "n - 1" : "n", eps);
-        case StartKind::positions: return "sinusoidal positions, sin and cos interleaved";
+        case StartKind::positions:
+            return pe_halves ? "sinusoidal positions, every sine first, then every cosine (layout half)"
+                             : "sinusoidal positions, sin and cos interleaved";
     }
     return "";
 }
@@ -780,7 +788,7 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
         }
         case StartKind::weights: out.push_back({.given_at = "hook_pattern"}); break;
         case StartKind::mask: return mask_conventions(art, s);
-        case StartKind::positions: out.push_back(Conventions{}); return out;
+        case StartKind::positions: out.push_back(Conventions{.pe_halves = s.pe_halves}); return out;
         case StartKind::norm:
             for (bool unbiased : {false, true})
                 for (double eps : {1e-5, 0.0}) {
@@ -947,7 +955,8 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
         }
         case StartKind::positions: {
             // the embed stage alone: X (printed, else zeros) + PE
-            config = {{"d_model", s.d_model}, {"heads", 1}, {"positions", "sinusoidal"}};
+            config = {{"d_model", s.d_model}, {"heads", 1},
+                      {"positions", c.pe_halves ? OrderedJson{{"kind", "sinusoidal"}, {"layout", "half"}} : OrderedJson("sinusoidal")}};
             l["config"] = config;
             l["run"] = {{"from", "embed"}, {"to", "embed"}};
             const std::size_t T = s.tokens.size();

@@ -45,6 +45,7 @@ struct Start {
     std::size_t d_model = 0, d_k = 0;       // d_k: 0 when it is d_model / heads
     bool out_in = false;                    // embed: W^Q, W^K, W^V printed d_k x d_model (nn.Linear's weight): read as x·Wᵀ
     bool identity = false;                  // embed: no weights printed, attention on X itself (Q = K = V = X): inputs[1..3] npos
+    bool pe_halves = false;                 // positions: the table's sines in its first half, its cosines in the second
     bool x_columns = false;                 // embed: X printed a token per column (d_model x T, as q = W_Q x writes it): read transposed
     // embed: the block's later weights printed by name (W^O, W_1, b_1, W_2, b_2, γ, β), their arrays
     // inputs[4...], in this order; the run goes on through Add & Norm (and the FFN when W_1 and W_2 are printed)
@@ -71,6 +72,7 @@ struct Conventions {
     std::size_t heads = 1;         // qkv: the heads Q, K and V are split into
     std::string activation;        // embed with a printed FFN: "relu" or "gelu"
     bool sinusoidal = false;       // embed: sinusoidal positions added to X (X + PE enters the block)
+    bool pe_halves = false;        // positions: every sine first, then every cosine (layout "half"), not interleaved
     OrderedJson mask_json;         // mask: config.mask as the lesson writes it (null: `mask` itself)
     std::string hint;              // mask: the word around the printed mask that put this kind first, or ""
     bool max_shift = true;         // scores, qkv: the softmax's exp of s - max (PyTorch's), or of s itself (by hand)

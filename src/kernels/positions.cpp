@@ -4,19 +4,25 @@
 
 namespace attntrace {
 
-double sinusoidal_angle(std::size_t p, std::size_t d, std::size_t C) {
-    const double two_i = static_cast<double>(d - d % 2);  // dimensions 2i and 2i+1 share an angle
+// The pair i dimension d belongs to: interleaved (the paper's), d = 2i (sin) and 2i + 1 (cos); in halves, d = i
+// (sin) and C/2 + i (cos) (C even).
+std::size_t sinusoidal_pair(std::size_t d, std::size_t C, bool interleaved) { return interleaved ? d / 2 : d % (C / 2); }
+
+bool sinusoidal_is_sin(std::size_t d, std::size_t C, bool interleaved) { return interleaved ? d % 2 == 0 : d < C / 2; }
+
+double sinusoidal_angle(std::size_t p, std::size_t d, std::size_t C, bool interleaved) {
+    const double two_i = 2.0 * static_cast<double>(sinusoidal_pair(d, C, interleaved));  // a pair's dimensions share an angle
     return static_cast<double>(p) / std::pow(10000.0, two_i / static_cast<double>(C));
 }
 
-float sinusoidal_value(std::size_t p, std::size_t d, std::size_t C) {
-    const double a = sinusoidal_angle(p, d, C);
-    return static_cast<float>(d % 2 == 0 ? std::sin(a) : std::cos(a));
+float sinusoidal_value(std::size_t p, std::size_t d, std::size_t C, bool interleaved) {
+    const double a = sinusoidal_angle(p, d, C, interleaved);
+    return static_cast<float>(sinusoidal_is_sin(d, C, interleaved) ? std::sin(a) : std::cos(a));
 }
 
-void sinusoidal_table(float* pe, std::size_t T, std::size_t C) {
+void sinusoidal_table(float* pe, std::size_t T, std::size_t C, bool interleaved) {
     for (std::size_t p = 0; p < T; ++p)
-        for (std::size_t d = 0; d < C; ++d) pe[p * C + d] = sinusoidal_value(p, d, C);
+        for (std::size_t d = 0; d < C; ++d) pe[p * C + d] = sinusoidal_value(p, d, C, interleaved);
 }
 
 RopePair rope_pair(std::size_t d, std::size_t hs, bool interleaved) {

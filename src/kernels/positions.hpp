@@ -14,14 +14,17 @@
 
 namespace attntrace {
 
-// Sinusoidal encoding (Vaswani et al. 2017, §3.5), interleaved as the paper
+// Sinusoidal encoding (Vaswani et al. 2017, §3.5). Interleaved as the paper
 // writes it: dimension d = 2i holds sin, d = 2i+1 cos, of the same angle
 //   angle(p, i) = p / 10000^(2i/C)
-// computed in double and rounded once to float32.
-double sinusoidal_angle(std::size_t p, std::size_t d, std::size_t C);
-float sinusoidal_value(std::size_t p, std::size_t d, std::size_t C);
+// or in halves, as some libraries lay it out (C even): d = i holds sin and
+// d = C/2 + i cos of that angle. Computed in double, rounded once to float32.
+std::size_t sinusoidal_pair(std::size_t d, std::size_t C, bool interleaved);  // i
+bool sinusoidal_is_sin(std::size_t d, std::size_t C, bool interleaved);
+double sinusoidal_angle(std::size_t p, std::size_t d, std::size_t C, bool interleaved);
+float sinusoidal_value(std::size_t p, std::size_t d, std::size_t C, bool interleaved);
 // pe: (T, C)
-void sinusoidal_table(float* pe, std::size_t T, std::size_t C);
+void sinusoidal_table(float* pe, std::size_t T, std::size_t C, bool interleaved);
 
 // RoPE (Su et al. 2021). Dimension d of a head belongs to pair i with partner
 // dimension `partner`; `first` says whether d is the pair's first member a

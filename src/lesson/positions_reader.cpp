@@ -32,9 +32,25 @@ Positions read_positions(const Fields& f, const json& v, const Dims& dims) {
     // the kinds' spellings: config_fields.cpp ("rope" and "alibi" alone were refused above)
     if (auto k = spelling_value(position_kinds(), kind)) p.kind = static_cast<PositionKind>(*k);
     else f.fail(kind_path, kinds, describe(v.is_object() ? v["kind"] : v));
+    if (p.kind == PositionKind::sinusoidal) p.layout = RopeLayout::interleaved;  // the paper's, unless the object says
     if (!v.is_object()) return p;
 
     switch (p.kind) {
+        case PositionKind::sinusoidal: {
+            f.only_keys(v, path, {"kind", "layout"});
+            if (auto* layout = f.optional(v, "layout")) {
+                const std::string lp = join(path, "layout");
+                const std::string l = f.string(*layout, lp);
+                if (l == "half") p.layout = RopeLayout::half;
+                else if (l != "interleaved")
+                    f.fail(lp, "\"interleaved\" (sin in d = 2i, cos in 2i+1: the paper's) or \"half\" (sin in d = i, cos in "
+                               "C/2 + i)", describe(*layout));
+                if (p.layout == RopeLayout::half && dims.C % 2 != 0)
+                    f.fail("config.d_model", "an even d_model for sinusoidal positions in halves (sin and cos of each angle)",
+                           fmt::format("{}", dims.C));
+            }
+            break;
+        }
         case PositionKind::rope: {
             f.only_keys(v, path, {"kind", "layout", "base", "rotary_dims"});
             const std::string lp = join(path, "layout");

@@ -19,7 +19,8 @@ void pos_embed(Run& run) {
     const Lesson& lesson = run.lesson();
     const Dims& d = run.dims();
     if (lesson.config.positions.kind == PositionKind::sinusoidal) {
-        if (float* pe = run.open(run.name(Leaf::pos_embed), {})) sinusoidal_table(pe, d.T, d.C);
+        if (float* pe = run.open(run.name(Leaf::pos_embed), {}))
+            sinusoidal_table(pe, d.T, d.C, lesson.config.positions.layout == RopeLayout::interleaved);
     } else {
         auto it = lesson.inputs.find("positions");
         const Tensor* table = it == lesson.inputs.end() ? nullptr : &it->second;
@@ -38,15 +39,21 @@ float pos_embed_explain(Cell& c) {
         c.line("learned: token {} sits at position {}: row {} of the lesson's inputs.positions, column {}", tok, p, p, d);
         return table.data[p * table.shape[1] + d];
     }
-    const std::size_t two_i = d - d % 2;
-    const double angle = sinusoidal_angle(p, d, C);
-    c.line("sinusoidal, interleaved as the paper: dimension d{} = {} holds the {} of the angle of pair i = {}", d,
-           d % 2 ? "2i+1" : "2i", d % 2 ? "cos" : "sin", two_i / 2);
+    const bool interleaved = c.lesson.config.positions.layout == RopeLayout::interleaved;
+    const std::size_t i = sinusoidal_pair(d, C, interleaved), two_i = 2 * i;
+    const bool sin = sinusoidal_is_sin(d, C, interleaved);
+    const double angle = sinusoidal_angle(p, d, C, interleaved);
+    if (interleaved)
+        c.line("sinusoidal, interleaved as the paper: dimension d{} = {} holds the {} of the angle of pair i = {}", d,
+               sin ? "2i" : "2i+1", sin ? "sin" : "cos", i);
+    else
+        c.line("sinusoidal in halves: dimension d{} = {} holds the {} of the angle of pair i = {}", d, sin ? "i" : "C/2 + i",
+               sin ? "sin" : "cos", i);
     c.line("angle = p / 10000^(2i/C) = {} / 10000^({}/{}) = {} / {} = {:.9g} rad   (in double)", p, two_i, C, p,
            fmt::format("{:.9g}", std::pow(10000.0, double(two_i) / double(C))), angle);
-    const float r = sinusoidal_value(p, d, C);
-    c.line("{}({:.9g}) = {}   (rounded to float32)", d % 2 ? "cos" : "sin", angle, c.num(r));
-    c.quantities = {{"angle", angle}, {"frequency", sinusoidal_angle(1, d, C)}};  // ω_i: the angle at p = 1
+    const float r = sinusoidal_value(p, d, C, interleaved);
+    c.line("{}({:.9g}) = {}   (rounded to float32)", sin ? "sin" : "cos", angle, c.num(r));
+    c.quantities = {{"angle", angle}, {"frequency", sinusoidal_angle(1, d, C, interleaved)}};  // ω_i: the angle at p = 1
     return r;
 }
 

@@ -358,6 +358,8 @@ void render_run(std::ostream& out, const Lesson& lesson, const Trace& trace, con
                                                           p.rotary_dims
                                                               ? fmt::format(", first {} dimensions of each head", p.rotary_dims)
                                                               : std::string())
+                                        : p.kind == PositionKind::sinusoidal && p.layout == RopeLayout::half
+                                            ? std::string(" (in halves: sin in the first C/2 dimensions, cos in the rest)")
                                         : p.kind == PositionKind::alibi
                                             ? (p.slopes.empty() ? " (the paper's slopes)" : " (the lesson's slopes)")
                                             : ""),

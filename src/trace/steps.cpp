@@ -25,7 +25,8 @@ const std::vector<StepTemplate> kSteps = {
      "before it has seen any context.",
      {A::pos, A::d_model}},
     {"hook_pos_embed", Leaf::pos_embed, Stage::embed, "Positional encodings",
-     "sinusoidal: PE[p,2i] = sin(p/10000^(2i/C)), PE[p,2i+1] = cos(p/10000^(2i/C)); learned: row p of the table",
+     "sinusoidal: PE[p,2i] = sin(p/10000^(2i/C)), PE[p,2i+1] = cos(p/10000^(2i/C)) (layout half: PE[p,i] = sin, PE[p,C/2+i] = cos); "
+     "learned: row p of the table",
      "One vector per position, added to the token embeddings: without it self-attention cannot tell the order of "
      "the tokens (permuting them only permutes its output).",
      {A::pos, A::d_model}},
