@@ -372,6 +372,17 @@ TEST_CASE("hostile articles: refused in one line naming the file, or read whole 
     CHECK(arrays_of("sizes.txt", sizes).second == std::vector<double>{1, 2});
     while (shaped.size() < big) shaped += "Q: [B, T\nprint(x.shape)\n# (  \\in \\mathbb{R}^{n \\times ";
     CHECK(arrays_of("shaped.txt", shaped).second == std::vector<double>{1, 2});
+    // emphasis everywhere: runs of emphasised words that fail at their 64th (a part of attention), stars between
+    // letters, a phrase's opening after "sentence" that never closes; a table of vector cells past an array's size
+    std::string emphasis;
+    while (emphasis.size() < big) {
+        for (int w = 0; w < 63; ++w) emphasis += "**a**, ";
+        emphasis += "**query** x*y*z sentence *a b ";
+    }
+    CHECK(arrays_of("emphasis.md", emphasis).second == std::vector<double>{1, 2});
+    std::string vector_rows = "| token | q | k |\n|---|---|---|\n";
+    while (vector_rows.size() < big) vector_rows += "| a | [1, 2] | [3, 4] |\n";
+    CHECK(arrays_of("vector-table.md", vector_rows).second == std::vector<double>{1, 2});
     // numbers everywhere: refused at the first one too many, in one line
     std::string noise(big, '\0');
     for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 2654435761u) >> 13);

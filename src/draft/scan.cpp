@@ -378,9 +378,10 @@ bool names_a_part(std::string_view w) {
 // Emphasised words one after another, each of one word, apart by commas or "and", with one marker: **the**,
 // **dog** and **ran**, *I*, *like*, *tea*, `the`, `cat`; the words and where the run ends (npos: fewer than
 // two, or a word that names a part of attention).
-std::size_t emphasis_run(std::string_view s, std::size_t i, std::vector<std::string>& words) {
+std::size_t emphasis_run(std::string_view s, std::size_t i, std::vector<std::string>& words, std::size_t& scanned) {
     constexpr std::size_t kMaxWords = 64;
     const std::size_t m = emphasis_at(s, i);
+    scanned = i + 1;  // how far a failed run read: no run starting before it can succeed (a later start reads the same words)
     if (m == 0) return std::string_view::npos;
     const std::string_view marker = s.substr(i, m);
     std::size_t k = i, end = std::string_view::npos;
@@ -389,6 +390,7 @@ std::size_t emphasis_run(std::string_view s, std::size_t i, std::vector<std::str
         const std::size_t close = s.substr(k + m, 34).find(marker);
         if (close == std::string_view::npos) break;
         const std::string_view w = s.substr(k + m, close);
+        scanned = k + m + close + m;
         if (!plain_word(w) || std::any_of(w.begin(), w.end(), [](char c) { return std::ispunct(static_cast<unsigned char>(c)) && c != '\'' && c != '-'; }) ||
             names_a_part(w))
             return std::string_view::npos;
@@ -411,16 +413,17 @@ std::size_t emphasis_run(std::string_view s, std::size_t i, std::vector<std::str
 std::size_t emphasised_sentence(std::string_view s, std::size_t i, std::vector<std::string>& words) {
     constexpr std::size_t kMaxPhrase = 120, kLookBack = 24;
     const std::size_t m = emphasis_at(s, i);
-    if (m == 0 || s[i] == '`') return std::string_view::npos;
-    const std::string_view marker = s.substr(i, m);
-    const std::size_t close = s.substr(i + m, kMaxPhrase).find(marker);
-    if (close == std::string_view::npos) return std::string_view::npos;
+    // a phrase's emphasis opens after a space (or a colon's): no look at every star of a run of text
+    if (m == 0 || s[i] == '`' || i == 0 || (s[i - 1] != ' ' && s[i - 1] != ':')) return std::string_view::npos;
     std::string before;
     for (char c : s.substr(i > kLookBack ? i - kLookBack : 0, std::min(i, kLookBack)))
         before += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     bool called = false;
     for (const char* w : {"sentence", "input", "phrase", "text", "tokens", "sequence"}) called = called || before.find(w) != std::string::npos;
     if (!called) return std::string_view::npos;
+    const std::string_view marker = s.substr(i, m);
+    const std::size_t close = s.substr(i + m, kMaxPhrase).find(marker);
+    if (close == std::string_view::npos) return std::string_view::npos;
     words.clear();
     const std::string_view body = s.substr(i + m, close);
     for (std::size_t a = 0; a < body.size();) {
@@ -445,6 +448,7 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
     constexpr std::size_t kMaxQuote = 200;
     const std::string_view s = text.text();
     std::vector<PrintedTokens> out;
+    std::size_t emphasis_skip = 0;  // a failed run of emphasised words read up to here
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '[') {
             std::vector<std::string> words;
@@ -478,8 +482,9 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
             }
             continue;
         }
-        if (std::vector<std::string> run; emphasis_at(s, i) && (i == 0 || !emphasis_at(s, i - 1))) {
-            if (const std::size_t end = emphasis_run(s, i, run); end != std::string_view::npos) {
+        if (std::vector<std::string> run; i >= emphasis_skip && emphasis_at(s, i) && (i == 0 || !emphasis_at(s, i - 1))) {
+            std::size_t scanned = 0;
+            if (const std::size_t end = emphasis_run(s, i, run, scanned); end != std::string_view::npos) {
                 out.push_back({std::move(run), false, text.place_of(i)});
                 i = end - 1;
                 continue;
@@ -489,6 +494,7 @@ std::vector<PrintedTokens> scan_tokens(const ArticleText& text) {
                 i = end - 1;
                 continue;
             }
+            emphasis_skip = scanned;  // its words read: no list starts among them
         }
         std::size_t len = 0;
         // a string the code assigns, sentence = 'owls hunt at night' (single quotes too), its words' trailing

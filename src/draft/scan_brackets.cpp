@@ -361,7 +361,9 @@ void scan_brackets(Scan& scan) {
                     p.notes.back() = note_label(s.substr(k, std::min<std::size_t>(end - k, kQuoteBytes)));
                 }
             }
-            if (p.ok) {  // only what may be an array is kept: "[][][]..." costs nothing
+            // only what may be an array is kept: "[][][]..." costs nothing, nor do brackets another scanner read
+            // (a table's vector cells)
+            if (p.ok && !scan.taken(p.open, p.open + 1)) {
                 if (closed.size() >= kMaxPrintedArrays) scan.too_many(p.open);
                 closed.push_back(std::move(p));
             }

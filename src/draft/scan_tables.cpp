@@ -142,7 +142,7 @@ std::optional<std::vector<PrintedNumber>> cell_vector(std::string_view cell) {
             continue;
         }
         const auto n = read_number(t, i);
-        if (!n || n->end <= i) return std::nullopt;
+        if (!n || n->end <= i || out.size() >= kMaxPrintedNumbers) return std::nullopt;
         out.push_back(n->number);
         i = n->end;
     }
@@ -208,6 +208,8 @@ void scan_vector_tables(Scan& scan) {
             header.clear();
         } else if (separator_row(*cells)) {
         } else if (cells->size() >= 2 && cell_vector((*cells)[1]) && (body.empty() || body[0].cells.size() == cells->size())) {
+            // a table of more rows than an array holds is no worked example's: read a bounded part at a time
+            if (body.size() * cells->size() >= kMaxPrintedNumbers / 4) flush();
             body.push_back({begin, end, *cells});
         } else {
             flush();
