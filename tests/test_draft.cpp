@@ -1753,3 +1753,20 @@ TEST_CASE("positional encodings with every sine first (layout half): found by th
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("a seed held by a name of eight digits is followed, and sizes that overflow a long are no sizes", "[draft]") {
+    const std::string md = "```python\nSEED = 20240601\ntorch.manual_seed(SEED)\nW_Q = torch.rand(3, 2)\n"
+                           "n = 99999999999 * 99999999999\nW_K = torch.rand(n, 2)\n```\n";
+    const attntrace::Article art = attntrace::read_article_text(md, "seed.md", "markdown");
+    const attntrace::PrintedArray* wq = nullptr;
+    for (const auto& a : art.arrays)
+        if (a.name == "W_Q") wq = &a;
+    REQUIRE(wq);
+    REQUIRE(wq->generated);
+    CHECK(wq->generated->seed == 20240601u);
+    for (const auto& a : art.arrays) CHECK(a.name != "W_K");  // n overflows: the draw is not counted, its stream ends
+}
+
+}  // namespace test_draft

@@ -96,11 +96,14 @@ struct Module {
     bool unknown = false;                          // draws the reader cannot count
 };
 
+// An integer literal of more digits than this is no size or seed a worked example writes (a seed of 2^32 has 10).
+constexpr std::size_t kMaxIntDigits = 12;
+
 std::optional<long> eval_atom(std::string_view a, const Env& env, int depth) {
     const std::string t = trim(a);
     if (t.empty() || depth > 4) return std::nullopt;
     if (std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-        return t.size() <= 6 ? std::optional<long>(std::stol(t)) : std::nullopt;
+        return t.size() <= kMaxIntDigits ? std::optional<long>(std::stol(t)) : std::nullopt;
     if (is_identifier(t)) {
         const auto it = env.values.find(t);
         return it == env.values.end() ? std::nullopt : eval_int(it->second, env, depth + 1);
@@ -128,9 +131,10 @@ std::optional<long> eval_int(std::string_view e, const Env& env, int depth) {
         const auto l = eval_atom(e.substr(0, at), env, depth), r = eval_atom(e.substr(at + op.size()), env, depth);
         if (!l || !r) return std::nullopt;
         if (op == "//") return *r > 0 ? std::optional<long>(*l / *r) : std::nullopt;
-        if (op == "*") return *l * *r;
-        if (op == "+") return *l + *r;
-        return *l - *r;
+        long out = 0;  // past a long's range: no integer the code means
+        const bool over = op == "*" ? __builtin_mul_overflow(*l, *r, &out) : op == "+" ? __builtin_add_overflow(*l, *r, &out)
+                                                                                         : __builtin_sub_overflow(*l, *r, &out);
+        return over ? std::nullopt : std::optional<long>(out);
     }
     return eval_atom(e, env, depth);
 }
