@@ -1770,3 +1770,24 @@ TEST_CASE("a seed held by a name of eight digits is followed, and sizes that ove
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("a sentence of scores is claimed on the scores' row, a sentence of shares on the weights'", "[draft]") {
+    const std::string md =
+        "Tokens: \"the\", \"cat\", \"sat\".\n\nScores:\n\n| | the | cat | sat |\n|---|---|---|---|\n"
+        "| the | 1.0 | 0.0 | 0.0 |\n| cat | 0.5 | 2.0 | 0.0 |\n| sat | 0.0 | 1.0 | 1.0 |\n\n"
+        "The raw score of \"cat\" against \"the\" (0.5), \"cat\" (2.0) and \"sat\" (0.1).\n\n"
+        "Weights:\n\n| | the | cat | sat |\n|---|---|---|---|\n"
+        "| the | 0.576 | 0.212 | 0.212 |\n| cat | 0.164 | 0.736 | 0.100 |\n| sat | 0.155 | 0.422 | 0.422 |\n\n"
+        "So \"cat\" attends 16.4% to \"the\", 73.6% to itself and 10.0% to \"sat\".\n";
+    const attntrace::Draft d = drafted_markdown(md, "score-words.md");
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    std::map<std::string, std::string> v = verdicts(lesson);
+    CHECK(v["blocks.0.attn.hook_scores_raw{\"key\":0,\"query\":1}"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_scores_raw{\"key\":2,\"query\":1}"] == "disagrees");  // sat's 0.1 for 0.0
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":1}"] == "agrees");  // the sentence of shares, its whole row
+}
+
+}  // namespace test_draft

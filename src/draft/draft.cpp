@@ -409,14 +409,32 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         const auto tokens = d.lesson["tokens"].get<std::vector<std::string>>();
         for (const ProseRow& r : prose_rows(art, tokens, from_line, text_end, used)) {
             for (std::size_t i : r.arrays) used[i] = true;
-            const std::string base = fmt::format("{}-attends", tokens[r.query]);
+            // a sentence of scores ("cat looks at the with score 0.2, at itself with 0.7"): the scores' row its
+            // numbers agree with most, the raw ones on a tie; a sentence of shares stays on the weights
+            std::string step = "blocks.0.attn.hook_pattern";
+            std::string words;
+            for (char ch : r.first->quote) words += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if ((words.find("score") != std::string::npos || words.find("logit") != std::string::npos) &&
+                words.find('%') == std::string::npos && words.find("weight") == std::string::npos) {
+                std::size_t best = 0;
+                for (const char* leaf : {"blocks.0.attn.hook_scores_raw", "blocks.0.attn.hook_scores_scaled"}) {
+                    const Step* st = e->exact.find(leaf);
+                    if (!st || !st->holds_values() || st->shape.size() != 3) continue;  // (head, query, key)
+                    std::size_t agree = 0;
+                    for (std::size_t k = 0; k < r.keys.size(); ++k)
+                        agree += agrees_at_precision(st->held().data[r.query * st->shape[2] + r.keys[k]], static_cast<float>(r.numbers[k].value),
+                                                     r.numbers[k].decimals);
+                    if (agree > best || step == "blocks.0.attn.hook_pattern") best = agree, step = leaf;
+                }
+            }
+            const std::string base = fmt::format("{}-{}", tokens[r.query], step == "blocks.0.attn.hook_pattern" ? "attends" : "scores");
             const bool whole = r.keys.size() == tokens.size() &&
                                std::all_of(r.numbers.begin(), r.numbers.end(), [&](const PrintedNumber& n) { return n.decimals == r.numbers[0].decimals; });
             const std::string where = r.first->place.describe();
             if (whole) {
                 std::vector<double> row(tokens.size());
                 for (std::size_t k = 0; k < r.keys.size(); ++k) row[r.keys[k]] = r.numbers[k].value;
-                claims.push_back({{"id", claim_id(base, ids)}, {"step", "blocks.0.attn.hook_pattern"}, {"at", {{"query", r.query}}},
+                claims.push_back({{"id", claim_id(base, ids)}, {"step", step}, {"at", {{"query", r.query}}},
                                   {"decimals", r.numbers[0].decimals}, {"values", row}, {"expect", "agrees"}, {"quote", r.first->quote},
                                   {"note", "how " + tokens[r.query] + " attends to each token, in words (drafted from " + where + ")"}});
                 d.reasons.push_back(fmt::format("claim {}: the sentence at {} gives {}'s row of the weights", claims.back()["id"].get<std::string>(),
@@ -424,7 +442,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
                 continue;
             }
             for (std::size_t k = 0; k < r.keys.size(); ++k) {
-                claims.push_back({{"id", claim_id(base + "-" + tokens[r.keys[k]], ids)}, {"step", "blocks.0.attn.hook_pattern"},
+                claims.push_back({{"id", claim_id(base + "-" + tokens[r.keys[k]], ids)}, {"step", step},
                                   {"at", {{"query", r.query}, {"key", r.keys[k]}}}, {"decimals", r.numbers[k].decimals},
                                   {"values", r.numbers[k].value}, {"expect", "agrees"}, {"quote", r.first->quote},
                                   {"note", "how much " + tokens[r.query] + " attends to " + tokens[r.keys[k]] + ", in words (drafted from " + where + ")"}});
