@@ -1785,9 +1785,34 @@ TEST_CASE("a sentence of scores is claimed on the scores' row, a sentence of sha
     const auto lesson = nlohmann::json::parse(d.lesson.dump());
     INFO(lesson.dump(1));
     std::map<std::string, std::string> v = verdicts(lesson);
-    CHECK(v["blocks.0.attn.hook_scores_raw{\"key\":0,\"query\":1}"] == "agrees");
-    CHECK(v["blocks.0.attn.hook_scores_raw{\"key\":2,\"query\":1}"] == "disagrees");  // sat's 0.1 for 0.0
+    CHECK(v["blocks.0.attn.hook_scores_raw{\"query\":1}"] == "disagrees");  // the whole row: sat's 0.1 for 0.0
     CHECK(v["blocks.0.attn.hook_pattern{\"query\":1}"] == "agrees");  // the sentence of shares, its whole row
+}
+
+}  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("words between a key and its number (with weight, with score) pair them; the query is not taken for a key", "[draft]") {
+    const std::string md =
+        "Tokens: \"the\", \"cat\", \"sat\".\n\nScores:\n\n| | the | cat | sat |\n|---|---|---|---|\n"
+        "| the | 1.0 | 0.0 | 0.0 |\n| cat | 0.5 | 2.0 | 0.0 |\n| sat | 0.0 | 1.0 | 1.0 |\n\n"
+        "Weights:\n\n| | the | cat | sat |\n|---|---|---|---|\n"
+        "| the | 0.576 | 0.212 | 0.212 |\n| cat | 0.164 | 0.736 | 0.100 |\n| sat | 0.155 | 0.422 | 0.422 |\n\n"
+        "Here sat looks at the with weight 0.155, at cat with weight 0.422 and at itself with weight 0.424.\n";
+    const attntrace::Draft d = drafted_markdown(md, "fillers.md");
+    const auto lesson = nlohmann::json::parse(d.lesson.dump());
+    INFO(lesson.dump(1));
+    const nlohmann::json* row = nullptr;
+    for (const auto& c : lesson["claims"])
+        if (c["step"] == "blocks.0.attn.hook_pattern" && c.contains("at") && c["at"] == nlohmann::json({{"query", 2}}) &&
+            c["quote"].get<std::string>().find("with weight") != std::string::npos)
+            row = &c;
+    REQUIRE(row);  // sat's row, not the's: "the" is a key here, its number after "with weight"
+    REQUIRE((*row)["values"].size() == 3);
+    CHECK((*row)["values"][0].get<double>() == Approx(0.155));
+    CHECK((*row)["values"][2].get<double>() == Approx(0.424));
+    CHECK((*row)["expect"] == "disagrees");  // 0.424 for 0.422
 }
 
 }  // namespace test_draft

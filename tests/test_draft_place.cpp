@@ -177,7 +177,7 @@ TEST_CASE("seed drafts measured against the hand lessons: claims reproduced, arr
     // claim of one of its lessons on the same step, the same cells and the same reduction, with the same
     // verdict); of the article's printed arrays (tables and matrices, not prose), the share a draft reads
     // as an input or claims. The aim is 90% of both; the floors are what the code reaches.
-    constexpr std::size_t kReproducedFloor = 80, kPlacedArraysFloor = 49;
+    constexpr std::size_t kReproducedFloor = 81, kPlacedArraysFloor = 49;
     const std::string seeds = seeds_dir();
     if (seeds.empty()) return;
     std::map<std::string, std::vector<Draft>> drafts;  // by article

@@ -436,7 +436,9 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
                 for (std::size_t k = 0; k < r.keys.size(); ++k) row[r.keys[k]] = r.numbers[k].value;
                 claims.push_back({{"id", claim_id(base, ids)}, {"step", step}, {"at", {{"query", r.query}}},
                                   {"decimals", r.numbers[0].decimals}, {"values", row}, {"expect", "agrees"}, {"quote", r.first->quote},
-                                  {"note", "how " + tokens[r.query] + " attends to each token, in words (drafted from " + where + ")"}});
+                                  {"note", (step == "blocks.0.attn.hook_pattern" ? "how " + tokens[r.query] + " attends to each token"
+                                                                          : tokens[r.query] + "'s scores against each token") +
+                                              ", in words (drafted from " + where + ")"}});
                 d.reasons.push_back(fmt::format("claim {}: the sentence at {} gives {}'s row of the weights", claims.back()["id"].get<std::string>(),
                                                 where, tokens[r.query]));
                 continue;

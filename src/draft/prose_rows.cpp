@@ -93,6 +93,14 @@ private:
     std::map<std::string, int> count_;
 };
 
+// Words between a token and its number that only say what the number is: "with weight 0.27", "with score 0.2".
+constexpr std::size_t kMaxFillers = 3;
+bool filler(const std::string& w) {
+    for (const char* f : {"with", "a", "weight", "weights", "score", "scores", "logit", "of", "value", "is", "gets", "at"})
+        if (w == f) return true;
+    return false;
+}
+
 bool same(const PrintedNumber& a, const PrintedNumber& b) { return a.decimals == b.decimals && std::fabs(a.value - b.value) < 1e-12; }
 
 }  // namespace
@@ -114,6 +122,11 @@ std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::stri
         const PrintedArray& first = art.arrays[arrays.front()];
         if (is_computation(first.quote)) continue;
         const std::vector<Item> items = items_of(first.quote);
+        // a line of scores ("score", "logit", no "%"): its numbers need not be shares of one
+        std::string lower;
+        for (char c : first.quote) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const bool scores = (lower.find("score") != std::string::npos || lower.find("logit") != std::string::npos) &&
+                            lower.find('%') == std::string::npos && lower.find("weight") == std::string::npos;
         // the line's numbers as the prose scanner read them, matched in order
         std::vector<std::optional<std::size_t>> array_of(items.size());
         std::size_t next = 0;
@@ -129,17 +142,31 @@ std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::stri
             std::vector<std::pair<std::size_t, std::size_t>> pending;  // (item, key) with "itself" as the query, later
             bool any_number = false;
             constexpr std::size_t kItself = static_cast<std::size_t>(-1);
+            // the number a token's own: right after it, or after words that only say what it is ("sat with weight
+            // 0.27", "the with score 0.2"); its item, or `end`
+            auto own_number = [&](std::size_t k) {
+                for (std::size_t j = k + 1; j < end && j <= k + 1 + kMaxFillers; ++j) {
+                    if (items[j].number) return j;
+                    if (!filler(items[j].word)) break;
+                }
+                return end;
+            };
             for (std::size_t k = begin; k < end; ++k) {
                 if (!items[k].number) {
                     // the query: the last token named before the first number, unless that number is its own ("cat (30%)")
                     if (!any_number)
-                        if (auto t = token_of(items[k].word); t && !(k + 1 < end && items[k + 1].number)) query = t;
+                        if (auto t = token_of(items[k].word); t && own_number(k) == end) query = t;
                     continue;
                 }
+                // "row 2", "head 1": an index the sentence names, no value of the row
+                if (k > begin && items[k].number->decimals == 0 &&
+                    (items[k - 1].word == "row" || items[k - 1].word == "column" || items[k - 1].word == "head" ||
+                     items[k - 1].word == "position" || items[k - 1].word == "token" || items[k - 1].word == "layer"))
+                    continue;
                 any_number = true;
                 if (!array_of[k]) continue;
                 const PrintedNumber& n = *items[k].number;
-                if (n.value < 0 || n.value > 1) continue;  // a weight: a share of the row
+                if (!scores && (n.value < 0 || n.value > 1)) continue;  // a weight: a share of the row
                 std::optional<std::size_t> key;
                 const auto key_word = [&](const std::string& w) -> std::optional<std::size_t> {
                     if (w == "itself") return kItself;
@@ -149,6 +176,10 @@ std::vector<ProseRow> prose_rows(const Article& art, const std::vector<std::stri
                     (items[k + 1].word == "to" || items[k + 1].word == "on" || items[k + 1].word == "for" || items[k + 1].word == "towards"))
                     key = key_word(items[k + 2].word);  // "51% to fell"
                 if (!key && k > begin && !items[k - 1].number) key = key_word(items[k - 1].word);  // "cat (30%)", "cat: 0.30"
+                for (std::size_t j = k; !key && j-- > begin && j + 1 + kMaxFillers >= k;) {  // "sat with weight 0.27"
+                    if (items[j].number || (!filler(items[j].word) && !key_word(items[j].word))) break;
+                    if (!filler(items[j].word)) key = key_word(items[j].word);
+                }
                 if (!key) continue;
                 pending.push_back({k, *key});
             }
