@@ -1793,7 +1793,7 @@ TEST_CASE("a sentence of scores is claimed on the scores' row, a sentence of sha
 
 namespace test_draft {
 
-TEST_CASE("words between a key and its number (with weight, with score) pair them; the query is not taken for a key", "[draft]") {
+TEST_CASE("words between a key and its number (with weight, with score) pair them, and the query is not taken for a key", "[draft]") {
     const std::string md =
         "Tokens: \"the\", \"cat\", \"sat\".\n\nScores:\n\n| | the | cat | sat |\n|---|---|---|---|\n"
         "| the | 1.0 | 0.0 | 0.0 |\n| cat | 0.5 | 2.0 | 0.0 |\n| sat | 0.0 | 1.0 | 1.0 |\n\n"
