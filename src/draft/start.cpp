@@ -30,7 +30,6 @@ bool rectangular(const PrintedArray& a) {
     return true;
 }
 
-
 OrderedJson number_json(double v) {
     if (std::isinf(v)) return v < 0 ? OrderedJson("-inf") : OrderedJson("inf");
     return v;
