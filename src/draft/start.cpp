@@ -787,7 +787,12 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
         }
         case StartKind::weights: out.push_back({.given_at = "hook_pattern"}); break;
         case StartKind::mask: return mask_conventions(art, s);
-        case StartKind::positions: out.push_back(Conventions{.pe_halves = s.pe_halves}); return out;
+        case StartKind::positions: {
+            Conventions c;
+            c.pe_halves = s.pe_halves;
+            out.push_back(std::move(c));
+            return out;
+        }
         case StartKind::norm:
             for (bool unbiased : {false, true})
                 for (double eps : {1e-5, 0.0}) {
