@@ -1816,3 +1816,33 @@ TEST_CASE("words between a key and its number (with weight, with score) pair the
 }
 
 }  // namespace test_draft
+
+namespace test_draft {
+
+TEST_CASE("draws inside a function of the code or a loop are not counted: their calls and the loop end the streams", "[draft]") {
+    auto generated = [](const std::string& code) {
+        const attntrace::Article art = attntrace::read_article_text("```python\n" + code + "```\n", "code.md", "markdown");
+        std::map<std::string, std::uint64_t> out;  // name -> offset
+        for (const auto& a : art.arrays)
+            if (a.generated) out[a.name] = a.generated->offset;
+        return out;
+    };
+    // before: make's draw was read once at the top level and W_K taken from draw 6 (PyTorch's: 12)
+    auto fn = generated("def make(d_in, d_out):\n    return torch.rand(d_in, d_out)\ntorch.manual_seed(0)\n"
+                        "W_Q = make(3, 2)\nW_K = torch.rand(3, 2)\n");
+    CHECK_FALSE(fn.count("W_K"));
+    // a loop's draws are made as many times as it turns: nothing after it is followed, nothing in it either
+    auto loop = generated("torch.manual_seed(0)\nfor _ in range(2):\n    w = torch.rand(3, 2)\nW_V = torch.rand(3, 2)\n");
+    CHECK(loop.empty());
+    // a function that draws nothing, and a one-line def that does
+    auto plain = generated("def half(x):\n    return x / 2\ndef one(): return torch.rand(2, 2)\ntorch.manual_seed(0)\n"
+                           "W_Q = torch.rand(3, 2)\ny = half(W_Q)\nW_K = torch.rand(3, 2)\nz = one()\nW_V = torch.rand(3, 2)\n");
+    CHECK(plain["W_Q"] == 0);
+    CHECK(plain["W_K"] == 6);  // half() draws nothing: the stream goes on
+    CHECK_FALSE(plain.count("W_V"));  // one() draws: after its call nothing is followed
+    // a reseed after them starts a stream again
+    auto reseeded = generated("def make():\n    return torch.rand(2, 2)\nx = make()\ntorch.manual_seed(1)\nW_O = torch.rand(2, 2)\n");
+    CHECK(reseeded["W_O"] == 0);
+}
+
+}  // namespace test_draft

@@ -215,6 +215,11 @@ bool NumpyCode::generator(const std::string& name, const std::string& rhs, const
     return drew;
 }
 
+void NumpyCode::end_all() {
+    legacy_.reset();
+    for (auto& [gen, g] : generators_) g.stream.reset();
+}
+
 void NumpyCode::unfollowed(const std::string& text) {
     if (text.find("np.random.") != std::string::npos || text.find("numpy.random.") != std::string::npos) legacy_.reset();
     for (auto& [gen, g] : generators_)

@@ -327,6 +327,31 @@ private:
             return;
         }
         cls_.reset();
+        // inside a function's body or a loop's: run when called, or as many times as the loop turns, neither
+        // followed; a draw there makes the function one whose calls end every stream, and a loop end them at once
+        if (block_indent_ != std::string::npos && indent > block_indent_) {
+            if (draws_in(text)) {
+                if (!block_fn_.empty() && drawing_fns_.size() < kMaxModules) drawing_fns_.insert(block_fn_);
+                if (block_fn_.empty()) end_streams();
+            }
+            return;
+        }
+        block_indent_ = std::string::npos;
+        if (text.rfind("def ", 0) == 0 || text.rfind("for ", 0) == 0 || text.rfind("while ", 0) == 0) {
+            block_indent_ = indent;
+            block_fn_.clear();
+            if (text.rfind("def ", 0) == 0) {
+                std::size_t k = 4;
+                while (k < text.size() && ident_char(text[k])) ++k;
+                block_fn_ = text.substr(4, k - 4);
+            }
+            const std::size_t colon = text.rfind(':');  // a body on the header's own line: `def f(): return torch.rand(2)`
+            if (colon != std::string::npos && draws_in(text.substr(colon + 1))) {
+                if (!block_fn_.empty() && drawing_fns_.size() < kMaxModules) drawing_fns_.insert(block_fn_);
+                if (block_fn_.empty()) end_streams();
+            }
+            return;
+        }
         if (text.rfind("class ", 0) == 0) {
             std::size_t k = 6;
             while (k < text.size() && ident_char(text[k])) ++k;
@@ -416,7 +441,29 @@ private:
         m.draws.push_back(std::move(d));
     }
 
+    // A line that may draw from a generator: a draw this reader knows, one it cannot count, a module it builds or
+    // a function of the code that draws.
+    bool draws_in(std::string_view text) const {
+        for (std::string_view call : {"torch.rand", "torch.randn", "nn.Linear(", "nn.Embedding(", "np.random.", "numpy.random.", ".random(",
+                                      ".normal(", ".uniform(", ".standard_normal(", "torch.manual_seed("})
+            if (text.find(call) != std::string_view::npos) return true;
+        if (draws_uncounted(text)) return true;
+        for (const auto& [name, m] : modules_)
+            if (find_call(text, name + "(") != std::string_view::npos) return true;
+        for (const std::string& fn : drawing_fns_)
+            if (find_call(text, fn + "(") != std::string_view::npos) return true;
+        return false;
+    }
+
+    // Every stream ends: torch's after its seed, numpy's legacy one and each Generator.
+    void end_streams() {
+        seed_.reset();
+        numpy_.end_all();
+    }
+
     void top(const std::string& text, std::size_t b, std::size_t e) {
+        for (const std::string& fn : drawing_fns_)  // a function of the code that draws: its draws are not counted
+            if (find_call(text, fn + "(") != std::string::npos) return end_streams();
         if (const std::size_t at = find_call(text, "torch.manual_seed("); at != std::string::npos) {
             const auto args = call_args(text, at + 17);
             const auto seed = args ? eval_int(*args, env_) : std::nullopt;
@@ -849,6 +896,9 @@ private:
     std::size_t heads_next_ = 0;  // the heads the next weight emitted is split into (nn.MultiheadAttention's W_Q)
     std::optional<std::string> cls_;
     std::size_t class_indent_ = 0, init_indent_ = std::string::npos;
+    std::size_t block_indent_ = std::string::npos;  // a top-level def's or loop's header indent, while in its body
+    std::string block_fn_;                          // that def's name ("" for a loop)
+    std::set<std::string> drawing_fns_;             // functions of the code whose bodies draw (at most kMaxModules)
     std::optional<std::uint64_t> seed_;
     std::string seed_where_;
     NumpyCode numpy_;  // numpy's draws, both generators' (scan_numpy.cpp)

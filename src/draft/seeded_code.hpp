@@ -71,6 +71,8 @@ public:
               const Env& env, const Add& add);
     // A line whose draws are not followed (a tuple assignment's): the streams it draws from end.
     void unfollowed(const std::string& text);
+    // Code whose draws are not followed and could draw from any of them (a function's call): every stream ends.
+    void end_all();
 
 private:
     bool legacy(const std::string& name, const std::string& rhs, const std::function<std::string()>& where, const Env& env, const Add& add);
