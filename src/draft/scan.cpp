@@ -328,6 +328,15 @@ bool plain_word(std::string_view w) {
     return true;
 }
 
+// Past the separator of a list's words at s[k]: ", ", " and ", ", and "; k itself when there is none.
+std::size_t after_separator(std::string_view s, std::size_t k) {
+    std::size_t j = k;
+    while (j < s.size() && (s[j] == ',' || s[j] == ' ')) ++j;
+    if (s.substr(j, 4) == "and ") j += 4;
+    while (j < s.size() && s[j] == ' ') ++j;
+    return j;
+}
+
 // Quoted words one after another, each of one word, apart by commas or "and": "I", "like", "tea" or
 // “the”, “cat” and “sat”; the words and where the run ends (npos: fewer than two).
 std::size_t quoted_run(std::string_view s, std::size_t i, std::vector<std::string>& words) {
@@ -344,11 +353,7 @@ std::size_t quoted_run(std::string_view s, std::size_t i, std::vector<std::strin
         words.emplace_back(w);
         end = close + (s[close] == '"' ? 1 : 3);
         k = end;
-        // the separator: ", ", " and ", ", and "
-        std::size_t j = k;
-        while (j < s.size() && (s[j] == ',' || s[j] == ' ')) ++j;
-        if (s.substr(j, 4) == "and ") j += 4;
-        while (j < s.size() && s[j] == ' ') ++j;
+        const std::size_t j = after_separator(s, k);
         if (j == k) break;
         k = j;
     }
@@ -397,10 +402,7 @@ std::size_t emphasis_run(std::string_view s, std::size_t i, std::vector<std::str
         words.emplace_back(w);
         end = k + m + close + m;
         k = end;
-        std::size_t j = k;
-        while (j < s.size() && (s[j] == ',' || s[j] == ' ')) ++j;
-        if (s.substr(j, 4) == "and ") j += 4;
-        while (j < s.size() && s[j] == ' ') ++j;
+        const std::size_t j = after_separator(s, k);
         if (j == k) break;
         k = j;
     }
