@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <memory>
 
 #include <fmt/format.h>
@@ -27,10 +28,19 @@ namespace attntrace {
 namespace {
 
 constexpr std::size_t kNoArray = std::numeric_limits<std::size_t>::max();
-// An example's numbers are printed near its start: arrays further than this after it are another example's.
+// An example's numbers are printed near its start: tables further than this after it are another example's
+// (the numbers of its sentences between them not counted, up to kProsePerTable of them a table).
 constexpr std::size_t kMaxWindow = 48;
+constexpr std::size_t kProsePerTable = 8;
+// An array printed this close above an example's first weight may be computed from it ("Q = [..], where W_Q").
+constexpr std::size_t kNearWeightsLines = 6;
 // A table is split into its rows (a claim per row) when it has at most this many: a worked example's size.
 constexpr std::size_t kMaxSplit = 8;
+// The runs one start may give (with and without a mask, and one more): a bound on the searches, not a count
+// any tutorial reaches.
+constexpr std::size_t kMaxRunsPerStart = 3;
+// A table that makes a further run from the same inputs an example: a few numbers agree by chance.
+constexpr std::size_t kMinTableNumbers = 4;
 
 std::string join(const std::vector<std::string>& parts) {
     std::string out;
@@ -84,8 +94,23 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
     const auto& A = art.arrays;
     const std::size_t first = s.first();
     if (s.kind == StartKind::mask) return {first};  // the printed mask is what its run claims
-    for (std::size_t i = first + (s.kind == StartKind::positions ? 0 : 1); i < A.size() && i <= first + kMaxWindow; ++i) {
+    // X's run with weights prints nothing before its first weight is given: what an article prints between X
+    // and it is another run's (X alone), unless it is next to it ("Q = [..], where W_Q = [..]")
+    std::size_t first_weight = kNoArray;
+    for (std::size_t r = 1; r < s.inputs.size(); ++r)
+        if (s.inputs[r] != kNoArray) first_weight = std::min(first_weight, s.inputs[r]);
+    auto printed_before_weights = [&](std::size_t i) {
+        if (s.kind != StartKind::embed || s.identity || first_weight == kNoArray || i >= first_weight) return false;
+        if (s.inputs[0] != kNoArray && same_numbers(A[i], A[s.inputs[0]])) return false;  // X printed again
+        if (A[i].form == PrintedForm::code) return false;  // the mask a module's code builds, above its weights
+        const ArticlePlace &a = A[i].place, &w = A[first_weight].place;
+        return a.cell != w.cell || w.line > a.line + kNearWeightsLines;
+    };
+    std::size_t tables = 0;
+    for (std::size_t i = first + (s.kind == StartKind::positions ? 0 : 1);
+         i < A.size() && tables <= kMaxWindow && i <= first + kMaxWindow * kProsePerTable; ++i) {
         const auto& a = A[i];
+        tables += is_table(a);
         // a norm worked by hand names its numbers in prose: "μ = 2.65, σ ≈ 0.48"
         const bool norm_number = s.kind == StartKind::norm && a.form == PrintedForm::prose && step_hint(a.name).rfind("ln1.", 0) == 0;
         // a table of positions is what its run computes: claimed, not read
@@ -93,9 +118,13 @@ std::vector<std::size_t> window(const Article& art, const Start& s, const std::v
                           !(s.kind == StartKind::positions && i == s.inputs[0]);
         // an array named as a weight is an input or nothing: never a claim on a step the run computes
         if ((!is_table(a) && !norm_number) || used[i] || read || weight_role(a.name) >= 0) continue;
+        if (printed_before_weights(i)) continue;
+        // X printed again explains nothing of a run on X alone (the run with weights claims it)
+        if (s.kind == StartKind::embed && s.identity && s.inputs[0] != kNoArray && same_numbers(a, A[s.inputs[0]])) continue;
         bool again = false;
-        for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)  // (another example's array is not this one's)
-            again = !used[j] && is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && !same_numbers(A[j], a);
+        // (another example's array is not this one's; nor one printed before its weights)
+        for (std::size_t j = first; j < i && !again && !a.name.empty(); ++j)
+            again = !used[j] && !printed_before_weights(j) && is_table(A[j]) && bare(A[j].name) == bare(a.name) && A[j].shape == a.shape && !same_numbers(A[j], a);
         if (again) {
             reasons.push_back(fmt::format("the example ends before {} ({} printed again with other numbers)", a.place.describe(), a.name));
             break;
@@ -145,9 +174,12 @@ std::string claimed_step(const PrintedArray& a) {
     return sums_to_one(a) ? "hook_pattern" : "";
 }
 
-// The rows of an unexplained table, each placed on its own: claimed when every number of it agrees.
+// The rows of an unexplained table, each placed on its own: claimed when every number of it agrees, and
+// when at least half its rows are so (a table of rows that print different steps). Fewer is the table of
+// another convention whose last row this run shares: a causal run's last row is its unmasked one's.
 void split_rows(const PrintedArray& a, std::size_t k, const Evaluation& e, Example& ex) {
     if (a.rows.size() < 2 || a.rows.size() > kMaxSplit) return;
+    const std::size_t before = ex.row_claims.size();
     for (std::size_t r = 0; r < a.rows.size(); ++r) {
         PrintedArray row = a;
         row.rows = {a.rows[r]};
@@ -162,6 +194,7 @@ void split_rows(const PrintedArray& a, std::size_t k, const Evaluation& e, Examp
         // every number: a row's few numbers agree with some row by chance more often than a table's
         if (!p.step.empty() && p.total > 1 && p.whole()) ex.row_claims.push_back({k, std::move(row), std::move(p)});
     }
+    if (2 * (ex.row_claims.size() - before) < a.rows.size()) ex.row_claims.resize(before);
 }
 
 // A printed mask's example: every mask its tokens allow, the one agreeing with the most cells kept; its
@@ -224,6 +257,46 @@ std::size_t given_numbers(const OrderedJson& lesson) {
     return n;
 }
 
+// A step the article's chain gives (refine) whose printed arrays another convention's run reproduces whole,
+// without giving them, is no error of the article's but that run's numbers (a tutorial's unmasked weights,
+// given to its masked run): their own agreement is not counted for the convention that gives them.
+template <class Trial>
+void discount_other_runs(std::vector<Trial>& trials) {
+    auto chain_of = [](const Refined& r) {
+        std::set<std::string> chain;
+        for (const std::string& s : r.steps)
+            if (s.rfind("given ", 0) == 0) chain.insert(s.substr(6));
+        return chain;
+    };
+    for (Trial& t : trials) {
+        const Refined& r = t.refined;
+        const std::set<std::string> chain = chain_of(r);
+        if (!r.score.ran || chain.empty()) continue;
+        std::vector<std::size_t> given;  // the candidates placed on a given step
+        std::size_t own = 0;
+        for (std::size_t k = 0; k < r.score.placements.size(); ++k)
+            if (const Placement& p = r.score.placements[k]; !p.step.empty() && chain.count(step_leaf(p.step))) given.push_back(k), own += p.agree;
+        if (given.empty()) continue;
+        const bool elsewhere = std::any_of(trials.begin(), trials.end(), [&](const Trial& u) {
+            if (&u == &t || !u.refined.score.ran || !chain_of(u.refined).empty()) return false;
+            return std::all_of(given.begin(), given.end(), [&](std::size_t k) { return u.refined.score.placements[k].whole(); });
+        });
+        if (elsewhere) t.agree -= std::min(t.agree, own);
+    }
+}
+
+// Whether a placement has -inf (or +inf) wherever the array prints it: a printed -inf is a mask's, and the
+// masked scores of another run are not this run's scores because their other cells agree.
+bool infinities_agree(const PrintedArray& a, const Placement& p) {
+    std::size_t k = 0;
+    for (const auto& row : a.rows)
+        for (const PrintedNumber& n : row) {
+            if (std::isinf(n.value) && (k >= p.computed.size() || p.computed[k] != n.value)) return false;
+            ++k;
+        }
+    return true;
+}
+
 Example search(const Article& art, Start start, const std::vector<bool>& used, const std::vector<bool>& starts_with_v) {
     if (start.kind == StartKind::mask) return search_mask(art, std::move(start));
     Example ex;
@@ -232,28 +305,42 @@ Example search(const Article& art, Start start, const std::vector<bool>& used, c
     ex.reasons = s.reasons;
     ex.candidates = window(art, s, used, ex.reasons);
     const std::vector<std::size_t> prose = example_prose(art, s, ex.candidates, used);
-    bool have = false;
-    std::size_t best_agree = 0;  // the best's printed numbers agreeing, its prose numbers given exactly among them
-    std::size_t best_taken = 0;  // the best's numbers given by the article (given_numbers)
+    struct Trial {
+        Conventions conventions;
+        Refined refined;
+        std::size_t agree = 0;  // its printed numbers agreeing, its prose numbers given exactly among them
+        std::size_t taken = 0;  // its numbers given by the article (given_numbers)
+    };
+    std::vector<Trial> trials;
     for (const Conventions& c : conventions_for(art, s)) {
         Refined r = refine(base_lesson(art, s, c), art, ex.candidates);
         const std::size_t in_prose = r.score.ran ? prose_given(r.lesson, art, prose) : 0;
-        const std::size_t agree = r.score.agree + in_prose;
-        ex.trials.push_back({c.describe(s.kind) + (r.steps.empty() ? "" : ", " + join(r.steps)), agree, r.score.total + prose.size()});
+        const std::size_t agree = r.score.agree + in_prose, taken = given_numbers(r.lesson);
         if (!r.score.ran && ex.first_error.empty()) ex.first_error = r.score.error;
+        trials.push_back({c, std::move(r), agree, taken});
+    }
+    discount_other_runs(trials);
+    bool have = false;
+    std::size_t best = 0;
+    for (std::size_t t = 0; t < trials.size(); ++t) {
+        const Trial& tr = trials[t];
+        const Refined& r = tr.refined;
+        ex.trials.push_back({tr.conventions.describe(s.kind) + (r.steps.empty() ? "" : ", " + join(r.steps)), tr.agree,
+                             r.score.total + prose.size()});
         // the most printed numbers agreeing; on a tie, the fewer numbers taken from the article as given (a
         // given step explains its own numbers by fiat, a rounding does not), then the fewer steps taken from
         // the article's chain and rounding
-        const std::size_t taken = given_numbers(r.lesson);
-        if (r.score.ran && (!have || agree > best_agree ||
-                            (agree == best_agree && (taken < best_taken ||
-                                                     (taken == best_taken && r.steps.size() < ex.best.steps.size()))))) {
-            best_taken = taken;
-            ex.conventions = c;
-            ex.best = std::move(r);
-            best_agree = agree;
+        const Trial& b = trials[best];
+        if (r.score.ran && (!have || tr.agree > b.agree ||
+                            (tr.agree == b.agree && (tr.taken < b.taken ||
+                                                     (tr.taken == b.taken && r.steps.size() < b.refined.steps.size()))))) {
+            best = t;
             have = true;
         }
+    }
+    if (have) {
+        ex.conventions = trials[best].conventions;
+        ex.best = std::move(trials[best].refined);
     }
     ex.claims.assign(ex.candidates.size(), Placement{});
     if (!have) return ex;
@@ -264,7 +351,7 @@ Example search(const Article& art, Start start, const std::vector<bool>& used, c
     for (std::size_t k = 0; k < ex.candidates.size(); ++k) {
         const std::size_t i = ex.candidates[k];
         const Placement& p = ex.best.score.placements[k];
-        if (!p.step.empty() && p.total > 0 && 2 * p.agree >= p.total) {
+        if (!p.step.empty() && p.total > 0 && 2 * p.agree >= p.total && infinities_agree(art.arrays[i], p)) {
             ex.claims[k] = p;
         } else if (const std::string step = claimed_step(art.arrays[i]); chain && !step.empty() && !starts_with_v[i]) {
             Placement q = place_array(art.arrays[i], e->exact, step);
@@ -279,6 +366,18 @@ Example search(const Article& art, Start start, const std::vector<bool>& used, c
         chain = chain && explained;
     }
     return ex;
+}
+
+// Whether an example's run reproduces a printed table by value (every number of it, at least
+// kMinTableNumbers of them): what makes another run from an accepted example's inputs an example too.
+bool reproduces_a_table(const Article& art, const Example& ex) {
+    for (std::size_t k = 0; k < ex.candidates.size(); ++k) {
+        const PrintedArray& a = art.arrays[ex.candidates[k]];
+        const Placement& p = ex.best.score.placements[k];
+        if (!ex.claims[k].step.empty() && is_table(a) && a.count() >= kMinTableNumbers && p.whole())
+            return true;
+    }
+    return false;
 }
 
 // A printed array some of whose numbers disagree, claimed again a row at a time (a vector: a cell at a
@@ -555,6 +654,16 @@ std::vector<Draft> draft_lessons(const Article& art) {
         return ma != mb ? mb : a.first > b.first;
     });
     std::vector<Example> accepted;
+    // an accepted example takes its inputs, its tokens and the arrays it claims from the examples after it
+    auto take = [&](Example& ex) {
+        for (std::size_t i : ex.start.inputs)
+            if (i != kNoArray) used[i] = true;
+        if (ex.start.token_list != kNoArray) used[ex.start.token_list] = true;
+        for (std::size_t k = 0; k < ex.candidates.size(); ++k)
+            if (!ex.claims[k].step.empty()) used[ex.candidates[k]] = true;
+        for (const auto& rc : ex.row_claims) used[ex.candidates[rc.candidate]] = true;
+        accepted.push_back(std::move(ex));
+    };
     std::string refusal;  // the first start's refusal when no convention of it ran
     for (const auto& [explained, k] : order) {
         Start s = starts[k];
@@ -571,13 +680,18 @@ std::vector<Draft> draft_lessons(const Article& art) {
         }
         // an example is one when its run explains a printed array (or, from printed weights, states their sums)
         if (ex.explained == 0 && s.kind != StartKind::weights) continue;
-        for (std::size_t i : s.inputs)
-            if (i != kNoArray) used[i] = true;
-        if (s.token_list != kNoArray) used[s.token_list] = true;
-        for (std::size_t k = 0; k < ex.candidates.size(); ++k)
-            if (!ex.claims[k].step.empty()) used[ex.candidates[k]] = true;
-        for (const auto& rc : ex.row_claims) used[ex.candidates[rc.candidate]] = true;
-        accepted.push_back(std::move(ex));
+        // X alone (no weights) is a guess that small printed numbers fit by chance: it is an example when its
+        // run reproduces a printed table whole
+        if (s.kind == StartKind::embed && s.identity && !reproduces_a_table(art, ex)) continue;
+        take(ex);
+        // One start, more than one example: a tutorial runs its X and weights without a mask and then with
+        // one. What the first run left is searched again from the same inputs (before the starts after it, as
+        // the first run was), each further run kept when it reproduces a printed table at its printed precision.
+        for (std::size_t again = 1; again < kMaxRunsPerStart && s.kind != StartKind::mask; ++again) {
+            Example more = search(art, s, used, starts_with_v);
+            if (!more.best.score.ran || !reproduces_a_table(art, more)) break;
+            take(more);
+        }
     }
     // The shapes it states: a lesson of their own, beside the worked examples (or the article's only one).
     std::optional<Draft> shapes = draft_shapes(art, lesson_id(art.file) + (accepted.empty() ? "" : "-shapes"));
@@ -599,13 +713,18 @@ std::vector<Draft> draft_lessons(const Article& art) {
                    starts.empty() ? "no array any run can start from" : fmt::format("{} possible starts, none explaining a printed array", starts.size()));
     }
     // in the order of the text: by the first array each reads, then by the others (two sets of weights on one X;
-    // X alone, which reads no weights, first, as a tutorial works attention before it brings weights in)
+    // X alone, which reads no weights, first, as a tutorial works attention before it brings weights in; one
+    // start's runs by the first array each claims)
     auto text_order = [](const Example& e) {
         std::vector<std::size_t> v = e.start.inputs;
         for (std::size_t& i : v) i = i == std::numeric_limits<std::size_t>::max() ? 0 : i + 1;
-        return std::make_pair(e.start.first(), v);
+        std::size_t claimed = std::numeric_limits<std::size_t>::max();
+        for (std::size_t k = 0; k < e.candidates.size(); ++k)
+            if (!e.claims[k].step.empty()) claimed = std::min(claimed, e.candidates[k]);
+        for (const auto& rc : e.row_claims) claimed = std::min(claimed, e.candidates[rc.candidate]);
+        return std::make_tuple(e.start.first(), v, claimed);
     };
-    std::sort(accepted.begin(), accepted.end(), [&](const Example& a, const Example& b) { return text_order(a) < text_order(b); });
+    std::stable_sort(accepted.begin(), accepted.end(), [&](const Example& a, const Example& b) { return text_order(a) < text_order(b); });
     // the claims again, in the order of the text, each marking what it takes
     std::fill(used.begin(), used.end(), false);
     std::vector<Draft> out;

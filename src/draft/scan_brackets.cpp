@@ -32,7 +32,8 @@ bool starts_note(std::string_view s, std::size_t i) {
     return s.substr(i, 3) == "\xE2\x86\x90" || s.substr(i, 2) == "<-" || s[i] == '#';
 }
 
-// The first quoted word of a row's note: "The" in `← "The" attends mostly to itself`.
+// A row's note names its row by the first quoted word (`← "The" attends mostly to itself`), else by a
+// comment's one word, alone or before a parenthesis (`# Bright (x^1)`, `# the`); a sentence names nothing.
 std::string note_label(std::string_view note) {
     for (std::size_t i = 0; i < note.size(); ++i) {
         std::size_t len = note[i] == '"' ? 1 : note.substr(i, 3) == "\xE2\x80\x9C" ? 3 : 0;
@@ -42,7 +43,16 @@ std::string note_label(std::string_view note) {
         if (j < note.size() && j - i < 40) return std::string(note.substr(i + len, j - i - len));
         return "";
     }
-    return "";
+    std::size_t i = note.substr(0, 3) == "\xE2\x86\x90" ? 3 : note.substr(0, 2) == "<-" ? 2 : note.substr(0, 1) == "#" ? 1 : 0;
+    while (i < note.size() && (note[i] == ' ' || note[i] == '\t')) ++i;
+    std::size_t j = i;  // a word: letters (any UTF-8 letter's bytes), an apostrophe or a hyphen inside it
+    while (j < note.size() && j - i < 32 &&
+           (std::isalpha(static_cast<unsigned char>(note[j])) || static_cast<unsigned char>(note[j]) >= 0x80 ||
+            (j > i && (note[j] == '\'' || note[j] == '-'))))
+        ++j;
+    if (j == i || j - i >= 32) return "";
+    const std::string rest = trim(note.substr(j));
+    return rest.empty() || rest[0] == '(' ? std::string(note.substr(i, j - i)) : "";
 }
 
 // How the numbers of an array were written, as read_rows saw them.
@@ -114,16 +124,20 @@ void widen_shortest(PrintedArray& a, const Written& w, bool output) {
 
 // What the line above an array printed alone on its lines calls it: a REPL's or a notebook cell's last
 // statement ("print(x)", ">>> q", "In [3]: weights", "display(A)"), or a caption ending in ':'
-// ("Attention weights:") or in '=' ("W_Q ="); "" for anything else. Looks at one line only, or two where
-// torch's "Parameter containing:" stands between the statement and the array.
-std::string name_above(std::string_view s, std::size_t line_begin) {
+// ("Attention weights:") or in '=' ("W_Q ="); "" for anything else. Looks at one line only, or past torch's
+// "Parameter containing:" between the statement and the array, or past up to kMaxCaptionGap blank lines
+// and code fences between a caption and its rows.
+constexpr std::size_t kMaxCaptionGap = 2;
+std::string name_above(std::string_view s, std::size_t line_begin, std::size_t depth = 0) {
     if (line_begin < 2) return "";
     const std::size_t end = line_begin - 1;  // the '\n' ending the line above
     const std::size_t begin = s.rfind('\n', end - 1) == std::string_view::npos ? 0 : s.rfind('\n', end - 1) + 1;
     if (end - begin > 200) return "";
     std::string line = trim(s.substr(begin, end - begin));
+    // a caption above a code fence or a blank line ("The value weights:", "", "```", the rows)
+    if ((line.empty() || line.rfind("```", 0) == 0) && depth < kMaxCaptionGap) return name_above(s, begin, depth + 1);
     // torch prints a module's weight under "Parameter containing:": the statement above it names it
-    if (line == "Parameter containing:") return name_above(s, begin);
+    if (line == "Parameter containing:" && depth < kMaxCaptionGap) return name_above(s, begin, depth + 1);
     for (std::string_view prompt : {">>> ", "In [", "... "}) {
         if (line.rfind(prompt, 0) != 0) continue;
         line = prompt == "In [" && line.find("]:") != std::string::npos ? trim(line.substr(line.find("]:") + 2))
@@ -186,6 +200,8 @@ std::string name_on_line(std::string_view s, std::size_t line_begin, std::size_t
     if (!colon && at > 0) {
         const std::string left = trim(before.substr(0, at));
         if (!left.empty() && std::string_view("+-*/@").find(left.back()) != std::string_view::npos) return "";
+        // "[1, 0, 1] x W_K = [": a product's last factor is not the product's name
+        if (left.back() == ']' || (left.back() == 'x' && (left.size() == 1 || left[left.size() - 2] == ' '))) return "";
         if (left.size() >= 2 && (left.compare(left.size() - 2, 2, "\xC2\xB7") == 0 || left.compare(left.size() - 2, 2, "\xC3\x97") == 0))
             return "";
     }
@@ -194,6 +210,22 @@ std::string name_on_line(std::string_view s, std::size_t line_begin, std::size_t
     // "0.07 * [1, 1, 3] = [": the right side of an expression, not of a name
     if (name.find_first_of("[]()") != std::string::npos) return "";
     return name.size() > 40 ? "" : name;
+}
+
+// "[1, 0, 2]   (key 1)": a parenthesis alone after an array, to the end of its line, of a word and maybe a
+// number, names it ("key 1").
+std::string name_after(std::string_view s, std::size_t close, std::size_t line_end) {
+    if (close + 1 >= line_end || line_end - close > 40) return "";
+    const std::string after = trim(s.substr(close + 1, line_end - close - 1));
+    if (after.size() < 3 || after.front() != '(' || after.back() != ')') return "";
+    const std::string inner = trim(std::string_view(after).substr(1, after.size() - 2));
+    std::size_t i = 0;
+    while (i < inner.size() && std::isalpha(static_cast<unsigned char>(inner[i]))) ++i;
+    if (i == 0) return "";
+    std::size_t j = i;
+    while (j < inner.size() && inner[j] == ' ') ++j;
+    while (j < inner.size() && std::isdigit(static_cast<unsigned char>(inner[j]))) ++j;
+    return j == inner.size() ? inner : "";
 }
 
 // An array written as a factor of an equation, not its result: an operator right after it
@@ -206,6 +238,13 @@ bool written_as_factor(std::string_view s, std::size_t close) {
     for (std::string_view op : {"=", "*", "@", "\xC2\xB7" /* · */, "\xC3\x97" /* × */, "\xE2\x8B\x85" /* ⋅ */,
                                 "\xE2\x8A\x99" /* ⊙ */, "\xE2\x89\x88" /* ≈ */})
         if (s.substr(i, op.size()) == op) return s.substr(i, 2) != "==";
+    // a letter x or a period as the operator, before another factor: "[1, 0, 1] x W_K =", "[1, 1] . [2, 0] ="
+    // (not a sentence's period: "the weights are [0.2, 0.8]. Next")
+    if ((s[i] == 'x' || s[i] == '.') && i + 1 < s.size() && s[i + 1] == ' ') {
+        std::size_t j = i + 1;
+        while (j < s.size() && j - i < 8 && s[j] == ' ') ++j;
+        return j < s.size() && (s[j] == '[' || (s[i] == 'x' && std::isupper(static_cast<unsigned char>(s[j]))));
+    }
     return false;
 }
 
@@ -413,12 +452,20 @@ void scan_brackets(Scan& scan) {
         return !l.empty() && l.size() <= 32 && std::count(l.begin(), l.end(), ' ') <= 1 &&
                std::none_of(l.begin(), l.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
     };
+    // a vector with only spaces before it on its line, and after it at most a comma
+    auto alone_on_line = [&](const Pair& p) {
+        const auto [begin, end] = scan.text().line_around(p.open);
+        if (!trim(s.substr(begin, p.open - begin)).empty()) return false;
+        const std::string after = p.close + 1 < end ? trim(s.substr(p.close + 1, end - p.close - 1)) : "";
+        return after.empty() || after == ",";
+    };
     std::size_t k = 0;
     while (k < arrays.size()) {
         const Pair& first = *arrays[k];
         const std::size_t line_begin = scan.text().line_around(first.open).first;
         std::size_t j = k;
         std::vector<std::string> labels, header;
+        bool unlabelled = false;  // rows a line each with no label: named by the caption above them
         if (first.levels == 1 && !written_as_factor(s, first.close)) {
             // the first row's label, and before it on the line, maybe the columns' labels ("the cat sat down the [ ...")
             const std::string prefix = clean_label(s.substr(line_begin, first.open - line_begin));
@@ -456,6 +503,13 @@ void scan_brackets(Scan& scan) {
                     labels.push_back(l);
                     ++j;
                 }
+            } else if (prefix.empty() && alone_on_line(first)) {
+                // "[1, 0, 1]" a line each and nothing else on the lines: a matrix printed a row per line
+                while (j + 1 < arrays.size() && arrays[j + 1]->levels == 1 && arrays[j + 1]->numbers == first.numbers &&
+                       scan.text().line_around(arrays[j + 1]->open).first == scan.text().line_around(arrays[j]->close).second + 1 &&
+                       alone_on_line(*arrays[j + 1]))
+                    ++j;
+                if (j > k) labels.assign(j - k + 1, ""), unlabelled = true;
             }
         }
         std::string family;  // the name of a family of captioned rows ("Key for Input 1: [..]" a line each)
@@ -503,7 +557,7 @@ void scan_brackets(Scan& scan) {
             widen_shortest(a, w, scan.text().place_of(first.open).output);
             if (std::any_of(labels.begin(), labels.end(), [](const std::string& l) { return !l.empty(); })) a.row_labels = labels;
             if (header.size() == first.numbers) a.col_labels = header;
-            a.name = family;
+            a.name = unlabelled ? name_above(s, line_begin) : family;
             set_shape(a, 2);
         } else {
             std::vector<std::size_t> rows_per_head;
@@ -513,6 +567,7 @@ void scan_brackets(Scan& scan) {
             if (a.name.empty() && trim(s.substr(line_begin, first.open - line_begin)).find_first_not_of("tensorarray(.") ==
                                       std::string::npos)
                 a.name = name_above(s, line_begin);
+            if (a.name.empty()) a.name = name_after(s, first.close, scan.text().line_around(first.close).second);
             if (first.levels == 2) {
                 bool any = false;
                 for (const auto& n : first.notes) any = any || !n.empty();
