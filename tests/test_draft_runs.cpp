@@ -1,6 +1,7 @@
 // The draft's examples when one article runs its inputs more than once (X alone, then with weights; the
 // weights without a mask, then with one), and the printed forms those articles use: rows a line each, row
 // labels in code comments, products written "[x] x W_K = [k]   (key 1)".
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -163,6 +164,48 @@ TEST_CASE("printed forms: a comment's word labels a row, bare rows a line each m
     }
     CHECK(operands == 3);  // [1, 0], and both factors of the dot product
     CHECK(weights == 1);
+}
+
+}  // namespace test_draft_runs
+
+namespace test_draft_runs {
+
+TEST_CASE("an HTML page of tables: weights under W<sub>Q</sub>, -&infin; scores, percentages with dashes for the masked cells",
+          "[draft]") {
+    // tests/draft-articles/percent-table.html (worked with numpy): X, W_Q, W_K, W_V as tables (their columns q1 q2,
+    // k1 k2, v1 v2 under captions W<sub>Q</sub>: ...), Q, K, V, the scaled scores with "&minus;&infin;" above the
+    // diagonal, the weights in percent with "&mdash;" there (tea's 35.3% planted 35.8%), a sentence of tea's
+    // shares, Z (0.403 planted 0.430)
+    const std::string file = attntrace::test::source_dir() + "/tests/draft-articles/percent-table.html";
+    const attntrace::Article art = attntrace::read_article(file);
+    // the weights are named by their captions, not by their columns (which would make W_Q a Q)
+    REQUIRE(array_named(art, "WQ"));
+    CHECK(array_named(art, "WQ")->shape == std::vector<std::size_t>{3, 2});
+    const auto ds = attntrace::draft_lessons(art);
+    REQUIRE(ds.size() == 1);
+    const auto lesson = lesson_of(ds[0]);
+    INFO(lesson.dump(1));
+    CHECK(ds[0].start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(lesson["config"]["mask"] == "causal");
+    std::map<std::string, std::string> v = verdicts(lesson);
+    CHECK(v["blocks.0.attn.hook_q"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_attn_scores"] == "agrees");  // its -inf read from the entities
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":0}"] == "agrees");  // 100.0% and three dashes: 1, 0, 0, 0
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":2}"] == "disagrees");
+    CHECK(v["blocks.0.attn.hook_z{\"query\":1}"] == "disagrees");
+    CHECK(count_verdict(lesson, "disagrees") == 4);
+    CHECK(ds[0].unplaced.empty());
+}
+
+TEST_CASE("a table's dash cells: 0 in a table of weights (rows summing to 1), -inf in a table of scores", "[draft]") {
+    const attntrace::Article art = attntrace::read_article_text(
+        "Weights:\n\n| | a | b |\n|---|---|---|\n| a | 1.00 | — |\n| b | 0.40 | 0.60 |\n\n"
+        "Scores:\n\n| | a | b |\n|---|---|---|\n| a | 0.7 | – |\n| b | 0.2 | -1.3 |\n",
+        "dashes.md", "markdown");
+    REQUIRE(art.arrays.size() == 2);
+    CHECK(art.arrays[0].rows[0][1] == attntrace::PrintedNumber{0.0, 2});
+    CHECK(art.arrays[1].rows[0][1].value == -HUGE_VAL);
+    CHECK(art.arrays[1].rows[1][1] == attntrace::PrintedNumber{-1.3, 1});
 }
 
 }  // namespace test_draft_runs

@@ -73,11 +73,12 @@ void append_reference(std::string& out, std::uint32_t cp) {
 // An entity at s[i] == '&': appended decoded, and its length returned; 0 when it is none.
 std::size_t decode_entity(std::string_view s, std::size_t i, std::string& out) {
     // The named entities an article's numbers and formulas use; any other is left as written.
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 16> named = {{
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 20> named = {{
         {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"}, {"nbsp", " "},
         {"minus", "\xE2\x88\x92"}, {"times", "\xC3\x97"}, {"hellip", "\xE2\x80\xA6"}, {"middot", "\xC2\xB7"},
         {"space", " "}, {"plus", "+"}, {"larr", "\xE2\x86\x90"}, {"rarr", "\xE2\x86\x92"},
-        {"ldquo", "\xE2\x80\x9C"}, {"rdquo", "\xE2\x80\x9D"},
+        {"ldquo", "\xE2\x80\x9C"}, {"rdquo", "\xE2\x80\x9D"}, {"infin", "\xE2\x88\x9E"}, {"mdash", "\xE2\x80\x94"},
+        {"ndash", "\xE2\x80\x93"}, {"radic", "\xE2\x88\x9A"},
     }};
     constexpr std::size_t kLongest = 10;  // "&#x10FFFF;"
     const std::size_t semi = s.substr(i, kLongest + 1).find(';');

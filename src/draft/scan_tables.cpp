@@ -5,6 +5,8 @@
 // of words above its column labels. One pass over the lines.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -18,10 +20,54 @@ namespace {
 struct Row {
     std::size_t begin = 0, end = 0;  // the line
     std::string label;
-    std::vector<PrintedNumber> numbers;
+    std::vector<PrintedNumber> numbers;  // a dash cell as kDash, until its table says what it stands for
     std::vector<std::string> words;  // a header row's cells
     bool elided = false;
 };
+
+// A cell of a dash alone ("—", "–", "-"): what a table of weights prints where the mask left 0, and a table
+// of scores where it left -inf. Held as NaN until the whole table is read (resolve_dashes).
+constexpr double kDash = std::numeric_limits<double>::quiet_NaN();
+
+bool dash_cell(const std::string& t) { return t == "-" || t == "\xE2\x80\x94" || t == "\xE2\x80\x93" || t == "\xE2\x88\x92"; }
+
+// The dashes of a table: 0 (at the table's decimals) when at least half its rows of numbers sum to 1, as
+// percentages too, without them (weights whose masked cells the table leaves blank, one of them maybe
+// printed wrong); else -inf (scores).
+void resolve_dashes(std::vector<std::vector<PrintedNumber>>& rows) {
+    bool any = false;
+    std::size_t summing = 0;
+    int decimals = 0;
+    for (const auto& r : rows) {
+        double sum = 0;
+        int most = 0;
+        for (const auto& n : r) {
+            if (std::isnan(n.value)) {
+                any = true;
+                continue;
+            }
+            sum += n.value;
+            most = std::max(most, n.decimals);
+        }
+        decimals = std::max(decimals, most);
+        const double unit = 0.5 * std::pow(10.0, -most) * static_cast<double>(r.size());
+        summing += std::fabs(sum - 1) <= unit + 1e-9;
+    }
+    if (!any) return;
+    const bool sums = 2 * summing >= rows.size();
+    for (auto& r : rows)
+        for (auto& n : r)
+            if (std::isnan(n.value)) n = sums ? PrintedNumber{0.0, decimals} : PrintedNumber{-HUGE_VAL, 0};
+}
+
+// A caption that names a weight: "W_Q", "WQ" (a subscript's markup gone), "W^K", "The query weights".
+bool names_weight(const std::string& caption) {
+    std::string b;
+    for (char c : caption)
+        if (std::isalnum(static_cast<unsigned char>(c))) b += c;
+    if (b.size() == 2 && (b[0] == 'W' || b[0] == 'w') && std::string_view("QKVqkv").find(b[1]) != std::string_view::npos) return true;
+    return caption.find("weight") != std::string::npos || caption.find("Weight") != std::string::npos;
+}
 
 // A cell's number without its markup ("**0.51**", "`0.5`", "$0.5$"), or none.
 std::optional<PrintedNumber> cell_number(std::string_view cell, bool& elided) {
@@ -75,11 +121,13 @@ Row pipe_row(const std::vector<std::string>& cells) {
         bool elided = false;
         const auto n = cell_number(cells[c], elided);
         if (n) r.numbers.push_back(*n);
+        else if (c > 0 && dash_cell(trim(cells[c]))) r.numbers.push_back({kDash, 0});
         else if (elided) r.elided = true;
         else if (c == 0) r.label = clean_label(cells[c]);
         else numeric = false;
     }
-    if (!numeric) r.numbers.clear();
+    if (!numeric || std::all_of(r.numbers.begin(), r.numbers.end(), [](const PrintedNumber& n) { return std::isnan(n.value); }))
+        r.numbers.clear();
     if (r.numbers.empty()) r.words = cells;
     return r;
 }
@@ -237,6 +285,7 @@ void scan_tables(Scan& scan) {
             a.elided = a.elided || r.elided;
         }
         if (!labelled) a.row_labels.clear();
+        resolve_dashes(a.rows);
         // a first column of positions under "pos" (0, 1, 2, ... or from 1): the rows' labels, not numbers
         if (!labelled && header.size() == a.rows[0].size() && a.rows[0].size() >= 2 && index_word(header[0])) {
             bool counting = true;
@@ -257,7 +306,7 @@ void scan_tables(Scan& scan) {
         // its caption, when the columns name nothing, or when the caption says these are weights (columns q1 q2
         // under "The query weights:" are W^Q's outputs, not Q)
         const std::string caption = vector_tables::caption_above(s, header.empty() ? run.front().begin : table_begin);
-        if (a.name.empty() || caption.find("weight") != std::string::npos || caption.find("Weight") != std::string::npos) a.name = caption;
+        if (a.name.empty() || names_weight(caption)) a.name = caption;
         set_shape(a, 2);
         scan.add(run.front().begin, run.back().end, std::move(a));
         run.clear();
