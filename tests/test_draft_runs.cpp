@@ -209,3 +209,45 @@ TEST_CASE("a table's dash cells: 0 in a table of weights (rows summing to 1), -i
 }
 
 }  // namespace test_draft_runs
+
+namespace test_draft_runs {
+
+TEST_CASE("a LaTeX document: pmatrix inputs and steps, the weights in a tabular, two planted numbers", "[draft]") {
+    // tests/draft-articles/tabular.tex (worked with numpy): X, W_Q, W_K, W_V, Q, K, S in pmatrix, the weights in a
+    // \begin{tabular} with a header row and \hline (fly's 0.355 planted 0.335), Z (0.623 planted 0.632)
+    const auto ds = drafts_of("tabular.tex");
+    REQUIRE(ds.size() == 1);
+    const auto lesson = lesson_of(ds[0]);
+    INFO(lesson.dump(1));
+    std::map<std::string, std::string> v = verdicts(lesson);
+    CHECK(v["blocks.0.attn.hook_scores_scaled"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_pattern"] == "disagrees");  // the tabular, read as one table with its token labels
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":1}"] == "disagrees");
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":0}"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_z{\"query\":1}"] == "disagrees");
+    CHECK(count_verdict(lesson, "disagrees") == 4);
+    CHECK(ds[0].unplaced.empty());
+}
+
+TEST_CASE("a notebook of nn.Module heads on a batch of one sequence twice: each module's run from its seed", "[draft]") {
+    // tests/draft-articles/head-modules.ipynb (written with PyTorch): a CausalAttention module of nn.Linear
+    // projections and a triu mask buffer, run after torch.manual_seed(31) on torch.stack((inputs, inputs)); then
+    // two such modules in an nn.ModuleList, concatenated, after the same seed (-0.2375 planted -0.2357 in
+    // every print of it)
+    const auto ds = drafts_of("head-modules.ipynb");
+    REQUIRE(ds.size() >= 2);
+    const auto one = lesson_of(ds[0]), two = lesson_of(ds[1]);
+    INFO(one.dump(1) << two.dump(1));
+    CHECK(one["tokens"] == nlohmann::json::parse(R"(["Rivers", "carve", "deep", "stone", "over", "ages"])"));
+    CHECK(one["config"]["mask"] == "causal");
+    CHECK(one["config"].value("heads", 1) == 1);
+    CHECK(two["config"]["heads"] == 2);
+    for (const auto& lesson : {one, two}) {
+        std::map<std::string, std::string> v = verdicts(lesson);
+        CHECK(v["blocks.0.attn.hook_z{\"query\":2}"] == "disagrees");
+        CHECK(v["blocks.0.attn.hook_z{\"query\":1}"] == "agrees");
+        CHECK(count_verdict(lesson, "disagrees") == 2);
+    }
+}
+
+}  // namespace test_draft_runs

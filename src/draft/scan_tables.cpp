@@ -84,6 +84,31 @@ std::optional<PrintedNumber> cell_number(std::string_view cell, bool& elided) {
 }
 
 // "| a | b |" split into its cells; none when the line is no table row.
+// A LaTeX tabular's row, "fly & 0.310 & 0.355 \\ \hline", split into its cells (markup such as \textbf{..}
+// taken off); none when the line is no such row. A matrix's rows are the LaTeX scanner's, read before.
+std::optional<std::vector<std::string>> tabular_cells(std::string_view line) {
+    std::string t = trim(line);
+    for (bool more = true; more;) {
+        more = false;
+        for (std::string_view rule : {"\\hline", "\\midrule", "\\toprule", "\\bottomrule"})
+            if (t.size() >= rule.size() && t.compare(t.size() - rule.size(), rule.size(), rule) == 0)
+                t = trim(std::string_view(t).substr(0, t.size() - rule.size())), more = true;
+    }
+    if (t.size() < 4 || t.compare(t.size() - 2, 2, "\\\\") != 0 || t.find('&') == std::string::npos) return std::nullopt;
+    t.resize(t.size() - 2);
+    std::vector<std::string> cells;
+    for (std::size_t a = 0; a <= t.size();) {
+        std::size_t b = t.find('&', a);
+        if (b == std::string::npos) b = t.size();
+        std::string c = trim(std::string_view(t).substr(a, b - a));
+        for (std::string_view wrap : {"\\textbf{", "\\mathbf{", "\\emph{", "\\textit{", "\\text{"})
+            if (c.rfind(wrap, 0) == 0 && c.back() == '}') c = trim(std::string_view(c).substr(wrap.size(), c.size() - wrap.size() - 1));
+        cells.push_back(std::move(c));
+        a = b + 1;
+    }
+    return cells;
+}
+
 std::optional<std::vector<std::string>> pipe_cells(std::string_view line) {
     const std::string t = trim(line);
     if (t.size() < 3 || t[0] != '|' || t.find('|', 1) == std::string::npos) return std::nullopt;
@@ -321,6 +346,9 @@ void scan_tables(Scan& scan) {
             if (const auto cells = pipe_cells(line)) {
                 table_line = true;
                 if (!separator_row(*cells)) r = pipe_row(*cells);
+            } else if (const auto row = tabular_cells(line)) {
+                table_line = true;
+                r = pipe_row(*row);
             } else {
                 r = plain_row(line);
             }
