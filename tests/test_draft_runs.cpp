@@ -170,7 +170,7 @@ TEST_CASE("printed forms: a comment's word labels a row, bare rows a line each m
 
 namespace test_draft_runs {
 
-TEST_CASE("an HTML page of tables: weights under W<sub>Q</sub>, -&infin; scores, percentages with dashes for the masked cells",
+TEST_CASE("an HTML page of tables: weights under W_Q captions, minus-infinity scores, percentages with dashes for the masked cells",
           "[draft]") {
     // tests/draft-articles/percent-table.html (worked with numpy): X, W_Q, W_K, W_V as tables (their columns q1 q2,
     // k1 k2, v1 v2 under captions W<sub>Q</sub>: ...), Q, K, V, the scaled scores with "&minus;&infin;" above the
