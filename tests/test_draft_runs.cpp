@@ -251,3 +251,27 @@ TEST_CASE("a notebook of nn.Module heads on a batch of one sequence twice: each 
 }
 
 }  // namespace test_draft_runs
+
+namespace test_draft_runs {
+
+TEST_CASE("the same weights run on a second sentence: an example from each X, the second's tokens its own", "[draft]") {
+    // tests/draft-articles/same-weights-two-sentences.md (worked with numpy): W_Q, W_K, W_V, then "dogs chase cats"
+    // with its X, Q, K, scores, weights and Z; then "birds sing every morning" with a new X and its scores,
+    // weights and Z (0.445 planted 0.454). Before, the second sentence was drafted from its printed scores, at
+    // their 3 decimals, and one right row of its weights reported wrong.
+    const auto ds = drafts_of("same-weights-two-sentences.md");
+    REQUIRE(ds.size() == 2);
+    const auto first = lesson_of(ds[0]), second = lesson_of(ds[1]);
+    INFO(first.dump(1) << second.dump(1));
+    CHECK(ds[1].start == "the embeddings X and the weights W_Q, W_K, W_V");
+    CHECK(first["tokens"] == nlohmann::json::parse(R"(["dogs", "chase", "cats"])"));
+    CHECK(second["tokens"] == nlohmann::json::parse(R"(["birds", "sing", "every", "morning"])"));
+    CHECK(second["weights"] == first["weights"]);
+    CHECK(count_verdict(first, "disagrees") == 0);
+    std::map<std::string, std::string> v = verdicts(second);
+    CHECK(v["blocks.0.attn.hook_pattern"] == "agrees");
+    CHECK(v["blocks.0.attn.hook_z{\"query\":2}"] == "disagrees");
+    CHECK(count_verdict(second, "disagrees") == 2);
+}
+
+}  // namespace test_draft_runs

@@ -655,9 +655,13 @@ std::vector<Draft> draft_lessons(const Article& art) {
     });
     std::vector<Example> accepted;
     // an accepted example takes its inputs, its tokens and the arrays it claims from the examples after it
+    std::vector<bool> weights_read(n, false);  // the weights an accepted run from X read
     auto take = [&](Example& ex) {
         for (std::size_t i : ex.start.inputs)
             if (i != kNoArray) used[i] = true;
+        if (ex.start.kind == StartKind::embed && !ex.start.identity)
+            for (std::size_t r = 1; r < ex.start.inputs.size(); ++r)
+                if (ex.start.inputs[r] != kNoArray) weights_read[ex.start.inputs[r]] = true;
         if (ex.start.token_list != kNoArray) used[ex.start.token_list] = true;
         for (std::size_t k = 0; k < ex.candidates.size(); ++k)
             if (!ex.claims[k].step.empty()) used[ex.candidates[k]] = true;
@@ -670,9 +674,12 @@ std::vector<Draft> draft_lessons(const Article& art) {
         // a V another example took is that example's: this one runs without it
         if (s.has_v() && used[s.inputs.back()]) s.without_v();
         // an input another example read or claimed is that example's; but X: the embeddings may be read by one
-        // example on X alone and another with the weights
+        // example on X alone and another with the weights; and weights another run from X read: a tutorial runs
+        // a second sentence through the same weights
         const auto own = s.inputs.begin() + (s.kind == StartKind::embed ? 1 : 0);
-        if (std::any_of(own, s.inputs.end(), [&](std::size_t i) { return i != kNoArray && used[i]; })) continue;
+        if (std::any_of(own, s.inputs.end(),
+                        [&](std::size_t i) { return i != kNoArray && used[i] && !(s.kind == StartKind::embed && weights_read[i]); }))
+            continue;
         Example ex = search(art, s, used, starts_with_v);
         if (!ex.best.score.ran) {
             if (refusal.empty()) refusal = ex.first_error;

@@ -345,6 +345,27 @@ std::vector<Start> embed_starts(const Article& art) {
             out.push_back(std::move(w));
         }
     }
+    // Another X named so after a set of weights, printing other numbers ("the same weights, a new sentence"):
+    // a run from it with those weights, its tokens the list that fits its rows
+    const std::size_t sets_found = out.size();
+    for (std::size_t i = x + 1; i < art.arrays.size() && !s.x_columns; ++i) {
+        const PrintedArray& a = art.arrays[i];
+        if (!is_table(a) || a.shape.size() == 3 || a.generated || !names_input(a.name) || a.rows.size() < 2 ||
+            a.rows[0].size() != s.d_model || a.rows == art.arrays[x].rows)
+            continue;
+        for (std::size_t k = 0; k < sets_found; ++k) {
+            if (i <= *std::max_element(out[k].inputs.begin() + 1, out[k].inputs.end())) continue;
+            Start o = out[k];
+            o.inputs[0] = i;
+            std::string from;
+            o.tokens = tokens_for(cands, a, a.rows.size(), from);
+            o.reasons = {fmt::format("tokens: {} ({})", json(o.tokens).dump(), from),
+                         fmt::format("X: the {} x {} array at {} (named {}; another X, run with the weights before it)", a.rows.size(),
+                                     o.d_model, a.place.describe(), a.name)};
+            describe_weights(o);
+            out.push_back(std::move(o));
+        }
+    }
     // without a list of tokens, an X named so starts only a run with weights (an E beside its positions is theirs)
     if (named_x && best != kNone) {
         Start alone = s;
