@@ -275,3 +275,31 @@ TEST_CASE("the same weights run on a second sentence: an example from each X, th
 }
 
 }  // namespace test_draft_runs
+
+namespace test_draft_runs {
+
+TEST_CASE("a run from scores printed at 3 decimals: weights the article computed from more digits agree when rounded", "[draft]") {
+    // the scores and weights numpy gave for one sentence (tests/draft-articles/same-weights-two-sentences.md),
+    // printed at 3 decimals: from the printed scores, the third row's 0.261 computes as 0.262
+    const std::string scores = "```\nscores = [[-0.210, 0.029, -0.080, -0.052],\n     [0.253, 0.120, 0.088, 0.153],\n"
+                               "     [-0.231, 0.157, -0.096, 0.017],\n     [0.105, 0.051, 0.037, 0.064]]\n";
+    const std::string right = "weights = [[0.218, 0.277, 0.249, 0.256],\n     [0.276, 0.241, 0.234, 0.249],\n"
+                              "     [0.204, 0.301, 0.234, 0.261],\n     [0.260, 0.247, 0.243, 0.250]]\n```\n";
+    const attntrace::Draft d = attntrace::draft_lesson(attntrace::read_article_text(scores + right, "rounded.md", "markdown"));
+    const auto lesson = lesson_of(d);
+    INFO(lesson.dump(1));
+    CHECK(lesson["input_decimals"] == nlohmann::json::parse(R"({"given.blocks.0.attn.hook_scores_raw": 3})"));
+    CHECK(verdicts(lesson)["blocks.0.attn.hook_pattern"] == "agrees-when-rounded");
+    CHECK(count_verdict(lesson, "disagrees") == 0);
+    // a wrong number is still wrong: 0.301 written 0.310 is nine units of the last digit
+    std::string wrong = right;
+    wrong.replace(wrong.find("0.301"), 5, "0.310");
+    const auto w = lesson_of(attntrace::draft_lesson(attntrace::read_article_text(scores + wrong, "wrong.md", "markdown")));
+    INFO(w.dump(1));
+    std::map<std::string, std::string> v = verdicts(w);
+    CHECK(v["blocks.0.attn.hook_pattern"] == "disagrees");
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":2}"] == "disagrees");
+    CHECK(v["blocks.0.attn.hook_pattern{\"query\":0}"] != "disagrees");
+}
+
+}  // namespace test_draft_runs

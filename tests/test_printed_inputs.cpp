@@ -126,8 +126,13 @@ TEST_CASE("input_decimals names inputs and weights the lesson holds, or is refus
     json l = drafted();
     l["input_decimals"] = {{"weights.W_O", 4}};
     CHECK(attntrace::test::lesson_refusal(l.dump(), "nb.json") ==
-          "nb.json: input_decimals.weights.W_O: expected \"inputs.NAME\" or \"weights.NAME\" of an input or a weight "
-          "the lesson gives, found \"weights.W_O\"");
+          "nb.json: input_decimals.weights.W_O: expected \"inputs.NAME\", \"weights.NAME\" or \"given.STEP\" of an input, a "
+          "weight or a whole given step the lesson gives, found \"weights.W_O\"");
+    // a given step the lesson does not give, or gives in part only
+    l["input_decimals"] = {{"given.blocks.0.attn.hook_q", 2}};
+    CHECK(attntrace::test::lesson_refusal(l.dump(), "nb.json") ==
+          "nb.json: input_decimals.given.blocks.0.attn.hook_q: expected \"inputs.NAME\", \"weights.NAME\" or \"given.STEP\" of an "
+          "input, a weight or a whole given step the lesson gives, found \"given.blocks.0.attn.hook_q\"");
     l["input_decimals"] = {{"weights.W_Q", 9}};
     CHECK(attntrace::test::lesson_refusal(l.dump(), "nb.json").find("input_decimals.weights.W_Q: expected an integer") !=
           std::string::npos);

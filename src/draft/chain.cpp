@@ -54,6 +54,7 @@ Slack input_rounding_slack(const OrderedJson& lesson) {
     auto tensor = [](Lesson& l, const std::string& key) -> Tensor* {
         if (key.rfind("inputs.", 0) == 0 && l.inputs.count(key.substr(7))) return &l.inputs.at(key.substr(7));
         if (key.rfind("weights.", 0) == 0 && l.weights.count(key.substr(8))) return &l.weights.at(key.substr(8));
+        if (key.rfind("given.", 0) == 0 && l.given.count(key.substr(6))) return &l.given.at(key.substr(6)).values;
         return nullptr;
     };
     std::size_t count = 0;

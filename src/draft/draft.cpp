@@ -388,7 +388,7 @@ void split_claim(const PrintedArray& a, const Placement& p, std::map<std::string
     const std::string& axis = by_row ? p.row_axis : p.col_axis;
     const std::size_t n = by_row ? a.rows.size() : a.rows[0].size();
     if (axis.empty() || n > kMaxSplit || (!by_row && n < 2)) return;
-    const std::string base = a.name.empty() ? step_leaf(p.step) : bare(a.name);
+    const std::string base = a.name.empty() ? step_leaf(p.step) : bare(without_markup(a.name));
     for (std::size_t i = 0; i < n; ++i) {
         const bool labelled = by_row && i < a.row_labels.size() && !a.row_labels[i].empty();
         OrderedJson c = {{"id", claim_id(base + "-" + (labelled ? a.row_labels[i] : std::to_string(i + 1)), ids)}, {"step", p.step}};
@@ -436,7 +436,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         const PrintedArray& a = art.arrays[ex.candidates[k]];
         used[ex.candidates[k]] = true;
         const bool terms = p.of == "terms";
-        OrderedJson c = {{"id", claim_id(terms ? "weighted-values" : a.name.empty() ? step_leaf(p.step) : bare(a.name), ids)}, {"step", p.step}};
+        OrderedJson c = {{"id", claim_id(terms ? "weighted-values" : a.name.empty() ? step_leaf(p.step) : bare(without_markup(a.name)), ids)}, {"step", p.step}};
         if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
         if (!p.of.empty()) c["of"] = p.of;
         c["decimals"] = decimals_of(a);
@@ -467,7 +467,7 @@ Draft write_example(const Article& art, Example& ex, const std::string& id, std:
         used[ex.candidates[rc.candidate]] = true;
         const bool mask_row = ex.start.kind == StartKind::mask;
         OrderedJson c = {{"id", claim_id(mask_row ? "row-" + rc.row.name
-                                                  : rc.row.name.empty() ? step_leaf(p.step) : bare(rc.row.name), ids)}, {"step", p.step}};
+                                                  : rc.row.name.empty() ? step_leaf(p.step) : bare(without_markup(rc.row.name)), ids)}, {"step", p.step}};
         if (!p.at.empty()) c["at"] = OrderedJson::parse(p.at.dump());
         c["decimals"] = decimals_of(rc.row);
         c["values"] = values_json(rc.row);

@@ -861,6 +861,27 @@ std::vector<Conventions> conventions_for(const Article& art, const Start& s) {
     return out;
 }
 
+std::string without_markup(const std::string& name) {
+    std::string out;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == '\\') {
+            std::size_t j = i + 1;
+            while (j < name.size() && std::isalpha(static_cast<unsigned char>(name[j]))) ++j;
+            const std::string_view command = std::string_view(name).substr(i + 1, j - i - 1);
+            bool markup = false;
+            for (std::string_view m : {"text", "textbf", "textit", "mathrm", "mathbf", "mathit", "operatorname", "boldsymbol", "frac",
+                                       "dfrac", "sqrt", "left", "right", "cdot", "times", "quad", "qquad"})
+                markup = markup || command == m;
+            if (markup) {
+                i = j - 1;
+                continue;
+            }
+        }
+        out += name[i];
+    }
+    return out;
+}
+
 std::string claim_id(const std::string& base, std::map<std::string, int>& used) {
     std::string id;
     for (char c : base)
@@ -905,6 +926,10 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
     auto rows_json = [](const PrintedArray& a) {  // a vector as one row
         OrderedJson v = values_json(a);
         return a.rows.size() == 1 ? OrderedJson::array({v}) : v;
+    };
+    // a computed step the run starts from, printed rounded: its claims checked against values that print the same
+    auto given_rounded = [&](const std::string& step, std::size_t input) {
+        if (!A[input].generated && decimals_of(A[input]) >= kGivenPrintDecimals) l["input_decimals"]["given." + step] = decimals_of(A[input]);
     };
     switch (s.kind) {
         case StartKind::embed: {
@@ -961,6 +986,8 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             l["given"][attn + "hook_q"] = values_json(A[s.inputs[0]]);
             l["given"][attn + "hook_k"] = values_json(A[s.inputs[1]]);
             if (s.has_v()) l["given"][attn + "hook_v"] = values_json(A[s.inputs[2]]);
+            given_rounded(attn + "hook_q", s.inputs[0]);
+            given_rounded(attn + "hook_k", s.inputs[1]);
             break;
         case StartKind::scores: {
             const bool raw = c.given_at == "hook_scores_raw";
@@ -969,6 +996,7 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             if (A[s.inputs[0]].rows.size() == 1) v = OrderedJson::array({v});  // one query's row
             l["given"][attn + c.given_at] = v;
             if (s.has_v()) l["given"][attn + "hook_v"] = values_json(A[s.inputs[1]]);
+            given_rounded(attn + c.given_at, s.inputs[0]);
             break;
         }
         case StartKind::mask: {
@@ -1015,6 +1043,7 @@ OrderedJson base_lesson(const Article& art, const Start& s, const Conventions& c
             if (A[s.inputs[0]].rows.size() == 1) v = OrderedJson::array({v});
             l["given"][attn + "hook_pattern"] = v;
             if (s.has_v()) l["given"][attn + "hook_v"] = values_json(A[s.inputs[1]]);
+            given_rounded(attn + "hook_pattern", s.inputs[0]);
             break;
         }
     }

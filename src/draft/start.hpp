@@ -103,11 +103,16 @@ std::string lesson_id(const std::string& file);       // the article's file name
 std::string claim_id(const std::string& base, std::map<std::string, int>& used);
 bool is_table(const PrintedArray& a);                 // rows of equal length, not elided, not a product's factor
 std::string bare(const std::string& name);            // "W^{Q}" -> "WQ"
+std::string without_markup(const std::string& name);  // LaTeX's markup commands left out: "\\text{FFN}" -> "{FFN}"
 int weight_role(const std::string& name);
 bool names_input(const std::string& name);            // a name of the embeddings: X, E, x, H, "inputs", "embeddings"             // 0, 1, 2 for a name of W_Q, W_K, W_V ("W^Q", "Weights for key"); -1 otherwise
 // An input or weight printed with this many decimals or more was printed by code from values of more
 // digits (PyTorch prints 4): the drafted lesson's input_decimals names it.
 inline constexpr int kInputPrintDecimals = 4;
+// A computed step a run starts from (printed Q and K, scores, weights) printed with this many decimals or
+// more was rounded from the article's own run (an exact one, by hand, prints 0 or 1): input_decimals names
+// it too, so that a number the article computed from its unrounded values is not reported wrong.
+inline constexpr int kGivenPrintDecimals = 2;
 OrderedJson values_json(const PrintedArray& a);        // a scalar, a vector or rows, as a lesson writes them
 OrderedJson input_json(const PrintedArray& a);         // values_json, or the generator of an array the code generates
 int decimals_of(const PrintedArray& a);                // the most decimals any of its numbers shows (at most 8)

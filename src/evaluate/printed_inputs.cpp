@@ -15,12 +15,14 @@ namespace {
 
 // One printed input value: which tensor, which cell, and how far it may move and still print the same.
 struct InputValue {
-    std::string key;  // "inputs.X" or "weights.W_Q"
+    std::string key;  // "inputs.X", "weights.W_Q" or "given.STEP"
     std::size_t cell = 0;
     float half = 0;   // kWithinRounding units of its last printed digit
 };
 
+// The tensor an input_decimals key names: "inputs.X", "weights.W_Q", "given.blocks.0.attn.hook_q".
 Tensor& input_tensor(Lesson& l, const std::string& key) {
+    if (key.rfind("given.", 0) == 0) return l.given.at(key.substr(6)).values;
     return key.rfind("inputs.", 0) == 0 ? l.inputs.at(key.substr(7)) : l.weights.at(key.substr(8));
 }
 

@@ -566,17 +566,21 @@ private:
         }
     }
 
-    // "input_decimals": {"inputs.X": 4, "weights.W_Q": 4}: each an input or a weight the lesson holds.
+    // "input_decimals": {"inputs.X": 4, "weights.W_Q": 4, "given.blocks.0.attn.hook_q": 2}: each an input, a
+    // weight or a whole given step the lesson holds.
     void input_decimals() {
         auto* d = f_.optional(doc_, "input_decimals");
         if (!d) return;
         f_.object(*d, "input_decimals");
         for (auto it = d->begin(); it != d->end(); ++it) {
             const std::string path = join("input_decimals", it.key()), key = it.key();
-            const bool input = key.rfind("inputs.", 0) == 0, weight = key.rfind("weights.", 0) == 0;
-            const std::string name = input ? key.substr(7) : weight ? key.substr(8) : "";
-            if ((input && !lesson_.inputs.count(name)) || (weight && !lesson_.weights.count(name)) || name.empty())
-                f_.fail(path, "\"inputs.NAME\" or \"weights.NAME\" of an input or a weight the lesson gives",
+            const bool input = key.rfind("inputs.", 0) == 0, weight = key.rfind("weights.", 0) == 0,
+                       given = key.rfind("given.", 0) == 0;
+            const std::string name = input ? key.substr(7) : weight ? key.substr(8) : given ? key.substr(6) : "";
+            const auto g = given ? lesson_.given.find(name) : lesson_.given.end();
+            if ((input && !lesson_.inputs.count(name)) || (weight && !lesson_.weights.count(name)) ||
+                (given && (g == lesson_.given.end() || !g->second.whole())) || name.empty())
+                f_.fail(path, "\"inputs.NAME\", \"weights.NAME\" or \"given.STEP\" of an input, a weight or a whole given step the lesson gives",
                         fmt::format("\"{}\"", key));
             lesson_.input_decimals[key] = static_cast<int>(f_.integer(*it, path, 0, kMaxDecimals));
         }
