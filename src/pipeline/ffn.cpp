@@ -42,12 +42,12 @@ void ffn_chunked(Run& run) {
                               {{in_name, x}, {run.wpath("W_1"), W1}, {run.wpath("W_2"), W2}, {gated ? run.wpath("W_3") : run.wpath("W_1"), gate_ok}},
                               {{run.wpath("b_1"), b1}, {run.wpath("b_2"), b2}, {run.wpath("b_3"), gated ? b3 : nullptr}})) {
         const std::size_t chunk = std::min(run.plan().ffn_chunk_rows, d.P);
-        Tensor hidden = Tensor::uninitialized({chunk, d.F});                       // (rows, F)
-        Tensor lin = gated ? Tensor::uninitialized({chunk, d.F}) : Tensor{};  // SwiGLU's U rows
+        Tensor hidden = run.scratch({chunk, d.F});                       // (rows, F)
+        Tensor lin = gated ? run.scratch({chunk, d.F}) : Tensor{};  // SwiGLU's U rows
         // The scalar activations write to their own buffer, as in the whole-matrix path: in
         // place, the compiler vectorises exp and tanh differently and the last bits differ.
         const bool scalar_act = gated || cfg.activation == Activation::gelu_tanh;
-        Tensor act = scalar_act ? Tensor::uninitialized({chunk, d.F}) : Tensor{};
+        Tensor act = scalar_act ? run.scratch({chunk, d.F}) : Tensor{};
         for (std::size_t r = 0; r < d.P; r += chunk) {
             const std::size_t rows = std::min(chunk, d.P - r);
             float* h = hidden.ptr();
@@ -58,6 +58,8 @@ void ffn_chunked(Run& run) {
             ffn_activate(cfg, h, gated ? lin.ptr() : nullptr, a, rows * d.F);
             run.require_finite("W_2", linear_stored(a, *W2, b2 ? b2->ptr() : nullptr, out + r * d.C, rows, d.F, d.C));
         }
+        for (Tensor* t : {&hidden, &lin, &act})  // for the next block's FFN
+            if (t->size()) run.recycle(std::move(*t));
     }
     run.close();
 }

@@ -240,6 +240,7 @@ Plan make_plan(const Lesson& lesson, const TracePolicy& policy, Arithmetic mode,
         if (p.stream_ffn && pass.stage == Stage::ffn)  // the hidden chunk (and SwiGLU's linear branch beside it)
             scratch = add_sat(scratch, bytes_of({std::min(p.ffn_chunk_rows, lesson.dims_of(pass).P) * ffn_chunk_buffers(lesson.config.activation), d_ff_of(lesson)}));
         peak = std::max(peak, add_sat(add_sat(now, alloc), scratch));
+        p.step_peak_bytes = std::max(p.step_peak_bytes, add_sat(add_sat(now, alloc), scratch - gemm_scratch));
         now = add_sat(now, alloc);
         for (std::size_t i = 0; i < steps.size(); ++i)
             if (live[i] && p.record[i] != Record::full && p.last_read[i] <= pi) now -= live[i], live[i] = 0;

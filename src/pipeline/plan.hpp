@@ -55,6 +55,11 @@ struct Plan {
     std::size_t lesson_bytes = 0;  // the lesson's inputs, weights and given values, already in memory; a checkpoint's largest block of weights
     std::size_t view_bytes = 0;    // what `run`'s views of the kept steps hold besides the trace (view_bytes below)
     std::size_t peak_bytes = 0;    // the run's estimated peak: lesson, live step buffers and scratch, or the trace and its views
+    // The live step buffers and the stages' scratch beside them (the FFN's
+    // chunks, the fused attention's), at the pass where they are most: what
+    // the run's BufferPool may hold, out and kept (core/buffer_pool.hpp). The
+    // GEMM's packing scratch is each thread's own and not counted here.
+    std::size_t step_peak_bytes = 0;
     std::size_t kept_bytes = 0;    // what the trace holds at the end
 
     Record record_of(const StepDef& def) const;

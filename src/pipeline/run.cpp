@@ -86,7 +86,7 @@ Tensor window_slice(const Tensor& full, const Shape& shape, const std::vector<st
 Run::Run(const Lesson& lesson, Arithmetic mode, const Plan& plan, RowWindow window)
     : lesson_(lesson), mode_(mode), plan_(plan), window_(window), catalogue_(lesson.catalogue()),
       pass_(&catalogue_.passes().front()), cross_config_(cross_attention_config(lesson.config)),
-      dims_(dims_of(*pass_)) {
+      dims_(dims_of(*pass_)), pool_(plan.step_peak_bytes) {
     trace_.policy = plan.policy;
     trace_.streamed_attention = plan.stream_attention;
     by_index_.assign(catalogue_.steps().size(), nullptr);
@@ -105,6 +105,8 @@ Dims Run::dims_of(const Pass& p) const {
 void Run::begin_pass(int index) {
     pass_ = &catalogue_.passes()[static_cast<std::size_t>(index)];
     dims_ = dims_of(*pass_);
+    // Outside the blocks (the embeddings, the unembedding) the steps have other sizes than the blocks' kept ones.
+    if (pass_->block < 0) pool_.clear();
     // A checkpoint's weights: this pass's block converted as asked, the block before released.
     if (lesson_.weight_source) {
         if (pass_->block < 0) lesson_.weight_source->release_blocks();  // the embeddings, or after the last block
@@ -235,7 +237,7 @@ float* Run::open(const std::string& name, std::initializer_list<Need> needs, std
     // The stage writes every element; a decode's key-axis step: the new rows, after the cache's in place.
     Tensor& buffer = s.buffer() = window_.cache && def->axes.front() == Axis::key
                                       ? window_.cache->lend(catalogue_.index_of(*def), s.shape)
-                                      : Tensor::uninitialized(s.shape);
+                                      : pool_.take(s.shape);
     return buffer.ptr();
 }
 
@@ -312,7 +314,7 @@ void Run::close_step(Step& s) {
             waiting_.push_back(&s);
             return;
         }
-        s.buffer() = derive_values(s, finder());
+        s.buffer() = derive_values(s, finder(), pool_.take(s.shape));
     }
     if (auto it = lesson_.given.find(s.name); it != lesson_.given.end()) apply_given(s, it->second);
     if (mode_ == Arithmetic::document && s.source != StepSource::not_computable) {
@@ -477,7 +479,8 @@ void Run::end_pass(int index) {
         if (s.recorded == Record::full || !s.holds_values() || !s.def) continue;
         const int last = plan_.last_read[catalogue_.index_of(*s.def)];
         if (last <= index) {
-            s.buffer() = Tensor{};  // frees the buffer (a moved-from vector may keep its capacity; this does not)
+            pool_.give(std::move(s.buffer()));  // kept for a later step of its size, or freed
+            if (s.formula) pool_.give(std::move(*s.formula));
             s.formula.reset();
         }
     }
@@ -504,6 +507,7 @@ bool Run::open_with(const std::string& name, std::initializer_list<Need> needs, 
     Step& s = *open_.back();
     if (values.shape != s.shape)
         throw std::logic_error("attntrace: values computed ahead for " + name + " have another shape than the step");
+    pool_.give(std::move(s.buffer()));  // the buffer open() took, unused: the values computed ahead are the step's
     s.buffer() = std::move(values);
     return true;
 }
@@ -514,6 +518,7 @@ Trace Run::finish() {
     if (!ahead_.empty())
         throw std::logic_error("attntrace: values computed ahead were never recorded: " + ahead_.begin()->first);
     if (lesson_.weight_source) lesson_.weight_source->release_all();
+    pool_.clear();
     trace_.steps.clear();
     for (Step& s : steps_)
         if (s.recorded != Record::none) trace_.steps.push_back(std::move(s));

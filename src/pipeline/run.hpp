@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/buffer_pool.hpp"
 #include "core/progress.hpp"
 #include "lesson/lesson.hpp"
 #include "pipeline/plan.hpp"
@@ -207,7 +208,18 @@ public:
     // pass by pass, so each pass reads the given or rounded values.
     bool intervenes(std::initializer_list<std::string> steps) const;
 
-    // Frees the buffers the plan does not keep in full whose last reader is pass `index`.
+    // A stage's scratch of `shape` beside its steps (the FFN's hidden chunk,
+    // Z computed ahead), elements unset, from the run's buffers (pool()):
+    // give it back with recycle() when done, or record it (open_with).
+    Tensor scratch(Shape shape) { return pool_.take(std::move(shape)); }
+    void recycle(Tensor&& t) { pool_.give(std::move(t)); }
+    // The buffers freed so far, kept for the next steps of their sizes (a
+    // step's buffer comes from it, and end_pass gives it back), within the
+    // plan's step_peak_bytes; emptied when the run leaves the blocks (the
+    // unembedding's buffers are of other sizes) and at finish().
+    const BufferPool& pool() const { return pool_; }
+
+    // Gives back to pool() the buffers the plan does not keep in full whose last reader is pass `index`.
     void end_pass(int index);
     // The trace, without the steps the policy does not keep.
     Trace finish();
@@ -223,6 +235,7 @@ private:
     Config cross_config_;
     Dims dims_;
     Trace trace_;  // everything but the steps, until finish()
+    BufferPool pool_;
     // The steps, in the order recorded: a deque, so a step (and the Tensor a
     // stage holds a pointer to) stays where it is while later ones are added.
     std::deque<Step> steps_;

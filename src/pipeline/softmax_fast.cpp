@@ -71,7 +71,7 @@ void softmax_fused(Run& run, const Derivation& x, float* a, float* m, float* s) 
     const std::size_t block = fused_block_rows(cols, d.Tq);
     const std::size_t per_head = (d.Tq + block - 1) / block, blocks = d.NH * per_head;
     std::optional<Tensor> z;
-    if (v) z = Tensor::uninitialized({d.Tq, d.NH, d.hv});
+    if (v) z = run.scratch({d.Tq, d.NH, d.hv});  // recorded by the mix pass (open_with), its buffer then the step's
     float* zp = z ? z->ptr() : nullptr;
 #pragma omp parallel if (blocks > 1 && d.NH * d.Tq * cols > simd::kParallelFloats)
     {

@@ -46,9 +46,11 @@ void derive_rows(const Derivation& d, const StepFinder& find, float* out, std::s
     }
 }
 
-Tensor derive_values(const Step& s, const StepFinder& find) {
+Tensor derive_values(const Step& s, const StepFinder& find) { return derive_values(s, find, Tensor::uninitialized(s.shape)); }
+
+Tensor derive_values(const Step& s, const StepFinder& find, Tensor out) {
     if (!s.derivation) throw std::logic_error("attntrace: step " + s.name + " is not derived");
-    Tensor out = Tensor::uninitialized(s.shape);
+    if (out.shape != s.shape) throw std::logic_error("attntrace: step " + s.name + "'s derived values given a buffer of another shape");
     const std::size_t cols = s.shape.empty() ? 1 : s.shape.back();
     const std::size_t rows = cols ? out.size() / cols : 0;
     if (rows == 0) return out;

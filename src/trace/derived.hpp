@@ -61,8 +61,10 @@ using StepFinder = std::function<const Step*(const std::string&)>;
 // attention's block of raw scores, in cache), else null: read from the base.
 void derive_rows(const Derivation& d, const StepFinder& find, float* out, std::size_t r0, std::size_t n,
                  std::size_t cols, const float* base_rows = nullptr);
-// All of a derived step's values (shape: the step's).
+// All of a derived step's values (shape: the step's), in a new buffer, or
+// in `out` (a tensor of the step's shape whose values are overwritten: a run's recycled buffer).
 Tensor derive_values(const Step& s, const StepFinder& find);
+Tensor derive_values(const Step& s, const StepFinder& find, Tensor out);
 
 // A step's values to read: the buffer it holds, or a derived step's values
 // computed now and owned by this handle.

@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "kernels/kernels.hpp"  // float_bits_max
+
 namespace attntrace {
 
 const std::string& formula_of(const Step& s) {
@@ -81,8 +83,10 @@ struct RowsSummary {
 };
 
 // R rows of `cols` floats from p, side by side: fixed R, so that the
-// accumulators live in registers.
-template <std::size_t R>
+// accumulators live in registers. AllFinite: the caller has found every value
+// of the R rows finite, so no cell is tested or skipped (the same sums, least
+// and greatest values as the test would give, in the same order).
+template <std::size_t R, bool AllFinite>
 void summary_rows(const float* p, std::size_t cols, RowsSummary<R>& b) {
     std::array<double, R> sum{};
     std::array<float, R> lo, hi;
@@ -93,14 +97,22 @@ void summary_rows(const float* p, std::size_t cols, RowsSummary<R>& b) {
 #pragma GCC unroll 8
         for (std::size_t i = 0; i < R; ++i) {
             const float x = p[i * cols + c];
-            if (!std::isfinite(x)) {
+            if (!AllFinite && !std::isfinite(x)) {
                 neg_inf[i] += x < 0;
                 continue;
             }
             lo[i] = std::min(lo[i], x), hi[i] = std::max(hi[i], x);
-            sum[i] += x, ++count[i];
+            sum[i] += x;
+            if (!AllFinite) ++count[i];
         }
+    if (AllFinite) count.fill(cols);
     b = {sum, lo, hi, count, neg_inf};
+}
+
+// Whether the n floats at p are all finite: one vector pass of float_bits_max (in cache for summary_rows after it).
+bool all_finite(const float* p, std::size_t n) {
+    constexpr std::int32_t kInfBits = 0x7f800000;  // +inf; above it with the sign bit cleared: NaN
+    return float_bits_max(p, n).magnitude < kInfBits;
 }
 
 }  // namespace
@@ -119,11 +131,18 @@ StepSummary summarize(const Tensor& t) {
     // 7% of a Llama-1B-sized forward with --trace summary). Each row's sum,
     // the total over the rows in order, and min and max (the first of equal
     // values, ±0, in row-major order, row by row then across rows) are those
-    // of one row at a time.
-    constexpr std::size_t kRows = 8;
+    // of one row at a time. A block of rows all finite (nearly every step's,
+    // found by one vector pass) skips the test of each cell: 6% of a
+    // Llama-1B-sized forward with --trace summary, one thread, before (`perf record`, 2026-12-08).
+    // Such a block goes kFiniteRows rows at a time: its sums, least and greatest
+    // values (12 accumulators) stay in the 16 SSE registers (8 rows side by
+    // side spilled the least and greatest to the stack, each update a store
+    // and a reload).
+    constexpr std::size_t kRows = 8, kFiniteRows = 4;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, total = 0;
     std::size_t finite = 0;
     RowsSummary<kRows> block;
+    RowsSummary<kFiniteRows> finite_rows;
     RowsSummary<1> one;
     auto fold = [&](const auto& b, std::size_t r0) {
         for (std::size_t i = 0; i < b.sum.size(); ++i) {
@@ -136,11 +155,19 @@ StepSummary summarize(const Tensor& t) {
     };
     std::size_t r0 = 0;
     for (; r0 + kRows <= rows; r0 += kRows) {
-        summary_rows(t.data.data() + r0 * cols, cols, block);
+        const float* p = t.data.data() + r0 * cols;
+        if (all_finite(p, kRows * cols)) {
+            for (std::size_t i = 0; i < kRows; i += kFiniteRows) {
+                summary_rows<kFiniteRows, true>(p + i * cols, cols, finite_rows);
+                fold(finite_rows, r0 + i);
+            }
+            continue;
+        }
+        summary_rows<kRows, false>(p, cols, block);
         fold(block, r0);
     }
     for (; r0 < rows; ++r0) {
-        summary_rows(t.data.data() + r0 * cols, cols, one);
+        summary_rows<1, false>(t.data.data() + r0 * cols, cols, one);
         fold(one, r0);
     }
     if (finite) s.min = lo, s.max = hi, s.mean = total / static_cast<double>(finite);
