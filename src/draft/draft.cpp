@@ -671,6 +671,8 @@ std::vector<Draft> draft_lessons(const Article& art) {
     std::string refusal;  // the first start's refusal when no convention of it ran
     for (const auto& [explained, k] : order) {
         Start s = starts[k];
+        // a mask the code builds at a size it does not state: no example of its own beside the runs that use it
+        if (s.kind == StartKind::mask && art.arrays[s.first()].size_guessed && !accepted.empty()) continue;
         // a V another example took is that example's: this one runs without it
         if (s.has_v() && used[s.inputs.back()]) s.without_v();
         // an input another example read or claimed is that example's; but X: the embeddings may be read by one
@@ -749,7 +751,8 @@ std::vector<Draft> draft_lessons(const Article& art) {
     std::vector<std::unique_ptr<Evaluation>> runs(out.size());
     for (std::size_t i = 0; i < n; ++i) {
         const PrintedArray& a = art.arrays[i];
-        if (used[i] || !is_table(a) || a.generated) continue;  // (an array the code generates is not printed: nothing to place)
+        // (an array the code generates is not printed: nothing to place; nor is a mask it builds at a size it does not state)
+        if (used[i] || !is_table(a) || a.generated || a.size_guessed) continue;
         std::size_t x = 0;
         while (x + 1 < accepted.size() && accepted[x + 1].start.first() <= i) ++x;
         Draft& d = out[x];

@@ -368,12 +368,14 @@ void scan_mask_code(Scan& scan, const std::vector<PrintedSize>& sizes) {
                 for (const PrintedSize& z : sizes)
                     if (!n && z.name == a && z.value >= 2) n = static_cast<std::size_t>(z.value);
             }
-            if (n < 2 || n > kMaxDescribed) n = kDescribedMaskSize;
+            const bool guessed = n < 2 || n > kMaxDescribed;
+            if (guessed) n = kDescribedMaskSize;
             // triu keeps j - i >= d, tril j - i <= d; what triu keeps is blocked (its -inf, or the ones that
             // masked_fill blocks), what tril keeps is seen (the ones a mask == 0 test blocks the rest of)
             const bool upper = name != "tril";
             PrintedArray a;
             a.form = PrintedForm::code;
+            a.size_guessed = guessed;
             for (std::size_t i = 0; i < n; ++i) {
                 a.rows.emplace_back();
                 for (std::size_t j = 0; j < n; ++j) {
